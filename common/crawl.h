@@ -1,0 +1,77 @@
+/* crawl.h — the parts of the chapter's Crawler that do not depend on control flow, so
+ * that the three stages share them and differ only in what the chapter compares: how
+ * the waiting is written (callbacks, generator coroutines, a queue of workers).
+ *
+ * Shared here: the roots and host policy, seen_urls, the link parser fed as bytes
+ * arrive (crawling.py's parse_links), the redirect decision with the chapter's
+ * redirect join (fetch's is_redirect branch), the FetchStatistic records, --max-pages,
+ * the in-flight count and its peak, and writing the report.
+ *
+ * A stage drives it like this, per URL it decides to fetch:
+ *
+ *   crawl_fetch *f = crawl_fetch_new(c, url, max_redirect);
+ *   ... give crawl_fetch_sink(f) to a transport, wait ...
+ *   on success:  crawl_fetch_done(f, add_url, ctx);  // records, adds new links
+ *   on failure:  crawl_fetch_discard(f); then retry, or after the last try
+ *                crawl_record_failure(c, url, error);
+ *
+ * add_url(ctx, url, max_redirect) is the stage's way to schedule a URL (start a
+ * Fetcher, start a Task, put it in the queue). The core calls it only for URLs that
+ * are allowed, not seen before, and within --max-pages; it has already added them to
+ * seen_urls, as crawling.py's add_url does.
+ */
+#ifndef CRAWL_CRAWL_H
+#define CRAWL_CRAWL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli.h"
+#include "http.h"
+#include "report.h"
+
+typedef struct crawl crawl;
+typedef struct crawl_fetch crawl_fetch;
+typedef void (*crawl_add_fn)(void *ctx, const char *url, int max_redirect);
+
+/* Build the policy from the options (roots, strict/lenient, exclude), open --output.
+ * stage is "callbacks", "generators" or "queue". NULL with one line in err on failure
+ * (bad regex, output file that cannot be opened). */
+crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen);
+void crawl_free(crawl *c);
+const crawl_options *crawl_opts(const crawl *c);
+
+/* crawling.py's add_url for each root, with max_redirect from the options. */
+void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx);
+
+/* Start one attempt at fetching url. Counts as in flight until done or discarded. */
+crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect);
+const http_sink *crawl_fetch_sink(crawl_fetch *f);
+const char *crawl_fetch_url(const crawl_fetch *f);
+/* Body bytes received so far in this attempt. */
+long long crawl_fetch_size(const crawl_fetch *f);
+/* The whole response arrived: record its FetchStatistic; for a redirect, add the
+ * target unless seen or out of redirects; for a page, add each new allowed link.
+ * Frees f. */
+void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx);
+/* The response was cut short by --max-size: record what arrived, with the exception
+ * "body truncated at N bytes (--max-size)", and add its links. Frees f. */
+void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx);
+/* Forget this attempt (it failed and may be retried). Frees f. */
+void crawl_fetch_discard(crawl_fetch *f);
+/* All tries failed: record url with status null and this exception. */
+void crawl_record_failure(crawl *c, const char *url, const char *error);
+
+/* Fetch attempts in progress now, and the most there have been at once. */
+size_t crawl_in_flight(const crawl *c);
+size_t crawl_peak_in_flight(const crawl *c);
+/* URLs recorded so far. */
+size_t crawl_done_count(const crawl *c);
+
+/* Write the report (text or jsonl, per --format) to --output or stdout. todo: URLs
+ * that were still waiting; interrupted: the crawl was stopped by a signal.
+ * Returns 0, or -1 if writing failed. */
+int crawl_write_report(crawl *c, size_t todo, const char *transport,
+                       const char *selector, bool interrupted);
+
+#endif

@@ -1,0 +1,53 @@
+/* http.h — raw HTTP/1.0 for stages 1 and 2: a GET request builder and an incremental
+ * response parser.
+ *
+ * The parser is fed whatever bytes the socket gave (any split gives the same result)
+ * and calls back once with the head (status line and headers), then with body chunks
+ * as they arrive. The body ends at Content-Length, or at EOF (http_parser_eof).
+ */
+#ifndef CRAWL_HTTP_H
+#define CRAWL_HTTP_H
+
+#include <stddef.h>
+
+#define HTTP_MAX_HEAD 65536  /* a header section larger than this is an error */
+
+/* What a response head says that the crawler uses. Strings are NUL-terminated and
+ * owned by whoever filled the struct; NULL when the header was absent. */
+typedef struct http_head {
+    int status;
+    const char *content_type;   /* raw Content-Type value */
+    const char *location;       /* raw Location value */
+    long long content_length;   /* -1 when absent */
+} http_head;
+
+/* Where a response goes, whichever transport fetched it (raw parser or libcurl glue). */
+typedef struct http_sink {
+    void (*on_head)(void *ctx, const http_head *head);
+    void (*on_body)(void *ctx, const char *data, size_t len);
+    void *ctx;
+} http_sink;
+
+/* Build "GET path HTTP/1.0\r\nHost: host[:port]\r\nUser-Agent: ...\r\n..." for an
+ * absolute http URL. Returns a malloc'd request (length in *len) or NULL if the URL is
+ * not an absolute http URL. */
+char *http_build_get(const char *url, size_t *len);
+
+typedef struct http_parser http_parser;
+
+http_parser *http_parser_new(const http_sink *sink);
+void http_parser_free(http_parser *p);
+/* Feed bytes. Returns 0 to go on, 1 when the body is complete (Content-Length reached;
+ * extra bytes are ignored), -1 on a protocol error (http_parser_error() says which:
+ * "malformed status line", "header section over 65536 bytes", ...). */
+int http_parser_feed(http_parser *p, const char *data, size_t len);
+/* The peer closed the connection. Returns 1 if the response is complete, -1 if not
+ * ("connection closed before the response head", "body shorter than Content-Length"). */
+int http_parser_eof(http_parser *p);
+const char *http_parser_error(const http_parser *p);
+/* Whether the head has been parsed (and on_head called). */
+int http_parser_has_head(const http_parser *p);
+/* Body bytes delivered to on_body so far. */
+long long http_parser_body_size(const http_parser *p);
+
+#endif

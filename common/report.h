@@ -1,0 +1,66 @@
+/* report.h — one FetchStatistic per finished URL, and the crawl report.
+ *
+ * Field meanings follow the chapter's crawling.py:
+ *   url           the URL fetched
+ *   next_url      for a redirect, the resolved Location; else NULL
+ *   status        HTTP status, or -1 (null) when the fetch failed at the network level
+ *   exception     NULL, or one line saying why the fetch failed (status is then -1)
+ *   size          body bytes received (0 for redirects)
+ *   content_type  media type without parameters, lower case; NULL when absent
+ *   encoding      the charset parameter, lower case; "utf-8" when the type has none;
+ *                 NULL when content_type is NULL
+ *   num_urls      distinct allowed links found on the page
+ *   num_new_urls  of those, how many had not been seen before this page
+ *
+ * Two output formats: text (modelled on the chapter's reporting.py) and jsonl (one
+ * object per URL with exactly those nine keys, then {"summary": {...}}).
+ */
+#ifndef CRAWL_REPORT_H
+#define CRAWL_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct fetch_stat {
+    char *url;
+    char *next_url;
+    int status;          /* -1 = null */
+    char *exception;
+    long long size;
+    char *content_type;
+    char *encoding;
+    int num_urls;
+    int num_new_urls;
+} fetch_stat;
+
+/* Everything the summary line needs besides the records. */
+typedef struct report_summary {
+    double seconds;
+    int max_tasks;
+    size_t todo;             /* URLs still queued when the crawl ended (0 normally) */
+    const char *stage;       /* "callbacks" | "generators" | "queue" */
+    const char *transport;   /* "raw" | "curl" */
+    const char *selector;    /* backend name */
+    size_t peak_in_flight;   /* most fetches in progress at once */
+    int interrupted;         /* stopped by a signal */
+} report_summary;
+
+typedef struct report report;
+
+report *report_new(void);
+void report_free(report *r);
+/* Take ownership of a copy of *st (strings are duplicated; st is left untouched). */
+void report_add(report *r, const fetch_stat *st);
+size_t report_count(const report *r);
+const fetch_stat *report_get(const report *r, size_t i);
+
+/* Write in text form (URLs sorted, counters, Finished..., Todo, Done, Date). */
+void report_write_text(report *r, const report_summary *sum, FILE *out);
+/* Write one JSON object per record (sorted by url), then {"summary": {...}}. */
+void report_write_jsonl(report *r, const report_summary *sum, FILE *out);
+
+/* Write s as a JSON string literal (with quotes); NULL writes null. Bytes that are not
+ * valid UTF-8 are written as \u00XX of the byte, so the output is always valid JSON. */
+void json_write_string(FILE *out, const char *s);
+
+#endif

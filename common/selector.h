@@ -1,0 +1,89 @@
+/* selector.h — the event loop of the chapter, shared by all three stages.
+ *
+ * One API, three backends (selector_epoll.c, selector_poll.c, selector_select.c), in
+ * the manner of redis's ae.c: the core (selector.c) keeps, per file descriptor, the
+ * events wanted and the callback to run; a backend only tells the kernel what to watch
+ * and reports which descriptors are ready.
+ *
+ *   selector *s = selector_new("epoll", err, sizeof err);
+ *   selector_register(s, fd, SEL_WRITE, connected, fetcher);
+ *   selector_run(s);            // until selector_stop(s) — the chapter's `stopped`
+ *
+ * Timers: selector_call_later(s, ms, cb, data) returns a handle that stays valid until
+ * the timer fires or is cancelled with selector_cancel(); call_soon is a zero delay.
+ * Timers due at the same moment fire in the order they were added.
+ *
+ * Callbacks may register, modify and unregister any descriptor (their own included),
+ * add and cancel timers, and stop the loop. A descriptor unregistered during an
+ * iteration gets no further callbacks in that iteration.
+ */
+#ifndef CRAWL_SELECTOR_H
+#define CRAWL_SELECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct selector selector;
+typedef struct sel_timer sel_timer;
+
+/* Event masks: what a descriptor is registered for, and what fired. */
+enum { SEL_NONE = 0, SEL_READ = 1, SEL_WRITE = 2 };
+
+/* An I/O callback gets the events that fired (SEL_READ and/or SEL_WRITE; an error or
+ * hang-up is reported as whichever of the registered events applies, so the callback's
+ * next read or write sees it). */
+typedef void (*sel_io_fn)(selector *s, int fd, int events, void *data);
+typedef void (*sel_timer_fn)(selector *s, void *data);
+
+/* Create a selector with the named backend: "epoll", "poll" or "select" (NULL means the
+ * default, epoll). On failure returns NULL with a one-line message in err. */
+selector *selector_new(const char *backend, char *err, size_t errlen);
+/* Frees the selector and any pending timers. Registered descriptors are not closed. */
+void selector_free(selector *s);
+/* The backend's name, as given to selector_new. */
+const char *selector_backend(const selector *s);
+/* The backend names, NULL-terminated, default first. */
+extern const char *const selector_backends[];
+
+/* Watch fd for `events` (SEL_READ|SEL_WRITE) and call fn(s, fd, fired, data).
+ * Registering an fd that is already registered replaces its events, fn and data.
+ * Returns 0, or -1 with errno set (EBADF, ENOMEM; ERANGE when the select backend is
+ * given an fd >= FD_SETSIZE — selector_error() then names the limit). */
+int selector_register(selector *s, int fd, int events, sel_io_fn fn, void *data);
+/* Change the events (and callback) of a registered fd. Same return as register. */
+int selector_modify(selector *s, int fd, int events, sel_io_fn fn, void *data);
+/* Stop watching fd. Unregistering an fd that is not registered is a no-op (returns 0). */
+int selector_unregister(selector *s, int fd);
+/* The last registration error as one line, e.g.
+ * "select backend: fd 1030 is over FD_SETSIZE (1024); use --selector epoll". */
+const char *selector_error(const selector *s);
+/* Number of descriptors currently registered. */
+size_t selector_count(const selector *s);
+
+/* Call fn(s, data) once, after delay_ms milliseconds. NULL only when out of memory. */
+sel_timer *selector_call_later(selector *s, uint64_t delay_ms, sel_timer_fn fn, void *data);
+/* Call fn(s, data) on the next iteration, before waiting for I/O. */
+sel_timer *selector_call_soon(selector *s, sel_timer_fn fn, void *data);
+/* Cancel a pending timer. The handle must not have fired or been cancelled already. */
+void selector_cancel(selector *s, sel_timer *t);
+/* Number of pending timers. */
+size_t selector_timer_count(const selector *s);
+
+/* Milliseconds on a monotonic clock, as the loop sees them (updated once per iteration
+ * and when timers run). */
+uint64_t selector_now_ms(selector *s);
+
+/* Run: wait for events, dispatch, run due timers, until selector_stop() is called or
+ * there is nothing left to wait for (no descriptors and no timers). Returns 0, or -1
+ * when the backend failed (message in selector_error()). EINTR is not a failure: it
+ * returns to the loop, which checks the stop flag. */
+int selector_run(selector *s);
+/* One iteration: wait at most timeout_ms (-1 = until an event or timer), dispatch.
+ * Returns the number of callbacks run, or -1 on a backend failure. */
+int selector_run_once(selector *s, int timeout_ms);
+/* Ask selector_run to return after the current iteration. Safe from a signal handler. */
+void selector_stop(selector *s);
+/* Whether selector_stop was called since the last selector_run started. */
+int selector_stopped(const selector *s);
+
+#endif

@@ -1,0 +1,43 @@
+/* url.h — URL policy: the chapter's fix_url, urljoin + urldefrag (done by libcurl's URL
+ * API, never by hand), and crawling.py's host policy (strict / lenient) and --exclude.
+ *
+ * Every URL the crawler handles is in the normal form libcurl's URL API gives
+ * (scheme and host lower case, dot segments removed, empty path as "/"), without a
+ * fragment, so the same page always has the same string.
+ */
+#ifndef CRAWL_URL_H
+#define CRAWL_URL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The chapter's fix_url: a root without "scheme://" gets "http://". Returns the
+ * normalized URL without fragment (malloc'd), or NULL with a one-line reason in err
+ * ("unsupported scheme 'ftp' in ftp://x/", "not a URL: ..."). Only http and https. */
+char *url_fix(const char *root, char *err, size_t errlen);
+
+/* Resolve href against base (both may contain anything). Returns the absolute,
+ * normalized URL without fragment (malloc'd), or NULL when it cannot be resolved.
+ * Any scheme may come out (mailto:, javascript:, ftp:): callers filter with
+ * url_policy_allowed. */
+char *url_resolve(const char *base, const char *href);
+
+/* Split an absolute http(s) URL. Returns 0, or -1 if it is not one. Outputs are
+ * malloc'd: scheme ("http"/"https"), host (lower case, IPv6 without brackets),
+ * port (the default for the scheme when absent), path_query ("/p?q", never empty). */
+int url_split(const char *url, char **scheme, char **host, int *port, char **path_query);
+
+typedef struct url_policy url_policy;
+
+/* strict: crawling.py's default (a root host, or the same with/without "www.";
+ * IP literals match only themselves). lenient: the last two labels of the host.
+ * exclude: a POSIX extended regex, or NULL. Returns NULL with a message in err when
+ * the regex does not compile ("bad --exclude regex '(': ..."). */
+url_policy *url_policy_new(bool strict, const char *exclude, char *err, size_t errlen);
+void url_policy_free(url_policy *p);
+/* Allow this root URL's host (as crawling.py's root_domains). Returns 0 or -1. */
+int url_policy_add_root(url_policy *p, const char *root_url);
+/* crawling.py's url_allowed: not excluded, http or https, host okay. */
+bool url_policy_allowed(const url_policy *p, const char *url);
+
+#endif
