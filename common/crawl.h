@@ -67,6 +67,10 @@ size_t crawl_in_flight(const crawl *c);
 size_t crawl_peak_in_flight(const crawl *c);
 /* URLs recorded so far. */
 size_t crawl_done_count(const crawl *c);
+/* The FetchStatistic records so far (for tests and stages; owned by c). */
+const report *crawl_report(const crawl *c);
+/* Size of seen_urls: URLs scheduled so far, roots included. */
+size_t crawl_seen_count(const crawl *c);
 
 /* Write the report (text or jsonl, per --format) to --output or stdout. todo: URLs
  * that were still waiting; interrupted: the crawl was stopped by a signal.

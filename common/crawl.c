@@ -1,0 +1,535 @@
+/* crawl.c — the chapter's Crawler (crawling.py) without its control flow: add_url,
+ * seen_urls, parse_links, the redirect join, FetchStatistic records and --max-pages.
+ * The three stages call in here and differ only in how they wait for responses.
+ *
+ * Deviations from crawling.py, chosen on purpose:
+ *  - content_type and encoding are recorded for every non-redirect response that has
+ *    a Content-Type (crawling.py fills them only for status 200); links are still
+ *    parsed only for status 200.
+ *  - a redirect whose target is off the site or excluded is recorded, not followed.
+ *  - --max-pages N: at most N URLs are ever scheduled (roots included). Once
+ *    seen_urls holds N URLs, further URLs are neither added to it nor scheduled;
+ *    num_new_urls still counts the page's links that were not in seen_urls.
+ */
+#include "crawl.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "links.h"
+#include "log.h"
+#include "seen.h"
+#include "url.h"
+
+struct crawl {
+    crawl_options o;         /* a copy; o.roots etc. still point at the caller's */
+    char *stage;
+    url_policy *policy;      /* root_domains + exclude: crawling.py's url_allowed */
+    seen_set *seen_urls;
+    report *stats;           /* the FetchStatistic records */
+    FILE *out;
+    struct timespec t0;
+    size_t in_flight, peak_in_flight;
+    bool max_pages_logged;
+};
+
+/* ---- the links of one page: distinct, in order of first occurrence ---------------- */
+
+/* A small open-addressing hash over an array, so that each href costs O(1) and its
+ * string is stored once. Disallowed hrefs are kept too (allowed = false) so that a
+ * repeated href is checked against the policy only once. */
+typedef struct page_link {
+    char *url;
+    uint32_t hash;
+    bool allowed;
+} page_link;
+
+typedef struct link_set {
+    page_link *items;
+    size_t n, cap;
+    uint32_t *slots;         /* index + 1 into items; 0 = empty */
+    size_t nslots;           /* a power of two, at least 2 * n */
+} link_set;
+
+static uint32_t fnv1a(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void link_set_free(link_set *ls)
+{
+    for (size_t i = 0; i < ls->n; i++)
+        free(ls->items[i].url);
+    free(ls->items);
+    free(ls->slots);
+    memset(ls, 0, sizeof *ls);
+}
+
+static int link_set_rehash(link_set *ls, size_t nslots)
+{
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < ls->n; i++) {
+        size_t j = ls->items[i].hash & (nslots - 1);
+        while (slots[j])
+            j = (j + 1) & (nslots - 1);
+        slots[j] = (uint32_t)(i + 1);
+    }
+    free(ls->slots);
+    ls->slots = slots;
+    ls->nslots = nslots;
+    return 0;
+}
+
+/* Find url; returns its slot (empty if absent). */
+static size_t link_set_slot(const link_set *ls, const char *url, uint32_t hash)
+{
+    size_t j = hash & (ls->nslots - 1);
+    while (ls->slots[j]) {
+        const page_link *l = &ls->items[ls->slots[j] - 1];
+        if (l->hash == hash && strcmp(l->url, url) == 0)
+            break;
+        j = (j + 1) & (ls->nslots - 1);
+    }
+    return j;
+}
+
+/* ---- one fetch attempt -------------------------------------------------------------- */
+
+struct crawl_fetch {
+    crawl *c;
+    char *url;
+    int max_redirect;
+    http_sink sink;
+    bool have_head;
+    int status;
+    char *content_type;      /* media type, lower case, or NULL */
+    char *encoding;          /* charset, lower case; NULL when content_type is NULL */
+    char *location;          /* raw Location header */
+    long long size;          /* body bytes received */
+    links_parser *parser;    /* only for a 200 page of a type we parse */
+    link_set links;
+};
+
+static bool is_redirect(int status)
+{
+    return status == 300 || status == 301 || status == 302 || status == 303 ||
+           status == 307 || status == 308;
+}
+
+static bool is_space(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+static const char *skip_space(const char *p)
+{
+    while (is_space(*p))
+        p++;
+    return p;
+}
+
+/* Copy [s, s+n) lower-cased; with quoted, also drop the backslash of "\x" pairs. */
+static char *copy_lower(const char *s, size_t n, bool quoted)
+{
+    char *d = malloc(n + 1), *q = d;
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (quoted && s[i] == '\\' && i + 1 < n)
+            i++;
+        char ch = s[i];
+        *q++ = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+    }
+    *q = '\0';
+    return d;
+}
+
+/* Content-Type "Text/HTML; charset=UTF-8" -> "text/html"; NULL when empty. */
+static char *media_type_of(const char *ct)
+{
+    const char *s = skip_space(ct), *e = s;
+    while (*e && *e != ';')
+        e++;
+    while (e > s && is_space(e[-1]))
+        e--;
+    return e > s ? copy_lower(s, (size_t)(e - s), false) : NULL;
+}
+
+/* Scan one parameter value at p (token or "quoted string"); returns the end. */
+static const char *scan_value(const char *p, const char **vs, size_t *vn, bool *quoted)
+{
+    p = skip_space(p);
+    *quoted = *p == '"';
+    if (*quoted) {
+        const char *s = ++p;
+        while (*p && *p != '"')
+            p += (p[0] == '\\' && p[1]) ? 2 : 1;
+        *vs = s;
+        *vn = (size_t)(p - s);
+        return *p ? p + 1 : p;
+    }
+    const char *s = p;
+    while (*p && *p != ';')
+        p++;
+    const char *e = p;
+    while (e > s && is_space(e[-1]))
+        e--;
+    *vs = s;
+    *vn = (size_t)(e - s);
+    return p;
+}
+
+/* The charset parameter of a Content-Type, lower case and unquoted, or NULL. */
+static char *charset_of(const char *ct)
+{
+    const char *p = strchr(ct, ';');
+    while (p && *p) {
+        p = skip_space(p + (*p == ';'));
+        const char *name = p;
+        while (*p && *p != '=' && *p != ';')
+            p++;
+        const char *name_end = p;
+        while (name_end > name && is_space(name_end[-1]))
+            name_end--;
+        if (*p != '=')
+            continue;           /* a parameter without a value: skip it */
+        const char *vs;
+        size_t vn;
+        bool quoted;
+        p = scan_value(p + 1, &vs, &vn, &quoted);
+        if (name_end - name == 7 && strncasecmp(name, "charset", 7) == 0 && vn > 0)
+            return copy_lower(vs, vn, quoted);
+        while (*p && *p != ';')
+            p++;                /* junk after a quoted value */
+    }
+    return NULL;
+}
+
+/* links_fn: one href from the parser, already absolute and without fragment. */
+static void on_link(void *ctx, const char *url)
+{
+    crawl_fetch *f = ctx;
+    link_set *ls = &f->links;
+    if (2 * (ls->n + 1) > ls->nslots && link_set_rehash(ls, ls->nslots ? 2 * ls->nslots : 64))
+        return;
+    uint32_t hash = fnv1a(url);
+    size_t slot = link_set_slot(ls, url, hash);
+    if (ls->slots[slot])
+        return;                 /* a duplicate on this page */
+    if (ls->n == ls->cap) {
+        size_t cap = ls->cap ? 2 * ls->cap : 32;
+        page_link *items = realloc(ls->items, cap * sizeof *items);
+        if (!items)
+            return;
+        ls->items = items;
+        ls->cap = cap;
+    }
+    char *copy = strdup(url);
+    if (!copy)
+        return;
+    ls->items[ls->n] = (page_link){copy, hash, url_policy_allowed(f->c->policy, url)};
+    ls->slots[slot] = (uint32_t)++ls->n;
+}
+
+static void clear_head(crawl_fetch *f)
+{
+    free(f->content_type);
+    free(f->encoding);
+    free(f->location);
+    f->content_type = f->encoding = f->location = NULL;
+    if (f->parser)
+        links_free(f->parser);
+    f->parser = NULL;
+    link_set_free(&f->links);
+    f->size = 0;
+}
+
+static void on_head(void *ctx, const http_head *head)
+{
+    crawl_fetch *f = ctx;
+    clear_head(f);              /* a second head (should not happen) replaces the first */
+    f->have_head = true;
+    f->status = head->status;
+    if (is_redirect(head->status)) {
+        f->location = head->location ? strdup(head->location) : NULL;
+        return;
+    }
+    if (head->content_type && (f->content_type = media_type_of(head->content_type))) {
+        f->encoding = charset_of(head->content_type);
+        if (!f->encoding)
+            f->encoding = strdup("utf-8");
+    }
+    if (head->status == 200 && f->content_type && links_wanted(f->content_type)) {
+        bool xml = strcmp(f->content_type, "application/xml") == 0;
+        f->parser = links_new(f->url, f->encoding, xml, on_link, f);
+    }
+}
+
+static void on_body(void *ctx, const char *data, size_t len)
+{
+    crawl_fetch *f = ctx;
+    f->size += (long long)len;
+    if (f->parser)
+        links_feed(f->parser, data, len);
+}
+
+/* ---- add_url and the records ------------------------------------------------------- */
+
+/* crawling.py's add_url: seen_urls.add(url); q.put_nowait((url, max_redirect)).
+ * Returns whether url was scheduled. */
+static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn add,
+                    void *ctx)
+{
+    if (c->o.max_pages > 0 && seen_count(c->seen_urls) >= (size_t)c->o.max_pages) {
+        if (!c->max_pages_logged)
+            log_info("--max-pages %ld reached: not adding %s and later URLs",
+                     c->o.max_pages, url);
+        c->max_pages_logged = true;
+        return false;
+    }
+    if (!seen_add(c->seen_urls, url))
+        return false;
+    log_debug("adding %s %d", url, max_redirect);
+    add(ctx, url, max_redirect);
+    return true;
+}
+
+static void record(crawl *c, const fetch_stat *st)
+{
+    report_add(c->stats, st);
+}
+
+/* The redirect branch of crawling.py's fetch, with the redirect join. */
+static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn add,
+                            void *ctx)
+{
+    crawl *c = f->c;
+    char why[300];
+    fetch_stat st = {.url = f->url, .status = f->status, .exception = (char *)exception};
+    char *next_url = f->location ? url_resolve(f->url, f->location) : NULL;
+    if (next_url && strncmp(next_url, "http://", 7) != 0 &&
+        strncmp(next_url, "https://", 8) != 0) {
+        free(next_url);
+        next_url = NULL;
+    }
+    if (!next_url && !exception) {
+        if (f->location)
+            snprintf(why, sizeof why, "redirect to unparseable Location '%.200s'",
+                     f->location);
+        else
+            snprintf(why, sizeof why, "redirect without Location");
+        st.exception = why;
+    }
+    st.next_url = next_url;
+    record(c, &st);
+
+    if (!next_url)
+        return;
+    if (seen_has(c->seen_urls, next_url))
+        log_debug("redirect to %s from %s: already seen", next_url, f->url);
+    else if (f->max_redirect <= 0)
+        log_info("redirect limit reached for %s from %s", next_url, f->url);
+    else if (!url_policy_allowed(c->policy, next_url))
+        log_info("redirect to %s from %s not followed: not allowed", next_url, f->url);
+    else {
+        log_info("redirect to %s from %s", next_url, f->url);
+        add_url(c, next_url, f->max_redirect - 1, add, ctx);
+    }
+    free(next_url);
+}
+
+/* The page branch: crawling.py's parse_links, then add the new links. */
+static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add, void *ctx)
+{
+    crawl *c = f->c;
+    if (f->parser)
+        links_finish(f->parser);  /* the last links arrive through on_link */
+
+    fetch_stat st = {
+        .url = f->url, .status = f->status, .exception = (char *)exception,
+        .size = f->size, .content_type = f->content_type, .encoding = f->encoding,
+    };
+    /* links - seen_urls is counted before any of them is added. */
+    for (size_t i = 0; i < f->links.n; i++) {
+        if (!f->links.items[i].allowed)
+            continue;
+        st.num_urls++;
+        if (!seen_has(c->seen_urls, f->links.items[i].url))
+            st.num_new_urls++;
+    }
+    record(c, &st);
+    if (f->parser)
+        log_info("got %d distinct urls from %s", st.num_urls, f->url);
+
+    for (size_t i = 0; i < f->links.n; i++)
+        if (f->links.items[i].allowed)
+            add_url(c, f->links.items[i].url, c->o.max_redirect, add, ctx);
+}
+
+static void finish(crawl_fetch *f, const char *exception, crawl_add_fn add, void *ctx)
+{
+    if (!f->have_head)
+        crawl_record_failure(f->c, f->url, exception ? exception : "no response head");
+    else if (is_redirect(f->status))
+        finish_redirect(f, exception, add, ctx);
+    else
+        finish_page(f, exception, add, ctx);
+    crawl_fetch_discard(f);
+}
+
+/* ---- public API ---------------------------------------------------------------------- */
+
+crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen)
+{
+    crawl *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    c->o = *o;
+    c->out = stdout;
+    clock_gettime(CLOCK_MONOTONIC, &c->t0);
+    c->stage = strdup(stage ? stage : "");
+    c->policy = url_policy_new(o->strict != 0, o->exclude, err, errlen);
+    c->seen_urls = seen_new();
+    c->stats = report_new();
+    if (!c->policy || !c->stage || !c->seen_urls || !c->stats) {
+        if (c->policy)
+            snprintf(err, errlen, "out of memory");
+        crawl_free(c);
+        return NULL;
+    }
+    for (int i = 0; i < o->nroots; i++) {
+        char why[256];
+        char *root = url_fix(o->roots[i], why, sizeof why);
+        if (root)
+            url_policy_add_root(c->policy, root);
+        free(root);
+    }
+    if (o->output && strcmp(o->output, "-") != 0) {
+        c->out = fopen(o->output, "w");
+        if (!c->out) {
+            snprintf(err, errlen, "cannot open --output '%s': %s", o->output,
+                     strerror(errno));
+            crawl_free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+void crawl_free(crawl *c)
+{
+    if (!c)
+        return;
+    if (c->out && c->out != stdout)
+        fclose(c->out);
+    url_policy_free(c->policy);
+    seen_free(c->seen_urls);
+    report_free(c->stats);
+    free(c->stage);
+    free(c);
+}
+
+const crawl_options *crawl_opts(const crawl *c) { return &c->o; }
+const report *crawl_report(const crawl *c) { return c->stats; }
+size_t crawl_seen_count(const crawl *c) { return seen_count(c->seen_urls); }
+size_t crawl_in_flight(const crawl *c) { return c->in_flight; }
+size_t crawl_peak_in_flight(const crawl *c) { return c->peak_in_flight; }
+size_t crawl_done_count(const crawl *c) { return report_count(c->stats); }
+
+void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
+{
+    for (int i = 0; i < c->o.nroots; i++) {
+        char why[256];
+        char *root = url_fix(c->o.roots[i], why, sizeof why);
+        if (!root) {
+            log_warn("skipping root: %s", why);
+            continue;
+        }
+        add_url(c, root, c->o.max_redirect, add, ctx);  /* a duplicate root is seen */
+        free(root);
+    }
+}
+
+crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
+{
+    crawl_fetch *f = calloc(1, sizeof *f);
+    if (!f || !(f->url = strdup(url))) {
+        free(f);
+        return NULL;
+    }
+    f->c = c;
+    f->max_redirect = max_redirect;
+    f->status = -1;
+    f->sink = (http_sink){on_head, on_body, f};
+    if (++c->in_flight > c->peak_in_flight)
+        c->peak_in_flight = c->in_flight;
+    return f;
+}
+
+const http_sink *crawl_fetch_sink(crawl_fetch *f) { return &f->sink; }
+const char *crawl_fetch_url(const crawl_fetch *f) { return f->url; }
+long long crawl_fetch_size(const crawl_fetch *f) { return f->size; }
+
+void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx)
+{
+    finish(f, NULL, add, ctx);
+}
+
+void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx)
+{
+    char why[80];
+    snprintf(why, sizeof why, "body truncated at %lld bytes (--max-size)", f->size);
+    finish(f, why, add, ctx);
+}
+
+void crawl_fetch_discard(crawl_fetch *f)
+{
+    if (!f)
+        return;
+    clear_head(f);
+    f->c->in_flight--;
+    free(f->url);
+    free(f);
+}
+
+void crawl_record_failure(crawl *c, const char *url, const char *error)
+{
+    fetch_stat st = {.url = (char *)url, .status = -1, .exception = (char *)error};
+    record(c, &st);
+}
+
+int crawl_write_report(crawl *c, size_t todo, const char *transport,
+                       const char *selector, bool interrupted)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    report_summary sum = {
+        .seconds = (double)(now.tv_sec - c->t0.tv_sec) + (now.tv_nsec - c->t0.tv_nsec) / 1e9,
+        .max_tasks = c->o.max_tasks,
+        .todo = todo,
+        .stage = c->stage,
+        .transport = transport,
+        .selector = selector,
+        .peak_in_flight = c->peak_in_flight,
+        .interrupted = interrupted,
+    };
+    if (c->o.format && strcmp(c->o.format, "jsonl") == 0)
+        report_write_jsonl(c->stats, &sum, c->out);
+    else
+        report_write_text(c->stats, &sum, c->out);
+    if (fflush(c->out) != 0 || ferror(c->out))
+        return -1;
+    return 0;
+}

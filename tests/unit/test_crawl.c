@@ -1,0 +1,613 @@
+/* test_crawl.c — the shared crawl core (common/crawl.c) without any network: responses
+ * are played into a crawl_fetch's sink by hand, add_url calls are collected, and the
+ * FetchStatistic records are read back from the report. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crawl.h"
+
+#define ROOT "http://example.com/"
+#define MAX_ADDS 64
+
+/* What the core asked the "stage" to schedule, in order. */
+typedef struct added {
+    int n;
+    char *url[MAX_ADDS];
+    int max_redirect[MAX_ADDS];
+} added;
+
+static void collect(void *ctx, const char *url, int max_redirect)
+{
+    added *a = ctx;
+    assert_true(a->n < MAX_ADDS);
+    a->url[a->n] = strdup(url);
+    a->max_redirect[a->n++] = max_redirect;
+}
+
+static void added_clear(added *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->url[i]);
+    a->n = 0;
+}
+
+typedef struct fixture {
+    crawl_options o;
+    char *roots[4];
+    crawl *c;
+    added adds;
+} fixture;
+
+static void default_options(fixture *fx)
+{
+    memset(&fx->o, 0, sizeof fx->o);
+    fx->roots[0] = "example.com";
+    fx->o.roots = fx->roots;
+    fx->o.nroots = 1;
+    fx->o.max_tasks = 10;
+    fx->o.max_redirect = 10;
+    fx->o.max_tries = 4;
+    fx->o.strict = 1;
+    fx->o.format = "text";
+    fx->o.timeout = 30;
+    fx->o.max_size = 16 << 20;
+}
+
+static void start(fixture *fx)
+{
+    char err[256] = "";
+    fx->c = crawl_new(&fx->o, "queue", err, sizeof err);
+    assert_non_null(fx->c);
+    crawl_add_roots(fx->c, collect, &fx->adds);
+}
+
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    default_options(fx);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    crawl_free(fx->c);
+    added_clear(&fx->adds);
+    free(fx);
+    return 0;
+}
+
+/* Play a response into f's sink: the head, then the body in small chunks. */
+static void respond(crawl_fetch *f, int status, const char *content_type,
+                    const char *location, const char *body)
+{
+    const http_sink *s = crawl_fetch_sink(f);
+    size_t len = body ? strlen(body) : 0;
+    http_head h = {status, content_type, location, body ? (long long)len : -1};
+    s->on_head(s->ctx, &h);
+    for (size_t off = 0; off < len; off += 7)
+        s->on_body(s->ctx, body + off, len - off < 7 ? len - off : 7);
+}
+
+/* One whole fetch of url, as a stage does it. */
+static void fetch(fixture *fx, const char *url, int max_redirect, int status,
+                  const char *content_type, const char *location, const char *body)
+{
+    crawl_fetch *f = crawl_fetch_new(fx->c, url, max_redirect);
+    assert_non_null(f);
+    respond(f, status, content_type, location, body);
+    crawl_fetch_done(f, collect, &fx->adds);
+}
+
+static const fetch_stat *stat_of(const crawl *c, const char *url)
+{
+    const report *r = crawl_report(c);
+    for (size_t i = 0; i < report_count(r); i++)
+        if (strcmp(report_get(r, i)->url, url) == 0)
+            return report_get(r, i);
+    fail_msg("no record for %s", url);
+    return NULL;
+}
+
+static void assert_str_or_null(const char *got, const char *want)
+{
+    if (want)
+        assert_string_equal(got, want);
+    else
+        assert_null(got);
+}
+
+/* ---- roots ------------------------------------------------------------------------- */
+
+static void test_roots_added_once(void **state)
+{
+    fixture *fx = *state;
+    fx->roots[1] = "http://EXAMPLE.com";
+    fx->roots[2] = "http://example.com/";
+    fx->roots[3] = "https://other.org/start";
+    fx->o.nroots = 4;
+    fx->o.max_redirect = 7;
+    start(fx);
+    assert_int_equal(fx->adds.n, 2);
+    assert_string_equal(fx->adds.url[0], ROOT);
+    assert_int_equal(fx->adds.max_redirect[0], 7);
+    assert_string_equal(fx->adds.url[1], "https://other.org/start");
+    assert_int_equal(crawl_seen_count(fx->c), 2);
+    assert_int_equal(crawl_done_count(fx->c), 0);
+}
+
+/* ---- pages ------------------------------------------------------------------------- */
+
+static const char page_root[] =
+    "<html><body>\n"
+    "<a href=\"/a\">a</a> <a href=\"b.html\">b</a> <a href=\"http://other.org/x\">off</a>\n"
+    "<a href=\"mailto:me@example.com\">mail</a> <a href=\"/a#frag\">a again</a>\n"
+    "<a href=\"/a\">dup</a> <a href=\"/\">home</a> <a href=\"#top\">top</a>\n"
+    "<a href=\"http://www.example.com/d\">www</a>\n"
+    "</body></html>\n";
+
+static void test_page_links(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, ROOT, 10, 200, "text/html", NULL, page_root);
+
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    assert_int_equal(st->status, 200);
+    assert_null(st->next_url);
+    assert_null(st->exception);
+    assert_int_equal(st->size, (long long)strlen(page_root));
+    assert_string_equal(st->content_type, "text/html");
+    assert_string_equal(st->encoding, "utf-8");
+    /* /a, /b.html, / and www.example.com/d; / is the root, already seen */
+    assert_int_equal(st->num_urls, 4);
+    assert_int_equal(st->num_new_urls, 3);
+
+    assert_int_equal(fx->adds.n, 4);     /* the root, then the new links in order */
+    assert_string_equal(fx->adds.url[1], "http://example.com/a");
+    assert_string_equal(fx->adds.url[2], "http://example.com/b.html");
+    assert_string_equal(fx->adds.url[3], "http://www.example.com/d");
+    for (int i = 1; i < 4; i++)
+        assert_int_equal(fx->adds.max_redirect[i], 10);
+    assert_int_equal(crawl_done_count(fx->c), 1);
+}
+
+static void test_second_page_counts_only_unseen(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, ROOT, 10, 200, "text/html", NULL, page_root);
+    fetch(fx, "http://example.com/a", 10, 200, "text/html; charset=utf-8", NULL,
+          "<a href=/a>self</a><a href=/b.html>b</a><a href=/e>e</a><A HREF=f>f</A>"
+          "<a href=/e>e again</a>");
+
+    const fetch_stat *st = stat_of(fx->c, "http://example.com/a");
+    assert_int_equal(st->num_urls, 4);
+    assert_int_equal(st->num_new_urls, 2);
+    assert_int_equal(fx->adds.n, 6);
+    assert_string_equal(fx->adds.url[4], "http://example.com/e");
+    assert_string_equal(fx->adds.url[5], "http://example.com/f");
+}
+
+static void test_404_recorded_without_links(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    const char *body = "<html><a href=/missing-link>x</a></html>";
+    fetch(fx, ROOT, 10, 404, "text/html; charset=ISO-8859-1", NULL, body);
+
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    assert_int_equal(st->status, 404);
+    assert_null(st->exception);
+    assert_int_equal(st->size, (long long)strlen(body));
+    assert_string_equal(st->content_type, "text/html");
+    assert_string_equal(st->encoding, "iso-8859-1");
+    assert_int_equal(st->num_urls, 0);
+    assert_int_equal(st->num_new_urls, 0);
+    assert_int_equal(fx->adds.n, 1);
+}
+
+static void test_non_html_not_parsed(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, ROOT, 10, 200, "image/png", NULL, "\x89PNG <a href=\"/not-a-link\">");
+
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    assert_string_equal(st->content_type, "image/png");
+    assert_string_equal(st->encoding, "utf-8");
+    assert_int_equal(st->num_urls, 0);
+    assert_int_equal(fx->adds.n, 1);
+}
+
+static void test_no_content_type(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, ROOT, 10, 200, NULL, NULL, "<a href=/x>x</a>");
+
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    assert_int_equal(st->status, 200);
+    assert_null(st->content_type);
+    assert_null(st->encoding);
+    assert_int_equal(st->num_urls, 0);
+    assert_int_equal(fx->adds.n, 1);
+}
+
+/* Content-Type parameters: quotes, case, whitespace, other parameters, junk. */
+static void test_content_type_parsing(void **state)
+{
+    static const struct {
+        const char *header, *type, *encoding;
+    } cases[] = {
+        {"Text/HTML; Charset=\"UTF-8\"", "text/html", "utf-8"},
+        {"text/html;charset=Windows-1252  ", "text/html", "windows-1252"},
+        {"  text/html ; foo=\"a;charset=x\" ; CHARSET = \"ISO-8859-1\" ", "text/html",
+         "iso-8859-1"},
+        {"text/plain; format=flowed", "text/plain", "utf-8"},
+        {"text/html; charset=", "text/html", "utf-8"},
+        {"text/html; charset=\"unterminated", "text/html", "unterminated"},
+        {"text/html; charset=\"a\\\"b\"", "text/html", "a\"b"},
+        {"text/html;;; novalue; charset=koi8-r", "text/html", "koi8-r"},
+        {"", NULL, NULL},
+        {"   ", NULL, NULL},
+        {"; charset=utf-8", NULL, NULL},
+    };
+    fixture *fx = *state;
+    start(fx);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char url[64];
+        snprintf(url, sizeof url, "http://example.com/ct%zu", i);
+        fetch(fx, url, 10, 200, cases[i].header, NULL, "");
+        const fetch_stat *st = stat_of(fx->c, url);
+        assert_str_or_null(st->content_type, cases[i].type);
+        assert_str_or_null(st->encoding, cases[i].encoding);
+    }
+}
+
+static void test_xml_links(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, ROOT, 10, 200, "application/xml", NULL,
+          "<?xml version=\"1.0\"?>\n<feed><link href=\"/x1\"/>"
+          "<entry><link href=\"http://example.com/x2\"/></entry>"
+          "<link href=\"http://elsewhere.net/\"/></feed>\n");
+
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    assert_string_equal(st->content_type, "application/xml");
+    assert_int_equal(st->num_urls, 2);
+    assert_int_equal(fx->adds.n, 3);
+    assert_string_equal(fx->adds.url[1], "http://example.com/x1");
+    assert_string_equal(fx->adds.url[2], "http://example.com/x2");
+}
+
+static void test_exclude(void **state)
+{
+    fixture *fx = *state;
+    fx->o.exclude = "\\.pdf$";
+    start(fx);
+    fetch(fx, ROOT, 10, 200, "text/html", NULL,
+          "<a href=/doc.pdf>pdf</a><a href=/doc.html>html</a>");
+    assert_int_equal(stat_of(fx->c, ROOT)->num_urls, 1);
+    assert_int_equal(fx->adds.n, 2);
+    assert_string_equal(fx->adds.url[1], "http://example.com/doc.html");
+}
+
+/* ---- redirects --------------------------------------------------------------------- */
+
+static void test_redirect_followed(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, "http://example.com/old", 5, 301, "text/html", "http://example.com/new",
+          "<a href=/ignored>moved</a>");
+
+    const fetch_stat *st = stat_of(fx->c, "http://example.com/old");
+    assert_int_equal(st->status, 301);
+    assert_string_equal(st->next_url, "http://example.com/new");
+    assert_null(st->exception);
+    assert_int_equal(st->size, 0);
+    assert_null(st->content_type);
+    assert_null(st->encoding);
+    assert_int_equal(st->num_urls, 0);
+    assert_int_equal(fx->adds.n, 2);
+    assert_string_equal(fx->adds.url[1], "http://example.com/new");
+    assert_int_equal(fx->adds.max_redirect[1], 4);
+}
+
+/* foo -> baz and bar -> baz: baz is scheduled once (the chapter's redirect join). */
+static void test_redirect_join(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, "http://example.com/foo", 10, 302, NULL, "/baz", NULL);
+    fetch(fx, "http://example.com/bar", 10, 307, NULL, "/baz", NULL);
+    fetch(fx, "http://example.com/home", 10, 308, NULL, "/", NULL);
+
+    assert_int_equal(fx->adds.n, 2);
+    assert_string_equal(fx->adds.url[1], "http://example.com/baz");
+    assert_string_equal(stat_of(fx->c, "http://example.com/bar")->next_url,
+                        "http://example.com/baz");
+    assert_int_equal(stat_of(fx->c, "http://example.com/home")->status, 308);
+    assert_int_equal(crawl_done_count(fx->c), 3);
+}
+
+static void test_redirect_limit(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, "http://example.com/loop", 0, 303, NULL, "/next", NULL);
+
+    const fetch_stat *st = stat_of(fx->c, "http://example.com/loop");
+    assert_string_equal(st->next_url, "http://example.com/next");
+    assert_null(st->exception);
+    assert_int_equal(fx->adds.n, 1);
+}
+
+static void test_redirect_relative_location(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, "http://example.com/a/b", 3, 302, NULL, "../x/./y?q=1#frag", NULL);
+    assert_string_equal(stat_of(fx->c, "http://example.com/a/b")->next_url,
+                        "http://example.com/x/y?q=1");
+    assert_int_equal(fx->adds.n, 2);
+    assert_string_equal(fx->adds.url[1], "http://example.com/x/y?q=1");
+    assert_int_equal(fx->adds.max_redirect[1], 2);
+}
+
+static void test_redirect_without_location(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, "http://example.com/nowhere", 10, 302, NULL, NULL, NULL);
+    fetch(fx, "http://example.com/mail", 10, 301, NULL, "mailto:a@b.c", NULL);
+
+    const fetch_stat *st = stat_of(fx->c, "http://example.com/nowhere");
+    assert_int_equal(st->status, 302);
+    assert_null(st->next_url);
+    assert_string_equal(st->exception, "redirect without Location");
+    st = stat_of(fx->c, "http://example.com/mail");
+    assert_int_equal(st->status, 301);
+    assert_null(st->next_url);
+    assert_string_equal(st->exception, "redirect to unparseable Location 'mailto:a@b.c'");
+    assert_int_equal(fx->adds.n, 1);
+}
+
+static void test_redirect_off_site_not_followed(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    fetch(fx, "http://example.com/out", 10, 301, NULL, "https://evil.org/", NULL);
+
+    const fetch_stat *st = stat_of(fx->c, "http://example.com/out");
+    assert_string_equal(st->next_url, "https://evil.org/");
+    assert_null(st->exception);
+    assert_int_equal(fx->adds.n, 1);
+}
+
+/* ---- limits, failures, counters ----------------------------------------------------- */
+
+static void test_max_pages(void **state)
+{
+    fixture *fx = *state;
+    fx->o.max_pages = 3;
+    start(fx);
+    fetch(fx, ROOT, 10, 200, "text/html", NULL,
+          "<a href=/1>1</a><a href=/2>2</a><a href=/3>3</a><a href=/4>4</a>");
+    assert_int_equal(fx->adds.n, 3);
+    assert_string_equal(fx->adds.url[1], "http://example.com/1");
+    assert_string_equal(fx->adds.url[2], "http://example.com/2");
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    assert_int_equal(st->num_urls, 4);
+    assert_int_equal(st->num_new_urls, 4);
+
+    fetch(fx, "http://example.com/1", 10, 301, NULL, "/elsewhere", NULL);
+    fetch(fx, "http://example.com/2", 10, 200, "text/html", NULL, "<a href=/3>3</a>");
+    assert_int_equal(fx->adds.n, 3);
+    assert_int_equal(crawl_seen_count(fx->c), 3);
+    assert_int_equal(stat_of(fx->c, "http://example.com/2")->num_new_urls, 1);
+}
+
+static void test_failure_record(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    crawl_record_failure(fx->c, ROOT, "Couldn't connect to server");
+
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    assert_int_equal(st->status, -1);
+    assert_string_equal(st->exception, "Couldn't connect to server");
+    assert_null(st->next_url);
+    assert_null(st->content_type);
+    assert_null(st->encoding);
+    assert_int_equal(st->size, 0);
+    assert_int_equal(st->num_urls, 0);
+}
+
+static void test_truncated_record(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    const char *body = "<a href=/kept>kept</a><a href=/also>also</a><p>and then";
+    crawl_fetch *f = crawl_fetch_new(fx->c, ROOT, 10);
+    respond(f, 200, "text/html", NULL, body);
+    assert_int_equal(crawl_fetch_size(f), (long long)strlen(body));
+    crawl_fetch_truncated(f, collect, &fx->adds);
+
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    char want[80];
+    snprintf(want, sizeof want, "body truncated at %zu bytes (--max-size)", strlen(body));
+    assert_int_equal(st->status, 200);
+    assert_string_equal(st->exception, want);
+    assert_int_equal(st->size, (long long)strlen(body));
+    assert_int_equal(st->num_urls, 2);
+    assert_int_equal(fx->adds.n, 3);
+    assert_int_equal(crawl_in_flight(fx->c), 0);
+}
+
+static void test_in_flight_and_discard(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    crawl_fetch *a = crawl_fetch_new(fx->c, ROOT, 10);
+    crawl_fetch *b = crawl_fetch_new(fx->c, "http://example.com/b", 10);
+    crawl_fetch *cf = crawl_fetch_new(fx->c, "http://example.com/c", 10);
+    assert_int_equal(crawl_in_flight(fx->c), 3);
+    assert_string_equal(crawl_fetch_url(b), "http://example.com/b");
+
+    respond(b, 200, "text/html", NULL, "<a href=/never>x</a>");
+    crawl_fetch_discard(b);          /* a failed try: nothing recorded, nothing added */
+    respond(a, 200, "text/html", NULL, "");
+    crawl_fetch_done(a, collect, &fx->adds);
+    assert_int_equal(crawl_in_flight(fx->c), 1);
+    crawl_fetch *d = crawl_fetch_new(fx->c, "http://example.com/d", 10);
+    assert_int_equal(crawl_in_flight(fx->c), 2);
+    crawl_fetch_discard(cf);
+    crawl_fetch_discard(d);
+
+    assert_int_equal(crawl_in_flight(fx->c), 0);
+    assert_int_equal(crawl_peak_in_flight(fx->c), 3);
+    assert_int_equal(crawl_done_count(fx->c), 1);
+    assert_int_equal(fx->adds.n, 1);
+}
+
+/* A fetch that ends without a head (a transport bug) is recorded as a failure. */
+static void test_done_without_head(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    crawl_fetch *f = crawl_fetch_new(fx->c, ROOT, 10);
+    crawl_fetch_done(f, collect, &fx->adds);
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    assert_int_equal(st->status, -1);
+    assert_non_null(st->exception);
+}
+
+/* ---- the report ----------------------------------------------------------------------- */
+
+/* Remove spaces and the newline from line, so the checks do not depend on JSON spacing. */
+static void squeeze(char *line)
+{
+    char *d = line;
+    for (char *s = line; *s; s++)
+        if (*s != ' ' && *s != '\n')
+            *d++ = *s;
+    *d = '\0';
+}
+
+static void test_jsonl_report_to_file(void **state)
+{
+    fixture *fx = *state;
+    char path[] = "/tmp/test_crawl_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    fx->o.output = path;
+    fx->o.format = "jsonl";
+    fx->o.max_tasks = 17;
+    start(fx);
+    fetch(fx, ROOT, 10, 200, "text/html", NULL, "<a href=/one>1</a><a href=/two>2</a>");
+    crawl_record_failure(fx->c, "http://example.com/one", "Timeout was reached");
+    assert_int_equal(crawl_write_report(fx->c, 1, "curl", "epoll", false), 0);
+    crawl_free(fx->c);
+    fx->c = NULL;
+
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    char line[1024];
+    int nlines = 0, root_seen = 0, failure_seen = 0, summary_seen = 0;
+    while (nlines < 10 && fgets(line, sizeof line, in)) {
+        nlines++;
+        squeeze(line);
+        if (strstr(line, "\"url\":\"http://example.com/\"")) {
+            root_seen = 1;
+            assert_non_null(strstr(line, "\"status\":200"));
+            assert_non_null(strstr(line, "\"content_type\":\"text/html\""));
+            assert_non_null(strstr(line, "\"num_urls\":2,\"num_new_urls\":2"));
+        } else if (strstr(line, "\"url\":\"http://example.com/one\"")) {
+            failure_seen = 1;
+            assert_non_null(strstr(line, "\"status\":null"));
+            assert_non_null(strstr(line, "\"exception\":\"Timeoutwasreached\""));
+        } else if (strncmp(line, "{\"summary\":", 11) == 0) {
+            summary_seen = 1;
+            assert_non_null(strstr(line, "\"done\":2"));
+            assert_non_null(strstr(line, "\"max_tasks\":17"));
+            assert_non_null(strstr(line, "\"todo\":1"));
+            assert_non_null(strstr(line, "\"stage\":\"queue\""));
+            assert_non_null(strstr(line, "\"transport\":\"curl\""));
+            assert_non_null(strstr(line, "\"interrupted\":false"));
+        }
+    }
+    fclose(in);
+    unlink(path);
+    assert_int_equal(nlines, 3);
+    assert_true(root_seen && failure_seen && summary_seen);
+}
+
+static void test_write_error_reported(void **state)
+{
+    fixture *fx = *state;
+    if (access("/dev/full", W_OK) != 0)
+        skip();
+    fx->o.output = "/dev/full";
+    start(fx);
+    crawl_record_failure(fx->c, ROOT, "refused");
+    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", true), -1);
+}
+
+static void test_bad_options(void **state)
+{
+    fixture *fx = *state;
+    char err[256] = "";
+    fx->o.exclude = "(";
+    assert_null(crawl_new(&fx->o, "callbacks", err, sizeof err));
+    assert_non_null(strstr(err, "--exclude"));
+
+    fx->o.exclude = NULL;
+    fx->o.output = "/nonexistent-dir/report.txt";
+    err[0] = '\0';
+    assert_null(crawl_new(&fx->o, "callbacks", err, sizeof err));
+    assert_non_null(strstr(err, "cannot open --output '/nonexistent-dir/report.txt': "));
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_roots_added_once),
+        T(test_page_links),
+        T(test_second_page_counts_only_unseen),
+        T(test_404_recorded_without_links),
+        T(test_non_html_not_parsed),
+        T(test_no_content_type),
+        T(test_content_type_parsing),
+        T(test_xml_links),
+        T(test_exclude),
+        T(test_redirect_followed),
+        T(test_redirect_join),
+        T(test_redirect_limit),
+        T(test_redirect_relative_location),
+        T(test_redirect_without_location),
+        T(test_redirect_off_site_not_followed),
+        T(test_max_pages),
+        T(test_failure_record),
+        T(test_truncated_record),
+        T(test_in_flight_and_discard),
+        T(test_done_without_head),
+        T(test_jsonl_report_to_file),
+        T(test_write_error_reported),
+        T(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
