@@ -4,7 +4,9 @@
  *   url           the URL fetched
  *   next_url      for a redirect, the resolved Location; else NULL
  *   status        HTTP status, or -1 (null) when the fetch failed at the network level
- *   exception     NULL, or one line saying why the fetch failed (status is then -1)
+ *   exception     NULL, or one line saying why the fetch failed: status is then -1,
+ *                 or the response's status when the response itself was bad
+ *                 (a redirect without Location, a body cut at --max-size)
  *   size          body bytes received (0 for redirects)
  *   content_type  media type without parameters, lower case; NULL when absent
  *   encoding      the charset parameter, lower case; "utf-8" when the type has none;

@@ -1,0 +1,372 @@
+/* cli.c — the command line of the three crawlers: getopt_long, strict validation,
+ * and usage errors as exactly one line on stderr naming the bad argument.
+ */
+#include "cli.h"
+
+#include "log.h"
+#include "selector.h"
+#include "url.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CRAWL_VERSION
+#define CRAWL_VERSION "unknown"
+#endif
+
+/* Long-only options get values above any char, so getopt's optopt names them. */
+enum {
+    OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
+    OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
+    OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS
+};
+
+static const struct option long_opts[] = {
+    {"max-tasks", required_argument, NULL, OPT_MAX_TASKS},
+    {"max-redirect", required_argument, NULL, OPT_MAX_REDIRECT},
+    {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
+    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"lenient", no_argument, NULL, OPT_LENIENT},
+    {"selector", required_argument, NULL, OPT_SELECTOR},
+    {"transport", required_argument, NULL, OPT_TRANSPORT},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"max-pages", required_argument, NULL, OPT_MAX_PAGES},
+    {"max-size", required_argument, NULL, OPT_MAX_SIZE},
+    {"cacert", required_argument, NULL, OPT_CACERT},
+    {"trace-events", required_argument, NULL, OPT_TRACE_EVENTS},
+    {"verbose", no_argument, NULL, 'v'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}
+};
+
+/* Leading ':' makes getopt return ':' (not '?') for a missing value. */
+static const char short_opts[] = ":vqhV";
+
+static const char *const transports[] = {"raw", "curl", NULL};
+static const char *const formats[] = {"text", "jsonl", NULL};
+
+#define DEFAULT_MAX_SIZE 16777216LL
+
+/* Print "prog: message" as one line: control characters in the arguments that went
+ * into the message (a newline in a ROOT, say) become '?'. */
+static int usage_error(const char *prog, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int usage_error(const char *prog, const char *fmt, ...)
+{
+    char *msg = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&msg, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fprintf(stderr, "%s: bad usage (see --help)\n", prog);
+        return CLI_USAGE;
+    }
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    fprintf(stderr, "%s: %s\n", prog, msg);
+    free(msg);
+    return CLI_USAGE;
+}
+
+static const char *opt_name(int val)
+{
+    for (const struct option *lo = long_opts; lo->name; lo++)
+        if (lo->val == val)
+            return lo->name;
+    return "?";
+}
+
+/* ---- values ----------------------------------------------------------------- */
+
+/* A whole number in [lo, hi]: optional sign, decimal digits, nothing else. */
+static int parse_whole(const char *prog, const char *opt, const char *arg, long long lo,
+                       long long hi, long long *out)
+{
+    const char *p = arg;
+    if (*p == '+' || *p == '-')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return usage_error(prog, "--%s: '%s' is not a whole number", opt, arg);
+    char *end;
+    errno = 0;
+    long long v = strtoll(arg, &end, 10);
+    if (*end != '\0')
+        return usage_error(prog, "--%s: '%s' is not a whole number", opt, arg);
+    if (errno == ERANGE || v < lo || v > hi) {
+        if (hi == LLONG_MAX || hi == LONG_MAX)
+            return usage_error(prog, "--%s: %s is out of range (at least %lld)", opt, arg,
+                               lo);
+        return usage_error(prog, "--%s: %s is out of range (%lld to %lld)", opt, arg, lo,
+                           hi);
+    }
+    *out = v;
+    return CLI_OK;
+}
+
+static int parse_int(const char *prog, const char *opt, const char *arg, int lo, int hi,
+                     int *out)
+{
+    long long v;
+    int rc = parse_whole(prog, opt, arg, lo, hi, &v);
+    if (rc == CLI_OK)
+        *out = (int)v;
+    return rc;
+}
+
+/* Seconds as a decimal number (no hex, inf or nan), 0 < t <= 86400. */
+static int parse_timeout(const char *prog, const char *arg, double *out)
+{
+    char *end = NULL;
+    double t = 0;
+    if (*arg != '\0' && arg[strspn(arg, "0123456789.eE+-")] == '\0')
+        t = strtod(arg, &end);
+    if (!end || end == arg || *end != '\0')
+        return usage_error(prog, "--timeout: '%s' is not a number of seconds", arg);
+    if (!isfinite(t) || !(t > 0) || t > 86400)
+        return usage_error(prog, "--timeout: %s is out of range (more than 0, up to 86400)",
+                           arg);
+    *out = t;
+    return CLI_OK;
+}
+
+/* "a, b or c" from a NULL-terminated list. */
+static void join_choices(const char *const *list, char *buf, size_t len)
+{
+    size_t n = 0;
+    while (list[n])
+        n++;
+    buf[0] = '\0';
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < len; i++) {
+        const char *sep = i == 0 ? "" : (i + 1 == n ? " or " : ", ");
+        int w = snprintf(buf + used, len - used, "%s%s", sep, list[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* arg must be one of list; returns the list's own string in *out. */
+static int parse_choice(const char *prog, const char *opt, const char *arg,
+                        const char *const *list, const char **out)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(arg, list[i]) == 0) {
+            *out = list[i];
+            return CLI_OK;
+        }
+    char choices[256];
+    join_choices(list, choices, sizeof choices);
+    return usage_error(prog, "--%s: unknown '%s' (choose %s)", opt, arg, choices);
+}
+
+/* Catch a bad --exclude now, as bad usage, rather than later as a fatal error. */
+static int check_regex(const char *prog, const char *arg)
+{
+    regex_t re;
+    int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+    if (rc == 0) {
+        regfree(&re);
+        return CLI_OK;
+    }
+    char why[128];
+    regerror(rc, &re, why, sizeof why);
+    return usage_error(prog, "--exclude: bad regex '%s': %s", arg, why);
+}
+
+/* ---- help ------------------------------------------------------------------- */
+
+static void print_help(const char *prog, const char *default_transport)
+{
+    char selectors[128];
+    join_choices(selector_backends, selectors, sizeof selectors);
+    printf("Usage: %s [options] ROOT...\n"
+           "Crawl the web sites at ROOT... (http or https; \"http://\" is added when no\n"
+           "scheme is given) and report every URL fetched.\n"
+           "\n"
+           "Options (default in brackets):\n"
+           "      --max-tasks N       fetches in progress at once, 1 to 1000000 [100]\n"
+           "      --max-redirect N    redirects followed per URL, 0 to 1000 [10]\n"
+           "      --max-tries N       attempts per URL, 1 to 100 [4]\n"
+           "      --exclude REGEX     skip URLs matching this POSIX extended regex [none]\n"
+           "      --strict            only the roots' hosts, with or without www. [on]\n"
+           "      --lenient           any host in the roots' domains [off]\n"
+           "      --selector NAME     event loop backend: %s [%s]\n"
+           "      --transport NAME    raw or curl [%s]\n"
+           "      --format NAME       report format: text or jsonl [text]\n"
+           "      --output FILE       write the report to FILE [stdout]\n"
+           "      --timeout SECS      per request, more than 0, up to 86400 [30]\n"
+           "      --max-pages N       stop adding URLs after N, 0 = no limit [0]\n"
+           "      --max-size BYTES    largest body read per URL [16777216]\n"
+           "      --cacert FILE       CA certificates for https [system default]\n"
+           "      --trace-events FILE write a Chrome trace-event timeline [none]\n"
+           "  -v, --verbose           more messages on stderr (-vv for debug)\n"
+           "  -q, --quiet             only errors on stderr (wins over -v)\n"
+           "  -h, --help              show this help and exit\n"
+           "  -V, --version           show the version and exit\n"
+           "\n"
+           "Exit status: 0 crawl completed, 1 fatal error, 2 bad usage.\n",
+           prog, selectors, selector_backends[0] ? selector_backends[0] : "epoll",
+           default_transport);
+}
+
+/* ---- parsing ---------------------------------------------------------------- */
+
+static void set_defaults(crawl_options *o, const char *default_transport)
+{
+    memset(o, 0, sizeof *o);
+    o->max_tasks = 100;
+    o->max_redirect = 10;
+    o->max_tries = 4;
+    o->strict = 1;
+    o->selector = "epoll";
+    o->transport = default_transport;
+    o->format = "text";
+    o->timeout = 30;
+    o->max_size = DEFAULT_MAX_SIZE;
+}
+
+/* getopt returned '?': an unknown option, an ambiguous abbreviation, or a value given
+ * to an option that takes none (optopt is then that option's val). */
+static int bad_option(const char *prog, int argc, char **argv)
+{
+    const char *arg = (optind >= 1 && optind <= argc) ? argv[optind - 1] : "";
+    if (optopt >= OPT_MAX_TASKS || (optopt && strchr("vqhV", optopt)))
+        return usage_error(prog, "option '--%s' takes no value", opt_name(optopt));
+    if (optopt)
+        return usage_error(prog, "unknown option '-%c' (see --help)", optopt);
+    size_t len = strcspn(arg, "=");
+    int matches = 0;
+    if (len > 2)
+        for (const struct option *lo = long_opts; lo->name; lo++)
+            matches += strncmp(lo->name, arg + 2, len - 2) == 0;
+    if (matches > 1)
+        return usage_error(prog, "option '%.*s' is ambiguous (see --help)", (int)len, arg);
+    return usage_error(prog, "unknown option '%.*s' (see --help)", (int)len, arg);
+}
+
+/* One option with its value. */
+static int apply_option(crawl_options *o, int c, const char *arg, const char *prog,
+                        const char *default_transport)
+{
+    long long v = 0;
+    int rc = CLI_OK;
+    switch (c) {
+    case OPT_MAX_TASKS:
+        return parse_int(prog, "max-tasks", arg, 1, 1000000, &o->max_tasks);
+    case OPT_MAX_REDIRECT:
+        return parse_int(prog, "max-redirect", arg, 0, 1000, &o->max_redirect);
+    case OPT_MAX_TRIES:
+        return parse_int(prog, "max-tries", arg, 1, 100, &o->max_tries);
+    case OPT_EXCLUDE:
+        o->exclude = arg;
+        return check_regex(prog, arg);
+    case OPT_STRICT: o->strict = 1; return CLI_OK;
+    case OPT_LENIENT: o->strict = 0; return CLI_OK;
+    case OPT_SELECTOR:
+        return parse_choice(prog, "selector", arg, selector_backends, &o->selector);
+    case OPT_TRANSPORT:
+        return parse_choice(prog, "transport", arg, transports, &o->transport);
+    case OPT_FORMAT:
+        return parse_choice(prog, "format", arg, formats, &o->format);
+    case OPT_OUTPUT: o->output = arg; return CLI_OK;
+    case OPT_TIMEOUT:
+        return parse_timeout(prog, arg, &o->timeout);
+    case OPT_MAX_PAGES:
+        rc = parse_whole(prog, "max-pages", arg, 0, LONG_MAX, &v);
+        if (rc == CLI_OK)
+            o->max_pages = (long)v;
+        return rc;
+    case OPT_MAX_SIZE:
+        return parse_whole(prog, "max-size", arg, 1, LLONG_MAX, &o->max_size);
+    case OPT_CACERT: o->cacert = arg; return CLI_OK;
+    case OPT_TRACE_EVENTS: o->trace_events = arg; return CLI_OK;
+    case 'v': o->verbose++; return CLI_OK;
+    case 'q': o->quiet = 1; return CLI_OK;
+    case 'h':
+        print_help(prog, default_transport);
+        return CLI_EXIT_OK;
+    case 'V':
+        printf("%s %s\n", prog, CRAWL_VERSION);
+        return CLI_EXIT_OK;
+    default:
+        return usage_error(prog, "unhandled option %d", c);
+    }
+}
+
+static int check_roots(const crawl_options *o, const char *prog)
+{
+    if (o->nroots < 1)
+        return usage_error(prog, "no ROOT given (see --help)");
+    for (int i = 0; i < o->nroots; i++) {
+        char err[256] = "";
+        char *fixed = url_fix(o->roots[i], err, sizeof err);
+        if (!fixed)
+            return usage_error(prog, "ROOT '%s': %s", o->roots[i],
+                               err[0] ? err : "not a URL");
+        free(fixed);
+    }
+    return CLI_OK;
+}
+
+static void set_log_level(const crawl_options *o)
+{
+    if (o->quiet)
+        log_level = LOG_ERROR;
+    else if (o->verbose >= 2)
+        log_level = LOG_DEBUG;
+    else if (o->verbose == 1)
+        log_level = LOG_INFO;
+    else
+        log_level = LOG_WARN;
+}
+
+int cli_parse(crawl_options *o, int argc, char **argv, const char *prog,
+              const char *default_transport)
+{
+    if (!prog)
+        prog = "crawl";
+    if (!default_transport)
+        default_transport = "raw";
+    set_defaults(o, default_transport);
+    if (argc < 1 || !argv)
+        return usage_error(prog, "no ROOT given (see --help)");
+
+    optind = 0;   /* GNU: full reinitialisation, so cli_parse can run again */
+    opterr = 0;   /* our own messages, one line each */
+    int c;
+    while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
+        int rc;
+        if (c == ':')
+            rc = usage_error(prog, "option '--%s' needs a value", opt_name(optopt));
+        else if (c == '?')
+            rc = bad_option(prog, argc, argv);
+        else
+            rc = apply_option(o, c, optarg, prog, default_transport);
+        if (rc != CLI_OK)
+            return rc;
+    }
+    o->roots = argv + optind;
+    o->nroots = argc - optind;
+    int rc = check_roots(o, prog);
+    if (rc != CLI_OK)
+        return rc;
+    set_log_level(o);
+    return CLI_OK;
+}

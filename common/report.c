@@ -1,0 +1,405 @@
+/* report.c — the list of FetchStatistic records and the two report formats:
+ * text (after the chapter's reporting.py) and jsonl (one object per URL, then a
+ * summary). Records are kept in the order they were added; writing sorts an array
+ * of pointers by url, ties kept in insertion order, so output is deterministic.
+ */
+#include "report.h"
+
+#include "log.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct report {
+    fetch_stat *recs;
+    size_t n, cap;
+};
+
+report *report_new(void)
+{
+    return calloc(1, sizeof(report));
+}
+
+static void stat_free_strings(fetch_stat *st)
+{
+    free(st->url);
+    free(st->next_url);
+    free(st->exception);
+    free(st->content_type);
+    free(st->encoding);
+}
+
+void report_free(report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        stat_free_strings(&r->recs[i]);
+    free(r->recs);
+    free(r);
+}
+
+/* strdup that keeps NULL as NULL; *ok is cleared when memory runs out. */
+static char *dup_or_null(const char *s, int *ok)
+{
+    if (!s)
+        return NULL;
+    char *d = strdup(s);
+    if (!d)
+        *ok = 0;
+    return d;
+}
+
+void report_add(report *r, const fetch_stat *st)
+{
+    if (!r || !st)
+        return;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        fetch_stat *recs = realloc(r->recs, cap * sizeof *recs);
+        if (!recs) {
+            log_error("report: out of memory, record for %s dropped",
+                      st->url ? st->url : "(null)");
+            return;
+        }
+        r->recs = recs;
+        r->cap = cap;
+    }
+    fetch_stat copy = *st;
+    int ok = 1;
+    copy.url = dup_or_null(st->url, &ok);
+    copy.next_url = dup_or_null(st->next_url, &ok);
+    copy.exception = dup_or_null(st->exception, &ok);
+    copy.content_type = dup_or_null(st->content_type, &ok);
+    copy.encoding = dup_or_null(st->encoding, &ok);
+    if (!ok) {
+        log_error("report: out of memory, record for %s dropped",
+                  st->url ? st->url : "(null)");
+        stat_free_strings(&copy);
+        return;
+    }
+    r->recs[r->n++] = copy;
+}
+
+size_t report_count(const report *r)
+{
+    return r ? r->n : 0;
+}
+
+const fetch_stat *report_get(const report *r, size_t i)
+{
+    return (r && i < r->n) ? &r->recs[i] : NULL;
+}
+
+/* ---- sorting ---------------------------------------------------------------- */
+
+/* Pointers into r->recs; their addresses give the insertion order for ties. */
+static int cmp_by_url(const void *a, const void *b)
+{
+    const fetch_stat *x = *(const fetch_stat *const *)a;
+    const fetch_stat *y = *(const fetch_stat *const *)b;
+    int c = strcmp(x->url ? x->url : "", y->url ? y->url : "");
+    if (c)
+        return c;
+    return (x > y) - (x < y);
+}
+
+/* Sorted view of the records (caller frees), or NULL when empty / out of memory. */
+static const fetch_stat **sorted_view(const report *r)
+{
+    if (!r || r->n == 0)
+        return NULL;
+    const fetch_stat **v = malloc(r->n * sizeof *v);
+    if (!v) {
+        log_error("report: out of memory while sorting; writing unsorted");
+        return NULL;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        v[i] = &r->recs[i];
+    qsort(v, r->n, sizeof *v, cmp_by_url);
+    return v;
+}
+
+/* The i-th record in output order: sorted if the view exists, else as added. */
+static const fetch_stat *nth(const report *r, const fetch_stat **view, size_t i)
+{
+    return view ? view[i] : &r->recs[i];
+}
+
+static const report_summary *summary_or_empty(const report_summary *sum)
+{
+    static const report_summary empty;
+    return sum ? sum : &empty;
+}
+
+/* ---- text ------------------------------------------------------------------- */
+
+/* reporting.py's Stats: named counters, printed sorted by name. Only a handful of
+ * distinct keys exist (fail, redirect, html, ..., one per error status), so a
+ * linear search is enough. */
+typedef struct counter {
+    char key[32];
+    long long count;
+} counter;
+
+typedef struct stats {
+    counter *c;
+    size_t n, cap;
+} stats;
+
+static void stats_add(stats *s, const char *key, long long by)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->c[i].key, key) == 0) {
+            s->c[i].count += by;
+            return;
+        }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        counter *c = realloc(s->c, cap * sizeof *c);
+        if (!c)
+            return;   /* a lost counter is not worth failing the report for */
+        s->c = c;
+        s->cap = cap;
+    }
+    snprintf(s->c[s->n].key, sizeof s->c[s->n].key, "%s", key);
+    s->c[s->n].count = by;
+    s->n++;
+}
+
+static int cmp_counter(const void *a, const void *b)
+{
+    return strcmp(((const counter *)a)->key, ((const counter *)b)->key);
+}
+
+static void stats_write(stats *s, FILE *out)
+{
+    if (s->n)
+        qsort(s->c, s->n, sizeof *s->c, cmp_counter);
+    for (size_t i = 0; i < s->n; i++)
+        fprintf(out, "%10lld %s\n", s->c[i].count, s->c[i].key);
+}
+
+/* Python prints None for a missing value. */
+static const char *or_none(const char *s)
+{
+    return s ? s : "None";
+}
+
+static void put_status(int status, FILE *out)
+{
+    if (status < 0)
+        fputs("None", out);
+    else
+        fprintf(out, "%d", status);
+}
+
+/* reporting.py's url_report: one line, and the counters it feeds. */
+static void url_report(const fetch_stat *st, stats *s, FILE *out)
+{
+    fputs(or_none(st->url), out);
+    if (st->exception) {
+        stats_add(s, "fail", 1);
+        fputs(" error ", out);
+        fputs(st->exception, out);
+        fputc('\n', out);
+        return;
+    }
+    fputc(' ', out);
+    put_status(st->status, out);
+    if (st->next_url) {
+        stats_add(s, "redirect", 1);
+        fputs(" redirect ", out);
+        fputs(st->next_url, out);
+        fputc('\n', out);
+        return;
+    }
+    if (st->content_type && strcmp(st->content_type, "text/html") == 0) {
+        stats_add(s, "html", 1);
+        stats_add(s, "html_bytes", st->size);
+    } else if (st->status == 200) {
+        stats_add(s, "other", 1);
+        stats_add(s, "other_bytes", st->size);
+    } else {
+        char key[32];
+        if (st->status < 0)
+            snprintf(key, sizeof key, "status_None");
+        else
+            snprintf(key, sizeof key, "status_%d", st->status);
+        stats_add(s, "error", 1);
+        stats_add(s, "error_bytes", st->size);
+        stats_add(s, key, 1);
+    }
+    fprintf(out, " %s %s %lld %d/%d\n", or_none(st->content_type),
+            or_none(st->encoding), st->size, st->num_new_urls, st->num_urls);
+}
+
+void report_write_text(report *r, const report_summary *sum, FILE *out)
+{
+    if (!out)
+        return;
+    sum = summary_or_empty(sum);
+    size_t n = report_count(r);
+    const fetch_stat **view = sorted_view(r);
+    stats s = {0};
+
+    fputs("*** Report ***\n", out);
+    for (size_t i = 0; i < n; i++)
+        url_report(nth(r, view, i), &s, out);
+    free(view);
+    if (sum->interrupted)
+        fputs("Interrupted\n", out);
+
+    double dt = isfinite(sum->seconds) && sum->seconds > 0 ? sum->seconds : 0;
+    double speed = (dt > 0 && sum->max_tasks > 0) ? (double)n / dt / sum->max_tasks : 0;
+    fprintf(out, "Finished %zu urls in %.3f secs (max_tasks=%d) (%.3f urls/sec/task)\n",
+            n, dt, sum->max_tasks, speed);
+    stats_write(&s, out);
+    free(s.c);
+    fprintf(out, "Todo: %zu\nDone: %zu\n", sum->todo, n);
+
+    time_t now = time(NULL);
+    char buf[64];
+    const char *date = "?";
+    if (ctime_r(&now, buf)) {
+        buf[strcspn(buf, "\n")] = '\0';
+        date = buf;
+    }
+    fprintf(out, "Date: %s local time\n", date);
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. Only
+ * shortest forms, no surrogates, nothing above U+10FFFF (RFC 3629). */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    unsigned char lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
+    int len;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;                    /* overlong */
+        else if (c == 0xED)
+            hi = 0x9F;                    /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;                    /* overlong */
+        else if (c == 0xF4)
+            hi = 0x8F;                    /* above U+10FFFF */
+    } else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    /* A NUL terminator fails these checks, so we never read past the string. */
+    for (int i = 2; i < len; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+static void put_escape(unsigned char c, FILE *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    char e[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+    switch (c) {
+    case '"':  fputs("\\\"", out); return;
+    case '\\': fputs("\\\\", out); return;
+    case '\n': fputs("\\n", out); return;
+    case '\r': fputs("\\r", out); return;
+    case '\t': fputs("\\t", out); return;
+    case '\b': fputs("\\b", out); return;
+    case '\f': fputs("\\f", out); return;
+    default:   fputs(e, out); return;
+    }
+}
+
+void json_write_string(FILE *out, const char *s)
+{
+    if (!out)
+        return;
+    if (!s) {
+        fputs("null", out);
+        return;
+    }
+    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *run = p;   /* start of bytes that need no escaping */
+    fputc('"', out);
+    while (*p) {
+        if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
+            p++;
+            continue;
+        }
+        int len = *p >= 0x80 ? utf8_len(p) : 0;
+        if (len) {
+            p += len;
+            continue;
+        }
+        fwrite(run, 1, (size_t)(p - run), out);
+        put_escape(*p, out);   /* control, quote, backslash, DEL or a stray byte */
+        run = ++p;
+    }
+    fwrite(run, 1, (size_t)(p - run), out);
+    fputc('"', out);
+}
+
+static void json_int_or_null(FILE *out, int v)
+{
+    if (v < 0)
+        fputs("null", out);
+    else
+        fprintf(out, "%d", v);
+}
+
+static void jsonl_record(const fetch_stat *st, FILE *out)
+{
+    fputs("{\"url\": ", out);
+    json_write_string(out, st->url);
+    fputs(", \"next_url\": ", out);
+    json_write_string(out, st->next_url);
+    fputs(", \"status\": ", out);
+    json_int_or_null(out, st->status);
+    fputs(", \"exception\": ", out);
+    json_write_string(out, st->exception);
+    fprintf(out, ", \"size\": %lld, \"content_type\": ", st->size);
+    json_write_string(out, st->content_type);
+    fputs(", \"encoding\": ", out);
+    json_write_string(out, st->encoding);
+    fprintf(out, ", \"num_urls\": %d, \"num_new_urls\": %d}\n", st->num_urls,
+            st->num_new_urls);
+}
+
+static void jsonl_summary(size_t done, const report_summary *sum, FILE *out)
+{
+    double dt = isfinite(sum->seconds) && sum->seconds > 0 ? sum->seconds : 0;
+    double rate = dt > 0 ? (double)done / dt : 0;
+    fprintf(out, "{\"summary\": {\"done\": %zu, \"seconds\": %.3f, \"max_tasks\": %d, "
+                 "\"urls_per_sec\": %.3f, \"todo\": %zu, \"stage\": ",
+            done, dt, sum->max_tasks, rate, sum->todo);
+    json_write_string(out, sum->stage);
+    fputs(", \"transport\": ", out);
+    json_write_string(out, sum->transport);
+    fputs(", \"selector\": ", out);
+    json_write_string(out, sum->selector);
+    fprintf(out, ", \"peak_in_flight\": %zu, \"interrupted\": %s}}\n", sum->peak_in_flight,
+            sum->interrupted ? "true" : "false");
+}
+
+void report_write_jsonl(report *r, const report_summary *sum, FILE *out)
+{
+    if (!out)
+        return;
+    size_t n = report_count(r);
+    const fetch_stat **view = sorted_view(r);
+    for (size_t i = 0; i < n; i++)
+        jsonl_record(nth(r, view, i), out);
+    free(view);
+    jsonl_summary(n, summary_or_empty(sum), out);
+}

@@ -1,0 +1,555 @@
+/* test_cli.c — cli_parse: defaults, every option, every kind of usage error (one line
+ * on stderr naming the bad argument), --help and --version.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "log.h"
+
+#define PROG "crawl-queue"
+#define MAX_ARGS 32
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+typedef struct run {
+    int rc;
+    crawl_options o;
+    char *out;           /* what was written to stdout */
+    char *err;           /* what was written to stderr */
+    char *argv[MAX_ARGS + 1];
+} run;
+
+/* Everything written to fd while fn runs, via a temporary file dup2'd over fd. */
+static char *slurp(FILE *f)
+{
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long len = ftell(f);
+    assert_true(len >= 0);
+    rewind(f);
+    char *buf = malloc((size_t)len + 1);
+    assert_non_null(buf);
+    size_t got = fread(buf, 1, (size_t)len, f);
+    assert_int_equal(got, (size_t)len);
+    buf[len] = '\0';
+    return buf;
+}
+
+/* Swap fd for a temp file; returns the saved descriptor. */
+static int capture_start(int fd, FILE **tmp)
+{
+    *tmp = tmpfile();
+    assert_non_null(*tmp);
+    int saved = dup(fd);
+    assert_true(saved >= 0);
+    assert_true(dup2(fileno(*tmp), fd) >= 0);
+    return saved;
+}
+
+static char *capture_end(int fd, int saved, FILE *tmp)
+{
+    assert_true(dup2(saved, fd) >= 0);
+    close(saved);
+    char *text = slurp(tmp);
+    fclose(tmp);
+    return text;
+}
+
+/* cli_parse(PROG, args...) with stdout and stderr captured. args ends with NULL. */
+static run *parse(const char *first, ...)
+{
+    run *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    int argc = 0;
+    r->argv[argc++] = PROG;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a; a = va_arg(ap, const char *)) {
+        assert_true(argc < MAX_ARGS);
+        r->argv[argc++] = (char *)a;
+    }
+    va_end(ap);
+
+    FILE *tout, *terr;
+    fflush(stdout);
+    fflush(stderr);
+    int sout = capture_start(STDOUT_FILENO, &tout);
+    int serr = capture_start(STDERR_FILENO, &terr);
+    r->rc = cli_parse(&r->o, argc, r->argv, PROG, "raw");
+    fflush(stdout);
+    fflush(stderr);
+    r->err = capture_end(STDERR_FILENO, serr, terr);
+    r->out = capture_end(STDOUT_FILENO, sout, tout);
+    return r;
+}
+
+static void run_free(run *r)
+{
+    free(r->out);
+    free(r->err);
+    free(r);
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* The call failed with exactly one stderr line that starts with the program name and
+ * contains each of the given fragments. */
+static void assert_usage_error(run *r, const char *frag1, const char *frag2)
+{
+    assert_int_equal(r->rc, CLI_USAGE);
+    assert_int_equal(count_lines(r->err), 1);
+    assert_true(r->err[strlen(r->err) - 1] == '\n');
+    assert_true(strncmp(r->err, PROG ": ", strlen(PROG ": ")) == 0);
+    if (frag1 && !strstr(r->err, frag1))
+        fail_msg("'%s' not in: %s", frag1, r->err);
+    if (frag2 && !strstr(r->err, frag2))
+        fail_msg("'%s' not in: %s", frag2, r->err);
+    assert_string_equal(r->out, "");
+}
+
+static void assert_ok(run *r)
+{
+    if (r->rc != CLI_OK)
+        fail_msg("cli_parse returned %d: %s", r->rc, r->err);
+    assert_string_equal(r->err, "");
+    assert_string_equal(r->out, "");
+}
+
+static int reset_log_level(void **state)
+{
+    (void)state;
+    log_level = LOG_WARN;
+    return 0;
+}
+
+/* ---- success ---------------------------------------------------------------- */
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    run *r = parse("example.com", NULL);
+    assert_ok(r);
+    const crawl_options *o = &r->o;
+    assert_int_equal(o->nroots, 1);
+    assert_string_equal(o->roots[0], "example.com");
+    assert_int_equal(o->max_tasks, 100);
+    assert_int_equal(o->max_redirect, 10);
+    assert_int_equal(o->max_tries, 4);
+    assert_null(o->exclude);
+    assert_int_equal(o->strict, 1);
+    assert_string_equal(o->selector, "epoll");
+    assert_string_equal(o->transport, "raw");
+    assert_string_equal(o->format, "text");
+    assert_null(o->output);
+    assert_true(o->timeout == 30.0);
+    assert_int_equal(o->max_pages, 0);
+    assert_int_equal(o->max_size, 16777216);
+    assert_null(o->cacert);
+    assert_null(o->trace_events);
+    assert_int_equal(o->verbose, 0);
+    assert_int_equal(o->quiet, 0);
+    assert_int_equal(log_level, LOG_WARN);
+    run_free(r);
+}
+
+static void test_default_transport_is_the_stages(void **state)
+{
+    (void)state;
+    char *argv[] = {PROG, "http://a/", NULL};
+    crawl_options o;
+    assert_int_equal(cli_parse(&o, 2, argv, PROG, "curl"), CLI_OK);
+    assert_string_equal(o.transport, "curl");
+}
+
+static void test_every_option_separate_values(void **state)
+{
+    (void)state;
+    run *r = parse("--max-tasks", "7", "--max-redirect", "0", "--max-tries", "100",
+                   "--exclude", "\\.pdf$", "--lenient", "--selector", "poll",
+                   "--transport", "curl", "--format", "jsonl", "--output", "out.jsonl",
+                   "--timeout", "2.5", "--max-pages", "50", "--max-size", "1",
+                   "--cacert", "ca.pem", "--trace-events", "t.json", "-v",
+                   "http://a/", "https://b.example/x", NULL);
+    assert_ok(r);
+    const crawl_options *o = &r->o;
+    assert_int_equal(o->max_tasks, 7);
+    assert_int_equal(o->max_redirect, 0);
+    assert_int_equal(o->max_tries, 100);
+    assert_string_equal(o->exclude, "\\.pdf$");
+    assert_int_equal(o->strict, 0);
+    assert_string_equal(o->selector, "poll");
+    assert_string_equal(o->transport, "curl");
+    assert_string_equal(o->format, "jsonl");
+    assert_string_equal(o->output, "out.jsonl");
+    assert_true(o->timeout == 2.5);
+    assert_int_equal(o->max_pages, 50);
+    assert_int_equal(o->max_size, 1);
+    assert_string_equal(o->cacert, "ca.pem");
+    assert_string_equal(o->trace_events, "t.json");
+    assert_int_equal(o->verbose, 1);
+    assert_int_equal(log_level, LOG_INFO);
+    assert_int_equal(o->nroots, 2);
+    assert_string_equal(o->roots[0], "http://a/");
+    assert_string_equal(o->roots[1], "https://b.example/x");
+    run_free(r);
+}
+
+static void test_every_option_equals_form(void **state)
+{
+    (void)state;
+    run *r = parse("--max-tasks=1000000", "--max-redirect=1000", "--max-tries=1",
+                   "--exclude=foo|bar", "--selector=select", "--transport=raw",
+                   "--format=text", "--output=-", "--timeout=86400", "--max-pages=0",
+                   "--max-size=9223372036854775807", "--cacert=c", "--trace-events=e",
+                   "a.example", NULL);
+    assert_ok(r);
+    const crawl_options *o = &r->o;
+    assert_int_equal(o->max_tasks, 1000000);
+    assert_int_equal(o->max_redirect, 1000);
+    assert_int_equal(o->max_tries, 1);
+    assert_string_equal(o->exclude, "foo|bar");
+    assert_string_equal(o->selector, "select");
+    assert_string_equal(o->transport, "raw");
+    assert_string_equal(o->format, "text");
+    assert_string_equal(o->output, "-");
+    assert_true(o->timeout == 86400.0);
+    assert_int_equal(o->max_pages, 0);
+    assert_true(o->max_size == 9223372036854775807LL);
+    assert_string_equal(o->cacert, "c");
+    assert_string_equal(o->trace_events, "e");
+    run_free(r);
+}
+
+static void test_options_after_roots_and_last_wins(void **state)
+{
+    (void)state;
+    run *r = parse("a.example", "--lenient", "b.example", "--strict", "--max-tasks", "3",
+                   "--max-tasks=5", "--", "--not-an-option.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->o.strict, 1);
+    assert_int_equal(r->o.max_tasks, 5);
+    assert_int_equal(r->o.nroots, 3);
+    assert_string_equal(r->o.roots[0], "a.example");
+    assert_string_equal(r->o.roots[1], "b.example");
+    assert_string_equal(r->o.roots[2], "--not-an-option.example");
+    run_free(r);
+}
+
+static void test_verbose_and_quiet_set_log_level(void **state)
+{
+    (void)state;
+    run *r = parse("-vv", "--verbose", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->o.verbose, 3);
+    assert_int_equal(log_level, LOG_DEBUG);
+    run_free(r);
+
+    r = parse("-q", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->o.quiet, 1);
+    assert_int_equal(log_level, LOG_ERROR);
+    run_free(r);
+
+    r = parse("--quiet", "-v", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(log_level, LOG_ERROR);
+    run_free(r);
+
+    r = parse("a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(log_level, LOG_WARN);
+    run_free(r);
+}
+
+static void test_timeout_decimal_forms(void **state)
+{
+    (void)state;
+    run *r = parse("--timeout", "0.001", "a.example", NULL);
+    assert_ok(r);
+    assert_true(r->o.timeout == 0.001);
+    run_free(r);
+    r = parse("--timeout", "1e2", "a.example", NULL);
+    assert_ok(r);
+    assert_true(r->o.timeout == 100.0);
+    run_free(r);
+}
+
+/* ---- help and version ------------------------------------------------------- */
+
+static void test_help(void **state)
+{
+    (void)state;
+    const char *flags[] = {"-h", "--help"};
+    for (size_t i = 0; i < 2; i++) {
+        run *r = parse(flags[i], NULL);
+        assert_int_equal(r->rc, CLI_EXIT_OK);
+        assert_string_equal(r->err, "");
+        assert_non_null(strstr(r->out, "Usage: " PROG " [options] ROOT..."));
+        const char *opts[] = {
+            "--max-tasks", "[100]", "--max-redirect", "[10]", "--max-tries", "[4]",
+            "--exclude", "--strict", "--lenient", "--selector", "epoll, poll or select",
+            "[epoll]", "--transport", "[raw]", "--format", "[text]", "--output",
+            "[stdout]", "--timeout", "[30]", "--max-pages", "[0]", "--max-size",
+            "[16777216]", "--cacert", "--trace-events", "--verbose", "--quiet", "--help",
+            "--version",
+        };
+        for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
+            if (!strstr(r->out, opts[k]))
+                fail_msg("help lacks '%s'", opts[k]);
+        run_free(r);
+    }
+}
+
+static void test_help_wins_over_missing_root(void **state)
+{
+    (void)state;
+    run *r = parse("--max-tasks", "5", "--help", NULL);
+    assert_int_equal(r->rc, CLI_EXIT_OK);
+    assert_string_equal(r->err, "");
+    run_free(r);
+}
+
+static void test_version(void **state)
+{
+    (void)state;
+    const char *flags[] = {"-V", "--version"};
+    for (size_t i = 0; i < 2; i++) {
+        run *r = parse(flags[i], NULL);
+        assert_int_equal(r->rc, CLI_EXIT_OK);
+        assert_string_equal(r->out, PROG " " CRAWL_VERSION "\n");
+        assert_string_equal(r->err, "");
+        run_free(r);
+    }
+}
+
+/* ---- usage errors ----------------------------------------------------------- */
+
+static void test_not_a_whole_number(void **state)
+{
+    (void)state;
+    run *r = parse("--max-tasks", "zero", "a.example", NULL);
+    assert_usage_error(r, "--max-tasks: 'zero' is not a whole number", NULL);
+    run_free(r);
+    const char *bad[] = {"", " 5", "5 ", "5x", "0x10", "1.5", "+", "-", "1e3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        r = parse("--max-redirect", bad[i], "a.example", NULL);
+        assert_usage_error(r, "--max-redirect:", "is not a whole number");
+        run_free(r);
+    }
+}
+
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    run *r = parse("--max-tasks", "0", "a.example", NULL);
+    assert_usage_error(r, "--max-tasks: 0 is out of range (1 to 1000000)", NULL);
+    run_free(r);
+
+    r = parse("--max-tasks=1000001", "a.example", NULL);
+    assert_usage_error(r, "--max-tasks: 1000001 is out of range", NULL);
+    run_free(r);
+
+    r = parse("--max-tasks", "99999999999999999999999", "a.example", NULL);
+    assert_usage_error(r, "99999999999999999999999 is out of range", NULL);
+    run_free(r);
+
+    r = parse("--max-redirect", "-1", "a.example", NULL);
+    assert_usage_error(r, "--max-redirect: -1 is out of range (0 to 1000)", NULL);
+    run_free(r);
+
+    r = parse("--max-tries", "101", "a.example", NULL);
+    assert_usage_error(r, "--max-tries: 101 is out of range (1 to 100)", NULL);
+    run_free(r);
+
+    r = parse("--max-pages", "-1", "a.example", NULL);
+    assert_usage_error(r, "--max-pages: -1 is out of range", NULL);
+    run_free(r);
+
+    r = parse("--max-size", "0", "a.example", NULL);
+    assert_usage_error(r, "--max-size: 0 is out of range", NULL);
+    run_free(r);
+}
+
+static void test_bad_timeout(void **state)
+{
+    (void)state;
+    const char *words[] = {"abc", "", "nan", "inf", "0x10", "1s", "2..5"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        run *r = parse("--timeout", words[i], "a.example", NULL);
+        assert_usage_error(r, "--timeout:", "is not a number of seconds");
+        run_free(r);
+    }
+    const char *ranges[] = {"0", "-1", "86400.5", "1e9"};
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        run *r = parse("--timeout", ranges[i], "a.example", NULL);
+        assert_usage_error(r, "--timeout:", "is out of range");
+        assert_non_null(strstr(r->err, ranges[i]));
+        run_free(r);
+    }
+}
+
+static void test_bad_choices(void **state)
+{
+    (void)state;
+    run *r = parse("--selector", "kqueue", "a.example", NULL);
+    assert_usage_error(r, "--selector: unknown 'kqueue' (choose epoll, poll or select)",
+                       NULL);
+    run_free(r);
+
+    r = parse("--transport=tcp", "a.example", NULL);
+    assert_usage_error(r, "--transport: unknown 'tcp' (choose raw or curl)", NULL);
+    run_free(r);
+
+    r = parse("--format", "JSONL", "a.example", NULL);
+    assert_usage_error(r, "--format: unknown 'JSONL' (choose text or jsonl)", NULL);
+    run_free(r);
+}
+
+static void test_bad_exclude_regex(void **state)
+{
+    (void)state;
+    run *r = parse("--exclude", "(", "a.example", NULL);
+    assert_usage_error(r, "--exclude", "'('");
+    run_free(r);
+}
+
+static void test_unknown_options(void **state)
+{
+    (void)state;
+    run *r = parse("--bogus", "a.example", NULL);
+    assert_usage_error(r, "unknown option '--bogus' (see --help)", NULL);
+    run_free(r);
+
+    r = parse("--bogus=3", "a.example", NULL);
+    assert_usage_error(r, "unknown option '--bogus'", NULL);
+    run_free(r);
+
+    r = parse("-x", "a.example", NULL);
+    assert_usage_error(r, "unknown option '-x'", NULL);
+    run_free(r);
+
+    r = parse("-vz", "a.example", NULL);
+    assert_usage_error(r, "unknown option '-z'", NULL);
+    run_free(r);
+
+    /* --max-t could be --max-tasks or --max-tries. */
+    r = parse("--max-t=3", "a.example", NULL);
+    assert_usage_error(r, "'--max-t'", "ambiguous");
+    run_free(r);
+}
+
+static void test_value_given_to_a_flag(void **state)
+{
+    (void)state;
+    run *r = parse("--strict=yes", "a.example", NULL);
+    assert_usage_error(r, "option '--strict' takes no value", NULL);
+    run_free(r);
+
+    r = parse("--verbose=2", "a.example", NULL);
+    assert_usage_error(r, "option '--verbose' takes no value", NULL);
+    run_free(r);
+}
+
+static void test_missing_value(void **state)
+{
+    (void)state;
+    const char *opts[] = {"--max-tasks", "--max-redirect", "--max-tries", "--exclude",
+                          "--selector", "--transport", "--format", "--output",
+                          "--timeout", "--max-pages", "--max-size", "--cacert",
+                          "--trace-events"};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+        run *r = parse("a.example", opts[i], NULL);
+        char want[64];
+        snprintf(want, sizeof want, "option '%s' needs a value", opts[i]);
+        assert_usage_error(r, want, NULL);
+        run_free(r);
+    }
+}
+
+static void test_no_root(void **state)
+{
+    (void)state;
+    run *r = parse(NULL);
+    assert_usage_error(r, "no ROOT given (see --help)", NULL);
+    run_free(r);
+
+    r = parse("--max-tasks", "4", "-v", NULL);
+    assert_usage_error(r, "no ROOT given", NULL);
+    run_free(r);
+}
+
+static void test_bad_roots(void **state)
+{
+    (void)state;
+    run *r = parse("ftp://x/", NULL);
+    assert_usage_error(r, "ROOT 'ftp://x/': ", "ftp");
+    run_free(r);
+
+    /* The first root is fine; the second is reported. */
+    r = parse("http://ok.example/", "ftp://x/", NULL);
+    assert_usage_error(r, "ROOT 'ftp://x/'", NULL);
+    run_free(r);
+
+    /* A newline in the argument must not split the message into two lines. */
+    r = parse("ftp://a\nb/", NULL);
+    assert_usage_error(r, "ROOT 'ftp://a", NULL);
+    run_free(r);
+}
+
+static void test_callable_repeatedly(void **state)
+{
+    (void)state;
+    /* An error part-way through must not leak into the next parse. */
+    run *r = parse("--max-tasks", "0", "a.example", NULL);
+    assert_int_equal(r->rc, CLI_USAGE);
+    run_free(r);
+    for (int i = 0; i < 3; i++) {
+        r = parse("--max-tasks", "9", "a.example", NULL);
+        assert_ok(r);
+        assert_int_equal(r->o.max_tasks, 9);
+        assert_int_equal(r->o.nroots, 1);
+        run_free(r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_defaults, reset_log_level),
+        cmocka_unit_test_teardown(test_default_transport_is_the_stages, reset_log_level),
+        cmocka_unit_test_teardown(test_every_option_separate_values, reset_log_level),
+        cmocka_unit_test_teardown(test_every_option_equals_form, reset_log_level),
+        cmocka_unit_test_teardown(test_options_after_roots_and_last_wins, reset_log_level),
+        cmocka_unit_test_teardown(test_verbose_and_quiet_set_log_level, reset_log_level),
+        cmocka_unit_test_teardown(test_timeout_decimal_forms, reset_log_level),
+        cmocka_unit_test_teardown(test_help, reset_log_level),
+        cmocka_unit_test_teardown(test_help_wins_over_missing_root, reset_log_level),
+        cmocka_unit_test_teardown(test_version, reset_log_level),
+        cmocka_unit_test_teardown(test_not_a_whole_number, reset_log_level),
+        cmocka_unit_test_teardown(test_out_of_range, reset_log_level),
+        cmocka_unit_test_teardown(test_bad_timeout, reset_log_level),
+        cmocka_unit_test_teardown(test_bad_choices, reset_log_level),
+        cmocka_unit_test_teardown(test_bad_exclude_regex, reset_log_level),
+        cmocka_unit_test_teardown(test_unknown_options, reset_log_level),
+        cmocka_unit_test_teardown(test_value_given_to_a_flag, reset_log_level),
+        cmocka_unit_test_teardown(test_missing_value, reset_log_level),
+        cmocka_unit_test_teardown(test_no_root, reset_log_level),
+        cmocka_unit_test_teardown(test_bad_roots, reset_log_level),
+        cmocka_unit_test_teardown(test_callable_repeatedly, reset_log_level),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

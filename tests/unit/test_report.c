@@ -1,0 +1,474 @@
+/* test_report.c — the FetchStatistic list and its text and jsonl reports, JSON string
+ * escaping, and sorting a large report.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+typedef struct lines {
+    char *buf;     /* the whole output, newlines replaced by NULs */
+    size_t size;   /* bytes written */
+    char **line;
+    size_t n;
+} lines;
+
+/* Split buf (size bytes, owned) into lines; every line must end in '\n'. */
+static lines split_lines(char *buf, size_t size)
+{
+    lines l = {buf, size, NULL, 0};
+    size_t cap = 0;
+    for (size_t i = 0; i < size; i++)
+        cap += buf[i] == '\n';
+    assert_true(size == 0 || buf[size - 1] == '\n');
+    l.line = calloc(cap + 1, sizeof *l.line);
+    assert_non_null(l.line);
+    char *start = buf;
+    for (size_t i = 0; i < size; i++)
+        if (buf[i] == '\n') {
+            buf[i] = '\0';
+            l.line[l.n++] = start;
+            start = buf + i + 1;
+        }
+    return l;
+}
+
+static void lines_free(lines *l)
+{
+    free(l->buf);
+    free(l->line);
+}
+
+enum { TEXT, JSONL };
+
+static lines write_report(report *r, const report_summary *sum, int format)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    assert_non_null(f);
+    if (format == TEXT)
+        report_write_text(r, sum, f);
+    else
+        report_write_jsonl(r, sum, f);
+    assert_int_equal(fclose(f), 0);
+    return split_lines(buf, size);
+}
+
+/* json_write_string(s) into a malloc'd string. */
+static char *json_of(const char *s)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    assert_non_null(f);
+    json_write_string(f, s);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+static void assert_json(const char *in, const char *want)
+{
+    char *got = json_of(in);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static fetch_stat page(const char *url, int status, const char *type, const char *enc,
+                       long long size, int num, int num_new)
+{
+    fetch_stat st = {0};
+    st.url = (char *)url;
+    st.status = status;
+    st.content_type = (char *)type;
+    st.encoding = (char *)enc;
+    st.size = size;
+    st.num_urls = num;
+    st.num_new_urls = num_new;
+    return st;
+}
+
+static fetch_stat redirect(const char *url, int status, const char *next)
+{
+    fetch_stat st = {0};
+    st.url = (char *)url;
+    st.status = status;
+    st.next_url = (char *)next;
+    return st;
+}
+
+static fetch_stat failure(const char *url, int status, const char *exception)
+{
+    fetch_stat st = {0};
+    st.url = (char *)url;
+    st.status = status;
+    st.exception = (char *)exception;
+    return st;
+}
+
+/* One of each kind of line, added out of order. */
+static report *sample_report(void)
+{
+    report *r = report_new();
+    assert_non_null(r);
+    fetch_stat recs[] = {
+        page("http://a/c", 200, "text/html", "utf-8", 100, 5, 3),
+        failure("http://a/f", 200, "body truncated at 5 bytes (--max-size)"),
+        redirect("http://a/a", 301, "http://a/b"),
+        page("http://a/g", 500, NULL, NULL, 0, 0, 0),
+        failure("http://a/b", -1, "connection refused"),
+        page("http://a/e", 404, "text/plain", "utf-8", 10, 0, 0),
+        page("http://a/d", 200, "image/png", NULL, 50, 0, 0),
+    };
+    for (size_t i = 0; i < sizeof recs / sizeof recs[0]; i++)
+        report_add(r, &recs[i]);
+    return r;
+}
+
+static const report_summary sample_summary = {
+    .seconds = 2.0, .max_tasks = 4, .todo = 3, .stage = "queue", .transport = "curl",
+    .selector = "epoll", .peak_in_flight = 4, .interrupted = 0,
+};
+
+/* ---- the record list --------------------------------------------------------- */
+
+static void test_add_copies_strings(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    char url[] = "http://x/";
+    char exc[] = "timed out";
+    fetch_stat st = failure(url, -1, exc);
+    report_add(r, &st);
+    url[7] = 'y';
+    exc[0] = 'T';
+    assert_int_equal(report_count(r), 1);
+    const fetch_stat *got = report_get(r, 0);
+    assert_non_null(got);
+    assert_string_equal(got->url, "http://x/");
+    assert_string_equal(got->exception, "timed out");
+    assert_ptr_not_equal(got->url, url);
+    assert_null(got->next_url);
+    assert_null(got->content_type);
+    assert_int_equal(got->status, -1);
+    assert_null(report_get(r, 1));
+    report_free(r);
+}
+
+static void test_null_arguments(void **state)
+{
+    (void)state;
+    fetch_stat st = page("http://x/", 200, "text/html", "utf-8", 1, 0, 0);
+    report_add(NULL, &st);
+    report *r = report_new();
+    report_add(r, NULL);
+    assert_int_equal(report_count(r), 0);
+    assert_int_equal(report_count(NULL), 0);
+    assert_null(report_get(NULL, 0));
+    /* A record without a url is kept and printed as Python's None / JSON null. */
+    fetch_stat nourl = page(NULL, 200, "text/html", "utf-8", 1, 0, 0);
+    report_add(r, &nourl);
+    lines t = write_report(r, NULL, TEXT);
+    assert_string_equal(t.line[1], "None 200 text/html utf-8 1 0/0");
+    lines_free(&t);
+    lines j = write_report(r, NULL, JSONL);
+    assert_int_equal(j.n, 2);
+    assert_true(strncmp(j.line[0], "{\"url\": null, ", 14) == 0);
+    lines_free(&j);
+    report_free(r);
+    report_free(NULL);
+}
+
+/* ---- text ------------------------------------------------------------------- */
+
+static void test_text_report(void **state)
+{
+    (void)state;
+    report *r = sample_report();
+    lines l = write_report(r, &sample_summary, TEXT);
+    const char *want[] = {
+        "*** Report ***",
+        "http://a/a 301 redirect http://a/b",
+        "http://a/b error connection refused",
+        "http://a/c 200 text/html utf-8 100 3/5",
+        "http://a/d 200 image/png None 50 0/0",
+        "http://a/e 404 text/plain utf-8 10 0/0",
+        "http://a/f error body truncated at 5 bytes (--max-size)",
+        "http://a/g 500 None None 0 0/0",
+        "Finished 7 urls in 2.000 secs (max_tasks=4) (0.875 urls/sec/task)",
+        "         2 error",
+        "        10 error_bytes",
+        "         2 fail",
+        "         1 html",
+        "       100 html_bytes",
+        "         1 other",
+        "        50 other_bytes",
+        "         1 redirect",
+        "         1 status_404",
+        "         1 status_500",
+        "Todo: 3",
+        "Done: 7",
+    };
+    size_t nwant = sizeof want / sizeof want[0];
+    assert_int_equal(l.n, nwant + 1);
+    for (size_t i = 0; i < nwant; i++)
+        assert_string_equal(l.line[i], want[i]);
+    /* "Date: Wed Jun 30 21:49:08 1993 local time": ctime's 24 characters. */
+    const char *date = l.line[nwant];
+    assert_int_equal(strlen(date), strlen("Date: ") + 24 + strlen(" local time"));
+    assert_true(strncmp(date, "Date: ", 6) == 0);
+    assert_string_equal(date + 6 + 24, " local time");
+    lines_free(&l);
+
+    /* Writing does not reorder the records themselves. */
+    assert_string_equal(report_get(r, 0)->url, "http://a/c");
+    report_free(r);
+}
+
+static void test_text_interrupted_and_zero_time(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    fetch_stat st = page("http://a/", 200, "text/html", "utf-8", 7, 2, 2);
+    report_add(r, &st);
+    report_summary sum = sample_summary;
+    sum.interrupted = 1;
+    sum.seconds = 0;
+    sum.todo = 12;
+    lines l = write_report(r, &sum, TEXT);
+    assert_string_equal(l.line[1], "http://a/ 200 text/html utf-8 7 2/2");
+    assert_string_equal(l.line[2], "Interrupted");
+    assert_string_equal(l.line[3],
+                        "Finished 1 urls in 0.000 secs (max_tasks=4) (0.000 urls/sec/task)");
+    assert_string_equal(l.line[4], "         1 html");
+    assert_string_equal(l.line[5], "         7 html_bytes");
+    assert_string_equal(l.line[6], "Todo: 12");
+    assert_string_equal(l.line[7], "Done: 1");
+    lines_free(&l);
+    report_free(r);
+}
+
+static void test_text_empty(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    report_summary sum = {.seconds = 1.5, .max_tasks = 0};
+    lines l = write_report(r, &sum, TEXT);
+    assert_int_equal(l.n, 5);
+    assert_string_equal(l.line[0], "*** Report ***");
+    assert_string_equal(l.line[1],
+                        "Finished 0 urls in 1.500 secs (max_tasks=0) (0.000 urls/sec/task)");
+    assert_string_equal(l.line[2], "Todo: 0");
+    assert_string_equal(l.line[3], "Done: 0");
+    lines_free(&l);
+    report_free(r);
+}
+
+/* ---- jsonl ------------------------------------------------------------------ */
+
+static void test_jsonl_report(void **state)
+{
+    (void)state;
+    report *r = sample_report();
+    lines l = write_report(r, &sample_summary, JSONL);
+    assert_int_equal(l.n, 8);
+    assert_string_equal(l.line[0],
+        "{\"url\": \"http://a/a\", \"next_url\": \"http://a/b\", \"status\": 301, "
+        "\"exception\": null, \"size\": 0, \"content_type\": null, \"encoding\": null, "
+        "\"num_urls\": 0, \"num_new_urls\": 0}");
+    assert_string_equal(l.line[1],
+        "{\"url\": \"http://a/b\", \"next_url\": null, \"status\": null, "
+        "\"exception\": \"connection refused\", \"size\": 0, \"content_type\": null, "
+        "\"encoding\": null, \"num_urls\": 0, \"num_new_urls\": 0}");
+    assert_string_equal(l.line[2],
+        "{\"url\": \"http://a/c\", \"next_url\": null, \"status\": 200, "
+        "\"exception\": null, \"size\": 100, \"content_type\": \"text/html\", "
+        "\"encoding\": \"utf-8\", \"num_urls\": 5, \"num_new_urls\": 3}");
+    assert_string_equal(l.line[5],
+        "{\"url\": \"http://a/f\", \"next_url\": null, \"status\": 200, "
+        "\"exception\": \"body truncated at 5 bytes (--max-size)\", \"size\": 0, "
+        "\"content_type\": null, \"encoding\": null, \"num_urls\": 0, \"num_new_urls\": 0}");
+    for (size_t i = 0; i + 2 < l.n; i++)
+        assert_true(strcmp(l.line[i], l.line[i + 1]) < 0);
+    assert_string_equal(l.line[7],
+        "{\"summary\": {\"done\": 7, \"seconds\": 2.000, \"max_tasks\": 4, "
+        "\"urls_per_sec\": 3.500, \"todo\": 3, \"stage\": \"queue\", \"transport\": \"curl\", "
+        "\"selector\": \"epoll\", \"peak_in_flight\": 4, \"interrupted\": false}}");
+    lines_free(&l);
+    report_free(r);
+}
+
+static void test_jsonl_summary_edge_cases(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    report_summary sum = {.seconds = 0, .max_tasks = 10, .interrupted = 1};
+    lines l = write_report(r, &sum, JSONL);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.line[0],
+        "{\"summary\": {\"done\": 0, \"seconds\": 0.000, \"max_tasks\": 10, "
+        "\"urls_per_sec\": 0.000, \"todo\": 0, \"stage\": null, \"transport\": null, "
+        "\"selector\": null, \"peak_in_flight\": 0, \"interrupted\": true}}");
+    lines_free(&l);
+    report_free(r);
+}
+
+/* ---- JSON strings ----------------------------------------------------------- */
+
+static void test_json_plain_and_null(void **state)
+{
+    (void)state;
+    assert_json("", "\"\"");
+    assert_json("http://a/b?c=d&e", "\"http://a/b?c=d&e\"");
+    assert_json(NULL, "null");
+    json_write_string(NULL, "x");   /* no stream: nothing happens */
+}
+
+static void test_json_escapes(void **state)
+{
+    (void)state;
+    assert_json("say \"hi\"", "\"say \\\"hi\\\"\"");
+    assert_json("a\\b", "\"a\\\\b\"");
+    assert_json("\n\r\t\b\f", "\"\\n\\r\\t\\b\\f\"");
+    assert_json("\x01\x1f" "x\x7f", "\"\\u0001\\u001fx\\u007f\"");
+    assert_json("/", "\"/\"");
+}
+
+static void test_json_valid_utf8_passes(void **state)
+{
+    (void)state;
+    /* é (2 bytes), € (3), U+D7FF (last before surrogates), U+1F600 (4), U+10FFFF. */
+    assert_json("caf\xc3\xa9", "\"caf\xc3\xa9\"");
+    assert_json("\xe2\x82\xac", "\"\xe2\x82\xac\"");
+    assert_json("\xed\x9f\xbf", "\"\xed\x9f\xbf\"");
+    assert_json("\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"");
+    assert_json("\xf4\x8f\xbf\xbf", "\"\xf4\x8f\xbf\xbf\"");
+}
+
+static void test_json_invalid_utf8_escaped(void **state)
+{
+    (void)state;
+    /* Stray continuation byte, and a lone 0xff. */
+    assert_json("a\x80z", "\"a\\u0080z\"");
+    assert_json("\xff", "\"\\u00ff\"");
+    /* Overlong '/' (C0 AF) and overlong 3-byte (E0 80 AF). */
+    assert_json("\xc0\xaf", "\"\\u00c0\\u00af\"");
+    assert_json("\xe0\x80\xaf", "\"\\u00e0\\u0080\\u00af\"");
+    /* A surrogate (U+D800) and a code point above U+10FFFF. */
+    assert_json("\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"");
+    assert_json("\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\"");
+    /* Truncated sequences: at the end of the string, and before an ASCII byte. */
+    assert_json("\xe2\x82", "\"\\u00e2\\u0082\"");
+    assert_json("\xf0\x9f\x98", "\"\\u00f0\\u009f\\u0098\"");
+    assert_json("\xc3" "A", "\"\\u00c3A\"");
+    /* A bad lead byte followed by a valid sequence: only the bad byte is escaped. */
+    assert_json("\xf8\xc3\xa9", "\"\\u00f8\xc3\xa9\"");
+}
+
+static void test_json_every_byte_gives_json(void **state)
+{
+    (void)state;
+    /* All 255 non-NUL bytes in one string: the output must be printable ASCII
+     * apart from valid UTF-8, i.e. no raw control characters. */
+    char in[256];
+    for (int i = 1; i < 256; i++)
+        in[i - 1] = (char)i;
+    in[255] = '\0';
+    char *out = json_of(in);
+    size_t len = strlen(out);
+    assert_true(len > 255);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)out[i];
+        assert_true(c >= 0x20 && c < 0x7f);   /* every byte >= 0x80 here is invalid */
+    }
+    assert_non_null(strstr(out, "\\u0080\\u0081"));
+    free(out);
+}
+
+/* ---- size ------------------------------------------------------------------- */
+
+enum { MANY = 100000 };
+
+static void test_many_records_sorted(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    /* A permutation of 0..MANY-1: 7919 is prime and does not divide MANY. */
+    char url[64];
+    for (unsigned i = 0; i < MANY; i++) {
+        unsigned k = (unsigned)(((unsigned long long)i * 7919) % MANY);
+        snprintf(url, sizeof url, "http://h/%06u", k);
+        fetch_stat st = page(url, 200, "text/html", "utf-8", k, 0, 0);
+        report_add(r, &st);
+    }
+    assert_int_equal(report_count(r), MANY);
+
+    lines t = write_report(r, &sample_summary, TEXT);
+    assert_int_equal(t.n, 1 + MANY + 1 + 2 + 3);
+    char want[96];
+    for (unsigned i = 0; i < MANY; i++) {
+        snprintf(want, sizeof want, "http://h/%06u 200 text/html utf-8 %u 0/0", i, i);
+        if (strcmp(t.line[1 + i], want) != 0)
+            assert_string_equal(t.line[1 + i], want);
+    }
+    assert_string_equal(t.line[MANY + 2], "    100000 html");
+    assert_string_equal(t.line[MANY + 3], "4999950000 html_bytes");
+    lines_free(&t);
+
+    lines j = write_report(r, &sample_summary, JSONL);
+    assert_int_equal(j.n, MANY + 1);
+    for (unsigned i = 0; i + 1 < MANY; i++)
+        if (strcmp(j.line[i], j.line[i + 1]) >= 0)
+            fail_msg("line %u out of order", i);
+    assert_true(strncmp(j.line[MANY], "{\"summary\": {\"done\": 100000, ", 29) == 0);
+    lines_free(&j);
+    report_free(r);
+}
+
+static void test_duplicate_urls_keep_insertion_order(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    fetch_stat a = failure("http://d/", -1, "first");
+    fetch_stat b = failure("http://d/", -1, "second");
+    fetch_stat c = failure("http://c/", -1, "third");
+    report_add(r, &a);
+    report_add(r, &b);
+    report_add(r, &c);
+    lines l = write_report(r, NULL, TEXT);
+    assert_string_equal(l.line[1], "http://c/ error third");
+    assert_string_equal(l.line[2], "http://d/ error first");
+    assert_string_equal(l.line[3], "http://d/ error second");
+    lines_free(&l);
+    report_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_copies_strings),
+        cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_text_report),
+        cmocka_unit_test(test_text_interrupted_and_zero_time),
+        cmocka_unit_test(test_text_empty),
+        cmocka_unit_test(test_jsonl_report),
+        cmocka_unit_test(test_jsonl_summary_edge_cases),
+        cmocka_unit_test(test_json_plain_and_null),
+        cmocka_unit_test(test_json_escapes),
+        cmocka_unit_test(test_json_valid_utf8_passes),
+        cmocka_unit_test(test_json_invalid_utf8_escaped),
+        cmocka_unit_test(test_json_every_byte_gives_json),
+        cmocka_unit_test(test_many_records_sorted),
+        cmocka_unit_test(test_duplicate_urls_keep_insertion_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
