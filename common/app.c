@@ -1,0 +1,102 @@
+/* app.c — see app.h. */
+#include "app.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "rawerr.h"
+
+volatile sig_atomic_t app_interrupted;
+static selector *signal_loop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    app_interrupted = 1;
+    if (signal_loop)
+        selector_stop(signal_loop);
+}
+
+static void install_signals(selector *loop)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    signal_loop = loop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);   /* a peer closing mid-send is an error, not a death */
+}
+
+long app_timeout_ms(const app *a)
+{
+    return (long)(a->opt.timeout * 1000.0 + 0.5);
+}
+
+/* The raw transport speaks plain HTTP only: refuse an https root up front. */
+static int check_roots(const app *a, const char *prog)
+{
+    for (int i = 0; a->raw && i < a->opt.nroots; i++) {
+        if (strncasecmp(a->opt.roots[i], "https:", 6) == 0) {
+            fprintf(stderr, "%s: ROOT '%s': %s\n", prog, a->opt.roots[i],
+                    raw_https_unsupported);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void app_free(app *a)
+{
+    curl_glue_free(a->curl);
+    resolver_free(a->resolver);
+    crawl_free(a->crawl);
+    selector_free(a->loop);
+}
+
+int app_main(int argc, char **argv, const char *prog, const char *stage,
+             const char *default_transport, int (*crawl_fn)(app *a))
+{
+    app a;
+    char err[512];
+    memset(&a, 0, sizeof a);
+    int r = cli_parse(&a.opt, argc, argv, prog, default_transport);
+    if (r == CLI_EXIT_OK)
+        return 0;
+    if (r != CLI_OK)
+        return 2;
+    a.raw = strcmp(a.opt.transport, "raw") == 0;
+    if (check_roots(&a, prog) < 0)
+        return 2;
+
+    net_raise_nofile();
+    a.loop = selector_new(a.opt.selector, err, sizeof err);
+    if (a.loop)
+        a.crawl = crawl_new(&a.opt, stage, err, sizeof err);
+    if (a.crawl) {
+        if (a.raw)
+            a.resolver = resolver_new();
+        else
+            a.curl = curl_glue_new(a.loop, a.opt.max_tasks, a.opt.cacert, err, sizeof err);
+    }
+    if (!a.loop || !a.crawl || (!a.resolver && !a.curl)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        app_free(&a);
+        return 1;
+    }
+    install_signals(a.loop);
+
+    int status = crawl_fn(&a) < 0 ? 1 : 0;
+    if (app_interrupted)
+        log_warn("%s: interrupted; %zu URL(s) left to do", prog, a.todo);
+    if (crawl_write_report(a.crawl, a.todo, a.opt.transport, selector_backend(a.loop),
+                           app_interrupted) < 0) {
+        fprintf(stderr, "%s: writing the report failed\n", prog);
+        status = 1;
+    }
+    signal_loop = NULL;
+    app_free(&a);
+    return status;
+}

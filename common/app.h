@@ -1,0 +1,39 @@
+/* app.h — the main() every crawler shares: parse the command line, make the selector,
+ * the crawl core and the transport, handle SIGINT/SIGTERM, run the stage's crawl,
+ * write the report. A stage supplies only its crawl function — the part the chapter
+ * teaches. */
+#ifndef CRAWL_APP_H
+#define CRAWL_APP_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "cli.h"
+#include "crawl.h"
+#include "curlglue.h"
+#include "net.h"
+#include "selector.h"
+
+typedef struct app {
+    crawl_options opt;
+    selector *loop;
+    crawl *crawl;
+    curl_glue *curl;        /* --transport curl */
+    resolver *resolver;     /* --transport raw */
+    bool raw;               /* which of the two */
+    size_t todo;            /* set by the stage: URLs still waiting when it returned */
+} app;
+
+/* Set when SIGINT or SIGTERM arrived (the loop is stopped at the same moment). */
+extern volatile sig_atomic_t app_interrupted;
+
+/* Run the stage. crawl_fn runs the crawl to the end (or until interrupted) and
+ * returns 0, or -1 on a fatal error (after printing one line). Returns the exit code:
+ * 0 done, 1 fatal, 2 usage. */
+int app_main(int argc, char **argv, const char *prog, const char *stage,
+             const char *default_transport, int (*crawl_fn)(app *a));
+
+/* The --timeout in milliseconds. */
+long app_timeout_ms(const app *a);
+
+#endif

@@ -1,0 +1,56 @@
+/* jobq.c — see jobq.h. */
+#include "jobq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void jobq_init(jobq *q)
+{
+    memset(q, 0, sizeof *q);
+}
+
+void jobq_clear(jobq *q)
+{
+    job j;
+    while (jobq_pop(q, &j))
+        free(j.url);
+    free(q->items);
+    jobq_init(q);
+}
+
+static bool grow(jobq *q)
+{
+    size_t cap = q->cap ? 2 * q->cap : 64;
+    job *items = malloc(cap * sizeof *items);
+    if (!items)
+        return false;
+    for (size_t i = 0; i < q->count; i++)
+        items[i] = q->items[(q->head + i) % q->cap];
+    free(q->items);
+    q->items = items;
+    q->head = 0;
+    q->cap = cap;
+    return true;
+}
+
+bool jobq_push(jobq *q, const char *url, int max_redirect)
+{
+    if (q->count == q->cap && !grow(q))
+        return false;
+    char *copy = strdup(url);
+    if (!copy)
+        return false;
+    q->items[(q->head + q->count) % q->cap] = (job){copy, max_redirect};
+    q->count++;
+    return true;
+}
+
+bool jobq_pop(jobq *q, job *out)
+{
+    if (q->count == 0)
+        return false;
+    *out = q->items[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    return true;
+}
