@@ -1,0 +1,224 @@
+/* fetch.c — http_get and fetch: the chapter's fetch coroutine, factored with
+ * `yield from` (AWAIT) into connect, write_all and read_all. */
+#include "fetch.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "future.h"
+#include "rawerr.h"
+#include "sockio.h"
+#include "task.h"
+#include "url.h"
+
+/* ---- http_get over raw sockets: connect, send the request, read the response ---- */
+
+typedef struct {
+    coro co;
+    app *a;
+    char *url;
+    const http_sink *sink;
+    char *host;
+    int port;
+    int fd;
+    char *request;
+    size_t request_len;
+    http_parser *parser;
+    uint64_t deadline;
+} raw_get_frame;
+
+static int raw_get_body(coro *co)
+{
+    raw_get_frame *f = (raw_get_frame *)co;
+    CORO_BEGIN(co);
+    {
+        char *scheme = NULL, *path = NULL;
+        int ok = url_split(f->url, &scheme, &f->host, &f->port, &path) == 0;
+        free(scheme);
+        free(path);
+        if (!ok)
+            CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");
+    }
+    {
+        struct sockaddr_storage addr;
+        socklen_t len;
+        char err[256];
+        if (resolver_lookup(f->a->resolver, f->host, f->port, &addr, &len, err, sizeof err) < 0)
+            CORO_RAISE(co, CORO_OSERROR, 0, "%s", err);
+        f->deadline = selector_now_ms(f->a->loop) + (uint64_t)app_timeout_ms(f->a);
+        AWAIT(co, sock_connect(&addr, len, f->deadline));
+    }
+    f->fd = (int)co->value.n;
+    f->request = http_build_get(f->url, &f->request_len);
+    AWAIT(co, sock_write_all(f->fd, f->request, f->request_len, f->deadline));
+    f->parser = http_parser_new(f->sink);
+    AWAIT(co, sock_read_all(f->fd, f->parser, f->deadline));
+    CORO_RETURN(co, NULL, 0);
+    CORO_END(co);
+}
+
+static void raw_get_finally(coro *co)
+{
+    raw_get_frame *f = (raw_get_frame *)co;
+    if (f->fd >= 0)
+        close(f->fd);
+    http_parser_free(f->parser);
+    free(f->request);
+    free(f->host);
+    free(f->url);
+}
+
+static const coro_def raw_get_def = {"http_get", __FILE__, raw_get_body, raw_get_finally,
+                                     sizeof(raw_get_frame)};
+
+/* ---- http_get over libcurl: a Future resolved by the glue's done callback ---- */
+
+typedef struct {
+    coro co;
+    app *a;
+    char *url;
+    const http_sink *sink;
+    curl_req *req;
+    future done;
+} curl_get_frame;
+
+static void curl_done(void *arg, const char *error)
+{
+    curl_get_frame *f = arg;
+    f->req = NULL;                     /* the glue frees it after we return */
+    if (!error)
+        future_set_result(&f->done, (coro_value){NULL, 0});
+    else if (error == curl_glue_truncated)
+        future_set_result(&f->done, (coro_value){NULL, 1});
+    else
+        future_set_error(&f->done, coro_error_new(CORO_ERROR, 0, "%s", error));
+}
+
+static int curl_get_body(coro *co)
+{
+    curl_get_frame *f = (curl_get_frame *)co;
+    CORO_BEGIN(co);
+    f->req = curl_glue_get(f->a->curl, f->url, app_timeout_ms(f->a), f->a->opt.max_size,
+                           f->sink, curl_done, f);
+    if (!f->req)
+        CORO_RAISE(co, CORO_ERROR, 0, "could not start the transfer");
+    AWAIT_FUTURE(co, &f->done);
+    CORO_RETURN(co, NULL, co->value.n);     /* n = 1: cut at --max-size */
+    CORO_END(co);
+}
+
+static void curl_get_finally(coro *co)
+{
+    curl_get_frame *f = (curl_get_frame *)co;
+    if (f->req)
+        curl_glue_cancel(f->a->curl, f->req);   /* cancelled while waiting */
+    future_clear(&f->done);
+    free(f->url);
+}
+
+static const coro_def curl_get_def = {"http_get", __FILE__, curl_get_body, curl_get_finally,
+                                      sizeof(curl_get_frame)};
+
+coro *http_get(app *a, const char *url, const http_sink *sink)
+{
+    if (a->raw) {
+        raw_get_frame *f = (raw_get_frame *)coro_new(&raw_get_def);
+        if (!f)
+            return NULL;
+        f->a = a;
+        f->url = strdup(url);
+        f->sink = sink;
+        f->fd = -1;
+        return &f->co;
+    }
+    curl_get_frame *f = (curl_get_frame *)coro_new(&curl_get_def);
+    if (!f)
+        return NULL;
+    f->a = a;
+    f->url = strdup(url);
+    f->sink = sink;
+    future_init(&f->done);
+    return &f->co;
+}
+
+/* ---- fetch: crawling.py's retry loop around http_get ---- */
+
+typedef struct {
+    coro co;
+    app *a;
+    char *url;
+    int max_redirect;
+    crawl_add_fn add_url;
+    void *ctx;
+    int tries;
+    crawl_fetch *response;     /* this attempt's page in the crawl core */
+    char *exception;           /* the last attempt's error */
+} fetch_frame;
+
+static void remember_error(fetch_frame *f, const coro_error *e)
+{
+    char buf[128];
+    free(f->exception);
+    if (e->kind == CORO_TIMEOUT)
+        f->exception = strdup(raw_timeout(buf, sizeof buf, f->a->opt.timeout));
+    else
+        f->exception = strdup(e->msg ? e->msg : "error");
+}
+
+static int fetch_body(coro *co)
+{
+    fetch_frame *f = (fetch_frame *)co;
+    crawl *c = f->a->crawl;
+    CORO_BEGIN(co);
+    if (f->a->raw && strncmp(f->url, "https:", 6) == 0) {
+        crawl_record_failure(c, f->url, raw_https_unsupported);
+        CORO_RETURN(co, NULL, 0);
+    }
+    for (f->tries = 0; f->tries < f->a->opt.max_tries; f->tries++) {
+        f->response = crawl_fetch_new(c, f->url, f->max_redirect);
+        AWAIT_CATCH(co, http_get(f->a, f->url, crawl_fetch_sink(f->response)));
+        if (!co->err) {
+            if (co->value.n == 1)
+                crawl_fetch_truncated(f->response, f->add_url, f->ctx);
+            else
+                crawl_fetch_done(f->response, f->add_url, f->ctx);
+            f->response = NULL;
+            CORO_RETURN(co, NULL, 0);
+        }
+        crawl_fetch_discard(f->response);
+        f->response = NULL;
+        if (co->err->kind == CORO_CANCELLED)
+            CORO_RAISE_ERR(co);
+        remember_error(f, co->err);
+        coro_error_free(co->err);
+        co->err = NULL;
+    }
+    crawl_record_failure(c, f->url, f->exception);
+    CORO_END(co);
+}
+
+static void fetch_finally(coro *co)
+{
+    fetch_frame *f = (fetch_frame *)co;
+    if (f->response)
+        crawl_fetch_discard(f->response);
+    free(f->exception);
+    free(f->url);
+}
+
+static const coro_def fetch_def = {"fetch", __FILE__, fetch_body, fetch_finally,
+                                   sizeof(fetch_frame)};
+
+coro *fetch(app *a, const char *url, int max_redirect, crawl_add_fn add_url, void *ctx)
+{
+    fetch_frame *f = (fetch_frame *)coro_new(&fetch_def);
+    if (!f)
+        return NULL;
+    f->a = a;
+    f->url = strdup(url);
+    f->max_redirect = max_redirect;
+    f->add_url = add_url;
+    f->ctx = ctx;
+    return &f->co;
+}

@@ -1,0 +1,272 @@
+/* sockio.c — connect, read, write_all, read_all as coroutines. Compare each with
+ * stage 1's Fetcher: the same system calls, but the continuation is the next line. */
+#include "sockio.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "future.h"
+#include "net.h"
+#include "rawerr.h"
+#include "selector.h"
+#include "task.h"
+
+static char chunk_buf[4096];   /* one buffer serves every read: a chunk is consumed
+                                  before its coroutine suspends again */
+
+/* ---- waiting for readiness: a Future resolved by the selector, failed by a timer */
+
+typedef struct io_wait {
+    future fut;
+    selector *loop;
+    int fd;
+    int registered;
+    sel_timer *timer;
+} io_wait;
+
+static void io_ready(selector *s, int fd, int events, void *arg)
+{
+    (void)s; (void)fd;
+    io_wait *w = arg;
+    future_set_result(&w->fut, (coro_value){NULL, events});
+}
+
+static void io_timeout(selector *s, void *arg)
+{
+    (void)s;
+    io_wait *w = arg;
+    w->timer = NULL;
+    future_set_error(&w->fut, coro_error_new(CORO_TIMEOUT, ETIMEDOUT, "timeout"));
+}
+
+/* Arm: register fd for events and start the deadline timer. */
+static int io_wait_start(io_wait *w, coro *co, int fd, int events, uint64_t deadline)
+{
+    future_clear(&w->fut);
+    w->loop = co->task->loop;
+    w->fd = fd;
+    if (selector_register(w->loop, fd, events, io_ready, w) < 0)
+        return -1;
+    w->registered = 1;
+    if (deadline) {
+        uint64_t now = selector_now_ms(w->loop);
+        w->timer = selector_call_later(w->loop, deadline > now ? deadline - now : 0,
+                                       io_timeout, w);
+    }
+    return 0;
+}
+
+/* Disarm: what the chapter does with selector.unregister after `yield f`. */
+static void io_wait_stop(io_wait *w)
+{
+    if (w->registered)
+        selector_unregister(w->loop, w->fd);
+    w->registered = 0;
+    if (w->timer)
+        selector_cancel(w->loop, w->timer);
+    w->timer = NULL;
+}
+
+/* ---- connect ---- */
+
+typedef struct {
+    coro co;
+    int fd;
+    uint64_t deadline;
+    io_wait w;
+} connect_frame;
+
+static int connect_body(coro *co)
+{
+    connect_frame *f = (connect_frame *)co;
+    CORO_BEGIN(co);
+    if (f->fd < 0)
+        CORO_RAISE(co, CORO_OSERROR, errno, "%s",
+                   raw_error((char[128]){0}, 128, "connect", errno));
+    if (io_wait_start(&f->w, co, f->fd, SEL_WRITE, f->deadline) < 0)
+        CORO_RAISE(co, CORO_OSERROR, errno, "%s", selector_error(co->task->loop));
+    AWAIT_FUTURE(co, &f->w.fut);
+    io_wait_stop(&f->w);
+    {
+        int err = net_connect_result(f->fd);
+        if (err)
+            CORO_RAISE(co, CORO_OSERROR, err, "%s",
+                       raw_error((char[128]){0}, 128, "connect", err));
+    }
+    {
+        int fd = f->fd;
+        f->fd = -1;             /* the caller owns the socket now */
+        CORO_RETURN(co, NULL, fd);
+    }
+    CORO_END(co);
+}
+
+static void connect_finally(coro *co)
+{
+    connect_frame *f = (connect_frame *)co;
+    io_wait_stop(&f->w);
+    future_clear(&f->w.fut);
+    if (f->fd >= 0)
+        close(f->fd);
+}
+
+static const coro_def connect_def = {"connect", __FILE__, connect_body, connect_finally,
+                                     sizeof(connect_frame)};
+
+coro *sock_connect(const struct sockaddr_storage *addr, socklen_t len, uint64_t deadline_ms)
+{
+    connect_frame *f = (connect_frame *)coro_new(&connect_def);
+    if (!f)
+        return NULL;
+    f->fd = net_connect_start((const struct sockaddr *)addr, len);
+    f->deadline = deadline_ms;
+    return &f->co;  /* f is non-NULL here */
+}
+
+/* ---- read ---- */
+
+typedef struct {
+    coro co;
+    int fd;
+    uint64_t deadline;
+    io_wait w;
+} read_frame;
+
+static int read_body(coro *co)
+{
+    read_frame *f = (read_frame *)co;
+    CORO_BEGIN(co);
+    for (;;) {
+        if (io_wait_start(&f->w, co, f->fd, SEL_READ, f->deadline) < 0)
+            CORO_RAISE(co, CORO_OSERROR, errno, "%s", selector_error(co->task->loop));
+        AWAIT_FUTURE(co, &f->w.fut);
+        io_wait_stop(&f->w);
+        {
+            ssize_t n = recv(f->fd, chunk_buf, sizeof chunk_buf, 0);
+            if (n >= 0)
+                CORO_RETURN(co, chunk_buf, n);
+            if (errno != EAGAIN && errno != EINTR)
+                CORO_RAISE(co, CORO_OSERROR, errno, "%s",
+                           raw_error((char[128]){0}, 128, "recv", errno));
+        }
+    }
+    CORO_END(co);
+}
+
+static void wait_finally(coro *co)
+{
+    read_frame *f = (read_frame *)co;
+    io_wait_stop(&f->w);
+    future_clear(&f->w.fut);
+}
+
+static const coro_def read_def = {"read", __FILE__, read_body, wait_finally,
+                                  sizeof(read_frame)};
+
+coro *sock_read(int fd, uint64_t deadline_ms)
+{
+    read_frame *f = (read_frame *)coro_new(&read_def);
+    if (f) {
+        f->fd = fd;
+        f->deadline = deadline_ms;
+    }
+    return f ? &f->co : NULL;
+}
+
+/* ---- write_all ---- */
+
+typedef struct {
+    coro co;               /* same head as read_frame, so wait_finally serves both */
+    int fd;
+    uint64_t deadline;
+    io_wait w;
+    const char *buf;
+    size_t len, sent;
+} write_frame;
+
+static int write_all_body(coro *co)
+{
+    write_frame *f = (write_frame *)co;
+    CORO_BEGIN(co);
+    while (f->sent < f->len) {
+        {
+            ssize_t n = send(f->fd, f->buf + f->sent, f->len - f->sent, MSG_NOSIGNAL);
+            if (n > 0) {
+                f->sent += (size_t)n;
+                continue;
+            }
+            if (n < 0 && errno != EAGAIN && errno != EINTR)
+                CORO_RAISE(co, CORO_OSERROR, errno, "%s",
+                           raw_error((char[128]){0}, 128, "send", errno));
+        }
+        /* The socket buffer is full: wait until it drains. */
+        if (io_wait_start(&f->w, co, f->fd, SEL_WRITE, f->deadline) < 0)
+            CORO_RAISE(co, CORO_OSERROR, errno, "%s", selector_error(co->task->loop));
+        AWAIT_FUTURE(co, &f->w.fut);
+        io_wait_stop(&f->w);
+    }
+    CORO_RETURN(co, NULL, (long long)f->sent);
+    CORO_END(co);
+}
+
+static const coro_def write_all_def = {"write_all", __FILE__, write_all_body, wait_finally,
+                                       sizeof(write_frame)};
+
+coro *sock_write_all(int fd, const char *buf, size_t len, uint64_t deadline_ms)
+{
+    write_frame *f = (write_frame *)coro_new(&write_all_def);
+    if (f) {
+        f->fd = fd;
+        f->deadline = deadline_ms;
+        f->buf = buf;
+        f->len = len;
+    }
+    return f ? &f->co : NULL;
+}
+
+/* ---- read_all ---- */
+
+typedef struct {
+    coro co;
+    int fd;
+    uint64_t deadline;
+    http_parser *parser;
+    long long total;
+} read_all_frame;
+
+static int read_all_body(coro *co)
+{
+    read_all_frame *f = (read_all_frame *)co;
+    CORO_BEGIN(co);
+    for (;;) {
+        AWAIT(co, sock_read(f->fd, f->deadline));
+        {
+            const char *chunk = co->value.p;
+            size_t n = (size_t)co->value.n;
+            int r = n ? http_parser_feed(f->parser, chunk, n) : http_parser_eof(f->parser);
+            f->total += (long long)n;
+            if (r < 0)
+                CORO_RAISE(co, CORO_ERROR, 0, "%s", http_parser_error(f->parser));
+            if (r == 1 || n == 0)
+                break;
+        }
+    }
+    CORO_RETURN(co, NULL, f->total);
+    CORO_END(co);
+}
+
+static const coro_def read_all_def = {"read_all", __FILE__, read_all_body, NULL,
+                                      sizeof(read_all_frame)};
+
+coro *sock_read_all(int fd, http_parser *parser, uint64_t deadline_ms)
+{
+    read_all_frame *f = (read_all_frame *)coro_new(&read_all_def);
+    if (f) {
+        f->fd = fd;
+        f->parser = parser;
+        f->deadline = deadline_ms;
+    }
+    return f ? &f->co : NULL;
+}

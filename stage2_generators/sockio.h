@@ -1,0 +1,30 @@
+/* sockio.h — socket coroutines on the shared selector: the chapter's `connect`,
+ * `read` and `read_all` (section "Factoring Coroutines With yield from"), plus
+ * `write_all`, the send loop the chapter's sketch leaves out.
+ *
+ * Each returns a new coroutine frame, to be awaited: AWAIT(co, sock_read(fd, t)).
+ * deadline_ms is a selector_now_ms() time after which the wait fails with a
+ * TimeoutError (0 = no deadline). Errors are OSErrors whose message is the raw
+ * transport's one-line text (common/rawerr.h), the same words stage 1 records.
+ */
+#ifndef CRAWL_SOCKIO_H
+#define CRAWL_SOCKIO_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "coro.h"
+#include "http.h"
+
+/* Connect a new non-blocking socket; returns {NULL, fd}. */
+coro *sock_connect(const struct sockaddr_storage *addr, socklen_t len, uint64_t deadline_ms);
+/* Wait until fd is readable and receive one chunk (up to 4 KB); returns {bytes, n},
+ * n == 0 at EOF. The bytes stay valid until the coroutine next suspends. */
+coro *sock_read(int fd, uint64_t deadline_ms);
+/* Send all of buf, waiting for writability whenever the socket buffer is full. */
+coro *sock_write_all(int fd, const char *buf, size_t len, uint64_t deadline_ms);
+/* Read a whole HTTP response, feeding each chunk to parser as it arrives (the body is
+ * never held whole); returns {NULL, total bytes}. Raises the parser's error. */
+coro *sock_read_all(int fd, http_parser *parser, uint64_t deadline_ms);
+
+#endif
