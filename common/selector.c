@@ -1,0 +1,503 @@
+/* selector.c — the event loop core: which descriptors are watched and by whom, the
+ * timers, and the loop that waits and dispatches. The kernel side lives in a backend
+ * (selector_epoll.c, selector_poll.c, selector_select.c) behind selector_backend.h.
+ *
+ * One iteration (selector_run_once):
+ *   1. run the timers that are due, call_soon ones included;
+ *   2. wait for I/O, no longer than until the next timer is due;
+ *   3. call back each ready descriptor.
+ * Timers added while step 1 runs wait for the next iteration, so a call_soon chain
+ * cannot starve I/O.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "selector.h"
+#include "selector_backend.h"
+
+/* One entry per fd number, indexed by fd. */
+typedef struct {
+    sel_io_fn fn;
+    void *data;
+    uint32_t gen; /* which registration of this fd number; see dispatch_io */
+    unsigned char events;
+    unsigned char registered;
+} sel_slot;
+
+struct sel_timer {
+    uint64_t due; /* ms on the monotonic clock */
+    uint64_t seq; /* insertion order, breaks ties between equal due times */
+    sel_timer_fn fn;
+    void *data;
+    size_t heap_index; /* NOT_IN_HEAP once fired or cancelled */
+    sel_timer *next_free;
+};
+
+#define NOT_IN_HEAP SIZE_MAX
+#define FREE_TIMERS_MAX 65536/* spare timer structs kept for reuse */
+
+struct selector {
+    const sel_backend_ops *ops;
+    void *backend;
+
+    sel_slot *slots;
+    size_t nslots;
+    size_t count; /* registered fds */
+    uint32_t next_gen;
+
+    sel_fired *fired; /* the backend's output; never resized during dispatch */
+    size_t fired_cap;
+
+    sel_timer **heap; /* binary min-heap on (due, seq) */
+    size_t nheap, heap_cap;
+    uint64_t next_seq;
+    sel_timer *free_timers;
+    size_t nfree;
+
+    uint64_t now;
+    int depth; /* > 0 while selector_run_once runs */
+    volatile sig_atomic_t stopped;
+    char err[192];
+};
+
+const char *const selector_backends[] = {"epoll", "poll", "select", NULL};
+
+static const sel_backend_ops *const backend_table[] = {
+    &sel_backend_epoll, &sel_backend_poll, &sel_backend_select, NULL};
+
+static uint64_t clock_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* ---- creation ------------------------------------------------------------------ */
+
+selector *selector_new(const char *backend, char *err, size_t errlen)
+{
+    const sel_backend_ops *ops = NULL;
+    char dummy[1];
+
+    if (!err || errlen == 0) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    if (!backend)
+        backend = selector_backends[0];
+    for (int i = 0; backend_table[i]; i++)
+        if (strcmp(backend, backend_table[i]->name) == 0)
+            ops = backend_table[i];
+    if (!ops) {
+        snprintf(err, errlen, "unknown selector '%s' (choose epoll, poll or select)",
+                 backend);
+        return NULL;
+    }
+
+    selector *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "selector: out of memory");
+        return NULL;
+    }
+    s->ops = ops;
+    s->backend = ops->create(err, errlen);
+    if (!s->backend) {
+        free(s);
+        return NULL;
+    }
+    s->now = clock_ms();
+    return s;
+}
+
+void selector_free(selector *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nheap; i++)
+        free(s->heap[i]);
+    while (s->free_timers) {
+        sel_timer *t = s->free_timers;
+        s->free_timers = t->next_free;
+        free(t);
+    }
+    s->ops->destroy(s->backend);
+    free(s->heap);
+    free(s->fired);
+    free(s->slots);
+    free(s);
+}
+
+const char *selector_backend(const selector *s)
+{
+    return s->ops->name;
+}
+
+const char *selector_error(const selector *s)
+{
+    return s->err;
+}
+
+size_t selector_count(const selector *s)
+{
+    return s->count;
+}
+
+/* ---- descriptors --------------------------------------------------------------- */
+
+static int fail(selector *s, int err, int fd, const char *what)
+{
+    snprintf(s->err, sizeof s->err, "%s backend: %s fd %d: %s", s->ops->name, what, fd,
+             strerror(err));
+    errno = err;
+    return -1;
+}
+
+/* Grow the slot table so that slots[fd] exists. */
+static int reserve_slot(selector *s, int fd)
+{
+    if ((size_t)fd < s->nslots)
+        return 0;
+    size_t n = s->nslots ? s->nslots : 64;
+    while (n <= (size_t)fd)
+        n *= 2;
+    sel_slot *slots = realloc(s->slots, n * sizeof *slots);
+    if (!slots)
+        return -1;
+    memset(slots + s->nslots, 0, (n - s->nslots) * sizeof *slots);
+    s->slots = slots;
+    s->nslots = n;
+    return 0;
+}
+
+/* Register (fresh = 1) or modify (fresh = 0) fd. A NULL fn keeps the callback and data
+ * of an fd that is already registered (and is EINVAL for one that is not). */
+static int set_fd(selector *s, int fd, int events, sel_io_fn fn, void *data, int fresh)
+{
+    const char *what = fresh ? "register" : "modify";
+
+    if (fd < 0)
+        return fail(s, EBADF, fd, what);
+    if (s->ops->fd_limit && fd >= s->ops->fd_limit) {
+        snprintf(s->err, sizeof s->err,
+                 "%s backend: fd %d is over FD_SETSIZE (%d); use --selector epoll or poll",
+                 s->ops->name, fd, s->ops->fd_limit);
+        errno = ERANGE;
+        return -1;
+    }
+    if (reserve_slot(s, fd) < 0)
+        return fail(s, ENOMEM, fd, what);
+
+    sel_slot *slot = &s->slots[fd];
+    if (!fresh && !slot->registered)
+        return fail(s, ENOENT, fd, what);
+    if (!fn && !slot->registered)
+        return fail(s, EINVAL, fd, what);
+
+    events &= SEL_READ | SEL_WRITE;
+    int old = slot->registered ? slot->events : 0;
+    if (old != events && s->ops->set(s->backend, fd, old, events) < 0)
+        return fail(s, errno, fd, what);
+
+    if (!slot->registered) {
+        slot->registered = 1;
+        slot->gen = ++s->next_gen;
+        s->count++;
+    }
+    slot->events = (unsigned char)events;
+    if (fn) {
+        slot->fn = fn;
+        slot->data = data;
+    }
+    return 0;
+}
+
+int selector_register(selector *s, int fd, int events, sel_io_fn fn, void *data)
+{
+    return set_fd(s, fd, events, fn, data, 1);
+}
+
+int selector_modify(selector *s, int fd, int events, sel_io_fn fn, void *data)
+{
+    return set_fd(s, fd, events, fn, data, 0);
+}
+
+int selector_unregister(selector *s, int fd)
+{
+    if (fd < 0 || (size_t)fd >= s->nslots || !s->slots[fd].registered)
+        return 0;
+    sel_slot *slot = &s->slots[fd];
+    if (slot->events)
+        s->ops->set(s->backend, fd, slot->events, 0);
+    slot->registered = 0;
+    slot->events = 0;
+    slot->fn = NULL;
+    slot->data = NULL;
+    s->count--;
+    return 0;
+}
+
+/* ---- timers -------------------------------------------------------------------- */
+
+static int timer_before(const sel_timer *a, const sel_timer *b)
+{
+    return a->due < b->due || (a->due == b->due && a->seq < b->seq);
+}
+
+static void heap_place(selector *s, size_t i, sel_timer *t)
+{
+    s->heap[i] = t;
+    t->heap_index = i;
+}
+
+static void sift_up(selector *s, size_t i)
+{
+    sel_timer *t = s->heap[i];
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!timer_before(t, s->heap[parent]))
+            break;
+        heap_place(s, i, s->heap[parent]);
+        i = parent;
+    }
+    heap_place(s, i, t);
+}
+
+static void sift_down(selector *s, size_t i)
+{
+    sel_timer *t = s->heap[i];
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= s->nheap)
+            break;
+        if (child + 1 < s->nheap && timer_before(s->heap[child + 1], s->heap[child]))
+            child++;
+        if (!timer_before(s->heap[child], t))
+            break;
+        heap_place(s, i, s->heap[child]);
+        i = child;
+    }
+    heap_place(s, i, t);
+}
+
+static void heap_remove(selector *s, sel_timer *t)
+{
+    size_t i = t->heap_index;
+    sel_timer *last = s->heap[--s->nheap];
+    t->heap_index = NOT_IN_HEAP;
+    if (last == t)
+        return;
+    heap_place(s, i, last);
+    if (i > 0 && timer_before(last, s->heap[(i - 1) / 2]))
+        sift_up(s, i);
+    else
+        sift_down(s, i);
+}
+
+static void timer_release(selector *s, sel_timer *t)
+{
+    if (s->nfree >= FREE_TIMERS_MAX) {
+        free(t);
+        return;
+    }
+    t->next_free = s->free_timers;
+    s->free_timers = t;
+    s->nfree++;
+}
+
+sel_timer *selector_call_later(selector *s, uint64_t delay_ms, sel_timer_fn fn, void *data)
+{
+    if (s->nheap == s->heap_cap) {
+        size_t cap = s->heap_cap ? s->heap_cap * 2 : 64;
+        sel_timer **heap = realloc(s->heap, cap * sizeof *heap);
+        if (!heap)
+            return NULL;
+        s->heap = heap;
+        s->heap_cap = cap;
+    }
+    sel_timer *t = s->free_timers;
+    if (t) {
+        s->free_timers = t->next_free;
+        s->nfree--;
+    } else if (!(t = malloc(sizeof *t))) {
+        return NULL;
+    }
+    /* Outside the loop the cached clock may be stale; inside, use the loop's time. */
+    if (s->depth == 0)
+        s->now = clock_ms();
+    t->due = delay_ms > UINT64_MAX - s->now ? UINT64_MAX : s->now + delay_ms;
+    t->seq = s->next_seq++;
+    t->fn = fn;
+    t->data = data;
+    t->next_free = NULL;
+    s->heap[s->nheap] = t;
+    sift_up(s, s->nheap++);
+    return t;
+}
+
+sel_timer *selector_call_soon(selector *s, sel_timer_fn fn, void *data)
+{
+    return selector_call_later(s, 0, fn, data);
+}
+
+void selector_cancel(selector *s, sel_timer *t)
+{
+    /* A handle that already fired or was cancelled is ignored while its struct has
+     * not been reused: cheap protection against the common double-cancel. */
+    if (!t || t->heap_index >= s->nheap || s->heap[t->heap_index] != t)
+        return;
+    heap_remove(s, t);
+    timer_release(s, t);
+}
+
+size_t selector_timer_count(const selector *s)
+{
+    return s->nheap;
+}
+
+uint64_t selector_now_ms(selector *s)
+{
+    return s->now;
+}
+
+/* Run the timers due now that existed before this call. */
+static int run_timers(selector *s)
+{
+    uint64_t seq_limit = s->next_seq;
+    int ran = 0;
+
+    while (s->nheap > 0) {
+        sel_timer *t = s->heap[0];
+        if (t->due > s->now || t->seq >= seq_limit)
+            break;
+        heap_remove(s, t);
+        if (t->fn)
+            t->fn(s, t->data);
+        /* Released only now, so a cancel of its own handle inside fn is a no-op. */
+        timer_release(s, t);
+        ran++;
+    }
+    return ran;
+}
+
+/* How long the backend may wait: until the next timer, capped by timeout_ms. */
+static int wait_timeout(selector *s, int timeout_ms)
+{
+    if (s->stopped)
+        return 0;
+    if (s->nheap == 0)
+        return s->count == 0 && timeout_ms < 0 ? 0 : timeout_ms; /* never block on nothing */
+    uint64_t due = s->heap[0]->due;
+    int until = 0;
+    if (due > s->now)
+        until = due - s->now > INT_MAX ? INT_MAX : (int)(due - s->now);
+    return timeout_ms < 0 || until < timeout_ms ? until : timeout_ms;
+}
+
+/* ---- the loop ------------------------------------------------------------------ */
+
+static int reserve_fired(selector *s)
+{
+    size_t want = s->count > 16 ? s->count : 16;
+    if (want <= s->fired_cap)
+        return 0;
+    size_t cap = s->fired_cap ? s->fired_cap : 16;
+    while (cap < want)
+        cap *= 2;
+    sel_fired *f = realloc(s->fired, cap * sizeof *f);
+    if (!f)
+        return -1;
+    s->fired = f;
+    s->fired_cap = cap;
+    return 0;
+}
+
+/* Call back the n ready descriptors. Each event was stamped with its registration's
+ * generation before any callback ran, so an fd unregistered by an earlier callback —
+ * or unregistered and registered anew under the same number — is skipped. */
+static int dispatch_io(selector *s, int n)
+{
+    int ran = 0;
+
+    for (int i = 0; i < n; i++) {
+        int fd = s->fired[i].fd;
+        if (fd >= 0 && (size_t)fd < s->nslots)
+            s->fired[i].gen = s->slots[fd].gen;
+    }
+    for (int i = 0; i < n; i++) {
+        int fd = s->fired[i].fd;
+        if (fd < 0 || (size_t)fd >= s->nslots)
+            continue;
+        sel_slot *slot = &s->slots[fd];
+        if (!slot->registered || slot->gen != s->fired[i].gen)
+            continue;
+        int ev = s->fired[i].events;
+        if (ev & SEL_ERROR)
+            ev |= slot->events;
+        ev &= slot->events; /* an earlier callback may have changed them */
+        if (!ev)
+            continue;
+        /* The callback may grow (move) the slot table: take what we need first. */
+        sel_io_fn fn = slot->fn;
+        void *data = slot->data;
+        fn(s, fd, ev, data);
+        ran++;
+    }
+    return ran;
+}
+
+int selector_run_once(selector *s, int timeout_ms)
+{
+    int ran;
+
+    s->depth++;
+    s->now = clock_ms();
+    ran = run_timers(s);
+    if (ran)
+        s->now = clock_ms();
+
+    if (reserve_fired(s) < 0) {
+        snprintf(s->err, sizeof s->err, "%s backend: out of memory", s->ops->name);
+        s->depth--;
+        return -1;
+    }
+    int max = s->fired_cap > INT_MAX ? INT_MAX : (int)s->fired_cap;
+    int n = s->ops->wait(s->backend, wait_timeout(s, timeout_ms), s->fired, max);
+    s->now = clock_ms();
+    if (n < 0) {
+        if (errno != EINTR) {
+            snprintf(s->err, sizeof s->err, "%s backend: wait: %s", s->ops->name,
+                     strerror(errno));
+            s->depth--;
+            return -1;
+        }
+        n = 0;
+    }
+    ran += dispatch_io(s, n);
+    s->depth--;
+    return ran;
+}
+
+int selector_run(selector *s)
+{
+    s->stopped = 0;
+    while (!s->stopped && (s->count > 0 || s->nheap > 0)) {
+        if (selector_run_once(s, -1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void selector_stop(selector *s)
+{
+    s->stopped = 1;
+}
+
+int selector_stopped(const selector *s)
+{
+    return s->stopped;
+}
