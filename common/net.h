@@ -15,10 +15,13 @@ typedef struct resolver resolver;
 
 resolver *resolver_new(void);
 void resolver_free(resolver *r);
-/* Look up host:port (cached, including failures). Returns 0 and fills *addr/*len, or
+/* Look up host:port (cached, including failures). Returns 0 and fills *addr and *len, or
  * -1 with "cannot resolve host 'x': ..." in err. */
 int resolver_lookup(resolver *r, const char *host, int port, struct sockaddr_storage *addr,
                     socklen_t *len, char *err, size_t errlen);
+/* How many real getaddrinfo calls this resolver has made (numeric hosts and cache hits
+ * make none). */
+size_t resolver_lookups(const resolver *r);
 
 /* Create a non-blocking, close-on-exec TCP socket and start connecting it. Returns the
  * fd (the connection may still be in progress: wait for writability, then check

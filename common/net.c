@@ -1,0 +1,287 @@
+/* net.c — socket plumbing for the raw transport: a caching resolver, non-blocking
+ * connect, and raising the open-files limit.
+ *
+ * getaddrinfo blocks the whole event loop while it works. asyncio hands it to a thread
+ * pool (loop.getaddrinfo) and Scrapy to Twisted's threaded resolver; we resolve each
+ * host once and cache the answer (failures too), so the cost is paid once per site.
+ * Numeric addresses skip getaddrinfo altogether (inet_pton).
+ *
+ * The cache is keyed by host name alone: the port is written into the cached address
+ * on the way out, so one site on several ports costs one lookup.
+ */
+#include "net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* ---- resolver ------------------------------------------------------------------- */
+
+struct entry {
+    struct entry *next;
+    char *host;
+    char *error;                  /* NULL when the lookup succeeded */
+    struct sockaddr_storage addr; /* port 0; the caller's port is set on copy-out */
+    socklen_t len;
+};
+
+struct resolver {
+    struct entry **buckets;
+    size_t nbuckets, count;
+    size_t lookups; /* getaddrinfo calls made */
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+resolver *resolver_new(void)
+{
+    resolver *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->nbuckets = 64;
+    r->buckets = calloc(r->nbuckets, sizeof *r->buckets);
+    if (!r->buckets) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void resolver_free(resolver *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nbuckets; i++) {
+        struct entry *e = r->buckets[i];
+        while (e) {
+            struct entry *next = e->next;
+            free(e->host);
+            free(e->error);
+            free(e);
+            e = next;
+        }
+    }
+    free(r->buckets);
+    free(r);
+}
+
+size_t resolver_lookups(const resolver *r)
+{
+    return r ? r->lookups : 0;
+}
+
+static struct entry *find(const resolver *r, const char *host)
+{
+    for (struct entry *e = r->buckets[hash_str(host) % r->nbuckets]; e; e = e->next)
+        if (strcmp(e->host, host) == 0)
+            return e;
+    return NULL;
+}
+
+/* Doubles the table when it gets fuller than 3/4; on allocation failure the table
+ * just stays as it is (longer chains, still correct). */
+static void maybe_grow(resolver *r)
+{
+    if (r->count * 4 < r->nbuckets * 3)
+        return;
+    size_t n = r->nbuckets * 2;
+    struct entry **b = calloc(n, sizeof *b);
+    if (!b)
+        return;
+    for (size_t i = 0; i < r->nbuckets; i++) {
+        struct entry *e = r->buckets[i];
+        while (e) {
+            struct entry *next = e->next;
+            size_t k = hash_str(e->host) % n;
+            e->next = b[k];
+            b[k] = e;
+            e = next;
+        }
+    }
+    free(r->buckets);
+    r->buckets = b;
+    r->nbuckets = n;
+}
+
+static bool resolve_numeric(const char *host, struct entry *e)
+{
+    struct sockaddr_in *in4 = (struct sockaddr_in *)&e->addr;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&e->addr;
+    if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+        in4->sin_family = AF_INET;
+        e->len = sizeof *in4;
+        return true;
+    }
+    if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+        in6->sin6_family = AF_INET6;
+        e->len = sizeof *in6;
+        return true;
+    }
+    return false;
+}
+
+static void set_error(struct entry *e, const char *host, const char *why)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "cannot resolve host '%s': %s", host, why);
+    e->error = strdup(msg);
+}
+
+/* getaddrinfo; of the results the first IPv4 address wins, else the first IPv6. */
+static void resolve_name(resolver *r, const char *host, struct entry *e)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *res = NULL;
+    r->lookups++;
+    int rc = getaddrinfo(host, NULL, &hints, &res);
+    if (rc != 0) {
+        set_error(e, host, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+        return;
+    }
+    const struct addrinfo *pick = NULL;
+    for (const struct addrinfo *a = res; a; a = a->ai_next) {
+        if (a->ai_family == AF_INET) {
+            pick = a;
+            break;
+        }
+        if (a->ai_family == AF_INET6 && !pick)
+            pick = a;
+    }
+    if (pick && pick->ai_addrlen <= sizeof e->addr) {
+        memcpy(&e->addr, pick->ai_addr, pick->ai_addrlen);
+        e->len = pick->ai_addrlen;
+    } else {
+        set_error(e, host, "no IPv4 or IPv6 address");
+    }
+    freeaddrinfo(res);
+}
+
+static struct entry *add_entry(resolver *r, const char *host)
+{
+    struct entry *e = calloc(1, sizeof *e);
+    if (!e || !(e->host = strdup(host))) {
+        free(e);
+        return NULL;
+    }
+    if (!resolve_numeric(host, e))
+        resolve_name(r, host, e);
+    if (e->error == NULL && e->len == 0) { /* strdup of the message failed */
+        free(e->host);
+        free(e);
+        return NULL;
+    }
+    maybe_grow(r);
+    size_t k = hash_str(host) % r->nbuckets;
+    e->next = r->buckets[k];
+    r->buckets[k] = e;
+    r->count++;
+    return e;
+}
+
+static void put_port(struct sockaddr_storage *addr, int port)
+{
+    if (addr->ss_family == AF_INET)
+        ((struct sockaddr_in *)addr)->sin_port = htons((uint16_t)port);
+    else
+        ((struct sockaddr_in6 *)addr)->sin6_port = htons((uint16_t)port);
+}
+
+int resolver_lookup(resolver *r, const char *host, int port, struct sockaddr_storage *addr,
+                    socklen_t *len, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if (!r || !host || !addr || !len)
+        why = "bad arguments";
+    else if (!*host)
+        why = "empty host name";
+    else if (port < 0 || port > 65535)
+        why = "port out of range";
+    if (why) {
+        if (err && errlen)
+            snprintf(err, errlen, "cannot resolve host '%s': %s", host ? host : "", why);
+        return -1;
+    }
+    struct entry *e = find(r, host);
+    if (!e)
+        e = add_entry(r, host);
+    if (!e || e->error) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s", e ? e->error : "cannot resolve host: out of memory");
+        return -1;
+    }
+    memcpy(addr, &e->addr, sizeof *addr);
+    put_port(addr, port);
+    *len = e->len;
+    return 0;
+}
+
+/* ---- connecting ----------------------------------------------------------------- */
+
+int net_connect_start(const struct sockaddr *addr, socklen_t len)
+{
+    if (!addr || len == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    /* EINTR on a non-blocking connect: it goes on in the background like EINPROGRESS. */
+    if (connect(fd, addr, len) == 0 || errno == EINPROGRESS || errno == EINTR)
+        return fd;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
+int net_connect_result(int fd)
+{
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+        return errno;
+    return err;
+}
+
+/* The ceiling when the hard limit is "unlimited": the kernel's nr_open, else 2^20. */
+static rlim_t nofile_ceiling(void)
+{
+    rlim_t v = 1048576;
+    FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+    if (f) {
+        unsigned long n;
+        if (fscanf(f, "%lu", &n) == 1 && n > 0)
+            v = (rlim_t)n;
+        fclose(f);
+    }
+    return v;
+}
+
+long net_raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return -1;
+    rlim_t want = rl.rlim_max == RLIM_INFINITY ? nofile_ceiling() : rl.rlim_max;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return rl.rlim_cur == RLIM_INFINITY ? (long)want : (long)rl.rlim_cur;
+    struct rlimit nrl = {want, rl.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &nrl) == 0)
+        rl.rlim_cur = want;
+    return (long)rl.rlim_cur;
+}
