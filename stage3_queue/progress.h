@@ -1,0 +1,16 @@
+/* progress.h — on a terminal, one line on stderr refreshed in place: URLs done, in
+ * flight, queued, and the rate. Nothing when stderr is not a terminal, or with -q. */
+#ifndef CRAWL_PROGRESS_H
+#define CRAWL_PROGRESS_H
+
+#include "app.h"
+#include "queue.h"
+
+typedef struct progress progress;
+
+/* NULL when there is nothing to show (not a terminal, -q). */
+progress *progress_start(app *a, const queue *q);
+/* Clear the line and free. Accepts NULL. */
+void progress_stop(progress *p);
+
+#endif

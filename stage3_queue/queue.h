@@ -1,0 +1,48 @@
+/* queue.h — the chapter's joinable Queue ("Coordinating Coroutines"), on stage 2's
+ * Future and coroutines.
+ *
+ * Items are (url, max_redirect) pairs. put_nowait adds one and counts it as an
+ * unfinished task; a worker takes one with the `get` coroutine (which waits while the
+ * queue is empty) and, when it has dealt with it, calls task_done. The `join`
+ * coroutine waits until every item ever put has been matched by a task_done.
+ *
+ * Waking a waiting getter or joiner is scheduled on the loop (call_soon), as asyncio
+ * does, so that put_nowait and task_done never run another coroutine from inside the
+ * caller's own step.
+ */
+#ifndef CRAWL_QUEUE_H
+#define CRAWL_QUEUE_H
+
+#include <stddef.h>
+
+#include "coro.h"
+#include "future.h"
+#include "jobq.h"
+#include "selector.h"
+
+typedef struct getter getter;
+
+typedef struct queue {
+    selector *loop;
+    jobq items;
+    size_t unfinished_tasks;
+    future join_future;      /* resolved when unfinished_tasks falls to zero */
+    sel_timer *join_wakeup;  /* that resolution, scheduled */
+    getter *getters_head, *getters_tail;   /* get()s waiting, oldest first */
+} queue;
+
+void queue_init(queue *q, selector *loop);
+/* Free the items still queued. No coroutine may be waiting in get or join. */
+void queue_clear(queue *q);
+/* Add (url, max_redirect); wake the oldest waiting get. */
+void queue_put_nowait(queue *q, const char *url, int max_redirect);
+/* Coroutine: take the oldest item, waiting while there is none. Returns
+ * {url (the caller frees it), max_redirect}. */
+coro *queue_get(queue *q);
+/* One item taken with get has been dealt with. */
+void queue_task_done(queue *q);
+/* Coroutine: wait until every item put has been marked done. */
+coro *queue_join(queue *q);
+static inline size_t queue_qsize(const queue *q) { return jobq_size(&q->items); }
+
+#endif
