@@ -24,18 +24,33 @@ typedef struct curl_req curl_req;
  * freed after the callback returns. */
 typedef void (*curl_done_fn)(void *ctx, const char *error);
 
+/* The error a done callback gets when the body passed max_size: the sink got exactly
+ * max_size bytes and the transfer was stopped. Compare by pointer
+ * (error == curl_glue_truncated) to tell it from a network failure. */
+extern const char curl_glue_truncated[];
+
+/* max_conns (> 0) caps the connections open at once, in total and per host; up to that
+ * many idle connections are kept for reuse. cacert: a CA bundle file to trust, or NULL.
+ * On failure returns NULL with a one-line message in err. */
 curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err,
                          size_t errlen);
-/* Cancels every request still in flight (no done callbacks) and frees the glue. */
+/* Cancels every request still in flight (no done callbacks), closes the connections,
+ * unregisters every descriptor and timer it had in the selector, and frees the glue.
+ * Not to be called from inside a sink or done callback of this glue. */
 void curl_glue_free(curl_glue *g);
 
-/* Start a GET. The sink gets on_head once (before any body) and on_body per chunk;
- * then done(ctx, error) is called, from the selector loop, never from inside this call.
- * timeout_ms 0 means none. max_size > 0 ends the transfer with an error once the body
- * passes that many bytes. Returns NULL only if the request could not be started. */
+/* Start a GET (http and https URLs only). The sink gets on_head once, for the final
+ * response (1xx interim heads are skipped), before any body; then on_body per chunk of
+ * decoded body; then done(ctx, error) is called, from the selector loop, never from
+ * inside this call. The head's strings live until on_head returns.
+ * timeout_ms 0 means none. max_size > 0 ends the transfer with curl_glue_truncated once
+ * the body passes that many bytes. Returns NULL only if the request could not be
+ * started (done is then never called). May be called from any callback, sink or done. */
 curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long long max_size,
                         const http_sink *sink, curl_done_fn done, void *ctx);
-/* Abandon a request: no more sink calls and no done callback. */
+/* Abandon a request: no more sink calls and no done callback. Safe from inside the
+ * request's own sink callbacks, from any other request's callbacks, and from outside;
+ * r must not have finished (its done callback returned) already. */
 void curl_glue_cancel(curl_glue *g, curl_req *r);
 /* Requests started and not yet done. */
 size_t curl_glue_in_flight(const curl_glue *g);

@@ -1,0 +1,710 @@
+/* curlglue.c — libcurl's multi socket interface driven by our selector.
+ *
+ * Read it as curl's docs/examples/ephiperfifo.c with epoll replaced by selector.h:
+ *
+ *   libcurl says "watch fd for IN/OUT"   -> sock_cb   -> selector_register/modify/unregister
+ *   libcurl says "wake me in N ms"       -> timer_cb  -> one selector timer
+ *   the selector says "fd is ready"      -> io_cb     -> curl_multi_socket_action(fd)
+ *   the selector timer fires             -> timer_fired -> curl_multi_socket_action(TIMEOUT)
+ *   after every socket_action            -> after_action: read finished transfers, call done
+ *
+ * libcurl forbids adding or removing easy handles from inside its own callbacks (the
+ * header and write callbacks, where our sinks run). So while a socket_action is running
+ * (g->in_action), curl_glue_get parks new requests on a pending list and
+ * curl_glue_cancel parks cancelled ones on a dead list; after_action settles both as
+ * soon as socket_action returns. A cancelled request's callbacks return an abort value
+ * at once, so its sink hears nothing more.
+ *
+ * Each curl_req owns an easy handle; finished requests go to a free list with their
+ * handle, which curl_easy_reset prepares for the next URL. Connections live in the multi
+ * handle's cache and are reused across requests.
+ */
+#include "curlglue.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+const char curl_glue_truncated[] = "body over --max-size";
+
+#define NO_VALUE SIZE_MAX      /* header offset meaning "header absent" */
+#define HBUF_KEEP 4096         /* header buffers larger than this are not kept in the pool */
+
+enum req_state { REQ_FREE, REQ_PENDING, REQ_ACTIVE, REQ_FINISHING };
+
+struct curl_req {
+    curl_glue *g;
+    CURL *easy;
+    enum req_state state;
+    int cancelled;
+    int in_dead;              /* on g->dead, waiting to be removed after socket_action */
+    const char *fail;         /* set when the glue itself failed the request */
+    http_sink sink;
+    curl_done_fn done;
+    void *ctx;
+    long long max_size;
+    long long body_bytes;
+    int truncated;
+    /* The head being collected; reset by every status line so 1xx heads are dropped. */
+    int head_sent;
+    int status;
+    long long content_length;
+    size_t ctype_off, loc_off;  /* offsets into hbuf, or NO_VALUE */
+    char *hbuf;                 /* header values, NUL-terminated; kept across reuse */
+    size_t hlen, hcap;
+    char errbuf[CURL_ERROR_SIZE];
+    curl_req *prev, *next;      /* g->live (in flight) or g->free_list (next only) */
+    curl_req *link;             /* g->pending / g->dead */
+};
+
+/* One socket libcurl asked us to watch (attached to it with curl_multi_assign). */
+typedef struct gsock {
+    int fd;
+    int events;
+    struct gsock *prev, *next;
+} gsock;
+
+struct curl_glue {
+    selector *s;
+    CURLM *multi;
+    sel_timer *timer;          /* the one timer libcurl asked for, or NULL */
+    char *cacert;
+    int in_action;             /* inside curl_multi_socket_action */
+    int closing;               /* inside curl_glue_free */
+    size_t in_flight;
+    curl_req *live;            /* every request started and not yet recycled */
+    curl_req *free_list;
+    size_t free_count, free_cap;
+    curl_req *pending_head, *pending_tail;  /* started during socket_action */
+    curl_req *dead;            /* cancelled or failed during socket_action */
+    gsock *socks;              /* watched sockets */
+    gsock *free_socks;
+    char errmsg[CURL_ERROR_SIZE + 128];
+    char selerr[256];
+};
+
+static int global_refs;
+
+/* ---- request pool ---------------------------------------------------------------- */
+
+static void live_link(curl_glue *g, curl_req *r)
+{
+    r->prev = NULL;
+    r->next = g->live;
+    if (g->live)
+        g->live->prev = r;
+    g->live = r;
+}
+
+static void live_unlink(curl_glue *g, curl_req *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        g->live = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->prev = r->next = NULL;
+}
+
+static void req_destroy(curl_req *r)
+{
+    curl_easy_cleanup(r->easy);
+    free(r->hbuf);
+    free(r);
+}
+
+static curl_req *req_take(curl_glue *g)
+{
+    curl_req *r = g->free_list;
+    if (r) {
+        g->free_list = r->next;
+        g->free_count--;
+        curl_easy_reset(r->easy);
+    } else {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return NULL;
+        r->easy = curl_easy_init();
+        if (!r->easy) {
+            free(r);
+            return NULL;
+        }
+        r->g = g;
+    }
+    r->cancelled = r->in_dead = r->truncated = r->head_sent = 0;
+    r->fail = NULL;
+    r->body_bytes = 0;
+    r->status = 0;
+    r->content_length = -1;
+    r->ctype_off = r->loc_off = NO_VALUE;
+    r->hlen = 0;
+    r->errbuf[0] = '\0';
+    r->link = r->prev = r->next = NULL;
+    return r;
+}
+
+/* The request is over (done called, or cancelled): back to the pool. */
+static void req_recycle(curl_glue *g, curl_req *r)
+{
+    live_unlink(g, r);
+    r->state = REQ_FREE;
+    r->sink.on_head = NULL;
+    r->sink.on_body = NULL;
+    r->done = NULL;
+    if (g->free_count >= g->free_cap) {
+        req_destroy(r);
+        return;
+    }
+    if (r->hcap > HBUF_KEEP) {
+        free(r->hbuf);
+        r->hbuf = NULL;
+        r->hcap = 0;
+    }
+    r->next = g->free_list;
+    g->free_list = r;
+    g->free_count++;
+}
+
+/* ---- response head --------------------------------------------------------------- */
+
+static void deliver_head(curl_req *r)
+{
+    http_head h = {
+        .status = r->status,
+        .content_type = r->ctype_off == NO_VALUE ? NULL : r->hbuf + r->ctype_off,
+        .location = r->loc_off == NO_VALUE ? NULL : r->hbuf + r->loc_off,
+        .content_length = r->content_length,
+    };
+    r->head_sent = 1;
+    if (r->sink.on_head)
+        r->sink.on_head(r->sink.ctx, &h);
+}
+
+/* Copy a header value into hbuf; returns its offset or NO_VALUE when out of memory. */
+static size_t keep_value(curl_req *r, const char *v, size_t n)
+{
+    if (r->hlen + n + 1 > r->hcap) {
+        size_t cap = r->hcap ? r->hcap : 256;
+        while (cap < r->hlen + n + 1)
+            cap *= 2;
+        char *nb = realloc(r->hbuf, cap);
+        if (!nb)
+            return NO_VALUE;
+        r->hbuf = nb;
+        r->hcap = cap;
+    }
+    size_t off = r->hlen;
+    memcpy(r->hbuf + off, v, n);
+    r->hbuf[off + n] = '\0';
+    r->hlen += n + 1;
+    return off;
+}
+
+/* "HTTP/1.1 200 OK" -> 200; 0 when there is no three-digit code. */
+static int parse_status(const char *line, size_t n)
+{
+    size_t i = 5;
+    while (i < n && line[i] != ' ')
+        i++;
+    while (i < n && line[i] == ' ')
+        i++;
+    if (i + 3 > n)
+        return 0;
+    int code = 0;
+    for (size_t k = 0; k < 3; k++) {
+        char c = line[i + k];
+        if (c < '0' || c > '9')
+            return 0;
+        code = code * 10 + (c - '0');
+    }
+    if (i + 3 < n && line[i + 3] != ' ')
+        return 0;
+    return code;
+}
+
+static long long parse_length(const char *v, size_t n)
+{
+    char tmp[32];
+    if (n == 0 || n >= sizeof tmp)
+        return -1;
+    memcpy(tmp, v, n);
+    tmp[n] = '\0';
+    char *end;
+    errno = 0;
+    long long x = strtoll(tmp, &end, 10);
+    if (errno || *end || x < 0 || tmp[0] == '-' || tmp[0] == '+')
+        return -1;
+    return x;
+}
+
+/* libcurl hands us each header line of each response head, status lines included, and
+ * a blank line at the end of each head; trailers of a chunked body come afterwards. */
+static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
+{
+    curl_req *r = userp;
+    size_t len = size * nitems;
+    if (r->cancelled)
+        return 0;
+    if (r->head_sent)
+        return len;
+    size_t n = len;
+    while (n && (buf[n - 1] == '\r' || buf[n - 1] == '\n'))
+        n--;
+    if (n == 0) {
+        if (r->status >= 100 && r->status < 200)
+            return len;  /* an interim head: the real one follows */
+        deliver_head(r);
+        return r->cancelled ? 0 : len;
+    }
+    if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
+        r->status = parse_status(buf, n);
+        r->content_length = -1;
+        r->ctype_off = r->loc_off = NO_VALUE;
+        r->hlen = 0;
+        return len;
+    }
+    const char *colon = memchr(buf, ':', n);
+    if (!colon)
+        return len;
+    size_t name_len = (size_t)(colon - buf);
+    const char *v = colon + 1, *end = buf + n;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    size_t vlen = (size_t)(end - v);
+    if (name_len == 12 && strncasecmp(buf, "content-type", 12) == 0) {
+        if ((r->ctype_off = keep_value(r, v, vlen)) == NO_VALUE)
+            return 0;
+    } else if (name_len == 8 && strncasecmp(buf, "location", 8) == 0) {
+        if ((r->loc_off = keep_value(r, v, vlen)) == NO_VALUE)
+            return 0;
+    } else if (name_len == 14 && strncasecmp(buf, "content-length", 14) == 0) {
+        r->content_length = parse_length(v, vlen);
+    }
+    return len;
+}
+
+/* Decoded body bytes (libcurl has already undone gzip/deflate and chunking). */
+static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
+{
+    curl_req *r = userp;
+    size_t len = size * nmemb;
+    if (r->cancelled)
+        return CURL_WRITEFUNC_ERROR;
+    if (!r->head_sent) {
+        deliver_head(r);
+        if (r->cancelled)
+            return CURL_WRITEFUNC_ERROR;
+    }
+    size_t give = len;
+    if (r->max_size > 0 && (long long)len > r->max_size - r->body_bytes) {
+        give = (size_t)(r->max_size - r->body_bytes);
+        r->truncated = 1;
+    }
+    r->body_bytes += (long long)give;
+    if (give && r->sink.on_body)
+        r->sink.on_body(r->sink.ctx, data, give);
+    if (r->truncated || r->cancelled)
+        return CURL_WRITEFUNC_ERROR;
+    return len;
+}
+
+/* ---- finishing ------------------------------------------------------------------- */
+
+/* "<curl_easy_strerror>: <errbuf>" on one line. */
+static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf)
+{
+    if (errbuf[0])
+        snprintf(g->errmsg, sizeof g->errmsg, "%s: %s", curl_easy_strerror(res), errbuf);
+    else
+        snprintf(g->errmsg, sizeof g->errmsg, "%s", curl_easy_strerror(res));
+    size_t n = strlen(g->errmsg);
+    for (size_t i = 0; i < n; i++)
+        if (g->errmsg[i] == '\n' || g->errmsg[i] == '\r' || g->errmsg[i] == '\t')
+            g->errmsg[i] = ' ';
+    while (n && g->errmsg[n - 1] == ' ')
+        g->errmsg[--n] = '\0';
+    return g->errmsg;
+}
+
+/* The request is out of the multi handle: report it and recycle it. */
+static void finish(curl_glue *g, curl_req *r, CURLcode res)
+{
+    r->state = REQ_FINISHING;   /* a cancel from here on only sets r->cancelled */
+    g->in_flight--;
+    const char *err = NULL;
+    if (r->fail)
+        err = r->fail;
+    else if (r->truncated)
+        err = curl_glue_truncated;
+    else if (res != CURLE_OK)
+        err = format_error(g, res, r->errbuf);
+    if (!err && !r->head_sent)
+        deliver_head(r);
+    if (!r->cancelled && r->done)
+        r->done(r->ctx, err);
+    req_recycle(g, r);
+}
+
+static int add_to_multi(curl_glue *g, curl_req *r)
+{
+    CURLMcode mc = curl_multi_add_handle(g->multi, r->easy);
+    if (mc != CURLM_OK) {
+        r->fail = curl_multi_strerror(mc);
+        return -1;
+    }
+    r->state = REQ_ACTIVE;
+    return 0;
+}
+
+/* Runs right after each curl_multi_socket_action returns, outside libcurl callbacks,
+ * so handles may be added and removed here. */
+static void after_action(curl_glue *g)
+{
+    /* 1. Requests started from inside a sink callback. No user code runs here. */
+    while (g->pending_head) {
+        curl_req *r = g->pending_head;
+        g->pending_head = r->link;
+        r->link = NULL;
+        if (r->cancelled) {
+            req_recycle(g, r);
+        } else if (add_to_multi(g, r) != 0) {
+            r->in_dead = 1;          /* reported with its error in step 2 */
+            r->link = g->dead;
+            g->dead = r;
+        }
+    }
+    g->pending_tail = NULL;
+
+    /* 2. Requests cancelled, or failed by the glue, during socket_action. done callbacks
+     * run here may cancel more requests; those already on this list are only marked. */
+    while (g->dead) {
+        curl_req *r = g->dead;
+        g->dead = r->link;
+        r->link = NULL;
+        r->in_dead = 0;
+        if (r->state == REQ_ACTIVE)
+            curl_multi_remove_handle(g->multi, r->easy);  /* drops its queued message too */
+        if (r->cancelled)
+            req_recycle(g, r);
+        else
+            finish(g, r, CURLE_OK);
+    }
+
+    /* 3. Finished transfers. */
+    CURLMsg *msg;
+    int left;
+    while ((msg = curl_multi_info_read(g->multi, &left))) {
+        if (msg->msg != CURLMSG_DONE)
+            continue;
+        curl_req *r = NULL;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+        CURLcode res = msg->data.result;
+        if (!r || r->state != REQ_ACTIVE)
+            continue;
+        curl_multi_remove_handle(g->multi, r->easy);  /* msg is invalid from here */
+        finish(g, r, res);
+    }
+}
+
+static void action(curl_glue *g, curl_socket_t fd, int flags)
+{
+    int running;
+    g->in_action++;
+    curl_multi_socket_action(g->multi, fd, flags, &running);
+    g->in_action--;
+    if (!g->in_action)
+        after_action(g);
+}
+
+/* ---- selector side --------------------------------------------------------------- */
+
+static void io_cb(selector *s, int fd, int events, void *data)
+{
+    (void)s;
+    int flags = 0;
+    if (events & SEL_READ)
+        flags |= CURL_CSELECT_IN;
+    if (events & SEL_WRITE)
+        flags |= CURL_CSELECT_OUT;
+    action(data, fd, flags);
+}
+
+static void timer_fired(selector *s, void *data)
+{
+    (void)s;
+    curl_glue *g = data;
+    g->timer = NULL;
+    action(g, CURL_SOCKET_TIMEOUT, 0);
+}
+
+/* ---- libcurl side ---------------------------------------------------------------- */
+
+/* The selector refused a descriptor (e.g. select backend over FD_SETSIZE). Returning -1
+ * to libcurl would abort every transfer, so fail just the one that owns it. */
+static void fail_transfer(curl_glue *g, CURL *e)
+{
+    curl_req *r = NULL;
+    curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&r);
+    snprintf(g->selerr, sizeof g->selerr, "%s", selector_error(g->s));
+    if (!g->selerr[0])
+        snprintf(g->selerr, sizeof g->selerr, "selector: %s", strerror(errno));
+    if (!r || r->cancelled || r->in_dead || r->state != REQ_ACTIVE)
+        return;
+    r->fail = g->selerr;
+    r->in_dead = 1;
+    r->link = g->dead;
+    g->dead = r;
+}
+
+static int sock_cb(CURL *e, curl_socket_t fd, int what, void *userp, void *socketp)
+{
+    curl_glue *g = userp;
+    gsock *gs = socketp;
+    if (what == CURL_POLL_REMOVE) {
+        if (gs) {
+            selector_unregister(g->s, fd);
+            if (gs->prev)
+                gs->prev->next = gs->next;
+            else
+                g->socks = gs->next;
+            if (gs->next)
+                gs->next->prev = gs->prev;
+            gs->next = g->free_socks;
+            g->free_socks = gs;
+        }
+        return 0;  /* libcurl forgets the socketp itself */
+    }
+    int ev = ((what & CURL_POLL_IN) ? SEL_READ : 0) | ((what & CURL_POLL_OUT) ? SEL_WRITE : 0);
+    if (!gs) {
+        if (g->free_socks) {
+            gs = g->free_socks;
+            g->free_socks = gs->next;
+        } else if (!(gs = malloc(sizeof *gs))) {
+            errno = ENOMEM;
+            fail_transfer(g, e);
+            return 0;
+        }
+        if (selector_register(g->s, fd, ev, io_cb, g) != 0) {
+            gs->next = g->free_socks;
+            g->free_socks = gs;
+            fail_transfer(g, e);
+            return 0;
+        }
+        gs->fd = fd;
+        gs->events = ev;
+        gs->prev = NULL;
+        gs->next = g->socks;
+        if (g->socks)
+            g->socks->prev = gs;
+        g->socks = gs;
+        curl_multi_assign(g->multi, fd, gs);
+    } else if (gs->events != ev) {
+        if (selector_modify(g->s, fd, ev, io_cb, g) != 0)
+            fail_transfer(g, e);
+        gs->events = ev;
+    }
+    return 0;
+}
+
+/* libcurl wants socket_action(TIMEOUT) in timeout_ms; -1 means no timer. Never call
+ * socket_action from here: 0 becomes a call_soon. */
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
+{
+    (void)multi;
+    curl_glue *g = userp;
+    if (g->timer) {
+        selector_cancel(g->s, g->timer);
+        g->timer = NULL;
+    }
+    if (timeout_ms < 0 || g->closing)
+        return 0;
+    if (timeout_ms == 0)
+        g->timer = selector_call_soon(g->s, timer_fired, g);
+    else
+        g->timer = selector_call_later(g->s, (uint64_t)timeout_ms, timer_fired, g);
+    return 0;
+}
+
+/* ---- public API ------------------------------------------------------------------ */
+
+curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err,
+                         size_t errlen)
+{
+    char dummy[1];
+    if (!err || !errlen) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    err[0] = '\0';
+    if (!s) {
+        snprintf(err, errlen, "curl glue: no selector");
+        return NULL;
+    }
+    if (max_conns <= 0) {
+        snprintf(err, errlen, "curl glue: max connections must be positive (got %d)",
+                 max_conns);
+        return NULL;
+    }
+    if (cacert && access(cacert, R_OK) != 0) {
+        snprintf(err, errlen, "CA file %s: %s", cacert, strerror(errno));
+        return NULL;
+    }
+    if (global_refs == 0) {
+        CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+        if (rc != CURLE_OK) {
+            snprintf(err, errlen, "curl_global_init: %s", curl_easy_strerror(rc));
+            return NULL;
+        }
+    }
+    global_refs++;
+
+    curl_glue *g = calloc(1, sizeof *g);
+    if (!g || !(g->multi = curl_multi_init()) || (cacert && !(g->cacert = strdup(cacert)))) {
+        snprintf(err, errlen, "curl glue: out of memory");
+        if (g && g->multi)
+            curl_multi_cleanup(g->multi);
+        free(g);
+        if (--global_refs == 0)
+            curl_global_cleanup();
+        return NULL;
+    }
+    g->s = s;
+    g->free_cap = (size_t)max_conns + 64;
+    curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
+    curl_multi_setopt(g->multi, CURLMOPT_SOCKETDATA, g);
+    curl_multi_setopt(g->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+    curl_multi_setopt(g->multi, CURLMOPT_TIMERDATA, g);
+    curl_multi_setopt(g->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max_conns);
+    curl_multi_setopt(g->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)max_conns);
+    curl_multi_setopt(g->multi, CURLMOPT_MAXCONNECTS, (long)max_conns);
+    return g;
+}
+
+curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long long max_size,
+                        const http_sink *sink, curl_done_fn done, void *ctx)
+{
+    if (!g || !url || g->closing)
+        return NULL;
+    curl_req *r = req_take(g);
+    if (!r)
+        return NULL;
+    CURL *e = r->easy;
+    if (sink)
+        r->sink = *sink;
+    else
+        memset(&r->sink, 0, sizeof r->sink);
+    r->done = done;
+    r->ctx = ctx;
+    r->max_size = max_size > 0 ? max_size : 0;
+
+    if (curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK) {
+        r->state = REQ_FREE;
+        live_link(g, r);  /* req_recycle unlinks */
+        req_recycle(g, r);
+        return NULL;
+    }
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 0L);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (g->cacert)
+        curl_easy_setopt(e, CURLOPT_CAINFO, g->cacert);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "crawlstages/" CRAWL_VERSION);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, r);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+
+    live_link(g, r);
+    if (g->in_action) {
+        /* inside a libcurl callback: add it once socket_action returns */
+        r->state = REQ_PENDING;
+        if (g->pending_tail)
+            g->pending_tail->link = r;
+        else
+            g->pending_head = r;
+        g->pending_tail = r;
+    } else if (add_to_multi(g, r) != 0) {
+        req_recycle(g, r);
+        return NULL;
+    }
+    g->in_flight++;
+    return r;
+}
+
+void curl_glue_cancel(curl_glue *g, curl_req *r)
+{
+    if (!g || !r || r->g != g || r->state == REQ_FREE || r->cancelled)
+        return;
+    r->cancelled = 1;
+    if (r->state == REQ_FINISHING)
+        return;               /* finish() recycles it when its done returns */
+    g->in_flight--;
+    if (r->state == REQ_PENDING || r->in_dead)
+        return;               /* after_action recycles it */
+    if (g->in_action) {
+        r->in_dead = 1;
+        r->link = g->dead;
+        g->dead = r;
+        return;
+    }
+    curl_multi_remove_handle(g->multi, r->easy);
+    req_recycle(g, r);
+}
+
+size_t curl_glue_in_flight(const curl_glue *g)
+{
+    return g ? g->in_flight : 0;
+}
+
+void curl_glue_free(curl_glue *g)
+{
+    if (!g)
+        return;
+    g->closing = 1;
+    while (g->live) {
+        curl_req *r = g->live;
+        live_unlink(g, r);
+        if (r->state == REQ_ACTIVE)
+            curl_multi_remove_handle(g->multi, r->easy);
+        req_destroy(r);
+    }
+    while (g->free_list) {
+        curl_req *r = g->free_list;
+        g->free_list = r->next;
+        req_destroy(r);
+    }
+    /* Closes the cached connections; libcurl reports their removal to sock_cb. */
+    curl_multi_cleanup(g->multi);
+    while (g->socks) {        /* anything libcurl did not report */
+        gsock *gs = g->socks;
+        g->socks = gs->next;
+        selector_unregister(g->s, gs->fd);
+        free(gs);
+    }
+    while (g->free_socks) {
+        gsock *gs = g->free_socks;
+        g->free_socks = gs->next;
+        free(gs);
+    }
+    if (g->timer)
+        selector_cancel(g->s, g->timer);
+    free(g->cacert);
+    free(g);
+    if (--global_refs == 0)
+        curl_global_cleanup();
+}

@@ -1,0 +1,927 @@
+/* test_curlglue.c — the libcurl glue against a tiny HTTP/1.1 server that lives in the
+ * test itself, on 127.0.0.1, driven by the same selector as the client.
+ *
+ * The server answers by path (see respond()), keeps connections alive, and counts
+ * connections (accepted, open now, most open at once) so the tests can check reuse and
+ * the connection cap. Every loop runs under a deadline timer that stops the selector
+ * and fails the test.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "curlglue.h"
+#include "selector.h"
+
+#define DEADLINE_MS 20000   /* generous: only reached when something is broken */
+#define BIG_SIZE 100000
+
+/* gzip of GZIP_PLAIN (made with Python's gzip.compress, mtime 0). */
+static const char GZIP_PLAIN[] = "gzip body: the quick brown fox jumps over the lazy dog, "
+                                 "twice: the quick brown fox jumps over the lazy dog\n";
+static const unsigned char GZIP_BYTES[] = {
+    0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x4b, 0xaf, 0xca, 0x2c,
+    0x50, 0x48, 0xca, 0x4f, 0xa9, 0xb4, 0x52, 0x28, 0xc9, 0x48, 0x55, 0x28, 0x2c, 0xcd,
+    0x4c, 0xce, 0x56, 0x48, 0x2a, 0xca, 0x2f, 0xcf, 0x53, 0x48, 0xcb, 0xaf, 0x50, 0xc8,
+    0x2a, 0xcd, 0x2d, 0x28, 0x56, 0xc8, 0x2f, 0x4b, 0x2d, 0x02, 0x4b, 0xe7, 0x24, 0x56,
+    0x55, 0x2a, 0xa4, 0xe4, 0xa7, 0xeb, 0x28, 0x94, 0x94, 0x67, 0x26, 0xa7, 0x92, 0xa4,
+    0x87, 0x0b, 0x00, 0x27, 0x60, 0xbd, 0x7c, 0x6b, 0x00, 0x00, 0x00};
+
+/* ---- the test server ------------------------------------------------------------- */
+
+typedef struct tsrv tsrv;
+
+typedef struct tconn {
+    tsrv *srv;
+    int fd;
+    char in[8192];
+    size_t inlen;
+    char *out;
+    size_t outlen, outoff;
+    sel_timer *delay;        /* a /slow answer waiting to be sent */
+    int hanging;             /* got /hang: never answers again */
+    struct tconn *prev, *next;
+} tconn;
+
+struct tsrv {
+    selector *s;
+    int lfd;
+    int port;
+    tconn *conns;
+    int accepted, open, max_open;
+    int requests, hang_requests, peer_closes;
+    int stop_at_hangs;       /* stop the selector when this many /hang arrived (0: no) */
+    int stop_at_peer_close;  /* stop the selector when a client closes a connection */
+};
+
+static void conn_close(tconn *c, int by_peer)
+{
+    tsrv *srv = c->srv;
+    selector_unregister(srv->s, c->fd);
+    close(c->fd);
+    if (c->delay)
+        selector_cancel(srv->s, c->delay);
+    free(c->out);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        srv->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    srv->open--;
+    if (by_peer) {
+        srv->peer_closes++;
+        if (srv->stop_at_peer_close)
+            selector_stop(srv->s);
+    }
+    free(c);
+}
+
+static void conn_io(selector *s, int fd, int events, void *data);
+
+/* Send what is buffered; -1 when the connection broke. */
+static int conn_flush(tconn *c)
+{
+    while (c->outoff < c->outlen) {
+        ssize_t n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
+        if (n > 0) {
+            c->outoff += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            selector_modify(c->srv->s, c->fd, SEL_READ | SEL_WRITE, conn_io, c);
+            return 0;
+        } else {
+            return -1;
+        }
+    }
+    c->outoff = c->outlen = 0;
+    selector_modify(c->srv->s, c->fd, SEL_READ, conn_io, c);
+    return 0;
+}
+
+static void conn_queue(tconn *c, const void *data, size_t len)
+{
+    char *nb = realloc(c->out, c->outlen + len);
+    assert_non_null(nb);
+    c->out = nb;
+    memcpy(c->out + c->outlen, data, len);
+    c->outlen += len;
+}
+
+static void queue_response(tconn *c, const char *status, const char *extra_headers,
+                           const void *body, size_t body_len)
+{
+    char head[512];
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %s\r\nContent-Length: %zu\r\nConnection: keep-alive\r\n%s\r\n",
+                     status, body_len, extra_headers);
+    assert_true(n > 0 && (size_t)n < sizeof head);
+    conn_queue(c, head, (size_t)n);
+    if (body_len)
+        conn_queue(c, body, body_len);
+}
+
+static void slow_fire(selector *s, void *data)
+{
+    (void)s;
+    tconn *c = data;
+    c->delay = NULL;
+    queue_response(c, "200 OK", "Content-Type: text/plain\r\n", "slow", 4);
+    if (conn_flush(c) < 0)
+        conn_close(c, 0);
+}
+
+/* Answer one request. Returns -1 when the connection was closed. */
+static int respond(tconn *c, const char *path)
+{
+    tsrv *srv = c->srv;
+    srv->requests++;
+    if (strcmp(path, "/ok") == 0) {
+        queue_response(c, "200 OK", "Content-Type: text/html; charset=utf-8\r\n",
+                       "hello world", 11);
+    } else if (strcmp(path, "/redirect") == 0) {
+        queue_response(c, "301 Moved Permanently", "Location: /ok\r\n", "", 0);
+    } else if (strcmp(path, "/gzip") == 0) {
+        queue_response(c, "200 OK", "Content-Type: text/plain\r\nContent-Encoding: gzip\r\n",
+                       GZIP_BYTES, sizeof GZIP_BYTES);
+    } else if (strcmp(path, "/early") == 0) {
+        static const char interim[] = "HTTP/1.1 103 Early Hints\r\n"
+                                      "Link: </style.css>; rel=preload\r\n"
+                                      "Location: /bogus\r\n\r\n";
+        conn_queue(c, interim, sizeof interim - 1);
+        queue_response(c, "200 OK", "Content-Type: text/plain\r\n", "final", 5);
+    } else if (strcmp(path, "/chunked") == 0) {
+        static const char resp[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+                                   "Content-Type: text/plain\r\n\r\n"
+                                   "5\r\nhello\r\n6\r\n world\r\n0\r\n"
+                                   "Location: /trailer\r\n\r\n";
+        conn_queue(c, resp, sizeof resp - 1);
+    } else if (strcmp(path, "/big") == 0) {
+        char *body = malloc(BIG_SIZE);
+        assert_non_null(body);
+        for (size_t i = 0; i < BIG_SIZE; i++)
+            body[i] = (char)('a' + i % 26);
+        queue_response(c, "200 OK", "Content-Type: text/plain\r\n", body, BIG_SIZE);
+        free(body);
+    } else if (strcmp(path, "/slow") == 0) {
+        c->delay = selector_call_later(srv->s, 30, slow_fire, c);
+        assert_non_null(c->delay);
+        return 0;
+    } else if (strcmp(path, "/hang") == 0) {
+        c->hanging = 1;
+        srv->hang_requests++;
+        if (srv->stop_at_hangs && srv->hang_requests >= srv->stop_at_hangs)
+            selector_stop(srv->s);
+        return 0;
+    } else if (strcmp(path, "/close") == 0) {
+        conn_close(c, 0);
+        return -1;
+    } else {
+        queue_response(c, "404 Not Found", "Content-Type: text/plain\r\n", "not found", 9);
+    }
+    if (conn_flush(c) < 0) {
+        conn_close(c, 0);
+        return -1;
+    }
+    return 0;
+}
+
+/* Handle every complete request head in the input buffer. */
+static int conn_process(tconn *c)
+{
+    char *end;
+    while (!c->hanging && !c->delay &&
+           (end = memmem(c->in, c->inlen, "\r\n\r\n", 4)) != NULL) {
+        char path[256] = "";
+        sscanf(c->in, "GET %255s ", path);
+        size_t used = (size_t)(end + 4 - c->in);
+        memmove(c->in, c->in + used, c->inlen - used);
+        c->inlen -= used;
+        if (respond(c, path) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void conn_io(selector *s, int fd, int events, void *data)
+{
+    (void)s;
+    tconn *c = data;
+    if ((events & SEL_WRITE) && conn_flush(c) < 0) {
+        conn_close(c, 0);
+        return;
+    }
+    if (!(events & SEL_READ))
+        return;
+    for (;;) {
+        if (c->inlen == sizeof c->in) {
+            conn_close(c, 0);
+            return;
+        }
+        ssize_t n = recv(fd, c->in + c->inlen, sizeof c->in - c->inlen, 0);
+        if (n > 0) {
+            c->inlen += (size_t)n;
+        } else if (n == 0) {
+            conn_close(c, 1);
+            return;
+        } else if (errno == EINTR) {
+            continue;
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            break;
+        } else {
+            conn_close(c, 1);
+            return;
+        }
+    }
+    conn_process(c);
+}
+
+static void srv_accept(selector *s, int fd, int events, void *data)
+{
+    (void)events;
+    tsrv *srv = data;
+    for (int i = 0; i < 64; i++) {
+        int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0)
+            return;
+        tconn *c = calloc(1, sizeof *c);
+        assert_non_null(c);
+        c->srv = srv;
+        c->fd = cfd;
+        c->next = srv->conns;
+        if (srv->conns)
+            srv->conns->prev = c;
+        srv->conns = c;
+        assert_int_equal(selector_register(s, cfd, SEL_READ, conn_io, c), 0);
+        srv->accepted++;
+        srv->open++;
+        if (srv->open > srv->max_open)
+            srv->max_open = srv->open;
+    }
+}
+
+static int listen_loopback(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    socklen_t alen = sizeof a;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void srv_start(tsrv *srv, selector *s)
+{
+    memset(srv, 0, sizeof *srv);
+    srv->s = s;
+    srv->lfd = listen_loopback(&srv->port);
+    assert_int_equal(listen(srv->lfd, 128), 0);
+    assert_int_equal(selector_register(s, srv->lfd, SEL_READ, srv_accept, srv), 0);
+}
+
+static void srv_stop(tsrv *srv)
+{
+    while (srv->conns)
+        conn_close(srv->conns, 0);
+    selector_unregister(srv->s, srv->lfd);
+    close(srv->lfd);
+}
+
+/* ---- the client side ------------------------------------------------------------- */
+
+typedef struct env {
+    selector *s;
+    tsrv srv;
+    curl_glue *g;
+    int timed_out;
+    int outstanding;          /* requests whose done is awaited; 0 stops the loop */
+} env;
+
+static env E;
+
+typedef struct result {
+    curl_req *req;
+    int heads, dones;
+    int status;
+    int has_ctype, has_location;
+    char ctype[256], location[256];
+    long long clen;
+    char *body;
+    size_t body_len, body_calls;
+    int body_before_head;
+    const char *err_ptr;
+    char err[512];
+    /* behaviour */
+    int cancel_in_head, cancel_in_body;
+    struct result *then;      /* started from inside this one's sink/done */
+    const char *then_path;
+    struct result *cancel_other;  /* cancelled from this one's done */
+    int chain_left;           /* sequential chain: requests still to start */
+} result;
+
+static void on_head(void *ctx, const http_head *h);
+static void on_body(void *ctx, const char *data, size_t len);
+static void on_done(void *ctx, const char *error);
+
+static void url_for(char *buf, size_t n, const char *path)
+{
+    snprintf(buf, n, "http://127.0.0.1:%d%s", E.srv.port, path);
+}
+
+static curl_req *start(result *r, const char *path, long timeout_ms, long long max_size)
+{
+    char url[256];
+    url_for(url, sizeof url, path);
+    http_sink sink = {on_head, on_body, r};
+    r->req = curl_glue_get(E.g, url, timeout_ms, max_size, &sink, on_done, r);
+    if (r->req)
+        E.outstanding++;
+    return r->req;
+}
+
+static void on_head(void *ctx, const http_head *h)
+{
+    result *r = ctx;
+    r->heads++;
+    r->status = h->status;
+    r->clen = h->content_length;
+    if ((r->has_ctype = h->content_type != NULL))
+        snprintf(r->ctype, sizeof r->ctype, "%s", h->content_type);
+    if ((r->has_location = h->location != NULL))
+        snprintf(r->location, sizeof r->location, "%s", h->location);
+    if (r->cancel_in_head) {
+        curl_glue_cancel(E.g, r->req);
+        E.outstanding--;
+        if (r->then)   /* a get from inside a sink callback */
+            assert_non_null(start(r->then, r->then_path, 0, 0));
+    }
+}
+
+static void on_body(void *ctx, const char *data, size_t len)
+{
+    result *r = ctx;
+    if (!r->heads)
+        r->body_before_head = 1;
+    r->body_calls++;
+    char *nb = realloc(r->body, r->body_len + len + 1);
+    assert_non_null(nb);
+    r->body = nb;
+    memcpy(r->body + r->body_len, data, len);
+    r->body_len += len;
+    r->body[r->body_len] = '\0';
+    if (r->cancel_in_body) {
+        curl_glue_cancel(E.g, r->req);
+        curl_glue_cancel(E.g, r->req);   /* twice is harmless */
+        E.outstanding--;
+        if (r->then)
+            assert_non_null(start(r->then, r->then_path, 0, 0));
+    }
+}
+
+static void on_done(void *ctx, const char *error)
+{
+    result *r = ctx;
+    r->dones++;
+    r->err_ptr = error;
+    if (error)
+        snprintf(r->err, sizeof r->err, "%s", error);
+    if (r->cancel_other) {
+        curl_glue_cancel(E.g, r->cancel_other->req);
+        E.outstanding--;
+    }
+    if (r->chain_left > 0) {   /* the next request of a sequential chain */
+        result *next = r + 1;
+        next->chain_left = r->chain_left - 1;
+        assert_non_null(start(next, "/ok", 0, 0));
+    }
+    if (--E.outstanding <= 0)
+        selector_stop(E.s);
+}
+
+static void deadline(selector *s, void *data)
+{
+    (void)data;
+    E.timed_out = 1;
+    selector_stop(s);
+}
+
+/* Run the loop until something stops it or ms pass. Returns 1 if stopped in time. */
+static int run_for(uint64_t ms)
+{
+    E.timed_out = 0;
+    sel_timer *t = selector_call_later(E.s, ms, deadline, NULL);
+    assert_non_null(t);
+    assert_int_equal(selector_run(E.s), 0);
+    if (!E.timed_out)
+        selector_cancel(E.s, t);
+    return !E.timed_out;
+}
+
+static void run_until_done(void)
+{
+    if (E.outstanding > 0)
+        assert_true(run_for(DEADLINE_MS));
+}
+
+static void result_free(result *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(r[i].body);
+}
+
+static int setup_with(const char *backend, int max_conns)
+{
+    char err[256];
+    memset(&E, 0, sizeof E);
+    E.s = selector_new(backend, err, sizeof err);
+    assert_non_null(E.s);
+    srv_start(&E.srv, E.s);
+    E.g = curl_glue_new(E.s, max_conns, NULL, err, sizeof err);
+    assert_non_null(E.g);
+    return 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return setup_with(NULL, 4);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (E.g) {
+        curl_glue_free(E.g);
+        E.g = NULL;
+    }
+    /* the glue left nothing behind in the selector: only the server's own fds */
+    assert_int_equal(selector_count(E.s), (size_t)(1 + E.srv.open));
+    assert_int_equal(selector_timer_count(E.s), 0);
+    srv_stop(&E.srv);
+    assert_int_equal(selector_count(E.s), 0);
+    selector_free(E.s);
+    return 0;
+}
+
+/* Replace the fixture's glue with one of another size. */
+static void regrow(int max_conns)
+{
+    char err[256];
+    curl_glue_free(E.g);
+    E.g = curl_glue_new(E.s, max_conns, NULL, err, sizeof err);
+    assert_non_null(E.g);
+}
+
+/* ---- tests ----------------------------------------------------------------------- */
+
+static void test_ok(void **state)
+{
+    (void)state;
+    result r = {0};
+    assert_non_null(start(&r, "/ok", 5000, 0));
+    assert_int_equal(r.dones, 0);          /* never from inside curl_glue_get */
+    assert_int_equal(curl_glue_in_flight(E.g), 1);
+    run_until_done();
+    assert_int_equal(r.dones, 1);
+    assert_null(r.err_ptr);
+    assert_int_equal(r.heads, 1);
+    assert_int_equal(r.status, 200);
+    assert_true(r.has_ctype);
+    assert_string_equal(r.ctype, "text/html; charset=utf-8");
+    assert_false(r.has_location);
+    assert_int_equal(r.clen, 11);
+    assert_int_equal(r.body_len, 11);
+    assert_string_equal(r.body, "hello world");
+    assert_false(r.body_before_head);
+    assert_int_equal(curl_glue_in_flight(E.g), 0);
+    result_free(&r, 1);
+}
+
+static void test_every_backend(void **state)
+{
+    (void)state;
+    for (size_t i = 0; selector_backends[i]; i++) {
+        teardown(NULL);
+        setup_with(selector_backends[i], 2);
+        result r[3] = {{0}};
+        assert_non_null(start(&r[0], "/ok", 5000, 0));
+        assert_non_null(start(&r[1], "/big", 5000, 0));
+        assert_non_null(start(&r[2], "/missing", 5000, 0));
+        run_until_done();
+        assert_null(r[0].err_ptr);
+        assert_string_equal(r[0].body, "hello world");
+        assert_null(r[1].err_ptr);
+        assert_int_equal(r[1].body_len, BIG_SIZE);
+        assert_int_equal(r[2].status, 404);
+        result_free(r, 3);
+    }
+}
+
+static void test_redirect_not_followed(void **state)
+{
+    (void)state;
+    result r = {0};
+    assert_non_null(start(&r, "/redirect", 5000, 0));
+    run_until_done();
+    assert_null(r.err_ptr);
+    assert_int_equal(r.status, 301);
+    assert_true(r.has_location);
+    assert_string_equal(r.location, "/ok");
+    assert_int_equal(r.clen, 0);
+    assert_int_equal(r.body_len, 0);
+    assert_int_equal(E.srv.requests, 1);   /* /ok was not fetched */
+    result_free(&r, 1);
+}
+
+static void test_not_found_is_not_an_error(void **state)
+{
+    (void)state;
+    result r = {0};
+    assert_non_null(start(&r, "/nowhere", 5000, 0));
+    run_until_done();
+    assert_null(r.err_ptr);
+    assert_int_equal(r.heads, 1);
+    assert_int_equal(r.status, 404);
+    assert_string_equal(r.body, "not found");
+    result_free(&r, 1);
+}
+
+static void test_gzip_is_decoded(void **state)
+{
+    (void)state;
+    if (!(curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_LIBZ))
+        skip();
+    result r = {0};
+    assert_non_null(start(&r, "/gzip", 5000, 0));
+    run_until_done();
+    assert_null(r.err_ptr);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(r.clen, (long long)sizeof GZIP_BYTES);  /* as sent, encoded */
+    assert_int_equal(r.body_len, strlen(GZIP_PLAIN));
+    assert_string_equal(r.body, GZIP_PLAIN);
+    result_free(&r, 1);
+}
+
+static void test_interim_head_is_skipped(void **state)
+{
+    (void)state;
+    result r = {0};
+    assert_non_null(start(&r, "/early", 5000, 0));
+    run_until_done();
+    assert_null(r.err_ptr);
+    assert_int_equal(r.heads, 1);
+    assert_int_equal(r.status, 200);
+    assert_false(r.has_location);          /* that was the 103's */
+    assert_string_equal(r.ctype, "text/plain");
+    assert_string_equal(r.body, "final");
+    result_free(&r, 1);
+}
+
+static void test_chunked_trailers_are_not_head(void **state)
+{
+    (void)state;
+    result r = {0};
+    assert_non_null(start(&r, "/chunked", 5000, 0));
+    run_until_done();
+    assert_null(r.err_ptr);
+    assert_int_equal(r.heads, 1);
+    assert_int_equal(r.clen, -1);
+    assert_false(r.has_location);
+    assert_string_equal(r.body, "hello world");
+    result_free(&r, 1);
+}
+
+static void test_timeout(void **state)
+{
+    (void)state;
+    result r = {0};
+    assert_non_null(start(&r, "/hang", 300, 0));
+    run_until_done();
+    assert_int_equal(r.dones, 1);
+    assert_non_null(r.err_ptr);
+    assert_non_null(strstr(r.err, "Timeout was reached"));
+    assert_null(strchr(r.err, '\n'));
+    assert_int_equal(r.heads, 0);
+    result_free(&r, 1);
+}
+
+static void test_close_without_response(void **state)
+{
+    (void)state;
+    result r = {0};
+    assert_non_null(start(&r, "/close", 5000, 0));
+    run_until_done();
+    assert_int_equal(r.dones, 1);
+    assert_non_null(r.err_ptr);
+    assert_non_null(strstr(r.err, "Empty reply"));
+    assert_int_equal(r.heads, 0);
+    result_free(&r, 1);
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    int port, fd = listen_loopback(&port);
+    close(fd);   /* bound, never listened: nothing there now */
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
+    result r = {0};
+    http_sink sink = {on_head, on_body, &r};
+    r.req = curl_glue_get(E.g, url, 5000, 0, &sink, on_done, &r);
+    assert_non_null(r.req);
+    E.outstanding++;
+    run_until_done();
+    assert_non_null(r.err_ptr);
+    assert_non_null(strstr(r.err, "Couldn't connect"));
+    result_free(&r, 1);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_null(curl_glue_new(E.s, 0, NULL, err, sizeof err));
+    assert_true(err[0] != '\0');
+    err[0] = '\0';
+    assert_null(curl_glue_new(E.s, 4, "/nonexistent/ca.pem", err, sizeof err));
+    assert_non_null(strstr(err, "/nonexistent/ca.pem"));
+    assert_null(curl_glue_new(NULL, 4, NULL, NULL, 0));
+    assert_null(curl_glue_get(E.g, NULL, 0, 0, NULL, NULL, NULL));
+    assert_null(curl_glue_get(NULL, "http://127.0.0.1/", 0, 0, NULL, NULL, NULL));
+    curl_glue_cancel(E.g, NULL);
+    curl_glue_cancel(NULL, NULL);
+    curl_glue_free(NULL);
+    assert_int_equal(curl_glue_in_flight(NULL), 0);
+
+    /* Unusable URLs fail through done, from the loop; other schemes are refused. */
+    const char *urls[] = {"not a url", "file:///etc/passwd", "ftp://127.0.0.1/", "http://"};
+    enum { N = sizeof urls / sizeof *urls };
+    result r[N] = {{0}};
+    for (size_t i = 0; i < N; i++) {
+        http_sink sink = {on_head, on_body, &r[i]};
+        r[i].req = curl_glue_get(E.g, urls[i], 5000, 0, &sink, on_done, &r[i]);
+        assert_non_null(r[i].req);
+        E.outstanding++;
+    }
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(r[i].dones, 0);
+    run_until_done();
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(r[i].dones, 1);
+        assert_non_null(r[i].err_ptr);
+        assert_int_equal(r[i].body_len, 0);
+    }
+    assert_non_null(strstr(r[1].err, "Unsupported protocol"));
+    assert_non_null(strstr(r[2].err, "Unsupported protocol"));
+
+    /* No sink and no done: runs and is forgotten. */
+    char url[128];
+    url_for(url, sizeof url, "/ok");
+    assert_non_null(curl_glue_get(E.g, url, 5000, 0, NULL, NULL, NULL));
+    result w = {0};
+    assert_non_null(start(&w, "/ok", 5000, 0));
+    run_until_done();
+    assert_int_equal(curl_glue_in_flight(E.g), 0);
+    result_free(r, N);
+    result_free(&w, 1);
+}
+
+static void test_sequential_reuse(void **state)
+{
+    (void)state;
+    regrow(2);
+    enum { N = 20 };
+    result r[N] = {{0}};
+    r[0].chain_left = N - 1;   /* each done starts the next */
+    assert_non_null(start(&r[0], "/ok", 5000, 0));
+    run_until_done();
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(r[i].dones, 1);
+        assert_null(r[i].err_ptr);
+        assert_string_equal(r[i].body, "hello world");
+    }
+    assert_int_equal(E.srv.requests, N);
+    assert_true(E.srv.accepted < N);
+    assert_true(E.srv.accepted <= 2);
+    result_free(r, N);
+}
+
+static void test_connection_cap(void **state)
+{
+    (void)state;
+    regrow(3);
+    enum { N = 10 };
+    result r[N] = {{0}};
+    for (int i = 0; i < N; i++)
+        assert_non_null(start(&r[i], "/slow", 10000, 0));
+    assert_int_equal(curl_glue_in_flight(E.g), N);
+    run_until_done();
+    for (int i = 0; i < N; i++) {
+        assert_null(r[i].err_ptr);
+        assert_string_equal(r[i].body, "slow");
+    }
+    assert_true(E.srv.max_open <= 3);
+    assert_true(E.srv.max_open >= 2);   /* the answers are delayed: they overlap */
+    assert_true(E.srv.accepted <= 3);   /* and then are reused */
+    result_free(r, N);
+}
+
+static void test_many_in_flight(void **state)
+{
+    (void)state;
+    regrow(8);
+    enum { N = 500 };
+    result *r = calloc(N, sizeof *r);
+    assert_non_null(r);
+    for (int i = 0; i < N; i++)
+        assert_non_null(start(&r[i], i % 5 ? "/ok" : "/missing", 20000, 0));
+    run_until_done();
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(r[i].dones, 1);
+        assert_null(r[i].err_ptr);
+        assert_int_equal(r[i].status, i % 5 ? 200 : 404);
+    }
+    assert_true(E.srv.max_open <= 8);
+    assert_int_equal(E.srv.requests, N);
+    assert_int_equal(curl_glue_in_flight(E.g), 0);
+    result_free(r, N);
+    free(r);
+}
+
+static void test_max_size(void **state)
+{
+    (void)state;
+    result r[3] = {{0}};
+    assert_non_null(start(&r[0], "/big", 5000, 1000));
+    assert_non_null(start(&r[1], "/big", 5000, BIG_SIZE));      /* exactly fits */
+    assert_non_null(start(&r[2], "/big", 5000, BIG_SIZE - 1));  /* one byte over */
+    run_until_done();
+    assert_ptr_equal(r[0].err_ptr, curl_glue_truncated);
+    assert_int_equal(r[0].body_len, 1000);
+    assert_int_equal(r[0].heads, 1);
+    for (size_t i = 0; i < r[0].body_len; i++)
+        assert_int_equal(r[0].body[i], 'a' + i % 26);
+    assert_null(r[1].err_ptr);
+    assert_int_equal(r[1].body_len, BIG_SIZE);
+    assert_ptr_equal(r[2].err_ptr, curl_glue_truncated);
+    assert_int_equal(r[2].body_len, BIG_SIZE - 1);
+    result_free(r, 3);
+}
+
+/* Cancel from inside the request's own on_body, and start another from there. */
+static void test_cancel_in_body(void **state)
+{
+    (void)state;
+    result big = {0}, next = {0};
+    big.cancel_in_body = 1;
+    big.then = &next;
+    big.then_path = "/ok";
+    assert_non_null(start(&big, "/big", 5000, 0));
+    run_until_done();
+    assert_int_equal(next.dones, 1);
+    assert_string_equal(next.body, "hello world");
+    /* give a stray callback of the cancelled one the chance to show up */
+    run_for(100);
+    assert_int_equal(big.body_calls, 1);
+    assert_int_equal(big.dones, 0);
+    assert_int_equal(curl_glue_in_flight(E.g), 0);
+    result_free(&big, 1);
+    result_free(&next, 1);
+}
+
+static void test_cancel_in_head(void **state)
+{
+    (void)state;
+    result big = {0}, next = {0};
+    big.cancel_in_head = 1;
+    big.then = &next;
+    big.then_path = "/redirect";
+    assert_non_null(start(&big, "/big", 5000, 0));
+    run_until_done();
+    assert_int_equal(next.dones, 1);
+    assert_int_equal(next.status, 301);
+    run_for(100);
+    assert_int_equal(big.heads, 1);
+    assert_int_equal(big.body_calls, 0);
+    assert_int_equal(big.dones, 0);
+    assert_int_equal(curl_glue_in_flight(E.g), 0);
+    result_free(&big, 1);
+    result_free(&next, 1);
+}
+
+/* Cancel a hanging request from the done callback of another. */
+static void test_cancel_from_other_done(void **state)
+{
+    (void)state;
+    result hang = {0}, ok = {0};
+    assert_non_null(start(&hang, "/hang", 0, 0));
+    ok.cancel_other = &hang;
+    assert_non_null(start(&ok, "/slow", 5000, 0));
+    run_until_done();
+    assert_int_equal(ok.dones, 1);
+    assert_int_equal(curl_glue_in_flight(E.g), 0);
+    /* the abandoned transfer's connection is closed */
+    if (E.srv.peer_closes == 0) {
+        E.srv.stop_at_peer_close = 1;
+        assert_true(run_for(DEADLINE_MS));
+    }
+    assert_int_equal(E.srv.peer_closes, 1);
+    assert_int_equal(hang.dones, 0);
+    assert_int_equal(hang.heads, 0);
+    result_free(&hang, 1);
+    result_free(&ok, 1);
+}
+
+/* Cancel from outside any callback. */
+static void test_cancel_outside(void **state)
+{
+    (void)state;
+    result hang = {0};
+    assert_non_null(start(&hang, "/hang", 0, 0));
+    E.srv.stop_at_hangs = 1;
+    assert_true(run_for(DEADLINE_MS));
+    assert_int_equal(E.srv.hang_requests, 1);
+    curl_glue_cancel(E.g, hang.req);
+    assert_int_equal(curl_glue_in_flight(E.g), 0);
+    E.srv.stop_at_peer_close = 1;
+    assert_true(run_for(DEADLINE_MS));
+    assert_int_equal(E.srv.peer_closes, 1);
+    assert_int_equal(hang.dones, 0);
+    /* the glue still works afterwards */
+    E.outstanding = 0;
+    result ok = {0};
+    assert_non_null(start(&ok, "/ok", 5000, 0));
+    run_until_done();
+    assert_string_equal(ok.body, "hello world");
+    result_free(&hang, 1);
+    result_free(&ok, 1);
+}
+
+/* Freeing the glue with requests in flight: no done, nothing left in the selector
+ * (teardown checks the selector). */
+static void test_free_in_flight(void **state)
+{
+    (void)state;
+    result r[3] = {{0}};
+    for (int i = 0; i < 3; i++)
+        assert_non_null(start(&r[i], "/hang", 0, 0));
+    E.srv.stop_at_hangs = 3;
+    assert_true(run_for(DEADLINE_MS));
+    assert_int_equal(curl_glue_in_flight(E.g), 3);
+    assert_true(selector_count(E.s) > (size_t)(1 + E.srv.open));  /* curl's sockets */
+    curl_glue_free(E.g);
+    E.g = NULL;
+    assert_int_equal(selector_count(E.s), (size_t)(1 + E.srv.open));
+    assert_int_equal(selector_timer_count(E.s), 0);
+    E.srv.stop_at_hangs = 0;
+    E.srv.stop_at_peer_close = 0;
+    run_for(50);   /* the server sees the closes; nothing of the glue may run */
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(r[i].dones, 0);
+    result_free(r, 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ok, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_every_backend, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_redirect_not_followed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_found_is_not_an_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gzip_is_decoded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interim_head_is_skipped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chunked_trailers_are_not_head, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_close_without_response, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sequential_reuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_in_flight, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_max_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_in_body, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_in_head, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_from_other_done, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_outside, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_free_in_flight, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
