@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Install the Debian packages crawlstages needs, when missing. Idempotent.
+# Not root: prints the apt-get line to run instead.
+set -euo pipefail
+
+packages=(gcc make cmake pkg-config libcurl4-openssl-dev libxml2-dev libcmocka-dev
+          gdb openssl)
+[ "$#" -gt 0 ] && packages+=("$@")    # extra packages, e.g. valgrind wget clang
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+cmd=(apt-get install -y --no-install-recommends "${missing[@]}")
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing ${missing[*]}; run as root:"
+    echo "  apt-get update && ${cmd[*]}"
+    exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+"${cmd[@]}" >/dev/null
+echo "install-deps: done"
