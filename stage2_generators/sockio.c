@@ -74,6 +74,7 @@ static void io_wait_stop(io_wait *w)
 typedef struct {
     coro co;
     int fd;
+    int start_errno;        /* errno of a connect that failed at once (fd < 0) */
     uint64_t deadline;
     io_wait w;
 } connect_frame;
@@ -82,9 +83,9 @@ static int connect_body(coro *co)
 {
     connect_frame *f = (connect_frame *)co;
     CORO_BEGIN(co);
-    if (f->fd < 0)
-        CORO_RAISE(co, CORO_OSERROR, errno, "%s",
-                   raw_error((char[128]){0}, 128, "connect", errno));
+    if (f->fd < 0)      /* errno may have changed since sock_connect: use the saved one */
+        CORO_RAISE(co, CORO_OSERROR, f->start_errno, "%s",
+                   raw_error((char[128]){0}, 128, "connect", f->start_errno));
     if (io_wait_start(&f->w, co, f->fd, SEL_WRITE, f->deadline) < 0)
         CORO_RAISE(co, CORO_OSERROR, errno, "%s", selector_error(co->task->loop));
     AWAIT_FUTURE(co, &f->w.fut);
@@ -121,6 +122,7 @@ coro *sock_connect(const struct sockaddr_storage *addr, socklen_t len, uint64_t 
     if (!f)
         return NULL;
     f->fd = net_connect_start((const struct sockaddr *)addr, len);
+    f->start_errno = f->fd < 0 ? errno : 0;
     f->deadline = deadline_ms;
     return &f->co;  /* f is non-NULL here */
 }

@@ -67,8 +67,11 @@ void task_step(task *t)
         return;
     if (coro_resume(t->coro) == CORO_SUSPENDED)
         return;     /* the waiting frame hooked task_wakeup_ onto its future */
+    /* resolve() runs the done-callbacks, and one of them (a coroutine that awaited
+     * this task) may free it: read the flag first, touch t no more afterwards. */
+    int detached = t->detached;
     resolve(t);
-    if (t->detached)
+    if (detached)
         task_free(t);
 }
 
@@ -82,8 +85,9 @@ void task_cancel(task *t)
         t->start = NULL;
         coro_free(t->coro);
         t->coro = NULL;
+        int detached = t->detached;  /* a done-callback may free t: see task_step */
         future_cancel(&t->fut);
-        if (t->detached)
+        if (detached)
             task_free(t);
         return;
     }
@@ -139,6 +143,9 @@ static void stop_loop(future *f, void *loop)
 
 int run_until_complete(selector *loop, task *t)
 {
+    /* Already done: a stop requested now would be reset by selector_run. */
+    if (future_done(&t->fut))
+        return 0;
     future_add_done_callback(&t->fut, stop_loop, loop);
     selector_run(loop);
     if (!future_done(&t->fut)) {

@@ -1,0 +1,1112 @@
+/* test_coro.c — stage 2's machinery, checked against the chapter's generator examples:
+ * gen_fn awaiting two futures and returning "done", caller_fn delegating to it (yield
+ * from), errors raised through the chain with their traceback, a caught error, an
+ * already-resolved future (footnote 9), a Task awaited as a Future, cancellation,
+ * run_until_complete, task_dump, and the Future's done-callbacks.
+ *
+ * Every test runs on a real selector with a guard timer that stops the loop and fails
+ * the test rather than let it hang. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coro.h"
+#include "future.h"
+#include "selector.h"
+#include "task.h"
+
+/* __FILE__ as the generators target's -fmacro-prefix-map makes it. */
+#define THIS_FILE "tests/unit/test_coro.c"
+
+static selector *loop;
+static sel_timer *guard;
+static int guard_hit;
+
+static void guard_fired(selector *s, void *arg)
+{
+    (void)arg;
+    guard_hit = 1;
+    guard = NULL;
+    selector_stop(s);
+}
+
+/* What the coroutines saw, for the tests to check after their frames are gone. */
+static struct {
+    const char *got1, *got2;    /* values sent in at the two awaits */
+    const char *rv;             /* caller_fn: the return value of its yield from */
+    int gen_resumes, gen_finally;
+    int caller_resumes, caller_finally;
+    int caught;
+    coro_error_kind caught_kind;
+    char caught_msg[64];
+    int sleeper_resumes, sleeper_woke, sleeper_finally;
+    int eager_resumes;
+} rec;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    loop = selector_new(NULL, err, sizeof err);
+    if (!loop)
+        fail_msg("selector_new: %s", err);
+    memset(&rec, 0, sizeof rec);
+    guard_hit = 0;
+    guard = selector_call_later(loop, 5000, guard_fired, NULL);
+    assert_non_null(guard);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    task_free_all();
+    if (guard)
+        selector_cancel(loop, guard);
+    guard = NULL;
+    selector_free(loop);
+    loop = NULL;
+    return 0;
+}
+
+static void run_task(task *t)
+{
+    assert_int_equal(run_until_complete(loop, t), 0);
+    assert_false(guard_hit);
+    assert_true(future_done(task_future(t)));
+}
+
+/* Resolve a future from the loop, noting where the task's frames stood just before
+ * the value was sent in. */
+typedef struct {
+    future *f;
+    const char *value;
+    task *t;
+    int fired;
+    int outer_lasti, inner_lasti;
+} resolver;
+
+static void resolve_later(selector *s, void *arg)
+{
+    (void)s;
+    resolver *r = arg;
+    r->fired = 1;
+    if (r->t && r->t->coro) {
+        r->outer_lasti = coro_lasti(r->t->coro);
+        r->inner_lasti = r->t->coro->child ? coro_lasti(r->t->coro->child) : -1;
+    }
+    future_set_result(r->f, (coro_value){(void *)r->value, 0});
+}
+
+static void resolve_in(uint64_t ms, resolver *r)
+{
+    assert_non_null(selector_call_later(loop, ms, resolve_later, r));
+}
+
+/* ---- gen_fn: result = yield 1; ...; result2 = yield 2; return 'done' ------------- */
+
+enum { GEN_NORMAL, GEN_RAISE, GEN_YIELD_RAISE };
+
+typedef struct {
+    future *f1, *f2;
+    int mode;
+} gen_args;
+
+typedef struct {
+    coro co;
+    gen_args a;
+} gen_frame;
+
+static int gen_await1_line, gen_await2_line, gen_raise_line, gen_uhoh_line;
+
+static int gen_body(coro *co)
+{
+    gen_frame *f = (gen_frame *)co;
+    rec.gen_resumes++;
+    CORO_BEGIN(co);
+    if (f->a.mode == GEN_RAISE) {
+        gen_raise_line = __LINE__ + 1;
+        CORO_RAISE(co, CORO_ERROR, 0, "my error");
+    }
+    gen_await1_line = __LINE__ + 1;
+    AWAIT_FUTURE(co, f->a.f1);                      /* result = yield 1 */
+    rec.got1 = co->value.p;
+    if (f->a.mode == GEN_YIELD_RAISE) {
+        gen_uhoh_line = __LINE__ + 1;
+        CORO_RAISE(co, CORO_ERROR, 0, "uh oh");
+    }
+    gen_await2_line = __LINE__ + 1;
+    AWAIT_FUTURE(co, f->a.f2);                      /* result2 = yield 2 */
+    rec.got2 = co->value.p;
+    CORO_RETURN(co, "done", 0);
+    CORO_END(co);
+}
+
+static void gen_finally(coro *co)
+{
+    (void)co;
+    rec.gen_finally++;
+}
+
+static const coro_def gen_def = {"gen_fn", __FILE__, gen_body, gen_finally,
+                                 sizeof(gen_frame)};
+
+static coro *gen_new(const gen_args *a)
+{
+    gen_frame *f = (gen_frame *)coro_new(&gen_def);
+    assert_non_null(f);
+    f->a = *a;
+    return &f->co;
+}
+
+/* ---- caller_fn: rv = yield from gen_fn() ---------------------------------------- */
+
+typedef struct {
+    coro co;
+    gen_args a;
+    int catch_errors;
+} caller_frame;
+
+static int caller_await_line, caller_catch_line;
+
+static int caller_body(coro *co)
+{
+    caller_frame *f = (caller_frame *)co;
+    rec.caller_resumes++;
+    CORO_BEGIN(co);
+    if (f->catch_errors) {
+        caller_catch_line = __LINE__ + 1;
+        AWAIT_CATCH(co, gen_new(&f->a));            /* try: yield from gen_fn() */
+        if (co->err) {                              /* except Exception as exc: */
+            rec.caught = 1;
+            rec.caught_kind = co->err->kind;
+            snprintf(rec.caught_msg, sizeof rec.caught_msg, "%s", co->err->msg);
+            coro_error_free(co->err);
+            co->err = NULL;
+            CORO_RETURN(co, "recovered", 2);
+        }
+    } else {
+        caller_await_line = __LINE__ + 1;
+        AWAIT(co, gen_new(&f->a));                  /* rv = yield from gen_fn() */
+    }
+    rec.rv = co->value.p;
+    CORO_RETURN(co, co->value.p, 1);
+    CORO_END(co);
+}
+
+static void caller_finally(coro *co)
+{
+    (void)co;
+    rec.caller_finally++;
+}
+
+static const coro_def caller_def = {"caller_fn", __FILE__, caller_body, caller_finally,
+                                    sizeof(caller_frame)};
+
+static coro *caller_new(const gen_args *a, int catch_errors)
+{
+    caller_frame *f = (caller_frame *)coro_new(&caller_def);
+    assert_non_null(f);
+    f->a = *a;
+    f->catch_errors = catch_errors;
+    return &f->co;
+}
+
+/* ---- sleeper_fn: waits on a future no one resolves; parent_fn awaits it ---------- */
+
+typedef struct {
+    coro co;
+    future *never;
+} sleeper_frame;
+
+static int sleeper_body(coro *co)
+{
+    sleeper_frame *f = (sleeper_frame *)co;
+    rec.sleeper_resumes++;
+    CORO_BEGIN(co);
+    AWAIT_FUTURE(co, f->never);
+    rec.sleeper_woke = 1;
+    CORO_END(co);
+}
+
+static void sleeper_finally(coro *co)
+{
+    (void)co;
+    rec.sleeper_finally++;
+}
+
+static const coro_def sleeper_def = {"sleeper_fn", __FILE__, sleeper_body, sleeper_finally,
+                                     sizeof(sleeper_frame)};
+
+static coro *sleeper_new(future *never)
+{
+    sleeper_frame *f = (sleeper_frame *)coro_new(&sleeper_def);
+    assert_non_null(f);
+    f->never = never;
+    return &f->co;
+}
+
+typedef struct {
+    coro co;
+    future *never;
+    int reraise;
+} parent_frame;
+
+static int parent_body(coro *co)
+{
+    parent_frame *f = (parent_frame *)co;
+    CORO_BEGIN(co);
+    AWAIT_CATCH(co, sleeper_new(f->never));
+    if (co->err) {
+        rec.caught = 1;
+        rec.caught_kind = co->err->kind;
+        snprintf(rec.caught_msg, sizeof rec.caught_msg, "%s", co->err->msg);
+        if (f->reraise)
+            CORO_RAISE_ERR(co);
+        coro_error_free(co->err);
+        co->err = NULL;
+    }
+    CORO_RETURN(co, "cleaned up", 0);
+    CORO_END(co);
+}
+
+static const coro_def parent_def = {"parent_fn", __FILE__, parent_body, NULL,
+                                    sizeof(parent_frame)};
+
+static coro *parent_new(future *never, int reraise)
+{
+    parent_frame *f = (parent_frame *)coro_new(&parent_def);
+    assert_non_null(f);
+    f->never = never;
+    f->reraise = reraise;
+    return &f->co;
+}
+
+/* ---- eager_fn: awaits two futures that are already resolved ---------------------- */
+
+typedef struct {
+    coro co;
+    future *f1, *f2;
+    long long sum;
+} eager_frame;
+
+static int eager_body(coro *co)
+{
+    eager_frame *f = (eager_frame *)co;
+    rec.eager_resumes++;
+    CORO_BEGIN(co);
+    AWAIT_FUTURE(co, f->f1);
+    f->sum = co->value.n;
+    AWAIT_FUTURE(co, f->f2);
+    f->sum += co->value.n;
+    CORO_RETURN(co, NULL, f->sum);
+    CORO_END(co);
+}
+
+static const coro_def eager_def = {"eager_fn", __FILE__, eager_body, NULL,
+                                   sizeof(eager_frame)};
+
+/* ---- awaiter_fn: awaits another Task as a Future --------------------------------- */
+
+typedef struct {
+    coro co;
+    task *other;
+    int free_other;     /* free the awaited task as soon as it is done */
+} awaiter_frame;
+
+static int awaiter_body(coro *co)
+{
+    awaiter_frame *f = (awaiter_frame *)co;
+    CORO_BEGIN(co);
+    AWAIT_FUTURE_CATCH(co, task_future(f->other));
+    if (f->free_other) {
+        task_free(f->other);
+        f->other = NULL;
+    }
+    if (co->err) {
+        rec.caught = 1;
+        rec.caught_kind = co->err->kind;
+        snprintf(rec.caught_msg, sizeof rec.caught_msg, "%s", co->err->msg);
+        coro_error_free(co->err);
+        co->err = NULL;
+        CORO_RETURN(co, "saw the error", -1);
+    }
+    CORO_RETURN(co, co->value.p, co->value.n + 100);
+    CORO_END(co);
+}
+
+static const coro_def awaiter_def = {"awaiter_fn", __FILE__, awaiter_body, NULL,
+                                     sizeof(awaiter_frame)};
+
+static coro *awaiter_new(task *other, int free_other)
+{
+    awaiter_frame *f = (awaiter_frame *)coro_new(&awaiter_def);
+    assert_non_null(f);
+    f->other = other;
+    f->free_other = free_other;
+    return &f->co;
+}
+
+static char *read_memstream(void (*fill)(FILE *, const void *), const void *arg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    assert_non_null(m);
+    fill(m, arg);
+    fclose(m);
+    return buf;
+}
+
+static void fill_traceback(FILE *m, const void *e) { coro_error_print(e, m); }
+static void fill_dump(FILE *m, const void *t) { task_dump(t, m); }
+
+/* ---- tests: generators ------------------------------------------------------------ */
+
+static void test_file_is_relative(void **state)
+{
+    (void)state;
+    /* The generators target exports -fmacro-prefix-map, so tracebacks name files
+     * relative to the source tree. */
+    assert_string_equal(__FILE__, THIS_FILE);
+}
+
+/* gen.send(None) -> 1; gen.send('hello') -> 2; gen.send('goodbye') -> StopIteration:
+ * done — one step at a time, with f_lasti after each. */
+static void test_gen_fn_step_by_step(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    coro *gen = gen_new(&a);
+    assert_int_equal(coro_lasti(gen), 0);          /* f_lasti == -1: not begun */
+
+    task *t = task_new(loop, gen, "gen");
+    assert_non_null(t);
+    assert_int_equal(rec.gen_resumes, 0);          /* making the task runs nothing */
+    assert_int_equal(coro_lasti(gen), 0);
+
+    assert_true(selector_run_once(loop, 0) >= 1);  /* the task's first step */
+    assert_int_equal(rec.gen_resumes, 1);
+    int lasti1 = coro_lasti(gen);
+    assert_int_equal(lasti1, gen_await1_line);     /* paused at the first yield */
+    assert_int_equal(f1.ncb, 1);                   /* the task waits on f1 */
+
+    future_set_result(&f1, (coro_value){"hello", 0});   /* gen.send('hello') */
+    assert_int_equal(rec.gen_resumes, 2);
+    assert_string_equal(rec.got1, "hello");
+    assert_null(rec.got2);
+    int lasti2 = coro_lasti(gen);
+    assert_int_equal(lasti2, gen_await2_line);
+    assert_int_not_equal(lasti1, lasti2);
+    assert_false(future_done(task_future(t)));
+
+    future_set_result(&f2, (coro_value){"goodbye", 0}); /* gen.send('goodbye') */
+    assert_int_equal(rec.gen_resumes, 3);
+    assert_string_equal(rec.got2, "goodbye");
+    assert_int_equal(task_future(t)->state, FUTURE_DONE);
+    assert_string_equal(task_future(t)->result.p, "done");  /* StopIteration: done */
+    assert_null(t->coro);
+    assert_int_equal(rec.gen_finally, 1);
+
+    task_free(t);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
+/* The same, driven by the loop: timers resolve the futures. */
+static void test_gen_fn_driven_by_task(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    task *t = task_new(loop, gen_new(&a), NULL);
+    assert_string_equal(t->name, "gen_fn");
+    resolver r1 = {&f1, "hello", t, 0, 0, 0}, r2 = {&f2, "goodbye", t, 0, 0, 0};
+    resolve_in(10, &r1);
+    resolve_in(30, &r2);
+
+    run_task(t);
+    assert_true(r1.fired && r2.fired);
+    assert_int_equal(r1.outer_lasti, gen_await1_line);
+    assert_int_equal(r2.outer_lasti, gen_await2_line);
+    assert_int_not_equal(r1.outer_lasti, r2.outer_lasti);
+    assert_string_equal(rec.got1, "hello");
+    assert_string_equal(rec.got2, "goodbye");
+    assert_int_equal(rec.gen_resumes, 3);
+    assert_int_equal(task_future(t)->state, FUTURE_DONE);
+    assert_string_equal(task_future(t)->result.p, "done");
+
+    task_free(t);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
+/* caller_fn: rv = yield from gen. Its lasti stays at the yield from while gen moves
+ * from one yield to the next; gen's return value becomes the caller's co->value. */
+static void test_caller_delegates_with_await(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    coro *caller = caller_new(&a, 0);
+    task *t = task_new(loop, caller, "caller");
+    resolver r1 = {&f1, "hello", t, 0, 0, 0}, r2 = {&f2, "goodbye", t, 0, 0, 0};
+    resolve_in(10, &r1);
+    resolve_in(30, &r2);
+
+    assert_true(selector_run_once(loop, 0) >= 1);
+    assert_int_equal(coro_lasti(caller), caller_await_line);
+    assert_non_null(caller->child);
+    assert_ptr_equal(caller->child->parent, caller);      /* f_back */
+    assert_ptr_equal(caller->child->task, t);
+    assert_ptr_equal(caller->child->waiting, &f1);
+    assert_null(caller->waiting);
+
+    run_task(t);
+    assert_int_equal(r1.outer_lasti, caller_await_line);
+    assert_int_equal(r2.outer_lasti, caller_await_line);  /* hasn't advanced */
+    assert_int_equal(r1.inner_lasti, gen_await1_line);
+    assert_int_equal(r2.inner_lasti, gen_await2_line);    /* the child has */
+    assert_string_equal(rec.got1, "hello");               /* values flow through */
+    assert_string_equal(rec.got2, "goodbye");
+    assert_string_equal(rec.rv, "done");                  /* return value of yield-from */
+    assert_int_equal(rec.caller_resumes, 3);
+    assert_int_equal(rec.gen_resumes, 3);
+    assert_int_equal(rec.gen_finally, 1);
+    assert_int_equal(rec.caller_finally, 1);
+    assert_int_equal(task_future(t)->state, FUTURE_DONE);
+    assert_string_equal(task_future(t)->result.p, "done");
+    assert_int_equal(task_future(t)->result.n, 1);
+
+    task_free(t);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
+/* def gen_fn(): raise Exception('my error') — through caller_fn to the task, with a
+ * traceback naming both frames. */
+static void test_error_propagates_with_traceback(void **state)
+{
+    (void)state;
+    gen_args a = {NULL, NULL, GEN_RAISE};
+    task *t = task_new(loop, caller_new(&a, 0), "caller");
+    t->report_errors = 0;
+
+    run_task(t);
+    future *tf = task_future(t);
+    assert_int_equal(tf->state, FUTURE_FAILED);
+    assert_non_null(tf->error);
+    assert_int_equal(tf->error->kind, CORO_ERROR);
+    assert_string_equal(tf->error->msg, "my error");
+    assert_string_equal(coro_error_class(tf->error), "Exception");
+    char line[128];
+    assert_string_equal(coro_error_line(tf->error, line, sizeof line),
+                        "Exception: my error");
+    assert_null(rec.rv);                   /* the caller did not go on */
+    assert_int_equal(rec.gen_finally, 1);
+    assert_int_equal(rec.caller_finally, 1);
+
+    char want[512];
+    snprintf(want, sizeof want,
+             "Traceback (most recent call last):\n"
+             "  File \"" THIS_FILE "\", line %d, in caller_fn\n"
+             "  File \"" THIS_FILE "\", line %d, in gen_fn\n"
+             "Exception: my error\n",
+             caller_await_line, gen_raise_line);
+    char *got = read_memstream(fill_traceback, tf->error);
+    assert_string_equal(got, want);
+    free(got);
+
+    task_free(t);
+    assert_int_equal(task_live_count(), 0);
+}
+
+/* try: yield from gen_fn() except Exception: 'caught uh oh', and caller_fn goes on. */
+static void test_error_caught_by_caller(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_YIELD_RAISE};
+    task *t = task_new(loop, caller_new(&a, 1), "caller");
+    resolver r1 = {&f1, "hello", t, 0, 0, 0};
+    resolve_in(10, &r1);
+
+    run_task(t);
+    assert_int_equal(r1.outer_lasti, caller_catch_line);
+    assert_string_equal(rec.got1, "hello");
+    assert_true(rec.caught);
+    assert_int_equal(rec.caught_kind, CORO_ERROR);
+    assert_string_equal(rec.caught_msg, "uh oh");
+    assert_int_equal(task_future(t)->state, FUTURE_DONE);     /* returned normally */
+    assert_string_equal(task_future(t)->result.p, "recovered");
+    assert_null(task_future(t)->error);
+    assert_int_equal(rec.gen_finally, 1);
+    task_free(t);
+
+    /* The same try/except when nothing is raised: the value comes through. */
+    memset(&rec, 0, sizeof rec);
+    future_clear(&f1);
+    future_clear(&f2);
+    a.mode = GEN_NORMAL;
+    t = task_new(loop, caller_new(&a, 1), "caller");
+    r1 = (resolver){&f1, "hello", t, 0, 0, 0};
+    resolver r2 = {&f2, "goodbye", t, 0, 0, 0};
+    resolve_in(5, &r1);
+    resolve_in(10, &r2);
+    run_task(t);
+    assert_false(rec.caught);
+    assert_string_equal(rec.rv, "done");
+    assert_string_equal(task_future(t)->result.p, "done");
+    task_free(t);
+
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
+/* Footnote 9: awaiting a future that is already resolved goes straight on. */
+static void test_resolved_future_does_not_suspend(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    future_set_result(&f1, (coro_value){NULL, 40});
+    future_set_result(&f2, (coro_value){NULL, 2});
+    eager_frame *ef = (eager_frame *)coro_new(&eager_def);
+    assert_non_null(ef);
+    ef->f1 = &f1;
+    ef->f2 = &f2;
+    task *t = task_new(loop, &ef->co, "eager");
+
+    assert_true(selector_run_once(loop, 0) >= 1);  /* one step, no more */
+    assert_int_equal(rec.eager_resumes, 1);
+    assert_true(future_done(task_future(t)));
+    assert_int_equal(task_future(t)->result.n, 42);
+    assert_int_equal(f1.ncb, 0);                   /* nobody hooked onto them */
+    assert_int_equal(f2.ncb, 0);
+
+    task_free(t);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
+/* A failed future raises its error at the await, with the awaiting frame's line. */
+static void test_failed_future_raises_at_await(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    task *t = task_new(loop, caller_new(&a, 0), "caller");
+    t->report_errors = 0;
+    assert_true(selector_run_once(loop, 0) >= 1);
+    future_set_error(&f1, coro_error_new(CORO_OSERROR, 111, "connect: Connection refused"));
+
+    future *tf = task_future(t);
+    assert_int_equal(tf->state, FUTURE_FAILED);
+    assert_int_equal(tf->error->kind, CORO_OSERROR);
+    assert_int_equal(tf->error->errnum, 111);
+    char want[512];
+    snprintf(want, sizeof want,
+             "Traceback (most recent call last):\n"
+             "  File \"" THIS_FILE "\", line %d, in caller_fn\n"
+             "  File \"" THIS_FILE "\", line %d, in gen_fn\n"
+             "OSError: [Errno 111] connect: Connection refused\n",
+             caller_await_line, gen_await1_line);
+    char *got = read_memstream(fill_traceback, tf->error);
+    assert_string_equal(got, want);
+    free(got);
+    assert_null(rec.got1);
+
+    task_free(t);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
+/* A Task is a Future: another coroutine awaits it and gets its result. */
+static void test_task_as_future(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    task *b = task_new(loop, gen_new(&a), "inner");
+    task *w = task_new(loop, awaiter_new(b, 0), "outer");
+    resolver r1 = {&f1, "hello", b, 0, 0, 0}, r2 = {&f2, "goodbye", b, 0, 0, 0};
+    resolve_in(5, &r1);
+    resolve_in(15, &r2);
+
+    run_task(w);
+    assert_true(future_done(task_future(b)));
+    assert_string_equal(task_future(w)->result.p, "done");
+    assert_int_equal(task_future(w)->result.n, 100);
+
+    /* Awaiting a task that is already done goes straight on. */
+    task *w2 = task_new(loop, awaiter_new(b, 0), "late");
+    assert_true(selector_run_once(loop, 0) >= 1);
+    assert_true(future_done(task_future(w2)));
+    assert_string_equal(task_future(w2)->result.p, "done");
+
+    task_free(w2);
+    task_free(w);
+    task_free(b);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
+/* Awaiting a task that fails gives its error; awaiting a cancelled one, a
+ * CancelledError. */
+static void test_task_as_future_error(void **state)
+{
+    (void)state;
+    gen_args a = {NULL, NULL, GEN_RAISE};
+    task *b = task_new(loop, caller_new(&a, 0), "inner");
+    b->report_errors = 0;
+    task *w = task_new(loop, awaiter_new(b, 0), "outer");
+    run_task(w);
+    assert_true(rec.caught);
+    assert_int_equal(rec.caught_kind, CORO_ERROR);
+    assert_string_equal(rec.caught_msg, "my error");
+    assert_string_equal(task_future(w)->result.p, "saw the error");
+    task_free(w);
+    task_free(b);
+
+    memset(&rec, 0, sizeof rec);
+    future never;
+    future_init(&never);
+    b = task_new(loop, sleeper_new(&never), "sleeper");
+    w = task_new(loop, awaiter_new(b, 0), "outer");
+    assert_true(selector_run_once(loop, 0) >= 2);
+    task_cancel(b);
+    assert_true(future_done(task_future(w)));
+    assert_true(rec.caught);
+    assert_int_equal(rec.caught_kind, CORO_CANCELLED);
+    task_free(w);
+    task_free(b);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&never);
+}
+
+/* A coroutine that frees the task it awaited, as soon as that task is done: the
+ * awaited task's last step must not touch it afterwards (checked under ASan). */
+static void test_awaiter_frees_awaited_task(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    task *b = task_new(loop, gen_new(&a), "inner");
+    task *w = task_new(loop, awaiter_new(b, 1), "outer");
+    assert_true(selector_run_once(loop, 0) >= 2);
+    future_set_result(&f1, (coro_value){"hello", 0});
+    future_set_result(&f2, (coro_value){"goodbye", 0});   /* b ends; w frees it */
+    assert_true(future_done(task_future(w)));
+    assert_string_equal(task_future(w)->result.p, "done");
+    assert_int_equal(task_live_count(), 1);
+    task_free(w);
+    assert_int_equal(task_live_count(), 0);
+
+    /* The same through a cancel of a task not yet started. */
+    future never;
+    future_init(&never);
+    b = task_new(loop, sleeper_new(&never), "sleeper");
+    w = task_new(loop, awaiter_new(b, 1), "outer");
+    /* w must be waiting on b before b is cancelled: run w's first step only. */
+    selector_cancel(loop, w->start);
+    w->start = NULL;
+    task_step(w);
+    assert_int_equal(task_future(b)->ncb, 1);
+    task_cancel(b);         /* w frees b from b's done-callback */
+    assert_true(future_done(task_future(w)));
+    assert_int_equal(rec.sleeper_resumes, 0);
+    assert_int_equal(task_live_count(), 1);
+    task_free(w);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+    future_clear(&never);
+}
+
+/* ---- tests: cancellation ---------------------------------------------------------- */
+
+static void test_cancel_at_await_point(void **state)
+{
+    (void)state;
+    future never;
+    future_init(&never);
+    task *t = task_new(loop, sleeper_new(&never), "sleeper");
+    assert_true(selector_run_once(loop, 0) >= 1);
+    assert_int_equal(rec.sleeper_resumes, 1);
+    assert_int_equal(never.ncb, 1);
+
+    task_cancel(t);          /* coro.throw(CancelledError) */
+    assert_int_equal(rec.sleeper_resumes, 2);   /* resumed at the await... */
+    assert_false(rec.sleeper_woke);             /* ...raising, not going on */
+    assert_int_equal(rec.sleeper_finally, 1);
+    assert_int_equal(never.ncb, 0);             /* no longer waiting */
+    future *tf = task_future(t);
+    assert_int_equal(tf->state, FUTURE_CANCELLED);
+    assert_int_equal(tf->error->kind, CORO_CANCELLED);
+    assert_string_equal(coro_error_class(tf->error), "CancelledError");
+    assert_null(t->coro);
+
+    task_cancel(t);          /* cancelling a finished task does nothing */
+    assert_int_equal(rec.sleeper_resumes, 2);
+    task_free(t);
+    assert_int_equal(task_live_count(), 0);
+    assert_false(future_done(&never));
+    future_clear(&never);
+}
+
+/* The CancelledError reaches the parent's try/except at its yield from. */
+static void test_cancel_seen_by_parent(void **state)
+{
+    (void)state;
+    future never;
+    future_init(&never);
+
+    /* Re-raised: the task ends cancelled. */
+    task *t = task_new(loop, parent_new(&never, 1), "parent");
+    assert_true(selector_run_once(loop, 0) >= 1);
+    task_cancel(t);
+    assert_true(rec.caught);
+    assert_int_equal(rec.caught_kind, CORO_CANCELLED);
+    assert_int_equal(rec.sleeper_finally, 1);
+    assert_int_equal(task_future(t)->state, FUTURE_CANCELLED);
+    task_free(t);
+
+    /* Swallowed: the coroutine goes on and returns. */
+    memset(&rec, 0, sizeof rec);
+    t = task_new(loop, parent_new(&never, 0), "parent");
+    assert_true(selector_run_once(loop, 0) >= 1);
+    task_cancel(t);
+    assert_true(rec.caught);
+    assert_int_equal(rec.caught_kind, CORO_CANCELLED);
+    assert_int_equal(rec.sleeper_finally, 1);
+    assert_int_equal(task_future(t)->state, FUTURE_DONE);
+    assert_string_equal(task_future(t)->result.p, "cleaned up");
+    assert_int_equal(never.ncb, 0);
+    task_free(t);
+
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&never);
+}
+
+static void test_cancel_before_first_step(void **state)
+{
+    (void)state;
+    future never;
+    future_init(&never);
+    size_t timers = selector_timer_count(loop);
+    task *t = task_new(loop, sleeper_new(&never), "sleeper");
+    assert_int_equal(selector_timer_count(loop), timers + 1);   /* its first step */
+
+    task_cancel(t);
+    assert_int_equal(selector_timer_count(loop), timers);
+    assert_int_equal(rec.sleeper_resumes, 0);   /* the body never ran */
+    assert_int_equal(rec.sleeper_finally, 1);   /* but the frame was cleaned up */
+    assert_int_equal(task_future(t)->state, FUTURE_CANCELLED);
+    assert_null(t->coro);
+
+    selector_run_once(loop, 0);
+    assert_int_equal(rec.sleeper_resumes, 0);
+    task_free(t);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&never);
+}
+
+/* task_free of a task still waiting cancels it first. */
+static void test_free_pending_task_cancels_it(void **state)
+{
+    (void)state;
+    future never;
+    future_init(&never);
+    task *t = task_new(loop, parent_new(&never, 1), "parent");
+    assert_true(selector_run_once(loop, 0) >= 1);
+    assert_int_equal(task_live_count(), 1);
+    task_free(t);
+    assert_int_equal(rec.sleeper_finally, 1);
+    assert_int_equal(rec.caught_kind, CORO_CANCELLED);
+    assert_int_equal(never.ncb, 0);
+    assert_int_equal(task_live_count(), 0);
+
+    /* A detached task frees itself when done. */
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    t = task_new(loop, gen_new(&a), "detached");
+    task_detach(t);
+    assert_true(selector_run_once(loop, 0) >= 1);
+    future_set_result(&f1, (coro_value){"a", 0});
+    assert_int_equal(task_live_count(), 1);
+    future_set_result(&f2, (coro_value){"b", 0});
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+    future_clear(&never);
+}
+
+/* ---- tests: run_until_complete, task_dump ---------------------------------------- */
+
+static void test_run_until_complete_and_dump(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    task *t = task_new(loop, caller_new(&a, 0), "dumpme");
+    resolver r1 = {&f1, "hello", t, 0, 0, 0}, r2 = {&f2, "goodbye", t, 0, 0, 0};
+    resolve_in(20, &r1);
+    resolve_in(40, &r2);
+    assert_int_equal(task_live_count(), 1);
+
+    char *got = read_memstream(fill_dump, t);
+    assert_string_equal(got, "Task 'dumpme' (pending)\n"
+                             "  File \"" THIS_FILE "\", line 0, in caller_fn\n");
+    free(got);
+
+    assert_true(selector_run_once(loop, 0) >= 1);
+    char want[512];
+    snprintf(want, sizeof want,
+             "Task 'dumpme' (pending)\n"
+             "  File \"" THIS_FILE "\", line %d, in caller_fn\n"
+             "  File \"" THIS_FILE "\", line %d, in gen_fn  <- waiting on a future\n",
+             caller_await_line, gen_await1_line);
+    got = read_memstream(fill_dump, t);
+    assert_string_equal(got, want);
+    free(got);
+
+    run_task(t);
+    assert_true(r2.fired);
+    got = read_memstream(fill_dump, t);
+    assert_string_equal(got, "Task 'dumpme' (done)\n");
+    free(got);
+
+    /* Again on a task already done: returns at once, the loop does not run on. */
+    resolver late = {&f1, "late", NULL, 0, 0, 0};
+    resolve_in(1000, &late);
+    assert_int_equal(run_until_complete(loop, t), 0);
+    assert_false(late.fired);
+    assert_false(guard_hit);
+
+    task_free(t);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
+static void stop_loop_cb(selector *s, void *arg)
+{
+    (void)arg;
+    selector_stop(s);
+}
+
+/* The loop stopping for another reason first: -1, the task still pending. */
+static void test_run_until_complete_stopped_early(void **state)
+{
+    (void)state;
+    future never;
+    future_init(&never);
+    task *t = task_new(loop, sleeper_new(&never), "sleeper");
+    assert_non_null(selector_call_later(loop, 10, stop_loop_cb, NULL));
+    assert_int_equal(run_until_complete(loop, t), -1);
+    assert_false(guard_hit);
+    assert_false(future_done(task_future(t)));
+    assert_int_equal(task_future(t)->ncb, 0);   /* its stop callback was removed */
+    task_free(t);
+    assert_int_equal(rec.sleeper_finally, 1);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&never);
+}
+
+/* ---- tests: Future ----------------------------------------------------------------- */
+
+typedef struct {
+    int items[16];
+    int n;
+} trace;
+
+typedef struct {
+    trace *tr;
+    int id;
+} cb_arg;
+
+static void trace_cb(future *f, void *arg)
+{
+    (void)f;
+    cb_arg *c = arg;
+    assert_true(c->tr->n < 16);
+    c->tr->items[c->tr->n++] = c->id;
+}
+
+static void test_future_callbacks(void **state)
+{
+    (void)state;
+    future f;
+    future_init(&f);
+    trace tr = {{0}, 0};
+    cb_arg args[6];
+    for (int i = 0; i < 6; i++) {
+        args[i] = (cb_arg){&tr, i + 1};
+        future_add_done_callback(&f, trace_cb, &args[i]);
+    }
+    assert_int_equal(f.ncb, 6);
+    future_remove_done_callback(&f, trace_cb, &args[1]);   /* an inline one */
+    future_remove_done_callback(&f, trace_cb, &args[4]);   /* one in the overflow */
+    future_remove_done_callback(&f, trace_cb, &args[1]);   /* not there: no-op */
+    assert_int_equal(f.ncb, 4);
+    assert_int_equal(tr.n, 0);
+
+    future_set_result(&f, (coro_value){"first", 1});
+    assert_int_equal(f.state, FUTURE_DONE);
+    assert_int_equal(tr.n, 4);
+    int want[] = {1, 3, 4, 6};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(tr.items[i], want[i]);
+
+    /* Resolved once: later results and errors are ignored, callbacks not rerun. */
+    future_set_result(&f, (coro_value){"second", 2});
+    future_set_error(&f, coro_error_new(CORO_ERROR, 0, "ignored"));
+    future_cancel(&f);
+    assert_int_equal(f.state, FUTURE_DONE);
+    assert_string_equal(f.result.p, "first");
+    assert_int_equal(f.result.n, 1);
+    assert_null(f.error);
+    assert_int_equal(tr.n, 4);
+
+    /* Added after it is done: called at once. */
+    cb_arg late = {&tr, 9};
+    future_add_done_callback(&f, trace_cb, &late);
+    assert_int_equal(tr.n, 5);
+    assert_int_equal(tr.items[4], 9);
+    future_clear(&f);
+    assert_int_equal(f.state, FUTURE_PENDING);
+}
+
+static void test_future_error_and_cancel(void **state)
+{
+    (void)state;
+    future f;
+    future_init(&f);
+    trace tr = {{0}, 0};
+    cb_arg a = {&tr, 1};
+    future_add_done_callback(&f, trace_cb, &a);
+    future_set_error(&f, coro_error_new(CORO_TIMEOUT, 110, "timeout"));
+    assert_int_equal(f.state, FUTURE_FAILED);
+    assert_int_equal(f.error->kind, CORO_TIMEOUT);
+    assert_int_equal(tr.n, 1);
+    future_set_result(&f, (coro_value){"no", 0});
+    assert_int_equal(f.state, FUTURE_FAILED);
+    future_clear(&f);
+
+    future_add_done_callback(&f, trace_cb, &a);
+    future_cancel(&f);
+    assert_int_equal(f.state, FUTURE_CANCELLED);
+    assert_int_equal(f.error->kind, CORO_CANCELLED);
+    assert_int_equal(tr.n, 2);
+    future_clear(&f);
+}
+
+/* The first callback may free the memory the future lives in; the rest still run. */
+typedef struct {
+    future f;
+    int dummy;
+} holder;
+
+static void free_holder_cb(future *f, void *arg)
+{
+    (void)arg;
+    free((holder *)f);
+}
+
+static void test_future_freed_by_its_callback(void **state)
+{
+    (void)state;
+    holder *h = malloc(sizeof *h);
+    assert_non_null(h);
+    future_init(&h->f);
+    trace tr = {{0}, 0};
+    cb_arg args[4];
+    future_add_done_callback(&h->f, free_holder_cb, NULL);
+    for (int i = 0; i < 4; i++) {
+        args[i] = (cb_arg){&tr, i + 1};
+        future_add_done_callback(&h->f, trace_cb, &args[i]);
+    }
+    future_set_result(&h->f, (coro_value){NULL, 0});
+    assert_int_equal(tr.n, 4);
+    assert_int_equal(tr.items[3], 4);
+}
+
+static void test_error_lines(void **state)
+{
+    (void)state;
+    char buf[128];
+    coro_error *e = coro_error_new(CORO_OSERROR, 111, "connect: %s", "Connection refused");
+    assert_string_equal(coro_error_class(e), "OSError");
+    assert_string_equal(coro_error_line(e, buf, sizeof buf),
+                        "OSError: [Errno 111] connect: Connection refused");
+    char *got = read_memstream(fill_traceback, e);
+    assert_string_equal(got, "Traceback (most recent call last):\n"
+                             "OSError: [Errno 111] connect: Connection refused\n");
+    free(got);
+    coro_error_free(e);
+    e = coro_error_new(CORO_TIMEOUT, 0, "timeout");
+    assert_string_equal(coro_error_line(e, buf, sizeof buf), "TimeoutError: timeout");
+    coro_error_free(e);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_file_is_relative),
+        T(test_gen_fn_step_by_step),
+        T(test_gen_fn_driven_by_task),
+        T(test_caller_delegates_with_await),
+        T(test_error_propagates_with_traceback),
+        T(test_error_caught_by_caller),
+        T(test_resolved_future_does_not_suspend),
+        T(test_failed_future_raises_at_await),
+        T(test_task_as_future),
+        T(test_task_as_future_error),
+        T(test_awaiter_frees_awaited_task),
+        T(test_cancel_at_await_point),
+        T(test_cancel_seen_by_parent),
+        T(test_cancel_before_first_step),
+        T(test_free_pending_task_cancels_it),
+        T(test_run_until_complete_and_dump),
+        T(test_run_until_complete_stopped_early),
+        T(test_future_callbacks),
+        T(test_future_error_and_cancel),
+        T(test_future_freed_by_its_callback),
+        T(test_error_lines),
+    };
+    return cmocka_run_group_tests_name("coro", tests, NULL, NULL);
+}
