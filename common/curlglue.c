@@ -318,14 +318,20 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
 
 /* ---- finishing ------------------------------------------------------------------- */
 
-/* "<curl_easy_strerror>: <errbuf>" on one line. */
-static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf)
+/* "<curl_easy_strerror>: <errbuf>" on one line; for a failed connect, the system's
+ * reason too ("... (Connection refused)"), which libcurl's text leaves out. */
+static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf,
+                                long os_errno)
 {
     if (errbuf[0])
         snprintf(g->errmsg, sizeof g->errmsg, "%s: %s", curl_easy_strerror(res), errbuf);
     else
         snprintf(g->errmsg, sizeof g->errmsg, "%s", curl_easy_strerror(res));
     size_t n = strlen(g->errmsg);
+    if (res == CURLE_COULDNT_CONNECT && os_errno > 0 &&
+        !strstr(g->errmsg, strerror((int)os_errno)))
+        snprintf(g->errmsg + n, sizeof g->errmsg - n, " (%s)", strerror((int)os_errno));
+    n = strlen(g->errmsg);
     for (size_t i = 0; i < n; i++)
         if (g->errmsg[i] == '\n' || g->errmsg[i] == '\r' || g->errmsg[i] == '\t')
             g->errmsg[i] = ' ';
@@ -344,8 +350,11 @@ static void finish(curl_glue *g, curl_req *r, CURLcode res)
         err = r->fail;
     else if (r->truncated)
         err = curl_glue_truncated;
-    else if (res != CURLE_OK)
-        err = format_error(g, res, r->errbuf);
+    else if (res != CURLE_OK) {
+        long os_errno = 0;
+        curl_easy_getinfo(r->easy, CURLINFO_OS_ERRNO, &os_errno);
+        err = format_error(g, res, r->errbuf, os_errno);
+    }
     if (!err && !r->head_sent)
         deliver_head(r);
     if (!r->cancelled && r->done)
