@@ -1,0 +1,1059 @@
+/* scenarios.c — the scenario tests: the same cases against every crawler.
+ *
+ *   scenarios BINARY TRANSPORT SELECTOR       every case against one crawler
+ *   scenarios --cross-stage --stage BIN...    the stages give identical records
+ *   scenarios --https --stage BIN...          https through the curl transport
+ *
+ * Each case starts testsite on a site of its own (tests/sites/scenario-*.site, or a
+ * generated one), crawls it with --format jsonl and checks the records exactly. Every
+ * child process (testsite, openssl) belongs to the case's state and is killed and
+ * reaped in the teardown, whether the case passed or not; crawlers are run to the end
+ * (or killed at their time limit) inside run_crawler.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jsonl.h"
+#include "testsite_helper.h"
+
+#define CRAWL_LIMIT_SECS 60.0
+#define MAX_SERVERS 2
+#define MAX_STAGES 8
+
+/* The crawler under test (per-stage mode). */
+static const char *g_bin, *g_transport, *g_selector, *g_stage;
+/* The stages (cross-stage and https modes). */
+static const char *g_stages[MAX_STAGES];
+static int g_nstages;
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+/* "crawl-queue" -> "queue" */
+static const char *stage_of(const char *bin)
+{
+    const char *b = strrchr(bin, '/');
+    b = b ? b + 1 : bin;
+    return strncmp(b, "crawl-", 6) == 0 ? b + 6 : b;
+}
+
+/* A free TCP port on 127.0.0.1 (bound, read back, closed). */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+static bool port_accepts(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    bool ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    close(fd);
+    return ok;
+}
+
+/* Kill (TERM, then KILL after a grace period) and reap a child. Bounded. */
+static void kill_and_reap(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 200; i++) {           /* up to 2 s */
+        pid_t w = waitpid(pid, NULL, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
+            return;
+        sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* fork + exec argv in dir (NULL: here), stdin from /dev/null, stdout to out_fd (or
+ * /dev/null when < 0), stderr to err_fd (or /dev/null). The child dies with us. */
+static pid_t spawn(char *const argv[], const char *dir, int out_fd, int err_fd)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_fd >= 0 ? out_fd : devnull, 1) < 0 ||
+        dup2(err_fd >= 0 ? err_fd : devnull, 2) < 0)
+        _exit(127);
+    close_range(3, ~0U, 0);
+    if (dir && chdir(dir) < 0)
+        _exit(127);
+    signal(SIGPIPE, SIG_DFL);
+    execvp(argv[0], argv);
+    _exit(127);
+}
+
+/* ---- testsite (through tests/harness/testsite_helper.h) ----------------------------- */
+
+typedef struct ts_server {
+    testsite ts;
+    char base[128];          /* ts.url without its trailing slash: "http://127.0.0.1:P" */
+} ts_server;
+
+static void ts_stop(ts_server *s)
+{
+    testsite_stop(&s->ts);
+}
+
+/* One counter of /__stats, or -1. */
+static long ts_stat(const ts_server *s, const char *key)
+{
+    struct testsite_stats st;
+    if (testsite_stats(&s->ts, &st) < 0)
+        return -1;
+    if (!strcmp(key, "served"))
+        return st.served;
+    if (!strcmp(key, "dropped"))
+        return st.dropped;
+    if (!strcmp(key, "peak_in_progress"))
+        return st.peak_in_progress;
+    if (!strcmp(key, "peak_connections"))
+        return st.peak_connections;
+    return -1;
+}
+
+/* ---- per-case state ----------------------------------------------------------------- */
+
+typedef struct case_ctx {
+    ts_server srv[MAX_SERVERS];
+    int nsrv;
+    crawl_run run;           /* the last crawl */
+    bool have_run;
+    pid_t extra_pid;         /* openssl s_server */
+    char tmpdir[256];        /* removed in teardown */
+} case_ctx;
+
+static int case_setup(void **state)
+{
+    case_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return -1;
+    c->extra_pid = -1;
+    *state = c;
+    return 0;
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);                         /* flat: only files inside */
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int case_teardown(void **state)
+{
+    case_ctx *c = *state;
+    if (!c)
+        return 0;
+    for (int i = 0; i < c->nsrv; i++)
+        ts_stop(&c->srv[i]);
+    kill_and_reap(c->extra_pid);
+    if (c->have_run)
+        crawl_run_free(&c->run);
+    if (c->tmpdir[0])
+        remove_tree(c->tmpdir);
+    free(c);
+    *state = NULL;
+    return 0;
+}
+
+/* Start a testsite: args NULL-terminated, e.g. ("scenario-x.site", NULL) — a bare
+ * site name is looked up in SITES_DIR. Returns the base URL. */
+static const char *start_site(case_ctx *c, const char *first, ...)
+{
+    assert_true(c->nsrv < MAX_SERVERS);
+    const char *args[24];
+    char path[512];
+    int n = 0;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 23; a = va_arg(ap, const char *)) {
+        if (strstr(a, ".site") && a[0] != '/') {
+            snprintf(path, sizeof path, "%s/%s", SITES_DIR, a);
+            a = path;
+        }
+        args[n++] = a;
+    }
+    va_end(ap);
+    args[n] = NULL;
+    ts_server *s = &c->srv[c->nsrv];
+    memset(s, 0, sizeof *s);
+    c->nsrv++;                                  /* stopped in teardown either way */
+    if (testsite_start(&s->ts, args) < 0)
+        fail_msg("testsite %s did not start", args[0] ? args[0] : "");
+    _Static_assert(sizeof s->base == sizeof s->ts.url, "same size");
+    memcpy(s->base, s->ts.url, sizeof s->base);
+    s->base[sizeof s->base - 1] = '\0';
+    size_t len = strlen(s->base);
+    while (len > 0 && s->base[len - 1] == '/')
+        s->base[--len] = '\0';
+    return s->base;
+}
+
+/* base + path, in a rotating set of static buffers. */
+static const char *U(const char *base, const char *path)
+{
+    static char bufs[16][512];
+    static int next;
+    char *b = bufs[next++ % 16];
+    snprintf(b, 512, "%s%s", base, path);
+    return b;
+}
+
+/* Run bin with args (NULL-terminated, first = ...) for at most CRAWL_LIMIT_SECS;
+ * result in c->run. */
+static void run_argv(case_ctx *c, char **argv)
+{
+    if (c->have_run)
+        crawl_run_free(&c->run);
+    c->have_run = true;
+    if (run_crawler(&c->run, argv, CRAWL_LIMIT_SECS) < 0)
+        fail_msg("cannot run %s: %s", argv[0], c->run.parse_error ? c->run.parse_error : "?");
+    if (c->run.timed_out)
+        fail_msg("%s ran past %.0f s and was killed\n%s", argv[0], CRAWL_LIMIT_SECS,
+                 crawl_run_describe(&c->run));
+}
+
+/* Crawl with the crawler under test: BIN --format jsonl -q --transport T --selector S
+ * then the given arguments (options and roots, NULL-terminated). Checks the exit code
+ * (0), the output's form and the summary. */
+static const crawl_run *crawl_bin(case_ctx *c, const char *bin, const char *transport,
+                                  const char *selector, const char *first, va_list ap)
+{
+    char *argv[48];
+    int n = 0;
+    argv[n++] = (char *)bin;
+    argv[n++] = "--format";
+    argv[n++] = "jsonl";
+    argv[n++] = "-q";
+    argv[n++] = "--transport";
+    argv[n++] = (char *)transport;
+    if (selector) {
+        argv[n++] = "--selector";
+        argv[n++] = (char *)selector;
+    }
+    for (const char *a = first; a && n < 47; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    argv[n] = NULL;
+    run_argv(c, argv);
+    const crawl_run *r = &c->run;
+    char cmd[2048] = "";
+    for (int i = 0; argv[i]; i++) {
+        strncat(cmd, argv[i], sizeof cmd - strlen(cmd) - 2);
+        strncat(cmd, " ", sizeof cmd - strlen(cmd) - 1);
+    }
+    if (r->exit_code != 0 || r->parse_error || !r->summary)
+        fail_msg("crawl failed: %s\n%s", cmd, crawl_run_describe(r));
+    const jobj *s = r->summary;
+    const char *st = jobj_str(s, "stage"), *tr = jobj_str(s, "transport"),
+               *se = jobj_str(s, "selector");
+    if (jobj_int(s, "done", -1) != (long long)r->nrecords || jobj_int(s, "todo", -1) != 0 ||
+        !jobj_get(s, "interrupted") || jobj_get(s, "interrupted")->b ||
+        !st || strcmp(st, stage_of(bin)) || !tr || strcmp(tr, transport) ||
+        (selector && (!se || strcmp(se, selector))))
+        fail_msg("bad summary (want done=%zu todo=0 stage=%s transport=%s selector=%s): "
+                 "%s\n%s", r->nrecords, stage_of(bin), transport, selector ? selector : "*",
+                 cmd, crawl_run_describe(r));
+    /* every record has exactly the nine keys */
+    static const char *const keys[] = {"url", "next_url", "status", "exception", "size",
+                                       "content_type", "encoding", "num_urls",
+                                       "num_new_urls"};
+    for (size_t i = 0; i < r->nrecords; i++) {
+        if (r->records[i]->n != 9)
+            fail_msg("record %zu has %zu keys, not 9\n%s", i, r->records[i]->n,
+                     crawl_run_describe(r));
+        for (size_t k = 0; k < 9; k++)
+            if (!jobj_get(r->records[i], keys[k]))
+                fail_msg("record %zu has no \"%s\"\n%s", i, keys[k], crawl_run_describe(r));
+    }
+    return r;
+}
+
+static const crawl_run *crawl(case_ctx *c, const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    const crawl_run *r = crawl_bin(c, g_bin, g_transport, g_selector, first, ap);
+    va_end(ap);
+    return r;
+}
+
+static const crawl_run *crawl_with(case_ctx *c, const char *bin, const char *transport,
+                                   const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    const crawl_run *r = crawl_bin(c, bin, transport, NULL, first, ap);
+    va_end(ap);
+    return r;
+}
+
+/* ---- expectations --------------------------------------------------------------------- */
+
+#define ANY ((const char *)1)      /* a string field that is not checked */
+#define NUL_ ((const char *)0)     /* a string field that must be null */
+#define NOCHECK (-2)               /* a number that is not checked */
+
+typedef struct exp_rec {
+    const char *url;         /* path under the base ("/x"), or a whole URL */
+    int status;              /* -1: null */
+    const char *next_url;    /* path or URL; NUL_: null */
+    long long size;          /* NOCHECK: any */
+    const char *content_type;/* NUL_, ANY or the value */
+    const char *encoding;    /* NUL_, ANY or the value */
+    int num_urls, num_new_urls;  /* NOCHECK: any */
+    bool exception;          /* the exception must be a non-empty string (else null) */
+} exp_rec;
+
+/* A page: 200, html, utf-8, n links of which k new. */
+#define PAGE(u, n, k) {u, 200, NUL_, NOCHECK, "text/html", "utf-8", n, k, false}
+/* A redirect record. */
+#define REDIR(u, code, to) {u, code, to, 0, NUL_, NUL_, 0, 0, false}
+/* A network failure. */
+#define FAILED(u) {u, -1, NUL_, 0, NUL_, NUL_, 0, 0, true}
+
+static const char *full(const char *base, const char *u)
+{
+    return strncmp(u, "http", 4) == 0 ? u : U(base, u);
+}
+
+static void check_str(const crawl_run *r, const char *url, const jobj *rec, const char *key,
+                      const char *want, const char *base)
+{
+    if (want == ANY)
+        return;
+    const jv *v = jobj_get(rec, key);
+    if (!want) {
+        if (!v || v->type != JV_NULL)
+            fail_msg("%s: \"%s\" should be null, is %s\n%s", url, key,
+                     v && v->type == JV_STR ? v->str : "not a string", crawl_run_describe(r));
+        return;
+    }
+    const char *w = base ? full(base, want) : want;
+    if (!v || v->type != JV_STR || strcmp(v->str, w) != 0)
+        fail_msg("%s: \"%s\" should be \"%s\", is %s\n%s", url, key, w,
+                 v && v->type == JV_STR ? v->str : "null or absent", crawl_run_describe(r));
+}
+
+static void check_num(const crawl_run *r, const char *url, const jobj *rec, const char *key,
+                      long long want)
+{
+    if (want == NOCHECK)
+        return;
+    const jv *v = jobj_get(rec, key);
+    if (want == -1) {
+        if (!v || v->type != JV_NULL)
+            fail_msg("%s: \"%s\" should be null, is %g\n%s", url, key,
+                     v && v->type == JV_NUM ? v->num : 0.0, crawl_run_describe(r));
+        return;
+    }
+    if (!v || v->type != JV_NUM || (long long)v->num != want)
+        fail_msg("%s: \"%s\" should be %lld, is %s%lld\n%s", url, key, want,
+                 v && v->type == JV_NUM ? "" : "(not a number) ",
+                 v && v->type == JV_NUM ? (long long)v->num : 0, crawl_run_describe(r));
+}
+
+static const jobj *expect_record(const crawl_run *r, const char *base, const exp_rec *e)
+{
+    const char *url = full(base, e->url);
+    const jobj *rec = crawl_run_find(r, url);
+    if (!rec)
+        fail_msg("no record for %s\n%s", url, crawl_run_describe(r));
+    check_num(r, url, rec, "status", e->status);
+    check_str(r, url, rec, "next_url", e->next_url, base);
+    check_num(r, url, rec, "size", e->size);
+    check_str(r, url, rec, "content_type", e->content_type, NULL);
+    check_str(r, url, rec, "encoding", e->encoding, NULL);
+    check_num(r, url, rec, "num_urls", e->num_urls);
+    check_num(r, url, rec, "num_new_urls", e->num_new_urls);
+    const char *ex = jobj_str(rec, "exception");
+    if (e->exception && (!ex || !ex[0]))
+        fail_msg("%s: expected an exception\n%s", url, crawl_run_describe(r));
+    if (!e->exception && !jobj_is_null(rec, "exception"))
+        fail_msg("%s: unexpected exception '%s'\n%s", url, ex ? ex : "?",
+                 crawl_run_describe(r));
+    return rec;
+}
+
+/* Exactly these records, no others. */
+static void expect_records(const crawl_run *r, const char *base, const exp_rec *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        expect_record(r, base, &e[i]);
+    if (r->nrecords != n)
+        fail_msg("%zu records, expected %zu\n%s", r->nrecords, n, crawl_run_describe(r));
+}
+
+#define EXPECT(r, base, ...)                                                               \
+    do {                                                                                   \
+        const exp_rec exp_[] = {__VA_ARGS__};                                              \
+        expect_records((r), (base), exp_, sizeof exp_ / sizeof exp_[0]);                   \
+    } while (0)
+
+static void expect_served(case_ctx *c, int srv, long want)
+{
+    long got = ts_stat(&c->srv[srv], "served");
+    if (got != want)
+        fail_msg("testsite served %ld requests, expected %ld (each page once)\n%s", got, want,
+                 crawl_run_describe(&c->run));
+}
+
+/* ---- the cases -------------------------------------------------------------------------- */
+
+/* 1: a link to a page that is not there: a 404 record. */
+static void test_missing_page(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-missing.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 2, 2), PAGE("/a.html", 0, 0),
+           {"/missing", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false});
+    expect_served(c, 0, 3);
+}
+
+/* 2: a -> b -> c -> a: every page once. */
+static void test_link_cycle(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-cycle.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/a"), NULL);
+    EXPECT(r, b, PAGE("/a", 1, 1), PAGE("/b", 1, 1), PAGE("/c", 1, 0));
+    expect_served(c, 0, 3);
+}
+
+/* 3: off-site and non-http links: neither fetched nor counted. */
+static void test_offsite_links(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-offsite.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 1, 1), PAGE("/ok", 0, 0));
+    expect_served(c, 0, 2);
+}
+
+/* 4: --exclude: excluded links neither fetched nor counted. */
+static void test_exclude(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-exclude.site", NULL);
+    const crawl_run *r = crawl(c, "--exclude", "/private/|\\.pdf$", U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 2, 2), PAGE("/keep.html", 0, 0), PAGE("/keep2.html", 0, 0));
+    expect_served(c, 0, 3);
+}
+
+/* 5: two roots on one server: both page sets, nothing else. */
+static void test_two_roots(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-tworoots.site", NULL);
+    const crawl_run *r = crawl(c, "--max-tasks", "1", U(b, "/a/"), U(b, "/b/"), NULL);
+    EXPECT(r, b, PAGE("/a/", 1, 1), PAGE("/a/1.html", 1, 0), PAGE("/b/", 2, 1),
+           PAGE("/b/1.html", 0, 0));
+    expect_served(c, 0, 4);
+}
+
+/* 6: a deep root with a fragment: recorded without it. */
+static void test_deep_root_fragment(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-deep.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/deep/page.html#frag"), NULL);
+    EXPECT(r, b, PAGE("/deep/page.html", 3, 2), PAGE("/deep/other.html", 0, 0),
+           PAGE("/top.html", 0, 0));
+    expect_served(c, 0, 3);
+}
+
+/* 7: r1 -> r2 -> r3 -> page. */
+static void test_redirect_chain(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-redirect-chain.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 1, 1), REDIR("/r1", 301, "/r2"), REDIR("/r2", 302, "/r3"),
+           REDIR("/r3", 307, "/page.html"), PAGE("/page.html", 1, 0));
+    expect_served(c, 0, 5);
+}
+
+/* 8: --max-redirect 2 on a chain of five: three redirect records. */
+static void test_redirect_limit(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-redirect-limit.site", NULL);
+    const crawl_run *r = crawl(c, "--max-redirect", "2", U(b, "/r1"), NULL);
+    EXPECT(r, b, REDIR("/r1", 302, "/r2"), REDIR("/r2", 302, "/r3"), REDIR("/r3", 302, "/r4"));
+    expect_served(c, 0, 3);
+}
+
+/* 9: r1 -> r2 -> r1 ends. */
+static void test_redirect_cycle(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-redirect-cycle.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/r1"), NULL);
+    EXPECT(r, b, REDIR("/r1", 302, "/r2"), REDIR("/r2", 301, "/r1"));
+    expect_served(c, 0, 2);
+}
+
+/* 10: foo -> baz, bar -> baz: baz once. */
+static void test_redirect_join(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-redirect-join.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 2, 2), REDIR("/foo", 302, "/baz"), REDIR("/bar", 302, "/baz"),
+           PAGE("/baz", 0, 0));
+    expect_served(c, 0, 4);
+}
+
+/* 11: each of 300, 301, 302, 303, 307, 308 followed; an off-site one recorded only. */
+static void test_redirect_codes(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-redirect-codes.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 7, 7), REDIR("/c300", 300, "/t300"), REDIR("/c301", 301, "/t301"),
+           REDIR("/c302", 302, "/t302"), REDIR("/c303", 303, "/t303"),
+           REDIR("/c307", 307, "/t307"), REDIR("/c308", 308, "/t308"),
+           REDIR("/coff", 301, "http://elsewhere.example/away"), PAGE("/t300", 0, 0),
+           PAGE("/t301", 0, 0), PAGE("/t302", 0, 0), PAGE("/t303", 0, 0),
+           PAGE("/t307", 0, 0), PAGE("/t308", 0, 0));
+    expect_served(c, 0, 14);
+}
+
+/* Every record a 200 without exception; returns the sum of num_new_urls. */
+static long long expect_all_ok(const crawl_run *r)
+{
+    long long sum = 0;
+    for (size_t i = 0; i < r->nrecords; i++) {
+        const jobj *o = r->records[i];
+        if (jobj_int(o, "status", -1) != 200 || !jobj_is_null(o, "exception"))
+            fail_msg("%s: status %lld, exception %s\n%s", jobj_str(o, "url"),
+                     jobj_int(o, "status", -1), jobj_str(o, "exception"),
+                     crawl_run_describe(r));
+        sum += jobj_int(o, "num_new_urls", 0);
+    }
+    return sum;
+}
+
+/* Each page of a generated site: "/" and "/p/1" .. "/p/N-1". */
+static void expect_generated(const crawl_run *r, const char *b, long pages)
+{
+    if (r->nrecords != (size_t)pages)
+        fail_msg("%zu records, expected %ld\n%s", r->nrecords, pages, crawl_run_describe(r));
+    char path[64];
+    for (long i = 0; i < pages; i++) {
+        if (i == 0)
+            snprintf(path, sizeof path, "/");
+        else
+            snprintf(path, sizeof path, "/p/%ld", i);
+        if (!crawl_run_find(r, U(b, path)))
+            fail_msg("no record for %s%s", b, path);
+    }
+    long long sum = expect_all_ok(r);
+    if (sum != pages - 1)
+        fail_msg("num_new_urls add up to %lld, expected %ld (each page new once)", sum,
+                 pages - 1);
+}
+
+/* 12: --max-tasks 3 seen from the server. */
+static void test_max_tasks(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "--delay", "100", "--generate", "pages=40,links=4", NULL);
+    const crawl_run *r = crawl(c, "--max-tasks", "3", U(b, "/"), NULL);
+    expect_generated(r, b, 40);
+    long peak = ts_stat(&c->srv[0], "peak_in_progress");
+    long long inflight = jobj_int(r->summary, "peak_in_flight", -1);
+    if (peak > 3 || peak < 2)
+        fail_msg("testsite saw %ld requests at once; with --max-tasks 3 want 2..3", peak);
+    if (inflight > 3 || inflight < 1)
+        fail_msg("summary peak_in_flight %lld; with --max-tasks 3 want <= 3", inflight);
+    assert_int_equal(jobj_int(r->summary, "max_tasks", -1), 3);
+    expect_served(c, 0, 40);
+}
+
+/* 13: dropped twice, then served: --max-tries 4 gets it, --max-tries 1 does not. */
+static void test_dropped_connection(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-drop.site", NULL);
+    const crawl_run *r = crawl(c, "--max-tries", "4", U(b, "/flaky1"), NULL);
+    EXPECT(r, b, {"/flaky1", 200, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false});
+    r = crawl(c, "--max-tries", "1", U(b, "/flaky2"), NULL);
+    EXPECT(r, b, FAILED("/flaky2"));
+    long dropped = ts_stat(&c->srv[0], "dropped");
+    if (dropped != 3)
+        fail_msg("testsite dropped %ld requests, expected 3", dropped);
+}
+
+/* 14: a port nobody listens on. */
+static void test_refused_port(void **state)
+{
+    case_ctx *c = *state;
+    int port = free_port();
+    assert_true(port > 0);
+    char root[64];
+    snprintf(root, sizeof root, "http://127.0.0.1:%d/", port);
+    const crawl_run *r = crawl(c, "--max-tries", "2", root, NULL);
+    EXPECT(r, "", FAILED(root));
+    const char *ex = jobj_str(r->records[0], "exception");
+    if (!strcasestr(ex, "refused"))
+        fail_msg("exception '%s' does not say 'refused'", ex);
+}
+
+/* 15: Content-Type charset -> encoding. */
+static void test_charset(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-charset.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 4, 4),
+           {"/latin1", 200, NUL_, NOCHECK, "text/html", "iso-8859-1", 0, 0, false},
+           {"/nocharset", 200, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+           {"/quoted", 200, NUL_, NOCHECK, "text/html", "windows-1252", 0, 0, false},
+           {"/spaced", 200, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false});
+}
+
+/* 16: no type, TEXT/HTML, xhtml, text/plain. */
+static void test_content_types(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-types.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 4, 4),
+           {"/notype", 200, NUL_, 18, NUL_, NUL_, 0, 0, false},
+           {"/upper", 200, NUL_, 18, "text/html", "utf-8", 1, 1, false},
+           {"/xhtml", 200, NUL_, NOCHECK, "application/xhtml+xml", "utf-8", 1, 1, false},
+           {"/plain", 200, NUL_, 20, "text/plain", "utf-8", 0, 0, false},
+           PAGE("/u1", 0, 0), PAGE("/x1", 0, 0));
+}
+
+/* 17: application/xml with href attributes. */
+static void test_xml_links(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-xml.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/feed.xml"), NULL);
+    EXPECT(r, b, {"/feed.xml", 200, NUL_, NOCHECK, "application/xml", "utf-8", 3, 3, false},
+           PAGE("/e1", 0, 0), PAGE("/e2", 0, 0), PAGE("/e3", 0, 0));
+}
+
+/* 18: an image/png body with href bytes: not parsed. */
+static void test_binary_ignored(void **state)
+{
+    case_ctx *c = *state;
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/files/scenario-image.png", SITES_DIR);
+    assert_int_equal(stat(path, &st), 0);
+    const char *b = start_site(c, "scenario-binary.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 1, 1),
+           {"/img.png", 200, NUL_, (long long)st.st_size, "image/png", "utf-8", 0, 0, false});
+}
+
+/* 19: <base>, unquoted, upper case, <area>, <link>, whitespace, entities. */
+static void test_html_oddities(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-html-oddities.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 7, 7), PAGE("/sub/one.html", 0, 0), PAGE("/sub/two.html", 0, 0),
+           PAGE("/sub/three.html", 0, 0), PAGE("/sub/four.html", 0, 0),
+           PAGE("/sub/five.html?x=1&y=2", 0, 0),
+           {"/sub/style.css", 200, NUL_, 21, "text/css", "utf-8", 0, 0, false},
+           PAGE("/abs.html", 0, 0));
+}
+
+/* 20: a response slower than --timeout. */
+static void test_timeout(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-timeout.site", NULL);
+    const crawl_run *r = crawl(c, "--timeout", "1", "--max-tries", "1", U(b, "/slow"), NULL);
+    EXPECT(r, b, FAILED("/slow"));
+    if (r->seconds >= 10)
+        fail_msg("the crawl took %.1f s with --timeout 1", r->seconds);
+}
+
+/* 21: size is the body length. */
+static void test_size(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-size.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 3, 3),
+           {"/exact.txt", 200, NUL_, 16, "text/plain", "utf-8", 0, 0, false},
+           {"/filler.bin", 200, NUL_, 54321, "application/octet-stream", "utf-8", 0, 0, false},
+           {"/drip.txt", 200, NUL_, 1000, "text/plain", "utf-8", 0, 0, false});
+}
+
+/* 22: a generated site of 2,000 pages: every page found. */
+static void test_generated_2000(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "--generate", "pages=2000,links=12", NULL);
+    const crawl_run *r = crawl(c, "--max-tasks", "50", U(b, "/"), NULL);
+    expect_generated(r, b, 2000);
+    expect_served(c, 0, 2000);
+}
+
+/* 23: --transport raw refuses an https root: exit 2, one line naming --transport curl. */
+static void test_raw_refuses_https(void **state)
+{
+    case_ctx *c = *state;
+    char *argv[] = {(char *)g_bin, "--format", "jsonl", "--transport", "raw",
+                    "--selector", (char *)g_selector, "https://127.0.0.1:9/", NULL};
+    run_argv(c, argv);
+    const crawl_run *r = &c->run;
+    size_t lines = 0;
+    for (size_t i = 0; i < r->err_len; i++)
+        lines += r->err[i] == '\n';
+    if (r->exit_code != 2 || lines != 1 || !strstr(r->err, "--transport curl") || r->out_len)
+        fail_msg("want exit 2 and one stderr line naming --transport curl\n%s",
+                 crawl_run_describe(r));
+}
+
+/* ---- cross-stage: the same records from every stage and transport --------------------- */
+
+/* Drop ", \"num_new_urls\": N" from each line (it depends on the order of completion). */
+static char *strip_new_urls(const char *text)
+{
+    char *out = malloc(strlen(text) + 1), *o = out;
+    const char *key = ", \"num_new_urls\": ";
+    assert_non_null(out);
+    while (*text) {
+        const char *nl = strchr(text, '\n');
+        size_t n = nl ? (size_t)(nl - text) : strlen(text);
+        const char *k = strstr(text, key);
+        size_t keep = (k && k < text + n) ? (size_t)(k - text) : n;
+        memcpy(o, text, keep);
+        o += keep;
+        *o++ = '\n';
+        text += n + (nl ? 1 : 0);
+    }
+    *o = '\0';
+    return out;
+}
+
+static void first_difference(const char *a, const char *b, char *msg, size_t len)
+{
+    size_t line = 1;
+    const char *la = a, *lb = b;
+    while (*a && *a == *b) {
+        if (*a == '\n') {
+            line++;
+            la = a + 1;
+            lb = b + 1;
+        }
+        a++;
+        b++;
+    }
+    snprintf(msg, len, "line %zu:\n  %.300s\n  %.300s", line, la, lb);
+    char *nl;
+    if ((nl = strchr(msg, '\n')) && (nl = strchr(nl + 1, '\n')) && (nl = strchr(nl + 1, '\n')))
+        *nl = '\0';
+}
+
+static void cross_compare(case_ctx *c, const char *b, const char *max_tasks, bool strip)
+{
+    static const char *const transports[] = {"raw", "curl"};
+    char *ref = NULL, refname[256] = "";
+    for (int s = 0; s < g_nstages; s++) {
+        for (int t = 0; t < 2; t++) {
+            const crawl_run *r = crawl_with(c, g_stages[s], transports[t], "--max-tasks",
+                                            max_tasks, U(b, "/"), NULL);
+            expect_generated(r, b, 300);
+            char *text = strip ? strip_new_urls(r->records_text) : strdup(r->records_text);
+            char name[256];
+            snprintf(name, sizeof name, "%s --transport %s --max-tasks %s",
+                     stage_of(g_stages[s]), transports[t], max_tasks);
+            if (!ref) {
+                ref = text;
+                snprintf(refname, sizeof refname, "%s", name);
+                continue;
+            }
+            if (strcmp(ref, text) != 0) {
+                char diff[1024];
+                first_difference(ref, text, diff, sizeof diff);
+                free(ref);
+                free(text);
+                fail_msg("records differ%s: %s vs %s at %s",
+                         strip ? " (num_new_urls left out)" : "", refname, name, diff);
+            }
+            free(text);
+        }
+    }
+    free(ref);
+}
+
+/* With one task the order of fetches is the FIFO order in every stage: byte-identical. */
+static void test_cross_stage_sequential(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "--generate", "pages=300,links=8", NULL);
+    cross_compare(c, b, "1", false);
+}
+
+/* With 20 tasks only num_new_urls may differ (it depends on which page came first). */
+static void test_cross_stage_concurrent(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "--generate", "pages=300,links=8", NULL);
+    cross_compare(c, b, "20", true);
+}
+
+/* ---- https through the curl transport -------------------------------------------------- */
+
+static const char *find_in_path(const char *prog)
+{
+    static char buf[1024];
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    while (*path) {
+        const char *e = strchr(path, ':');
+        size_t n = e ? (size_t)(e - path) : strlen(path);
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, path, prog);
+        if (n && access(buf, X_OK) == 0)
+            return buf;
+        path += n + (e ? 1 : 0);
+    }
+    return NULL;
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Run openssl with args (NULL-terminated; every path in them absolute); it must exit 0. */
+static void openssl(case_ctx *c, const char *ssl, const char *first, ...)
+{
+    char *argv[40];
+    int n = 0;
+    argv[n++] = (char *)ssl;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 39; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    run_argv(c, argv);
+    if (c->run.exit_code != 0)
+        fail_msg("openssl %s failed: %s", first, crawl_run_describe(&c->run));
+}
+
+static void test_https(void **state)
+{
+    case_ctx *c = *state;
+    const char *found = find_in_path("openssl");
+    if (!found) {
+        print_message("openssl not found in PATH: skipping the https test\n");
+        skip();
+    }
+    char ssl[1024];
+    snprintf(ssl, sizeof ssl, "%s", found);
+    snprintf(c->tmpdir, sizeof c->tmpdir, "/tmp/crawlstages-https-XXXXXX");
+    assert_non_null(mkdtemp(c->tmpdir));
+    const char *d = c->tmpdir;
+    char ca_key[300], ca_pem[300], key[300], csr[300], pem[300], ext[300], srl[300];
+    snprintf(ca_key, sizeof ca_key, "%s/ca.key", d);
+    snprintf(ca_pem, sizeof ca_pem, "%s/ca.pem", d);
+    snprintf(key, sizeof key, "%s/server.key", d);
+    snprintf(csr, sizeof csr, "%s/server.csr", d);
+    snprintf(pem, sizeof pem, "%s/server.pem", d);
+    snprintf(ext, sizeof ext, "%s/ext.cnf", d);
+    snprintf(srl, sizeof srl, "%s/ca.srl", d);
+    write_file(d, "ext.cnf", "subjectAltName=IP:127.0.0.1\n"
+                             "basicConstraints=critical,CA:FALSE\n"
+                             "keyUsage=critical,digitalSignature\n"
+                             "extendedKeyUsage=serverAuth\n");
+    openssl(c, ssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+            "-nodes", "-keyout", ca_key, "-out", ca_pem, "-days", "2",
+            "-subj", "/CN=crawlstages test CA",
+            "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign,cRLSign", NULL);
+    openssl(c, ssl, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+            "-nodes", "-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1", NULL);
+    openssl(c, ssl, "x509", "-req", "-in", csr, "-CA", ca_pem, "-CAkey", ca_key,
+            "-CAserial", srl, "-CAcreateserial", "-out", pem, "-days", "2",
+            "-extfile", ext, NULL);
+    write_file(d, "index.html", "<html><body><a href=\"a.html\">a</a>\n"
+                                "<a href=\"/b.html\">b</a></body></html>\n");
+    write_file(d, "a.html", "<html><body><a href=\"b.html\">b</a>\n"
+                            "<a href=\"index.html\">home</a></body></html>\n");
+    write_file(d, "b.html", "<html><body><a href=\"index.html\">home</a></body></html>\n");
+
+    int port = -1;
+    /* a few tries in case another process takes the port between probe and bind */
+    for (int attempt = 0; attempt < 3 && port < 0; attempt++) {
+        int p = free_port();
+        assert_true(p > 0);
+        char accept[64];
+        snprintf(accept, sizeof accept, "127.0.0.1:%d", p);
+        char *argv[] = {ssl, "s_server", "-WWW", "-accept", accept, "-cert", pem,
+                        "-key", key, "-quiet", NULL};
+        kill_and_reap(c->extra_pid);
+        c->extra_pid = spawn(argv, d, -1, -1);
+        assert_true(c->extra_pid > 0);
+        for (int i = 0; i < 100; i++) {     /* up to 5 s */
+            if (port_accepts(p)) {
+                port = p;
+                break;
+            }
+            if (waitpid(c->extra_pid, NULL, WNOHANG) == c->extra_pid) {
+                c->extra_pid = -1;
+                break;
+            }
+            sleep_ms(50);
+        }
+    }
+    if (port < 0)
+        fail_msg("openssl s_server did not start");
+    char base[64], root[96];
+    snprintf(base, sizeof base, "https://127.0.0.1:%d", port);
+    snprintf(root, sizeof root, "%s/index.html", base);
+
+    for (int s = 0; s < g_nstages; s++) {
+        const crawl_run *r = crawl_with(c, g_stages[s], "curl", "--max-tasks", "2",
+                                        "--cacert", ca_pem, root, NULL);
+        EXPECT(r, base, PAGE("/index.html", 2, 2), PAGE("/a.html", 2, 0),
+               PAGE("/b.html", 1, 0));
+        r = crawl_with(c, g_stages[s], "curl", "--max-tries", "1", root, NULL);
+        EXPECT(r, base, FAILED("/index.html"));
+        const char *ex = jobj_str(r->records[0], "exception");
+        if (!strcasestr(ex, "certificate"))
+            fail_msg("%s without --cacert: exception '%s' does not mention the certificate",
+                     stage_of(g_stages[s]), ex);
+    }
+    /* crawl-queue defaults to curl: also without --transport */
+    for (int s = 0; s < g_nstages; s++) {
+        if (strcmp(stage_of(g_stages[s]), "queue") != 0)
+            continue;
+        char *argv[] = {(char *)g_stages[s], "--format", "jsonl", "-q", "--cacert", ca_pem,
+                        root, NULL};
+        run_argv(c, argv);
+        if (c->run.exit_code != 0 || c->run.nrecords != 3)
+            fail_msg("crawl-queue (default transport) over https\n%s",
+                     crawl_run_describe(&c->run));
+        expect_all_ok(&c->run);
+    }
+}
+
+/* ---- main ------------------------------------------------------------------------------ */
+
+#define CASE(f) cmocka_unit_test_setup_teardown(f, case_setup, case_teardown)
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: scenarios BINARY TRANSPORT SELECTOR\n"
+                    "       scenarios --cross-stage --stage BINARY...\n"
+                    "       scenarios --https --stage BINARY...\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    if (argc >= 2 && (!strcmp(argv[1], "--cross-stage") || !strcmp(argv[1], "--https"))) {
+        for (int i = 2; i + 1 < argc && g_nstages < MAX_STAGES; i += 2) {
+            if (strcmp(argv[i], "--stage") != 0)
+                return usage();
+            g_stages[g_nstages++] = argv[i + 1];
+        }
+        if (g_nstages == 0)
+            return usage();
+        if (!strcmp(argv[1], "--https")) {
+            const struct CMUnitTest tests[] = {CASE(test_https)};
+            return cmocka_run_group_tests_name("scenario.https", tests, NULL, NULL);
+        }
+        const struct CMUnitTest tests[] = {CASE(test_cross_stage_sequential),
+                                           CASE(test_cross_stage_concurrent)};
+        return cmocka_run_group_tests_name("scenario.cross_stage", tests, NULL, NULL);
+    }
+    if (argc != 4)
+        return usage();
+    g_bin = argv[1];
+    g_transport = argv[2];
+    g_selector = argv[3];
+    g_stage = stage_of(g_bin);
+
+    const struct CMUnitTest tests[] = {
+        CASE(test_missing_page),    CASE(test_link_cycle),      CASE(test_offsite_links),
+        CASE(test_exclude),         CASE(test_two_roots),       CASE(test_deep_root_fragment),
+        CASE(test_redirect_chain),  CASE(test_redirect_limit),  CASE(test_redirect_cycle),
+        CASE(test_redirect_join),   CASE(test_redirect_codes),  CASE(test_max_tasks),
+        CASE(test_dropped_connection), CASE(test_refused_port), CASE(test_charset),
+        CASE(test_content_types),   CASE(test_xml_links),       CASE(test_binary_ignored),
+        CASE(test_html_oddities),   CASE(test_timeout),         CASE(test_size),
+        CASE(test_generated_2000),  CASE(test_raw_refuses_https),
+    };
+    char name[256];
+    snprintf(name, sizeof name, "scenario.%s.%s.%s", g_stage, g_transport, g_selector);
+    return cmocka_run_group_tests_name(name, tests, NULL, NULL);
+}
