@@ -1,0 +1,269 @@
+/* fetcher.c — the chapter's stage 1, "Programming With Callbacks": Fetcher.fetch,
+ * Fetcher.connected and Fetcher.read_response in C, grown into a real fetcher:
+ * partial sends, a timeout per try, retries, errors, and a libcurl variant.
+ *
+ * Read it next to stage2_generators/fetch.c and sockio.c: the same system calls in
+ * the same order, but here each step ends by registering the next callback and
+ * returning, and whatever the next step needs is saved in the Fetcher first.
+ */
+#include "fetcher.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rawerr.h"
+#include "url.h"
+
+static void connected(selector *s, int fd, int events, void *data);
+static void read_response(selector *s, int fd, int events, void *data);
+static void timed_out(selector *s, void *data);
+static void response_done(void *data, const char *error);
+
+Fetcher *fetcher_new(app *a, const char *url, int max_redirect, crawl_add_fn add_url,
+                     fetcher_done_fn done, void *ctx)
+{
+    Fetcher *f = calloc(1, sizeof *f);
+    if (!f || !(f->url = strdup(url))) {
+        free(f);
+        return NULL;
+    }
+    f->a = a;
+    f->max_redirect = max_redirect;
+    f->sock = -1;
+    f->add_url = add_url;
+    f->done = done;
+    f->ctx = ctx;
+    return f;
+}
+
+/* Release what the current try holds. A thread would do this by returning from its
+ * function; here every exit from the chain has to remember to call it. */
+static void end_attempt(Fetcher *f)
+{
+    selector *loop = f->a->loop;
+    if (f->timer)
+        selector_cancel(loop, f->timer);
+    f->timer = NULL;
+    if (f->sock >= 0) {
+        selector_unregister(loop, f->sock);
+        close(f->sock);
+    }
+    f->sock = -1;
+    if (f->req)
+        curl_glue_cancel(f->a->curl, f->req);
+    f->req = NULL;
+    http_parser_free(f->parser);
+    f->parser = NULL;
+    free(f->request);
+    f->request = NULL;
+    f->request_len = f->sent = 0;
+    f->connected = false;
+}
+
+void fetcher_free(Fetcher *f)
+{
+    if (!f)
+        return;
+    end_attempt(f);
+    crawl_fetch_discard(f->response);
+    free(f->exception);
+    free(f->url);
+    free(f);
+}
+
+/* This try failed: keep its error (copied first, as it may live in the parser), and
+ * drop what it received. */
+static void attempt_failed(Fetcher *f, const char *error)
+{
+    char *copy = strdup(error ? error : "error");
+    free(f->exception);
+    f->exception = copy;
+    end_attempt(f);
+    crawl_fetch_discard(f->response);
+    f->response = NULL;
+}
+
+/* A failure inside a callback: there is no caller to return an error to (the caller
+ * is the event loop), so the callback itself must start the next try. */
+static void fail(Fetcher *f, const char *error)
+{
+    attempt_failed(f, error);
+    fetch(f);
+}
+
+/* The whole response arrived: the end of read_response in the chapter. The crawl
+ * core records it and calls add_url for each new link, which starts new Fetchers. */
+static void succeeded(Fetcher *f, bool truncated)
+{
+    crawl_fetch *response = f->response;
+    f->response = NULL;
+    end_attempt(f);
+    if (truncated)
+        crawl_fetch_truncated(response, f->add_url, f->ctx);
+    else
+        crawl_fetch_done(response, f->add_url, f->ctx);
+    f->done(f, f->ctx);
+}
+
+/* ---- the raw transport: a socket and three callbacks ---- */
+
+/* A try that failed before it could wait for anything. */
+static int fail_now(Fetcher *f, const char *error)
+{
+    attempt_failed(f, error);
+    return -1;
+}
+
+/* Start one try: resolve, begin connecting, register `connected`. 0 when waiting. */
+static int start_raw(Fetcher *f)
+{
+    selector *loop = f->a->loop;
+    char err[256];
+    char *scheme = NULL, *host = NULL, *path = NULL;
+    int port = 0;
+    struct sockaddr_storage addr;
+    socklen_t len = 0;
+
+    if (url_split(f->url, &scheme, &host, &port, &path) < 0) {
+        free(scheme), free(host), free(path);
+        return fail_now(f, "not an http URL");
+    }
+    /* getaddrinfo blocks the whole loop while it works (cached, so once per host);
+     * asyncio and Scrapy hand it to a thread pool instead. */
+    int r = resolver_lookup(f->a->resolver, host, port, &addr, &len, err, sizeof err);
+    free(scheme), free(host), free(path);
+    if (r < 0)
+        return fail_now(f, err);
+
+    /* From here the try has --timeout to complete: a timer, cancelled by end_attempt. */
+    f->timer = selector_call_later(loop, (uint64_t)app_timeout_ms(f->a), timed_out, f);
+    if (!f->timer)
+        return fail_now(f, "out of memory");
+    f->sock = net_connect_start((const struct sockaddr *)&addr, len);
+    if (f->sock < 0)
+        return fail_now(f, raw_error(err, sizeof err, "connect", errno));
+    f->request = http_build_get(f->url, &f->request_len);
+    f->parser = http_parser_new(crawl_fetch_sink(f->response));
+    if (!f->request || !f->parser)
+        return fail_now(f, f->request ? "out of memory" : "not an http URL");
+
+    /* Usually EINPROGRESS: the continuation is `connected`, run once writable. */
+    if (selector_register(loop, f->sock, SEL_WRITE, connected, f) < 0)
+        return fail_now(f, selector_error(loop));
+    return 0;
+}
+
+/* Writable: the connection is made (or failed). Send the request; while the socket
+ * takes only part of it, stay registered for SEL_WRITE and come back here. */
+static void connected(selector *s, int fd, int events, void *data)
+{
+    (void)events;
+    Fetcher *f = data;
+    char err[128];
+    if (!f->connected) {
+        int e = net_connect_result(fd);
+        if (e) {
+            fail(f, raw_error(err, sizeof err, "connect", e));
+            return;
+        }
+        f->connected = true;    /* so the next visit goes straight to sending */
+    }
+    while (f->sent < f->request_len) {
+        ssize_t n = send(fd, f->request + f->sent, f->request_len - f->sent, MSG_NOSIGNAL);
+        if (n > 0) {
+            f->sent += (size_t)n;   /* the chapter's "check the return value of send" */
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+            fail(f, raw_error(err, sizeof err, "send", errno));
+            return;
+        }
+        return;     /* the socket buffer is full: wait for writability again */
+    }
+    /* All sent: the next continuation is read_response. */
+    if (selector_modify(s, fd, SEL_READ, read_response, f) < 0)
+        fail(f, selector_error(s));
+}
+
+/* Readable: data, or the peer closed. One 4 KB chunk per call, fed to the parser
+ * (and through it to the link parser) at once; the loop calls again for the rest. */
+static void read_response(selector *s, int fd, int events, void *data)
+{
+    (void)s, (void)events;
+    Fetcher *f = data;
+    char chunk[4096];
+    ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    if (n < 0) {
+        char err[128];
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            fail(f, raw_error(err, sizeof err, "recv", errno));
+        return;     /* a false alarm: stay registered */
+    }
+    int r = n > 0 ? http_parser_feed(f->parser, chunk, (size_t)n) : http_parser_eof(f->parser);
+    if (r < 0)
+        fail(f, http_parser_error(f->parser));
+    else if (r == 1 || n == 0)
+        succeeded(f, false);
+}
+
+static void timed_out(selector *s, void *data)
+{
+    (void)s;
+    Fetcher *f = data;
+    char err[128];
+    f->timer = NULL;            /* fired: end_attempt must not cancel it */
+    fail(f, raw_timeout(err, sizeof err, f->a->opt.timeout));
+}
+
+/* ---- --transport curl: the same Fetcher, one callback ---- */
+
+static int start_curl(Fetcher *f)
+{
+    f->req = curl_glue_get(f->a->curl, f->url, app_timeout_ms(f->a), f->a->opt.max_size,
+                           crawl_fetch_sink(f->response), response_done, f);
+    return f->req ? 0 : fail_now(f, "could not start the transfer");
+}
+
+/* The transfer ended: the body already went to the crawl core's sink as it came. */
+static void response_done(void *data, const char *error)
+{
+    Fetcher *f = data;
+    f->req = NULL;              /* the glue frees it when we return */
+    if (!error)
+        succeeded(f, false);
+    else if (error == curl_glue_truncated)
+        succeeded(f, true);
+    else
+        fail(f, error);
+}
+
+/* ---- fetch: begin, and begin again ---- */
+
+/* crawling.py's retry loop, torn in pieces: this loop covers the tries that fail at
+ * once; a try that fails later, in a callback, comes back here through fail(). */
+void fetch(Fetcher *f)
+{
+    crawl *c = f->a->crawl;
+    if (f->a->raw && strncmp(f->url, "https:", 6) == 0) {
+        crawl_record_failure(c, f->url, raw_https_unsupported);
+        f->done(f, f->ctx);
+        return;
+    }
+    while (f->tries < f->a->opt.max_tries) {
+        f->tries++;
+        f->response = crawl_fetch_new(c, f->url, f->max_redirect);
+        if (!f->response) {
+            attempt_failed(f, "out of memory");
+            continue;
+        }
+        if ((f->a->raw ? start_raw(f) : start_curl(f)) == 0)
+            return;     /* the event loop holds our continuation now */
+    }
+    crawl_record_failure(c, f->url, f->exception);
+    f->done(f, f->ctx);
+}

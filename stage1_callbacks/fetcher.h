@@ -1,0 +1,59 @@
+/* fetcher.h — the chapter's stage 1, "Programming With Callbacks": the Fetcher object
+ * that holds one URL's fetch while it waits, and its chain of callbacks
+ * fetch -> connected -> read_response (or, with --transport curl, fetch ->
+ * response_done).
+ *
+ * The blocking version of fetch keeps the socket, the request and the response in
+ * local variables, and remembers where it was by the thread's instruction pointer.
+ * A callback returns to the event loop after every step, losing its stack frame, so
+ * each of those locals becomes a field below, saved by hand ("stack ripping"); the
+ * continuation becomes the callback registered with the selector.
+ */
+#ifndef CRAWL_FETCHER_H
+#define CRAWL_FETCHER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "app.h"
+
+typedef struct Fetcher Fetcher;
+
+/* Called once the Fetcher's URL is recorded (a response, or the last failure). The
+ * Fetcher has finished; the callee frees it with fetcher_free. */
+typedef void (*fetcher_done_fn)(Fetcher *f, void *ctx);
+
+struct Fetcher {
+    /* What crawling.py's fetch gets as arguments. */
+    app *a;
+    char *url;
+    int max_redirect;
+    /* The retry loop's locals: which try this is, and why the last one failed. */
+    int tries;
+    char *exception;
+    /* One attempt's locals, alive between callbacks. */
+    crawl_fetch *response;  /* the chapter's self.response, parsed for links as it comes */
+    int sock;               /* the chapter's self.sock; -1 when none */
+    char *request;          /* the GET, and how much of it the socket has taken */
+    size_t request_len, sent;
+    bool connected;         /* net_connect_result already said yes */
+    http_parser *parser;    /* where the recv'd bytes go */
+    sel_timer *timer;       /* this attempt's --timeout */
+    curl_req *req;          /* --transport curl: the transfer instead of the socket */
+    /* Where to go when the chain ends: the crawler's add_url and its bookkeeping. */
+    crawl_add_fn add_url;
+    fetcher_done_fn done;
+    void *ctx;
+    Fetcher *prev, *next;   /* the crawler's list of live Fetchers */
+};
+
+Fetcher *fetcher_new(app *a, const char *url, int max_redirect, crawl_add_fn add_url,
+                     fetcher_done_fn done, void *ctx);
+/* Begin (or, after a failed try, begin again). Returns as soon as the first I/O is
+ * waiting; done may already have been called if every try failed right away. */
+void fetch(Fetcher *f);
+/* Free a finished Fetcher, or abandon one in flight: close its socket or cancel its
+ * transfer, cancel its timer, forget its attempt. Nothing is recorded. */
+void fetcher_free(Fetcher *f);
+
+#endif
