@@ -1,0 +1,205 @@
+/* reply.c — routing a request to its response (see reply.h). */
+#include "reply.h"
+
+#include "sbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool has_body(int status)
+{
+    return !(status < 200 || status == 204 || status == 304);
+}
+
+/* Status line and headers. content_length < 0: no Content-Length header. */
+static int make_head(reply *r, int status, const char *type, const char *charset,
+                     const char *location, char *const *extra, size_t nextra,
+                     long long content_length, bool keep_alive_header)
+{
+    sbuf b = {0};
+    sbuf_printf(&b, "HTTP/1.1 %d %s\r\nServer: testsite\r\n", status, site_reason(status));
+    if (type)
+        sbuf_printf(&b, charset ? "Content-Type: %s; charset=%s\r\n" : "Content-Type: %s\r\n",
+                    type, charset);
+    if (location)
+        sbuf_printf(&b, "Location: %s\r\n", location);
+    for (size_t i = 0; i < nextra; i++)
+        sbuf_printf(&b, "%s\r\n", extra[i]);
+    if (content_length >= 0)
+        sbuf_printf(&b, "Content-Length: %lld\r\n", content_length);
+    if (r->close)
+        sbuf_adds(&b, "Connection: close\r\n");
+    else if (keep_alive_header)
+        sbuf_adds(&b, "Connection: keep-alive\r\n");
+    sbuf_adds(&b, "\r\n");
+    r->head = sbuf_take(&b, &r->head_len);
+    return r->head ? 0 : -1;
+}
+
+static void add_escaped(sbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': sbuf_adds(b, "&lt;"); break;
+        case '>': sbuf_adds(b, "&gt;"); break;
+        case '&': sbuf_adds(b, "&amp;"); break;
+        case '"': sbuf_adds(b, "&quot;"); break;
+        default: sbuf_add(b, s, 1);
+        }
+    }
+}
+
+/* A small HTML page for 404 / 405 / protocol errors. */
+static int simple_page(reply *r, int status, const char *path, bool head_only,
+                       bool keep_alive_header, char *const *extra, size_t nextra)
+{
+    sbuf b = {0};
+    sbuf_printf(&b, "<!DOCTYPE html>\n<html><head><title>%d %s</title></head>\n"
+                    "<body><h1>%d %s</h1>", status, site_reason(status), status,
+                site_reason(status));
+    if (path) {
+        sbuf_adds(&b, "<p>");
+        add_escaped(&b, path);
+        sbuf_adds(&b, "</p>");
+    }
+    sbuf_adds(&b, "</body></html>\n");
+    size_t len = 0;
+    if (!(r->body_owned = sbuf_take(&b, &len)))
+        return -1;
+    r->body = r->body_owned;
+    r->body_len = head_only ? 0 : len;
+    return make_head(r, status, "text/html", "utf-8", NULL, extra, nextra, (long long)len,
+                     keep_alive_header);
+}
+
+static int stats_reply(server *srv, reply *r, bool head_only, bool ka)
+{
+    const server_stats *st = &srv->stats;
+    sbuf b = {0};
+    sbuf_printf(&b, "{\"served\": %ld, \"dropped\": %ld, \"in_progress\": %ld, "
+                    "\"peak_in_progress\": %ld, \"connections\": %ld, "
+                    "\"peak_connections\": %ld}\n",
+                st->served, st->dropped, st->in_progress, st->peak_in_progress,
+                st->connections, st->peak_connections);
+    size_t len = 0;
+    if (!(r->body_owned = sbuf_take(&b, &len)))
+        return -1;
+    r->body = r->body_owned;
+    r->body_len = head_only ? 0 : len;
+    return make_head(r, 200, "application/json", NULL, NULL, NULL, 0, (long long)len, ka);
+}
+
+static int page_reply(server *srv, site_page *pg, reply *r, bool head_only, bool ka)
+{
+    pg->requests++;
+    r->delay_ms = pg->delay_ms >= 0 ? (uint64_t)pg->delay_ms : srv->delay_ms;
+    if (pg->requests <= pg->drop) {
+        r->drop = true;
+        return 0;
+    }
+    r->drip_bytes = pg->drip_bytes;
+    r->drip_ms = pg->drip_ms;
+    r->reset_after = pg->reset_after;
+    if (pg->kind == BODY_RAW) {
+        r->close = true;
+        r->body = pg->body;
+        r->body_len = pg->body_len;
+        return 0;
+    }
+    uint64_t len = pg->kind == BODY_BYTES ? (uint64_t)pg->bytes : pg->body_len;
+    r->filler = pg->kind == BODY_BYTES;
+    r->body = pg->body;
+    bool body = has_body(pg->status);
+    r->body_len = body && !head_only ? len : 0;
+    return make_head(r, pg->status, pg->type, pg->charset, pg->location, pg->headers,
+                     pg->nheaders, body ? (long long)len : -1, ka);
+}
+
+int reply_build(server *srv, const request *req, reply *r)
+{
+    memset(r, 0, sizeof *r);
+    r->reset_after = -1;
+    r->close = !req->keep_alive;
+    bool ka = req->keep_alive && req->minor == 0;   /* say so to HTTP/1.0 clients */
+    bool head_only = strcmp(req->method, "HEAD") == 0;
+    char *path = strdup(req->path);
+    if (!path)
+        return -1;
+    char *q = strchr(path, '?');
+    int rc;
+    if (strcmp(path, "/__stats") == 0 || strncmp(path, "/__stats?", 9) == 0) {
+        rc = stats_reply(srv, r, head_only, ka);
+        free(path);
+        return rc;
+    }
+    r->counted = true;
+    r->delay_ms = srv->delay_ms;
+    if (!head_only && strcmp(req->method, "GET") != 0) {
+        static char *const allow[] = {"Allow: GET, HEAD"};
+        rc = simple_page(r, 405, NULL, false, ka, allow, 1);
+    } else if (srv->gen) {
+        if (q)
+            *q = '\0';
+        long i = gen_page_index(srv->gen, path);
+        if (i < 0) {
+            rc = simple_page(r, 404, req->path, head_only, ka, NULL, 0);
+        } else {
+            size_t len = 0;
+            r->body_owned = gen_render(srv->gen, srv->base, i, &len);
+            r->body = r->body_owned;
+            r->body_len = head_only ? 0 : len;
+            rc = r->body_owned ? make_head(r, 200, "text/html", "utf-8", NULL, NULL, 0,
+                                           (long long)len, ka)
+                               : -1;
+        }
+    } else {
+        site_page *pg = site_find(srv->site, path);
+        if (!pg && q) {
+            *q = '\0';
+            pg = site_find(srv->site, path);
+        }
+        rc = pg ? page_reply(srv, pg, r, head_only, ka)
+                : simple_page(r, 404, req->path, head_only, ka, NULL, 0);
+    }
+    free(path);
+    return rc;
+}
+
+int reply_error(int status, reply *r)
+{
+    memset(r, 0, sizeof *r);
+    r->reset_after = -1;
+    r->close = true;
+    return simple_page(r, status, NULL, false, false, NULL, 0);
+}
+
+void reply_clear(reply *r)
+{
+    free(r->head);
+    free(r->body_owned);
+    memset(r, 0, sizeof *r);
+    r->reset_after = -1;
+}
+
+uint64_t reply_total(const reply *r)
+{
+    return r->head_len + r->body_len;
+}
+
+const char *reply_bytes(const reply *r, uint64_t off, size_t *avail)
+{
+    if (off < r->head_len) {
+        *avail = r->head_len - (size_t)off;
+        return r->head + off;
+    }
+    off -= r->head_len;
+    uint64_t left = r->body_len - off;
+    if (r->filler) {
+        const char *p = gen_filler(off, avail);
+        if (*avail > left)
+            *avail = (size_t)left;
+        return p;
+    }
+    *avail = left > (uint64_t)SIZE_MAX ? SIZE_MAX : (size_t)left;
+    return r->body + off;
+}

@@ -1,0 +1,31 @@
+/* request.h — parsing one HTTP/1.x request head out of a connection's input buffer. */
+#ifndef TESTSITE_REQUEST_H
+#define TESTSITE_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define REQUEST_MAX_HEAD 65536
+
+typedef struct request {
+    char method[16];
+    char *path;               /* malloc'd: the target's path and query ("/a?b") */
+    int minor;                /* HTTP/1.<minor> */
+    bool keep_alive;          /* whether the connection may stay open afterwards */
+    long long body_len;       /* Content-Length of a request body (skipped) */
+} request;
+
+enum {
+    REQ_MORE = 0,             /* need more bytes */
+    REQ_BAD = -1,             /* malformed: answer 400 and close */
+    REQ_TOO_BIG = -2,         /* head over REQUEST_MAX_HEAD: answer 431 and close */
+    REQ_VERSION = -3,         /* not HTTP/1.x: answer 505 and close */
+    REQ_NOMEM = -4
+};
+
+/* Look for a complete head at the start of buf. Returns its length (through the empty
+ * line) and fills req, or one of the REQ_ codes. Lines may end in CRLF or LF. */
+long request_parse(const char *buf, size_t len, request *req);
+void request_clear(request *req);
+
+#endif

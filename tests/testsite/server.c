@@ -1,0 +1,142 @@
+/* server.c — the listening socket and the accept loop (see server.h). When the process
+ * runs out of descriptors, accepting pauses for 100 ms on a timer, then resumes. */
+#include "server.h"
+
+#include "conn.h"
+#include "log.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define ACCEPT_PAUSE_MS 100
+#define LISTEN_BACKLOG (SOMAXCONN > 4096 ? SOMAXCONN : 4096)
+
+int server_listen(server *srv, const char *addr, int port, char *err, size_t errlen)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
+    struct addrinfo *ai = NULL;
+    char portstr[16];
+    snprintf(portstr, sizeof portstr, "%d", port);
+    int rc = getaddrinfo(addr, portstr, &hints, &ai);
+    if (rc != 0) {
+        snprintf(err, errlen, "bad --bind address '%s': %s", addr, gai_strerror(rc));
+        return -1;
+    }
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+        bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
+        snprintf(err, errlen, "cannot listen on %s port %d: %s", addr, port, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(ai);
+        return -1;
+    }
+    int family = ai->ai_family;
+    freeaddrinfo(ai);
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+        snprintf(err, errlen, "getsockname: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    int bound = ntohs(family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                         : ((struct sockaddr_in *)&ss)->sin_port);
+    /* the wildcard addresses are reached through the loopback */
+    const char *host = addr;
+    if (!strcmp(addr, "0.0.0.0"))
+        host = "127.0.0.1";
+    else if (!strcmp(addr, "::"))
+        host = "::1";
+    if (family == AF_INET6)
+        snprintf(srv->base, sizeof srv->base, "http://[%s]:%d", host, bound);
+    else
+        snprintf(srv->base, sizeof srv->base, "http://%s:%d", host, bound);
+    srv->listen_fd = fd;
+    return 0;
+}
+
+static void on_accept(selector *s, int fd, int events, void *data);
+
+static void resume_accept(selector *s, void *data)
+{
+    server *srv = data;
+    srv->accept_timer = NULL;
+    if (selector_register(s, srv->listen_fd, SEL_READ, on_accept, srv) < 0)
+        log_error("testsite: cannot watch the listening socket: %s", strerror(errno));
+}
+
+static void pause_accept(server *srv, int err)
+{
+    if (!srv->warned_emfile) {
+        log_warn("testsite: accept: %s; pausing accepts for %d ms (warned once)",
+                 strerror(err), ACCEPT_PAUSE_MS);
+        srv->warned_emfile = true;
+    }
+    selector_unregister(srv->sel, srv->listen_fd);
+    srv->accept_timer = selector_call_later(srv->sel, ACCEPT_PAUSE_MS, resume_accept, srv);
+    if (!srv->accept_timer)   /* out of memory: try again on the next iteration */
+        resume_accept(srv->sel, srv);
+}
+
+static void on_accept(selector *s, int fd, int events, void *data)
+{
+    (void)s;
+    (void)events;
+    server *srv = data;
+    for (;;) {
+        int c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (c >= 0) {
+            conn_accepted(srv, c);
+            continue;
+        }
+        if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
+            continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            pause_accept(srv, errno);   /* EMFILE, ENFILE, ENOBUFS, ENOMEM, ... */
+        return;
+    }
+}
+
+int server_start(server *srv)
+{
+    return selector_register(srv->sel, srv->listen_fd, SEL_READ, on_accept, srv);
+}
+
+void server_shutdown(server *srv)
+{
+    while (srv->conns)
+        conn_close(srv->conns);
+    if (srv->accept_timer) {
+        selector_cancel(srv->sel, srv->accept_timer);
+        srv->accept_timer = NULL;
+    }
+    if (srv->listen_fd >= 0) {
+        selector_unregister(srv->sel, srv->listen_fd);
+        close(srv->listen_fd);
+        srv->listen_fd = -1;
+    }
+}
+
+void server_request_begin(server *srv)
+{
+    server_stats *st = &srv->stats;
+    if (++st->in_progress > st->peak_in_progress)
+        st->peak_in_progress = st->in_progress;
+}
+
+void server_request_end(server *srv, enum request_end how)
+{
+    srv->stats.in_progress--;
+    if (how == END_SERVED)
+        srv->stats.served++;
+    else if (how == END_DROPPED)
+        srv->stats.dropped++;
+}

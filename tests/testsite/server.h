@@ -1,0 +1,52 @@
+/* server.h — the testsite server: listening socket, accept loop, statistics, and the
+ * content it serves (a site file or a generated site). Connections are in conn.h. */
+#ifndef TESTSITE_SERVER_H
+#define TESTSITE_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gen.h"
+#include "selector.h"
+#include "site.h"
+
+typedef struct server_stats {
+    long served;            /* finished site requests (not /__stats) */
+    long dropped;           /* site requests answered by closing (drop=, reset=) */
+    long in_progress;       /* heads received, responses not finished */
+    long peak_in_progress;
+    long connections;       /* open client connections */
+    long peak_connections;
+} server_stats;
+
+struct conn;
+
+typedef struct server {
+    selector *sel;
+    int listen_fd;
+    sel_timer *accept_timer;    /* pending retry after EMFILE, or NULL */
+    site *site;                 /* a site file, or NULL */
+    const gen_spec *gen;        /* a generated site, or NULL */
+    char base[128];             /* "http://127.0.0.1:PORT", no trailing slash */
+    uint64_t delay_ms;          /* --delay: for every page without its own delay= */
+    server_stats stats;
+    struct conn *conns;         /* every open connection */
+    bool warned_emfile;
+    bool warned_register;
+} server;
+
+/* Bind and listen on addr:port (port 0: any free port) and set srv->base.
+ * Returns 0, or -1 with a message in err. */
+int server_listen(server *srv, const char *addr, int port, char *err, size_t errlen);
+/* Start accepting connections on srv->sel. Returns 0 or -1. */
+int server_start(server *srv);
+/* Close every connection and the listening socket. */
+void server_shutdown(server *srv);
+
+/* Statistics hooks, called by the connections. */
+enum request_end { END_SERVED, END_DROPPED, END_ABORTED };
+void server_request_begin(server *srv);
+void server_request_end(server *srv, enum request_end how);
+
+#endif

@@ -1,0 +1,66 @@
+/* site.h — the model of a scenario site: one entry per path, read from a .site file
+ * (format: tests/sites/README.md). Loading checks everything and reads the files the
+ * site refers to; site_finish then expands {base} and renders the HTML bodies, once the
+ * port is known. */
+#ifndef TESTSITE_SITE_H
+#define TESTSITE_SITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum body_kind {
+    BODY_HTML,    /* rendered from link lines, links=N, nest=N (or a default page) */
+    BODY_TEXT,    /* given: inline block, body=TEXT or body=@file */
+    BODY_RAW,     /* a whole response, sent verbatim, then the connection is closed */
+    BODY_BYTES    /* bytes=N of filler, generated while sending */
+} body_kind;
+
+typedef struct site_page {
+    char *path;
+    int line;                 /* where the page is defined */
+    int status;
+    char *type;               /* NULL: no Content-Type header */
+    char *charset;            /* NULL: no charset parameter */
+    char *location;           /* NULL: no Location header */
+    char **links;             /* link lines, in order */
+    size_t nlinks;
+    char **headers;           /* extra "Name: value" lines */
+    size_t nheaders;
+    body_kind kind;
+    char *body;               /* after site_finish: the final body (or raw response) */
+    size_t body_len;
+    long long bytes;          /* BODY_BYTES: body size */
+    long gen_links;           /* links=N */
+    char *link_prefix;        /* href prefix of links=N, default "/l/" */
+    long nest;                /* nest=N */
+    long long delay_ms;       /* -1: the server's --delay */
+    long drop;                /* drop the first `drop` requests */
+    long requests;            /* requests seen so far (run time) */
+    long drip_bytes;          /* 0: no drip */
+    long drip_ms;
+    long long reset_after;    /* -1: none; else RST after this many response bytes */
+} site_page;
+
+typedef struct site {
+    site_page **pages;        /* sorted by path after loading */
+    size_t npages;
+} site;
+
+/* Read and check a site file. Returns NULL with "FILE:LINE: problem" (or "FILE: ...")
+ * in err. */
+site *site_load(const char *file, char *err, size_t errlen);
+/* The same from memory: len bytes of a site file (no NUL needed at the end). name
+ * stands for the file in messages; body=@FILE and raw=@FILE are read relative to dir
+ * (absolute names as they are), and refused when dir is NULL. */
+site *site_parse_buffer(const char *name, const char *text, size_t len, const char *dir,
+                        char *err, size_t errlen);
+/* Expand {base} ("http://127.0.0.1:PORT") and render bodies. Returns 0, or -1 when out
+ * of memory. */
+int site_finish(site *s, const char *base);
+/* The page for an exact path, or NULL. */
+site_page *site_find(const site *s, const char *path);
+void site_free(site *s);
+/* The reason phrase for a status code ("Not Found"; "Status" when unknown). */
+const char *site_reason(int status);
+
+#endif
