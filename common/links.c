@@ -1,0 +1,405 @@
+/* links.c — the link parser: libxml2's SAX push parsers (HTML, or XML for
+ * application/xml) fed chunk by chunk. No tree is built; each href attribute is
+ * resolved against the current base and handed to the caller as soon as its start
+ * tag has been parsed.
+ */
+#include "links.h"
+
+#include "links_charset.h"
+#include "url.h"
+
+#include <libxml/HTMLparser.h>
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+#include <libxml/xmlerror.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Limits against input on which libxml2 2.9.14 takes quadratic time; the parse stops
+ * there, and the links before count. Each end tag that closes nothing is looked up
+ * through all the open elements: at most LINKS_MAX_DEPTH of them (also where
+ * browsers stop nesting). Each attribute name is compared with all the earlier ones
+ * of its tag: a tag is at most LINKS_MAX_TAG bytes. And a page may cost at most
+ * LINKS_MAX_WORK units of about one such comparison (~0.5 s), counting attribute
+ * pairs, and for each parse error its message and the open elements. */
+#define LINKS_MAX_DEPTH 512
+#define LINKS_MAX_TAG (64 * 1024)
+#define LINKS_MAX_WORK ((size_t)1 << 27)
+#define LINKS_ERROR_COST 100
+/* A pushed chunk never ends in the first LINKS_HOLD bytes of a tag (see
+ * push_holding_tag). */
+#define LINKS_HOLD 16
+/* What is held back: that, and the character before it (up to 4 bytes). */
+#define LINKS_TAIL (LINKS_HOLD + 4)
+/* XML href values shorter than this are copied on the stack, longer ones malloc'd. */
+#define LINKS_STACK_HREF 2048
+
+struct links_parser {
+    xmlParserCtxtPtr ctxt; /* an HTML or an XML push parser */
+    bool xml;
+    bool finished;
+    bool base_seen;   /* the first <base href> has been seen; later ones are ignored */
+    bool limit_hit;   /* no more links; the parse is stopped once libxml2 returns */
+    size_t work;      /* units spent against LINKS_MAX_WORK */
+    charset_decoder dec; /* the body's bytes go through here first */
+    char tail[LINKS_TAIL]; /* bytes held back from the parser (push_holding_tag) */
+    size_t tail_len;
+    char *page_url;
+    char *base;       /* resolved <base href>, or NULL: links resolve against page_url */
+    links_fn fn;
+    void *ctx;
+};
+
+static const char *const XHTML_NS = "http://www.w3.org/1999/xhtml";
+
+bool links_wanted(const char *media_type)
+{
+    if (!media_type)
+        return false;
+    return strcmp(media_type, "text/html") == 0 ||
+           strcmp(media_type, "application/xhtml+xml") == 0 ||
+           strcmp(media_type, "application/xml") == 0;
+}
+
+/* ---- silence ---------------------------------------------------------------- */
+
+static void drop_generic(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
+static void drop_structured(void *ctx, xmlErrorPtr err)
+{
+    (void)ctx;
+    (void)err;
+}
+
+/* Some libxml2 errors (encoding ones, for instance) are raised without a parser
+ * context and go to these process-wide handlers. Setting them again is harmless. */
+static void silence_libxml2(void)
+{
+    xmlSetGenericErrorFunc(NULL, drop_generic);
+    xmlSetStructuredErrorFunc(NULL, drop_structured);
+}
+
+/* ---- one href ---------------------------------------------------------------- */
+
+/* An href value of an ordinary element, or of a <base> element when is_base. The
+ * value is passed as is: url_resolve strips the whitespace browsers strip. */
+static void handle_href(links_parser *lp, const char *href, bool is_base)
+{
+    if (is_base) {
+        if (!lp->base_seen) {
+            lp->base_seen = true;
+            lp->base = url_resolve(lp->page_url, href); /* NULL: keep the page URL */
+        }
+        return;
+    }
+    char *url = url_resolve(lp->base ? lp->base : lp->page_url, href);
+    if (url) {
+        lp->fn(lp->ctx, url);
+        free(url);
+    }
+}
+
+/* ---- SAX callbacks ------------------------------------------------------------ */
+
+/* Counts work against the limits. Stopping libxml2 from within its callbacks is not
+ * safe everywhere, so this only marks the page; push() stops the parser when
+ * libxml2 returns, and no link is passed on meanwhile. */
+static void spend(links_parser *lp, size_t units)
+{
+    lp->work += units;
+    if (lp->work > LINKS_MAX_WORK || lp->ctxt->nameNr > LINKS_MAX_DEPTH)
+        lp->limit_hit = true;
+}
+
+/* For a start tag with n attributes; true when its links no longer count. */
+static bool start_tag_limited(links_parser *lp, size_t n)
+{
+    spend(lp, n * n / 2);
+    return lp->limit_hit;
+}
+
+/* libxml2's errors, every one of them dropped (the SAX handler's serror). */
+static void count_error(void *user, xmlErrorPtr err)
+{
+    (void)err;
+    links_parser *lp = user;
+    if (lp && lp->ctxt)
+        spend(lp, LINKS_ERROR_COST + (size_t)lp->ctxt->nameNr);
+}
+
+/* HTML: libxml2 gives lower-cased names, and NULL for a value-less attribute
+ * (<a href>), which browsers read as an empty href. */
+static void html_start_element(void *user, const xmlChar *name, const xmlChar **atts)
+{
+    links_parser *lp = user;
+    size_t n = 0;
+    while (atts && atts[2 * n])
+        n++;
+    if (start_tag_limited(lp, n) || !atts)
+        return;
+    bool is_base = strcasecmp((const char *)name, "base") == 0;
+    for (size_t i = 0; atts[i]; i += 2) {
+        if (strcasecmp((const char *)atts[i], "href") != 0)
+            continue;
+        handle_href(lp, atts[i + 1] ? (const char *)atts[i + 1] : "", is_base);
+        if (is_base)
+            return; /* a second href on the same <base> is no link either */
+    }
+}
+
+/* An XML attribute value, not NUL-terminated. Without entity substitution libxml2
+ * hands '&' (from &amp; or &#38;) over as "&#38;", which is turned back here. The
+ * copy lives on the stack, or is malloc'd when long. */
+static void handle_value(links_parser *lp, const char *v, size_t len, bool is_base)
+{
+    static const char amp[] = "&#38;";
+    char stack[LINKS_STACK_HREF];
+    char *buf = len < sizeof stack ? stack : malloc(len + 1);
+    if (!buf)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        buf[n++] = v[i];
+        if (v[i] == '&' && len - i >= sizeof amp - 1 && memcmp(v + i, amp, sizeof amp - 1) == 0)
+            i += sizeof amp - 2;
+    }
+    buf[n] = '\0';
+    handle_href(lp, buf, is_base);
+    if (buf != stack)
+        free(buf);
+}
+
+/* XML (SAX2): attributes come as (localname, prefix, URI, value, end) with the value
+ * not NUL-terminated. An XHTML <base> sets the base as in HTML. */
+static void xml_start_element(void *user, const xmlChar *localname, const xmlChar *prefix,
+                              const xmlChar *uri, int nb_namespaces,
+                              const xmlChar **namespaces, int nb_attributes,
+                              int nb_defaulted, const xmlChar **attributes)
+{
+    (void)prefix;
+    (void)nb_namespaces;
+    (void)namespaces;
+    (void)nb_defaulted;
+    links_parser *lp = user;
+    if (start_tag_limited(lp, (size_t)nb_attributes))
+        return;
+    bool is_base = uri && strcmp((const char *)uri, XHTML_NS) == 0 &&
+                   strcmp((const char *)localname, "base") == 0;
+    for (int i = 0; i < nb_attributes; i++) {
+        const xmlChar **a = attributes + 5 * i;
+        if (strcmp((const char *)a[0], "href") != 0)
+            continue;
+        handle_value(lp, (const char *)a[3], (size_t)(a[4] - a[3]), is_base);
+        if (is_base)
+            return;
+    }
+}
+
+static void sax_drop_message(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
+/* A SAX handler that only sees start tags and swallows every error and warning. */
+static void init_sax(xmlSAXHandler *sax, bool xml)
+{
+    memset(sax, 0, sizeof *sax);
+    sax->initialized = XML_SAX2_MAGIC; /* so that serror below is used */
+    if (xml)
+        sax->startElementNs = xml_start_element;
+    else
+        sax->startElement = html_start_element;
+    sax->warning = sax_drop_message;
+    sax->error = sax_drop_message;
+    sax->fatalError = sax_drop_message;
+    sax->serror = count_error;
+}
+
+static void push_utf8(void *user, const char *data, size_t len);
+
+/* ---- parser life ------------------------------------------------------------- */
+
+/* libxml2 only ever gets UTF-8 from the decoder, hence IGNORE_ENC: neither a
+ * <meta charset> nor an XML declaration may switch it to another encoding. */
+static xmlParserCtxtPtr new_ctxt(links_parser *lp)
+{
+    xmlSAXHandler sax;
+    init_sax(&sax, lp->xml);
+    xmlParserCtxtPtr c;
+    if (lp->xml)
+        c = xmlCreatePushParserCtxt(&sax, lp, NULL, 0, NULL);
+    else
+        c = htmlCreatePushParserCtxt(&sax, lp, NULL, 0, NULL, XML_CHAR_ENCODING_UTF8);
+    if (!c)
+        return NULL;
+    /* No XML_PARSE_NOENT and no DTD loading: entities are never expanded or fetched
+     * (billion laughs, XXE); our SAX handler has no entity callbacks anyway. */
+    if (lp->xml)
+        xmlCtxtUseOptions(c, XML_PARSE_IGNORE_ENC | XML_PARSE_NONET | XML_PARSE_NOERROR |
+                                 XML_PARSE_NOWARNING | XML_PARSE_RECOVER);
+    else
+        htmlCtxtUseOptions(c, HTML_PARSE_IGNORE_ENC | HTML_PARSE_NONET | HTML_PARSE_NOERROR |
+                                  HTML_PARSE_NOWARNING | HTML_PARSE_RECOVER);
+    return c;
+}
+
+links_parser *links_new(const char *base_url, const char *charset, bool xml,
+                        links_fn fn, void *ctx)
+{
+    if (!fn)
+        return NULL;
+    silence_libxml2();
+    links_parser *lp = calloc(1, sizeof *lp);
+    if (!lp)
+        return NULL;
+    lp->xml = xml;
+    lp->fn = fn;
+    lp->ctx = ctx;
+    charset_decoder_init(&lp->dec, charset, push_utf8, lp);
+    lp->page_url = strdup(base_url ? base_url : "");
+    if (lp->page_url)
+        lp->ctxt = new_ctxt(lp);
+    if (!lp->ctxt) {
+        links_free(lp);
+        return NULL;
+    }
+    return lp;
+}
+
+static bool halted(const links_parser *lp)
+{
+    return lp->ctxt->instate == XML_PARSER_EOF || lp->limit_hit;
+}
+
+static void parse_chunk(links_parser *lp, const char *data, int len, int terminate)
+{
+    if (lp->xml)
+        xmlParseChunk(lp->ctxt, data, len, terminate);
+    else
+        htmlParseChunk(lp->ctxt, data, len, terminate);
+}
+
+/* How much of the start tag libxml2 waits to see the end of has arrived so far
+ * (0 when it is not waiting for one). */
+static size_t pending_tag(const links_parser *lp)
+{
+    xmlParserInputPtr in = lp->ctxt->input;
+    if (lp->ctxt->instate != XML_PARSER_START_TAG || !in || !in->cur || !in->end)
+        return 0;
+    return (size_t)(in->end - in->cur);
+}
+
+/* Whether the start tag libxml2 is on has reached LINKS_MAX_TAG bytes without an
+ * end. libxml2 may also be waiting on a tag it has all of (it can remember a scan
+ * position past the tag's end), hence a fresh look from the tag's start first. */
+static bool tag_too_long(links_parser *lp)
+{
+    if (pending_tag(lp) < LINKS_MAX_TAG)
+        return false;
+    lp->ctxt->checkIndex = 0;
+    parse_chunk(lp, "", 0, 0);
+    return pending_tag(lp) >= LINKS_MAX_TAG;
+}
+
+/* Pushes in slices so that a start tag never grows past LINKS_MAX_TAG unseen: the
+ * parse stops exactly when a tag is longer, whatever the chunks were. */
+static void push(links_parser *lp, const char *data, size_t len)
+{
+    while (len > 0 && !halted(lp)) {
+        size_t n = LINKS_MAX_TAG - pending_tag(lp);
+        if (n > len)
+            n = len;
+        parse_chunk(lp, data, (int)n, 0);
+        data += n;
+        len -= n;
+        if (lp->limit_hit || tag_too_long(lp)) {
+            lp->limit_hit = true;
+            xmlStopParser(lp->ctxt);
+        }
+    }
+}
+
+/* libxml2 2.9.14's HTML push parser mistakes script (or style) text for markup when a
+ * chunk boundary falls inside its end tag ("...</scr" then "ipt>"), or right before
+ * a "</" inside it: how much of the page it takes for script then depends on where
+ * the chunks end. So a chunk pushed to it never ends in the first LINKS_HOLD bytes
+ * of a tag, nor right before a '<': the end of the data, from the byte before the
+ * first '<' in its last LINKS_HOLD bytes (or else its last character), is held back
+ * in lp->tail and pushed with what follows. */
+static void push_holding_tag(links_parser *lp, const char *data, size_t len)
+{
+    size_t window = len < LINKS_HOLD ? len : LINKS_HOLD;
+    const char *lt = memchr(data + len - window, '<', window);
+    size_t now = lt ? (size_t)(lt - data) : len;
+    if (now > 0)
+        now--;
+    /* Never inside a UTF-8 character either: libxml2 would take it for invalid. */
+    while (now > 0 && ((unsigned char)data[now] & 0xC0) == 0x80)
+        now--;
+    push(lp, data, now);
+    lp->tail_len = len - now;
+    memcpy(lp->tail, data + now, lp->tail_len);
+}
+
+void links_feed(links_parser *lp, const char *data, size_t len)
+{
+    if (!lp || lp->finished || !data || halted(lp))
+        return;
+    charset_decoder_feed(&lp->dec, data, len);
+}
+
+/* The decoder's output: held-back bytes go first, joined to the start of the new
+ * text. Each round uses up new text, so this ends. */
+static void push_utf8(void *user, const char *data, size_t len)
+{
+    links_parser *lp = user;
+    while (len > 0 && lp->tail_len > 0) {
+        char joined[4 * LINKS_TAIL];
+        size_t take = len < sizeof joined - lp->tail_len ? len : sizeof joined - lp->tail_len;
+        memcpy(joined, lp->tail, lp->tail_len);
+        memcpy(joined + lp->tail_len, data, take);
+        size_t joined_len = lp->tail_len + take;
+        data += take;
+        len -= take;
+        push_holding_tag(lp, joined, joined_len);
+    }
+    if (len > 0)
+        push_holding_tag(lp, data, len);
+}
+
+void links_finish(links_parser *lp)
+{
+    if (!lp || lp->finished)
+        return;
+    lp->finished = true;
+    charset_decoder_finish(&lp->dec);
+    if (!halted(lp))
+        parse_chunk(lp, lp->tail, (int)lp->tail_len, 1);
+    lp->tail_len = 0;
+}
+
+void links_free(links_parser *lp)
+{
+    if (!lp)
+        return;
+    if (lp->ctxt) {
+        if (lp->ctxt->myDoc) /* never built by our handlers; freed just in case */
+            xmlFreeDoc(lp->ctxt->myDoc);
+        lp->ctxt->myDoc = NULL;
+        if (lp->xml)
+            xmlFreeParserCtxt(lp->ctxt);
+        else
+            htmlFreeParserCtxt(lp->ctxt);
+    }
+    charset_decoder_free(&lp->dec);
+    free(lp->base);
+    free(lp->page_url);
+    free(lp);
+}
