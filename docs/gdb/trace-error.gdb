@@ -1,0 +1,14 @@
+# trace-error.gdb — stop where the raw transport writes an error's text (raw_error:
+# "connect: Connection refused"), print the C stack. Stages 1 and 2, root URL on a
+# closed port, --max-tries 1.
+set pagination off
+set confirm off
+set width 0
+set print frame-arguments none
+set print address off
+break raw_error
+run
+echo @@bt-begin\n
+bt
+echo @@bt-end\n
+kill

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# check-gdb.sh [BINDIR] — prove docs/gdb/stage{1,2,3}.gdb work: in gdb -batch, each
+# stage crawls a small local site to the end with every breakpoint enabled; each
+# breakpoint must resolve and be hit, the commands the guide suggests must run
+# without a gdb error, and the crawl must exit normally. Prints one line per stage.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$here/build/bin}
+limit=${CHECK_GDB_TIMEOUT:-120}
+. "$here/scripts/testsite-lib.sh"
+work=$(mktemp -d)
+trap 'site_stop; rm -rf "$work"' EXIT
+site_start "$bin" pages=6,links=3,size=500,seed=1 || exit 1
+
+# The guide's commands, tried at the first stop of each stage.
+guide1=(bt 'p *(Fetcher *)data' 'p ((Fetcher *)data)->url' finish 'info breakpoints')
+guide2=('p co->line' 'p *(fetch_frame *)co' bt 'call task_dump_all()' 'display co->line'
+        next 'watch -l co->line' continue 'delete 5' 'undisplay' up 'p co->line' 'enable 1')
+guide3=('call task_dump_all()' 'p co->task->name' bt continue 'p *((get_frame *)co)->q'
+        'disable 1 2' continue 'enable 1 2')
+progs=(x crawl-callbacks crawl-generators crawl-queue)
+# Then: continue until the crawl exits, and report.
+cat >"$work/finish.gdb" <<'GDB'
+while $_isvoid($_exitcode)
+  continue
+end
+info breakpoints
+printf "exitcode=%d\n", $_exitcode
+GDB
+fail=0
+for stage in 1 2 3; do
+    args=()
+    name="guide$stage[@]"
+    for c in "${!name}"; do args+=(-ex "$c"); done
+    log=$work/stage$stage
+    timeout -k 5 "$limit" gdb -q -batch -nx -x "$here/docs/gdb/stage$stage.gdb" \
+        -ex run "${args[@]}" -x "$work/finish.gdb" \
+        --args "$bin/${progs[$stage]}" --max-tasks 2 --output /dev/null "$site_url" \
+        >"$log" 2>&1 </dev/null
+    rc=$?
+    nbp=$(grep -c '^Breakpoint [0-9]* at ' "$log")
+    # The last `info breakpoints` (the guide may run one too).
+    awk '/^Num +Type/ { n = 0 } { last[++n] = $0 } END { for (i = 1; i <= n; i++) print last[i] }' \
+        "$log" >"$log.bp"
+    hits=$(grep -c 'breakpoint already hit' "$log.bp")
+    errs=$(grep -E 'No symbol|Cannot access|A syntax error|not defined|Error in sourced|Function ".*" not defined' "$log")
+    exitcode=$(sed -n 's/^exitcode=//p' "$log" | tail -n1)
+    if [ $rc -eq 0 ] && [ "$nbp" -gt 0 ] && [ "$hits" -eq "$nbp" ] && [ -z "$errs" ] && [ "$exitcode" = 0 ]; then
+        echo "stage$stage.gdb: ok ($nbp breakpoints, all hit: $(grep -o 'already hit [0-9]* time' "$log.bp" | grep -o '[0-9]*' | paste -sd,) times; guide commands ran; crawl exited 0)"
+    else
+        echo "stage$stage.gdb: FAILED (gdb rc $rc, $nbp breakpoints, $hits hit, exit code '$exitcode')"
+        [ -n "$errs" ] && echo "$errs" | sed 's/^/  /'
+        tail -n 15 "$log" | sed 's/^/  | /'
+        fail=1
+    fi
+done
+exit $fail
