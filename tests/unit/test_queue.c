@@ -1,0 +1,368 @@
+/* test_queue.c — stage 3's joinable Queue (stage3_queue/queue.c): put_nowait counts
+ * unfinished tasks, get waits for an item, task_done counts them down, and join waits
+ * until the count is zero — woken from the loop, never from inside task_done. The last
+ * test is the crawler's pattern: workers that get, sometimes put, and task_done, and a
+ * coroutine that joins.
+ *
+ * Every test runs on a real selector with a guard timer (guard.h), as test_coro does. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coro.h"
+#include "future.h"
+#include "queue.h"
+#include "selector.h"
+#include "task.h"
+
+#include "guard.h"
+
+static selector *loop;
+static sel_timer *guard;
+static int guard_hit;
+static queue q;
+
+static void guard_fired(selector *s, void *arg)
+{
+    (void)arg;
+    guard_hit = 1;
+    guard = NULL;
+    selector_stop(s);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    loop = selector_new(NULL, err, sizeof err);
+    if (!loop)
+        fail_msg("selector_new: %s", err);
+    guard_hit = 0;
+    guard = selector_call_later(loop, test_guard_ms(5000), guard_fired, NULL);
+    assert_non_null(guard);
+    queue_init(&q, loop);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    task_free_all();
+    queue_clear(&q);
+    if (guard)
+        selector_cancel(loop, guard);
+    guard = NULL;
+    selector_free(loop);
+    loop = NULL;
+    return 0;
+}
+
+static void stop_cb(selector *s, void *arg)
+{
+    (void)arg;
+    selector_stop(s);
+}
+
+/* Let the loop run for ms milliseconds: whatever is scheduled or waiting gets its turn. */
+static void spin(uint64_t ms)
+{
+    assert_non_null(selector_call_later(loop, ms, stop_cb, NULL));
+    selector_run(loop);
+    assert_false(guard_hit);
+}
+
+static void run_task(task *t)
+{
+    assert_int_equal(run_until_complete(loop, t), 0);
+    assert_false(guard_hit);
+    assert_true(future_done(task_future(t)));
+}
+
+static task *start_join(void)
+{
+    coro *co = queue_join(&q);
+    assert_non_null(co);
+    task *t = task_new(loop, co, "join");
+    assert_non_null(t);
+    return t;
+}
+
+static void assert_join_succeeded(task *t)
+{
+    assert_true(future_done(task_future(t)));
+    assert_int_equal(task_future(t)->state, FUTURE_DONE);
+}
+
+/* ---- task_done and join -------------------------------------------------------------- */
+
+/* Nothing was ever put: join has nothing to wait for. */
+static void test_join_with_nothing_put(void **state)
+{
+    (void)state;
+    task *t = start_join();
+    run_task(t);
+    assert_join_succeeded(t);
+}
+
+/* put_nowait counts; task_done counts down, once per call. */
+static void test_task_done_counts_down(void **state)
+{
+    (void)state;
+    queue_put_nowait(&q, "http://a/", 10);
+    queue_put_nowait(&q, "http://b/", 10);
+    queue_put_nowait(&q, "http://c/", 10);
+    assert_int_equal(q.unfinished_tasks, 3);
+    queue_task_done(&q);
+    assert_int_equal(q.unfinished_tasks, 2);
+    queue_task_done(&q);
+    queue_task_done(&q);
+    assert_int_equal(q.unfinished_tasks, 0);
+}
+
+/* join waits while any item is unfinished — taken or not — and finishes after the
+ * last task_done. */
+static void test_join_waits_for_every_task_done(void **state)
+{
+    (void)state;
+    queue_put_nowait(&q, "http://a/", 10);
+    queue_put_nowait(&q, "http://b/", 10);
+    task *t = start_join();
+    spin(20);
+    assert_false(future_done(task_future(t)));
+    queue_task_done(&q);
+    spin(20);
+    assert_false(future_done(task_future(t)));   /* one left */
+    queue_task_done(&q);
+    run_task(t);
+    assert_join_succeeded(t);
+}
+
+/* The waiting join is woken from the loop (call_soon), not from inside task_done:
+ * the caller of task_done goes on undisturbed. */
+static void test_wakeup_is_scheduled(void **state)
+{
+    (void)state;
+    queue_put_nowait(&q, "http://a/", 10);
+    task *t = start_join();
+    spin(10);
+    assert_false(future_done(task_future(t)));
+    queue_task_done(&q);
+    assert_false(future_done(task_future(t)));   /* not yet: on the next iteration */
+    run_task(t);
+    assert_join_succeeded(t);
+}
+
+/* More task_done calls than items: the count stays at zero (asyncio raises
+ * ValueError; here it is ignored) and does not wrap round. */
+static void test_extra_task_done_is_ignored(void **state)
+{
+    (void)state;
+    queue_task_done(&q);
+    assert_int_equal(q.unfinished_tasks, 0);
+    queue_put_nowait(&q, "http://a/", 10);
+    queue_task_done(&q);
+    queue_task_done(&q);
+    assert_int_equal(q.unfinished_tasks, 0);
+    queue_put_nowait(&q, "http://b/", 10);
+    assert_int_equal(q.unfinished_tasks, 1);
+    task *t = start_join();
+    spin(20);
+    assert_false(future_done(task_future(t)));   /* b is still unfinished */
+    queue_task_done(&q);
+    run_task(t);
+    assert_join_succeeded(t);
+}
+
+/* Every waiting join is woken, not just the first. */
+static void test_two_joiners(void **state)
+{
+    (void)state;
+    queue_put_nowait(&q, "http://a/", 10);
+    task *t1 = start_join(), *t2 = start_join();
+    spin(10);
+    assert_false(future_done(task_future(t1)));
+    assert_false(future_done(task_future(t2)));
+    queue_task_done(&q);
+    run_task(t1);
+    run_task(t2);
+    assert_join_succeeded(t1);
+    assert_join_succeeded(t2);
+}
+
+/* The queue is reusable: after a join completed, new items make a new join wait. */
+static void test_join_again_after_done(void **state)
+{
+    (void)state;
+    queue_put_nowait(&q, "http://a/", 10);
+    task *t1 = start_join();
+    spin(10);
+    queue_task_done(&q);
+    run_task(t1);
+    assert_join_succeeded(t1);
+
+    queue_put_nowait(&q, "http://b/", 10);
+    task *t2 = start_join();
+    spin(20);
+    assert_false(future_done(task_future(t2)));
+    queue_task_done(&q);
+    run_task(t2);
+    assert_join_succeeded(t2);
+}
+
+/* A join cancelled while it waits unwinds cleanly, and the queue still works. */
+static void test_cancel_waiting_join(void **state)
+{
+    (void)state;
+    queue_put_nowait(&q, "http://a/", 10);
+    task *t1 = start_join();
+    spin(10);
+    task_cancel(t1);
+    assert_int_equal(task_future(t1)->state, FUTURE_CANCELLED);
+    queue_task_done(&q);
+    spin(10);
+    queue_put_nowait(&q, "http://b/", 10);
+    task *t2 = start_join();
+    spin(10);
+    assert_false(future_done(task_future(t2)));
+    queue_task_done(&q);
+    run_task(t2);
+    assert_join_succeeded(t2);
+}
+
+/* ---- the crawler's pattern: workers and a join ----------------------------------------- */
+
+enum { NWORKERS = 3, NROOTS = 4, CHILDREN = 3 };
+
+static struct {
+    int processed;              /* items taken and marked done */
+    int processed_at_join;      /* what the joiner saw when join returned */
+    char seen[64][32];
+} crawl_rec;
+
+/* A worker: forever get an item; a root ("r<i>") "links to" CHILDREN children, put
+ * before task_done; yield to the loop once (a fetch would), then task_done. */
+typedef struct {
+    coro co;
+    char *url;
+    future pause;
+    sel_timer *pause_timer;
+} worker_frame;
+
+static void resolve_pause(selector *s, void *arg)
+{
+    (void)s;
+    worker_frame *f = arg;
+    f->pause_timer = NULL;
+    future_set_result(&f->pause, (coro_value){NULL, 0});
+}
+
+static int worker_body(coro *co)
+{
+    worker_frame *f = (worker_frame *)co;
+    CORO_BEGIN(co);
+    for (;;) {
+        AWAIT(co, queue_get(&q));
+        f->url = co->value.p;
+        future_clear(&f->pause);
+        future_init(&f->pause);
+        f->pause_timer = selector_call_soon(loop, resolve_pause, f);
+        assert_non_null(f->pause_timer);
+        AWAIT_FUTURE(co, &f->pause);
+        if (f->url[0] == 'r') {
+            for (int i = 0; i < CHILDREN; i++) {
+                char child[32];
+                snprintf(child, sizeof child, "c%s.%d", f->url + 1, i);
+                queue_put_nowait(&q, child, 10);
+            }
+        }
+        snprintf(crawl_rec.seen[crawl_rec.processed++], 32, "%s", f->url);
+        free(f->url);
+        f->url = NULL;
+        queue_task_done(&q);
+    }
+    CORO_END(co);
+}
+
+static void worker_finally(coro *co)
+{
+    worker_frame *f = (worker_frame *)co;
+    free(f->url);
+    if (f->pause_timer)
+        selector_cancel(loop, f->pause_timer);
+    future_clear(&f->pause);
+}
+
+static const coro_def worker_def = {"worker", __FILE__, worker_body, worker_finally,
+                                    sizeof(worker_frame)};
+
+typedef struct {
+    coro co;
+} crawl_frame;
+
+static int crawl_body(coro *co)
+{
+    CORO_BEGIN(co);
+    AWAIT(co, queue_join(&q));
+    crawl_rec.processed_at_join = crawl_rec.processed;
+    CORO_END(co);
+}
+
+static const coro_def crawl_def = {"crawl", __FILE__, crawl_body, NULL, sizeof(crawl_frame)};
+
+static void test_workers_and_join(void **state)
+{
+    (void)state;
+    memset(&crawl_rec, 0, sizeof crawl_rec);
+    for (int i = 0; i < NROOTS; i++) {
+        char root[8];
+        snprintf(root, sizeof root, "r%d", i);
+        queue_put_nowait(&q, root, 10);
+    }
+    task *workers[NWORKERS];
+    for (int i = 0; i < NWORKERS; i++) {
+        worker_frame *w = (worker_frame *)coro_new(&worker_def);
+        assert_non_null(w);
+        future_init(&w->pause);
+        workers[i] = task_new(loop, &w->co, "worker");
+        assert_non_null(workers[i]);
+    }
+    task *crawler = task_new(loop, coro_new(&crawl_def), "crawl");
+    assert_non_null(crawler);
+    run_task(crawler);
+    assert_join_succeeded(crawler);
+
+    int want = NROOTS * (1 + CHILDREN);
+    assert_int_equal(crawl_rec.processed_at_join, want);   /* join waited for all */
+    assert_int_equal(q.unfinished_tasks, 0);
+    assert_int_equal(queue_qsize(&q), 0);
+    for (int i = 0; i < NWORKERS; i++) {                    /* parked in get */
+        assert_false(future_done(task_future(workers[i])));
+        task_cancel(workers[i]);
+        assert_int_equal(task_future(workers[i])->state, FUTURE_CANCELLED);
+    }
+    assert_int_equal(crawl_rec.processed, want);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_join_with_nothing_put),
+        T(test_task_done_counts_down),
+        T(test_join_waits_for_every_task_done),
+        T(test_wakeup_is_scheduled),
+        T(test_extra_task_done_is_ignored),
+        T(test_two_joiners),
+        T(test_join_again_after_done),
+        T(test_cancel_waiting_join),
+        T(test_workers_and_join),
+    };
+    return cmocka_run_group_tests_name("queue", tests, NULL, NULL);
+}
