@@ -8,26 +8,38 @@
 #include "rawerr.h"
 
 volatile sig_atomic_t app_interrupted;
-static selector *signal_loop;
+static selector *volatile signal_loop;   /* read by the handler */
 
 static void on_signal(int sig)
 {
     (void)sig;
     app_interrupted = 1;
     if (signal_loop)
-        selector_stop(signal_loop);
+        selector_interrupt(signal_loop);   /* not lost if the loop has not started yet */
 }
 
-static void install_signals(selector *loop)
+/* Installed before anything slow (libcurl's and OpenSSL's start-up): a signal that
+ * arrives before the loop exists is kept in app_interrupted and handed to the loop as
+ * soon as it is made (attach_signals). */
+static void install_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;   /* a second SIGINT/SIGTERM ends the process at once */
     sigemptyset(&sa.sa_mask);
-    signal_loop = loop;
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);   /* a peer closing mid-send is an error, not a death */
+}
+
+static void attach_signals(selector *loop)
+{
+    signal_loop = loop;
+    if (app_interrupted)
+        selector_interrupt(loop);   /* it came during start-up */
 }
 
 long app_timeout_ms(const app *a)
@@ -71,6 +83,7 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
     if (check_roots(&a, prog) < 0)
         return 2;
 
+    install_signals();
     net_raise_nofile();
     a.loop = selector_new(a.opt.selector, err, sizeof err);
     if (a.loop)
@@ -86,7 +99,7 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
         app_free(&a);
         return 1;
     }
-    install_signals(a.loop);
+    attach_signals(a.loop);
 
     int status = crawl_fn(&a) < 0 ? 1 : 0;
     if (app_interrupted)

@@ -24,7 +24,10 @@ typedef struct app {
     size_t todo;            /* set by the stage: URLs still waiting when it returned */
 } app;
 
-/* Set when SIGINT or SIGTERM arrived (the loop is stopped at the same moment). */
+/* Set when SIGINT or SIGTERM arrived (the loop is stopped at the same moment, for
+ * good: selector_interrupt). The fetches in flight are abandoned and the report is
+ * written with "interrupted": true and the URLs left to do; exit status 0. A second
+ * SIGINT or SIGTERM kills the process at once (the default action). */
 extern volatile sig_atomic_t app_interrupted;
 
 /* Run the stage. crawl_fn runs the crawl to the end (or until interrupted) and

@@ -115,7 +115,8 @@ struct crawl_fetch {
     char *content_type;      /* media type, lower case, or NULL */
     char *encoding;          /* charset, lower case; NULL when content_type is NULL */
     char *location;          /* raw Location header */
-    long long size;          /* body bytes received */
+    long long size;          /* body bytes kept: at most --max-size */
+    bool over;               /* bytes past --max-size arrived (and were dropped) */
     links_parser *parser;    /* only for a 200 page of a type we parse */
     link_set links;
 };
@@ -252,6 +253,7 @@ static void clear_head(crawl_fetch *f)
     f->parser = NULL;
     link_set_free(&f->links);
     f->size = 0;
+    f->over = false;
 }
 
 static void on_head(void *ctx, const http_head *head)
@@ -275,9 +277,19 @@ static void on_head(void *ctx, const http_head *head)
     }
 }
 
+/* Counts and parses at most --max-size bytes; anything past that only marks the fetch
+ * full (crawl_fetch_full), so that the raw transport stops reading, as libcurl's glue
+ * stops the transfer. */
 static void on_body(void *ctx, const char *data, size_t len)
 {
     crawl_fetch *f = ctx;
+    long long max = f->c->o.max_size;
+    if (max > 0 && (long long)len > max - f->size) {
+        len = (size_t)(max - f->size);
+        f->over = true;
+    }
+    if (len == 0)
+        return;
     f->size += (long long)len;
     if (f->parser)
         links_feed(f->parser, data, len);
@@ -481,6 +493,7 @@ crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
 const http_sink *crawl_fetch_sink(crawl_fetch *f) { return &f->sink; }
 const char *crawl_fetch_url(const crawl_fetch *f) { return f->url; }
 long long crawl_fetch_size(const crawl_fetch *f) { return f->size; }
+bool crawl_fetch_full(const crawl_fetch *f) { return f->over; }
 
 void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx)
 {

@@ -48,8 +48,13 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx);
 crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect);
 const http_sink *crawl_fetch_sink(crawl_fetch *f);
 const char *crawl_fetch_url(const crawl_fetch *f);
-/* Body bytes received so far in this attempt. */
+/* Body bytes received so far in this attempt (never more than --max-size). */
 long long crawl_fetch_size(const crawl_fetch *f);
+/* The body went past --max-size: the sink kept exactly max_size bytes and dropped the
+ * rest. A transport that reads the socket itself (raw) checks this after each chunk,
+ * stops reading, closes the connection and calls crawl_fetch_truncated. (libcurl's glue
+ * stops at the same byte by itself.) A body of exactly max_size bytes is not full. */
+bool crawl_fetch_full(const crawl_fetch *f);
 /* The whole response arrived: record its FetchStatistic; for a redirect, add the
  * target unless seen or out of redirects; for a page, add each new allowed link.
  * Frees f. */

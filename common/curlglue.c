@@ -52,6 +52,7 @@ struct curl_req {
     int truncated;
     /* The head being collected; reset by every status line so 1xx heads are dropped. */
     int head_sent;
+    size_t head_bytes;          /* of the head being collected, status line included */
     int status;
     long long content_length;
     size_t ctype_off, loc_off;  /* offsets into hbuf, or NO_VALUE */
@@ -140,6 +141,7 @@ static curl_req *req_take(curl_glue *g)
     r->cancelled = r->in_dead = r->truncated = r->head_sent = 0;
     r->fail = NULL;
     r->body_bytes = 0;
+    r->head_bytes = 0;
     r->status = 0;
     r->content_length = -1;
     r->ctype_off = r->loc_off = NO_VALUE;
@@ -253,6 +255,20 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
         return 0;
     if (r->head_sent)
         return len;
+    /* The raw transport's limits (common/http.c), with its words, so that both
+     * transports give the same record: a head over HTTP_MAX_HEAD bytes, or with a NUL
+     * byte in it, fails the response. */
+    if (len >= 5 && memcmp(buf, "HTTP/", 5) == 0)
+        r->head_bytes = 0;
+    r->head_bytes += len;
+    if (r->head_bytes > HTTP_MAX_HEAD) {
+        r->fail = "header section over 65536 bytes";
+        return 0;
+    }
+    if (memchr(buf, '\0', len)) {
+        r->fail = "NUL byte in response head";
+        return 0;
+    }
     size_t n = len;
     while (n && (buf[n - 1] == '\r' || buf[n - 1] == '\n'))
         n--;

@@ -28,11 +28,14 @@
 #define LINKS_MAX_TAG (64 * 1024)
 #define LINKS_MAX_WORK ((size_t)1 << 27)
 #define LINKS_ERROR_COST 100
-/* A pushed chunk never ends in the first LINKS_HOLD bytes of a tag (see
- * push_holding_tag). */
+/* libxml2 gets the text in blocks of about LINKS_BLOCK bytes, cut where the text
+ * says, never where the chunks of the body ended (see push_utf8)... The fuzz build
+ * (tests/fuzz) makes it small, so that short inputs cross many blocks. */
+#ifndef LINKS_BLOCK
+#define LINKS_BLOCK 4096
+#endif
+/* ...and preferably not in the first LINKS_HOLD bytes of a tag (see block_cut). */
 #define LINKS_HOLD 16
-/* What is held back: that, and the character before it (up to 4 bytes). */
-#define LINKS_TAIL (LINKS_HOLD + 4)
 /* XML href values shorter than this are copied on the stack, longer ones malloc'd. */
 #define LINKS_STACK_HREF 2048
 
@@ -44,8 +47,8 @@ struct links_parser {
     bool limit_hit;   /* no more links; the parse is stopped once libxml2 returns */
     size_t work;      /* units spent against LINKS_MAX_WORK */
     charset_decoder dec; /* the body's bytes go through here first */
-    char tail[LINKS_TAIL]; /* bytes held back from the parser (push_holding_tag) */
-    size_t tail_len;
+    char block[LINKS_BLOCK]; /* text not yet given to libxml2 (push_utf8) */
+    size_t block_len;
     char *page_url;
     char *base;       /* resolved <base href>, or NULL: links resolve against page_url */
     links_fn fn;
@@ -326,26 +329,38 @@ static void push(links_parser *lp, const char *data, size_t len)
     }
 }
 
-/* libxml2 2.9.14's HTML push parser mistakes script (or style) text for markup when a
- * chunk boundary falls inside its end tag ("...</scr" then "ipt>"), or right before
- * a "</" inside it: how much of the page it takes for script then depends on where
- * the chunks end. So a chunk pushed to it never ends in the first LINKS_HOLD bytes
- * of a tag, nor right before a '<': the end of the data, from the byte before the
- * first '<' in its last LINKS_HOLD bytes (or else its last character), is held back
- * in lp->tail and pushed with what follows. */
-static void push_holding_tag(links_parser *lp, const char *data, size_t len)
+/* Where to cut a block of n (> LINKS_HOLD) bytes of text: what comes before is given
+ * to libxml2, the rest starts the next block. libxml2 2.9.14's HTML push parser
+ * mistakes script (or style) text for markup when a chunk ends inside its end tag
+ * ("...</scr" then "ipt>"), or right before a "</" inside it. So the cut is, if there
+ * is one in the second half of the block, the last place with no '<' in the
+ * LINKS_HOLD bytes before it nor right there, nor right after it; else just before the
+ * character before the first '<' in the last LINKS_HOLD bytes. Never inside a UTF-8
+ * character either: libxml2 would take it for invalid. */
+static size_t block_cut(const char *d, size_t n)
 {
-    size_t window = len < LINKS_HOLD ? len : LINKS_HOLD;
-    const char *lt = memchr(data + len - window, '<', window);
-    size_t now = lt ? (size_t)(lt - data) : len;
-    if (now > 0)
-        now--;
-    /* Never inside a UTF-8 character either: libxml2 would take it for invalid. */
-    while (now > 0 && ((unsigned char)data[now] & 0xC0) == 0x80)
-        now--;
-    push(lp, data, now);
-    lp->tail_len = len - now;
-    memcpy(lp->tail, data + now, lp->tail_len);
+    size_t c = n - 2; /* the byte after the cut is in the block too */
+    while (c >= n / 2) {
+        size_t lo = c > LINKS_HOLD ? c - LINKS_HOLD : 0;
+        const char *lt = memrchr(d + lo, '<', c + 2 - lo); /* the last one up to c + 1 */
+        if (lt) {
+            size_t l = (size_t)(lt - d);
+            if (l < 2)
+                break;
+            c = l - 2;
+        } else if (((unsigned char)d[c] & 0xC0) == 0x80) {
+            c--;
+        } else {
+            return c;
+        }
+    }
+    const char *lt = memchr(d + n - LINKS_HOLD, '<', LINKS_HOLD);
+    c = lt ? (size_t)(lt - d) : n;
+    if (c > 0)
+        c--;
+    while (c > 0 && ((unsigned char)d[c] & 0xC0) == 0x80)
+        c--;
+    return c;
 }
 
 void links_feed(links_parser *lp, const char *data, size_t len)
@@ -355,23 +370,41 @@ void links_feed(links_parser *lp, const char *data, size_t len)
     charset_decoder_feed(&lp->dec, data, len);
 }
 
-/* The decoder's output: held-back bytes go first, joined to the start of the new
- * text. Each round uses up new text, so this ends. */
+/* The decoder's output. libxml2's result depends on where its chunks end (beyond the
+ * cases block_cut avoids), so it never sees the chunks the body came in: the text is
+ * given to it in blocks of LINKS_BLOCK bytes, each cut by block_cut, the rest carried
+ * over to the next block. The blocks depend on the text only, and so do the links. */
 static void push_utf8(void *user, const char *data, size_t len)
 {
     links_parser *lp = user;
-    while (len > 0 && lp->tail_len > 0) {
-        char joined[4 * LINKS_TAIL];
-        size_t take = len < sizeof joined - lp->tail_len ? len : sizeof joined - lp->tail_len;
-        memcpy(joined, lp->tail, lp->tail_len);
-        memcpy(joined + lp->tail_len, data, take);
-        size_t joined_len = lp->tail_len + take;
-        data += take;
-        len -= take;
-        push_holding_tag(lp, joined, joined_len);
+    while (len > 0 && !halted(lp)) {
+        const char *blk = data;
+        size_t take = len;
+        if (lp->block_len > 0 || len < LINKS_BLOCK) { /* gather a block in lp->block */
+            take = LINKS_BLOCK - lp->block_len;
+            if (take > len)
+                take = len;
+            memcpy(lp->block + lp->block_len, data, take);
+            lp->block_len += take;
+            if (lp->block_len < LINKS_BLOCK)
+                return;
+            blk = lp->block;
+        } else { /* a whole block is there in data: no copy */
+            take = LINKS_BLOCK;
+        }
+        size_t cut = block_cut(blk, LINKS_BLOCK);
+        push(lp, blk, cut);
+        size_t rest = LINKS_BLOCK - cut;
+        if (blk == lp->block) {
+            memmove(lp->block, lp->block + cut, rest);
+            lp->block_len = rest;
+            data += take;
+            len -= take;
+        } else {
+            data += cut; /* the rest starts the next block */
+            len -= cut;
+        }
     }
-    if (len > 0)
-        push_holding_tag(lp, data, len);
 }
 
 void links_finish(links_parser *lp)
@@ -380,9 +413,10 @@ void links_finish(links_parser *lp)
         return;
     lp->finished = true;
     charset_decoder_finish(&lp->dec);
+    push(lp, lp->block, lp->block_len);
     if (!halted(lp))
-        parse_chunk(lp, lp->tail, (int)lp->tail_len, 1);
-    lp->tail_len = 0;
+        parse_chunk(lp, "", 0, 1);
+    lp->block_len = 0;
 }
 
 void links_free(links_parser *lp)

@@ -141,8 +141,13 @@ static void conv_flush(charset_decoder *d, scratch *conv)
     conv->len = 0;
 }
 
+/* A piece may be split over two flushes (an ASCII run), but not one character (a
+ * U+FFFD): utf8_decode would take its halves for invalid bytes, and where the halves
+ * fall depends on how the body was cut into chunks. */
 static void conv_put(charset_decoder *d, scratch *conv, const char *p, size_t n)
 {
+    if (n <= LINKS_CARRY && n > sizeof conv->buf - conv->len)
+        conv_flush(d, conv);
     while (n > 0) {
         if (conv->len == sizeof conv->buf)
             conv_flush(d, conv);

@@ -8,14 +8,24 @@
  *   3. call back each ready descriptor.
  * Timers added while step 1 runs wait for the next iteration, so a call_soon chain
  * cannot starve I/O.
+ *
+ * selector_stop from a signal handler: the handler sets `stopped`, which step 2 checks
+ * before it waits (a wait of 0 ms). A signal landing between that check and the
+ * kernel's wait would be noticed only at the next event, so each selector also
+ * watches the read end of a pipe of its own (the self-pipe trick): while the loop is
+ * `waiting` (from just before the check until the wait returns), selector_stop writes
+ * a byte to it, which ends the wait at once. The pipe is not a registration: it does
+ * not count in selector_count, keeps no loop alive and runs no callback.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "selector.h"
 #include "selector_backend.h"
@@ -62,6 +72,8 @@ struct selector {
     uint64_t now;
     int depth; /* > 0 while selector_run_once runs */
     volatile sig_atomic_t stopped;
+    volatile sig_atomic_t waiting, interrupted; /* see selector_stop, selector_interrupt */
+    int wake[2];                   /* the self-pipe: read end watched, write end for stop */
     char err[192];
 };
 
@@ -105,9 +117,16 @@ selector *selector_new(const char *backend, char *err, size_t errlen)
         return NULL;
     }
     s->ops = ops;
+    s->wake[0] = s->wake[1] = -1;
     s->backend = ops->create(err, errlen);
     if (!s->backend) {
         free(s);
+        return NULL;
+    }
+    if (pipe2(s->wake, O_NONBLOCK | O_CLOEXEC) < 0 ||
+        ops->set(s->backend, s->wake[0], 0, SEL_READ) < 0) {
+        snprintf(err, errlen, "%s backend: wake-up pipe: %s", ops->name, strerror(errno));
+        selector_free(s);
         return NULL;
     }
     s->now = clock_ms();
@@ -126,6 +145,9 @@ void selector_free(selector *s)
         free(t);
     }
     s->ops->destroy(s->backend);
+    for (int i = 0; i < 2; i++)
+        if (s->wake[i] >= 0)
+            close(s->wake[i]);
     free(s->heap);
     free(s->fired);
     free(s->slots);
@@ -402,7 +424,7 @@ static int wait_timeout(selector *s, int timeout_ms)
 
 static int reserve_fired(selector *s)
 {
-    size_t want = s->count > 16 ? s->count : 16;
+    size_t want = s->count + 1 > 16 ? s->count + 1 : 16;  /* + 1: the wake-up pipe */
     if (want <= s->fired_cap)
         return 0;
     size_t cap = s->fired_cap ? s->fired_cap : 16;
@@ -450,6 +472,13 @@ static int dispatch_io(selector *s, int n)
     return ran;
 }
 
+static void drain_wake(selector *s)
+{
+    char buf[64];
+    while (read(s->wake[0], buf, sizeof buf) > 0)
+        ;
+}
+
 int selector_run_once(selector *s, int timeout_ms)
 {
     int ran;
@@ -466,7 +495,9 @@ int selector_run_once(selector *s, int timeout_ms)
         return -1;
     }
     int max = s->fired_cap > INT_MAX ? INT_MAX : (int)s->fired_cap;
+    s->waiting = 1;         /* from here a selector_stop also writes to the pipe */
     int n = s->ops->wait(s->backend, wait_timeout(s, timeout_ms), s->fired, max);
+    s->waiting = 0;
     s->now = clock_ms();
     if (n < 0) {
         if (errno != EINTR) {
@@ -477,6 +508,9 @@ int selector_run_once(selector *s, int timeout_ms)
         }
         n = 0;
     }
+    for (int i = 0; i < n; i++)
+        if (s->fired[i].fd == s->wake[0])
+            drain_wake(s);  /* not a registration: dispatch_io skips it */
     ran += dispatch_io(s, n);
     s->depth--;
     return ran;
@@ -484,7 +518,7 @@ int selector_run_once(selector *s, int timeout_ms)
 
 int selector_run(selector *s)
 {
-    s->stopped = 0;
+    s->stopped = s->interrupted;
     while (!s->stopped && (s->count > 0 || s->nheap > 0)) {
         if (selector_run_once(s, -1) < 0)
             return -1;
@@ -492,9 +526,23 @@ int selector_run(selector *s)
     return 0;
 }
 
+/* Async-signal-safe: two stores and at most one write(2), errno preserved. `waiting`
+ * is set from just before the stop check until the wait returns. */
 void selector_stop(selector *s)
 {
     s->stopped = 1;
+    if (s->waiting && s->wake[1] >= 0) {
+        int saved = errno;
+        ssize_t n = write(s->wake[1], "", 1);   /* full pipe: a wake-up is pending */
+        (void)n;
+        errno = saved;
+    }
+}
+
+void selector_interrupt(selector *s)
+{
+    s->interrupted = 1;
+    selector_stop(s);
 }
 
 int selector_stopped(const selector *s)

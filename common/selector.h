@@ -81,8 +81,14 @@ int selector_run(selector *s);
 /* One iteration: wait at most timeout_ms (-1 = until an event or timer), dispatch.
  * Returns the number of callbacks run, or -1 on a backend failure. */
 int selector_run_once(selector *s, int timeout_ms);
-/* Ask selector_run to return after the current iteration. Safe from a signal handler. */
+/* Ask selector_run to return after the current iteration. Safe from a signal handler:
+ * a wait in progress ends at once (a self-pipe, see selector.c), also when the signal
+ * lands just before the wait begins. */
 void selector_stop(selector *s);
+/* selector_stop for good: this run and every later selector_run return at once. For a
+ * SIGINT handler, whose stop must not be lost when it lands before the loop starts
+ * (while the roots are resolved, say). Safe from a signal handler. */
+void selector_interrupt(selector *s);
 /* Whether selector_stop was called since the last selector_run started. */
 int selector_stopped(const selector *s);
 

@@ -9,7 +9,10 @@
 #include "seen.h"
 
 #include <curl/curl.h>
+#include <pthread.h>
 #include <regex.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,14 +64,34 @@ static char *clean_ref(const char *s)
     return out;
 }
 
+/* Whether clean_ref would give s back unchanged: the usual case, which then costs no
+ * copy (an href or URL without spaces and control bytes). */
+static bool is_clean(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p <= 0x20 || *p == 0x7f)
+            return false;
+    return true;
+}
+
+/* clean_ref(s), or s itself when it is clean already; *owned is what to free. */
+static const char *cleaned(const char *s, char **owned)
+{
+    *owned = NULL;
+    if (is_clean(s))
+        return s;
+    return *owned = clean_ref(s);
+}
+
 /* Set h's URL (absolute, or relative to what h already holds) from raw text. */
 static bool set_url(CURLU *h, const char *text)
 {
-    char *clean = clean_ref(text);
+    char *owned;
+    const char *clean = cleaned(text, &owned);
     if (!clean)
         return false;
     CURLUcode rc = curl_url_set(h, CURLUPART_URL, clean, PARSE_FLAGS);
-    free(clean);
+    free(owned);
     return rc == CURLUE_OK;
 }
 
@@ -95,10 +118,38 @@ static bool lower_host(CURLU *h)
     return ok;
 }
 
+/* libcurl writes a numeric IPv4 host in its usual form ("0x7f.1" -> "127.0.0.1"),
+ * but not when the host was percent-encoded ("%30x7f.1" gives "0x7f.1"), so that
+ * output would change when fed back in. Such a host (only hex digits, 'x' and dots,
+ * not already a.b.c.d in decimal) is parsed once more. Returns false on failure. */
+static bool numeric_host_again(CURLU *h)
+{
+    char *host = NULL, *u = NULL;
+    if (curl_url_get(h, CURLUPART_HOST, &host, 0) != CURLUE_OK)
+        return true;
+    bool maybe = host[0] != '\0' && host[strspn(host, "0123456789abcdefABCDEFxX.")] == '\0';
+    if (maybe) {
+        unsigned a, b, c, d;
+        char canon[16], extra;
+        if (sscanf(host, "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) == 4 && a < 256 &&
+            b < 256 && c < 256 && d < 256) {
+            snprintf(canon, sizeof canon, "%u.%u.%u.%u", a, b, c, d);
+            maybe = strcmp(canon, host) != 0;
+        }
+    }
+    curl_free(host);
+    if (!maybe)
+        return true;
+    bool ok = curl_url_get(h, CURLUPART_URL, &u, 0) == CURLUE_OK &&
+              curl_url_set(h, CURLUPART_URL, u, PARSE_FLAGS) == CURLUE_OK;
+    curl_free(u);
+    return ok;
+}
+
 /* The normal form of what h holds, malloc'd (callers free() it), or NULL. */
 static char *normalize(CURLU *h)
 {
-    if (!lower_host(h))
+    if (!lower_host(h) || !numeric_host_again(h))
         return NULL;
     if (curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)
         return NULL;
@@ -189,27 +240,149 @@ char *url_fix(const char *root, char *err, size_t errlen)
     return out;
 }
 
-/* An href that is empty or only a fragment names the base document itself. libcurl
- * treats these as relative paths, so they are recognized here. */
-static bool names_base_itself(const char *href)
+/* ---- url_resolve: one page's links all have the same base ----
+ *
+ * Parsing the base is a good part of resolving a link, and a page's links are all
+ * resolved against the same base: each thread keeps its last base parsed, and a link
+ * starts from a copy of it (curl_url_dup) instead of parsing the base again. Two
+ * facts about that base are kept with it, so that most links skip a step of
+ * normalize(): whether its host has an upper-case letter, and whether it has a
+ * fragment. The answer is the same string either way; only the work differs. */
+
+typedef struct base_cache {
+    char *base;            /* the text given as base, exactly */
+    CURLU *h;              /* parse(base) */
+    bool host_lower;       /* its host has no A-Z (or it has no host) */
+    bool has_fragment;
+    char *zone;            /* its IPv6 zone id ("eth0"), which curl_url_dup drops */
+} base_cache;
+
+static pthread_key_t base_key;
+static pthread_once_t base_once = PTHREAD_ONCE_INIT;
+static _Thread_local base_cache *tls_base;
+
+static void base_cache_free(void *p)
 {
-    char *clean = clean_ref(href);
-    bool same = clean && (clean[0] == '\0' || clean[0] == '#');
-    free(clean);
-    return same;
+    base_cache *c = p;
+    if (!c)
+        return;
+    curl_url_cleanup(c->h);
+    free(c->base);
+    free(c->zone);
+    free(c);
+}
+
+/* Frees a thread's cache when the thread ends (the main thread's is reachable). */
+static void base_key_init(void)
+{
+    pthread_key_create(&base_key, base_cache_free);
+}
+
+static bool has_upper(const char *s)
+{
+    for (; *s; s++)
+        if (*s >= 'A' && *s <= 'Z')
+            return true;
+    return false;
+}
+
+/* A fresh handle holding parse(base), or NULL when base does not parse. */
+static CURLU *base_handle(const char *base, const base_cache **info)
+{
+    base_cache *c = tls_base;
+    if (!c || strcmp(c->base, base) != 0) {
+        CURLU *h = parse(base);
+        if (h && !numeric_host_again(h)) {
+            curl_url_cleanup(h);
+            h = NULL;
+        }
+        if (!h)
+            return NULL;
+        char *copy = strdup(base);
+        base_cache *n = copy ? calloc(1, sizeof *n) : NULL;
+        if (!n) {
+            free(copy);
+            *info = NULL;
+            return h;   /* out of memory for the cache: just use the handle */
+        }
+        n->base = copy;
+        n->h = h;
+        char *v = NULL;
+        n->host_lower = true;
+        if (curl_url_get(h, CURLUPART_HOST, &v, 0) == CURLUE_OK)
+            n->host_lower = !has_upper(v);
+        curl_free(v);
+        v = NULL;
+        n->has_fragment = curl_url_get(h, CURLUPART_FRAGMENT, &v, 0) == CURLUE_OK;
+        curl_free(v);
+        v = NULL;
+        if (curl_url_get(h, CURLUPART_ZONEID, &v, 0) == CURLUE_OK && v &&
+            !(n->zone = strdup(v))) {
+            curl_free(v);
+            base_cache_free(n);
+            *info = NULL;
+            return parse(base);
+        }
+        curl_free(v);
+        pthread_once(&base_once, base_key_init);
+        base_cache_free(c);
+        tls_base = c = n;
+        pthread_setspecific(base_key, c);
+    }
+    *info = c;
+    CURLU *h = curl_url_dup(c->h);
+    /* libcurl 7.88's curl_url_dup forgets the zone id: "http://[fe80::1%25eth0]/"
+     * would resolve links to "http://[fe80::1]/...". */
+    if (h && c->zone && curl_url_set(h, CURLUPART_ZONEID, c->zone, 0) != CURLUE_OK) {
+        curl_url_cleanup(h);
+        h = NULL;
+    }
+    return h;
+}
+
+/* normalize() for a handle that is a copy of the cached base with a clean href set in
+ * it: lower_host only when an upper-case letter (or a %XX that might decode to one)
+ * can have come in, the fragment cleared only when there can be one. */
+static char *normalize_resolved(CURLU *h, const base_cache *info, const char *href)
+{
+    if (!info)
+        return normalize(h);
+    if ((!info->host_lower || strpbrk(href, "ABCDEFGHIJKLMNOPQRSTUVWXYZ%")) && !lower_host(h))
+        return NULL;
+    if (strchr(href, '%') && !numeric_host_again(h)) /* the base's host is done already */
+        return NULL;
+    if ((info->has_fragment || strchr(href, '#')) &&
+        curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)
+        return NULL;
+    char *u = NULL;
+    if (curl_url_get(h, CURLUPART_URL, &u, CURLU_NO_DEFAULT_PORT) != CURLUE_OK)
+        return NULL;
+    char *out = strdup(u);
+    curl_free(u);
+    return out;
 }
 
 char *url_resolve(const char *base, const char *href)
 {
-    if (!href)
+    if (!href || !base)
         return NULL;
-    CURLU *h = parse(base);
-    if (!h)
+    char *owned;
+    const char *clean = cleaned(href, &owned);
+    if (!clean)
         return NULL;
+    const base_cache *info = NULL;
+    CURLU *h = base_handle(base, &info);
     char *out = NULL;
-    if (names_base_itself(href) || set_url(h, href))
-        out = normalize(h);
-    curl_url_cleanup(h);
+    if (h) {
+        /* An href that is empty or only a fragment names the base document itself.
+         * libcurl treats these as relative paths, so they are recognized here. */
+        if (clean[0] == '\0' || clean[0] == '#')
+            out = normalize(h);
+        else if (curl_url_set(h, CURLUPART_URL, clean, PARSE_FLAGS) == CURLUE_OK)
+            out = normalize_resolved(h, info, clean);
+        curl_url_cleanup(h);
+    }
+    free(owned);
     return out;
 }
 
@@ -263,7 +436,17 @@ struct url_policy {
     bool has_exclude;
     regex_t exclude;
     seen_set *root_domains; /* crawling.py's root_domains */
+    uint64_t version;       /* changes with every root added; see allowed_cached */
 };
+
+/* Policy versions are unique across all policies, so that a cached answer is never
+ * taken for a policy freed and another allocated at the same address. */
+static atomic_uint_fast64_t policy_versions;
+
+static uint64_t next_version(void)
+{
+    return (uint64_t)atomic_fetch_add(&policy_versions, 1) + 1;
+}
 
 /* crawling.py's r'\A[\d\.]*\Z', plus IPv6 literals (the only hosts with ':'). */
 static bool is_ip_literal(const char *host)
@@ -294,6 +477,7 @@ url_policy *url_policy_new(bool strict, const char *exclude, char *err, size_t e
     if (!p)
         return NULL;
     p->strict = strict;
+    p->version = next_version();
     p->root_domains = seen_new();
     if (!p->root_domains) {
         free(p);
@@ -339,6 +523,7 @@ int url_policy_add_root(url_policy *p, const char *root_url)
             domain = lenient_host(host);
         seen_add(p->root_domains, domain);
         rc = seen_has(p->root_domains, domain) ? 0 : -1;
+        p->version = next_version();
     }
     free(host);
     return rc;
@@ -369,12 +554,9 @@ static bool host_okay(const url_policy *p, const char *host)
     return seen_has(p->root_domains, lenient_host(host));
 }
 
-bool url_policy_allowed(const url_policy *p, const char *url)
+/* The answer from the scheme and host alone, parsed by libcurl (the regex aside). */
+static bool allowed_parsed(const url_policy *p, const char *url)
 {
-    if (!p || !url)
-        return false;
-    if (p->has_exclude && regexec(&p->exclude, url, 0, NULL, 0) == 0)
-        return false;
     CURLU *h = parse(url);
     if (!h)
         return false;
@@ -385,4 +567,83 @@ bool url_policy_allowed(const url_policy *p, const char *url)
     free(scheme);
     free(host);
     return ok;
+}
+
+/* ---- a memo of the host decision ----
+ *
+ * A page's links mostly share their scheme and host, and so the decision. For a URL
+ * of the form the crawler handles ("http://" or "https://", an authority of only
+ * [a-z0-9.:-], then '/', '?', '#' or the end — what url_resolve gives for an ordinary
+ * site), everything that decides the answer lies in that prefix: libcurl ends the
+ * authority at the first of "/?#", the prefix has no user info, brackets, escapes or
+ * spaces that could be read two ways, and what follows it cannot make a parse fail
+ * once clean_ref has run (URLENCODE and ALLOW_SPACE take any path, query and
+ * fragment). So the answer libcurl gave for one such URL is the answer for every URL
+ * with the same prefix, under the same policy version: each thread remembers a few. */
+
+#define MEMO_PREFIX 128      /* longer authorities are simply not memoized */
+#define MEMO_SLOTS 4
+#define MEMO_MAX_URL 1000000 /* far below libcurl's 8 MB input limit */
+
+typedef struct memo_slot {
+    uint64_t version;        /* 0: empty */
+    size_t len;
+    char prefix[MEMO_PREFIX];
+    bool allowed;
+} memo_slot;
+
+static _Thread_local memo_slot memo[MEMO_SLOTS];
+static _Thread_local unsigned memo_next;
+
+/* Length of the memoizable prefix of url, or 0 when url is not of that form. */
+static size_t memo_prefix(const char *url)
+{
+    size_t i;
+    if (strncmp(url, "http://", 7) == 0)
+        i = 7;
+    else if (strncmp(url, "https://", 8) == 0)
+        i = 8;
+    else
+        return 0;
+    size_t start = i;
+    for (;; i++) {
+        char c = url[i];
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
+            c == ':')
+            continue;
+        if (c != '/' && c != '?' && c != '#' && c != '\0')
+            return 0;
+        break;
+    }
+    if (i == start || i >= MEMO_PREFIX)
+        return 0;
+    return i;
+}
+
+static bool allowed_memo(const url_policy *p, const char *url)
+{
+    size_t n = memo_prefix(url);
+    if (n == 0 || strnlen(url, MEMO_MAX_URL) >= MEMO_MAX_URL)
+        return allowed_parsed(p, url);
+    for (int i = 0; i < MEMO_SLOTS; i++) {
+        memo_slot *m = &memo[i];
+        if (m->version == p->version && m->len == n && memcmp(m->prefix, url, n) == 0)
+            return m->allowed;
+    }
+    bool ok = allowed_parsed(p, url);
+    memo_slot *m = &memo[memo_next++ % MEMO_SLOTS];
+    m->version = p->version;
+    m->len = n;
+    memcpy(m->prefix, url, n);
+    m->allowed = ok;
+    return ok;
+}
+
+bool url_policy_allowed(const url_policy *p, const char *url)
+{
+    if (!p || !url)
+        return false;
+    if (p->has_exclude && regexec(&p->exclude, url, 0, NULL, 0) == 0)
+        return false;
+    return allowed_memo(p, url);
 }

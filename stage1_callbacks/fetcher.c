@@ -190,8 +190,11 @@ static void connected(selector *s, int fd, int events, void *data)
         fail(f, selector_error(s));
 }
 
+/* EXERCISE stage1-read_response: BEGIN (docs/exercises.md) */
 /* Readable: data, or the peer closed. One 4 KB chunk per call, fed to the parser
- * (and through it to the link parser) at once; the loop calls again for the rest. */
+ * (and through it to the link parser) at once; the loop calls again for the rest.
+ * A body past --max-size ends the try at once (end_attempt closes the socket) and is
+ * recorded as truncated, as the curl transport does. */
 static void read_response(selector *s, int fd, int events, void *data)
 {
     (void)s, (void)events;
@@ -205,11 +208,14 @@ static void read_response(selector *s, int fd, int events, void *data)
         return;     /* a false alarm: stay registered */
     }
     int r = n > 0 ? http_parser_feed(f->parser, chunk, (size_t)n) : http_parser_eof(f->parser);
-    if (r < 0)
+    if (crawl_fetch_full(f->response))
+        succeeded(f, true);     /* past --max-size: stop reading, keep what we have */
+    else if (r < 0)
         fail(f, http_parser_error(f->parser));
     else if (r == 1 || n == 0)
         succeeded(f, false);
 }
+/* EXERCISE stage1-read_response: END */
 
 static void timed_out(selector *s, void *data)
 {

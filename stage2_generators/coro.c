@@ -144,6 +144,7 @@ int coro_await_child_(coro *co, coro *child, int line)
     return CORO_FINISHED;
 }
 
+/* EXERCISE stage2-await: BEGIN (docs/exercises.md) */
 int coro_await_future_(coro *co, future *f, int line)
 {
     (void)line;
@@ -178,6 +179,7 @@ int coro_await_future_(coro *co, future *f, int line)
         return coro_raise_(co, coro_error_new(CORO_CANCELLED, 0, "future cancelled"));
     }
 }
+/* EXERCISE stage2-await: END */
 
 int coro_check_(coro *co, int catching)
 {

@@ -18,6 +18,7 @@ typedef struct {
     coro co;
     app *a;
     char *url;
+    crawl_fetch *response;
     const http_sink *sink;
     char *host;
     int port;
@@ -27,6 +28,11 @@ typedef struct {
     http_parser *parser;
     uint64_t deadline;
 } raw_get_frame;
+
+static bool response_full(const void *response)
+{
+    return crawl_fetch_full(response);
+}
 
 static int raw_get_body(coro *co)
 {
@@ -53,8 +59,9 @@ static int raw_get_body(coro *co)
     f->request = http_build_get(f->url, &f->request_len);
     AWAIT(co, sock_write_all(f->fd, f->request, f->request_len, f->deadline));
     f->parser = http_parser_new(f->sink);
-    AWAIT(co, sock_read_all(f->fd, f->parser, f->deadline));
-    CORO_RETURN(co, NULL, 0);
+    AWAIT(co, sock_read_all_until(f->fd, f->parser, f->deadline, response_full, f->response));
+    /* n = 1: cut at --max-size, as the curl transport says it; finally closes fd */
+    CORO_RETURN(co, NULL, crawl_fetch_full(f->response) ? 1 : 0);
     CORO_END(co);
 }
 
@@ -120,14 +127,17 @@ static void curl_get_finally(coro *co)
 static const coro_def curl_get_def = {"http_get", __FILE__, curl_get_body, curl_get_finally,
                                       sizeof(curl_get_frame)};
 
-coro *http_get(app *a, const char *url, const http_sink *sink)
+coro *http_get(app *a, crawl_fetch *response)
 {
+    const char *url = crawl_fetch_url(response);
+    const http_sink *sink = crawl_fetch_sink(response);
     if (a->raw) {
         raw_get_frame *f = (raw_get_frame *)coro_new(&raw_get_def);
         if (!f)
             return NULL;
         f->a = a;
         f->url = strdup(url);
+        f->response = response;
         f->sink = sink;
         f->fd = -1;
         return &f->co;
@@ -177,7 +187,7 @@ static int fetch_body(coro *co)
     }
     for (f->tries = 0; f->tries < f->a->opt.max_tries; f->tries++) {
         f->response = crawl_fetch_new(c, f->url, f->max_redirect);
-        AWAIT_CATCH(co, http_get(f->a, f->url, crawl_fetch_sink(f->response)));
+        AWAIT_CATCH(co, http_get(f->a, f->response));
         if (!co->err) {
             if (co->value.n == 1)
                 crawl_fetch_truncated(f->response, f->add_url, f->ctx);

@@ -235,6 +235,8 @@ typedef struct {
     int fd;
     uint64_t deadline;
     http_parser *parser;
+    bool (*full)(const void *ctx);
+    const void *full_ctx;
     long long total;
 } read_all_frame;
 
@@ -249,6 +251,8 @@ static int read_all_body(coro *co)
             size_t n = (size_t)co->value.n;
             int r = n ? http_parser_feed(f->parser, chunk, n) : http_parser_eof(f->parser);
             f->total += (long long)n;
+            if (f->full && f->full(f->full_ctx))
+                break;          /* the sink has enough: stop reading */
             if (r < 0)
                 CORO_RAISE(co, CORO_ERROR, 0, "%s", http_parser_error(f->parser));
             if (r == 1 || n == 0)
@@ -262,13 +266,21 @@ static int read_all_body(coro *co)
 static const coro_def read_all_def = {"read_all", __FILE__, read_all_body, NULL,
                                       sizeof(read_all_frame)};
 
-coro *sock_read_all(int fd, http_parser *parser, uint64_t deadline_ms)
+coro *sock_read_all_until(int fd, http_parser *parser, uint64_t deadline_ms,
+                          bool (*full)(const void *ctx), const void *ctx)
 {
     read_all_frame *f = (read_all_frame *)coro_new(&read_all_def);
     if (f) {
         f->fd = fd;
         f->parser = parser;
         f->deadline = deadline_ms;
+        f->full = full;
+        f->full_ctx = ctx;
     }
     return f ? &f->co : NULL;
+}
+
+coro *sock_read_all(int fd, http_parser *parser, uint64_t deadline_ms)
+{
+    return sock_read_all_until(fd, parser, deadline_ms, NULL, NULL);
 }

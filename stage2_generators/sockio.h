@@ -10,6 +10,7 @@
 #ifndef CRAWL_SOCKIO_H
 #define CRAWL_SOCKIO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -26,5 +27,9 @@ coro *sock_write_all(int fd, const char *buf, size_t len, uint64_t deadline_ms);
 /* Read a whole HTTP response, feeding each chunk to parser as it arrives (the body is
  * never held whole); returns {NULL, total bytes}. Raises the parser's error. */
 coro *sock_read_all(int fd, http_parser *parser, uint64_t deadline_ms);
+/* The same, but also stop (without error) as soon as full(ctx) is true after a chunk
+ * was fed: the caller's sink has all it wants (--max-size). */
+coro *sock_read_all_until(int fd, http_parser *parser, uint64_t deadline_ms,
+                          bool (*full)(const void *ctx), const void *ctx);
 
 #endif

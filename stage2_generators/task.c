@@ -41,6 +41,7 @@ void task_wakeup_(future *f, void *t)
     task_step(t);
 }
 
+/* EXERCISE stage2-task_step: BEGIN (docs/exercises.md) */
 /* The coroutine finished: resolve the task with its return value or its error. */
 static void resolve(task *t)
 {
@@ -74,6 +75,7 @@ void task_step(task *t)
     if (detached)
         task_free(t);
 }
+/* EXERCISE stage2-task_step: END */
 
 void task_cancel(task *t)
 {

@@ -125,6 +125,7 @@ coro *queue_get(queue *q)
 
 /* ---- task_done and join ---- */
 
+/* EXERCISE stage3-queue: BEGIN (docs/exercises.md) */
 static void wake_joiners(selector *s, void *arg)
 {
     (void)s;
@@ -159,6 +160,7 @@ static int join_body(coro *co)
     }
     CORO_END(co);
 }
+/* EXERCISE stage3-queue: END */
 
 static const coro_def join_def = {"join", __FILE__, join_body, NULL, sizeof(join_frame)};
 

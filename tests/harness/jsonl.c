@@ -490,6 +490,12 @@ static void parse_output(crawl_run *r)
 
 int run_crawler(crawl_run *r, char *const argv[], double limit_secs)
 {
+    return run_crawler_at(r, argv, limit_secs, 0, NULL, NULL);
+}
+
+int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double at_secs,
+                   void (*at)(pid_t pid, void *ctx), void *ctx)
+{
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
     int out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -537,6 +543,13 @@ int run_crawler(crawl_run *r, char *const argv[], double limit_secs)
             killed = true;
             r->timed_out = true;
         }
+        if (at && !killed && now_s() >= t0 + at_secs) {
+            at(pid, ctx);         /* once, while the child still runs */
+            at = NULL;
+            continue;
+        }
+        if (at && !killed && t0 + at_secs - now_s() < left)
+            left = t0 + at_secs - now_s();
         int ms = killed ? 2000 : (int)(left * 1000) + 1;
         int n = poll(pf, 2, ms);
         if (n < 0) {

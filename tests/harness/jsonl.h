@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef enum jv_type { JV_ABSENT = 0, JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_OBJ } jv_type;
 
@@ -79,6 +80,11 @@ typedef struct crawl_run {
  * limit_secs seconds. Returns 0 when the child ran (look at r for how it went), or -1
  * when it could not be started (r->parse_error then says why). */
 int run_crawler(crawl_run *r, char *const argv[], double limit_secs);
+/* The same, and at_secs after the start, while the child still runs (its output not
+ * yet at EOF), call at(pid, ctx) once: to look at the child in /proc, send it a
+ * signal, ... */
+int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double at_secs,
+                   void (*at)(pid_t pid, void *ctx), void *ctx);
 void crawl_run_free(crawl_run *r);
 
 /* The record whose "url" is url, or NULL. */

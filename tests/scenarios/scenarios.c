@@ -3,6 +3,11 @@
  *   scenarios BINARY TRANSPORT SELECTOR       every case against one crawler
  *   scenarios --cross-stage --stage BIN...    the stages give identical records
  *   scenarios --https --stage BIN...          https through the curl transport
+ *   scenarios --valgrind VG --stage BIN...    one crawl per stage x transport under
+ *                                             valgrind memcheck (ctest -L valgrind)
+ *
+ * Environment: SCENARIO_FILTER=sub1,sub2 runs only the cases whose name contains one
+ * of the substrings; SCENARIO_TIME_LIMIT=SECS caps each crawler run (default 60).
  *
  * Each case starts testsite on a site of its own (tests/sites/scenario-*.site, or a
  * generated one), crawls it with --format jsonl and checks the records exactly. Every
@@ -259,17 +264,27 @@ static const char *U(const char *base, const char *path)
     return b;
 }
 
-/* Run bin with args (NULL-terminated, first = ...) for at most CRAWL_LIMIT_SECS;
+/* The time limit of one crawler run: CRAWL_LIMIT_SECS, or env SCENARIO_TIME_LIMIT
+ * (seconds; the exercise grader sets it lower, as a stub may never finish). */
+static double crawl_limit_secs(void)
+{
+    const char *e = getenv("SCENARIO_TIME_LIMIT");
+    double v = e ? strtod(e, NULL) : 0;
+    return v > 0 ? v : CRAWL_LIMIT_SECS;
+}
+
+/* Run bin with args (NULL-terminated, first = ...) for at most crawl_limit_secs();
  * result in c->run. */
 static void run_argv(case_ctx *c, char **argv)
 {
     if (c->have_run)
         crawl_run_free(&c->run);
     c->have_run = true;
-    if (run_crawler(&c->run, argv, CRAWL_LIMIT_SECS) < 0)
+    double limit = crawl_limit_secs();
+    if (run_crawler(&c->run, argv, limit) < 0)
         fail_msg("cannot run %s: %s", argv[0], c->run.parse_error ? c->run.parse_error : "?");
     if (c->run.timed_out)
-        fail_msg("%s ran past %.0f s and was killed\n%s", argv[0], CRAWL_LIMIT_SECS,
+        fail_msg("%s ran past %.0f s and was killed\n%s", argv[0], limit,
                  crawl_run_describe(&c->run));
 }
 
@@ -773,6 +788,288 @@ static void test_raw_refuses_https(void **state)
                  crawl_run_describe(r));
 }
 
+/* ---- hostile servers: a record for every URL, never a crash or a hang ------------------- */
+
+/* The exception of path's record contains needle (case-insensitive). */
+static void expect_exception_has(const crawl_run *r, const char *base, const char *path,
+                                 const char *needle)
+{
+    const jobj *rec = crawl_run_find(r, full(base, path));
+    const char *ex = rec ? jobj_str(rec, "exception") : NULL;
+    if (!ex || !strcasestr(ex, needle))
+        fail_msg("%s: exception '%s' does not say '%s'\n%s", path, ex ? ex : "(none)", needle,
+                 crawl_run_describe(r));
+}
+
+static bool is_raw(void)
+{
+    return strcmp(g_transport, "raw") == 0;
+}
+
+/* 24: answers that are not HTTP: a failure record each (the words are the transport's). */
+static void test_hostile_status_line(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-status.site", NULL);
+    const crawl_run *r = crawl(c, "--max-tries", "2", U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 3, 3), FAILED("/nothttp"), FAILED("/badcode"), FAILED("/empty"));
+    if (is_raw()) {
+        expect_exception_has(r, b, "/nothttp", "malformed status line");
+        expect_exception_has(r, b, "/badcode", "malformed status line");
+    }
+}
+
+/* 25: a head over 64 KB fails on both transports, in the same words; just under is fine. */
+static void test_hostile_big_head(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-bighead.site", NULL);
+    const crawl_run *r = crawl(c, "--max-tries", "2", U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 2, 2), FAILED("/bighead"), PAGE("/okhead", 0, 0));
+    expect_exception_has(r, b, "/bighead", "header section over 65536 bytes");
+}
+
+/* 26: --max-size: the first max_size bytes are kept and the record says so; a body of
+ * exactly max_size is whole. */
+static void test_hostile_max_size(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-maxsize.site", NULL);
+    const crawl_run *r = crawl(c, "--max-size", "100000", U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 2, 2),
+           {"/big", 200, NUL_, 100000, "text/html", "utf-8", 0, 0, true},
+           {"/fits", 200, NUL_, 100000, "text/html", "utf-8", 0, 0, false});
+    expect_exception_has(r, b, "/big", "body truncated at 100000 bytes (--max-size)");
+}
+
+/* 27: Content-Length says more than the server sends before closing. */
+static void test_hostile_short_body(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-short.site", NULL);
+    const crawl_run *r = crawl(c, "--max-tries", "2", U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 1, 1), FAILED("/short"));
+    expect_exception_has(r, b, "/short", is_raw() ? "shorter than Content-Length" : "partial");
+}
+
+/* 28: an RST in the middle of the body. */
+static void test_hostile_reset(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-reset.site", NULL);
+    const crawl_run *r = crawl(c, "--max-tries", "2", U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 1, 1), FAILED("/reset"));
+    expect_exception_has(r, b, "/reset", "reset by peer");
+}
+
+/* 29: a body, and a head, dripping slower than --timeout: timeouts, in bounded time. */
+static void test_hostile_drip(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-drip.site", NULL);
+    const crawl_run *r = crawl(c, "--timeout", "1", "--max-tries", "1", U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 2, 2), FAILED("/drip"), FAILED("/driphead"));
+    expect_exception_has(r, b, "/drip", "timeout");
+    expect_exception_has(r, b, "/driphead", "timeout");
+    if (r->seconds >= 5)
+        fail_msg("the crawl took %.1f s with --timeout 1", r->seconds);
+}
+
+/* 30: a redirect without Location, and Locations that are not URLs: recorded, with why. */
+static void test_hostile_redirects(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-redirect.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 3, 3), {"/noloc", 302, NUL_, 0, NUL_, NUL_, 0, 0, true},
+           {"/badloc", 301, NUL_, 0, NUL_, NUL_, 0, 0, true},
+           {"/badport", 302, NUL_, 0, NUL_, NUL_, 0, 0, true});
+    expect_exception_has(r, b, "/noloc", "redirect without Location");
+    expect_exception_has(r, b, "/badloc", "unparseable Location");
+    expect_exception_has(r, b, "/badport", "unparseable Location");
+}
+
+/* 31: 100,000 distinct links on a page: counted right, --max-pages obeyed; 100,000
+ * off-site ones: neither counted nor followed. */
+static void test_hostile_many_links(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-manylinks.site", NULL);
+    const crawl_run *r = crawl(c, "--max-pages", "5", U(b, "/many"), NULL);
+    EXPECT(r, b, {"/many", 200, NUL_, NOCHECK, "text/html", "utf-8", 100000, 100000, false},
+           {"/l/1", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+           {"/l/2", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+           {"/l/3", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+           {"/l/4", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false});
+    if (r->seconds >= 20)
+        fail_msg("a page of 100,000 links took %.1f s", r->seconds);
+    r = crawl(c, U(b, "/offsite"), NULL);
+    EXPECT(r, b, PAGE("/offsite", 0, 0));
+    if (r->seconds >= 20)
+        fail_msg("a page of 100,000 off-site links took %.1f s", r->seconds);
+}
+
+/* 32: 32 KB of random bytes labelled text/html: a 200 of the right size; whatever
+ * links the parser finds there are fetched and recorded. */
+static void test_hostile_junk(void **state)
+{
+    case_ctx *c = *state;
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/files/hostile-junk.bin", SITES_DIR);
+    assert_int_equal(stat(path, &st), 0);
+    const char *b = start_site(c, "scenario-hostile-junk.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    expect_record(r, b, &(exp_rec)PAGE("/", 1, 1));
+    const jobj *junk = expect_record(r, b, &(exp_rec){"/junk.html", 200, NUL_,
+                                                      (long long)st.st_size, "text/html",
+                                                      "utf-8", NOCHECK, NOCHECK, false});
+    long long n = jobj_int(junk, "num_urls", -1);
+    if (r->nrecords != (size_t)(2 + n))
+        fail_msg("%zu records; want 2 + the %lld links found in the junk\n%s", r->nrecords, n,
+                 crawl_run_describe(r));
+    if (n == 1)   /* the one real link, after 16 KB of junk */
+        expect_record(r, b, &(exp_rec){"/after-junk", 404, NUL_, NOCHECK, "text/html",
+                                       "utf-8", 0, 0, false});
+}
+
+/* The one record whose url starts with base + prefix. */
+static void expect_prefixed(const crawl_run *r, const char *base, const char *prefix)
+{
+    const char *want = U(base, prefix);
+    size_t hits = 0;
+    for (size_t i = 0; i < r->nrecords; i++) {
+        const char *u = jobj_str(r->records[i], "url");
+        if (u && strncmp(u, want, strlen(want)) == 0)
+            hits++;
+    }
+    if (hits != 1)
+        fail_msg("%zu records for %s...; want 1\n%s", hits, want, crawl_run_describe(r));
+}
+
+/* 33: NUL bytes and invalid UTF-8 in HTML (the links around them count) and in headers
+ * (a NUL fails the response, bad UTF-8 does not). */
+static void test_hostile_nul_utf8(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-nul.site", NULL);
+    const crawl_run *r = crawl(c, "--max-tries", "2", U(b, "/"), NULL);
+    const exp_rec e[] = {
+        PAGE("/", 3, 3),
+        {"/nul.html", 200, NUL_, 261, "text/html", "utf-8", 6, 6, false},
+        FAILED("/nulhead"),
+        {"/badutf8head", 200, NUL_, 24, "text/html", "utf-8", 1, 1, false},
+        {"/n1", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+        {"/n2", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+        {"/n5", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+        {"/n6", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+        {"/n7", 404, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+    };
+    for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+        expect_record(r, b, &e[i]);
+    expect_prefixed(r, b, "/n3");    /* href "/n3<NUL>x": the NUL becomes U+FFFD */
+    expect_prefixed(r, b, "/caf");   /* href "/caf<0xE9>" */
+    if (r->nrecords != 11)
+        fail_msg("%zu records, expected 11\n%s", r->nrecords, crawl_run_describe(r));
+    expect_exception_has(r, b, "/nulhead", "nul byte");
+}
+
+/* 34: HTML nested 100,000 levels deep. */
+static void test_hostile_deep_nesting(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-deep.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/deep"), NULL);
+    EXPECT(r, b, PAGE("/deep", 1, 1), PAGE("/before", 0, 0));
+    if (r->seconds >= 10)
+        fail_msg("a page nested 100,000 deep took %.1f s", r->seconds);
+}
+
+/* ---- interruption: SIGINT / SIGTERM end the crawl at once, with a complete report ----- */
+
+/* Bit sig of a "SigXxx:" hex mask line of /proc/PID/status. */
+static bool proc_sigmask_has(pid_t pid, const char *field, int sig)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool has = false;
+    size_t n = strlen(field);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, field, n) == 0 && line[n] == ':') {
+            unsigned long long mask = strtoull(line + n + 1, NULL, 16);
+            has = (mask >> (sig - 1)) & 1;
+            break;
+        }
+    }
+    fclose(f);
+    return has;
+}
+
+typedef struct interrupt_ctx {
+    int sig;
+    bool handlers;     /* SIGINT and SIGTERM caught, SIGPIPE ignored, when it was sent */
+    bool sent;
+} interrupt_ctx;
+
+/* Called by run_crawler_at: wait (2 s at most) until the handlers are installed, then
+ * send the signal. */
+static void send_signal(pid_t pid, void *arg)
+{
+    interrupt_ctx *ic = arg;
+    for (int i = 0; i < 200 && !ic->handlers; i++) {
+        ic->handlers = proc_sigmask_has(pid, "SigCgt", SIGINT) &&
+                       proc_sigmask_has(pid, "SigCgt", SIGTERM) &&
+                       proc_sigmask_has(pid, "SigIgn", SIGPIPE);
+        if (!ic->handlers)
+            sleep_ms(10);
+    }
+    ic->sent = kill(pid, ic->sig) == 0;
+}
+
+static void interrupt_case(case_ctx *c, int sig)
+{
+    const char *b = start_site(c, "scenario-interrupt.site", NULL);
+    char *argv[] = {(char *)g_bin, "--format", "jsonl", "-q", "--transport",
+                    (char *)g_transport, "--selector", (char *)g_selector, "--max-tasks", "5",
+                    (char *)U(b, "/"), NULL};
+    interrupt_ctx ic = {.sig = sig};
+    if (c->have_run)
+        crawl_run_free(&c->run);
+    c->have_run = true;
+    if (run_crawler_at(&c->run, argv, CRAWL_LIMIT_SECS, 0.7, send_signal, &ic) < 0)
+        fail_msg("cannot run %s", g_bin);
+    const crawl_run *r = &c->run;
+    if (!ic.sent)
+        fail_msg("the crawler ended before the signal could be sent\n%s", crawl_run_describe(r));
+    if (!ic.handlers)
+        fail_msg("SIGINT/SIGTERM not caught or SIGPIPE not ignored while crawling");
+    /* the 20 pages take 3 s each: ending well before proves they were abandoned */
+    if (r->exit_code != 0 || r->seconds >= 2.5 || r->parse_error || !r->summary)
+        fail_msg("want exit 0 within 2.5 s and a whole report after %s\n%s", strsignal(sig),
+                 crawl_run_describe(r));
+    const jobj *s = r->summary;
+    const jv *intr = jobj_get(s, "interrupted");
+    if (!intr || intr->type != JV_BOOL || !intr->b || jobj_int(s, "todo", -1) != 20 ||
+        jobj_int(s, "done", -1) != 1 || jobj_int(s, "peak_in_flight", -1) != 5)
+        fail_msg("want interrupted true, todo 20 (5 in flight + 15 waiting), done 1, "
+                 "peak_in_flight 5\n%s", crawl_run_describe(r));
+    EXPECT(r, b, PAGE("/", 20, 20));
+}
+
+/* 35, 36 */
+static void test_interrupt_sigint(void **state)
+{
+    interrupt_case(*state, SIGINT);
+}
+
+static void test_interrupt_sigterm(void **state)
+{
+    interrupt_case(*state, SIGTERM);
+}
+
 /* ---- cross-stage: the same records from every stage and transport --------------------- */
 
 /* Drop ", \"num_new_urls\": N" from each line (it depends on the order of completion). */
@@ -1005,21 +1302,108 @@ static void test_https(void **state)
     }
 }
 
+/* ---- valgrind: one crawl per stage and transport, memcheck-clean ------------------------ */
+
+static const char *g_valgrind;
+
+/* The crawl of case 11 (every 3xx, an off-site redirect, links) under valgrind's memcheck:
+ * any memory error or definite/indirect leak makes valgrind exit 99. */
+static void test_valgrind(void **state)
+{
+    case_ctx *c = *state;
+    static const char *const transports[] = {"raw", "curl"};
+    const char *b = start_site(c, "scenario-redirect-codes.site", NULL);
+    for (int s = 0; s < g_nstages; s++) {
+        for (int t = 0; t < 2; t++) {
+            char *argv[] = {(char *)g_valgrind, "-q", "--leak-check=full",
+                            "--errors-for-leak-kinds=definite,indirect", "--error-exitcode=99",
+                            (char *)g_stages[s], "--format", "jsonl", "-q", "--transport",
+                            (char *)transports[t], "--max-tasks", "4", (char *)U(b, "/"), NULL};
+            run_argv(c, argv);
+            const crawl_run *r = &c->run;
+            if (r->exit_code != 0 || !r->summary)
+                fail_msg("%s --transport %s under valgrind: exit %d (99: memcheck errors)\n%s",
+                         stage_of(g_stages[s]), transports[t], r->exit_code,
+                         crawl_run_describe(r));
+            EXPECT(r, b, PAGE("/", 7, 7), REDIR("/c300", 300, "/t300"),
+                   REDIR("/c301", 301, "/t301"), REDIR("/c302", 302, "/t302"),
+                   REDIR("/c303", 303, "/t303"), REDIR("/c307", 307, "/t307"),
+                   REDIR("/c308", 308, "/t308"),
+                   REDIR("/coff", 301, "http://elsewhere.example/away"), PAGE("/t300", 0, 0),
+                   PAGE("/t301", 0, 0), PAGE("/t302", 0, 0), PAGE("/t303", 0, 0),
+                   PAGE("/t307", 0, 0), PAGE("/t308", 0, 0));
+        }
+    }
+}
+
 /* ---- main ------------------------------------------------------------------------------ */
 
 #define CASE(f) cmocka_unit_test_setup_teardown(f, case_setup, case_teardown)
+
+static bool name_has(const char *name, const char *word, size_t len)
+{
+    return len > 0 && memmem(name, strlen(name), word, len) != NULL;
+}
+
+/* Keep only the cases whose name contains one of the comma-separated substrings of
+ * env SCENARIO_FILTER (e.g. "redirect,charset"); all of them when it is unset or
+ * empty. Returns the number kept, moved to the front of tests, or 0 (with a message)
+ * when a substring matches no case: a renamed case must not silently drop out of the
+ * exercise grader's list. */
+static size_t filter_cases(struct CMUnitTest *tests, size_t n)
+{
+    const char *filter = getenv("SCENARIO_FILTER");
+    if (!filter || !*filter)
+        return n;
+    for (const char *p = filter; *p;) {
+        size_t len = strcspn(p, ","), i = 0;
+        while (len > 0 && i < n && !name_has(tests[i].name, p, len))
+            i++;
+        if (len > 0 && i == n) {
+            fprintf(stderr, "scenarios: SCENARIO_FILTER: no case matches \"%.*s\"\n",
+                    (int)len, p);
+            return 0;
+        }
+        p += len + (p[len] == ',');
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (const char *p = filter; *p;) {
+            size_t len = strcspn(p, ",");
+            if (name_has(tests[i].name, p, len)) {
+                tests[kept++] = tests[i];
+                break;
+            }
+            p += len + (p[len] == ',');
+        }
+    }
+    return kept;
+}
 
 static int usage(void)
 {
     fprintf(stderr, "usage: scenarios BINARY TRANSPORT SELECTOR\n"
                     "       scenarios --cross-stage --stage BINARY...\n"
-                    "       scenarios --https --stage BINARY...\n");
+                    "       scenarios --https --stage BINARY...\n"
+                    "       scenarios --valgrind VALGRIND --stage BINARY...\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    if (argc >= 3 && !strcmp(argv[1], "--valgrind")) {
+        g_valgrind = argv[2];
+        for (int i = 3; i + 1 < argc && g_nstages < MAX_STAGES; i += 2) {
+            if (strcmp(argv[i], "--stage") != 0)
+                return usage();
+            g_stages[g_nstages++] = argv[i + 1];
+        }
+        if (g_nstages == 0)
+            return usage();
+        const struct CMUnitTest tests[] = {CASE(test_valgrind)};
+        return cmocka_run_group_tests_name("valgrind", tests, NULL, NULL);
+    }
     if (argc >= 2 && (!strcmp(argv[1], "--cross-stage") || !strcmp(argv[1], "--https"))) {
         for (int i = 2; i + 1 < argc && g_nstages < MAX_STAGES; i += 2) {
             if (strcmp(argv[i], "--stage") != 0)
@@ -1043,7 +1427,7 @@ int main(int argc, char **argv)
     g_selector = argv[3];
     g_stage = stage_of(g_bin);
 
-    const struct CMUnitTest tests[] = {
+    struct CMUnitTest tests[] = {
         CASE(test_missing_page),    CASE(test_link_cycle),      CASE(test_offsite_links),
         CASE(test_exclude),         CASE(test_two_roots),       CASE(test_deep_root_fragment),
         CASE(test_redirect_chain),  CASE(test_redirect_limit),  CASE(test_redirect_cycle),
@@ -1052,8 +1436,16 @@ int main(int argc, char **argv)
         CASE(test_content_types),   CASE(test_xml_links),       CASE(test_binary_ignored),
         CASE(test_html_oddities),   CASE(test_timeout),         CASE(test_size),
         CASE(test_generated_2000),  CASE(test_raw_refuses_https),
+        CASE(test_hostile_status_line), CASE(test_hostile_big_head), CASE(test_hostile_max_size),
+        CASE(test_hostile_short_body), CASE(test_hostile_reset),  CASE(test_hostile_drip),
+        CASE(test_hostile_redirects), CASE(test_hostile_many_links), CASE(test_hostile_junk),
+        CASE(test_hostile_nul_utf8), CASE(test_hostile_deep_nesting),
+        CASE(test_interrupt_sigint), CASE(test_interrupt_sigterm),
     };
     char name[256];
     snprintf(name, sizeof name, "scenario.%s.%s.%s", g_stage, g_transport, g_selector);
-    return cmocka_run_group_tests_name(name, tests, NULL, NULL);
+    size_t n = filter_cases(tests, sizeof tests / sizeof tests[0]);
+    if (n == 0)
+        return 2;
+    return _cmocka_run_group_tests(name, tests, n, NULL, NULL);
 }

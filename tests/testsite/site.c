@@ -299,6 +299,20 @@ static int set_key(parser *p, char *word)
         if (num_value(p, k, v, 0, 1LL << 40, &n) < 0)
             return -1;
         pg->reset_after = n;
+    } else if (!strcmp(k, "padheader")) {
+        /* an extra "X-Pad: xxx..." header with an N-byte value (huge heads) */
+        if (num_value(p, k, v, 0, 64L * 1024 * 1024, &n) < 0)
+            return -1;
+        char *h = malloc((size_t)n + 8);
+        if (!h)
+            return fail(p, "out of memory");
+        memcpy(h, "X-Pad: ", 7);
+        memset(h + 7, 'x', (size_t)n);
+        h[n + 7] = '\0';
+        int rc = push(p, &pg->headers, &pg->nheaders, h);
+        free(h);
+        if (rc < 0)
+            return -1;
     } else if (!strcmp(k, "drip")) {
         char *slash = strchr(v, '/');
         long long b, ms;

@@ -21,6 +21,8 @@
 #include "selector.h"
 #include "task.h"
 
+#include "guard.h"
+
 /* __FILE__ as the generators target's -fmacro-prefix-map makes it. */
 #define THIS_FILE "tests/unit/test_coro.c"
 
@@ -58,7 +60,7 @@ static int setup(void **state)
         fail_msg("selector_new: %s", err);
     memset(&rec, 0, sizeof rec);
     guard_hit = 0;
-    guard = selector_call_later(loop, 5000, guard_fired, NULL);
+    guard = selector_call_later(loop, test_guard_ms(5000), guard_fired, NULL);
     assert_non_null(guard);
     return 0;
 }

@@ -456,6 +456,31 @@ static void test_truncated_record(void **state)
     assert_int_equal(crawl_in_flight(fx->c), 0);
 }
 
+/* The core keeps and parses at most --max-size bytes, whatever the transport feeds it:
+ * crawl_fetch_full says when more arrived (the raw transport then stops reading). A
+ * body of exactly max_size is not full. */
+static void test_max_size_cap(void **state)
+{
+    fixture *fx = *state;
+    const char *body = "<a href=/kept>kept</a><a href=/cut>cut</a>";
+    fx->o.max_size = 22;                    /* exactly the first tag and its text */
+    start(fx);
+    crawl_fetch *f = crawl_fetch_new(fx->c, ROOT, 10);
+    respond(f, 200, "text/html", NULL, "<a href=/kept>kept</a>");
+    assert_int_equal(crawl_fetch_size(f), 22);
+    assert_false(crawl_fetch_full(f));      /* exactly max_size: whole */
+    const http_sink *s = crawl_fetch_sink(f);
+    s->on_body(s->ctx, body + 22, strlen(body) - 22);
+    assert_int_equal(crawl_fetch_size(f), 22);
+    assert_true(crawl_fetch_full(f));
+    crawl_fetch_truncated(f, collect, &fx->adds);
+
+    const fetch_stat *st = stat_of(fx->c, ROOT);
+    assert_string_equal(st->exception, "body truncated at 22 bytes (--max-size)");
+    assert_int_equal(st->size, 22);
+    assert_int_equal(st->num_urls, 1);      /* /cut lay past the cap */
+}
+
 static void test_in_flight_and_discard(void **state)
 {
     fixture *fx = *state;
@@ -602,7 +627,7 @@ int main(void)
         T(test_redirect_off_site_not_followed),
         T(test_max_pages),
         T(test_failure_record),
-        T(test_truncated_record),
+        T(test_truncated_record), T(test_max_size_cap),
         T(test_in_flight_and_discard),
         T(test_done_without_head),
         T(test_jsonl_report_to_file),

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "selector.h"
@@ -552,6 +554,66 @@ static void test_stop_from_signal_handler(void **state)
     selector_free(s);
 }
 
+/* A stop that comes with no EINTR — as when the signal lands just before the wait
+ * begins, which is then too late for the stop check — still ends the wait at once:
+ * the selector's self-pipe. Here another thread calls selector_stop once, while the
+ * loop waits on an idle descriptor (without the pipe it would sleep until a 20 s timer). */
+static void *stop_later(void *arg)
+{
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    selector_stop(arg);
+    return NULL;
+}
+
+static void test_stop_wakes_wait_without_eintr(void **state)
+{
+    (void)state;
+    selector *s = new_selector();
+    int sv[2], safety = 0;
+    make_pair(sv);
+    assert_int_equal(selector_register(s, sv[0], SEL_READ, dummy_io, NULL), 0);
+    sel_timer *guard = selector_call_later(s, 20000, safety_stop, &safety);
+    pthread_t th;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(pthread_create(&th, NULL, stop_later, s), 0);
+    assert_int_equal(selector_run(s), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    pthread_join(th, NULL);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (secs > 5)
+        fail_msg("the stop was noticed only after %.1f s", secs);
+    assert_int_equal(safety, 0);
+    assert_int_equal(selector_stopped(s), 1);
+    assert_int_equal(selector_count(s), 1);     /* the pipe is not a registration */
+    selector_cancel(s, guard);
+    selector_unregister(s, sv[0]);
+    close_pair(sv);
+    selector_free(s);
+}
+
+/* selector_interrupt before the loop runs (a SIGINT while the roots resolve): the run
+ * returns at once, and so does every later one. */
+static void test_interrupt_before_run(void **state)
+{
+    (void)state;
+    selector *s = new_selector();
+    int sv[2], safety = 0;
+    make_pair(sv);
+    assert_int_equal(selector_register(s, sv[0], SEL_READ, dummy_io, NULL), 0);
+    sel_timer *guard = selector_call_later(s, 20000, safety_stop, &safety);
+    selector_interrupt(s);
+    assert_int_equal(selector_run(s), 0);
+    assert_int_equal(selector_run(s), 0);
+    assert_int_equal(selector_stopped(s), 1);
+    assert_int_equal(safety, 0);
+    selector_cancel(s, guard);
+    selector_unregister(s, sv[0]);
+    close_pair(sv);
+    selector_free(s);
+}
+
 /* ---- many descriptors ---------------------------------------------------------- */
 
 #define NPAIRS 300
@@ -736,6 +798,8 @@ int main(void)
         cmocka_unit_test(test_stop_from_callback),
         cmocka_unit_test(test_run_returns_when_nothing_left),
         cmocka_unit_test(test_stop_from_signal_handler),
+        cmocka_unit_test(test_stop_wakes_wait_without_eintr),
+        cmocka_unit_test(test_interrupt_before_run),
         cmocka_unit_test(test_hundreds_of_descriptors),
         cmocka_unit_test(test_fd_over_fd_setsize),
         cmocka_unit_test(test_many_timers),

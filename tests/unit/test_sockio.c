@@ -24,6 +24,8 @@
 #include "sockio.h"
 #include "task.h"
 
+#include "guard.h"
+
 static selector *loop;
 static sel_timer *guard;
 static int guard_hit;
@@ -44,7 +46,7 @@ static int setup(void **state)
     if (!loop)
         fail_msg("selector_new: %s", err);
     guard_hit = 0;
-    guard = selector_call_later(loop, 5000, guard_fired, NULL);
+    guard = selector_call_later(loop, test_guard_ms(5000), guard_fired, NULL);
     assert_non_null(guard);
     return 0;
 }

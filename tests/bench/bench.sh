@@ -1,0 +1,316 @@
+#!/usr/bin/env bash
+# bench.sh — the benchmarks of docs/benchmarks.md: the three stages (each transport),
+# the thread-per-fetch crawler (crawl-threads) and wget, on sites served by testsite.
+#
+#   tests/bench/bench.sh            (or: make -f Makefile.tutorial bench)
+#
+# Sections (BENCH_SECTIONS, default "throughput latency c10k"):
+#   throughput  a generated site of BENCH_PAGES pages (BENCH_LINKS links, ~BENCH_SIZE
+#               bytes each), no delay: pages found, wall and CPU seconds, peak RSS of
+#               each crawler and of `wget -r -l inf -nv --delete-after`, with the ratios
+#               to wget. Medians of BENCH_RUNS runs, taken round-robin.
+#   latency     the same site with --delay BENCH_DELAY ms per response, --max-tasks
+#               BENCH_LAT_TASKS: wall time against the ideal pages x delay / max_tasks.
+#   c10k        BENCH_C10K_PAGES pages with BENCH_C10K_LINKS links each, BENCH_C10K_DELAY
+#               ms per response, at --max-tasks BENCH_C10K_TASKS (all the site) and at
+#               BENCH_MID_TASKS (the first BENCH_MID_PAGES pages, --max-pages): whether
+#               each crawler reached that many fetches in flight and finished, and its
+#               memory per in-flight fetch, (peak RSS - baseline) / peak_in_flight, the
+#               baseline being the same crawler on a tiny crawl at --max-tasks 1. Also
+#               the RSS while all the fetches wait (sampled), threads, kernel stacks,
+#               and two SVG plots of in-flight fetches and RSS over time.
+#
+# Figures only: a slow machine gives slow figures, never a failure. The exit status is
+# 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
+#
+# Settings (environment): BENCH_BUILD (build-release), BENCH_SKIP_BUILD (unset: build
+# Release there first), BENCH_OUT (BENCH_BUILD/bench: raw data, logs and plots),
+# BENCH_RUNS (3) and the sizes above.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+runs=${BENCH_RUNS:-3}
+build=${BENCH_BUILD:-build-release}
+sections=${BENCH_SECTIONS:-throughput latency c10k}
+pages=${BENCH_PAGES:-2000}
+links=${BENCH_LINKS:-12}
+size=${BENCH_SIZE:-7000}
+delay=${BENCH_DELAY:-50}
+lat_tasks=${BENCH_LAT_TASKS:-100}
+c10k_pages=${BENCH_C10K_PAGES:-20000}
+c10k_links=${BENCH_C10K_LINKS:-50}
+c10k_size=${BENCH_C10K_SIZE:-2000}
+c10k_delay=${BENCH_C10K_DELAY:-2000}
+c10k_tasks=${BENCH_C10K_TASKS:-10000}
+mid_tasks=${BENCH_MID_TASKS:-1000}
+mid_pages=${BENCH_MID_PAGES:-5000}
+bin=$build/bin
+out=${BENCH_OUT:-$build/bench}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+status=0
+
+say() { printf '%s\n' "$*"; }
+warn() { printf 'bench: %s\n' "$*" >&2; }
+
+# ---- build ----------------------------------------------------------------------------
+if [ -z "${BENCH_SKIP_BUILD:-}" ]; then
+    say "Building Release in $build ..."
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/build.log" 2>&1 &&
+        cmake --build "$build" -j"${JOBS:-2}" --target crawl-callbacks crawl-generators \
+            crawl-queue crawl-threads testsite runstat statsampler >>"$out/build.log" 2>&1 ||
+        { warn "build failed, see $out/build.log"; exit 1; }
+fi
+for t in crawl-callbacks crawl-generators crawl-queue crawl-threads testsite runstat statsampler; do
+    [ -x "$bin/$t" ] || { warn "$bin/$t is missing"; exit 1; }
+done
+have_wget=1
+command -v wget >/dev/null || { have_wget=0; warn "wget not found: its rows are skipped (scripts/install-deps.sh wget)"; }
+
+# Every crawler and testsite may open as many files as the hard limit allows.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null
+
+# ---- the site ---------------------------------------------------------------------------
+site_pid=
+site_url=
+sampler_pid=
+stop_site() {
+    [ -n "$site_pid" ] && kill "$site_pid" 2>/dev/null && wait "$site_pid" 2>/dev/null
+    site_pid=
+}
+cleanup() {
+    [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
+    stop_site
+    [ -n "${tiny_pid:-}" ] && kill "$tiny_pid" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start_site SPEC DELAY_MS: serve a generated site; sets site_url.
+start_site() {
+    stop_site
+    "$bin/testsite" --generate "$1" --delay "$2" >"$out/site.out" 2>"$out/site.err" &
+    site_pid=$!
+    for _ in $(seq 100); do
+        [ -s "$out/site.out" ] && break
+        sleep 0.05
+    done
+    site_url=$(head -n1 "$out/site.out")
+    [ -n "$site_url" ] || { warn "testsite did not start: $(cat "$out/site.err")"; exit 1; }
+}
+
+# ---- running and reading ----------------------------------------------------------------
+# The summary line's field KEY (numbers and strings alike).
+sfield() { tail -n1 "$1" 2>/dev/null | sed -nE "s/.*\"$2\": \"?([^,\"}]*)\"?.*/\1/p"; }
+# runstat's field KEY (wall, cpu, maxrss_kb, status).
+rfield() { sed -nE "s/.*$2=([^ ]*).*/\1/p" "$1" 2>/dev/null; }
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2); else print "-"}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b <= 0) print "-"; else printf "%.2f", a / b }'; }
+mb() { awk -v k="$1" 'BEGIN { if (k == "-" || k == "") print "-"; else printf "%.1f", k / 1024 }'; }
+
+# crawl NAME TRANSPORT TAG [ARGS...]: run one crawler on site_url under runstat; the
+# report goes to $out/TAG.jsonl, runstat's line to $out/TAG.stat. crawl-threads takes
+# the crawlers' options and ignores --transport raw.
+crawl() {
+    local name=$1 transport=$2 tag=$3
+    shift 3
+    "$bin/runstat" -o "$out/$tag.stat" ${SAMPLE:+-s "$out/$tag.rss" -i "$SAMPLE"} \
+        "$bin/$name" -q --format jsonl --transport "$transport" --output "$out/$tag.jsonl" \
+        "$@" "$site_url" 2>"$out/$tag.err"
+    local rc=$?
+    if [ "$rc" -ne 0 ] || [ -z "$(sfield "$out/$tag.jsonl" done)" ]; then
+        warn "$name --transport $transport ($tag) failed: exit $rc; $(head -c 300 "$out/$tag.err")"
+        status=1
+    fi
+}
+
+# wget_run TAG: Debian's wget, recursive, on site_url.
+wget_run() {
+    local dir
+    dir=$(mktemp -d "$out/wget.XXXXXX")
+    "$bin/runstat" -o "$out/$1.stat" wget -r -l inf -nv --delete-after -P "$dir" "$site_url" \
+        2>"$out/$1.log"
+    grep -c ' URL:' "$out/$1.log" >"$out/$1.pages"
+    rm -rf "$dir"
+}
+
+configs="crawl-callbacks:raw crawl-callbacks:curl crawl-generators:raw crawl-generators:curl crawl-queue:raw crawl-queue:curl crawl-threads:raw"
+
+# ---- 1. throughput ------------------------------------------------------------------------
+section_throughput() {
+    local spec="pages=$pages,links=$links,size=$size,seed=1"
+    say ""
+    say "== Throughput: $pages pages ($links links, ~$size B each), no delay; default --max-tasks (100); median of $runs run(s)"
+    start_site "$spec" 0
+    for r in $(seq "$runs"); do
+        for c in $configs; do crawl "${c%%:*}" "${c##*:}" "tp.${c%%:*}.${c##*:}.$r"; done
+        [ "$have_wget" = 1 ] && wget_run "tp.wget.$r"
+    done
+    stop_site
+    local ww=- wc=-
+    if [ "$have_wget" = 1 ]; then
+        ww=$(for r in $(seq "$runs"); do rfield "$out/tp.wget.$r.stat" wall; done | median)
+        wc=$(for r in $(seq "$runs"); do rfield "$out/tp.wget.$r.stat" cpu; done | median)
+    fi
+    printf '%-18s %-9s %6s %8s %8s %8s %9s %9s\n' crawler transport pages wall_s cpu_s rss_MB wall/wget cpu/wget
+    for c in $configs; do
+        local n=${c%%:*} t=${c##*:} p w cpu rss
+        p=$(for r in $(seq "$runs"); do sfield "$out/tp.$n.$t.$r.jsonl" done; done | median)
+        w=$(for r in $(seq "$runs"); do rfield "$out/tp.$n.$t.$r.stat" wall; done | median)
+        cpu=$(for r in $(seq "$runs"); do rfield "$out/tp.$n.$t.$r.stat" cpu; done | median)
+        rss=$(for r in $(seq "$runs"); do rfield "$out/tp.$n.$t.$r.stat" maxrss_kb; done | median)
+        printf '%-18s %-9s %6s %8s %8s %8s %9s %9s\n' "$n" "$t" "$p" "$w" "$cpu" "$(mb "$rss")" \
+            "$(ratio "$w" "$ww")" "$(ratio "$cpu" "$wc")"
+    done
+    if [ "$have_wget" = 1 ]; then
+        local p rss
+        p=$(for r in $(seq "$runs"); do cat "$out/tp.wget.$r.pages"; done | median)
+        rss=$(for r in $(seq "$runs"); do rfield "$out/tp.wget.$r.stat" maxrss_kb; done | median)
+        printf '%-18s %-9s %6s %8s %8s %8s %9s %9s\n' wget - "$p" "$ww" "$wc" "$(mb "$rss")" 1.00 1.00
+    fi
+}
+
+# ---- 2. latency ---------------------------------------------------------------------------
+section_latency() {
+    local spec="pages=$pages,links=$links,size=$size,seed=1"
+    local ideal
+    ideal=$(awk -v p="$pages" -v d="$delay" -v t="$lat_tasks" 'BEGIN { printf "%.3f", p * d / t / 1000 }')
+    say ""
+    say "== Latency: the same site, $delay ms per response, --max-tasks $lat_tasks; ideal = $pages x $delay ms / $lat_tasks = $ideal s; median of $runs run(s)"
+    start_site "$spec" "$delay"
+    for r in $(seq "$runs"); do
+        for c in $configs; do
+            crawl "${c%%:*}" "${c##*:}" "lat.${c%%:*}.${c##*:}.$r" --max-tasks "$lat_tasks"
+        done
+    done
+    stop_site
+    printf '%-18s %-9s %6s %8s %8s %10s\n' crawler transport pages wall_s cpu_s wall/ideal
+    for c in $configs; do
+        local n=${c%%:*} t=${c##*:} p w cpu
+        p=$(for r in $(seq "$runs"); do sfield "$out/lat.$n.$t.$r.jsonl" done; done | median)
+        w=$(for r in $(seq "$runs"); do rfield "$out/lat.$n.$t.$r.stat" wall; done | median)
+        cpu=$(for r in $(seq "$runs"); do rfield "$out/lat.$n.$t.$r.stat" cpu; done | median)
+        printf '%-18s %-9s %6s %8s %8s %10s\n' "$n" "$t" "$p" "$w" "$cpu" "$(ratio "$w" "$ideal")"
+    done
+}
+
+# ---- 3. C10K ------------------------------------------------------------------------------
+c10k_configs="crawl-callbacks:raw crawl-generators:raw crawl-queue:curl crawl-queue:raw crawl-threads:raw"
+
+# The RSS while the fetches wait: the largest RSS sample taken while testsite counted at
+# least 99 % of TASKS requests in progress (its samples lined up by time); and the
+# same process's RSS while its first request (the root) waited, before any page was
+# served: "base wait". Prints "WAIT BASE_WAIT" (KB, "-" when not seen).
+rss_waiting() {   # RSS_FILE STATS_FILE TASKS
+    awk -v tasks="$3" '
+        FNR == NR { st[NR] = $1; ip[NR] = $2; sv[NR] = $4; n = NR; next }
+        {
+            while (j < n && st[j + 1] <= $1) j++
+            if (j > 0 && ip[j] >= 0.99 * tasks && $2 > best) best = $2
+            # served counts over the server'"'"'s life: none more yet means the root waits
+            if (j > 0 && sv[j] == sv[1] && ip[j] >= 1 && $2 > base) base = $2
+        }
+        END { print (best ? best : "-"), (base ? base : "-") }' "$2" "$1"
+}
+
+# The baseline: the same crawler, a tiny site, --max-tasks 1.
+baseline() {   # NAME TRANSPORT
+    local save_url=$site_url
+    if [ -z "${tiny_url:-}" ]; then
+        "$bin/testsite" --generate "pages=3,links=2,size=$c10k_size,seed=1" >"$out/tiny.out" 2>&1 &
+        tiny_pid=$!
+        for _ in $(seq 100); do [ -s "$out/tiny.out" ] && break; sleep 0.05; done
+        tiny_url=$(head -n1 "$out/tiny.out")
+    fi
+    site_url=$tiny_url
+    crawl "$1" "$2" "base.$1.$2" --max-tasks 1
+    site_url=$save_url
+    rfield "$out/base.$1.$2.stat" maxrss_kb
+}
+
+c10k_level() {   # TASKS MAX_PAGES(0 = all)
+    local tasks=$1 maxp=$2 label=$1
+    local extra=()
+    [ "$maxp" -gt 0 ] && extra=(--max-pages "$maxp")
+    say ""
+    say "-- --max-tasks $tasks$([ "$maxp" -gt 0 ] && printf ', --max-pages %s' "$maxp")"
+    printf '%-18s %-9s %8s %6s %7s %7s %8s %7s %8s | %7s %7s %7s %7s\n' crawler transport in_flight \
+        pages wall_s cpu_s peak_MB base_MB KB/fetch wait_MB base_MB KB/wait threads
+    for c in $c10k_configs; do
+        local n=${c%%:*} t=${c##*:} tag="c10k.$label.${c%%:*}.${c##*:}"
+        local base
+        base=$(baseline "$n" "$t")
+        "$bin/statsampler" -a -i 100 -o "$out/$tag.site" "$site_url" &
+        sampler_pid=$!
+        SAMPLE=100 crawl "$n" "$t" "$tag" --max-tasks "$tasks" --timeout 60 "${extra[@]}"
+        kill "$sampler_pid" 2>/dev/null
+        wait "$sampler_pid" 2>/dev/null
+        sampler_pid=
+        local peak p w cpu rss wrss wbase thr kstack reached
+        peak=$(sfield "$out/$tag.jsonl" peak_in_flight)
+        p=$(sfield "$out/$tag.jsonl" done)
+        w=$(rfield "$out/$tag.stat" wall)
+        cpu=$(rfield "$out/$tag.stat" cpu)
+        rss=$(rfield "$out/$tag.stat" maxrss_kb)
+        read -r wrss wbase < <(rss_waiting "$out/$tag.rss" "$out/$tag.site" "$tasks")
+        thr=$(awk '$3 > m { m = $3 } END { print m ? m : "-" }' "$out/$tag.rss")
+        kstack=$(awk 'NR == 1 { first = $4 } $4 > m { m = $4 } END { if (NR) printf "%.0f", (m - first) / 1024; else print "-" }' "$out/$tag.rss")
+        reached=$([ "${peak:-0}" -ge "$tasks" ] 2>/dev/null && echo "" || echo " (NOT reached)")
+        local per=- perw=-
+        if [ -n "$peak" ] && [ "$peak" -gt 0 ] 2>/dev/null; then
+            per=$(awk -v a="$rss" -v b="$base" -v n="$peak" 'BEGIN { printf "%.2f", (a - b) / n }')
+            [ "$wrss" != "-" ] && [ "$wbase" != "-" ] &&
+                perw=$(awk -v a="$wrss" -v b="$wbase" -v n="$peak" 'BEGIN { printf "%.2f", (a - b) / n }')
+        fi
+        printf '%-18s %-9s %8s %6s %7s %7s %8s %7s %8s | %7s %7s %7s %7s%s\n' "$n" "$t" "${peak:--}" \
+            "${p:--}" "$w" "$cpu" "$(mb "$rss")" "$(mb "$base")" "$per" "$(mb "$wrss")" "$(mb "$wbase")" \
+            "$perw" "$thr" "$reached"
+        [ "$n" = crawl-threads ] && say "   (crawl-threads: kernel stacks grew by ~${kstack} MB, which no RSS shows)"
+    done
+}
+
+# plot_series KIND TITLE YLABEL COLUMN: in-flight (site) or RSS (rss) over time, one line
+# per crawler, from the --max-tasks $c10k_tasks runs.
+plot() {   # SVG TITLE YLABEL WHICH
+    local svg=$1 title=$2 ylabel=$3 which=$4
+    for c in $c10k_configs; do
+        local tag="c10k.$c10k_tasks.${c%%:*}.${c##*:}"
+        [ -s "$out/$tag.rss" ] || continue
+        local t0
+        t0=$(head -n1 "$out/$tag.rss" | cut -d' ' -f1)
+        if [ "$which" = site ]; then
+            awk -v l="${c%%:*} ${c##*:}" -v t0="$t0" '$1 >= t0 { printf "%s\t%.3f\t%s\n", l, ($1 - t0) / 1000, $2 }' "$out/$tag.site"
+        else
+            awk -v l="${c%%:*} ${c##*:}" -v t0="$t0" '{ printf "%s\t%.3f\t%.1f\n", l, ($1 - t0) / 1000, $2 / 1024 }' "$out/$tag.rss"
+        fi
+    done | awk -F'\t' -v title="$title" -v xlabel="seconds since the crawler started" \
+        -v ylabel="$ylabel" -f tests/bench/plot.awk >"$svg"
+}
+
+section_c10k() {
+    say ""
+    say "== C10K: $c10k_pages pages ($c10k_links links, ~$c10k_size B each), $c10k_delay ms per response; default transport, and raw for crawl-queue"
+    say "   KB/fetch = (peak RSS - base) / in_flight, base = peak RSS of the same crawler on a tiny crawl at --max-tasks 1."
+    say "   Right of |: RSS sampled every 100 ms while >= 99 % of the fetches wait on the server (wait_MB), and while"
+    say "   the root alone waited (base_MB); KB/wait = their difference / in_flight: what a waiting fetch costs."
+    start_site "pages=$c10k_pages,links=$c10k_links,size=$c10k_size,seed=1" "$c10k_delay"
+    c10k_level "$c10k_tasks" 0
+    c10k_level "$mid_tasks" "$mid_pages"
+    stop_site
+    plot "$out/c10k-inflight.svg" "Fetches in flight (testsite's in_progress), --max-tasks $c10k_tasks, $c10k_delay ms per response" "fetches in flight" site
+    plot "$out/c10k-rss.svg" "Crawler RSS, --max-tasks $c10k_tasks, $c10k_delay ms per response" "RSS (MB)" rss
+    say ""
+    say "Plots: $out/c10k-inflight.svg $out/c10k-rss.svg"
+}
+
+say "crawlstages benchmarks — $(nproc) CPU(s), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1), Linux $(uname -r), $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)"
+say "open files: $(ulimit -n); data in $out"
+for s in $sections; do
+    case $s in
+    throughput) section_throughput ;;
+    latency) section_latency ;;
+    c10k) section_c10k ;;
+    *) warn "unknown section '$s'" ;;
+    esac
+done
+exit "$status"
