@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(gcc make cmake pkg-config libcurl4-openssl-dev libxml2-dev libcmocka-dev
-          gdb openssl)
+          gdb openssl valgrind wget)
 [ "$#" -gt 0 ] && packages+=("$@")    # extra packages, e.g. valgrind wget clang
 
 missing=()
