@@ -46,7 +46,7 @@
 #include "url.h"
 
 #define PROG "crawl-threads"
-#define READ_CHUNK 16384
+#define READ_CHUNK 4096    /* as stages 1 and 2 read */
 
 typedef struct crawler {
     crawl_options opt;
