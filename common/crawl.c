@@ -24,6 +24,7 @@
 #include "links.h"
 #include "log.h"
 #include "seen.h"
+#include "trace.h"
 #include "url.h"
 
 struct crawl {
@@ -36,6 +37,7 @@ struct crawl {
     struct timespec t0;
     size_t in_flight, peak_in_flight;
     bool max_pages_logged;
+    trace *trace;            /* --trace-events, or NULL */
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -119,6 +121,10 @@ struct crawl_fetch {
     bool over;               /* bytes past --max-size arrived (and were dropped) */
     links_parser *parser;    /* only for a 200 page of a type we parse */
     link_set links;
+    /* --trace-events only: the attempt's track, and when each phase began (us) */
+    int slot;                /* -1 when not traced (or already written) */
+    bool connected;
+    uint64_t t_start, t_connect, t_head;
 };
 
 static bool is_redirect(int status)
@@ -259,6 +265,8 @@ static void clear_head(crawl_fetch *f)
 static void on_head(void *ctx, const http_head *head)
 {
     crawl_fetch *f = ctx;
+    if (f->slot >= 0 && !f->have_head)
+        f->t_head = trace_now(f->c->trace);
     clear_head(f);              /* a second head (should not happen) replaces the first */
     f->have_head = true;
     f->status = head->status;
@@ -293,6 +301,66 @@ static void on_body(void *ctx, const char *data, size_t len)
     f->size += (long long)len;
     if (f->parser)
         links_feed(f->parser, data, len);
+}
+
+/* ---- --trace-events: one span per attempt, with its phases --------------------------- */
+
+/* Set only when tracing: the transport has its connection. */
+static void on_connect(void *ctx)
+{
+    crawl_fetch *f = ctx;
+    if (f->slot >= 0 && !f->connected) {
+        f->t_connect = trace_now(f->c->trace);
+        f->connected = true;
+    }
+}
+
+/* "http://host:port/a/b?q" -> "/a/b?q" */
+static const char *url_path(const char *url)
+{
+    const char *p = strstr(url, "://");
+    p = p ? strchr(p + 3, '/') : NULL;
+    return p ? p : "/";
+}
+
+/* The attempt ended (error: why it failed, or NULL): write its span on its slot's
+ * track, then the phases inside it — connect (until the transport said connected),
+ * waiting (for the response head), body (head to end) — and free the slot. */
+static void trace_attempt(crawl_fetch *f, const char *error)
+{
+    trace *t = f->c->trace;
+    if (!t || f->slot < 0)
+        return;
+    int tid = trace_slot_tid(f->slot);
+    uint64_t start = f->t_start, end = trace_now(t);
+    uint64_t head = f->have_head ? f->t_head : end;
+    if (head < start)
+        head = start;
+    /* connected at; without the signal: still connecting when it failed, else unknown */
+    uint64_t conn = f->connected ? f->t_connect : !f->have_head ? end : start;
+    if (conn < start)
+        conn = start;
+    if (conn > head)
+        conn = head;
+    trace_arg args[4];
+    size_t n = 0;
+    args[n++] = (trace_arg){"url", f->url, 0};
+    if (f->have_head)
+        args[n++] = (trace_arg){"status", NULL, f->status};
+    if (error)
+        args[n++] = (trace_arg){"error", error, 0};
+    args[n++] = (trace_arg){"size", NULL, f->size};
+    trace_complete(t, tid, url_path(f->url), "fetch", start, end - start, args, n);
+    if (f->connected || !f->have_head)
+        trace_complete(t, tid, "connect", "phase", start, conn - start, NULL, 0);
+    if (f->connected || f->have_head)
+        trace_complete(t, tid, "waiting", "phase", conn, head - conn, NULL, 0);
+    if (f->have_head)
+        trace_complete(t, tid, "body", "phase", head, end - head, NULL, 0);
+    if (error)
+        trace_instant(t, tid, "error", "fetch", end, args + (f->have_head ? 2 : 1), 1);
+    trace_slot_release(t, f->slot);
+    f->slot = -1;
 }
 
 /* ---- add_url and the records ------------------------------------------------------- */
@@ -390,6 +458,7 @@ static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add,
 
 static void finish(crawl_fetch *f, const char *exception, crawl_add_fn add, void *ctx)
 {
+    trace_attempt(f, exception);    /* first: the slot is free for the links added below */
     if (!f->have_head)
         crawl_record_failure(f->c, f->url, exception ? exception : "no response head");
     else if (is_redirect(f->status))
@@ -437,7 +506,34 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
             return NULL;
         }
     }
+    if (o->trace_events) {
+        /* the process is the stage: pid 1, 2, 3 */
+        static const char *const stages[] = {"callbacks", "generators", "queue"};
+        int pid = 1;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(c->stage, stages[i]) == 0)
+                pid = i + 1;
+        char name[128];
+        snprintf(name, sizeof name, "stage %d: crawl-%s (%s, --max-tasks %d)", pid,
+                 c->stage, o->transport ? o->transport : "?", o->max_tasks);
+        c->trace = trace_open(o->trace_events, pid, name, err, errlen);
+        if (!c->trace) {
+            crawl_free(c);
+            return NULL;
+        }
+    }
     return c;
+}
+
+/* Write the trace's footer and close it; a failure is one line on stderr. */
+static int close_trace(crawl *c)
+{
+    char err[512];
+    int r = trace_close(c->trace, err, sizeof err);
+    c->trace = NULL;
+    if (r < 0)
+        log_error("%s", err);
+    return r;
 }
 
 void crawl_free(crawl *c)
@@ -446,6 +542,7 @@ void crawl_free(crawl *c)
         return;
     if (c->out && c->out != stdout)
         fclose(c->out);
+    close_trace(c);
     url_policy_free(c->policy);
     seen_free(c->seen_urls);
     report_free(c->stats);
@@ -484,7 +581,13 @@ crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
     f->c = c;
     f->max_redirect = max_redirect;
     f->status = -1;
-    f->sink = (http_sink){on_head, on_body, f};
+    f->sink = (http_sink){on_head, on_body, f, NULL};
+    f->slot = -1;
+    if (c->trace) {
+        f->sink.on_connect = on_connect;
+        f->slot = trace_slot_acquire(c->trace);
+        f->t_start = trace_now(c->trace);
+    }
     if (++c->in_flight > c->peak_in_flight)
         c->peak_in_flight = c->in_flight;
     return f;
@@ -507,10 +610,18 @@ void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx)
     finish(f, why, add, ctx);
 }
 
+void crawl_fetch_fail(crawl_fetch *f, const char *error)
+{
+    if (f)
+        trace_attempt(f, error ? error : "error");
+    crawl_fetch_discard(f);
+}
+
 void crawl_fetch_discard(crawl_fetch *f)
 {
     if (!f)
         return;
+    trace_attempt(f, "abandoned");  /* only if not written yet */
     clear_head(f);
     f->c->in_flight--;
     free(f->url);
@@ -542,7 +653,21 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
         report_write_jsonl(c->stats, &sum, c->out);
     else
         report_write_text(c->stats, &sum, c->out);
-    if (fflush(c->out) != 0 || ferror(c->out))
-        return -1;
-    return 0;
+    int r = fflush(c->out) != 0 || ferror(c->out) ? -1 : 0;
+    if (c->trace) {
+        trace_arg args[] = {
+            {"urls", NULL, (long long)report_count(c->stats)},
+            {"ms", NULL, (long long)(sum.seconds * 1000 + 0.5)},
+            {"max_tasks", NULL, c->o.max_tasks},
+            {"peak_in_flight", NULL, (long long)c->peak_in_flight},
+            {"transport", transport ? transport : "", 0},
+            {"selector", selector ? selector : "", 0},
+            {"interrupted", NULL, interrupted},
+        };
+        trace_instant(c->trace, -1, "crawl finished", "crawl", trace_now(c->trace), args,
+                      sizeof args / sizeof args[0]);
+        if (close_trace(c) < 0)
+            r = -1;
+    }
+    return r;
 }

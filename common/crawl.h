@@ -12,7 +12,7 @@
  *   crawl_fetch *f = crawl_fetch_new(c, url, max_redirect);
  *   ... give crawl_fetch_sink(f) to a transport, wait ...
  *   on success:  crawl_fetch_done(f, add_url, ctx);  // records, adds new links
- *   on failure:  crawl_fetch_discard(f); then retry, or after the last try
+ *   on failure:  crawl_fetch_fail(f, error); then retry, or after the last try
  *                crawl_record_failure(c, url, error);
  *
  * add_url(ctx, url, max_redirect) is the stage's way to schedule a URL (start a
@@ -36,7 +36,7 @@ typedef void (*crawl_add_fn)(void *ctx, const char *url, int max_redirect);
 
 /* Build the policy from the options (roots, strict/lenient, exclude), open --output.
  * stage is "callbacks", "generators" or "queue". NULL with one line in err on failure
- * (bad regex, output file that cannot be opened). */
+ * (bad regex, --output or --trace-events file that cannot be opened). */
 crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen);
 void crawl_free(crawl *c);
 const crawl_options *crawl_opts(const crawl *c);
@@ -64,6 +64,8 @@ void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx);
 void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx);
 /* Forget this attempt (it failed and may be retried). Frees f. */
 void crawl_fetch_discard(crawl_fetch *f);
+/* The same, saying why it failed (for --trace-events). NULL-safe. */
+void crawl_fetch_fail(crawl_fetch *f, const char *error);
 /* All tries failed: record url with status null and this exception. */
 void crawl_record_failure(crawl *c, const char *url, const char *error);
 

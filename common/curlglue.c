@@ -158,6 +158,7 @@ static void req_recycle(curl_glue *g, curl_req *r)
     r->state = REQ_FREE;
     r->sink.on_head = NULL;
     r->sink.on_body = NULL;
+    r->sink.on_connect = NULL;
     r->done = NULL;
     if (g->free_count >= g->free_cap) {
         req_destroy(r);
@@ -331,6 +332,20 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
         return CURL_WRITEFUNC_ERROR;
     return len;
 }
+
+#if LIBCURL_VERSION_NUM >= 0x075000   /* CURLOPT_PREREQFUNCTION: libcurl 7.80 */
+/* The connection (TCP, and TLS for https) is ready, new or reused, and the request is
+ * about to go: the sink's on_connect (--trace-events). Installed only when it has one. */
+static int prereq_cb(void *userp, char *primary_ip, char *local_ip, int primary_port,
+                     int local_port)
+{
+    (void)primary_ip, (void)local_ip, (void)primary_port, (void)local_port;
+    curl_req *r = userp;
+    if (!r->cancelled)
+        http_sink_connected(&r->sink);
+    return CURL_PREREQFUNC_OK;
+}
+#endif
 
 /* ---- finishing ------------------------------------------------------------------- */
 
@@ -653,6 +668,12 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
     curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+#if LIBCURL_VERSION_NUM >= 0x075000
+    if (r->sink.on_connect) {
+        curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, prereq_cb);
+        curl_easy_setopt(e, CURLOPT_PREREQDATA, r);
+    }
+#endif
 
     live_link(g, r);
     if (g->in_action) {

@@ -39,7 +39,8 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
  * Not to be called from inside a sink or done callback of this glue. */
 void curl_glue_free(curl_glue *g);
 
-/* Start a GET (http and https URLs only). The sink gets on_head once, for the final
+/* Start a GET (http and https URLs only). The sink gets on_connect (when set) once the
+ * connection, new or reused, is ready (libcurl >= 7.80); on_head once, for the final
  * response (1xx interim heads are skipped), before any body; then on_body per chunk of
  * decoded body; then done(ctx, error) is called, from the selector loop, never from
  * inside this call. The head's strings live until on_head returns.

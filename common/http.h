@@ -21,12 +21,23 @@ typedef struct http_head {
     long long content_length;   /* -1 when absent */
 } http_head;
 
-/* Where a response goes, whichever transport fetched it (raw parser or libcurl glue). */
+/* Where a response goes, whichever transport fetched it (raw parser or libcurl glue).
+ * Any callback may be NULL. on_connect (for --trace-events) is called by the transport,
+ * not the parser, once the TCP (or TLS) connection is ready, before the request is
+ * sent; a reused connection is ready at once. */
 typedef struct http_sink {
     void (*on_head)(void *ctx, const http_head *head);
     void (*on_body)(void *ctx, const char *data, size_t len);
     void *ctx;
+    void (*on_connect)(void *ctx);
 } http_sink;
+
+/* The transport's way to say "connected": NULL-safe. */
+static inline void http_sink_connected(const http_sink *s)
+{
+    if (s && s->on_connect)
+        s->on_connect(s->ctx);
+}
 
 /* Build "GET path HTTP/1.0\r\nHost: host[:port]\r\nUser-Agent: ...\r\n..." for an
  * absolute http URL. Returns a malloc'd request (length in *len) or NULL if the URL is

@@ -82,7 +82,7 @@ static void attempt_failed(Fetcher *f, const char *error)
     free(f->exception);
     f->exception = copy;
     end_attempt(f);
-    crawl_fetch_discard(f->response);
+    crawl_fetch_fail(f->response, f->exception);
     f->response = NULL;
 }
 
@@ -170,6 +170,7 @@ static void connected(selector *s, int fd, int events, void *data)
             return;
         }
         f->connected = true;    /* so the next visit goes straight to sending */
+        http_sink_connected(crawl_fetch_sink(f->response));    /* --trace-events */
     }
     while (f->sent < f->request_len) {
         ssize_t n = send(fd, f->request + f->sent, f->request_len - f->sent, MSG_NOSIGNAL);

@@ -56,6 +56,7 @@ static int raw_get_body(coro *co)
         AWAIT(co, sock_connect(&addr, len, f->deadline));
     }
     f->fd = (int)co->value.n;
+    http_sink_connected(f->sink);       /* --trace-events: connect is done */
     f->request = http_build_get(f->url, &f->request_len);
     AWAIT(co, sock_write_all(f->fd, f->request, f->request_len, f->deadline));
     f->parser = http_parser_new(f->sink);
@@ -196,11 +197,11 @@ static int fetch_body(coro *co)
             f->response = NULL;
             CORO_RETURN(co, NULL, 0);
         }
-        crawl_fetch_discard(f->response);
+        remember_error(f, co->err);
+        crawl_fetch_fail(f->response, f->exception);
         f->response = NULL;
         if (co->err->kind == CORO_CANCELLED)
             CORO_RAISE_ERR(co);
-        remember_error(f, co->err);
         coro_error_free(co->err);
         co->err = NULL;
     }

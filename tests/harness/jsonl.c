@@ -161,6 +161,8 @@ static int jp_string(jp *p, char **out, size_t *outlen)
 }
 
 static int jp_object(jp *p, jobj **out);
+static int jp_array(jp *p, jv *v);
+static void jv_clear(jv *v);
 
 static int jp_value(jp *p, jv *v)
 {
@@ -176,6 +178,10 @@ static int jp_value(jp *p, jv *v)
     if (c == '{') {
         v->type = JV_OBJ;
         return jp_object(p, &v->obj);
+    }
+    if (c == '[') {
+        v->type = JV_ARR;
+        return jp_array(p, v);
     }
     if (left >= 4 && !memcmp(p->s, "null", 4)) {
         v->type = JV_NULL;
@@ -219,7 +225,50 @@ static void jv_clear(jv *v)
 {
     free(v->str);
     jobj_free(v->obj);
+    for (size_t i = 0; i < v->nitems; i++)
+        jv_clear(&v->items[i]);
+    free(v->items);
     memset(v, 0, sizeof *v);
+}
+
+/* At '[': the items into v->items (v->type is JV_ARR already). */
+static int jp_array(jp *p, jv *v)
+{
+    if (++p->depth > 4)
+        return jp_fail(p, "nested too deeply");
+    p->s++;
+    size_t cap = 0;
+    jp_ws(p);
+    if (p->s < p->end && *p->s == ']') {
+        p->s++;
+        p->depth--;
+        return 0;
+    }
+    for (;;) {
+        if (v->nitems == cap) {
+            cap = cap ? 2 * cap : 16;
+            jv *items = realloc(v->items, cap * sizeof *items);
+            if (!items)
+                return jp_fail(p, "out of memory");
+            v->items = items;
+        }
+        jv *item = &v->items[v->nitems++];
+        memset(item, 0, sizeof *item);
+        if (jp_value(p, item) < 0)
+            return -1;         /* the caller's jv_clear frees what was parsed */
+        jp_ws(p);
+        if (p->s < p->end && *p->s == ',') {
+            p->s++;
+            continue;
+        }
+        if (p->s < p->end && *p->s == ']') {
+            p->s++;
+            break;
+        }
+        return jp_fail(p, "expected ',' or ']'");
+    }
+    p->depth--;
+    return 0;
 }
 
 static int jp_object(jp *p, jobj **out)
@@ -363,6 +412,12 @@ double jobj_num(const jobj *o, const char *key, double dflt)
 {
     const jv *v = jobj_get(o, key);
     return v && v->type == JV_NUM ? v->num : dflt;
+}
+
+const jv *jobj_arr(const jobj *o, const char *key)
+{
+    const jv *v = jobj_get(o, key);
+    return v && v->type == JV_ARR ? v : NULL;
 }
 
 const jobj *jobj_obj(const jobj *o, const char *key)

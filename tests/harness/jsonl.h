@@ -4,7 +4,8 @@
  * The parser handles exactly what report.c writes: one flat object per line whose
  * values are strings (with \" \\ \/ \b \f \n \r \t \uXXXX escapes, surrogate pairs
  * included), numbers, null, true or false, plus one level of nesting for the last
- * line, {"summary": {...}}.
+ * line, {"summary": {...}}; and arrays, for the --trace-events file (trace.h), which is
+ * one object {"traceEvents": [{...}, ...], ...}.
  *
  * run_crawler forks and execs a crawler with the given arguments, captures stdout and
  * stderr in memory, kills it (SIGKILL) when it runs past the time limit, reaps it, and
@@ -18,7 +19,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-typedef enum jv_type { JV_ABSENT = 0, JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_OBJ } jv_type;
+typedef enum jv_type { JV_ABSENT = 0, JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_OBJ, JV_ARR } jv_type;
 
 typedef struct jobj jobj;
 
@@ -29,6 +30,8 @@ typedef struct jv {
     char *str;        /* JV_STR: decoded UTF-8, NUL-terminated (may contain no NUL) */
     size_t str_len;
     jobj *obj;        /* JV_OBJ */
+    struct jv *items; /* JV_ARR: nitems values */
+    size_t nitems;
 } jv;
 
 typedef struct jfield {
@@ -57,6 +60,8 @@ long long jobj_int(const jobj *o, const char *key, long long dflt);
 double jobj_num(const jobj *o, const char *key, double dflt);
 /* The nested object of key, or NULL. */
 const jobj *jobj_obj(const jobj *o, const char *key);
+/* The array value of key (items, nitems), or NULL. */
+const jv *jobj_arr(const jobj *o, const char *key);
 
 /* ---- running a crawler -------------------------------------------------------------- */
 

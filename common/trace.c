@@ -1,0 +1,203 @@
+/* trace.c — see trace.h. */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+#define TRACE_BUF (1 << 16)
+
+struct trace {
+    FILE *out;
+    char *path;
+    int pid;
+    struct timespec t0;
+    size_t nevents;
+    /* Slots: 0 .. nslots-1 have been used; the free ones are in a min-heap. */
+    int nslots;
+    int *heap;
+    size_t nheap, capheap;
+};
+
+static void begin_event(trace *t)
+{
+    fputs(t->nevents++ ? ",\n" : "\n", t->out);
+}
+
+static void write_args(trace *t, const trace_arg *args, size_t nargs)
+{
+    if (!nargs)
+        return;
+    fputs(", \"args\": {", t->out);
+    for (size_t i = 0; i < nargs; i++) {
+        if (i)
+            fputs(", ", t->out);
+        json_write_string(t->out, args[i].key);
+        fputs(": ", t->out);
+        if (args[i].str)
+            json_write_string(t->out, args[i].str);
+        else
+            fprintf(t->out, "%lld", args[i].num);
+    }
+    fputc('}', t->out);
+}
+
+static void metadata(trace *t, int tid, const char *what, const trace_arg *arg)
+{
+    begin_event(t);
+    fprintf(t->out, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d", what,
+            t->pid, tid);
+    write_args(t, arg, 1);
+    fputc('}', t->out);
+}
+
+trace *trace_open(const char *path, int pid, const char *process_name, char *err,
+                  size_t errlen)
+{
+    trace *t = calloc(1, sizeof *t);
+    if (!t || !(t->path = strdup(path))) {
+        snprintf(err, errlen, "out of memory");
+        free(t);
+        return NULL;
+    }
+    t->out = fopen(path, "w");
+    if (!t->out) {
+        snprintf(err, errlen, "cannot open --trace-events '%s': %s", path, strerror(errno));
+        free(t->path);
+        free(t);
+        return NULL;
+    }
+    setvbuf(t->out, NULL, _IOFBF, TRACE_BUF);
+    t->pid = pid;
+    clock_gettime(CLOCK_MONOTONIC, &t->t0);
+    fputs("{\"traceEvents\": [", t->out);
+    metadata(t, 0, "process_name", &(trace_arg){"name", process_name ? process_name : "", 0});
+    return t;
+}
+
+int trace_close(trace *t, char *err, size_t errlen)
+{
+    if (!t)
+        return 0;
+    fputs("\n],\n\"displayTimeUnit\": \"ms\"}\n", t->out);
+    int bad = ferror(t->out);
+    int e = errno;
+    if (fclose(t->out) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad)
+        snprintf(err, errlen, "writing --trace-events '%s' failed: %s", t->path, strerror(e));
+    free(t->heap);
+    free(t->path);
+    free(t);
+    return bad ? -1 : 0;
+}
+
+uint64_t trace_now(const trace *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t ns = (int64_t)(now.tv_sec - t->t0.tv_sec) * 1000000000 + (now.tv_nsec - t->t0.tv_nsec);
+    return ns > 0 ? (uint64_t)ns / 1000 : 0;
+}
+
+int trace_slot_tid(int slot)
+{
+    return slot + 1;
+}
+
+/* ---- slots: a min-heap of the free ones, so the lowest is handed out first ---------- */
+
+static int heap_pop(trace *t)
+{
+    int top = t->heap[0];
+    int x = t->heap[--t->nheap];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= t->nheap)
+            break;
+        if (c + 1 < t->nheap && t->heap[c + 1] < t->heap[c])
+            c++;
+        if (t->heap[c] >= x)
+            break;
+        t->heap[i] = t->heap[c];
+        i = c;
+    }
+    if (t->nheap)
+        t->heap[i] = x;
+    return top;
+}
+
+int trace_slot_acquire(trace *t)
+{
+    if (t->nheap)
+        return heap_pop(t);
+    /* room for every slot in the heap, so that release never fails */
+    if ((size_t)t->nslots + 1 > t->capheap) {
+        size_t cap = t->capheap ? 2 * t->capheap : 64;
+        int *h = realloc(t->heap, cap * sizeof *h);
+        if (!h)
+            return -1;
+        t->heap = h;
+        t->capheap = cap;
+    }
+    int slot = t->nslots++;
+    char name[32];
+    snprintf(name, sizeof name, "slot %d", slot);
+    metadata(t, trace_slot_tid(slot), "thread_name", &(trace_arg){"name", name, 0});
+    metadata(t, trace_slot_tid(slot), "thread_sort_index", &(trace_arg){"sort_index", NULL, slot});
+    return slot;
+}
+
+void trace_slot_release(trace *t, int slot)
+{
+    if (slot < 0 || slot >= t->nslots || t->nheap >= t->capheap)
+        return;
+    size_t i = t->nheap++;
+    while (i > 0 && t->heap[(i - 1) / 2] > slot) {
+        t->heap[i] = t->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    t->heap[i] = slot;
+}
+
+/* ---- events ----------------------------------------------------------------------- */
+
+static void event_head(trace *t, const char *name, const char *cat, const char *ph)
+{
+    begin_event(t);
+    fputs("{\"name\": ", t->out);
+    json_write_string(t->out, name ? name : "");
+    if (cat) {
+        fputs(", \"cat\": ", t->out);
+        json_write_string(t->out, cat);
+    }
+    fprintf(t->out, ", \"ph\": \"%s\"", ph);
+}
+
+void trace_complete(trace *t, int tid, const char *name, const char *cat, uint64_t ts,
+                    uint64_t dur, const trace_arg *args, size_t nargs)
+{
+    event_head(t, name, cat, "X");
+    fprintf(t->out, ", \"ts\": %llu, \"dur\": %llu, \"pid\": %d, \"tid\": %d",
+            (unsigned long long)ts, (unsigned long long)dur, t->pid, tid);
+    write_args(t, args, nargs);
+    fputc('}', t->out);
+}
+
+void trace_instant(trace *t, int tid, const char *name, const char *cat, uint64_t ts,
+                   const trace_arg *args, size_t nargs)
+{
+    event_head(t, name, cat, "i");
+    fprintf(t->out, ", \"s\": \"%s\", \"ts\": %llu, \"pid\": %d, \"tid\": %d",
+            tid < 0 ? "g" : "t", (unsigned long long)ts, t->pid, tid < 0 ? 0 : tid);
+    write_args(t, args, nargs);
+    fputc('}', t->out);
+}
