@@ -21,22 +21,12 @@
 #include "selector.h"
 #include "task.h"
 
-#include "guard.h"
+#include "loopguard.h"
 
 /* __FILE__ as the generators target's -fmacro-prefix-map makes it. */
 #define THIS_FILE "tests/unit/test_coro.c"
 
 static selector *loop;
-static sel_timer *guard;
-static int guard_hit;
-
-static void guard_fired(selector *s, void *arg)
-{
-    (void)arg;
-    guard_hit = 1;
-    guard = NULL;
-    selector_stop(s);
-}
 
 /* What the coroutines saw, for the tests to check after their frames are gone. */
 static struct {
@@ -54,14 +44,8 @@ static struct {
 static int setup(void **state)
 {
     (void)state;
-    char err[256] = "";
-    loop = selector_new(NULL, err, sizeof err);
-    if (!loop)
-        fail_msg("selector_new: %s", err);
+    loop = guarded_loop_new(5000);
     memset(&rec, 0, sizeof rec);
-    guard_hit = 0;
-    guard = selector_call_later(loop, test_guard_ms(5000), guard_fired, NULL);
-    assert_non_null(guard);
     return 0;
 }
 
@@ -69,10 +53,7 @@ static int teardown(void **state)
 {
     (void)state;
     task_free_all();
-    if (guard)
-        selector_cancel(loop, guard);
-    guard = NULL;
-    selector_free(loop);
+    guarded_loop_free(loop);
     loop = NULL;
     return 0;
 }
@@ -80,7 +61,7 @@ static int teardown(void **state)
 static void run_task(task *t)
 {
     assert_int_equal(run_until_complete(loop, t), 0);
-    assert_false(guard_hit);
+    assert_false(guarded_loop_hit());
     assert_true(future_done(task_future(t)));
 }
 
@@ -915,7 +896,7 @@ static void test_run_until_complete_and_dump(void **state)
     resolve_in(1000, &late);
     assert_int_equal(run_until_complete(loop, t), 0);
     assert_false(late.fired);
-    assert_false(guard_hit);
+    assert_false(guarded_loop_hit());
 
     task_free(t);
     assert_int_equal(task_live_count(), 0);
@@ -938,7 +919,7 @@ static void test_run_until_complete_stopped_early(void **state)
     task *t = task_new(loop, sleeper_new(&never), "sleeper");
     assert_non_null(selector_call_later(loop, 10, stop_loop_cb, NULL));
     assert_int_equal(run_until_complete(loop, t), -1);
-    assert_false(guard_hit);
+    assert_false(guarded_loop_hit());
     assert_false(future_done(task_future(t)));
     assert_int_equal(task_future(t)->ncb, 0);   /* its stop callback was removed */
     task_free(t);

@@ -21,31 +21,15 @@
 #include "selector.h"
 #include "task.h"
 
-#include "guard.h"
+#include "loopguard.h"
 
 static selector *loop;
-static sel_timer *guard;
-static int guard_hit;
 static queue q;
-
-static void guard_fired(selector *s, void *arg)
-{
-    (void)arg;
-    guard_hit = 1;
-    guard = NULL;
-    selector_stop(s);
-}
 
 static int setup(void **state)
 {
     (void)state;
-    char err[256] = "";
-    loop = selector_new(NULL, err, sizeof err);
-    if (!loop)
-        fail_msg("selector_new: %s", err);
-    guard_hit = 0;
-    guard = selector_call_later(loop, test_guard_ms(5000), guard_fired, NULL);
-    assert_non_null(guard);
+    loop = guarded_loop_new(5000);
     queue_init(&q, loop);
     return 0;
 }
@@ -55,10 +39,7 @@ static int teardown(void **state)
     (void)state;
     task_free_all();
     queue_clear(&q);
-    if (guard)
-        selector_cancel(loop, guard);
-    guard = NULL;
-    selector_free(loop);
+    guarded_loop_free(loop);
     loop = NULL;
     return 0;
 }
@@ -74,13 +55,13 @@ static void spin(uint64_t ms)
 {
     assert_non_null(selector_call_later(loop, ms, stop_cb, NULL));
     selector_run(loop);
-    assert_false(guard_hit);
+    assert_false(guarded_loop_hit());
 }
 
 static void run_task(task *t)
 {
     assert_int_equal(run_until_complete(loop, t), 0);
-    assert_false(guard_hit);
+    assert_false(guarded_loop_hit());
     assert_true(future_done(task_future(t)));
 }
 

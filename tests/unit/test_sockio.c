@@ -24,30 +24,14 @@
 #include "sockio.h"
 #include "task.h"
 
-#include "guard.h"
+#include "loopguard.h"
 
 static selector *loop;
-static sel_timer *guard;
-static int guard_hit;
-
-static void guard_fired(selector *s, void *arg)
-{
-    (void)arg;
-    guard_hit = 1;
-    guard = NULL;
-    selector_stop(s);
-}
 
 static int setup(void **state)
 {
     (void)state;
-    char err[256] = "";
-    loop = selector_new(NULL, err, sizeof err);
-    if (!loop)
-        fail_msg("selector_new: %s", err);
-    guard_hit = 0;
-    guard = selector_call_later(loop, test_guard_ms(5000), guard_fired, NULL);
-    assert_non_null(guard);
+    loop = guarded_loop_new(5000);
     return 0;
 }
 
@@ -55,10 +39,7 @@ static int teardown(void **state)
 {
     (void)state;
     task_free_all();
-    if (guard)
-        selector_cancel(loop, guard);
-    guard = NULL;
-    selector_free(loop);
+    guarded_loop_free(loop);
     loop = NULL;
     return 0;
 }
@@ -144,7 +125,7 @@ static task *start(coro *c, outcome *out)
 static void finish(task *t, outcome *out)
 {
     assert_int_equal(run_until_complete(loop, t), 0);
-    assert_false(guard_hit);
+    assert_false(guarded_loop_hit());
     assert_int_equal(task_future(t)->state, FUTURE_DONE);
     assert_true(out->done);
     task_free(t);
@@ -329,7 +310,7 @@ static void test_write_all_one_megabyte(void **state)
 
     close(sv[0]);
     selector_run(loop);                 /* drain the rest, until EOF */
-    assert_false(guard_hit);
+    assert_false(guarded_loop_hit());
     assert_true(d.eof);
     assert_int_equal(d.got, MB);
     assert_int_equal(d.mismatch, 0);
