@@ -7,23 +7,13 @@ pages=${DEMO_PAGES:-1000}
 delay=${DEMO_DELAY_MS:-20}
 tasks=${DEMO_MAX_TASKS:-100}
 
+. "$(dirname "$0")/testsite-lib.sh"
 work=$(mktemp -d)
-site_pid=
-cleanup() {
-    [ -n "$site_pid" ] && kill "$site_pid" 2>/dev/null && wait "$site_pid" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'site_stop; rm -rf "$work"' EXIT
 
-"$bin/testsite" --generate "pages=$pages,links=12,size=7000,seed=1" --delay "$delay" \
-    > "$work/site.out" &
-site_pid=$!
-for _ in $(seq 100); do
-    [ -s "$work/site.out" ] && break
-    sleep 0.1
-done
-root=$(head -n1 "$work/site.out")
-[ -n "$root" ] || { echo "demo: testsite did not start" >&2; exit 1; }
+site_start "$bin" "pages=$pages,links=12,size=7000,seed=1" --delay "$delay" ||
+    { echo "demo: testsite did not start" >&2; exit 1; }
+root=$site_url
 
 echo "Crawling $root ($pages pages, ${delay} ms per response, --max-tasks $tasks)"
 echo

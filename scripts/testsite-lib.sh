@@ -1,4 +1,4 @@
-# testsite-lib.sh — sourced by debug.sh and traces.sh: start a generated testsite in
+# testsite-lib.sh — sourced by debug.sh, traces.sh, demo.sh and timeline.sh: start a generated testsite in
 # the background, in a session of its own (so a Ctrl-C typed at gdb, which goes to
 # the terminal's whole foreground process group, does not stop the server), and stop
 # it by its pid.

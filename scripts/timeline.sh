@@ -11,26 +11,13 @@ links=${TIMELINE_LINKS:-8}
 delay=${TIMELINE_DELAY_MS:-30}
 tasks=${TIMELINE_MAX_TASKS:-10}
 
+. "$(dirname "$0")/testsite-lib.sh"
 work=$(mktemp -d)
-site_pid=
-cleanup() {
-    if [ -n "$site_pid" ]; then
-        kill "$site_pid" 2>/dev/null || true
-        wait "$site_pid" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'site_stop; rm -rf "$work"' EXIT
 
-"$bin/testsite" --generate "pages=$pages,links=$links,size=6000,seed=1" --delay "$delay" \
-    > "$work/site.out" &
-site_pid=$!
-for _ in $(seq 100); do
-    [ -s "$work/site.out" ] && break
-    sleep 0.1
-done
-root=$(head -n1 "$work/site.out")
-[ -n "$root" ] || { echo "timeline: testsite did not start" >&2; exit 1; }
+site_start "$bin" "pages=$pages,links=$links,size=6000,seed=1" --delay "$delay" ||
+    { echo "timeline: testsite did not start" >&2; exit 1; }
+root=$site_url
 
 echo "Crawling $root ($pages pages, $links links each, ${delay} ms per response, --max-tasks $tasks)"
 n=0
