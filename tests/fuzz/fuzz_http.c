@@ -1,0 +1,99 @@
+/* fuzz_http.c — libFuzzer target for the incremental HTTP response parser
+ * (common/http.h).
+ *
+ * Input: a chunk spec (fuzz_common.h), then the bytes the server sends. The bytes are
+ * fed in chunks of those sizes, stopping when the parser says done or error, then EOF;
+ * and again whole. Both runs must give the same callbacks (head fields, body bytes)
+ * and the same result and error message: the parser claims split independence.
+ * Also checked: body size bookkeeping, on_head at most once and only with has_head,
+ * and a complete Content-Length body being exactly that long.
+ */
+#include "fuzz_common.h"
+
+#include "http.h"
+
+#include <stdio.h>
+
+typedef struct run {
+    record events;       /* head fields, then body bytes, as they were reported */
+    int heads;
+    long long body_len;
+    long long content_length;
+    int status;
+    int rc;              /* the final return value */
+    char error[128];
+} run;
+
+static void on_head(void *ctx, const http_head *h)
+{
+    run *r = ctx;
+    char line[64];
+    r->heads++;
+    r->status = h->status;
+    r->content_length = h->content_length;
+    snprintf(line, sizeof line, "HEAD %d %lld\n", h->status, h->content_length);
+    record_adds(&r->events, line);
+    record_adds(&r->events, h->content_type ? h->content_type : "(no type)");
+    record_add(&r->events, "\n", 1);
+    record_adds(&r->events, h->location ? h->location : "(no location)");
+    record_add(&r->events, "\nBODY\n", 6);
+}
+
+static void on_body(void *ctx, const char *data, size_t len)
+{
+    run *r = ctx;
+    FUZZ_CHECK(r->heads == 1 && len > 0);
+    r->body_len += (long long)len;
+    record_add(&r->events, data, len);
+}
+
+static void parse(run *r, const uint8_t *data, size_t size, chunker *ch)
+{
+    memset(r, 0, sizeof *r);
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r};
+    http_parser *p = http_parser_new(&sink);
+    FUZZ_CHECK(p != NULL);
+    int rc = 0;
+    size_t off = 0;
+    do {
+        size_t n = ch ? chunker_next(ch, size - off) : size - off;
+        rc = http_parser_feed(p, (const char *)data + off, n);
+        off += n;
+        FUZZ_CHECK(http_parser_body_size(p) == r->body_len);
+        FUZZ_CHECK(http_parser_has_head(p) == (r->heads > 0));
+    } while (rc == 0 && off < size);
+    if (rc == 0)
+        rc = http_parser_eof(p);
+    FUZZ_CHECK(rc == 1 || rc == -1);
+    /* After the end, nothing changes: more bytes and EOF give the same answer. */
+    FUZZ_CHECK(http_parser_feed(p, "x", 1) == rc);
+    FUZZ_CHECK(http_parser_eof(p) == rc);
+    r->rc = rc;
+    const char *err = http_parser_error(p);
+    FUZZ_CHECK((rc == -1) == (err != NULL));
+    snprintf(r->error, sizeof r->error, "%s", err ? err : "");
+    FUZZ_CHECK(http_parser_body_size(p) == r->body_len);
+    FUZZ_CHECK(r->heads <= 1);
+    if (rc == 1) {
+        FUZZ_CHECK(r->heads == 1);
+        /* A complete Content-Length body is that long (204/304 have none). */
+        if (r->content_length >= 0 && r->status != 204 && r->status != 304)
+            FUZZ_CHECK(r->body_len == r->content_length);
+    }
+    http_parser_free(p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    chunker ch = chunker_take(&data, &size);
+    run split, whole;
+    parse(&split, data, size, &ch);
+    parse(&whole, data, size, NULL);
+    FUZZ_CHECK(split.rc == whole.rc);
+    FUZZ_CHECK(strcmp(split.error, whole.error) == 0);
+    FUZZ_CHECK(split.heads == whole.heads);
+    FUZZ_CHECK(record_equal(&split.events, &whole.events));
+    record_free(&split.events);
+    record_free(&whole.events);
+    return 0;
+}
