@@ -60,6 +60,18 @@ static int check_roots(const app *a, const char *prog)
     return 0;
 }
 
+/* Every fetch in flight holds a descriptor, and a few more are ours (stdio, the
+ * selector, the --output and --trace-events files, libcurl's): past the open-file
+ * limit, fetches wait for one to be closed (EMFILE), which is slower but not an error. */
+#define NOFILE_RESERVE 32
+
+static void warn_nofile(const app *a, const char *prog, long limit)
+{
+    if (limit > 0 && (long)a->opt.max_tasks + NOFILE_RESERVE > limit)
+        log_warn("%s: --max-tasks %d exceeds the open-file limit %ld: fetches will wait "
+                 "for free descriptors", prog, a->opt.max_tasks, limit);
+}
+
 static void app_free(app *a)
 {
     curl_glue_free(a->curl);
@@ -84,7 +96,7 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
         return 2;
 
     install_signals();
-    net_raise_nofile();
+    warn_nofile(&a, prog, net_raise_nofile());
     a.loop = selector_new(a.opt.selector, err, sizeof err);
     if (a.loop)
         a.crawl = crawl_new(&a.opt, stage, err, sizeof err);

@@ -121,6 +121,7 @@ struct crawl_fetch {
     bool over;               /* bytes past --max-size arrived (and were dropped) */
     links_parser *parser;    /* only for a 200 page of a type we parse */
     link_set links;
+    bool waiting_fd;         /* the transport waits for a descriptor: not in flight */
     /* --trace-events only: the attempt's track, and when each phase began (us) */
     int slot;                /* -1 when not traced (or already written) */
     bool connected;
@@ -301,6 +302,23 @@ static void on_body(void *ctx, const char *data, size_t len)
     f->size += (long long)len;
     if (f->parser)
         links_feed(f->parser, data, len);
+}
+
+/* The transport found no free descriptor and waits to try again (EMFILE): until it has
+ * one, this attempt is not in flight — peak_in_flight counts fetches under way — and
+ * its span in the timeline starts once it has one. */
+static void on_wait_fd(void *ctx, int waiting)
+{
+    crawl_fetch *f = ctx;
+    if (waiting && !f->waiting_fd) {
+        f->c->in_flight--;
+    } else if (!waiting && f->waiting_fd) {
+        if (++f->c->in_flight > f->c->peak_in_flight)
+            f->c->peak_in_flight = f->c->in_flight;
+        if (f->slot >= 0)
+            f->t_start = trace_now(f->c->trace);
+    }
+    f->waiting_fd = waiting;
 }
 
 /* ---- --trace-events: one span per attempt, with its phases --------------------------- */
@@ -581,7 +599,7 @@ crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
     f->c = c;
     f->max_redirect = max_redirect;
     f->status = -1;
-    f->sink = (http_sink){on_head, on_body, f, NULL};
+    f->sink = (http_sink){on_head, on_body, f, NULL, on_wait_fd};
     f->slot = -1;
     if (c->trace) {
         f->sink.on_connect = on_connect;
@@ -623,7 +641,8 @@ void crawl_fetch_discard(crawl_fetch *f)
         return;
     trace_attempt(f, "abandoned");  /* only if not written yet */
     clear_head(f);
-    f->c->in_flight--;
+    if (!f->waiting_fd)
+        f->c->in_flight--;
     free(f->url);
     free(f);
 }

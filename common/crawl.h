@@ -44,7 +44,8 @@ const crawl_options *crawl_opts(const crawl *c);
 /* crawling.py's add_url for each root, with max_redirect from the options. */
 void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx);
 
-/* Start one attempt at fetching url. Counts as in flight until done or discarded. */
+/* Start one attempt at fetching url. Counts as in flight until done or discarded,
+ * except while its transport waits for a free descriptor (the sink's on_wait_fd). */
 crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect);
 const http_sink *crawl_fetch_sink(crawl_fetch *f);
 const char *crawl_fetch_url(const crawl_fetch *f);

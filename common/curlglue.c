@@ -15,6 +15,11 @@
  * soon as socket_action returns. A cancelled request's callbacks return an abort value
  * at once, so its sink hears nothing more.
  *
+ * Out of descriptors (EMFILE/ENFILE), libcurl can only fail a transfer ("Couldn't
+ * connect to server"). We make its sockets ourselves (open_socket_cb) to see why one
+ * could not be made; such a transfer is not reported but started again after a wait
+ * (wait_for_descriptor), and its caller never knows.
+ *
  * Each curl_req owns an easy handle; finished requests go to a free list with their
  * handle, which curl_easy_reset prepares for the next URL. Connections live in the multi
  * handle's cache and are reused across requests.
@@ -28,14 +33,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include "net.h"
 
 const char curl_glue_truncated[] = "body over --max-size";
 
 #define NO_VALUE SIZE_MAX      /* header offset meaning "header absent" */
 #define HBUF_KEEP 4096         /* header buffers larger than this are not kept in the pool */
 
-enum req_state { REQ_FREE, REQ_PENDING, REQ_ACTIVE, REQ_FINISHING };
+enum req_state { REQ_FREE, REQ_PENDING, REQ_ACTIVE, REQ_WAITING, REQ_FINISHING };
 
 struct curl_req {
     curl_glue *g;
@@ -59,6 +67,10 @@ struct curl_req {
     char *hbuf;                 /* header values, NUL-terminated; kept across reuse */
     size_t hlen, hcap;
     char errbuf[CURL_ERROR_SIZE];
+    /* REQ_WAITING: out of descriptors, out of the multi handle until retry fires. */
+    int out_of_fds;             /* the last socket libcurl asked for failed with EMFILE */
+    unsigned backoff;           /* the last wait, ms (net_fd_backoff) */
+    sel_timer *retry;
     curl_req *prev, *next;      /* g->live (in flight) or g->free_list (next only) */
     curl_req *link;             /* g->pending / g->dead */
 };
@@ -120,6 +132,21 @@ static void req_destroy(curl_req *r)
     free(r);
 }
 
+/* Forget what a try received: its head, its body count, its error. */
+static void reset_response(curl_req *r)
+{
+    r->truncated = r->head_sent = 0;
+    r->fail = NULL;
+    r->body_bytes = 0;
+    r->head_bytes = 0;
+    r->status = 0;
+    r->content_length = -1;
+    r->ctype_off = r->loc_off = NO_VALUE;
+    r->hlen = 0;
+    r->errbuf[0] = '\0';
+    r->out_of_fds = 0;
+}
+
 static curl_req *req_take(curl_glue *g)
 {
     curl_req *r = g->free_list;
@@ -138,15 +165,10 @@ static curl_req *req_take(curl_glue *g)
         }
         r->g = g;
     }
-    r->cancelled = r->in_dead = r->truncated = r->head_sent = 0;
-    r->fail = NULL;
-    r->body_bytes = 0;
-    r->head_bytes = 0;
-    r->status = 0;
-    r->content_length = -1;
-    r->ctype_off = r->loc_off = NO_VALUE;
-    r->hlen = 0;
-    r->errbuf[0] = '\0';
+    r->cancelled = r->in_dead = 0;
+    r->backoff = 0;
+    r->retry = NULL;
+    reset_response(r);
     r->link = r->prev = r->next = NULL;
     return r;
 }
@@ -159,6 +181,7 @@ static void req_recycle(curl_glue *g, curl_req *r)
     r->sink.on_head = NULL;
     r->sink.on_body = NULL;
     r->sink.on_connect = NULL;
+    r->sink.on_wait_fd = NULL;
     r->done = NULL;
     if (g->free_count >= g->free_cap) {
         req_destroy(r);
@@ -347,7 +370,50 @@ static int prereq_cb(void *userp, char *primary_ip, char *local_ip, int primary_
 }
 #endif
 
+/* libcurl needs a socket for a new connection: we make it as libcurl would, and note
+ * whether it failed for want of a descriptor (libcurl's error would not say so). */
+static curl_socket_t open_socket_cb(void *userp, curlsocktype purpose,
+                                    struct curl_sockaddr *a)
+{
+    (void)purpose;
+    curl_req *r = userp;
+    curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+    r->out_of_fds = fd == CURL_SOCKET_BAD && net_out_of_fds(errno);
+    if (fd != CURL_SOCKET_BAD)
+        r->backoff = 0;         /* had a descriptor: a later wait starts short again */
+    return fd;
+}
+
 /* ---- finishing ------------------------------------------------------------------- */
+
+static int add_to_multi(curl_glue *g, curl_req *r);
+static void finish(curl_glue *g, curl_req *r, CURLcode res);
+
+/* The wait is over: the same request again, from the start. */
+static void retry_fired(selector *s, void *data)
+{
+    (void)s;
+    curl_req *r = data;
+    r->retry = NULL;
+    reset_response(r);
+    http_sink_waiting_fd(&r->sink, 0);
+    if (add_to_multi(r->g, r) != 0)
+        finish(r->g, r, CURLE_OK);      /* reports r->fail */
+}
+
+/* Its transfer failed because no descriptor was free: take it out of sight for a
+ * while (10 ms, doubling up to 1 s), then add it to the multi handle again. Its sink
+ * heard nothing (no connection, so no head, no body), and its done callback is not
+ * called: to the caller it is one request, still in flight. 0 when waiting. */
+static int wait_for_descriptor(curl_glue *g, curl_req *r)
+{
+    r->retry = selector_call_later(g->s, net_fd_backoff(&r->backoff), retry_fired, r);
+    if (!r->retry)
+        return -1;
+    r->state = REQ_WAITING;
+    http_sink_waiting_fd(&r->sink, 1);     /* not in flight meanwhile */
+    return 0;
+}
 
 /* "<curl_easy_strerror>: <errbuf>" on one line; for a failed connect, the system's
  * reason too ("... (Connection refused)"), which libcurl's text leaves out. */
@@ -374,6 +440,9 @@ static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf,
 /* The request is out of the multi handle: report it and recycle it. */
 static void finish(curl_glue *g, curl_req *r, CURLcode res)
 {
+    if (res != CURLE_OK && r->out_of_fds && !r->fail && !r->cancelled &&
+        wait_for_descriptor(g, r) == 0)
+        return;
     r->state = REQ_FINISHING;   /* a cancel from here on only sets r->cancelled */
     g->in_flight--;
     const char *err = NULL;
@@ -668,6 +737,8 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
     curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket_cb);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, r);
 #if LIBCURL_VERSION_NUM >= 0x075000
     if (r->sink.on_connect) {
         curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, prereq_cb);
@@ -700,6 +771,12 @@ void curl_glue_cancel(curl_glue *g, curl_req *r)
     if (r->state == REQ_FINISHING)
         return;               /* finish() recycles it when its done returns */
     g->in_flight--;
+    if (r->state == REQ_WAITING) {
+        selector_cancel(g->s, r->retry);    /* between two tries: not in the multi */
+        r->retry = NULL;
+        req_recycle(g, r);
+        return;
+    }
     if (r->state == REQ_PENDING || r->in_dead)
         return;               /* after_action recycles it */
     if (g->in_action) {
@@ -727,6 +804,8 @@ void curl_glue_free(curl_glue *g)
         live_unlink(g, r);
         if (r->state == REQ_ACTIVE)
             curl_multi_remove_handle(g->multi, r->easy);
+        if (r->retry)
+            selector_cancel(g->s, r->retry);
         req_destroy(r);
     }
     while (g->free_list) {

@@ -45,8 +45,11 @@ void curl_glue_free(curl_glue *g);
  * decoded body; then done(ctx, error) is called, from the selector loop, never from
  * inside this call. The head's strings live until on_head returns.
  * timeout_ms 0 means none. max_size > 0 ends the transfer with curl_glue_truncated once
- * the body passes that many bytes. Returns NULL only if the request could not be
- * started (done is then never called). May be called from any callback, sink or done. */
+ * the body passes that many bytes. A transfer that found no free descriptor for its
+ * socket (EMFILE/ENFILE) is not reported: it starts again after a wait (10 ms, doubling
+ * up to 1 s; the sink's on_wait_fd hears of it), as many times as needed. Returns NULL
+ * only if the request could not be started (done is then never called). May be called
+ * from any callback, sink or done. */
 curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long long max_size,
                         const http_sink *sink, curl_done_fn done, void *ctx);
 /* Abandon a request: no more sink calls and no done callback. Safe from inside the

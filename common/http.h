@@ -24,12 +24,15 @@ typedef struct http_head {
 /* Where a response goes, whichever transport fetched it (raw parser or libcurl glue).
  * Any callback may be NULL. on_connect (for --trace-events) is called by the transport,
  * not the parser, once the TCP (or TLS) connection is ready, before the request is
- * sent; a reused connection is ready at once. */
+ * sent; a reused connection is ready at once. on_wait_fd, also the transport's: 1 when
+ * it found no free descriptor (EMFILE) and waits to try again, 0 when it has one again
+ * (the fetch is not in flight meanwhile). */
 typedef struct http_sink {
     void (*on_head)(void *ctx, const http_head *head);
     void (*on_body)(void *ctx, const char *data, size_t len);
     void *ctx;
     void (*on_connect)(void *ctx);
+    void (*on_wait_fd)(void *ctx, int waiting);
 } http_sink;
 
 /* The transport's way to say "connected": NULL-safe. */
@@ -37,6 +40,13 @@ static inline void http_sink_connected(const http_sink *s)
 {
     if (s && s->on_connect)
         s->on_connect(s->ctx);
+}
+
+/* The transport's way to say "waiting for a descriptor" (1) or "no longer" (0). */
+static inline void http_sink_waiting_fd(const http_sink *s, int waiting)
+{
+    if (s && s->on_wait_fd)
+        s->on_wait_fd(s->ctx, waiting);
 }
 
 /* Build "GET path HTTP/1.0\r\nHost: host[:port]\r\nUser-Agent: ...\r\n..." for an

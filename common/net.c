@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -231,22 +232,60 @@ int resolver_lookup(resolver *r, const char *host, int port, struct sockaddr_sto
 
 /* ---- connecting ----------------------------------------------------------------- */
 
-int net_connect_start(const struct sockaddr *addr, socklen_t len)
+int net_socket(int family)
+{
+    return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+bool net_out_of_fds(int err)
+{
+    return err == EMFILE || err == ENFILE;
+}
+
+unsigned net_fd_backoff(unsigned *ms)
+{
+    *ms = *ms == 0 ? 10 : *ms >= 500 ? 1000 : *ms * 2;
+    return *ms;
+}
+
+int net_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
     if (!addr || len == 0) {
         errno = EINVAL;
         return -1;
     }
-    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (connect(fd, addr, len) == 0)
+        return 1;
+    /* EINTR on a non-blocking connect: it goes on in the background like EINPROGRESS. */
+    if (errno != EINPROGRESS && errno != EINTR)
+        return -1;
+    /* "In progress" may already be out of date: on loopback the kernel runs the whole
+     * handshake inside connect(). One poll that does not wait tells; writable with no
+     * error or hang-up means connected, and the caller can send at once instead of
+     * going round the event loop first. */
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    return poll(&p, 1, 0) == 1 && p.revents == POLLOUT ? 1 : 0;
+}
+
+int net_connect_start(const struct sockaddr *addr, socklen_t len, bool *connected)
+{
+    if (!addr || len == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = net_socket(addr->sa_family);
     if (fd < 0)
         return -1;
-    /* EINTR on a non-blocking connect: it goes on in the background like EINPROGRESS. */
-    if (connect(fd, addr, len) == 0 || errno == EINPROGRESS || errno == EINTR)
-        return fd;
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
+    int r = net_connect(fd, addr, len);
+    if (r < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    if (connected)
+        *connected = r == 1;
+    return fd;
 }
 
 int net_connect_result(int fd)

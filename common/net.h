@@ -8,6 +8,7 @@
 #ifndef CRAWL_NET_H
 #define CRAWL_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -23,10 +24,23 @@ int resolver_lookup(resolver *r, const char *host, int port, struct sockaddr_sto
  * make none). */
 size_t resolver_lookups(const resolver *r);
 
-/* Create a non-blocking, close-on-exec TCP socket and start connecting it. Returns the
- * fd (the connection may still be in progress: wait for writability, then check
- * net_connect_result), or -1 with errno set (EMFILE when out of descriptors). */
-int net_connect_start(const struct sockaddr *addr, socklen_t len);
+/* A new non-blocking, close-on-exec TCP socket of this address family, or -1 with
+ * errno set: EMFILE or ENFILE when out of descriptors (net_out_of_fds). */
+int net_socket(int family);
+/* Start connecting non-blocking socket fd. Returns 1 when it is connected already
+ * (connect() returned 0, or, as on loopback, the handshake finished inside it: send at
+ * once), 0 when still in progress (wait for writability, then check
+ * net_connect_result), -1 with errno set when it failed at once. */
+int net_connect(int fd, const struct sockaddr *addr, socklen_t len);
+/* Both: returns the new fd, and sets *connected (when not NULL) to whether it is
+ * connected already; or -1 with errno set (EMFILE/ENFILE when out of descriptors). */
+int net_connect_start(const struct sockaddr *addr, socklen_t len, bool *connected);
+/* EMFILE (this process's open-file limit) or ENFILE (the system's): no descriptor is
+ * free now. Not the URL's fault: wait for other fetches to close theirs, try again. */
+bool net_out_of_fds(int err);
+/* The next wait before trying again for a descriptor, in ms: 10, doubling up to 1000.
+ * *ms holds the previous wait; set it to 0 after a success to start again at 10. */
+unsigned net_fd_backoff(unsigned *ms);
 /* After writability: 0 if connected, else the errno of the failed connect (SO_ERROR). */
 int net_connect_result(int fd);
 /* Raise the soft limit on open files to the hard limit. Returns the new soft limit. */

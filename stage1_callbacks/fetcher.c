@@ -20,6 +20,7 @@
 static void connected(selector *s, int fd, int events, void *data);
 static void read_response(selector *s, int fd, int events, void *data);
 static void timed_out(selector *s, void *data);
+static void fd_wait_over(selector *s, void *data);
 static void response_done(void *data, const char *error);
 
 Fetcher *fetcher_new(app *a, const char *url, int max_redirect, crawl_add_fn add_url,
@@ -68,6 +69,8 @@ void fetcher_free(Fetcher *f)
     if (!f)
         return;
     end_attempt(f);
+    if (f->fd_wait)
+        selector_cancel(f->a->loop, f->fd_wait);
     crawl_fetch_discard(f->response);
     free(f->exception);
     free(f->url);
@@ -117,7 +120,18 @@ static int fail_now(Fetcher *f, const char *error)
     return -1;
 }
 
-/* Start one try: resolve, begin connecting, register `connected`. 0 when waiting. */
+/* No descriptor was free (EMFILE/ENFILE): the try ends as a failed one would, but
+ * fetch does not count it and waits for a descriptor instead (wait_for_descriptor). */
+enum { NO_DESCRIPTOR = 1 };
+
+static int no_descriptor(Fetcher *f, const char *error)
+{
+    attempt_failed(f, error);
+    return NO_DESCRIPTOR;
+}
+
+/* Start one try: resolve, begin connecting, register `connected`. 0 when waiting, -1
+ * when the try failed at once, NO_DESCRIPTOR when it could not begin. */
 static int start_raw(Fetcher *f)
 {
     selector *loop = f->a->loop;
@@ -138,13 +152,18 @@ static int start_raw(Fetcher *f)
     if (r < 0)
         return fail_now(f, err);
 
+    bool at_once = false;
+    f->sock = net_connect_start((const struct sockaddr *)&addr, len, &at_once);
+    if (f->sock < 0 && net_out_of_fds(errno))
+        return no_descriptor(f, raw_error(err, sizeof err, "connect", errno));
+    if (f->sock < 0)
+        return fail_now(f, raw_error(err, sizeof err, "connect", errno));
+    f->fd_backoff = 0;          /* had a descriptor: a later wait starts short again */
+
     /* From here the try has --timeout to complete: a timer, cancelled by end_attempt. */
     f->timer = selector_call_later(loop, (uint64_t)app_timeout_ms(f->a), timed_out, f);
     if (!f->timer)
         return fail_now(f, "out of memory");
-    f->sock = net_connect_start((const struct sockaddr *)&addr, len);
-    if (f->sock < 0)
-        return fail_now(f, raw_error(err, sizeof err, "connect", errno));
     f->request = http_build_get(f->url, &f->request_len);
     f->parser = http_parser_new(crawl_fetch_sink(f->response));
     if (!f->request || !f->parser)
@@ -153,6 +172,11 @@ static int start_raw(Fetcher *f)
     /* Usually EINPROGRESS: the continuation is `connected`, run once writable. */
     if (selector_register(loop, f->sock, SEL_WRITE, connected, f) < 0)
         return fail_now(f, selector_error(loop));
+    /* On loopback the connection is often made already: send now, one trip round the
+     * loop sooner. connected may end this try and start the next, or even finish f:
+     * nothing may touch f after it. */
+    if (at_once)
+        connected(loop, f->sock, SEL_WRITE, f);
     return 0;
 }
 
@@ -251,6 +275,24 @@ static void response_done(void *data, const char *error)
 
 /* ---- fetch: begin, and begin again ---- */
 
+/* Out of descriptors: come back to fetch after a wait of 10 ms, doubling up to 1 s
+ * while they stay short. The Fetcher stays alive meanwhile (it holds a --max-tasks
+ * slot). 0 when the timer is set. */
+static int wait_for_descriptor(Fetcher *f)
+{
+    unsigned ms = net_fd_backoff(&f->fd_backoff);
+    f->fd_wait = selector_call_later(f->a->loop, ms, fd_wait_over, f);
+    return f->fd_wait ? 0 : -1;
+}
+
+static void fd_wait_over(selector *s, void *data)
+{
+    (void)s;
+    Fetcher *f = data;
+    f->fd_wait = NULL;          /* fired: fetcher_free must not cancel it */
+    fetch(f);
+}
+
 /* crawling.py's retry loop, torn in pieces: this loop covers the tries that fail at
  * once; a try that fails later, in a callback, comes back here through fail(). */
 void fetch(Fetcher *f)
@@ -268,8 +310,13 @@ void fetch(Fetcher *f)
             attempt_failed(f, "out of memory");
             continue;
         }
-        if ((f->a->raw ? start_raw(f) : start_curl(f)) == 0)
+        int r = f->a->raw ? start_raw(f) : start_curl(f);
+        if (r == 0)
             return;     /* the event loop holds our continuation now */
+        if (r == NO_DESCRIPTOR && wait_for_descriptor(f) == 0) {
+            f->tries--; /* waiting for a descriptor is not a try */
+            return;     /* ... and fd_wait_over is the continuation */
+        }
     }
     crawl_record_failure(c, f->url, f->exception);
     f->done(f, f->ctx);

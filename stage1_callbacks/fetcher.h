@@ -40,6 +40,11 @@ struct Fetcher {
     http_parser *parser;    /* where the recv'd bytes go */
     sel_timer *timer;       /* this attempt's --timeout */
     curl_req *req;          /* --transport curl: the transfer instead of the socket */
+    /* No descriptor was free (EMFILE): the timer that calls fetch again, and the last
+     * wait in ms (doubled each time, 0 after a socket was had). A thread would simply
+     * sleep in its loop; a callback has to save even the waiting in the object. */
+    sel_timer *fd_wait;
+    unsigned fd_backoff;
     /* Where to go when the chain ends: the crawler's add_url and its bookkeeping. */
     crawl_add_fn add_url;
     fetcher_done_fn done;

@@ -2,6 +2,7 @@
  * `yield from` (AWAIT) into connect, write_all and read_all. */
 #include "fetch.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,9 @@ typedef struct {
     const http_sink *sink;
     char *host;
     int port;
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    unsigned fd_backoff;            /* the last wait for a descriptor, ms */
     int fd;
     char *request;
     size_t request_len;
@@ -47,15 +51,25 @@ static int raw_get_body(coro *co)
             CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");
     }
     {
-        struct sockaddr_storage addr;
-        socklen_t len;
         char err[256];
-        if (resolver_lookup(f->a->resolver, f->host, f->port, &addr, &len, err, sizeof err) < 0)
+        if (resolver_lookup(f->a->resolver, f->host, f->port, &f->addr, &f->addrlen, err,
+                            sizeof err) < 0)
             CORO_RAISE(co, CORO_OSERROR, 0, "%s", err);
-        f->deadline = selector_now_ms(f->a->loop) + (uint64_t)app_timeout_ms(f->a);
-        AWAIT(co, sock_connect(&addr, len, f->deadline));
     }
-    f->fd = (int)co->value.n;
+    /* No descriptor free (EMFILE/ENFILE): other fetches hold them all. Not this URL's
+     * fault, and not a try: sleep (asyncio.sleep), then try again. Meanwhile the fetch
+     * is not in flight for the crawl core. */
+    while ((f->fd = net_socket(f->addr.ss_family)) < 0 && net_out_of_fds(errno)) {
+        http_sink_waiting_fd(f->sink, 1);
+        AWAIT(co, sock_sleep(net_fd_backoff(&f->fd_backoff)));
+    }
+    if (f->fd < 0)
+        CORO_RAISE(co, CORO_OSERROR, errno, "%s",
+                   raw_error((char[128]){0}, 128, "connect", errno));
+    http_sink_waiting_fd(f->sink, 0);
+    /* --timeout counts from here, once the try holds a socket. */
+    f->deadline = selector_now_ms(f->a->loop) + (uint64_t)app_timeout_ms(f->a);
+    AWAIT(co, sock_connect(f->fd, &f->addr, f->addrlen, f->deadline));
     http_sink_connected(f->sink);       /* --trace-events: connect is done */
     f->request = http_build_get(f->url, &f->request_len);
     AWAIT(co, sock_write_all(f->fd, f->request, f->request_len, f->deadline));

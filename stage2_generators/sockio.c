@@ -69,12 +69,64 @@ static void io_wait_stop(io_wait *w)
     w->timer = NULL;
 }
 
+/* ---- sleep: asyncio.sleep, a Future resolved by a selector timer ---- */
+
+typedef struct {
+    coro co;
+    uint64_t ms;
+    future fut;
+    selector *loop;
+    sel_timer *timer;
+} sleep_frame;
+
+static void sleep_over(selector *s, void *arg)
+{
+    (void)s;
+    sleep_frame *f = arg;
+    f->timer = NULL;
+    future_set_result(&f->fut, (coro_value){NULL, 0});
+}
+
+static int sleep_body(coro *co)
+{
+    sleep_frame *f = (sleep_frame *)co;
+    CORO_BEGIN(co);
+    f->loop = co->task->loop;
+    f->timer = selector_call_later(f->loop, f->ms, sleep_over, f);
+    if (!f->timer)
+        CORO_RAISE(co, CORO_ERROR, 0, "out of memory");
+    AWAIT_FUTURE(co, &f->fut);
+    CORO_END(co);
+}
+
+static void sleep_finally(coro *co)
+{
+    sleep_frame *f = (sleep_frame *)co;
+    if (f->timer)               /* cancelled while asleep: the timer must not fire */
+        selector_cancel(f->loop, f->timer);
+    future_clear(&f->fut);
+}
+
+static const coro_def sleep_def = {"sleep", __FILE__, sleep_body, sleep_finally,
+                                   sizeof(sleep_frame)};
+
+coro *sock_sleep(uint64_t ms)
+{
+    sleep_frame *f = (sleep_frame *)coro_new(&sleep_def);
+    if (f) {
+        f->ms = ms;
+        future_init(&f->fut);
+    }
+    return f ? &f->co : NULL;
+}
+
 /* ---- connect ---- */
 
 typedef struct {
     coro co;
-    int fd;
-    int start_errno;        /* errno of a connect that failed at once (fd < 0) */
+    int fd;                 /* the caller's: it closes it, whatever happens */
+    struct sockaddr_storage addr;
+    socklen_t len;
     uint64_t deadline;
     io_wait w;
 } connect_frame;
@@ -83,9 +135,14 @@ static int connect_body(coro *co)
 {
     connect_frame *f = (connect_frame *)co;
     CORO_BEGIN(co);
-    if (f->fd < 0)      /* errno may have changed since sock_connect: use the saved one */
-        CORO_RAISE(co, CORO_OSERROR, f->start_errno, "%s",
-                   raw_error((char[128]){0}, 128, "connect", f->start_errno));
+    {
+        int r = net_connect(f->fd, (const struct sockaddr *)&f->addr, f->len);
+        if (r < 0)
+            CORO_RAISE(co, CORO_OSERROR, errno, "%s",
+                       raw_error((char[128]){0}, 128, "connect", errno));
+        if (r == 1)
+            CORO_RETURN(co, NULL, f->fd);   /* connected already (loopback): no wait */
+    }
     if (io_wait_start(&f->w, co, f->fd, SEL_WRITE, f->deadline) < 0)
         CORO_RAISE(co, CORO_OSERROR, errno, "%s", selector_error(co->task->loop));
     AWAIT_FUTURE(co, &f->w.fut);
@@ -96,11 +153,7 @@ static int connect_body(coro *co)
             CORO_RAISE(co, CORO_OSERROR, err, "%s",
                        raw_error((char[128]){0}, 128, "connect", err));
     }
-    {
-        int fd = f->fd;
-        f->fd = -1;             /* the caller owns the socket now */
-        CORO_RETURN(co, NULL, fd);
-    }
+    CORO_RETURN(co, NULL, f->fd);
     CORO_END(co);
 }
 
@@ -109,22 +162,23 @@ static void connect_finally(coro *co)
     connect_frame *f = (connect_frame *)co;
     io_wait_stop(&f->w);
     future_clear(&f->w.fut);
-    if (f->fd >= 0)
-        close(f->fd);
 }
 
 static const coro_def connect_def = {"connect", __FILE__, connect_body, connect_finally,
                                      sizeof(connect_frame)};
 
-coro *sock_connect(const struct sockaddr_storage *addr, socklen_t len, uint64_t deadline_ms)
+coro *sock_connect(int fd, const struct sockaddr_storage *addr, socklen_t len,
+                   uint64_t deadline_ms)
 {
     connect_frame *f = (connect_frame *)coro_new(&connect_def);
-    if (!f)
-        return NULL;
-    f->fd = net_connect_start((const struct sockaddr *)addr, len);
-    f->start_errno = f->fd < 0 ? errno : 0;
-    f->deadline = deadline_ms;
-    return &f->co;  /* f is non-NULL here */
+    if (f) {
+        f->fd = fd;
+        if (len <= sizeof f->addr)
+            memcpy(&f->addr, addr, len);
+        f->len = len;
+        f->deadline = deadline_ms;
+    }
+    return f ? &f->co : NULL;
 }
 
 /* ---- read ---- */

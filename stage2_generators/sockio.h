@@ -17,8 +17,12 @@
 #include "coro.h"
 #include "http.h"
 
-/* Connect a new non-blocking socket; returns {NULL, fd}. */
-coro *sock_connect(const struct sockaddr_storage *addr, socklen_t len, uint64_t deadline_ms);
+/* asyncio.sleep: wait ms milliseconds (a selector timer resolves a Future). */
+coro *sock_sleep(uint64_t ms);
+/* Connect non-blocking socket fd (net_socket; the caller keeps it and closes it) to
+ * addr; returns {NULL, fd} once connected, at once if the handshake is already done. */
+coro *sock_connect(int fd, const struct sockaddr_storage *addr, socklen_t len,
+                   uint64_t deadline_ms);
 /* Wait until fd is readable and receive one chunk (up to 4 KB); returns {bytes, n},
  * n == 0 at EOF. The bytes stay valid until the coroutine next suspends. */
 coro *sock_read(int fd, uint64_t deadline_ms);

@@ -5,6 +5,8 @@
  *   scenarios --https --stage BIN...          https through the curl transport
  *   scenarios --valgrind VG --stage BIN...    one crawl per stage x transport under
  *                                             valgrind memcheck (ctest -L valgrind)
+ *   scenarios --nofile N PROGRAM ARGS...      exec PROGRAM with its open-file limit,
+ *                                             soft and hard, set to N (used by a case)
  *
  * Environment: SCENARIO_FILTER=sub1,sub2 runs only the cases whose name contains one
  * of the substrings; SCENARIO_TIME_LIMIT=SECS caps each crawler run (default 60).
@@ -33,6 +35,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -48,6 +51,9 @@
 
 /* The crawler under test (per-stage mode). */
 static const char *g_bin, *g_transport, *g_selector, *g_stage;
+/* > 0: crawl_bin runs the crawler through `scenarios --nofile N` (g_self). */
+static int g_nofile;
+static char g_self[1024];
 /* The stages (cross-stage and https modes). */
 static const char *g_stages[MAX_STAGES];
 static int g_nstages;
@@ -295,7 +301,14 @@ static const crawl_run *crawl_bin(case_ctx *c, const char *bin, const char *tran
                                   const char *selector, const char *first, va_list ap)
 {
     char *argv[48];
+    char nofile[16];
     int n = 0;
+    if (g_nofile > 0) {
+        snprintf(nofile, sizeof nofile, "%d", g_nofile);
+        argv[n++] = g_self;
+        argv[n++] = "--nofile";
+        argv[n++] = nofile;
+    }
     argv[n++] = (char *)bin;
     argv[n++] = "--format";
     argv[n++] = "jsonl";
@@ -1302,6 +1315,26 @@ static void test_https(void **state)
     }
 }
 
+/* ---- out of descriptors ------------------------------------------------------------------ */
+
+/* 37: --max-tasks 200 with a hard limit of 64 open files (the crawler cannot raise it):
+ * socket() fails with EMFILE for most fetches. They wait for a free descriptor
+ * instead of failing: every page is fetched once, none is recorded as failed, and the
+ * server never sees more requests at once than the limit allows. */
+static void test_out_of_descriptors(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "--delay", "50", "--generate", "pages=300,links=8", NULL);
+    g_nofile = 64;
+    const crawl_run *r = crawl(c, "--max-tasks", "200", U(b, "/"), NULL);
+    g_nofile = 0;
+    expect_generated(r, b, 300);
+    expect_served(c, 0, 300);
+    long peak = ts_stat(&c->srv[0], "peak_in_progress");
+    if (peak > 64 || peak < 32)
+        fail_msg("testsite saw %ld requests at once; with 64 descriptors want 32..64", peak);
+}
+
 /* ---- valgrind: one crawl per stage and transport, memcheck-clean ------------------------ */
 
 static const char *g_valgrind;
@@ -1385,12 +1418,32 @@ static int usage(void)
     fprintf(stderr, "usage: scenarios BINARY TRANSPORT SELECTOR\n"
                     "       scenarios --cross-stage --stage BINARY...\n"
                     "       scenarios --https --stage BINARY...\n"
-                    "       scenarios --valgrind VALGRIND --stage BINARY...\n");
+                    "       scenarios --valgrind VALGRIND --stage BINARY...\n"
+                    "       scenarios --nofile N PROGRAM ARGS...\n");
     return 2;
+}
+
+/* scenarios --nofile N PROGRAM ARGS...: the wrapper of test_out_of_descriptors. */
+static int exec_with_nofile(char **argv)
+{
+    struct rlimit rl;
+    rl.rlim_cur = rl.rlim_max = (rlim_t)strtoul(argv[2], NULL, 10);
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+        fprintf(stderr, "scenarios --nofile: setrlimit: %s\n", strerror(errno));
+        return 127;
+    }
+    execv(argv[3], argv + 3);
+    fprintf(stderr, "scenarios --nofile: exec %s: %s\n", argv[3], strerror(errno));
+    return 127;
 }
 
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && !strcmp(argv[1], "--nofile"))
+        return exec_with_nofile(argv);
+    ssize_t self = readlink("/proc/self/exe", g_self, sizeof g_self - 1);
+    if (self > 0)
+        g_self[self] = '\0';
     signal(SIGPIPE, SIG_IGN);
     if (argc >= 3 && !strcmp(argv[1], "--valgrind")) {
         g_valgrind = argv[2];
@@ -1441,6 +1494,7 @@ int main(int argc, char **argv)
         CASE(test_hostile_redirects), CASE(test_hostile_many_links), CASE(test_hostile_junk),
         CASE(test_hostile_nul_utf8), CASE(test_hostile_deep_nesting),
         CASE(test_interrupt_sigint), CASE(test_interrupt_sigterm),
+        CASE(test_out_of_descriptors),
     };
     char name[256];
     snprintf(name, sizeof name, "scenario.%s.%s.%s", g_stage, g_transport, g_selector);

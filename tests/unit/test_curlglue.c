@@ -350,7 +350,7 @@ static curl_req *start(result *r, const char *path, long timeout_ms, long long m
 {
     char url[256];
     url_for(url, sizeof url, path);
-    http_sink sink = {on_head, on_body, r, NULL};
+    http_sink sink = {on_head, on_body, r, NULL, NULL};
     r->req = curl_glue_get(E.g, url, timeout_ms, max_size, &sink, on_done, r);
     if (r->req)
         E.outstanding++;
@@ -644,7 +644,7 @@ static void test_refused(void **state)
     char url[128];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
     result r = {0};
-    http_sink sink = {on_head, on_body, &r, NULL};
+    http_sink sink = {on_head, on_body, &r, NULL, NULL};
     r.req = curl_glue_get(E.g, url, 5000, 0, &sink, on_done, &r);
     assert_non_null(r.req);
     E.outstanding++;
@@ -676,7 +676,7 @@ static void test_bad_input(void **state)
     enum { N = sizeof urls / sizeof *urls };
     result r[N] = {{0}};
     for (size_t i = 0; i < N; i++) {
-        http_sink sink = {on_head, on_body, &r[i], NULL};
+        http_sink sink = {on_head, on_body, &r[i], NULL, NULL};
         r[i].req = curl_glue_get(E.g, urls[i], 5000, 0, &sink, on_done, &r[i]);
         assert_non_null(r[i].req);
         E.outstanding++;

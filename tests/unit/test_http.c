@@ -146,7 +146,7 @@ static void parse_cuts(const char *resp, size_t len, const size_t *cuts, size_t 
                        outcome *o)
 {
     memset(o, 0, sizeof *o);
-    http_sink sink = {rec_head, rec_body, &o->rec, NULL};
+    http_sink sink = {rec_head, rec_body, &o->rec, NULL, NULL};
     http_parser *p = http_parser_new(&sink);
     assert_non_null(p);
     size_t at = 0;
@@ -250,7 +250,7 @@ static void test_body_not_copied(void **state)
     (void)state;
     static const char resp[] = "HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\n0123456789";
     record r = {0};
-    http_sink sink = {rec_head, rec_body, &r, NULL};
+    http_sink sink = {rec_head, rec_body, &r, NULL, NULL};
     http_parser *p = http_parser_new(&sink);
     r.fed_lo = resp;
     r.fed_hi = resp + sizeof resp - 1;
@@ -266,7 +266,7 @@ static void test_body_until_eof(void **state)
     (void)state;
     static const char resp[] = "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nall of it\n";
     record r = {0};
-    http_sink sink = {rec_head, rec_body, &r, NULL};
+    http_sink sink = {rec_head, rec_body, &r, NULL, NULL};
     http_parser *p = http_parser_new(&sink);
     r.fed_lo = resp;
     r.fed_hi = resp + sizeof resp - 1;
@@ -448,7 +448,7 @@ static void test_head_limit(void **state)
 static void test_head_limit_without_newline(void **state)
 {
     (void)state;
-    http_sink sink = {rec_head, rec_body, NULL, NULL};
+    http_sink sink = {rec_head, rec_body, NULL, NULL, NULL};
     record r = {0};
     sink.ctx = &r;
     http_parser *p = http_parser_new(&sink);
@@ -494,7 +494,7 @@ static void test_extra_bytes_ignored(void **state)
 
     /* Once complete, further feeds change nothing. */
     record r = {0};
-    http_sink sink = {rec_head, rec_body, &r, NULL};
+    http_sink sink = {rec_head, rec_body, &r, NULL, NULL};
     http_parser *p = http_parser_new(&sink);
     assert_int_equal(http_parser_feed(p, S("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")), 1);
     assert_int_equal(http_parser_feed(p, S("more")), 1);
@@ -672,7 +672,7 @@ static void count_body(void *ctx, const char *d, size_t n)
 static void test_after_error_nothing_happens(void **state)
 {
     (void)state;
-    http_sink sink = {count_head, count_body, NULL, NULL};
+    http_sink sink = {count_head, count_body, NULL, NULL, NULL};
     http_parser *p = http_parser_new(&sink);
     calls = 0;
     assert_int_equal(http_parser_feed(p, S("FTP 200\r\n")), -1);

@@ -164,7 +164,8 @@ static void test_connect_ok(void **state)
     (void)state;
     struct sockaddr_in addr;
     int lfd = local_socket(true, &addr);
-    int fd = net_connect_start((struct sockaddr *)&addr, sizeof addr);
+    bool now = false;
+    int fd = net_connect_start((struct sockaddr *)&addr, sizeof addr, &now);
     assert_true(fd >= 0);
     assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
     assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
@@ -188,10 +189,12 @@ static void test_connect_refused(void **state)
     struct sockaddr_in addr;
     int bfd = local_socket(false, &addr);
     errno = 0;
-    int fd = net_connect_start((struct sockaddr *)&addr, sizeof addr);
+    bool now = true;
+    int fd = net_connect_start((struct sockaddr *)&addr, sizeof addr, &now);
     if (fd < 0) {
         assert_int_equal(errno, ECONNREFUSED);
     } else {
+        assert_false(now);                          /* refused is never "connected" */
         assert_int_equal(finish_connect(fd), ECONNREFUSED);
         close(fd);
     }
@@ -202,13 +205,62 @@ static void test_connect_bad_address(void **state)
 {
     (void)state;
     errno = 0;
-    assert_int_equal(net_connect_start(NULL, 0), -1);
+    assert_int_equal(net_connect_start(NULL, 0, NULL), -1);
     assert_int_equal(errno, EINVAL);
 
     struct sockaddr bogus = {.sa_family = 12345};
     errno = 0;
-    assert_int_equal(net_connect_start(&bogus, sizeof bogus), -1);
+    assert_int_equal(net_connect_start(&bogus, sizeof bogus, NULL), -1);
     assert_int_not_equal(errno, 0);
+}
+
+/* Connected at once (loopback): sending needs no wait for writability. */
+static void test_connect_at_once(void **state)
+{
+    (void)state;
+    struct sockaddr_in addr;
+    int lfd = local_socket(true, &addr);
+    bool now = false;
+    int fd = net_connect_start((struct sockaddr *)&addr, sizeof addr, &now);
+    assert_true(fd >= 0);
+    if (now) {
+        assert_int_equal(net_connect_result(fd), 0);
+        assert_int_equal(send(fd, "ping", 4, MSG_NOSIGNAL), 4);
+    } else {
+        assert_int_equal(finish_connect(fd), 0);    /* still in progress: allowed */
+    }
+    close(fd);
+    close(lfd);
+}
+
+/* Out of descriptors: net_socket fails with EMFILE, which net_out_of_fds recognises;
+ * the waits go 10, 20, ... up to 1000 ms and start again at 10 after a reset. */
+static void test_out_of_fds(void **state)
+{
+    (void)state;
+    struct rlimit old, low;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    int probe = dup(0);                         /* the lowest free descriptor */
+    assert_true(probe >= 0);
+    close(probe);
+    low = old;
+    low.rlim_cur = (rlim_t)probe;               /* no new descriptor fits */
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    errno = 0;
+    int fd = net_socket(AF_INET);
+    int e = errno;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    assert_int_equal(fd, -1);
+    assert_int_equal(e, EMFILE);
+    assert_true(net_out_of_fds(EMFILE) && net_out_of_fds(ENFILE));
+    assert_false(net_out_of_fds(ECONNREFUSED));
+
+    unsigned ms = 0;
+    static const unsigned want[] = {10, 20, 40, 80, 160, 320, 640, 1000, 1000};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_int_equal(net_fd_backoff(&ms), want[i]);
+    ms = 0;
+    assert_int_equal(net_fd_backoff(&ms), 10);
 }
 
 static void test_raise_nofile(void **state)
@@ -235,6 +287,8 @@ int main(void)
         cmocka_unit_test(test_connect_ok),
         cmocka_unit_test(test_connect_refused),
         cmocka_unit_test(test_connect_bad_address),
+        cmocka_unit_test(test_connect_at_once),
+        cmocka_unit_test(test_out_of_fds),
         cmocka_unit_test(test_raise_nofile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* test_sockio.c — stage 2's socket coroutines (connect, read, write_all, read_all) on
- * socketpairs and 127.0.0.1 listeners made here. Each coroutine is run inside a small
+ * socketpairs and 127.0.0.1 listeners made here, and sleep. Each coroutine is run inside a small
  * driver coroutine that catches what it raises, wrapped in a Task on a real selector;
  * a guard timer stops the loop and fails the test rather than let it hang. */
 #include <stdarg.h>
@@ -20,6 +20,7 @@
 #include "coro.h"
 #include "future.h"
 #include "http.h"
+#include "net.h"
 #include "selector.h"
 #include "sockio.h"
 #include "task.h"
@@ -204,12 +205,14 @@ static void test_connect_succeeds(void **state)
     socklen_t len;
     int lfd = listener(&ss, &len);
     outcome out;
-    run_coro(sock_connect(&ss, len, 0), &out);
-    assert_false(out.failed);
-    int fd = (int)out.value.n;
+    int fd = net_socket(ss.ss_family);
     assert_true(fd >= 0);
-    assert_null(out.value.p);
     assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
+    assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+    run_coro(sock_connect(fd, &ss, len, 0), &out);
+    assert_false(out.failed);
+    assert_int_equal(out.value.n, fd);
+    assert_null(out.value.p);
     int peer = accept(lfd, NULL, NULL);
     assert_true(peer >= 0);
     assert_int_equal(write(fd, "x", 1), 1);
@@ -221,6 +224,8 @@ static void test_connect_succeeds(void **state)
     close(lfd);
 }
 
+/* A refused connect raises; the socket stays the caller's, and nothing is left in the
+ * selector. */
 static void test_connect_refused(void **state)
 {
     (void)state;
@@ -228,14 +233,18 @@ static void test_connect_refused(void **state)
     socklen_t len;
     closed_port(&ss, &len);
     int lowest = lowest_free_fd();
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
     outcome out;
-    run_coro(sock_connect(&ss, len, 0), &out);
+    run_coro(sock_connect(fd, &ss, len, 0), &out);
     assert_true(out.failed);
     assert_int_equal(out.kind, CORO_OSERROR);
     assert_int_equal(out.errnum, ECONNREFUSED);
     assert_string_equal(out.msg, "connect: Connection refused");
     assert_string_equal(out.line, "OSError: [Errno 111] connect: Connection refused");
-    assert_int_equal(lowest_free_fd(), lowest);     /* the socket was closed */
+    assert_true(fcntl(fd, F_GETFD) >= 0);           /* still open: the caller closes it */
+    close(fd);
+    assert_int_equal(lowest_free_fd(), lowest);
     assert_int_equal(selector_count(loop), 0);
     assert_int_equal(selector_timer_count(loop), 1); /* the guard only */
 }
@@ -247,16 +256,45 @@ static void test_connect_immediate_failure_keeps_errno(void **state)
     (void)state;
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
-    int lowest = lowest_free_fd();
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
     outcome out;
-    task *t = start(sock_connect(&ss, 0, 0), &out);
+    task *t = start(sock_connect(fd, &ss, 0, 0), &out);
     assert_int_equal(close(-1), -1);                /* errno = EBADF meanwhile */
     finish(t, &out);
     assert_true(out.failed);
     assert_int_equal(out.kind, CORO_OSERROR);
     assert_int_equal(out.errnum, EINVAL);
     assert_string_equal(out.msg, "connect: Invalid argument");
-    assert_int_equal(lowest_free_fd(), lowest);
+    close(fd);
+}
+
+/* ---- sleep ------------------------------------------------------------------------------ */
+
+static void test_sleep(void **state)
+{
+    (void)state;
+    uint64_t t0 = selector_now_ms(loop);
+    outcome out;
+    run_coro(sock_sleep(30), &out);
+    assert_false(out.failed);
+    assert_true(selector_now_ms(loop) - t0 >= 30);
+    assert_int_equal(selector_timer_count(loop), 1); /* the guard only */
+}
+
+/* Cancelled while asleep: its finally cancels the timer. */
+static void test_sleep_cancelled(void **state)
+{
+    (void)state;
+    outcome out;
+    task *t = start(sock_sleep(3000), &out);
+    assert_true(selector_run_once(loop, 0) >= 1);
+    assert_int_equal(selector_timer_count(loop), 2);
+    task_cancel(t);
+    assert_true(out.failed);
+    assert_int_equal(out.kind, CORO_CANCELLED);
+    assert_int_equal(selector_timer_count(loop), 1);
+    task_free(t);
 }
 
 /* ---- write_all ----------------------------------------------------------------------- */
@@ -472,7 +510,7 @@ static void test_read_all_feeds_parser(void **state)
         write_in(10 + 15 * (uint64_t)i, &w[i]);
     response r;
     memset(&r, 0, sizeof r);
-    http_sink sink = {on_head, on_body, &r, NULL};
+    http_sink sink = {on_head, on_body, &r, NULL, NULL};
     http_parser *p = http_parser_new(&sink);
     assert_non_null(p);
 
@@ -505,7 +543,7 @@ static void test_read_all_until_eof(void **state)
     write_in(30, &w2);
     response r;
     memset(&r, 0, sizeof r);
-    http_sink sink = {on_head, on_body, &r, NULL};
+    http_sink sink = {on_head, on_body, &r, NULL, NULL};
     http_parser *p = http_parser_new(&sink);
     outcome out;
     run_coro(sock_read_all(sv[0], p, 0), &out);
@@ -527,7 +565,7 @@ static void test_read_all_short_body(void **state)
     make_pair(sv);
     delayed_write w = {sv[1], resp, sizeof resp - 1, 1};
     write_in(10, &w);
-    http_sink sink = {NULL, NULL, NULL, NULL};
+    http_sink sink = {NULL, NULL, NULL, NULL, NULL};
     http_parser *p = http_parser_new(&sink);
     outcome out;
     run_coro(sock_read_all(sv[0], p, 0), &out);
@@ -545,7 +583,7 @@ static void test_read_all_timeout(void **state)
     (void)state;
     int sv[2];
     make_pair(sv);
-    http_sink sink = {NULL, NULL, NULL, NULL};
+    http_sink sink = {NULL, NULL, NULL, NULL, NULL};
     http_parser *p = http_parser_new(&sink);
     outcome out;
     run_coro(sock_read_all(sv[0], p, selector_now_ms(loop) + 100), &out);
@@ -565,6 +603,8 @@ int main(void)
         T(test_connect_succeeds),
         T(test_connect_refused),
         T(test_connect_immediate_failure_keeps_errno),
+        T(test_sleep),
+        T(test_sleep_cancelled),
         T(test_write_all_one_megabyte),
         T(test_write_all_to_closed_peer),
         T(test_read_chunks_then_eof),
