@@ -74,7 +74,7 @@ side_by_side() {
 }
 
 status=0
-spec=pages=6,links=3,size=500,seed=1
+spec=pages=6,links=3,size=9000,seed=1
 site_start "$bin" "$spec" || exit 1
 page="${site_url}p/2"
 
