@@ -72,6 +72,8 @@ static int raw_get_body(coro *co)
     AWAIT(co, sock_connect(f->fd, &f->addr, f->addrlen, f->deadline));
     http_sink_connected(f->sink);       /* --trace-events: connect is done */
     f->request = http_build_get(f->url, &f->request_len);
+    if (!f->request)
+        CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");    /* as stage 1 says it */
     AWAIT(co, sock_write_all(f->fd, f->request, f->request_len, f->deadline));
     f->parser = http_parser_new(f->sink);
     AWAIT(co, sock_read_all_until(f->fd, f->parser, f->deadline, response_full, f->response));
