@@ -146,6 +146,17 @@ static bool numeric_host_again(CURLU *h)
     return ok;
 }
 
+/* The whole URL h holds, without a default port, malloc'd (callers free() it). */
+static char *url_string(CURLU *h)
+{
+    char *u = NULL;
+    if (curl_url_get(h, CURLUPART_URL, &u, CURLU_NO_DEFAULT_PORT) != CURLUE_OK)
+        return NULL;
+    char *out = strdup(u);
+    curl_free(u);
+    return out;
+}
+
 /* The normal form of what h holds, malloc'd (callers free() it), or NULL. */
 static char *normalize(CURLU *h)
 {
@@ -153,12 +164,7 @@ static char *normalize(CURLU *h)
         return NULL;
     if (curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)
         return NULL;
-    char *u = NULL;
-    if (curl_url_get(h, CURLUPART_URL, &u, CURLU_NO_DEFAULT_PORT) != CURLUE_OK)
-        return NULL;
-    char *out = strdup(u);
-    curl_free(u);
-    return out;
+    return url_string(h);
 }
 
 /* Parse one absolute URL; NULL if libcurl cannot. */
@@ -354,12 +360,7 @@ static char *normalize_resolved(CURLU *h, const base_cache *info, const char *hr
     if ((info->has_fragment || strchr(href, '#')) &&
         curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)
         return NULL;
-    char *u = NULL;
-    if (curl_url_get(h, CURLUPART_URL, &u, CURLU_NO_DEFAULT_PORT) != CURLUE_OK)
-        return NULL;
-    char *out = strdup(u);
-    curl_free(u);
-    return out;
+    return url_string(h);
 }
 
 char *url_resolve(const char *base, const char *href)

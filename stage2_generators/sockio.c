@@ -69,6 +69,13 @@ static void io_wait_stop(io_wait *w)
     w->timer = NULL;
 }
 
+/* A frame's finally: disarm, and free what the future holds. */
+static void io_wait_clear(io_wait *w)
+{
+    io_wait_stop(w);
+    future_clear(&w->fut);
+}
+
 /* ---- sleep: asyncio.sleep, a Future resolved by a selector timer ---- */
 
 typedef struct {
@@ -159,9 +166,7 @@ static int connect_body(coro *co)
 
 static void connect_finally(coro *co)
 {
-    connect_frame *f = (connect_frame *)co;
-    io_wait_stop(&f->w);
-    future_clear(&f->w.fut);
+    io_wait_clear(&((connect_frame *)co)->w);
 }
 
 static const coro_def connect_def = {"connect", __FILE__, connect_body, connect_finally,
@@ -213,9 +218,7 @@ static int read_body(coro *co)
 
 static void wait_finally(coro *co)
 {
-    read_frame *f = (read_frame *)co;
-    io_wait_stop(&f->w);
-    future_clear(&f->w.fut);
+    io_wait_clear(&((read_frame *)co)->w);
 }
 
 static const coro_def read_def = {"read", __FILE__, read_body, wait_finally,
