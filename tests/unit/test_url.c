@@ -82,18 +82,25 @@ static void test_fix_small_err_buffer(void **state)
 
 /* ---- url_resolve ---- */
 
+static const char *shown(const char *s)
+{
+    return s ? s : "(NULL)";
+}
+
 static void check_resolve(const char *base, const char *href, const char *want)
 {
     char *got = url_resolve(base, href);
     if (!want) {
         if (got)
-            fail_msg("url_resolve('%s', '%s') = '%s', wanted NULL", base, href, got);
+            fail_msg("url_resolve('%s', '%s') = '%s', wanted NULL", shown(base), shown(href),
+                     got);
         return;
     }
     if (!got)
-        fail_msg("url_resolve('%s', '%s') = NULL, wanted '%s'", base, href, want);
+        fail_msg("url_resolve('%s', '%s') = NULL, wanted '%s'", shown(base), shown(href), want);
     if (strcmp(got, want) != 0)
-        fail_msg("url_resolve('%s', '%s') = '%s', wanted '%s'", base, href, got, want);
+        fail_msg("url_resolve('%s', '%s') = '%s', wanted '%s'", shown(base), shown(href), got,
+                 want);
     free(got);
 }
 
