@@ -24,6 +24,12 @@ int resolver_lookup(resolver *r, const char *host, int port, struct sockaddr_sto
  * make none). */
 size_t resolver_lookups(const resolver *r);
 
+/* How much one recv asks for. The chapter reads 4 KB at a time; a page of a few KB then
+ * takes two or three trips through the loop (each behind every other socket that is
+ * ready), where 64 KB takes the whole of a typical page, and the parser sees its end
+ * (Content-Length) in the same call. */
+#define NET_READ_CHUNK 65536
+
 /* A new non-blocking, close-on-exec TCP socket of this address family, or -1 with
  * errno set: EMFILE or ENFILE when out of descriptors (net_out_of_fds). */
 int net_socket(int family);

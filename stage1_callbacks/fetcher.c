@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "net.h"
 #include "rawerr.h"
 #include "url.h"
 
@@ -216,15 +217,16 @@ static void connected(selector *s, int fd, int events, void *data)
 }
 
 /* EXERCISE stage1-read_response: BEGIN (docs/exercises.md) */
-/* Readable: data, or the peer closed. One 4 KB chunk per call, fed to the parser
- * (and through it to the link parser) at once; the loop calls again for the rest.
+/* Readable: data, or the peer closed. One chunk (up to 64 KB, net.h) per call, fed to
+ * the parser (and through it to the link parser) at once; the loop calls again for the
+ * rest.
  * A body past --max-size ends the try at once (end_attempt closes the socket) and is
  * recorded as truncated, as the curl transport does. */
 static void read_response(selector *s, int fd, int events, void *data)
 {
     (void)s, (void)events;
     Fetcher *f = data;
-    char chunk[4096];
+    static char chunk[NET_READ_CHUNK];  /* consumed before the callback returns */
     ssize_t n = recv(fd, chunk, sizeof chunk, 0);
     if (n < 0) {
         char err[128];

@@ -13,7 +13,7 @@
 #include "selector.h"
 #include "task.h"
 
-static char chunk_buf[4096];   /* one buffer serves every read: a chunk is consumed
+static char chunk_buf[NET_READ_CHUNK];   /* one buffer serves every read: a chunk is consumed
                                   before its coroutine suspends again */
 
 /* ---- waiting for readiness: a Future resolved by the selector, failed by a timer */

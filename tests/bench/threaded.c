@@ -46,7 +46,7 @@
 #include "url.h"
 
 #define PROG "crawl-threads"
-#define READ_CHUNK 4096    /* as stages 1 and 2 read */
+#define READ_CHUNK 4096    /* on the thread's stack, which --stack-size may make 64 KB */
 
 typedef struct crawler {
     crawl_options opt;
