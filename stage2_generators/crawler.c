@@ -41,8 +41,14 @@ static void task_finished(future *f, void *arg)
         selector_stop(cr->a->loop);      /* the chapter's `stopped = True` */
 }
 
+/* The new Task takes its first step at once, as the chapter's Task does in its
+ * constructor: its request leaves now, not after the loop has handled every other
+ * socket that was ready. A Task started while another is being started (one that ended
+ * at once, say on a host that does not resolve, starts the next) waits for the loop
+ * instead, so a long queue of such URLs cannot nest deeper and deeper. */
 static void start_task(crawler *cr, const char *url, int max_redirect)
 {
+    static int starting;
     coro *co = fetch(cr->a, url, max_redirect, add_url, cr);
     task *t = co ? task_new(cr->a->loop, co, url) : NULL;
     if (!t) {
@@ -53,6 +59,11 @@ static void start_task(crawler *cr, const char *url, int max_redirect)
     cr->running++;
     future_add_done_callback(task_future(t), task_finished, cr);
     task_detach(t);
+    if (!starting) {
+        starting = 1;
+        task_start_now(t);
+        starting = 0;
+    }
 }
 
 /* The crawl core's add_url: seen_urls is updated; schedule the fetch. */

@@ -35,6 +35,15 @@ task *task_new(selector *loop, coro *co, const char *name)
     return t;
 }
 
+void task_start_now(task *t)
+{
+    if (!t->start)
+        return;
+    selector_cancel(t->loop, t->start);
+    t->start = NULL;
+    task_step(t);
+}
+
 void task_wakeup_(future *f, void *t)
 {
     (void)f;

@@ -31,6 +31,10 @@ struct task {
 /* Wrap coroutine frame co in a Task; its first step runs from the loop (call_soon).
  * name shows in tracebacks and task_dump_all(). */
 task *task_new(selector *loop, coro *co, const char *name);
+/* Run the first step now, in the caller, instead of from the loop: what the chapter's
+ * Task does in its constructor. The task may be done (and, if detached, freed) when
+ * this returns. No-op when the task has started already. */
+void task_start_now(task *t);
 /* The Future face of a task. */
 static inline future *task_future(task *t) { return &t->fut; }
 /* Resume the coroutine (the chapter's Task.step). */

@@ -406,6 +406,52 @@ static void test_gen_fn_step_by_step(void **state)
     future_clear(&f2);
 }
 
+/* task_start_now: the first step runs in the caller (the chapter's Task.__init__), the
+ * one task_new scheduled is dropped, and a second call does nothing. */
+static void count_done(future *f, void *arg)
+{
+    (void)f;
+    (*(int *)arg)++;
+}
+
+static void test_task_start_now(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    size_t timers = selector_timer_count(loop);    /* the test's guard */
+    task *t = task_new(loop, gen_new(&a), "now");
+    assert_int_equal(rec.gen_resumes, 0);
+    assert_int_equal(selector_timer_count(loop), timers + 1);   /* call_soon(step) */
+    task_start_now(t);
+    assert_int_equal(rec.gen_resumes, 1);          /* stepped here, not by the loop */
+    assert_int_equal(coro_lasti(t->coro), gen_await1_line);
+    assert_int_equal(selector_timer_count(loop), timers);       /* that step is gone */
+    selector_run_once(loop, 0);
+    task_start_now(t);
+    assert_int_equal(rec.gen_resumes, 1);          /* neither stepped it again */
+    future_set_result(&f1, (coro_value){"hello", 0});
+    future_set_result(&f2, (coro_value){"goodbye", 0});
+    assert_string_equal(task_future(t)->result.p, "done");
+    task_free(t);
+
+    /* Finished within task_start_now: its done-callbacks have run and a detached task
+     * is freed by the time the call returns. */
+    gen_args r = {&f1, &f2, GEN_RAISE};
+    int done = 0;
+    t = task_new(loop, gen_new(&r), "fails at once");
+    t->report_errors = 0;
+    future_add_done_callback(task_future(t), count_done, &done);
+    task_detach(t);
+    task_start_now(t);
+    assert_int_equal(done, 1);
+    assert_int_equal(task_live_count(), 0);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
 /* The same, driven by the loop: timers resolve the futures. */
 static void test_gen_fn_driven_by_task(void **state)
 {
@@ -1072,6 +1118,7 @@ int main(void)
         T(test_file_is_relative),
         T(test_gen_fn_step_by_step),
         T(test_gen_fn_driven_by_task),
+        T(test_task_start_now),
         T(test_caller_delegates_with_await),
         T(test_error_propagates_with_traceback),
         T(test_error_caught_by_caller),
