@@ -10,7 +10,9 @@
 #               each crawler and of `wget -r -l inf -nv --delete-after`, with the ratios
 #               to wget. Medians of BENCH_RUNS runs, taken round-robin.
 #   latency     the same site with --delay BENCH_DELAY ms per response, --max-tasks
-#               BENCH_LAT_TASKS: wall time against the ideal pages x delay / max_tasks.
+#               BENCH_LAT_TASKS: wall time against the ideal pages x delay / max_tasks,
+#               and against the bound: the finish of a crawler that costs nothing on
+#               the same link graph (idealsim).
 #   c10k        BENCH_C10K_PAGES pages with BENCH_C10K_LINKS links each, BENCH_C10K_DELAY
 #               ms per response, at --max-tasks BENCH_C10K_TASKS (all the site) and at
 #               BENCH_MID_TASKS (the first BENCH_MID_PAGES pages, --max-pages): whether
@@ -58,10 +60,10 @@ if [ -z "${BENCH_SKIP_BUILD:-}" ]; then
     say "Building Release in $build ..."
     cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/build.log" 2>&1 &&
         cmake --build "$build" -j"${JOBS:-2}" --target crawl-callbacks crawl-generators \
-            crawl-queue crawl-threads testsite runstat statsampler >>"$out/build.log" 2>&1 ||
+            crawl-queue crawl-threads testsite runstat statsampler idealsim >>"$out/build.log" 2>&1 ||
         { warn "build failed, see $out/build.log"; exit 1; }
 fi
-for t in crawl-callbacks crawl-generators crawl-queue crawl-threads testsite runstat statsampler; do
+for t in crawl-callbacks crawl-generators crawl-queue crawl-threads testsite runstat statsampler idealsim; do
     [ -x "$bin/$t" ] || { warn "$bin/$t is missing"; exit 1; }
 done
 have_wget=1
@@ -175,10 +177,16 @@ section_throughput() {
 # ---- 2. latency ---------------------------------------------------------------------------
 section_latency() {
     local spec="pages=$pages,links=$links,size=$size,seed=1"
-    local ideal
+    local ideal sim bound
     ideal=$(awk -v p="$pages" -v d="$delay" -v t="$lat_tasks" 'BEGIN { printf "%.3f", p * d / t / 1000 }')
+    # The best any crawler can do on this link graph: idealsim's crawler costs nothing.
+    sim=$("$bin/idealsim" --generate "$spec" --delay "$delay" --max-tasks "$lat_tasks") ||
+        { warn "idealsim failed"; status=1; }
+    bound=$(printf '%s\n' "$sim" | sed -n 's/.*bound_s=\([0-9.]*\).*/\1/p')
+    bound=${bound:--}
     say ""
-    say "== Latency: the same site, $delay ms per response, --max-tasks $lat_tasks; ideal = $pages x $delay ms / $lat_tasks = $ideal s; median of $runs run(s)"
+    say "== Latency: the same site, $delay ms per response, --max-tasks $lat_tasks; median of $runs run(s)"
+    say "   ideal = $pages x $delay ms / $lat_tasks = $ideal s; bound = $bound s, a crawler that costs nothing on this link graph (idealsim: $sim)"
     start_site "$spec" "$delay"
     for r in $(seq "$runs"); do
         for c in $configs; do
@@ -186,13 +194,13 @@ section_latency() {
         done
     done
     stop_site
-    printf '%-18s %-9s %6s %8s %8s %10s\n' crawler transport pages wall_s cpu_s wall/ideal
+    printf '%-18s %-9s %6s %8s %8s %10s %10s\n' crawler transport pages wall_s cpu_s wall/ideal wall/bound
     for c in $configs; do
         local n=${c%%:*} t=${c##*:} p w cpu
         p=$(for r in $(seq "$runs"); do sfield "$out/lat.$n.$t.$r.jsonl" done; done | median)
         w=$(for r in $(seq "$runs"); do rfield "$out/lat.$n.$t.$r.stat" wall; done | median)
         cpu=$(for r in $(seq "$runs"); do rfield "$out/lat.$n.$t.$r.stat" cpu; done | median)
-        printf '%-18s %-9s %6s %8s %8s %10s\n' "$n" "$t" "$p" "$w" "$cpu" "$(ratio "$w" "$ideal")"
+        printf '%-18s %-9s %6s %8s %8s %10s %10s\n' "$n" "$t" "$p" "$w" "$cpu" "$(ratio "$w" "$ideal")" "$(ratio "$w" "$bound")"
     done
 }
 
