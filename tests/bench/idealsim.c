@@ -11,7 +11,7 @@
  * the host policy are the real ones (the crawl core of common/, fed testsite's own pages
  * through the HTTP parser). It prints one line:
  *
- *   pages=2000 formula_s=1.000 bound_s=1.100 slot_s=1.0935
+ *   pages=2000 formula_s=1.000 bound_s=1.100 slot_s=1.0945
  *
  * bound_s is the simulated finish; slot_s the finish if, after the first two rounds,
  * every slot were busy until the end (a floor that ignores the last round's tail).
@@ -44,22 +44,24 @@ static void add_url(void *ctx, const char *url, int max_redirect)
     if (s->tail == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 1024;
         s->fifo = realloc(s->fifo, s->cap * sizeof *s->fifo);
-        if (!s->fifo) {
-            fprintf(stderr, "idealsim: out of memory\n");
-            exit(1);
-        }
     }
-    s->fifo[s->tail].url = strdup(url);
+    char *copy = s->fifo ? strdup(url) : NULL;
+    if (!copy) {
+        fprintf(stderr, "idealsim: out of memory\n");
+        exit(1);
+    }
+    s->fifo[s->tail].url = copy;
     s->fifo[s->tail++].max_redirect = max_redirect;
 }
 
-/* One fetch, all at once: testsite's page, through the HTTP parser into the core. */
-static int fetch(crawl *c, const gen_spec *g, const pending *p, sim *s)
+/* One fetch, all at once: testsite's page, through the HTTP parser into the core.
+ * p is a copy: the links it adds may move s->fifo. */
+static int fetch(crawl *c, const gen_spec *g, pending p, sim *s)
 {
-    const char *path = p->url + strlen(BASE);
+    const char *path = p.url + strlen(BASE);
     long i = gen_page_index(g, path);
     if (i < 0) {
-        fprintf(stderr, "idealsim: %s is not a page of the site\n", p->url);
+        fprintf(stderr, "idealsim: %s is not a page of the site\n", p.url);
         return -1;
     }
     size_t blen = 0;
@@ -68,7 +70,7 @@ static int fetch(crawl *c, const gen_spec *g, const pending *p, sim *s)
     int hlen = snprintf(head, sizeof head,
                         "HTTP/1.0 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
                         "Content-Length: %zu\r\n\r\n", blen);
-    crawl_fetch *f = crawl_fetch_new(c, p->url, p->max_redirect);
+    crawl_fetch *f = crawl_fetch_new(c, p.url, p.max_redirect);
     http_parser *hp = body && f ? http_parser_new(crawl_fetch_sink(f)) : NULL;
     int r = hp ? http_parser_feed(hp, head, (size_t)hlen) : -1;
     if (r == 0)
@@ -76,7 +78,7 @@ static int fetch(crawl *c, const gen_spec *g, const pending *p, sim *s)
     http_parser_free(hp);
     free(body);
     if (r != 1) {
-        fprintf(stderr, "idealsim: %s: could not build or parse the page\n", p->url);
+        fprintf(stderr, "idealsim: %s: could not build or parse the page\n", p.url);
         crawl_fetch_discard(f);
         return -1;
     }
@@ -148,13 +150,10 @@ int main(int argc, char **argv)
         if (rounds < 2)
             early_slots += (long)n;
         for (size_t k = first; k < first + n && rc == 0; k++)
-            rc = fetch(c, &g, &s.fifo[k], &s);
+            rc = fetch(c, &g, s.fifo[k], &s);
         pages += (long)n;
         rounds++;
     }
-    /* FIFO with equal fetch times makes a round-robin of whole rounds only when no
-     * fetch of a round may start before the round ends; that holds here: a slot frees
-     * only when its round ends, and then all the round's slots free at once. */
     for (size_t k = 0; k < s.tail; k++)
         free(s.fifo[k].url);
     free(s.fifo);
