@@ -83,7 +83,7 @@ stop_site() {
 cleanup() {
     [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
     stop_site
-    [ -n "${tiny_pid:-}" ] && kill "$tiny_pid" 2>/dev/null
+    stop_tiny
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -223,22 +223,28 @@ rss_waiting() {   # RSS_FILE STATS_FILE TASKS
         END { print (best ? best : "-"), (base ? base : "-") }' "$2" "$1"
 }
 
-# The baseline: the same crawler, a tiny site, --max-tasks 1.
+# The tiny site of the baselines. Started here, not inside baseline: baseline runs in a
+# $( ) subshell, where a server it started would be forgotten, and never stopped.
+start_tiny() {
+    rm -f "$out/tiny.out"
+    "$bin/testsite" --generate "pages=3,links=2,size=$c10k_size,seed=1" >"$out/tiny.out" 2>&1 &
+    tiny_pid=$!
+    tiny_url=
+    for _ in $(seq 200); do
+        tiny_url=$(head -n1 "$out/tiny.out" 2>/dev/null)
+        [ -n "$tiny_url" ] && break
+        sleep 0.05
+    done
+    [ -n "$tiny_url" ] || { warn "testsite (tiny site) did not start: $(cat "$out/tiny.out")"; exit 1; }
+}
+stop_tiny() {
+    [ -n "${tiny_pid:-}" ] && kill "$tiny_pid" 2>/dev/null && wait "$tiny_pid" 2>/dev/null
+    tiny_pid=
+}
+
+# The baseline: the same crawler, the tiny site, --max-tasks 1.
 baseline() {   # NAME TRANSPORT
-    local save_url=$site_url
-    if [ -z "${tiny_url:-}" ]; then
-        rm -f "$out/tiny.out"
-        "$bin/testsite" --generate "pages=3,links=2,size=$c10k_size,seed=1" >"$out/tiny.out" 2>&1 &
-        tiny_pid=$!
-        for _ in $(seq 200); do
-            tiny_url=$(head -n1 "$out/tiny.out" 2>/dev/null)
-            [ -n "$tiny_url" ] && break
-            sleep 0.05
-        done
-    fi
-    site_url=$tiny_url
-    crawl "$1" "$2" "base.$1.$2" --max-tasks 1
-    site_url=$save_url
+    site_url=$tiny_url crawl "$1" "$2" "base.$1.$2" --max-tasks 1
     rfield "$out/base.$1.$2.stat" maxrss_kb
 }
 
@@ -308,8 +314,10 @@ section_c10k() {
     say "   Right of |: RSS sampled every 100 ms while >= 95 % of the fetches wait on the server (wait_MB), and while"
     say "   the root alone waited (base_MB); KB/wait = their difference / in_flight: what a waiting fetch costs."
     start_site "pages=$c10k_pages,links=$c10k_links,size=$c10k_size,seed=1" "$c10k_delay"
+    start_tiny
     c10k_level "$c10k_tasks" 0
     c10k_level "$mid_tasks" "$mid_pages"
+    stop_tiny
     stop_site
     plot "$out/c10k-inflight.svg" "Fetches in flight (testsite's in_progress), --max-tasks $c10k_tasks, $c10k_delay ms per response" "fetches in flight" site
     plot "$out/c10k-rss.svg" "Crawler RSS, --max-tasks $c10k_tasks, $c10k_delay ms per response" "RSS (MB)" rss
