@@ -75,11 +75,13 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null
 # ---- the site ---------------------------------------------------------------------------
 site_pid=
 site_url=
+tiny_pid=
+tiny_url=
 sampler_pid=
-stop_site() {
-    [ -n "$site_pid" ] && kill "$site_pid" 2>/dev/null && wait "$site_pid" 2>/dev/null
-    site_pid=
-}
+# stop PID: stop a server this script started (none when PID is empty).
+stop() { [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null; }
+stop_site() { stop "$site_pid"; site_pid=; }
+stop_tiny() { stop "$tiny_pid"; tiny_pid=; }
 cleanup() {
     [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
     stop_site
@@ -88,19 +90,32 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# launch NAME ARG...: run testsite ARG... in the background, its output in
+# $out/NAME.out and .err, and wait for the URL it prints: sets launched_pid and
+# launched_url. A server that does not start is stopped, and the script ends.
+launch() {
+    local name=$1
+    shift
+    rm -f "$out/$name.out"
+    "$bin/testsite" "$@" >"$out/$name.out" 2>"$out/$name.err" &
+    launched_pid=$!
+    launched_url=
+    for _ in $(seq 200); do
+        launched_url=$(head -n1 "$out/$name.out" 2>/dev/null)
+        [ -n "$launched_url" ] && return 0
+        sleep 0.05
+    done
+    stop "$launched_pid"
+    warn "testsite ($name) did not start: $(cat "$out/$name.err")"
+    exit 1
+}
+
 # start_site SPEC DELAY_MS: serve a generated site; sets site_url.
 start_site() {
     stop_site
-    rm -f "$out/site.out"
-    "$bin/testsite" --generate "$1" --delay "$2" >"$out/site.out" 2>"$out/site.err" &
-    site_pid=$!
-    site_url=
-    for _ in $(seq 200); do
-        site_url=$(head -n1 "$out/site.out" 2>/dev/null)
-        [ -n "$site_url" ] && break
-        sleep 0.05
-    done
-    [ -n "$site_url" ] || { warn "testsite did not start: $(cat "$out/site.err")"; exit 1; }
+    launch site --generate "$1" --delay "$2"
+    site_pid=$launched_pid
+    site_url=$launched_url
 }
 
 # ---- running and reading ----------------------------------------------------------------
@@ -226,20 +241,9 @@ rss_waiting() {   # RSS_FILE STATS_FILE TASKS
 # The tiny site of the baselines. Started here, not inside baseline: baseline runs in a
 # $( ) subshell, where a server it started would be forgotten, and never stopped.
 start_tiny() {
-    rm -f "$out/tiny.out"
-    "$bin/testsite" --generate "pages=3,links=2,size=$c10k_size,seed=1" >"$out/tiny.out" 2>&1 &
-    tiny_pid=$!
-    tiny_url=
-    for _ in $(seq 200); do
-        tiny_url=$(head -n1 "$out/tiny.out" 2>/dev/null)
-        [ -n "$tiny_url" ] && break
-        sleep 0.05
-    done
-    [ -n "$tiny_url" ] || { warn "testsite (tiny site) did not start: $(cat "$out/tiny.out")"; exit 1; }
-}
-stop_tiny() {
-    [ -n "${tiny_pid:-}" ] && kill "$tiny_pid" 2>/dev/null && wait "$tiny_pid" 2>/dev/null
-    tiny_pid=
+    launch tiny --generate "pages=3,links=2,size=$c10k_size,seed=1"
+    tiny_pid=$launched_pid
+    tiny_url=$launched_url
 }
 
 # The baseline: the same crawler, the tiny site, --max-tasks 1.
