@@ -5,7 +5,7 @@
  * Each returns a new coroutine frame, to be awaited: AWAIT(co, sock_read(fd, t)).
  * deadline_ms is a selector_now_ms() time after which the wait fails with a
  * TimeoutError (0 = no deadline). Errors are OSErrors whose message is the raw
- * transport's one-line text (common/rawerr.h), the same words stage 1 records.
+ * transport's one-line text (common/web/rawerr.h), the same words stage 1 records.
  */
 #ifndef CRAWL_SOCKIO_H
 #define CRAWL_SOCKIO_H

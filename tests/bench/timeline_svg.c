@@ -1,4 +1,4 @@
-/* timeline_svg.c — draw a --trace-events file (common/trace.h) as an SVG timeline:
+/* timeline_svg.c — draw a --trace-events file (common/core/trace.h) as an SVG timeline:
  *
  *   timeline-svg TRACE.json OUT.svg
  *

@@ -1,5 +1,5 @@
 /* fuzz_http.c — libFuzzer target for the incremental HTTP response parser
- * (common/http.h).
+ * (common/web/http.h).
  *
  * Input: a chunk spec (fuzz_common.h), then the bytes the server sends. The bytes are
  * fed in chunks of those sizes, stopping when the parser says done or error, then EOF;

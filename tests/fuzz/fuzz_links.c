@@ -1,4 +1,4 @@
-/* fuzz_links.c — libFuzzer target for the link parser (common/links.h).
+/* fuzz_links.c — libFuzzer target for the link parser (common/web/links.h).
  *
  * Input: one mode byte (bit 0: XML rather than HTML; bits 1-3 and 6: the charset,
  * from CHARSETS; bits 4-5: the page URL, from PAGES), a chunk spec (fuzz_common.h), then

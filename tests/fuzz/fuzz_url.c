@@ -1,5 +1,5 @@
-/* fuzz_url.c — libFuzzer target for the URL functions (common/url.h), and the GET
- * request builder on what they give (common/http.h).
+/* fuzz_url.c — libFuzzer target for the URL functions (common/web/url.h), and the GET
+ * request builder on what they give (common/web/http.h).
  *
  * Input: "BASE\0HREF"; without a NUL the whole input is the href, against a fixed
  * base. url_fix on both, url_resolve(base, href), url_split on every output, and the

@@ -1,5 +1,5 @@
-/* test_trace.c — the --trace-events writer (common/trace.c) and what the crawl core
- * writes with it (common/crawl.c): the file is one valid JSON object in the Chrome
+/* test_trace.c — the --trace-events writer (common/core/trace.c) and what the crawl core
+ * writes with it (common/core/crawl.c): the file is one valid JSON object in the Chrome
  * trace-event format, strings are escaped, slots are handed out lowest first, and each
  * fetch attempt is a span on its slot's track with its phases nested inside. */
 #include <stdarg.h>

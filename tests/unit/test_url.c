@@ -475,7 +475,7 @@ static void test_policy_bad_regex(void **state)
     (void)state;
     char err[256] = "";
     assert_null(url_policy_new(true, "(", err, sizeof(err)));
-    const char *prefix = "bad --exclude regex '(': ";
+    const char *prefix = "bad exclude regex '(': ";
     assert_int_equal(strncmp(err, prefix, strlen(prefix)), 0);
     assert_true(strlen(err) > strlen(prefix));
 }

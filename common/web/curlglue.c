@@ -38,7 +38,7 @@
 
 #include "net.h"
 
-const char curl_glue_truncated[] = "body over --max-size";
+const char curl_glue_truncated[] = "body over the size limit";
 
 #define NO_VALUE SIZE_MAX      /* header offset meaning "header absent" */
 #define HBUF_KEEP 4096         /* header buffers larger than this are not kept in the pool */
@@ -279,7 +279,7 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
         return 0;
     if (r->head_sent)
         return len;
-    /* The raw transport's limits (common/http.c), with its words, so that both
+    /* The raw transport's limits (common/web/http.c), with its words, so that both
      * transports give the same record: a head over HTTP_MAX_HEAD bytes, or with a NUL
      * byte in it, fails the response. */
     if (len >= 5 && memcmp(buf, "HTTP/", 5) == 0)

@@ -490,7 +490,7 @@ url_policy *url_policy_new(bool strict, const char *exclude, char *err, size_t e
         if (rc != 0) {
             char msg[256];
             regerror(rc, &p->exclude, msg, sizeof(msg));
-            snprintf(err, errlen, "bad --exclude regex '%s': %s", exclude, msg);
+            snprintf(err, errlen, "bad exclude regex '%s': %s", exclude, msg);
             seen_free(p->root_domains);
             free(p);
             return NULL;

@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cli.h"
+#include "options.h"
 #include "http.h"
 #include "report.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 const char raw_https_unsupported[] =
-    "https is not supported by --transport raw (use --transport curl)";
+    "https is not supported by the raw transport";
 
 const char *raw_error(char *buf, size_t len, const char *op, int errnum)
 {

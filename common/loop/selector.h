@@ -55,7 +55,7 @@ int selector_modify(selector *s, int fd, int events, sel_io_fn fn, void *data);
 /* Stop watching fd. Unregistering an fd that is not registered is a no-op (returns 0). */
 int selector_unregister(selector *s, int fd);
 /* The last registration error as one line, e.g.
- * "select backend: fd 1030 is over FD_SETSIZE (1024); use --selector epoll". */
+ * "select backend: fd 1030 is over FD_SETSIZE (1024)". */
 const char *selector_error(const selector *s);
 /* Number of descriptors currently registered. */
 size_t selector_count(const selector *s);

@@ -206,7 +206,7 @@ static int set_fd(selector *s, int fd, int events, sel_io_fn fn, void *data, int
         return fail(s, EBADF, fd, what);
     if (s->ops->fd_limit && fd >= s->ops->fd_limit) {
         snprintf(s->err, sizeof s->err,
-                 "%s backend: fd %d is over FD_SETSIZE (%d); use --selector epoll or poll",
+                 "%s backend: fd %d is over FD_SETSIZE (%d)",
                  s->ops->name, fd, s->ops->fd_limit);
         errno = ERANGE;
         return -1;

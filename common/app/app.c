@@ -4,8 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sys/select.h>
+
 #include "log.h"
-#include "rawerr.h"
 
 volatile sig_atomic_t app_interrupted;
 static selector *volatile signal_loop;   /* read by the handler */
@@ -52,8 +53,8 @@ static int check_roots(const app *a, const char *prog)
 {
     for (int i = 0; a->raw && i < a->opt.nroots; i++) {
         if (strncasecmp(a->opt.roots[i], "https:", 6) == 0) {
-            fprintf(stderr, "%s: ROOT '%s': %s\n", prog, a->opt.roots[i],
-                    raw_https_unsupported);
+            fprintf(stderr, "%s: ROOT '%s': https is not supported by --transport raw "
+                    "(use --transport curl)\n", prog, a->opt.roots[i]);
             return -1;
         }
     }
@@ -70,6 +71,17 @@ static void warn_nofile(const app *a, const char *prog, long limit)
     if (limit > 0 && (long)a->opt.max_tasks + NOFILE_RESERVE > limit)
         log_warn("%s: --max-tasks %d exceeds the open-file limit %ld: fetches will wait "
                  "for free descriptors", prog, a->opt.max_tasks, limit);
+}
+
+/* The select backend cannot watch a descriptor at or over FD_SETSIZE; the selector says
+ * so per descriptor ("fd N is over FD_SETSIZE"), the command line says what to do. */
+static void warn_select(const app *a, const char *prog)
+{
+    if (strcmp(a->opt.selector, "select") == 0 &&
+        (long)a->opt.max_tasks + NOFILE_RESERVE > FD_SETSIZE)
+        log_warn("%s: --selector select watches descriptors below %d only: fetches past "
+                 "that fail; use --selector epoll or poll for --max-tasks %d",
+                 prog, FD_SETSIZE, a->opt.max_tasks);
 }
 
 static void app_free(app *a)
@@ -97,6 +109,7 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
 
     install_signals();
     warn_nofile(&a, prog, net_raise_nofile());
+    warn_select(&a, prog);
     a.loop = selector_new(a.opt.selector, err, sizeof err);
     if (a.loop)
         a.crawl = crawl_new(&a.opt, stage, err, sizeof err);
