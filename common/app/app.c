@@ -98,7 +98,8 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
     app a;
     char err[512];
     memset(&a, 0, sizeof a);
-    int r = cli_parse(&a.opt, argc, argv, prog, default_transport);
+    int r = cli_parse(&a.opt, argc, argv, prog, default_transport,
+                      strcmp(stage, "queue") == 0 ? CLI_STAGE3 : CLI_CHAPTER);
     if (r == CLI_EXIT_OK)
         return 0;
     if (r != CLI_OK)

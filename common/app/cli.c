@@ -14,6 +14,7 @@
 #include <math.h>
 #include <regex.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,16 @@ static int bad_option(const char *prog, int argc, char **argv)
     return usage_error(prog, "unknown option '%.*s' (see --help)", (int)len, arg);
 }
 
+/* The options only crawl-queue's engine understands (robots.txt, storage, politeness,
+ * the thread pool, ...): stages 1 and 2 refuse them. */
+static bool stage3_only(int c)
+{
+    switch (c) {
+    default:
+        return false;
+    }
+}
+
 /* One option with its value. */
 static int apply_option(crawl_options *o, int c, const char *arg, const char *prog,
                         const char *default_transport)
@@ -338,7 +349,7 @@ static void set_log_level(const crawl_options *o)
 }
 
 int cli_parse(crawl_options *o, int argc, char **argv, const char *prog,
-              const char *default_transport)
+              const char *default_transport, cli_stage stage)
 {
     if (!prog)
         prog = "crawl";
@@ -357,6 +368,9 @@ int cli_parse(crawl_options *o, int argc, char **argv, const char *prog,
             rc = usage_error(prog, "option '--%s' needs a value", opt_name(optopt));
         else if (c == '?')
             rc = bad_option(prog, argc, argv);
+        else if (stage != CLI_STAGE3 && stage3_only(c))
+            rc = usage_error(prog, "--%s is a crawl-queue (stage 3) option; this stage keeps "
+                             "the chapter's crawler", opt_name(c));
         else
             rc = apply_option(o, c, optarg, prog, default_transport);
         if (rc != CLI_OK)

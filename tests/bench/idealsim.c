@@ -129,7 +129,7 @@ int main(int argc, char **argv)
     char *cargv[] = {"idealsim", "-q", "--output", "/dev/null", "--max-tasks", tasks_arg,
                      BASE "/", NULL};
     crawl_options o;
-    if (cli_parse(&o, 7, cargv, "idealsim", "raw") != CLI_OK)
+    if (cli_parse(&o, 7, cargv, "idealsim", "raw", CLI_CHAPTER) != CLI_OK)
         return 1;
     crawl *c = crawl_new(&o, "ideal", err, sizeof err);
     if (!c) {

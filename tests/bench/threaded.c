@@ -307,7 +307,7 @@ int main(int argc, char **argv)
     long stack_kb = take_stack_size(&argc, argv);
     crawler cr;
     memset(&cr, 0, sizeof cr);
-    int r = cli_parse(&cr.opt, argc, argv, PROG, "raw");
+    int r = cli_parse(&cr.opt, argc, argv, PROG, "raw", CLI_CHAPTER);
     if (r == CLI_EXIT_OK)
         return 0;
     if (r != CLI_OK)

@@ -83,7 +83,7 @@ static run *parse(const char *first, ...)
     fflush(stderr);
     int sout = capture_start(STDOUT_FILENO, &tout);
     int serr = capture_start(STDERR_FILENO, &terr);
-    r->rc = cli_parse(&r->o, argc, r->argv, PROG, "raw");
+    r->rc = cli_parse(&r->o, argc, r->argv, PROG, "raw", CLI_CHAPTER);
     fflush(stdout);
     fflush(stderr);
     r->err = capture_end(STDERR_FILENO, serr, terr);
@@ -171,7 +171,7 @@ static void test_default_transport_is_the_stages(void **state)
     (void)state;
     char *argv[] = {PROG, "http://a/", NULL};
     crawl_options o;
-    assert_int_equal(cli_parse(&o, 2, argv, PROG, "curl"), CLI_OK);
+    assert_int_equal(cli_parse(&o, 2, argv, PROG, "curl", CLI_CHAPTER), CLI_OK);
     assert_string_equal(o.transport, "curl");
 }
 
