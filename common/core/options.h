@@ -1,0 +1,29 @@
+/* options.h — what a crawl is asked to do: the crawl core's settings. The app layer
+ * fills them from the command line (cli.c); the core and the stages only read them.
+ * Each field names the flag that sets it, for the reader; the layers below the app
+ * never word a message with a flag name. */
+#ifndef CRAWL_OPTIONS_H
+#define CRAWL_OPTIONS_H
+
+typedef struct crawl_options {
+    char **roots;            /* as given on the command line (not owned) */
+    int nroots;
+    int max_tasks;           /* --max-tasks N (100) */
+    int max_redirect;        /* --max-redirect N (10) */
+    int max_tries;           /* --max-tries N (4) */
+    const char *exclude;     /* --exclude REGEX */
+    int strict;              /* --strict (default) / --lenient */
+    const char *selector;    /* --selector epoll|poll|select */
+    const char *transport;   /* --transport raw|curl (default per stage) */
+    const char *format;      /* --format text|jsonl */
+    const char *output;      /* --output FILE (default stdout) */
+    double timeout;          /* --timeout SECS per request (30) */
+    long max_pages;          /* --max-pages N (0 = no limit) */
+    long long max_size;      /* --max-size BYTES per body (16 MiB) */
+    const char *cacert;      /* --cacert FILE */
+    const char *trace_events;/* --trace-events FILE */
+    int verbose;             /* -v, repeatable */
+    int quiet;               /* -q */
+} crawl_options;
+
+#endif
