@@ -24,7 +24,8 @@ void alloc_default_oom(size_t size)
 {
     /* No stdio buffers: the heap is what just failed. */
     char line[160];
-    int n = snprintf(line, sizeof line, "%s: out of memory (%zu bytes)\n", progname, size);
+    int n = size ? snprintf(line, sizeof line, "%s: out of memory (%zu bytes)\n", progname, size)
+                 : snprintf(line, sizeof line, "%s: out of memory\n", progname);
     if (n > 0) {
         ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n
                                                                      : sizeof line - 1);
@@ -33,7 +34,7 @@ void alloc_default_oom(size_t size)
     abort();
 }
 
-static void oom(size_t size)
+void alloc_oom(size_t size)
 {
     oom_handler(size);
     abort();            /* a handler must not return */
@@ -43,7 +44,7 @@ void *xmalloc(size_t size)
 {
     void *p = malloc(size ? size : 1);
     if (!p)
-        oom(size);
+        alloc_oom(size);
     return p;
 }
 
@@ -51,7 +52,7 @@ void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
-        oom(n * size);
+        alloc_oom(n * size);
     return p;
 }
 
@@ -59,14 +60,14 @@ void *xrealloc(void *p, size_t size)
 {
     void *q = realloc(p, size ? size : 1);
     if (!q)
-        oom(size);
+        alloc_oom(size);
     return q;
 }
 
 void *xreallocarray(void *p, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
-        oom(SIZE_MAX);
+        alloc_oom(SIZE_MAX);
     return xrealloc(p, n * size);
 }
 
@@ -90,4 +91,29 @@ void *xmemdup(const void *p, size_t n)
     if (n)
         memcpy(d, p, n);
     return d;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    if (n < 0) {        /* a bad format or a length past INT_MAX: not memory */
+        va_end(again);
+        fprintf(stderr, "%s: cannot format '%s'\n", progname, fmt);
+        abort();
+    }
+    char *s = xmalloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return s;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    return s;
 }

@@ -16,6 +16,7 @@
 #ifndef CRAWL_ALLOC_H
 #define CRAWL_ALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *xmalloc(size_t size);
@@ -27,11 +28,19 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* A copy of the n bytes at p (not NUL-terminated). */
 void *xmemdup(const void *p, size_t n);
+/* asprintf / vasprintf that return the string. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* Out of memory somewhere else: a library (libcurl, libxml2) could not allocate, or
+ * says so. Runs the handler as a failed xmalloc would; size 0 when unknown. */
+_Noreturn void alloc_oom(size_t size);
 
 typedef void (*alloc_oom_fn)(size_t size);
 /* Called with the size that could not be had; NULL restores the default. */
 void alloc_set_oom_handler(alloc_oom_fn fn);
-/* The default handler: "<prog>: out of memory (N bytes)" on stderr, then abort(). */
+/* The default handler: "<prog>: out of memory (N bytes)" on stderr (without the size
+ * when it is 0), then abort(). */
 void alloc_default_oom(size_t size);
 /* The program name the default handler prints (a static string; default "crawlstages"). */
 void alloc_set_progname(const char *name);

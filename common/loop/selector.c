@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "selector.h"
 #include "selector_backend.h"
 
@@ -111,11 +112,7 @@ selector *selector_new(const char *backend, char *err, size_t errlen)
         return NULL;
     }
 
-    selector *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "selector: out of memory");
-        return NULL;
-    }
+    selector *s = xcalloc(1, sizeof *s);
     s->ops = ops;
     s->wake[0] = s->wake[1] = -1;
     s->backend = ops->create(err, errlen);
@@ -180,20 +177,16 @@ static int fail(selector *s, int err, int fd, const char *what)
 }
 
 /* Grow the slot table so that slots[fd] exists. */
-static int reserve_slot(selector *s, int fd)
+static void reserve_slot(selector *s, int fd)
 {
     if ((size_t)fd < s->nslots)
-        return 0;
+        return;
     size_t n = s->nslots ? s->nslots : 64;
     while (n <= (size_t)fd)
         n *= 2;
-    sel_slot *slots = realloc(s->slots, n * sizeof *slots);
-    if (!slots)
-        return -1;
-    memset(slots + s->nslots, 0, (n - s->nslots) * sizeof *slots);
-    s->slots = slots;
+    s->slots = xreallocarray(s->slots, n, sizeof *s->slots);
+    memset(s->slots + s->nslots, 0, (n - s->nslots) * sizeof *s->slots);
     s->nslots = n;
-    return 0;
 }
 
 /* Register (fresh = 1) or modify (fresh = 0) fd. A NULL fn keeps the callback and data
@@ -211,8 +204,7 @@ static int set_fd(selector *s, int fd, int events, sel_io_fn fn, void *data, int
         errno = ERANGE;
         return -1;
     }
-    if (reserve_slot(s, fd) < 0)
-        return fail(s, ENOMEM, fd, what);
+    reserve_slot(s, fd);
 
     sel_slot *slot = &s->slots[fd];
     if (!fresh && !slot->registered)
@@ -335,18 +327,15 @@ sel_timer *selector_call_later(selector *s, uint64_t delay_ms, sel_timer_fn fn, 
 {
     if (s->nheap == s->heap_cap) {
         size_t cap = s->heap_cap ? s->heap_cap * 2 : 64;
-        sel_timer **heap = realloc(s->heap, cap * sizeof *heap);
-        if (!heap)
-            return NULL;
-        s->heap = heap;
+        s->heap = xreallocarray(s->heap, cap, sizeof *s->heap);
         s->heap_cap = cap;
     }
     sel_timer *t = s->free_timers;
     if (t) {
         s->free_timers = t->next_free;
         s->nfree--;
-    } else if (!(t = malloc(sizeof *t))) {
-        return NULL;
+    } else {
+        t = xmalloc(sizeof *t);
     }
     /* Outside the loop the cached clock may be stale; inside, use the loop's time. */
     if (s->depth == 0)
@@ -422,20 +411,16 @@ static int wait_timeout(selector *s, int timeout_ms)
 
 /* ---- the loop ------------------------------------------------------------------ */
 
-static int reserve_fired(selector *s)
+static void reserve_fired(selector *s)
 {
     size_t want = s->count + 1 > 16 ? s->count + 1 : 16;  /* + 1: the wake-up pipe */
     if (want <= s->fired_cap)
-        return 0;
+        return;
     size_t cap = s->fired_cap ? s->fired_cap : 16;
     while (cap < want)
         cap *= 2;
-    sel_fired *f = realloc(s->fired, cap * sizeof *f);
-    if (!f)
-        return -1;
-    s->fired = f;
+    s->fired = xreallocarray(s->fired, cap, sizeof *s->fired);
     s->fired_cap = cap;
-    return 0;
 }
 
 /* Call back the n ready descriptors. Each event was stamped with its registration's
@@ -489,11 +474,7 @@ int selector_run_once(selector *s, int timeout_ms)
     if (ran)
         s->now = clock_ms();
 
-    if (reserve_fired(s) < 0) {
-        snprintf(s->err, sizeof s->err, "%s backend: out of memory", s->ops->name);
-        s->depth--;
-        return -1;
-    }
+    reserve_fired(s);
     int max = s->fired_cap > INT_MAX ? INT_MAX : (int)s->fired_cap;
     s->waiting = 1;         /* from here a selector_stop also writes to the pipe */
     int n = s->ops->wait(s->backend, wait_timeout(s, timeout_ms), s->fired, max);

@@ -60,7 +60,7 @@ const char *selector_error(const selector *s);
 /* Number of descriptors currently registered. */
 size_t selector_count(const selector *s);
 
-/* Call fn(s, data) once, after delay_ms milliseconds. NULL only when out of memory. */
+/* Call fn(s, data) once, after delay_ms milliseconds. Returns its handle (never NULL). */
 sel_timer *selector_call_later(selector *s, uint64_t delay_ms, sel_timer_fn fn, void *data);
 /* Call fn(s, data) on the next iteration, before waiting for I/O. */
 sel_timer *selector_call_soon(selector *s, sel_timer_fn fn, void *data);

@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "selector.h"
 #include "selector_backend.h"
 
@@ -19,11 +20,7 @@ typedef struct {
 
 static void *epoll_create_state(char *err, size_t errlen)
 {
-    epoll_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        snprintf(err, errlen, "epoll backend: out of memory");
-        return NULL;
-    }
+    epoll_state *st = xcalloc(1, sizeof *st);
     st->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (st->epfd < 0) {
         snprintf(err, errlen, "epoll backend: epoll_create1: %s", strerror(errno));
@@ -72,12 +69,7 @@ static int epoll_wait_fired(void *b, int timeout_ms, sel_fired *fired, int max)
 {
     epoll_state *st = b;
     if (max > st->cap) {
-        struct epoll_event *ev = realloc(st->events, (size_t)max * sizeof *ev);
-        if (!ev) {
-            errno = ENOMEM;
-            return -1;
-        }
-        st->events = ev;
+        st->events = xreallocarray(st->events, (size_t)max, sizeof *st->events);
         st->cap = max;
     }
     int n = epoll_wait(st->epfd, st->events, max, timeout_ms);

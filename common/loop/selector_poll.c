@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "selector.h"
 #include "selector_backend.h"
 
@@ -20,10 +21,8 @@ typedef struct {
 
 static void *poll_create(char *err, size_t errlen)
 {
-    poll_state *st = calloc(1, sizeof *st);
-    if (!st)
-        snprintf(err, errlen, "poll backend: out of memory");
-    return st;
+    (void)err, (void)errlen;
+    return xcalloc(1, sizeof(poll_state));
 }
 
 static void poll_destroy(void *b)
@@ -40,29 +39,21 @@ static short to_poll(int events)
 }
 
 /* Make room for one more pollfd and for index[fd]. */
-static int poll_reserve(poll_state *st, int fd)
+static void poll_reserve(poll_state *st, int fd)
 {
     if (st->npfds == st->cap) {
-        int cap = st->cap ? st->cap * 2 : 64;
-        struct pollfd *p = realloc(st->pfds, (size_t)cap * sizeof *p);
-        if (!p)
-            return -1;
-        st->pfds = p;
-        st->cap = cap;
+        st->cap = st->cap ? st->cap * 2 : 64;
+        st->pfds = xreallocarray(st->pfds, (size_t)st->cap, sizeof *st->pfds);
     }
     if (fd >= st->nindex) {
         int n = st->nindex ? st->nindex : 64;
         while (n <= fd)
             n *= 2;
-        int *idx = realloc(st->index, (size_t)n * sizeof *idx);
-        if (!idx)
-            return -1;
+        st->index = xreallocarray(st->index, (size_t)n, sizeof *st->index);
         for (int i = st->nindex; i < n; i++)
-            idx[i] = -1;
-        st->index = idx;
+            st->index[i] = -1;
         st->nindex = n;
     }
-    return 0;
 }
 
 static void poll_remove(poll_state *st, int fd)
@@ -94,10 +85,7 @@ static int poll_set(void *b, int fd, int old_events, int new_events)
     /* poll would only say POLLNVAL for a bad fd; refuse it now, as epoll would. */
     if (fcntl(fd, F_GETFD) < 0)
         return -1;
-    if (poll_reserve(st, fd) < 0) {
-        errno = ENOMEM;
-        return -1;
-    }
+    poll_reserve(st, fd);
     st->pfds[st->npfds] = (struct pollfd){.fd = fd, .events = to_poll(new_events)};
     st->index[fd] = st->npfds++;
     return 0;

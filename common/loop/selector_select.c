@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/select.h>
 
+#include "alloc.h"
 #include "selector.h"
 #include "selector_backend.h"
 
@@ -18,11 +19,8 @@ typedef struct {
 
 static void *select_create(char *err, size_t errlen)
 {
-    select_state *st = malloc(sizeof *st);
-    if (!st) {
-        snprintf(err, errlen, "select backend: out of memory");
-        return NULL;
-    }
+    (void)err, (void)errlen;
+    select_state *st = xmalloc(sizeof *st);
     FD_ZERO(&st->rfds);
     FD_ZERO(&st->wfds);
     st->maxfd = -1;

@@ -36,6 +36,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "libmem.h"
+#include "list.h"
 #include "net.h"
 
 const char curl_glue_truncated[] = "body over the size limit";
@@ -71,7 +74,7 @@ struct curl_req {
     int out_of_fds;             /* the last socket libcurl asked for failed with EMFILE */
     unsigned backoff;           /* the last wait, ms (net_fd_backoff) */
     sel_timer *retry;
-    curl_req *prev, *next;      /* g->live (in flight) or g->free_list (next only) */
+    list_node node;             /* in g->live (in flight) or g->free_list */
     curl_req *link;             /* g->pending / g->dead */
 };
 
@@ -79,7 +82,7 @@ struct curl_req {
 typedef struct gsock {
     int fd;
     int events;
-    struct gsock *prev, *next;
+    list_node node;            /* in g->socks or g->free_socks */
 } gsock;
 
 struct curl_glue {
@@ -90,40 +93,18 @@ struct curl_glue {
     int in_action;             /* inside curl_multi_socket_action */
     int closing;               /* inside curl_glue_free */
     size_t in_flight;
-    curl_req *live;            /* every request started and not yet recycled */
-    curl_req *free_list;
+    list_node live;            /* every request started and not yet recycled */
+    list_node free_list;
     size_t free_count, free_cap;
     curl_req *pending_head, *pending_tail;  /* started during socket_action */
     curl_req *dead;            /* cancelled or failed during socket_action */
-    gsock *socks;              /* watched sockets */
-    gsock *free_socks;
+    list_node socks;           /* watched sockets */
+    list_node free_socks;
     char errmsg[CURL_ERROR_SIZE + 128];
     char selerr[256];
 };
 
-static int global_refs;
-
 /* ---- request pool ---------------------------------------------------------------- */
-
-static void live_link(curl_glue *g, curl_req *r)
-{
-    r->prev = NULL;
-    r->next = g->live;
-    if (g->live)
-        g->live->prev = r;
-    g->live = r;
-}
-
-static void live_unlink(curl_glue *g, curl_req *r)
-{
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        g->live = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    r->prev = r->next = NULL;
-}
 
 static void req_destroy(curl_req *r)
 {
@@ -149,34 +130,32 @@ static void reset_response(curl_req *r)
 
 static curl_req *req_take(curl_glue *g)
 {
-    curl_req *r = g->free_list;
-    if (r) {
-        g->free_list = r->next;
+    list_node *n = list_pop_front(&g->free_list);
+    curl_req *r;
+    if (n) {
+        r = list_entry(n, curl_req, node);
         g->free_count--;
         curl_easy_reset(r->easy);
     } else {
-        r = calloc(1, sizeof *r);
-        if (!r)
-            return NULL;
+        r = xcalloc(1, sizeof *r);
         r->easy = curl_easy_init();
-        if (!r->easy) {
-            free(r);
-            return NULL;
-        }
+        if (!r->easy)
+            alloc_oom(0);       /* all it can lack is memory */
         r->g = g;
+        list_node_init(&r->node);
     }
     r->cancelled = r->in_dead = 0;
     r->backoff = 0;
     r->retry = NULL;
     reset_response(r);
-    r->link = r->prev = r->next = NULL;
+    r->link = NULL;
     return r;
 }
 
 /* The request is over (done called, or cancelled): back to the pool. */
 static void req_recycle(curl_glue *g, curl_req *r)
 {
-    live_unlink(g, r);
+    list_remove(&r->node);
     r->state = REQ_FREE;
     r->sink.on_head = NULL;
     r->sink.on_body = NULL;
@@ -192,8 +171,7 @@ static void req_recycle(curl_glue *g, curl_req *r)
         r->hbuf = NULL;
         r->hcap = 0;
     }
-    r->next = g->free_list;
-    g->free_list = r;
+    list_push_front(&g->free_list, &r->node);
     g->free_count++;
 }
 
@@ -212,17 +190,14 @@ static void deliver_head(curl_req *r)
         r->sink.on_head(r->sink.ctx, &h);
 }
 
-/* Copy a header value into hbuf; returns its offset or NO_VALUE when out of memory. */
+/* Copy a header value into hbuf; returns its offset. */
 static size_t keep_value(curl_req *r, const char *v, size_t n)
 {
     if (r->hlen + n + 1 > r->hcap) {
         size_t cap = r->hcap ? r->hcap : 256;
         while (cap < r->hlen + n + 1)
             cap *= 2;
-        char *nb = realloc(r->hbuf, cap);
-        if (!nb)
-            return NO_VALUE;
-        r->hbuf = nb;
+        r->hbuf = xrealloc(r->hbuf, cap);
         r->hcap = cap;
     }
     size_t off = r->hlen;
@@ -320,11 +295,9 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
         end--;
     size_t vlen = (size_t)(end - v);
     if (name_len == 12 && strncasecmp(buf, "content-type", 12) == 0) {
-        if ((r->ctype_off = keep_value(r, v, vlen)) == NO_VALUE)
-            return 0;
+        r->ctype_off = keep_value(r, v, vlen);
     } else if (name_len == 8 && strncasecmp(buf, "location", 8) == 0) {
-        if ((r->loc_off = keep_value(r, v, vlen)) == NO_VALUE)
-            return 0;
+        r->loc_off = keep_value(r, v, vlen);
     } else if (name_len == 14 && strncasecmp(buf, "content-length", 14) == 0) {
         r->content_length = parse_length(v, vlen);
     }
@@ -404,15 +377,12 @@ static void retry_fired(selector *s, void *data)
 /* Its transfer failed because no descriptor was free: take it out of sight for a
  * while (10 ms, doubling up to 1 s), then add it to the multi handle again. Its sink
  * heard nothing (no connection, so no head, no body), and its done callback is not
- * called: to the caller it is one request, still in flight. 0 when waiting. */
-static int wait_for_descriptor(curl_glue *g, curl_req *r)
+ * called: to the caller it is one request, still in flight. */
+static void wait_for_descriptor(curl_glue *g, curl_req *r)
 {
     r->retry = selector_call_later(g->s, net_fd_backoff(&r->backoff), retry_fired, r);
-    if (!r->retry)
-        return -1;
     r->state = REQ_WAITING;
     http_sink_waiting_fd(&r->sink, 1);     /* not in flight meanwhile */
-    return 0;
 }
 
 /* "<curl_easy_strerror>: <errbuf>" on one line; for a failed connect, the system's
@@ -440,9 +410,10 @@ static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf,
 /* The request is out of the multi handle: report it and recycle it. */
 static void finish(curl_glue *g, curl_req *r, CURLcode res)
 {
-    if (res != CURLE_OK && r->out_of_fds && !r->fail && !r->cancelled &&
-        wait_for_descriptor(g, r) == 0)
+    if (res != CURLE_OK && r->out_of_fds && !r->fail && !r->cancelled) {
+        wait_for_descriptor(g, r);
         return;
+    }
     r->state = REQ_FINISHING;   /* a cancel from here on only sets r->cancelled */
     g->in_flight--;
     const char *err = NULL;
@@ -580,40 +551,22 @@ static int sock_cb(CURL *e, curl_socket_t fd, int what, void *userp, void *socke
     if (what == CURL_POLL_REMOVE) {
         if (gs) {
             selector_unregister(g->s, fd);
-            if (gs->prev)
-                gs->prev->next = gs->next;
-            else
-                g->socks = gs->next;
-            if (gs->next)
-                gs->next->prev = gs->prev;
-            gs->next = g->free_socks;
-            g->free_socks = gs;
+            list_remove(&gs->node);
+            list_push_front(&g->free_socks, &gs->node);
         }
         return 0;  /* libcurl forgets the socketp itself */
     }
     int ev = ((what & CURL_POLL_IN) ? SEL_READ : 0) | ((what & CURL_POLL_OUT) ? SEL_WRITE : 0);
     if (!gs) {
-        if (g->free_socks) {
-            gs = g->free_socks;
-            g->free_socks = gs->next;
-        } else if (!(gs = malloc(sizeof *gs))) {
-            errno = ENOMEM;
-            fail_transfer(g, e);
-            return 0;
-        }
         if (selector_register(g->s, fd, ev, io_cb, g) != 0) {
-            gs->next = g->free_socks;
-            g->free_socks = gs;
             fail_transfer(g, e);
             return 0;
         }
+        list_node *n = list_pop_front(&g->free_socks);
+        gs = n ? list_entry(n, gsock, node) : xmalloc(sizeof *gs);
         gs->fd = fd;
         gs->events = ev;
-        gs->prev = NULL;
-        gs->next = g->socks;
-        if (g->socks)
-            g->socks->prev = gs;
-        g->socks = gs;
+        list_push_front(&g->socks, &gs->node);
         curl_multi_assign(g->multi, fd, gs);
     } else if (gs->events != ev) {
         if (selector_modify(g->s, fd, ev, io_cb, g) != 0)
@@ -666,25 +619,20 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
         snprintf(err, errlen, "CA file %s: %s", cacert, strerror(errno));
         return NULL;
     }
-    if (global_refs == 0) {
-        CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-        if (rc != CURLE_OK) {
-            snprintf(err, errlen, "curl_global_init: %s", curl_easy_strerror(rc));
-            return NULL;
-        }
-    }
-    global_refs++;
-
-    curl_glue *g = calloc(1, sizeof *g);
-    if (!g || !(g->multi = curl_multi_init()) || (cacert && !(g->cacert = strdup(cacert)))) {
-        snprintf(err, errlen, "curl glue: out of memory");
-        if (g && g->multi)
-            curl_multi_cleanup(g->multi);
-        free(g);
-        if (--global_refs == 0)
-            curl_global_cleanup();
+    const char *why = libmem_init();
+    if (why) {
+        snprintf(err, errlen, "curl_global_init: %s", why);
         return NULL;
     }
+
+    curl_glue *g = xcalloc(1, sizeof *g);
+    if (!(g->multi = curl_multi_init()))
+        alloc_oom(0);           /* all it can lack is memory */
+    g->cacert = cacert ? xstrdup(cacert) : NULL;
+    list_init(&g->live);
+    list_init(&g->free_list);
+    list_init(&g->socks);
+    list_init(&g->free_socks);
     g->s = s;
     g->free_cap = (size_t)max_conns + 64;
     curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
@@ -715,8 +663,6 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
     r->max_size = max_size > 0 ? max_size : 0;
 
     if (curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK) {
-        r->state = REQ_FREE;
-        live_link(g, r);  /* req_recycle unlinks */
         req_recycle(g, r);
         return NULL;
     }
@@ -746,7 +692,7 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
     }
 #endif
 
-    live_link(g, r);
+    list_push_front(&g->live, &r->node);
     if (g->in_action) {
         /* inside a libcurl callback: add it once socket_action returns */
         r->state = REQ_PENDING;
@@ -799,37 +745,28 @@ void curl_glue_free(curl_glue *g)
     if (!g)
         return;
     g->closing = 1;
-    while (g->live) {
-        curl_req *r = g->live;
-        live_unlink(g, r);
+    list_node *n;
+    while ((n = list_pop_front(&g->live))) {
+        curl_req *r = list_entry(n, curl_req, node);
         if (r->state == REQ_ACTIVE)
             curl_multi_remove_handle(g->multi, r->easy);
         if (r->retry)
             selector_cancel(g->s, r->retry);
         req_destroy(r);
     }
-    while (g->free_list) {
-        curl_req *r = g->free_list;
-        g->free_list = r->next;
-        req_destroy(r);
-    }
+    while ((n = list_pop_front(&g->free_list)))
+        req_destroy(list_entry(n, curl_req, node));
     /* Closes the cached connections; libcurl reports their removal to sock_cb. */
     curl_multi_cleanup(g->multi);
-    while (g->socks) {        /* anything libcurl did not report */
-        gsock *gs = g->socks;
-        g->socks = gs->next;
+    while ((n = list_pop_front(&g->socks))) {    /* anything libcurl did not report */
+        gsock *gs = list_entry(n, gsock, node);
         selector_unregister(g->s, gs->fd);
         free(gs);
     }
-    while (g->free_socks) {
-        gsock *gs = g->free_socks;
-        g->free_socks = gs->next;
-        free(gs);
-    }
+    while ((n = list_pop_front(&g->free_socks)))
+        free(list_entry(n, gsock, node));
     if (g->timer)
         selector_cancel(g->s, g->timer);
     free(g->cacert);
     free(g);
-    if (--global_refs == 0)
-        curl_global_cleanup();
 }

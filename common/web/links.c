@@ -5,6 +5,8 @@
  */
 #include "links.h"
 
+#include "alloc.h"
+#include "libmem.h"
 #include "links_charset.h"
 #include "url.h"
 
@@ -163,9 +165,7 @@ static void handle_value(links_parser *lp, const char *v, size_t len, bool is_ba
 {
     static const char amp[] = "&#38;";
     char stack[LINKS_STACK_HREF];
-    char *buf = len < sizeof stack ? stack : malloc(len + 1);
-    if (!buf)
-        return;
+    char *buf = len < sizeof stack ? stack : xmalloc(len + 1);
     size_t n = 0;
     for (size_t i = 0; i < len; i++) {
         buf[n++] = v[i];
@@ -241,7 +241,7 @@ static xmlParserCtxtPtr new_ctxt(links_parser *lp)
     else
         c = htmlCreatePushParserCtxt(&sax, lp, NULL, 0, NULL, XML_CHAR_ENCODING_UTF8);
     if (!c)
-        return NULL;
+        alloc_oom(0);       /* all it can lack is memory */
     /* No XML_PARSE_NOENT and no DTD loading: entities are never expanded or fetched
      * (billion laughs, XXE); our SAX handler has no entity callbacks anyway. */
     if (lp->xml)
@@ -258,21 +258,15 @@ links_parser *links_new(const char *base_url, const char *charset, bool xml,
 {
     if (!fn)
         return NULL;
+    libmem_init();
     silence_libxml2();
-    links_parser *lp = calloc(1, sizeof *lp);
-    if (!lp)
-        return NULL;
+    links_parser *lp = xcalloc(1, sizeof *lp);
     lp->xml = xml;
     lp->fn = fn;
     lp->ctx = ctx;
     charset_decoder_init(&lp->dec, charset, push_utf8, lp);
-    lp->page_url = strdup(base_url ? base_url : "");
-    if (lp->page_url)
-        lp->ctxt = new_ctxt(lp);
-    if (!lp->ctxt) {
-        links_free(lp);
-        return NULL;
-    }
+    lp->page_url = xstrdup(base_url ? base_url : "");
+    lp->ctxt = new_ctxt(lp);
     return lp;
 }
 

@@ -22,7 +22,7 @@ bool links_wanted(const char *media_type);
 
 /* base_url: the page's URL. charset: from Content-Type (NULL means utf-8).
  * xml: parse as XML rather than HTML (application/xml); an XML document's href
- * attributes are collected the same way. */
+ * attributes are collected the same way. NULL only when fn is NULL. */
 links_parser *links_new(const char *base_url, const char *charset, bool xml,
                         links_fn fn, void *ctx);
 void links_feed(links_parser *lp, const char *data, size_t len);

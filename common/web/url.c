@@ -6,6 +6,9 @@
  * lower case, default port and fragment dropped. Feeding an output back in gives the
  * same string, so one page has one string in the seen set. */
 #include "url.h"
+
+#include "alloc.h"
+#include "libmem.h"
 #include "seen.h"
 
 #include <curl/curl.h>
@@ -37,7 +40,7 @@ static void ascii_lower(char *s)
 
 /* What a browser does to an href before parsing it: drop leading and trailing C0
  * controls and spaces, remove tabs and newlines inside; libcurl refuses the other
- * control bytes, so percent-encode those. Returns a malloc'd string or NULL. */
+ * control bytes, so percent-encode those. Returns a malloc'd string. */
 static char *clean_ref(const char *s)
 {
     size_t n = strlen(s);
@@ -47,10 +50,7 @@ static char *clean_ref(const char *s)
         s++;
         n--;
     }
-    char *out = malloc(3 * n + 1);
-    if (!out)
-        return NULL;
-    char *o = out;
+    char *out = xmalloc(3 * n + 1), *o = out;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '\t' || c == '\n' || c == '\r')
@@ -88,8 +88,6 @@ static bool set_url(CURLU *h, const char *text)
 {
     char *owned;
     const char *clean = cleaned(text, &owned);
-    if (!clean)
-        return false;
     CURLUcode rc = curl_url_set(h, CURLUPART_URL, clean, PARSE_FLAGS);
     free(owned);
     return rc == CURLUE_OK;
@@ -102,15 +100,13 @@ static bool lower_host(CURLU *h)
     char *host = NULL, *zone = NULL;
     if (curl_url_get(h, CURLUPART_HOST, &host, 0) != CURLUE_OK)
         return true; /* no host (file:///...): nothing to do */
-    char *lower = strdup(host);
-    bool ok = lower != NULL;
-    if (ok) {
-        ascii_lower(lower);
-        if (strcmp(lower, host) != 0) {
-            curl_url_get(h, CURLUPART_ZONEID, &zone, 0);
-            ok = curl_url_set(h, CURLUPART_HOST, lower, 0) == CURLUE_OK &&
-                 (!zone || curl_url_set(h, CURLUPART_ZONEID, zone, 0) == CURLUE_OK);
-        }
+    char *lower = xstrdup(host);
+    bool ok = true;
+    ascii_lower(lower);
+    if (strcmp(lower, host) != 0) {
+        curl_url_get(h, CURLUPART_ZONEID, &zone, 0);
+        ok = curl_url_set(h, CURLUPART_HOST, lower, 0) == CURLUE_OK &&
+             (!zone || curl_url_set(h, CURLUPART_ZONEID, zone, 0) == CURLUE_OK);
     }
     free(lower);
     curl_free(host);
@@ -152,7 +148,7 @@ static char *url_string(CURLU *h)
     char *u = NULL;
     if (curl_url_get(h, CURLUPART_URL, &u, CURLU_NO_DEFAULT_PORT) != CURLUE_OK)
         return NULL;
-    char *out = strdup(u);
+    char *out = xstrdup(u);
     curl_free(u);
     return out;
 }
@@ -172,8 +168,11 @@ static CURLU *parse(const char *url)
 {
     if (!url)
         return NULL;
+    libmem_init();
     CURLU *h = curl_url();
-    if (h && !set_url(h, url)) {
+    if (!h)
+        alloc_oom(0);       /* all it can lack is memory */
+    if (!set_url(h, url)) {
         curl_url_cleanup(h);
         h = NULL;
     }
@@ -185,7 +184,7 @@ static char *get_part(CURLU *h, CURLUPart what, unsigned flags)
     char *v = NULL;
     if (curl_url_get(h, what, &v, flags) != CURLUE_OK)
         return NULL;
-    char *out = strdup(v);
+    char *out = xstrdup(v);
     curl_free(v);
     return out;
 }
@@ -218,16 +217,12 @@ char *url_fix(const char *root, char *err, size_t errlen)
         err[0] = '\0';
     if (!root)
         root = "";
-    char *clean = clean_ref(root);
-    char *text = NULL;
-    if (clean && !strstr(clean, "://")) {
-        if (asprintf(&text, "http://%s", clean) < 0)
-            text = NULL;
-    } else {
-        text = clean;
-        clean = NULL;
+    char *text = clean_ref(root);
+    if (!strstr(text, "://")) {
+        char *with_scheme = xasprintf("http://%s", text);
+        free(text);
+        text = with_scheme;
     }
-    free(clean);
     CURLU *h = parse(text);
     free(text);
     if (!h) {
@@ -304,14 +299,8 @@ static CURLU *base_handle(const char *base, const base_cache **info)
         }
         if (!h)
             return NULL;
-        char *copy = strdup(base);
-        base_cache *n = copy ? calloc(1, sizeof *n) : NULL;
-        if (!n) {
-            free(copy);
-            *info = NULL;
-            return h;   /* out of memory for the cache: just use the handle */
-        }
-        n->base = copy;
+        base_cache *n = xcalloc(1, sizeof *n);
+        n->base = xstrdup(base);
         n->h = h;
         char *v = NULL;
         n->host_lower = true;
@@ -322,13 +311,8 @@ static CURLU *base_handle(const char *base, const base_cache **info)
         n->has_fragment = curl_url_get(h, CURLUPART_FRAGMENT, &v, 0) == CURLUE_OK;
         curl_free(v);
         v = NULL;
-        if (curl_url_get(h, CURLUPART_ZONEID, &v, 0) == CURLUE_OK && v &&
-            !(n->zone = strdup(v))) {
-            curl_free(v);
-            base_cache_free(n);
-            *info = NULL;
-            return parse(base);
-        }
+        if (curl_url_get(h, CURLUPART_ZONEID, &v, 0) == CURLUE_OK && v)
+            n->zone = xstrdup(v);
         curl_free(v);
         pthread_once(&base_once, base_key_init);
         base_cache_free(c);
@@ -337,9 +321,11 @@ static CURLU *base_handle(const char *base, const base_cache **info)
     }
     *info = c;
     CURLU *h = curl_url_dup(c->h);
+    if (!h)
+        alloc_oom(0);
     /* libcurl 7.88's curl_url_dup forgets the zone id: "http://[fe80::1%25eth0]/"
      * would resolve links to "http://[fe80::1]/...". */
-    if (h && c->zone && curl_url_set(h, CURLUPART_ZONEID, c->zone, 0) != CURLUE_OK) {
+    if (c->zone && curl_url_set(h, CURLUPART_ZONEID, c->zone, 0) != CURLUE_OK) {
         curl_url_cleanup(h);
         h = NULL;
     }
@@ -369,8 +355,6 @@ char *url_resolve(const char *base, const char *href)
         return NULL;
     char *owned;
     const char *clean = cleaned(href, &owned);
-    if (!clean)
-        return NULL;
     const base_cache *info = NULL;
     CURLU *h = base_handle(base, &info);
     char *out = NULL;
@@ -409,10 +393,8 @@ int url_split(const char *url, char **scheme, char **host, int *port, char **pat
         curl_url_cleanup(h);
     }
     bool ok = is_http(s) && ho && ho[0] && po && pa;
-    if (ok && asprintf(&pq, "%s%s%s", pa[0] ? pa : "/", q ? "?" : "", q ? q : "") < 0) {
-        pq = NULL;
-        ok = false;
-    }
+    if (ok)
+        pq = xasprintf("%s%s%s", pa[0] ? pa : "/", q ? "?" : "", q ? q : "");
     if (port)
         *port = ok ? atoi(po) : 0;
     if (!ok) {
@@ -474,16 +456,10 @@ url_policy *url_policy_new(bool strict, const char *exclude, char *err, size_t e
 {
     if (errlen > 0)
         err[0] = '\0';
-    url_policy *p = calloc(1, sizeof(*p));
-    if (!p)
-        return NULL;
+    url_policy *p = xcalloc(1, sizeof(*p));
     p->strict = strict;
     p->version = next_version();
     p->root_domains = seen_new();
-    if (!p->root_domains) {
-        free(p);
-        return NULL;
-    }
     /* As in crawling.py, an empty pattern means no pattern. */
     if (exclude && exclude[0]) {
         int rc = regcomp(&p->exclude, exclude, REG_EXTENDED | REG_NOSUB);
@@ -535,9 +511,7 @@ static bool host_okay_strictish(const url_policy *p, const char *host)
 {
     if (strncmp(host, "www.", 4) == 0)
         return seen_has(p->root_domains, host + 4);
-    char *www = NULL;
-    if (asprintf(&www, "www.%s", host) < 0)
-        return false;
+    char *www = xasprintf("www.%s", host);
     bool ok = seen_has(p->root_domains, www);
     free(www);
     return ok;

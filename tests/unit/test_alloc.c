@@ -29,9 +29,12 @@ static void test_copies(void **state)
     v = xreallocarray(v, 1000, sizeof *v);
     v[999] = 7;
     assert_int_equal(v[999], 7);
+    char *f = xasprintf("%s %d", "max_tasks", 100);
+    assert_string_equal(f, "max_tasks 100");
     free(s);
     free(t);
     free(v);
+    free(f);
 }
 
 static void exit_42(size_t size)
@@ -102,6 +105,31 @@ static void test_custom_handler(void **state)
     assert_string_equal(err, "");
 }
 
+/* Memory a library could not get (size unknown): the same line without a size. */
+static void test_library_oom(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(p[1], STDERR_FILENO);
+        alloc_set_progname("test_alloc");
+        alloc_oom(0);
+    }
+    close(p[1]);
+    char err[256];
+    ssize_t n = read(p[0], err, sizeof err - 1);
+    close(p[0]);
+    err[n > 0 ? n : 0] = '\0';
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGABRT);
+    assert_string_equal(err, "test_alloc: out of memory\n");
+}
+
 /* n * size overflowing is out of memory, not a small allocation. */
 static void test_overflow(void **state)
 {
@@ -128,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_default_handler_aborts),
         cmocka_unit_test(test_custom_handler),
+        cmocka_unit_test(test_library_oom),
         cmocka_unit_test(test_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

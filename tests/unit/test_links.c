@@ -14,6 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libxml/xmlmemory.h>
+
+#include "alloc.h"
 #include "links.h"
 #include "url.h"
 
@@ -555,6 +558,23 @@ static void test_edge_calls(void **state)
     found_free(&f);
 }
 
+/* libxml2 allocates through alloc.h (libmem.h): its failures end the process, they do
+ * not stop a parse quietly and make a page look as if it had no more links. */
+static void test_libxml2_allocates_through_alloc_h(void **state)
+{
+    (void)state;
+    found f = {0};
+    links_free(links_new(PAGE, NULL, false, collect, &f));
+    xmlFreeFunc fr;
+    xmlMallocFunc m;
+    xmlReallocFunc r;
+    xmlStrdupFunc d;
+    assert_int_equal(xmlMemGet(&fr, &m, &r, &d), 0);
+    assert_ptr_equal(m, xmalloc);
+    assert_ptr_equal(r, xrealloc);
+    assert_ptr_equal(d, xstrdup);
+}
+
 /* ---- size ---------------------------------------------------------------------- */
 
 /* Appends text to a growing buffer. */
@@ -698,6 +718,7 @@ int main(void)
         cmocka_unit_test_teardown(test_shift_jis_every_split, teardown),
         cmocka_unit_test_teardown(test_garbage, teardown),
         cmocka_unit_test_teardown(test_edge_calls, teardown),
+        cmocka_unit_test_teardown(test_libxml2_allocates_through_alloc_h, teardown),
         cmocka_unit_test_teardown(test_hundred_thousand_links, teardown),
         cmocka_unit_test_teardown(test_deep_nesting, teardown),
         cmocka_unit_test_teardown(test_unmatched_end_tags, teardown),
