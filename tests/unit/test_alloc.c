@@ -50,9 +50,12 @@ static void exit_42(size_t size)
 #define SKIP_UNDER_ASAN() ((void)0)
 #endif
 
-/* Fork; in the child, cap the address space and allocate more than the cap. Returns the
- * wait status; stderr of the child goes to errbuf. */
-static int run_oom_child(int custom, char *errbuf, size_t len)
+enum oom_case { OOM_DEFAULT, OOM_CUSTOM, OOM_LIBRARY };
+
+/* Fork; in the child, cap the address space and allocate more than the cap (or, for
+ * OOM_LIBRARY, say a library ran out). Returns the wait status; stderr of the child
+ * goes to errbuf. */
+static int run_oom_child(enum oom_case how, char *errbuf, size_t len)
 {
     int p[2];
     assert_int_equal(pipe(p), 0);
@@ -61,10 +64,12 @@ static int run_oom_child(int custom, char *errbuf, size_t len)
     if (pid == 0) {
         dup2(p[1], STDERR_FILENO);
         close(p[0]);
+        alloc_set_progname("test_alloc");
+        if (how == OOM_LIBRARY)
+            alloc_oom(0);
         struct rlimit rl = {512UL << 20, 512UL << 20};
         setrlimit(RLIMIT_AS, &rl);
-        alloc_set_progname("test_alloc");
-        if (custom)
+        if (how == OOM_CUSTOM)
             alloc_set_oom_handler(exit_42);
         void *x = xmalloc((size_t)1 << 32);   /* 4 GiB under a 512 MiB cap */
         printf("%p\n", x);                    /* not reached */
@@ -87,7 +92,7 @@ static void test_default_handler_aborts(void **state)
     (void)state;
     SKIP_UNDER_ASAN();
     char err[256];
-    int st = run_oom_child(0, err, sizeof err);
+    int st = run_oom_child(OOM_DEFAULT, err, sizeof err);
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGABRT);
     assert_string_equal(err, "test_alloc: out of memory (4294967296 bytes)\n");
@@ -99,7 +104,7 @@ static void test_custom_handler(void **state)
     (void)state;
     SKIP_UNDER_ASAN();
     char err[256];
-    int st = run_oom_child(1, err, sizeof err);
+    int st = run_oom_child(OOM_CUSTOM, err, sizeof err);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 42);
     assert_string_equal(err, "");
@@ -109,22 +114,8 @@ static void test_custom_handler(void **state)
 static void test_library_oom(void **state)
 {
     (void)state;
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        dup2(p[1], STDERR_FILENO);
-        alloc_set_progname("test_alloc");
-        alloc_oom(0);
-    }
-    close(p[1]);
     char err[256];
-    ssize_t n = read(p[0], err, sizeof err - 1);
-    close(p[0]);
-    err[n > 0 ? n : 0] = '\0';
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
+    int st = run_oom_child(OOM_LIBRARY, err, sizeof err);
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGABRT);
     assert_string_equal(err, "test_alloc: out of memory\n");
