@@ -6,6 +6,7 @@
 
 #include <sys/select.h>
 
+#include "alloc.h"
 #include "log.h"
 
 volatile sig_atomic_t app_interrupted;
@@ -98,6 +99,7 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
     app a;
     char err[512];
     memset(&a, 0, sizeof a);
+    alloc_set_progname(prog);   /* "crawl-queue: out of memory (N bytes)" */
     int r = cli_parse(&a.opt, argc, argv, prog, default_transport,
                       strcmp(stage, "queue") == 0 ? CLI_STAGE3 : CLI_CHAPTER);
     if (r == CLI_EXIT_OK)

@@ -3,6 +3,7 @@
  */
 #include "cli.h"
 
+#include "alloc.h"
 #include "log.h"
 #include "selector.h"
 #include "url.h"
@@ -68,15 +69,10 @@ static int usage_error(const char *prog, const char *fmt, ...)
 
 static int usage_error(const char *prog, const char *fmt, ...)
 {
-    char *msg = NULL;
     va_list ap;
     va_start(ap, fmt);
-    int n = vasprintf(&msg, fmt, ap);
+    char *msg = xvasprintf(fmt, ap);
     va_end(ap);
-    if (n < 0) {
-        fprintf(stderr, "%s: bad usage (see --help)\n", prog);
-        return CLI_USAGE;
-    }
     for (char *p = msg; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';

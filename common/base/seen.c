@@ -1,14 +1,17 @@
 /* seen.c — the seen_urls set: open addressing with linear probing over a power-of-two
- * table of (hash, pointer) slots, FNV-1a 64-bit hashes. The strings themselves are
- * copied into a chunked arena, so a million URLs cost a few hundred mallocs, not a
- * million. */
+ * table of (hash, pointer) slots, keyed SipHash (hash.h). The strings themselves are
+ * copied into a chunked arena whose chunks grow from 1 KB to 256 KB, so a set of a few
+ * links costs little and a million URLs cost a few hundred mallocs, not a million. */
 #include "seen.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { SEEN_MIN_CAP = 64, ARENA_CHUNK = 256 * 1024 };
+#include "alloc.h"
+#include "hash.h"
+
+enum { SEEN_MIN_CAP = 64, ARENA_FIRST = 1024, ARENA_CHUNK = 256 * 1024 };
 
 typedef struct {
     uint64_t hash;   /* kept beside the pointer: growth never re-hashes, and a */
@@ -28,28 +31,16 @@ struct seen_set {
     chunk *arena; /* newest chunk first */
 };
 
-static uint64_t fnv1a(const char *s, size_t *len)
-{
-    uint64_t h = 14695981039346656037ULL;
-    const unsigned char *p = (const unsigned char *)s;
-    for (; *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ULL;
-    }
-    *len = (size_t)(p - (const unsigned char *)s);
-    return h;
-}
-
-/* Copy n bytes plus a NUL into the arena; a string longer than a chunk gets a chunk
- * of its own. */
+/* Copy n bytes plus a NUL into the arena. Each chunk is twice the last, up to
+ * ARENA_CHUNK; a string longer than that gets a chunk of its own. */
 static const char *arena_copy(seen_set *s, const char *str, size_t n)
 {
     chunk *c = s->arena;
     if (!c || c->size - c->used < n + 1) {
-        size_t size = n + 1 > ARENA_CHUNK ? n + 1 : ARENA_CHUNK;
-        c = malloc(sizeof(chunk) + size);
-        if (!c)
-            return NULL;
+        size_t size = !c ? ARENA_FIRST : c->size < ARENA_CHUNK ? 2 * c->size : ARENA_CHUNK;
+        if (size < n + 1)
+            size = n + 1;
+        c = xmalloc(sizeof(chunk) + size);
         c->size = size;
         c->used = 0;
         c->next = s->arena;
@@ -73,12 +64,10 @@ static slot *find_slot(slot *slots, size_t cap, uint64_t hash, const char *str)
     }
 }
 
-static int grow(seen_set *s)
+static void grow(seen_set *s)
 {
     size_t ncap = s->cap * 2;
-    slot *ns = calloc(ncap, sizeof(slot));
-    if (!ns)
-        return -1;
+    slot *ns = xcalloc(ncap, sizeof(slot));
     size_t mask = ncap - 1;
     for (size_t i = 0; i < s->cap; i++) {
         slot *old = &s->slots[i];
@@ -92,20 +81,13 @@ static int grow(seen_set *s)
     free(s->slots);
     s->slots = ns;
     s->cap = ncap;
-    return 0;
 }
 
 seen_set *seen_new(void)
 {
-    seen_set *s = calloc(1, sizeof(*s));
-    if (!s)
-        return NULL;
+    seen_set *s = xcalloc(1, sizeof(*s));
     s->cap = SEEN_MIN_CAP;
-    s->slots = calloc(s->cap, sizeof(slot));
-    if (!s->slots) {
-        free(s);
-        return NULL;
-    }
+    s->slots = xcalloc(s->cap, sizeof(slot));
     return s;
 }
 
@@ -123,40 +105,56 @@ void seen_free(seen_set *s)
     free(s);
 }
 
-bool seen_add(seen_set *s, const char *str)
+const char *seen_intern(seen_set *s, const char *str, bool *added)
 {
+    *added = false;
     if (!s || !str)
-        return false;
-    size_t len;
-    uint64_t h = fnv1a(str, &len);
+        return NULL;
+    size_t len = strlen(str);
+    uint64_t h = hash_bytes(str, len);
     slot *sl = find_slot(s->slots, s->cap, h, str);
     if (sl->str)
-        return false;
+        return sl->str;
     /* Keep the load factor at or below 0.7. */
     if ((s->count + 1) * 10 > s->cap * 7) {
-        if (grow(s) != 0)
-            return false;
+        grow(s);
         sl = find_slot(s->slots, s->cap, h, str);
     }
-    const char *copy = arena_copy(s, str, len);
-    if (!copy)
-        return false;
     sl->hash = h;
-    sl->str = copy;
+    sl->str = arena_copy(s, str, len);
     s->count++;
-    return true;
+    *added = true;
+    return sl->str;
+}
+
+bool seen_add(seen_set *s, const char *str)
+{
+    bool added;
+    seen_intern(s, str, &added);
+    return added;
 }
 
 bool seen_has(const seen_set *s, const char *str)
 {
     if (!s || !str)
         return false;
-    size_t len;
-    uint64_t h = fnv1a(str, &len);
-    return find_slot(s->slots, s->cap, h, str)->str != NULL;
+    return find_slot(s->slots, s->cap, hash_str(str), str)->str != NULL;
 }
 
 size_t seen_count(const seen_set *s)
 {
     return s ? s->count : 0;
+}
+
+size_t seen_longest_probe(const seen_set *s)
+{
+    size_t longest = 0, mask = s ? s->cap - 1 : 0;
+    for (size_t i = 0; s && i < s->cap; i++) {
+        if (!s->slots[i].str)
+            continue;
+        size_t probe = ((i - (size_t)s->slots[i].hash) & mask) + 1;
+        if (probe > longest)
+            longest = probe;
+    }
+    return longest;
 }

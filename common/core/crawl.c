@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "links.h"
 #include "log.h"
 #include "seen.h"
@@ -38,71 +39,31 @@ struct crawl {
     size_t in_flight, peak_in_flight;
     bool max_pages_logged;
     trace *trace;            /* --trace-events, or NULL */
+    size_t page_probe;       /* the longest probe in any page's link set so far */
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
 
-/* A small open-addressing hash over an array, so that each href costs O(1) and its
- * string is stored once. Disallowed hrefs are kept too (allowed = false) so that a
- * repeated href is checked against the policy only once. */
+/* A string set (seen.h, keyed hash: the hrefs are the page's choice) beside an array
+ * in page order, so that each href costs O(1) and its string is stored once.
+ * Disallowed hrefs are kept too (allowed = false) so that a repeated href is checked
+ * against the policy only once. */
 typedef struct page_link {
-    char *url;
-    uint32_t hash;
+    const char *url;         /* the set's copy */
     bool allowed;
 } page_link;
 
 typedef struct link_set {
+    seen_set *urls;          /* NULL until the page's first link */
     page_link *items;
     size_t n, cap;
-    uint32_t *slots;         /* index + 1 into items; 0 = empty */
-    size_t nslots;           /* a power of two, at least 2 * n */
 } link_set;
-
-static uint32_t fnv1a(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
 
 static void link_set_free(link_set *ls)
 {
-    for (size_t i = 0; i < ls->n; i++)
-        free(ls->items[i].url);
+    seen_free(ls->urls);
     free(ls->items);
-    free(ls->slots);
     memset(ls, 0, sizeof *ls);
-}
-
-static int link_set_rehash(link_set *ls, size_t nslots)
-{
-    uint32_t *slots = calloc(nslots, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < ls->n; i++) {
-        size_t j = ls->items[i].hash & (nslots - 1);
-        while (slots[j])
-            j = (j + 1) & (nslots - 1);
-        slots[j] = (uint32_t)(i + 1);
-    }
-    free(ls->slots);
-    ls->slots = slots;
-    ls->nslots = nslots;
-    return 0;
-}
-
-/* Find url; returns its slot (empty if absent). */
-static size_t link_set_slot(const link_set *ls, const char *url, uint32_t hash)
-{
-    size_t j = hash & (ls->nslots - 1);
-    while (ls->slots[j]) {
-        const page_link *l = &ls->items[ls->slots[j] - 1];
-        if (l->hash == hash && strcmp(l->url, url) == 0)
-            break;
-        j = (j + 1) & (ls->nslots - 1);
-    }
-    return j;
 }
 
 /* ---- one fetch attempt -------------------------------------------------------------- */
@@ -149,9 +110,7 @@ static const char *skip_space(const char *p)
 /* Copy [s, s+n) lower-cased; with quoted, also drop the backslash of "\x" pairs. */
 static char *copy_lower(const char *s, size_t n, bool quoted)
 {
-    char *d = malloc(n + 1), *q = d;
-    if (!d)
-        return NULL;
+    char *d = xmalloc(n + 1), *q = d;
     for (size_t i = 0; i < n; i++) {
         if (quoted && s[i] == '\\' && i + 1 < n)
             i++;
@@ -228,25 +187,17 @@ static void on_link(void *ctx, const char *url)
 {
     crawl_fetch *f = ctx;
     link_set *ls = &f->links;
-    if (2 * (ls->n + 1) > ls->nslots && link_set_rehash(ls, ls->nslots ? 2 * ls->nslots : 64))
-        return;
-    uint32_t hash = fnv1a(url);
-    size_t slot = link_set_slot(ls, url, hash);
-    if (ls->slots[slot])
+    if (!ls->urls)
+        ls->urls = seen_new();
+    bool added;
+    const char *copy = seen_intern(ls->urls, url, &added);
+    if (!added)
         return;                 /* a duplicate on this page */
     if (ls->n == ls->cap) {
-        size_t cap = ls->cap ? 2 * ls->cap : 32;
-        page_link *items = realloc(ls->items, cap * sizeof *items);
-        if (!items)
-            return;
-        ls->items = items;
-        ls->cap = cap;
+        ls->cap = ls->cap ? 2 * ls->cap : 32;
+        ls->items = xreallocarray(ls->items, ls->cap, sizeof *ls->items);
     }
-    char *copy = strdup(url);
-    if (!copy)
-        return;
-    ls->items[ls->n] = (page_link){copy, hash, url_policy_allowed(f->c->policy, url)};
-    ls->slots[slot] = (uint32_t)++ls->n;
+    ls->items[ls->n++] = (page_link){copy, url_policy_allowed(f->c->policy, url)};
 }
 
 static void clear_head(crawl_fetch *f)
@@ -272,13 +223,13 @@ static void on_head(void *ctx, const http_head *head)
     f->have_head = true;
     f->status = head->status;
     if (is_redirect(head->status)) {
-        f->location = head->location ? strdup(head->location) : NULL;
+        f->location = head->location ? xstrdup(head->location) : NULL;
         return;
     }
     if (head->content_type && (f->content_type = media_type_of(head->content_type))) {
         f->encoding = charset_of(head->content_type);
         if (!f->encoding)
-            f->encoding = strdup("utf-8");
+            f->encoding = xstrdup("utf-8");
     }
     if (head->status == 200 && f->content_type && links_wanted(f->content_type)) {
         bool xml = strcmp(f->content_type, "application/xml") == 0;
@@ -468,6 +419,9 @@ static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add,
     record(c, &st);
     if (f->parser)
         log_info("got %d distinct urls from %s", st.num_urls, f->url);
+    size_t probe = seen_longest_probe(f->links.urls);
+    if (probe > c->page_probe)
+        c->page_probe = probe;
 
     for (size_t i = 0; i < f->links.n; i++)
         if (f->links.items[i].allowed)
@@ -490,21 +444,15 @@ static void finish(crawl_fetch *f, const char *exception, crawl_add_fn add, void
 
 crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen)
 {
-    crawl *c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
+    crawl *c = xcalloc(1, sizeof *c);
     c->o = *o;
     c->out = stdout;
     clock_gettime(CLOCK_MONOTONIC, &c->t0);
-    c->stage = strdup(stage ? stage : "");
-    c->policy = url_policy_new(o->strict != 0, o->exclude, err, errlen);
+    c->stage = xstrdup(stage ? stage : "");
     c->seen_urls = seen_new();
     c->stats = report_new();
-    if (!c->policy || !c->stage || !c->seen_urls || !c->stats) {
-        if (c->policy)
-            snprintf(err, errlen, "out of memory");
+    c->policy = url_policy_new(o->strict != 0, o->exclude, err, errlen);
+    if (!c->policy) {
         crawl_free(c);
         return NULL;
     }
@@ -571,6 +519,12 @@ void crawl_free(crawl *c)
 const crawl_options *crawl_opts(const crawl *c) { return &c->o; }
 const report *crawl_report(const crawl *c) { return c->stats; }
 size_t crawl_seen_count(const crawl *c) { return seen_count(c->seen_urls); }
+
+size_t crawl_longest_probe(const crawl *c)
+{
+    size_t seen = seen_longest_probe(c->seen_urls);
+    return seen > c->page_probe ? seen : c->page_probe;
+}
 size_t crawl_in_flight(const crawl *c) { return c->in_flight; }
 size_t crawl_peak_in_flight(const crawl *c) { return c->peak_in_flight; }
 size_t crawl_done_count(const crawl *c) { return report_count(c->stats); }
@@ -591,11 +545,8 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
 
 crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
 {
-    crawl_fetch *f = calloc(1, sizeof *f);
-    if (!f || !(f->url = strdup(url))) {
-        free(f);
-        return NULL;
-    }
+    crawl_fetch *f = xcalloc(1, sizeof *f);
+    f->url = xstrdup(url);
     f->c = c;
     f->max_redirect = max_redirect;
     f->status = -1;

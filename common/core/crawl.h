@@ -79,6 +79,9 @@ size_t crawl_done_count(const crawl *c);
 const report *crawl_report(const crawl *c);
 /* Size of seen_urls: URLs scheduled so far, roots included. */
 size_t crawl_seen_count(const crawl *c);
+/* The longest probe (seen_longest_probe) in seen_urls and in the link set of every page
+ * finished so far: stays small whatever the pages' links (hash flooding). */
+size_t crawl_longest_probe(const crawl *c);
 
 /* Write the report (text or jsonl, per --format) to --output or stdout. todo: URLs
  * that were still waiting; interrupted: the crawl was stopped by a signal.

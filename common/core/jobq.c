@@ -1,6 +1,8 @@
 /* jobq.c — see jobq.h. */
 #include "jobq.h"
 
+#include "alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,29 +20,23 @@ void jobq_clear(jobq *q)
     jobq_init(q);
 }
 
-static bool grow(jobq *q)
+static void grow(jobq *q)
 {
     size_t cap = q->cap ? 2 * q->cap : 64;
-    job *items = malloc(cap * sizeof *items);
-    if (!items)
-        return false;
+    job *items = xreallocarray(NULL, cap, sizeof *items);
     for (size_t i = 0; i < q->count; i++)
         items[i] = q->items[(q->head + i) % q->cap];
     free(q->items);
     q->items = items;
     q->head = 0;
     q->cap = cap;
-    return true;
 }
 
 bool jobq_push(jobq *q, const char *url, int max_redirect)
 {
-    if (q->count == q->cap && !grow(q))
-        return false;
-    char *copy = strdup(url);
-    if (!copy)
-        return false;
-    q->items[(q->head + q->count) % q->cap] = (job){copy, max_redirect};
+    if (q->count == q->cap)
+        grow(q);
+    q->items[(q->head + q->count) % q->cap] = (job){xstrdup(url), max_redirect};
     q->count++;
     return true;
 }

@@ -20,7 +20,7 @@ typedef struct jobq {
 void jobq_init(jobq *q);
 /* Free the queue and every URL still in it. */
 void jobq_clear(jobq *q);
-/* Append a copy of url. Returns false only when out of memory. */
+/* Append a copy of url. Returns true (out of memory ends the process: alloc.h). */
 bool jobq_push(jobq *q, const char *url, int max_redirect);
 /* Take the oldest job; the caller frees out->url. False when empty. */
 bool jobq_pop(jobq *q, job *out);

@@ -5,7 +5,7 @@
  */
 #include "report.h"
 
-#include "log.h"
+#include "alloc.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -20,7 +20,7 @@ struct report {
 
 report *report_new(void)
 {
-    return calloc(1, sizeof(report));
+    return xcalloc(1, sizeof(report));
 }
 
 static void stat_free_strings(fetch_stat *st)
@@ -42,15 +42,9 @@ void report_free(report *r)
     free(r);
 }
 
-/* strdup that keeps NULL as NULL; *ok is cleared when memory runs out. */
-static char *dup_or_null(const char *s, int *ok)
+static char *dup_or_null(const char *s)
 {
-    if (!s)
-        return NULL;
-    char *d = strdup(s);
-    if (!d)
-        *ok = 0;
-    return d;
+    return s ? xstrdup(s) : NULL;
 }
 
 void report_add(report *r, const fetch_stat *st)
@@ -58,30 +52,16 @@ void report_add(report *r, const fetch_stat *st)
     if (!r || !st)
         return;
     if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 64;
-        fetch_stat *recs = realloc(r->recs, cap * sizeof *recs);
-        if (!recs) {
-            log_error("report: out of memory, record for %s dropped",
-                      st->url ? st->url : "(null)");
-            return;
-        }
-        r->recs = recs;
-        r->cap = cap;
+        r->cap = r->cap ? r->cap * 2 : 64;
+        r->recs = xreallocarray(r->recs, r->cap, sizeof *r->recs);
     }
-    fetch_stat copy = *st;
-    int ok = 1;
-    copy.url = dup_or_null(st->url, &ok);
-    copy.next_url = dup_or_null(st->next_url, &ok);
-    copy.exception = dup_or_null(st->exception, &ok);
-    copy.content_type = dup_or_null(st->content_type, &ok);
-    copy.encoding = dup_or_null(st->encoding, &ok);
-    if (!ok) {
-        log_error("report: out of memory, record for %s dropped",
-                  st->url ? st->url : "(null)");
-        stat_free_strings(&copy);
-        return;
-    }
-    r->recs[r->n++] = copy;
+    fetch_stat *copy = &r->recs[r->n++];
+    *copy = *st;
+    copy->url = dup_or_null(st->url);
+    copy->next_url = dup_or_null(st->next_url);
+    copy->exception = dup_or_null(st->exception);
+    copy->content_type = dup_or_null(st->content_type);
+    copy->encoding = dup_or_null(st->encoding);
 }
 
 size_t report_count(const report *r)
@@ -107,26 +87,16 @@ static int cmp_by_url(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sorted view of the records (caller frees), or NULL when empty / out of memory. */
+/* Sorted view of the records (caller frees), or NULL when empty. */
 static const fetch_stat **sorted_view(const report *r)
 {
     if (!r || r->n == 0)
         return NULL;
-    const fetch_stat **v = malloc(r->n * sizeof *v);
-    if (!v) {
-        log_error("report: out of memory while sorting; writing unsorted");
-        return NULL;
-    }
+    const fetch_stat **v = xreallocarray(NULL, r->n, sizeof *v);
     for (size_t i = 0; i < r->n; i++)
         v[i] = &r->recs[i];
     qsort(v, r->n, sizeof *v, cmp_by_url);
     return v;
-}
-
-/* The i-th record in output order: sorted if the view exists, else as added. */
-static const fetch_stat *nth(const report *r, const fetch_stat **view, size_t i)
-{
-    return view ? view[i] : &r->recs[i];
 }
 
 static const report_summary *summary_or_empty(const report_summary *sum)
@@ -158,12 +128,8 @@ static void stats_add(stats *s, const char *key, long long by)
             return;
         }
     if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        counter *c = realloc(s->c, cap * sizeof *c);
-        if (!c)
-            return;   /* a lost counter is not worth failing the report for */
-        s->c = c;
-        s->cap = cap;
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->c = xreallocarray(s->c, s->cap, sizeof *s->c);
     }
     snprintf(s->c[s->n].key, sizeof s->c[s->n].key, "%s", key);
     s->c[s->n].count = by;
@@ -248,7 +214,7 @@ void report_write_text(report *r, const report_summary *sum, FILE *out)
 
     fputs("*** Report ***\n", out);
     for (size_t i = 0; i < n; i++)
-        url_report(nth(r, view, i), &s, out);
+        url_report(view[i], &s, out);
     free(view);
     if (sum->interrupted)
         fputs("Interrupted\n", out);
@@ -399,7 +365,7 @@ void report_write_jsonl(report *r, const report_summary *sum, FILE *out)
     size_t n = report_count(r);
     const fetch_stat **view = sorted_view(r);
     for (size_t i = 0; i < n; i++)
-        jsonl_record(nth(r, view, i), out);
+        jsonl_record(view[i], out);
     free(view);
     jsonl_summary(n, summary_or_empty(sum), out);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "report.h"
 
 #define TRACE_BUF (1 << 16)
@@ -59,12 +60,8 @@ static void metadata(trace *t, int tid, const char *what, const trace_arg *arg)
 trace *trace_open(const char *path, int pid, const char *process_name, char *err,
                   size_t errlen)
 {
-    trace *t = calloc(1, sizeof *t);
-    if (!t || !(t->path = strdup(path))) {
-        snprintf(err, errlen, "out of memory");
-        free(t);
-        return NULL;
-    }
+    trace *t = xcalloc(1, sizeof *t);
+    t->path = xstrdup(path);
     t->out = fopen(path, "w");
     if (!t->out) {
         snprintf(err, errlen, "cannot open --trace-events '%s': %s", path, strerror(errno));
@@ -141,12 +138,8 @@ int trace_slot_acquire(trace *t)
         return heap_pop(t);
     /* room for every slot in the heap, so that release never fails */
     if ((size_t)t->nslots + 1 > t->capheap) {
-        size_t cap = t->capheap ? 2 * t->capheap : 64;
-        int *h = realloc(t->heap, cap * sizeof *h);
-        if (!h)
-            return -1;
-        t->heap = h;
-        t->capheap = cap;
+        t->capheap = t->capheap ? 2 * t->capheap : 64;
+        t->heap = xreallocarray(t->heap, t->capheap, sizeof *t->heap);
     }
     int slot = t->nslots++;
     char name[32];

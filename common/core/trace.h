@@ -43,7 +43,7 @@ int trace_close(trace *t, char *err, size_t errlen);
 uint64_t trace_now(const trace *t);
 
 /* The lowest slot not in use now (0, 1, ...), marked in use; names its track the first
- * time. -1 when out of memory. */
+ * time. */
 int trace_slot_acquire(trace *t);
 void trace_slot_release(trace *t, int slot);
 /* The track (tid) of a slot. */

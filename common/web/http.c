@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "alloc.h"
 #include "url.h"
 
 #ifndef CRAWL_VERSION
@@ -103,9 +104,7 @@ char *http_build_get(const char *url, size_t *len)
     const char *pq = *path ? path : "/";
     size_t plen = put_path(NULL, pq);
     size_t total = 4 + plen + 11 + 6 + (size_t)hl + 2 + sizeof tail - 1;
-    req = malloc(total + 1);
-    if (!req)
-        goto out;
+    req = xmalloc(total + 1);
     char *w = req;
     memcpy(w, "GET ", 4), w += 4;
     w += put_path(w, pq);
@@ -214,9 +213,7 @@ static void reset_head(http_parser *p)
 
 http_parser *http_parser_new(const http_sink *sink)
 {
-    http_parser *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
+    http_parser *p = xcalloc(1, sizeof *p);
     if (sink)
         p->sink = *sink;
     p->state = ST_STATUS;
@@ -415,21 +412,17 @@ static int check_status_prefix(http_parser *p)
     return 0;
 }
 
-static bool grow_head(http_parser *p, size_t need)
+static void grow_head(http_parser *p, size_t need)
 {
     if (need <= p->head_cap)
-        return true;
+        return;
     size_t cap = p->head_cap ? p->head_cap : 1024;
     while (cap < need)
         cap *= 2;
     if (cap > HTTP_MAX_HEAD + 1)
         cap = HTTP_MAX_HEAD + 1; /* +1 leaves room for a NUL after the last value */
-    char *n = realloc(p->head, cap);
-    if (!n)
-        return false;
-    p->head = n;
+    p->head = xrealloc(p->head, cap);
     p->head_cap = cap;
-    return true;
 }
 
 /* Takes bytes up to and including one line end (or all of them). */
@@ -443,10 +436,7 @@ static size_t feed_head(http_parser *p, const char *data, size_t len)
     size_t take = len < room ? len : room;
     const char *nl = memchr(data, '\n', take);
     size_t n = nl ? (size_t)(nl - data) + 1 : take;
-    if (!grow_head(p, p->head_len + n + 1)) {
-        fail(p, "out of memory");
-        return 0;
-    }
+    grow_head(p, p->head_len + n + 1);
     size_t before = p->head_len - p->line_start;
     memcpy(p->head + p->head_len, data, n);
     p->head_len += n;

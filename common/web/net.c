@@ -7,7 +7,8 @@
  * Numeric addresses skip getaddrinfo altogether (inet_pton).
  *
  * The cache is keyed by host name alone: the port is written into the cached address
- * on the way out, so one site on several ports costs one lookup.
+ * on the way out, so one site on several ports costs one lookup. Host names come from
+ * the pages crawled, so the table hashes them with the keyed hash (hash.h).
  */
 #include "net.h"
 
@@ -23,6 +24,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#include "alloc.h"
+#include "hash.h"
 
 /* ---- resolver ------------------------------------------------------------------- */
 
@@ -40,25 +44,11 @@ struct resolver {
     size_t lookups; /* getaddrinfo calls made */
 };
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 resolver *resolver_new(void)
 {
-    resolver *r = calloc(1, sizeof *r);
-    if (!r)
-        return NULL;
+    resolver *r = xcalloc(1, sizeof *r);
     r->nbuckets = 64;
-    r->buckets = calloc(r->nbuckets, sizeof *r->buckets);
-    if (!r->buckets) {
-        free(r);
-        return NULL;
-    }
+    r->buckets = xcalloc(r->nbuckets, sizeof *r->buckets);
     return r;
 }
 
@@ -93,16 +83,13 @@ static struct entry *find(const resolver *r, const char *host)
     return NULL;
 }
 
-/* Doubles the table when it gets fuller than 3/4; on allocation failure the table
- * just stays as it is (longer chains, still correct). */
+/* Doubles the table when it gets fuller than 3/4. */
 static void maybe_grow(resolver *r)
 {
     if (r->count * 4 < r->nbuckets * 3)
         return;
     size_t n = r->nbuckets * 2;
-    struct entry **b = calloc(n, sizeof *b);
-    if (!b)
-        return;
+    struct entry **b = xcalloc(n, sizeof *b);
     for (size_t i = 0; i < r->nbuckets; i++) {
         struct entry *e = r->buckets[i];
         while (e) {
@@ -139,7 +126,7 @@ static void set_error(struct entry *e, const char *host, const char *why)
 {
     char msg[512];
     snprintf(msg, sizeof msg, "cannot resolve host '%s': %s", host, why);
-    e->error = strdup(msg);
+    e->error = xstrdup(msg);
 }
 
 /* getaddrinfo; of the results the first IPv4 address wins, else the first IPv6. */
@@ -173,18 +160,10 @@ static void resolve_name(resolver *r, const char *host, struct entry *e)
 
 static struct entry *add_entry(resolver *r, const char *host)
 {
-    struct entry *e = calloc(1, sizeof *e);
-    if (!e || !(e->host = strdup(host))) {
-        free(e);
-        return NULL;
-    }
+    struct entry *e = xcalloc(1, sizeof *e);
+    e->host = xstrdup(host);
     if (!resolve_numeric(host, e))
         resolve_name(r, host, e);
-    if (e->error == NULL && e->len == 0) { /* strdup of the message failed */
-        free(e->host);
-        free(e);
-        return NULL;
-    }
     maybe_grow(r);
     size_t k = hash_str(host) % r->nbuckets;
     e->next = r->buckets[k];
@@ -219,9 +198,9 @@ int resolver_lookup(resolver *r, const char *host, int port, struct sockaddr_sto
     struct entry *e = find(r, host);
     if (!e)
         e = add_entry(r, host);
-    if (!e || e->error) {
+    if (e->error) {
         if (err && errlen)
-            snprintf(err, errlen, "%s", e ? e->error : "cannot resolve host: out of memory");
+            snprintf(err, errlen, "%s", e->error);
         return -1;
     }
     memcpy(addr, &e->addr, sizeof *addr);

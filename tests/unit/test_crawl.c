@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "crawl.h"
+#include "fnvflood.h"
+#include "hash.h"
 
 #define ROOT "http://example.com/"
 #define MAX_ADDS 64
@@ -606,8 +609,58 @@ static void test_bad_options(void **state)
     assert_non_null(strstr(err, "cannot open --output '/nonexistent-dir/report.txt': "));
 }
 
+/* ---- hash flooding ------------------------------------------------------------------ */
+
+static void count_add(void *ctx, const char *url, int max_redirect)
+{
+    (void)url, (void)max_redirect;
+    ++*(size_t *)ctx;
+}
+
+/* A page whose 4096 links share one FNV-1a hash, as a hostile server can build them:
+ * the whole 32-bit hash, or the low 32 bits of the 64-bit one (which pick the slot in
+ * any table under 2^32 slots). Both the page's link set and seen_urls take them; with
+ * the keyed hash no lookup in either looks at more than a few slots, where FNV-1a
+ * would put all 4096 in one run. Every link is still scheduled once. */
+enum { FLOOD_ROUNDS = 12, FLOOD_MAX_PROBE = 64 };
+
+static void test_fnv_flooded_page(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    static const fnv_kind kinds[] = {FNV1A_32, FNV1A_64_LOW32};
+    size_t scheduled = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        char **v = fnvflood(ROOT, kinds[k], FLOOD_ROUNDS);
+        assert_non_null(v);
+        size_t n = 0, len = 0;
+        for (; v[n]; n++)
+            len += strlen(v[n]) + 16;
+        char *body = xmalloc(len + 1), *w = body;
+        for (size_t i = 0; i < n; i++)
+            w += sprintf(w, "<a href=\"%s\">\n", v[i]);
+        char page[64];
+        snprintf(page, sizeof page, ROOT "page%zu", k);
+        crawl_fetch *f = crawl_fetch_new(fx->c, page, 10);
+        respond(f, 200, "text/html", NULL, body);
+        size_t before = scheduled;
+        crawl_fetch_done(f, count_add, &scheduled);
+        assert_int_equal(scheduled - before, n);
+        assert_int_equal(stat_of(fx->c, page)->num_urls, (int)n);
+        size_t probe = crawl_longest_probe(fx->c);
+        printf("# FNV-1a %s flooded page: %zu links, longest probe %zu\n",
+               kinds[k] == FNV1A_32 ? "32" : "64 (low 32 bits)", n, probe);
+        assert_true(probe >= 1 && probe <= FLOOD_MAX_PROBE);
+        free(body);
+        fnvflood_free(v);
+    }
+}
+
 int main(void)
 {
+    /* A fixed key, so that the probe lengths are the same on every run. */
+    static const uint8_t key[16] = {16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
+    hash_set_seed(key);
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_roots_added_once),
@@ -633,6 +686,7 @@ int main(void)
         T(test_jsonl_report_to_file),
         T(test_write_error_reported),
         T(test_bad_options),
+        T(test_fnv_flooded_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
