@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "cli.h"
 #include "crawl.h"
 #include "gen.h"
@@ -43,14 +44,9 @@ static void add_url(void *ctx, const char *url, int max_redirect)
     sim *s = ctx;
     if (s->tail == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 1024;
-        s->fifo = realloc(s->fifo, s->cap * sizeof *s->fifo);
+        s->fifo = xreallocarray(s->fifo, s->cap, sizeof *s->fifo);
     }
-    char *copy = s->fifo ? strdup(url) : NULL;
-    if (!copy) {
-        fprintf(stderr, "idealsim: out of memory\n");
-        exit(1);
-    }
-    s->fifo[s->tail].url = copy;
+    s->fifo[s->tail].url = xstrdup(url);
     s->fifo[s->tail++].max_redirect = max_redirect;
 }
 
@@ -71,14 +67,14 @@ static int fetch(crawl *c, const gen_spec *g, pending p, sim *s)
                         "HTTP/1.0 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
                         "Content-Length: %zu\r\n\r\n", blen);
     crawl_fetch *f = crawl_fetch_new(c, p.url, p.max_redirect);
-    http_parser *hp = body && f ? http_parser_new(crawl_fetch_sink(f)) : NULL;
-    int r = hp ? http_parser_feed(hp, head, (size_t)hlen) : -1;
+    http_parser *hp = http_parser_new(crawl_fetch_sink(f));
+    int r = http_parser_feed(hp, head, (size_t)hlen);
     if (r == 0)
         r = http_parser_feed(hp, body, blen);
     http_parser_free(hp);
     free(body);
     if (r != 1) {
-        fprintf(stderr, "idealsim: %s: could not build or parse the page\n", p.url);
+        fprintf(stderr, "idealsim: %s: could not parse the page\n", p.url);
         crawl_fetch_discard(f);
         return -1;
     }

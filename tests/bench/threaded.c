@@ -34,12 +34,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libxml/parser.h>
-
+#include "alloc.h"
 #include "cli.h"
 #include "crawl.h"
 #include "http.h"
 #include "jobq.h"
+#include "libmem.h"
 #include "log.h"
 #include "net.h"
 #include "rawerr.h"
@@ -118,8 +118,8 @@ static const char *fetch_once(crawler *cr, const char *url, crawl_fetch *f, char
     }
     req = http_build_get(url, &reqlen);
     p = http_parser_new(crawl_fetch_sink(f));
-    if (!req || !p) {
-        fail = req ? "out of memory" : "not an http URL";
+    if (!req) {
+        fail = "not an http URL";
         goto out;
     }
     for (size_t sent = 0; sent < reqlen;) {
@@ -177,10 +177,6 @@ static void fetch(crawler *cr, const char *url, int max_redirect)
         pthread_mutex_lock(&cr->lock);
         crawl_fetch *f = crawl_fetch_new(cr->c, url, max_redirect);
         pthread_mutex_unlock(&cr->lock);
-        if (!f) {
-            snprintf(last, sizeof last, "out of memory");
-            continue;
-        }
         /* The sink (link parser included) runs in this thread, without the lock: it
          * touches only f, and reads the policy. */
         const char *fail = fetch_once(cr, url, f, err, sizeof err);
@@ -230,13 +226,8 @@ static void *thread_main(void *arg)
 /* Lock held. Start a thread for (url, max_redirect); false if none could be made. */
 static bool start_thread(crawler *cr, const char *url, int max_redirect)
 {
-    start_arg *sa = malloc(sizeof *sa);
-    char *copy = strdup(url);
-    if (!sa || !copy) {
-        free(sa);
-        free(copy);
-        return false;
-    }
+    start_arg *sa = xmalloc(sizeof *sa);
+    char *copy = xstrdup(url);
     *sa = (start_arg){cr, {copy, max_redirect}};
     pthread_t t;
     int e = pthread_create(&t, &cr->attr, thread_main, sa);
@@ -269,8 +260,7 @@ static void add_url(void *ctx, const char *url, int max_redirect)
     if (cr->alive < (size_t)cr->opt.max_tasks && !cr->stopping &&
         start_thread(cr, url, max_redirect))
         return;
-    if (!jobq_push(&cr->waiting, url, max_redirect))
-        crawl_record_failure(cr->c, url, "out of memory");
+    jobq_push(&cr->waiting, url, max_redirect);
 }
 
 /* Our one option, taken out of argv before the shared parser sees the rest. */
@@ -317,14 +307,15 @@ int main(int argc, char **argv)
         return 2;
     }
     net_raise_nofile();
-    xmlInitParser();            /* once, before threads use libxml2 */
+    alloc_set_progname(PROG);
+    libmem_init();              /* once, before threads use libxml2 and libcurl */
     char err[512];
     cr.c = crawl_new(&cr.opt, "threads", err, sizeof err);
-    cr.res = resolver_new();
-    if (!cr.c || !cr.res) {
-        fprintf(stderr, "%s: %s\n", PROG, cr.c ? "out of memory" : err);
+    if (!cr.c) {
+        fprintf(stderr, "%s: %s\n", PROG, err);
         return 1;
     }
+    cr.res = resolver_new();
     pthread_mutex_init(&cr.lock, NULL);
     pthread_cond_init(&cr.idle, NULL);
     pthread_attr_init(&cr.attr);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "jsonl.h"
 
 #define WIDTH 1200
@@ -55,15 +56,11 @@ static char *slurp(const char *path, size_t *len)
     if (!f)
         return NULL;
     size_t cap = 1 << 16, n = 0, k;
-    char *buf = malloc(cap);
-    while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
+    char *buf = xmalloc(cap);
+    while ((k = fread(buf + n, 1, cap - n, f)) > 0) {
         n += k;
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
+        if (n == cap)
+            buf = xrealloc(buf, cap *= 2);
     }
     fclose(f);
     *len = n;
@@ -123,7 +120,7 @@ int main(int argc, char **argv)
     }
 
     size_t n = events->nitems, nspans = 0, nfetch = 0, nfailed = 0;
-    span *spans = calloc(n ? n : 1, sizeof *spans);
+    span *spans = xcalloc(n ? n : 1, sizeof *spans);
     const char *title = "crawl";
     const jobj *finished = NULL;
     long long nslots = 0, total = 1, busy = 0;
@@ -175,7 +172,7 @@ int main(int argc, char **argv)
     long long max_tasks = finished ? jobj_int(finished, "max_tasks", nslots) : nslots;
 
     /* fetches in flight over time: +1 at each start, -1 at each end */
-    long long *marks = malloc((2 * nfetch + 1) * sizeof *marks);
+    long long *marks = xreallocarray(NULL, 2 * nfetch + 1, sizeof *marks);
     size_t nm = 0;
     for (size_t i = 0; i < nspans; i++)
         if (spans[i].phase == -1) {

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         generated += pg->gen_links + pg->nest;
     }
     if (generated <= MAX_GENERATED) {
-        FUZZ_CHECK(site_finish(s, BASE) == 0);
+        site_finish(s, BASE);
         for (size_t i = 0; i < s->npages; i++) {
             const site_page *pg = s->pages[i];
             if (pg->kind != BODY_BYTES)

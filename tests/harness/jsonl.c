@@ -1,6 +1,8 @@
 /* jsonl.c — see jsonl.h. */
 #include "jsonl.h"
 
+#include "alloc.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -94,9 +96,7 @@ static int jp_string(jp *p, char **out, size_t *outlen)
     p->s++;
     /* the decoded form is never longer than the source */
     size_t cap = (size_t)(p->end - p->s) + 1;
-    char *buf = malloc(cap), *o = buf;
-    if (!buf)
-        return jp_fail(p, "out of memory");
+    char *buf = xmalloc(cap), *o = buf;
     while (p->s < p->end && *p->s != '"') {
         unsigned char c = (unsigned char)*p->s;
         if (c < 0x20) {
@@ -247,10 +247,7 @@ static int jp_array(jp *p, jv *v)
     for (;;) {
         if (v->nitems == cap) {
             cap = cap ? 2 * cap : 16;
-            jv *items = realloc(v->items, cap * sizeof *items);
-            if (!items)
-                return jp_fail(p, "out of memory");
-            v->items = items;
+            v->items = xreallocarray(v->items, cap, sizeof *v->items);
         }
         jv *item = &v->items[v->nitems++];
         memset(item, 0, sizeof *item);
@@ -280,9 +277,7 @@ static int jp_object(jp *p, jobj **out)
     if (p->s >= p->end || *p->s != '{')
         return jp_fail(p, "expected '{'");
     p->s++;
-    jobj *o = calloc(1, sizeof *o);
-    if (!o)
-        return jp_fail(p, "out of memory");
+    jobj *o = xcalloc(1, sizeof *o);
     size_t cap = 0;
     jp_ws(p);
     if (p->s < p->end && *p->s == '}') {
@@ -319,14 +314,7 @@ static int jp_object(jp *p, jobj **out)
             }
         if (o->n == cap) {
             cap = cap ? 2 * cap : 16;
-            jfield *f = realloc(o->fields, cap * sizeof *f);
-            if (!f) {
-                free(key);
-                jv_clear(&v);
-                jp_fail(p, "out of memory");
-                goto bad;
-            }
-            o->fields = f;
+            o->fields = xreallocarray(o->fields, cap, sizeof *o->fields);
         }
         o->fields[o->n].key = key;
         o->fields[o->n].v = v;
@@ -431,23 +419,15 @@ const jobj *jobj_obj(const jobj *o, const char *key)
 typedef struct buf {
     char *data;
     size_t len, cap;
-    bool failed;
 } buf;
 
 static void buf_add(buf *b, const char *d, size_t n)
 {
-    if (b->failed)
-        return;
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->len + n + 1)
             cap *= 2;
-        char *nd = realloc(b->data, cap);
-        if (!nd) {
-            b->failed = true;
-            return;
-        }
-        b->data = nd;
+        b->data = xrealloc(b->data, cap);
         b->cap = cap;
     }
     memcpy(b->data + b->len, d, n);
@@ -459,11 +439,6 @@ static char *buf_take(buf *b, size_t *len)
 {
     if (!b->data)
         buf_add(b, "", 0);
-    if (b->failed) {
-        free(b->data);
-        *len = 0;
-        return strdup("");
-    }
     *len = b->len;
     return b->data;
 }
@@ -486,7 +461,7 @@ static void set_error(crawl_run *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    r->parse_error = strdup(msg);
+    r->parse_error = xstrdup(msg);
 }
 
 static void parse_output(crawl_run *r)
@@ -523,13 +498,7 @@ static void parse_output(crawl_run *r)
                 set_error(r, "line %zu: a record after the summary", line_no);
             if (r->nrecords == cap) {
                 cap = cap ? 2 * cap : 64;
-                jobj **a = realloc(r->records, cap * sizeof *a);
-                if (!a) {
-                    jobj_free(o);
-                    set_error(r, "out of memory");
-                    break;
-                }
-                r->records = a;
+                r->records = xreallocarray(r->records, cap, sizeof *r->records);
             }
             r->records[r->nrecords++] = o;
             buf_add(&text, p, (size_t)(le - p));

@@ -3,6 +3,8 @@
  * read or connect without one. */
 #include "testsite_helper.h"
 
+#include "alloc.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -80,9 +82,9 @@ int testsite_start(testsite *ts, const char *const extra_args[])
     size_t nargs = 0;
     while (extra_args && extra_args[nargs])
         nargs++;
-    char **argv = calloc(nargs + 2, sizeof *argv);
+    char **argv = xcalloc(nargs + 2, sizeof *argv);
     int fds[2];
-    if (!argv || pipe2(fds, O_CLOEXEC) < 0) {
+    if (pipe2(fds, O_CLOEXEC) < 0) {
         free(argv);
         return -1;
     }
@@ -220,17 +222,11 @@ char *testsite_request(const testsite *ts, const char *request, size_t *len, int
         off += (size_t)w;
     }
     size_t n = 0, cap = 4096;
-    char *buf = malloc(cap);
-    while (buf) {
+    char *buf = xmalloc(cap);
+    for (;;) {
         if (n + 4096 + 1 > cap) {
-            char *p = realloc(buf, cap * 2);
-            if (!p) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = p;
             cap *= 2;
+            buf = xrealloc(buf, cap);
         }
         if (wait_fd(fd, POLLIN, deadline) < 0)
             break;
@@ -242,11 +238,9 @@ char *testsite_request(const testsite *ts, const char *request, size_t *len, int
         n += (size_t)r;
     }
     close(fd);
-    if (buf) {
-        buf[n] = '\0';
-        if (len)
-            *len = n;
-    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
     return buf;
 }
 

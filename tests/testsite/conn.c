@@ -9,6 +9,7 @@
  * free the connection return -1 when they did. */
 #include "conn.h"
 
+#include "alloc.h"
 #include "log.h"
 #include "reply.h"
 #include "request.h"
@@ -35,7 +36,7 @@ enum state { C_READ, C_WAIT, C_SEND, C_DRIP, C_RESET, C_LINGER };
 typedef struct conn {
     server *srv;
     int fd;
-    struct conn *prev, *next;
+    list_node node;           /* in srv->conns */
     enum state state;
     int watching;             /* events registered with the selector */
     sel_timer *timer;
@@ -65,30 +66,25 @@ void conn_close(conn *c)
         server_request_end(srv, END_ABORTED);
     reply_clear(&c->rep);
     free(c->in);
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        srv->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    list_remove(&c->node);
     srv->stats.connections--;
     free(c);
 }
 
+void conn_close_all(server *srv)
+{
+    list_node *n;
+    while ((n = list_first(&srv->conns)))
+        conn_close(list_entry(n, conn, node));
+}
+
 void conn_accepted(server *srv, int fd)
 {
-    conn *c = calloc(1, sizeof *c);
-    if (!c) {
-        close(fd);
-        return;
-    }
+    conn *c = xcalloc(1, sizeof *c);
     c->srv = srv;
     c->fd = fd;
     c->rep.reset_after = -1;
-    c->next = srv->conns;
-    if (c->next)
-        c->next->prev = c;
-    srv->conns = c;
+    list_push_front(&srv->conns, &c->node);
     if (++srv->stats.connections > srv->stats.peak_connections)
         srv->stats.peak_connections = srv->stats.connections;
     int one = 1;
@@ -152,12 +148,7 @@ static int read_input(conn *c)
                 size_t cap = c->in_cap ? c->in_cap * 2 : IN_START;
                 if (cap > IN_MAX)
                     cap = IN_MAX;
-                char *p = realloc(c->in, cap);
-                if (!p) {
-                    conn_close(c);
-                    return -1;
-                }
-                c->in = p;
+                c->in = xrealloc(c->in, cap);
                 c->in_cap = cap;
             }
             dst = c->in + c->in_len;
@@ -202,10 +193,6 @@ static int linger_close(conn *c)
     c->state = C_LINGER;
     c->in_len = 0;
     c->timer = selector_call_later(c->srv->sel, LINGER_MS, on_linger_timeout, c);
-    if (!c->timer) {
-        conn_close(c);
-        return -1;
-    }
     return 0;
 }
 
@@ -235,8 +222,7 @@ static int reset_when_flushed(conn *c)
     if (ioctl(c->fd, SIOCOUTQ, &queued) == 0 && queued > 0 && c->reset_polls++ < RESET_POLLS) {
         c->state = C_RESET;
         c->timer = selector_call_later(c->srv->sel, RESET_POLL_MS, on_reset_poll, c);
-        if (c->timer)
-            return 0;
+        return 0;
     }
     struct linger lg = {.l_onoff = 1, .l_linger = 0};
     setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
@@ -295,10 +281,6 @@ static int advance(conn *c)
     if (c->sent < limit) {   /* dripping: the next bytes after a pause */
         c->state = C_DRIP;
         c->timer = selector_call_later(c->srv->sel, (uint64_t)r->drip_ms, on_drip, c);
-        if (!c->timer) {
-            conn_close(c);
-            return -1;
-        }
         return 0;
     }
     if (limit < total)
@@ -352,10 +334,6 @@ static int start(conn *c)
         return advance(c);
     c->state = C_WAIT;
     c->timer = selector_call_later(c->srv->sel, c->rep.delay_ms, on_delay, c);
-    if (!c->timer) {
-        conn_close(c);
-        return -1;
-    }
     return 0;
 }
 
@@ -376,32 +354,20 @@ static int process(conn *c)
             request_clear(&req);
             break;
         }
-        if (n == REQ_NOMEM) {
-            request_clear(&req);
-            conn_close(c);
-            return -1;
-        }
         if (n < 0) {
             request_clear(&req);
             c->in_len = 0;
             int status = n == REQ_TOO_BIG ? 431 : n == REQ_VERSION ? 505 : 400;
-            if (reply_error(status, &c->rep) < 0) {
-                conn_close(c);
-                return -1;
-            }
+            reply_error(status, &c->rep);
             return start(c);   /* closes after the response */
         }
         consume(c, (size_t)n);
         if (!req.path)   /* only empty lines */
             continue;
         c->skip = req.body_len;
-        int rc = reply_build(c->srv, &req, &c->rep);
+        reply_build(c->srv, &req, &c->rep);
         request_clear(&req);
-        if (rc < 0) {
-            conn_close(c);
-            return -1;
-        }
-        rc = start(c);
+        int rc = start(c);
         if (rc <= 0)
             return rc;
     }

@@ -8,7 +8,9 @@
 
 /* Take over a freshly accepted, non-blocking socket. */
 void conn_accepted(server *srv, int fd);
-/* Close one connection immediately (used at shutdown). */
+/* Close one connection immediately. */
 void conn_close(struct conn *c);
+/* Close every connection of srv (at shutdown). */
+void conn_close_all(server *srv);
 
 #endif

@@ -166,7 +166,7 @@ char *gen_render(const gen_spec *g, const char *base, long i, size_t *len)
     const char *tail = "</p>\n</body></html>\n";
     size_t target = (size_t)g->size > strlen(tail) ? (size_t)g->size - strlen(tail) : 0;
     size_t col = 0;
-    while (b.len < target && !b.failed) {
+    while (b.len < target) {
         const char *w = words[splitmix(&st) % nwords];
         sbuf_adds(&b, w);
         col += strlen(w) + 1;
@@ -180,16 +180,16 @@ char *gen_render(const gen_spec *g, const char *base, long i, size_t *len)
 
 void gen_append_links(sbuf *b, const char *prefix, long n)
 {
-    for (long k = 1; k <= n && !b->failed; k++)
+    for (long k = 1; k <= n; k++)
         sbuf_printf(b, "<a href=\"%s%ld\">link %ld</a>\n", prefix, k, k);
 }
 
 void gen_append_nest(sbuf *b, long n)
 {
-    for (long k = 0; k < n && !b->failed; k++)
+    for (long k = 0; k < n; k++)
         sbuf_add(b, "<div>", 5);
     sbuf_adds(b, "deep");
-    for (long k = 0; k < n && !b->failed; k++)
+    for (long k = 0; k < n; k++)
         sbuf_add(b, "</div>", 6);
     sbuf_adds(b, "\n");
 }

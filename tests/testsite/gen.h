@@ -29,7 +29,7 @@ int gen_parse_spec(const char *spec, gen_spec *out, char *err, size_t errlen);
 long gen_page_index(const gen_spec *g, const char *path);
 
 /* Render page i (0 <= i < pages) with absolute links under base ("http://h:p").
- * Returns a malloc'd body (length in *len), or NULL when out of memory. */
+ * Returns a malloc'd body (length in *len). */
 char *gen_render(const gen_spec *g, const char *base, long i, size_t *len);
 
 /* Append n links <a href="PREFIX<k>">, k = 1..n, one per line. */

@@ -171,11 +171,13 @@ int main(int argc, char **argv)
         return 2;
     }
     int status = 0;
-    if (server_listen(&srv, o.bind, o.port, err, sizeof err) < 0) {
+    bool listening = server_listen(&srv, o.bind, o.port, err, sizeof err) == 0;
+    if (listening && srv.site)
+        site_finish(srv.site, srv.base);   /* {base} needs the port */
+    if (!listening) {
         fprintf(stderr, "testsite: %s\n", err);
         status = 2;
-    } else if ((srv.site && site_finish(srv.site, srv.base) < 0) || setup_signals(srv.sel) < 0 ||
-               server_start(&srv) < 0) {
+    } else if (setup_signals(srv.sel) < 0 || server_start(&srv) < 0) {
         fprintf(stderr, "testsite: cannot start: %s\n", strerror(errno));
         status = 1;
     } else {

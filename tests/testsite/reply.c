@@ -1,6 +1,7 @@
 /* reply.c — routing a request to its response (see reply.h). */
 #include "reply.h"
 
+#include "alloc.h"
 #include "sbuf.h"
 
 #include <stdlib.h>
@@ -12,7 +13,7 @@ static bool has_body(int status)
 }
 
 /* Status line and headers. content_length < 0: no Content-Length header. */
-static int make_head(reply *r, int status, const char *type, const char *charset,
+static void make_head(reply *r, int status, const char *type, const char *charset,
                      const char *location, char *const *extra, size_t nextra,
                      long long content_length, bool keep_alive_header)
 {
@@ -33,7 +34,6 @@ static int make_head(reply *r, int status, const char *type, const char *charset
         sbuf_adds(&b, "Connection: keep-alive\r\n");
     sbuf_adds(&b, "\r\n");
     r->head = sbuf_take(&b, &r->head_len);
-    return r->head ? 0 : -1;
 }
 
 static void add_escaped(sbuf *b, const char *s)
@@ -50,7 +50,7 @@ static void add_escaped(sbuf *b, const char *s)
 }
 
 /* A small HTML page for 404 / 405 / protocol errors. */
-static int simple_page(reply *r, int status, const char *path, bool head_only,
+static void simple_page(reply *r, int status, const char *path, bool head_only,
                        bool keep_alive_header, char *const *extra, size_t nextra)
 {
     sbuf b = {0};
@@ -64,15 +64,13 @@ static int simple_page(reply *r, int status, const char *path, bool head_only,
     }
     sbuf_adds(&b, "</body></html>\n");
     size_t len = 0;
-    if (!(r->body_owned = sbuf_take(&b, &len)))
-        return -1;
-    r->body = r->body_owned;
+    r->body = r->body_owned = sbuf_take(&b, &len);
     r->body_len = head_only ? 0 : len;
-    return make_head(r, status, "text/html", "utf-8", NULL, extra, nextra, (long long)len,
-                     keep_alive_header);
+    make_head(r, status, "text/html", "utf-8", NULL, extra, nextra, (long long)len,
+              keep_alive_header);
 }
 
-static int stats_reply(server *srv, reply *r, bool head_only, bool ka)
+static void stats_reply(server *srv, reply *r, bool head_only, bool ka)
 {
     const server_stats *st = &srv->stats;
     sbuf b = {0};
@@ -82,20 +80,18 @@ static int stats_reply(server *srv, reply *r, bool head_only, bool ka)
                 st->served, st->dropped, st->in_progress, st->peak_in_progress,
                 st->connections, st->peak_connections);
     size_t len = 0;
-    if (!(r->body_owned = sbuf_take(&b, &len)))
-        return -1;
-    r->body = r->body_owned;
+    r->body = r->body_owned = sbuf_take(&b, &len);
     r->body_len = head_only ? 0 : len;
-    return make_head(r, 200, "application/json", NULL, NULL, NULL, 0, (long long)len, ka);
+    make_head(r, 200, "application/json", NULL, NULL, NULL, 0, (long long)len, ka);
 }
 
-static int page_reply(server *srv, site_page *pg, reply *r, bool head_only, bool ka)
+static void page_reply(server *srv, site_page *pg, reply *r, bool head_only, bool ka)
 {
     pg->requests++;
     r->delay_ms = pg->delay_ms >= 0 ? (uint64_t)pg->delay_ms : srv->delay_ms;
     if (pg->requests <= pg->drop) {
         r->drop = true;
-        return 0;
+        return;
     }
     r->drip_bytes = pg->drip_bytes;
     r->drip_ms = pg->drip_ms;
@@ -104,53 +100,47 @@ static int page_reply(server *srv, site_page *pg, reply *r, bool head_only, bool
         r->close = true;
         r->body = pg->body;
         r->body_len = pg->body_len;
-        return 0;
+        return;
     }
     uint64_t len = pg->kind == BODY_BYTES ? (uint64_t)pg->bytes : pg->body_len;
     r->filler = pg->kind == BODY_BYTES;
     r->body = pg->body;
     bool body = has_body(pg->status);
     r->body_len = body && !head_only ? len : 0;
-    return make_head(r, pg->status, pg->type, pg->charset, pg->location, pg->headers,
-                     pg->nheaders, body ? (long long)len : -1, ka);
+    make_head(r, pg->status, pg->type, pg->charset, pg->location, pg->headers, pg->nheaders,
+              body ? (long long)len : -1, ka);
 }
 
-int reply_build(server *srv, const request *req, reply *r)
+void reply_build(server *srv, const request *req, reply *r)
 {
     memset(r, 0, sizeof *r);
     r->reset_after = -1;
     r->close = !req->keep_alive;
     bool ka = req->keep_alive && req->minor == 0;   /* say so to HTTP/1.0 clients */
     bool head_only = strcmp(req->method, "HEAD") == 0;
-    char *path = strdup(req->path);
-    if (!path)
-        return -1;
+    char *path = xstrdup(req->path);
     char *q = strchr(path, '?');
-    int rc;
     if (strcmp(path, "/__stats") == 0 || strncmp(path, "/__stats?", 9) == 0) {
-        rc = stats_reply(srv, r, head_only, ka);
+        stats_reply(srv, r, head_only, ka);
         free(path);
-        return rc;
+        return;
     }
     r->counted = true;
     r->delay_ms = srv->delay_ms;
     if (!head_only && strcmp(req->method, "GET") != 0) {
         static char *const allow[] = {"Allow: GET, HEAD"};
-        rc = simple_page(r, 405, NULL, false, ka, allow, 1);
+        simple_page(r, 405, NULL, false, ka, allow, 1);
     } else if (srv->gen) {
         if (q)
             *q = '\0';
         long i = gen_page_index(srv->gen, path);
         if (i < 0) {
-            rc = simple_page(r, 404, req->path, head_only, ka, NULL, 0);
+            simple_page(r, 404, req->path, head_only, ka, NULL, 0);
         } else {
             size_t len = 0;
-            r->body_owned = gen_render(srv->gen, srv->base, i, &len);
-            r->body = r->body_owned;
+            r->body = r->body_owned = gen_render(srv->gen, srv->base, i, &len);
             r->body_len = head_only ? 0 : len;
-            rc = r->body_owned ? make_head(r, 200, "text/html", "utf-8", NULL, NULL, 0,
-                                           (long long)len, ka)
-                               : -1;
+            make_head(r, 200, "text/html", "utf-8", NULL, NULL, 0, (long long)len, ka);
         }
     } else {
         site_page *pg = site_find(srv->site, path);
@@ -158,19 +148,20 @@ int reply_build(server *srv, const request *req, reply *r)
             *q = '\0';
             pg = site_find(srv->site, path);
         }
-        rc = pg ? page_reply(srv, pg, r, head_only, ka)
-                : simple_page(r, 404, req->path, head_only, ka, NULL, 0);
+        if (pg)
+            page_reply(srv, pg, r, head_only, ka);
+        else
+            simple_page(r, 404, req->path, head_only, ka, NULL, 0);
     }
     free(path);
-    return rc;
 }
 
-int reply_error(int status, reply *r)
+void reply_error(int status, reply *r)
 {
     memset(r, 0, sizeof *r);
     r->reset_after = -1;
     r->close = true;
-    return simple_page(r, status, NULL, false, false, NULL, 0);
+    simple_page(r, status, NULL, false, false, NULL, 0);
 }
 
 void reply_clear(reply *r)

@@ -27,10 +27,10 @@ typedef struct reply {
     long long reset_after;    /* -1, or reset the connection after this many bytes */
 } reply;
 
-/* Build the reply to a parsed request. Returns 0, or -1 when out of memory. */
-int reply_build(server *srv, const request *req, reply *out);
+/* Build the reply to a parsed request. */
+void reply_build(server *srv, const request *req, reply *out);
 /* A protocol error reply (400, 431, 505), not counted, closing the connection. */
-int reply_error(int status, reply *out);
+void reply_error(int status, reply *out);
 void reply_clear(reply *r);
 
 /* Total bytes of the response (head + body). */

@@ -3,6 +3,8 @@
  * would desynchronise the connection (request bodies need a Content-Length). */
 #include "request.h"
 
+#include "alloc.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -64,9 +66,7 @@ static int parse_request_line(const char *l, size_t n, request *req)
         t = slash ? slash : sp2;
     }
     size_t plen = (size_t)(sp2 - t);
-    req->path = plen ? strndup(t, plen) : strdup("/");
-    if (!req->path)
-        return REQ_NOMEM;
+    req->path = plen ? xstrndup(t, plen) : xstrdup("/");
     for (const char *c = req->path; *c; c++)
         if ((unsigned char)*c < 0x21 || *c == 0x7f)
             return REQ_BAD;

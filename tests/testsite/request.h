@@ -20,7 +20,6 @@ enum {
     REQ_BAD = -1,             /* malformed: answer 400 and close */
     REQ_TOO_BIG = -2,         /* head over REQUEST_MAX_HEAD: answer 431 and close */
     REQ_VERSION = -3,         /* not HTTP/1.x: answer 505 and close */
-    REQ_NOMEM = -4
 };
 
 /* Look for a complete head at the start of buf. Returns its length (through the empty

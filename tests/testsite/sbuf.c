@@ -1,39 +1,30 @@
 /* sbuf.c — growable byte string (see sbuf.h). */
 #include "sbuf.h"
 
+#include "alloc.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-bool sbuf_reserve(sbuf *b, size_t extra)
+void sbuf_reserve(sbuf *b, size_t extra)
 {
-    if (b->failed)
-        return false;
     if (b->len + extra + 1 <= b->cap)
-        return true;
+        return;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1) {
-        if (cap > ((size_t)-1) / 2) {
-            b->failed = true;
-            return false;
-        }
+        if (cap > ((size_t)-1) / 2)
+            alloc_oom((size_t)-1);
         cap *= 2;
     }
-    char *p = realloc(b->data, cap);
-    if (!p) {
-        b->failed = true;
-        return false;
-    }
-    b->data = p;
+    b->data = xrealloc(b->data, cap);
     b->cap = cap;
-    return true;
 }
 
 void sbuf_add(sbuf *b, const void *data, size_t len)
 {
-    if (!sbuf_reserve(b, len))
-        return;
+    sbuf_reserve(b, len);
     if (len)
         memcpy(b->data + b->len, data, len);
     b->len += len;
@@ -51,10 +42,9 @@ void sbuf_printf(sbuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n < 0 || !sbuf_reserve(b, (size_t)n)) {
-        b->failed = true;
-        return;
-    }
+    if (n < 0)
+        alloc_oom((size_t)-1);      /* over INT_MAX bytes */
+    sbuf_reserve(b, (size_t)n);
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -81,12 +71,10 @@ void sbuf_add_expanded(sbuf *b, const char *s, size_t len, const char *base)
 
 char *sbuf_take(sbuf *b, size_t *len)
 {
-    if (b->failed) {
-        sbuf_free(b);
-        return NULL;
+    if (!b->data) {
+        sbuf_reserve(b, 0);
+        b->data[0] = '\0';
     }
-    if (!b->data && !sbuf_reserve(b, 0))
-        return NULL;
     char *p = b->data;
     if (len)
         *len = b->len;
@@ -100,5 +88,4 @@ void sbuf_free(sbuf *b)
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
-    b->failed = false;
 }

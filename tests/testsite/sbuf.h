@@ -1,6 +1,5 @@
-/* sbuf.h — a growable byte string for building responses and page bodies.
- * Out of memory sets `failed` and drops further appends, so callers check once at the
- * end instead of after every append. */
+/* sbuf.h — a growable byte string for building responses and page bodies. Out of
+ * memory ends the process (alloc.h), so appends cannot fail. */
 #ifndef TESTSITE_SBUF_H
 #define TESTSITE_SBUF_H
 
@@ -11,16 +10,15 @@ typedef struct sbuf {
     char *data;   /* always NUL-terminated when non-NULL */
     size_t len;
     size_t cap;
-    bool failed;
 } sbuf;
 
-bool sbuf_reserve(sbuf *b, size_t extra);
+void sbuf_reserve(sbuf *b, size_t extra);
 void sbuf_add(sbuf *b, const void *data, size_t len);
 void sbuf_adds(sbuf *b, const char *s);
 void sbuf_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append s with every "{base}" replaced by base. */
 void sbuf_add_expanded(sbuf *b, const char *s, size_t len, const char *base);
-/* Hand over the bytes (NULL if anything failed; then the buffer is freed). */
+/* Hand over the bytes (never NULL; "" when nothing was added). */
 char *sbuf_take(sbuf *b, size_t *len);
 void sbuf_free(sbuf *b);
 

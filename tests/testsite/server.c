@@ -18,6 +18,7 @@
 
 int server_listen(server *srv, const char *addr, int port, char *err, size_t errlen)
 {
+    list_init(&srv->conns);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
     struct addrinfo *ai = NULL;
@@ -82,8 +83,6 @@ static void pause_accept(server *srv, int err)
     }
     selector_unregister(srv->sel, srv->listen_fd);
     srv->accept_timer = selector_call_later(srv->sel, ACCEPT_PAUSE_MS, resume_accept, srv);
-    if (!srv->accept_timer)   /* out of memory: try again on the next iteration */
-        resume_accept(srv->sel, srv);
 }
 
 static void on_accept(selector *s, int fd, int events, void *data)
@@ -112,8 +111,7 @@ int server_start(server *srv)
 
 void server_shutdown(server *srv)
 {
-    while (srv->conns)
-        conn_close(srv->conns);
+    conn_close_all(srv);
     if (srv->accept_timer) {
         selector_cancel(srv->sel, srv->accept_timer);
         srv->accept_timer = NULL;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gen.h"
+#include "list.h"
 #include "selector.h"
 #include "site.h"
 
@@ -31,13 +32,14 @@ typedef struct server {
     char base[128];             /* "http://127.0.0.1:PORT", no trailing slash */
     uint64_t delay_ms;          /* --delay: for every page without its own delay= */
     server_stats stats;
-    struct conn *conns;         /* every open connection */
+    list_node conns;            /* every open connection (conn.c) */
     bool warned_emfile;
     bool warned_register;
 } server;
 
-/* Bind and listen on addr:port (port 0: any free port) and set srv->base.
- * Returns 0, or -1 with a message in err. */
+/* Bind and listen on addr:port (port 0: any free port) and set srv->base; call it
+ * first (server_shutdown may follow either way). Returns 0, or -1 with a message in
+ * err. */
 int server_listen(server *srv, const char *addr, int port, char *err, size_t errlen);
 /* Start accepting connections on srv->sel. Returns 0 or -1. */
 int server_start(server *srv);

@@ -4,6 +4,7 @@
  * `body <<TAG` / `raw <<TAG` blocks are cut out of the text as they are. */
 #include "site.h"
 
+#include "alloc.h"
 #include "gen.h"
 #include "sbuf.h"
 
@@ -58,14 +59,13 @@ static char *read_whole(const char *path, size_t *len, int *err)
     sbuf b = {0};
     char chunk[65536];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && !b.failed) {
-        if (b.len + n > (size_t)MAX_FILE_BYTES) {
-            b.failed = true;
-            break;
-        }
-        sbuf_add(&b, chunk, n);
+    bool too_big = false;
+    while (!too_big && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        too_big = b.len + n > (size_t)MAX_FILE_BYTES;
+        if (!too_big)
+            sbuf_add(&b, chunk, n);
     }
-    int bad = ferror(f) || b.failed;
+    int bad = ferror(f) || too_big;
     fclose(f);
     if (bad) {
         sbuf_free(&b);
@@ -155,26 +155,16 @@ static int num_value(parser *p, const char *key, const char *v, long long lo, lo
     return 0;
 }
 
-static int set_str(parser *p, char **slot, const char *v)
+static void set_str(char **slot, const char *v)
 {
-    char *c = strdup(v);
-    if (!c)
-        return fail(p, "out of memory");
     free(*slot);
-    *slot = c;
-    return 0;
+    *slot = xstrdup(v);
 }
 
-static int push(parser *p, char ***arr, size_t *n, const char *v)
+static void push(char ***arr, size_t *n, const char *v)
 {
-    char **a = realloc(*arr, (*n + 1) * sizeof *a);
-    if (!a)
-        return fail(p, "out of memory");
-    *arr = a;
-    if (!(a[*n] = strdup(v)))
-        return fail(p, "out of memory");
-    (*n)++;
-    return 0;
+    *arr = xreallocarray(*arr, *n + 1, sizeof **arr);
+    (*arr)[(*n)++] = xstrdup(v);
 }
 
 static int claim_body(parser *p, const char *what)
@@ -209,10 +199,6 @@ static int load_file(parser *p, site_page *pg, const char *rel)
         sbuf_adds(&path, "/");
     }
     sbuf_adds(&path, rel);
-    if (path.failed) {
-        sbuf_free(&path);
-        return fail(p, "out of memory");
-    }
     int e = 0;
     size_t len = 0;
     char *data = read_whole(path.data, &len, &e);
@@ -244,8 +230,8 @@ static int set_key(parser *p, char *word)
             return fail(p, "empty type (use type=none for no Content-Type)");
         free(pg->type);
         pg->type = NULL;
-        if (strcmp(v, "none") && set_str(p, &pg->type, v) < 0)
-            return -1;
+        if (strcmp(v, "none"))
+            set_str(&pg->type, v);
         if (!p->charset_set) {
             free(pg->charset);
             pg->charset = NULL;
@@ -254,11 +240,10 @@ static int set_key(parser *p, char *word)
         p->charset_set = true;
         free(pg->charset);
         pg->charset = NULL;
-        if (strcmp(v, "none") && set_str(p, &pg->charset, v) < 0)
-            return -1;
+        if (strcmp(v, "none"))
+            set_str(&pg->charset, v);
     } else if (!strcmp(k, "location")) {
-        if (set_str(p, &pg->location, v) < 0)
-            return -1;
+        set_str(&pg->location, v);
     } else if (!strcmp(k, "body") || !strcmp(k, "raw")) {
         bool raw = k[0] == 'r';
         if (claim_body(p, raw ? "raw" : "body") < 0)
@@ -268,8 +253,7 @@ static int set_key(parser *p, char *word)
             return load_file(p, pg, v + 1);
         if (raw)
             return fail(p, "raw takes @file or a <<TAG block");
-        if (set_str(p, &pg->body, v) < 0)
-            return -1;
+        set_str(&pg->body, v);
         pg->body_len = strlen(v);
     } else if (!strcmp(k, "bytes")) {
         if (claim_body(p, "bytes") < 0 || num_value(p, k, v, 0, 1LL << 40, &n) < 0)
@@ -281,8 +265,7 @@ static int set_key(parser *p, char *word)
             return -1;
         pg->gen_links = (long)n;
     } else if (!strcmp(k, "linkprefix")) {
-        if (set_str(p, &pg->link_prefix, v) < 0)
-            return -1;
+        set_str(&pg->link_prefix, v);
     } else if (!strcmp(k, "nest")) {
         if (claim_html(p, "nest=") < 0 || num_value(p, k, v, 0, 10000000, &n) < 0)
             return -1;
@@ -303,16 +286,12 @@ static int set_key(parser *p, char *word)
         /* an extra "X-Pad: xxx..." header with an N-byte value (huge heads) */
         if (num_value(p, k, v, 0, 64L * 1024 * 1024, &n) < 0)
             return -1;
-        char *h = malloc((size_t)n + 8);
-        if (!h)
-            return fail(p, "out of memory");
+        char *h = xmalloc((size_t)n + 8);
         memcpy(h, "X-Pad: ", 7);
         memset(h + 7, 'x', (size_t)n);
         h[n + 7] = '\0';
-        int rc = push(p, &pg->headers, &pg->nheaders, h);
+        push(&pg->headers, &pg->nheaders, h);
         free(h);
-        if (rc < 0)
-            return -1;
     } else if (!strcmp(k, "drip")) {
         char *slash = strchr(v, '/');
         long long b, ms;
@@ -374,8 +353,6 @@ static int read_block(parser *p, const char *tag, bool raw)
     p->line = end_line;
     free(pg->body);
     pg->body = sbuf_take(&b, &pg->body_len);
-    if (!pg->body)
-        return fail(p, "out of memory");
     pg->kind = raw ? BODY_RAW : BODY_TEXT;
     return 0;
 }
@@ -423,21 +400,16 @@ static int start_page(parser *p, char **w, int n)
     for (size_t i = 0; i < p->s->npages; i++)
         if (!strcmp(p->s->pages[i]->path, w[1]))
             return fail(p, "page %s already defined at line %d", w[1], p->s->pages[i]->line);
-    site_page **arr = realloc(p->s->pages, (p->s->npages + 1) * sizeof *arr);
-    if (!arr)
-        return fail(p, "out of memory");
-    p->s->pages = arr;
-    site_page *pg = calloc(1, sizeof *pg);
-    if (!pg)
-        return fail(p, "out of memory");
-    arr[p->s->npages++] = pg;
+    p->s->pages = xreallocarray(p->s->pages, p->s->npages + 1, sizeof *p->s->pages);
+    site_page *pg = xcalloc(1, sizeof *pg);
+    p->s->pages[p->s->npages++] = pg;
     pg->line = p->line;
     pg->delay_ms = -1;
     pg->reset_after = -1;
     pg->kind = BODY_HTML;
-    if (!(pg->path = strdup(w[1])) || !(pg->type = strdup("text/html")) ||
-        !(pg->charset = strdup("utf-8")))
-        return fail(p, "out of memory");
+    pg->path = xstrdup(w[1]);
+    pg->type = xstrdup("text/html");
+    pg->charset = xstrdup("utf-8");
     p->cur = pg;
     p->charset_set = p->has_body = p->has_html = false;
     for (int i = 2; i < n; i++) {
@@ -474,7 +446,8 @@ static int parse_line(parser *p, char *line)
         char *colon = strchr(v, ':');
         if (!colon || colon == v)
             return fail(p, "header needs 'Name: value'");
-        return push(p, &p->cur->headers, &p->cur->nheaders, v);
+        push(&p->cur->headers, &p->cur->nheaders, v);
+        return 0;
     }
     int n = split_words(p, line, w, MAX_WORDS);
     if (n <= 0)
@@ -489,8 +462,7 @@ static int parse_line(parser *p, char *line)
         if (claim_html(p, "a link line") < 0)
             return -1;
         for (int i = 1; i < n; i++)
-            if (push(p, &p->cur->links, &p->cur->nlinks, w[i]) < 0)
-                return -1;
+            push(&p->cur->links, &p->cur->nlinks, w[i]);
         return 0;
     }
     if (!strcmp(w[0], "body") || !strcmp(w[0], "raw")) {
@@ -520,8 +492,8 @@ static int by_path(const void *a, const void *b)
 /* The lines of p->text, read into a new site. */
 static site *parse_text(parser *p)
 {
-    p->s = calloc(1, sizeof *p->s);
-    int rc = p->s ? 0 : fail(p, "out of memory");
+    p->s = xcalloc(1, sizeof *p->s);
+    int rc = 0;
     const char *l;
     size_t len;
     while (rc == 0 && (l = next_line(p, &len))) {
@@ -529,11 +501,7 @@ static site *parse_text(parser *p)
             rc = fail(p, "NUL byte in the line (binary data goes in a file: body=@FILE)");
             break;
         }
-        char *line = strndup(l, len);
-        if (!line) {
-            rc = fail(p, "out of memory");
-            break;
-        }
+        char *line = xstrndup(l, len);
         rc = parse_line(p, line);
         free(line);
     }
@@ -571,12 +539,7 @@ site *site_load(const char *file, char *err, size_t errlen)
     }
     p.text = text;
     const char *slash = strrchr(file, '/');
-    char *dir = NULL;
-    if (slash && !(dir = strndup(file, slash == file ? 1 : (size_t)(slash - file)))) {
-        free(text);
-        fail(&p, "out of memory");
-        return NULL;
-    }
+    char *dir = slash ? xstrndup(file, slash == file ? 1 : (size_t)(slash - file)) : NULL;
     p.dir = dir;
     site *s = parse_text(&p);
     free(text);
@@ -598,24 +561,21 @@ static void render_html(sbuf *b, const site_page *pg)
     sbuf_adds(b, "</body></html>\n");
 }
 
-static int expand(char **s, size_t *len, const char *base)
+static void expand(char **s, size_t *len, const char *base)
 {
     if (!*s)
-        return 0;
+        return;
     sbuf b = {0};
     sbuf_add_expanded(&b, *s, len ? *len : strlen(*s), base);
     size_t n;
     char *out = sbuf_take(&b, &n);
-    if (!out)
-        return -1;
     free(*s);
     *s = out;
     if (len)
         *len = n;
-    return 0;
 }
 
-int site_finish(site *s, const char *base)
+void site_finish(site *s, const char *base)
 {
     for (size_t i = 0; i < s->npages; i++) {
         site_page *pg = s->pages[i];
@@ -623,16 +583,13 @@ int site_finish(site *s, const char *base)
             sbuf b = {0};
             render_html(&b, pg);
             free(pg->body);
-            if (!(pg->body = sbuf_take(&b, &pg->body_len)))
-                return -1;
+            pg->body = sbuf_take(&b, &pg->body_len);
         }
-        if (expand(&pg->body, &pg->body_len, base) < 0 || expand(&pg->location, NULL, base) < 0)
-            return -1;
+        expand(&pg->body, &pg->body_len, base);
+        expand(&pg->location, NULL, base);
         for (size_t h = 0; h < pg->nheaders; h++)
-            if (expand(&pg->headers[h], NULL, base) < 0)
-                return -1;
+            expand(&pg->headers[h], NULL, base);
     }
-    return 0;
 }
 
 site_page *site_find(const site *s, const char *path)

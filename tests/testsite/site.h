@@ -54,9 +54,8 @@ site *site_load(const char *file, char *err, size_t errlen);
  * (absolute names as they are), and refused when dir is NULL. */
 site *site_parse_buffer(const char *name, const char *text, size_t len, const char *dir,
                         char *err, size_t errlen);
-/* Expand {base} ("http://127.0.0.1:PORT") and render bodies. Returns 0, or -1 when out
- * of memory. */
-int site_finish(site *s, const char *base);
+/* Expand {base} ("http://127.0.0.1:PORT") and render bodies. */
+void site_finish(site *s, const char *base);
 /* The page for an exact path, or NULL. */
 site_page *site_find(const site *s, const char *path);
 void site_free(site *s);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "curlglue.h"
+#include "list.h"
 #include "selector.h"
 
 #define DEADLINE_MS 20000   /* generous: only reached when something is broken */
@@ -52,14 +53,14 @@ typedef struct tconn {
     size_t outlen, outoff;
     sel_timer *delay;        /* a /slow answer waiting to be sent */
     int hanging;             /* got /hang: never answers again */
-    struct tconn *prev, *next;
+    list_node node;          /* in srv->conns */
 } tconn;
 
 struct tsrv {
     selector *s;
     int lfd;
     int port;
-    tconn *conns;
+    list_node conns;
     int accepted, open, max_open;
     int requests, hang_requests, peer_closes;
     int stop_at_hangs;       /* stop the selector when this many /hang arrived (0: no) */
@@ -74,12 +75,7 @@ static void conn_close(tconn *c, int by_peer)
     if (c->delay)
         selector_cancel(srv->s, c->delay);
     free(c->out);
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        srv->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    list_remove(&c->node);
     srv->open--;
     if (by_peer) {
         srv->peer_closes++;
@@ -261,10 +257,7 @@ static void srv_accept(selector *s, int fd, int events, void *data)
         assert_non_null(c);
         c->srv = srv;
         c->fd = cfd;
-        c->next = srv->conns;
-        if (srv->conns)
-            srv->conns->prev = c;
-        srv->conns = c;
+        list_push_front(&srv->conns, &c->node);
         assert_int_equal(selector_register(s, cfd, SEL_READ, conn_io, c), 0);
         srv->accepted++;
         srv->open++;
@@ -292,6 +285,7 @@ static void srv_start(tsrv *srv, selector *s)
 {
     memset(srv, 0, sizeof *srv);
     srv->s = s;
+    list_init(&srv->conns);
     srv->lfd = listen_loopback(&srv->port);
     assert_int_equal(listen(srv->lfd, 128), 0);
     assert_int_equal(selector_register(s, srv->lfd, SEL_READ, srv_accept, srv), 0);
@@ -299,8 +293,9 @@ static void srv_start(tsrv *srv, selector *s)
 
 static void srv_stop(tsrv *srv)
 {
-    while (srv->conns)
-        conn_close(srv->conns, 0);
+    list_node *n;
+    while ((n = list_first(&srv->conns)))
+        conn_close(list_entry(n, tconn, node), 0);
     selector_unregister(srv->s, srv->lfd);
     close(srv->lfd);
 }
