@@ -5,8 +5,12 @@
  *   scenarios --https --stage BIN...          https through the curl transport
  *   scenarios --valgrind VG --stage BIN...    one crawl per stage x transport under
  *                                             valgrind memcheck (ctest -L valgrind)
+ *   scenarios --oom --stage BIN...            each stage x transport runs out of memory
+ *                                             on a page of 200,000 links, loudly
  *   scenarios --nofile N PROGRAM ARGS...      exec PROGRAM with its open-file limit,
  *                                             soft and hard, set to N (used by a case)
+ *   scenarios --vmem KB PROGRAM ARGS...       exec PROGRAM with its address space
+ *                                             limited to KB KiB, no core dump (--oom)
  *
  * Environment: SCENARIO_FILTER=sub1,sub2 runs only the cases whose name contains one
  * of the substrings; SCENARIO_TIME_LIMIT=SECS caps each crawler run (default 60).
@@ -1335,6 +1339,68 @@ static void test_out_of_descriptors(void **state)
         fail_msg("testsite saw %ld requests at once; with 64 descriptors want 32..64", peak);
 }
 
+/* ---- out of memory: loud, never a completed crawl ------------------------------------ */
+
+/* Run stage on url with the curl or raw transport through `scenarios --vmem KB`. */
+static void run_limited(case_ctx *c, const char *stage, const char *transport, long kb,
+                        const char *url)
+{
+    char limit[32];
+    snprintf(limit, sizeof limit, "%ld", kb);
+    char *argv[] = {g_self, "--vmem", limit, (char *)stage, "--format", "jsonl", "-q",
+                    "--transport", (char *)transport, (char *)url, NULL};
+    run_argv(c, argv);
+}
+
+/* The smallest address-space limit (a multiple of 8 MiB) under which stage crawls a
+ * one-page site to the end: what its libraries and a start take on this machine. */
+static long smallest_working_limit(case_ctx *c, const char *stage, const char *transport,
+                                   const char *url)
+{
+    for (long kb = 32 * 1024; kb <= 1024 * 1024; kb += 8 * 1024) {
+        run_limited(c, stage, transport, kb, url);
+        if (c->run.exit_code == 0 && c->run.summary)
+            return kb;
+    }
+    fail_msg("%s --transport %s: no crawl of one page under 1 GiB of address space\n%s",
+             stage_of(stage), transport, crawl_run_describe(&c->run));
+    return 0;
+}
+
+/* Issue 13, item 3: under `ulimit -v`, a page of 200,000 links used to end in exit 0,
+ * a summary with todo 0, records dropped with a log line each, and URLs lost without
+ * one (a failed allocation read as "already seen"). Now a failed allocation anywhere
+ * (ours, libcurl's, libxml2's) ends the process with one line. Each stage and
+ * transport gets 24 MiB more than it needs for a one-page crawl — far less than 200,000
+ * links take — and must die by SIGABRT with one "STAGE: out of memory" line on stderr
+ * and no summary on stdout. */
+#define OOM_HEADROOM_KB (24 * 1024)
+
+static void test_out_of_memory(void **state)
+{
+    case_ctx *c = *state;
+    static const char *const transports[] = {"raw", "curl"};
+    const char *b = start_site(c, "scenario-oom.site", NULL);
+    for (int s = 0; s < g_nstages; s++) {
+        for (int t = 0; t < 2; t++) {
+            const char *stage = g_stages[s], *tr = transports[t];
+            long kb = smallest_working_limit(c, stage, tr, U(b, "/l/1")) + OOM_HEADROOM_KB;
+            run_limited(c, stage, tr, kb, U(b, "/"));
+            const crawl_run *r = &c->run;
+            char want[64];
+            snprintf(want, sizeof want, "crawl-%s: out of memory", stage_of(stage));
+            bool one_line = r->err_len > 0 && strchr(r->err, '\n') == r->err + r->err_len - 1;
+            if (r->term_signal != SIGABRT || r->summary || strncmp(r->err, want, strlen(want)) ||
+                !one_line)
+                fail_msg("%s --transport %s under %ld KiB on 200,000 links: want SIGABRT, one "
+                         "line \"%s (N bytes)\" on stderr and no summary\n%s",
+                         stage_of(stage), tr, kb, want, crawl_run_describe(r));
+            printf("# %s --transport %s: %ld KiB; %.2f s, then: %s", stage_of(stage), tr, kb,
+                   r->seconds, r->err);
+        }
+    }
+}
+
 /* ---- valgrind: one crawl per stage and transport, memcheck-clean ------------------------ */
 
 static const char *g_valgrind;
@@ -1419,28 +1485,34 @@ static int usage(void)
                     "       scenarios --cross-stage --stage BINARY...\n"
                     "       scenarios --https --stage BINARY...\n"
                     "       scenarios --valgrind VALGRIND --stage BINARY...\n"
-                    "       scenarios --nofile N PROGRAM ARGS...\n");
+                    "       scenarios --oom --stage BINARY...\n"
+                    "       scenarios --nofile N PROGRAM ARGS...\n"
+                    "       scenarios --vmem KB PROGRAM ARGS...\n");
     return 2;
 }
 
-/* scenarios --nofile N PROGRAM ARGS...: the wrapper of test_out_of_descriptors. */
-static int exec_with_nofile(char **argv)
+/* scenarios --nofile N PROGRAM ARGS... (test_out_of_descriptors) and
+ * scenarios --vmem KB PROGRAM ARGS... (test_out_of_memory): set the limit, soft and
+ * hard, and exec PROGRAM. Under --vmem, no core dump either. */
+static int exec_with_limit(char **argv)
 {
-    struct rlimit rl;
-    rl.rlim_cur = rl.rlim_max = (rlim_t)strtoul(argv[2], NULL, 10);
-    if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
-        fprintf(stderr, "scenarios --nofile: setrlimit: %s\n", strerror(errno));
+    bool vmem = !strcmp(argv[1], "--vmem");
+    rlim_t n = (rlim_t)strtoul(argv[2], NULL, 10);
+    struct rlimit rl = {vmem ? n * 1024 : n, vmem ? n * 1024 : n}, none = {0, 0};
+    if (setrlimit(vmem ? RLIMIT_AS : RLIMIT_NOFILE, &rl) < 0 ||
+        (vmem && setrlimit(RLIMIT_CORE, &none) < 0)) {
+        fprintf(stderr, "scenarios %s: setrlimit: %s\n", argv[1], strerror(errno));
         return 127;
     }
     execv(argv[3], argv + 3);
-    fprintf(stderr, "scenarios --nofile: exec %s: %s\n", argv[3], strerror(errno));
+    fprintf(stderr, "scenarios %s: exec %s: %s\n", argv[1], argv[3], strerror(errno));
     return 127;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc >= 4 && !strcmp(argv[1], "--nofile"))
-        return exec_with_nofile(argv);
+    if (argc >= 4 && (!strcmp(argv[1], "--nofile") || !strcmp(argv[1], "--vmem")))
+        return exec_with_limit(argv);
     ssize_t self = readlink("/proc/self/exe", g_self, sizeof g_self - 1);
     if (self > 0)
         g_self[self] = '\0';
@@ -1457,7 +1529,8 @@ int main(int argc, char **argv)
         const struct CMUnitTest tests[] = {CASE(test_valgrind)};
         return cmocka_run_group_tests_name("valgrind", tests, NULL, NULL);
     }
-    if (argc >= 2 && (!strcmp(argv[1], "--cross-stage") || !strcmp(argv[1], "--https"))) {
+    if (argc >= 2 && (!strcmp(argv[1], "--cross-stage") || !strcmp(argv[1], "--https") ||
+                      !strcmp(argv[1], "--oom"))) {
         for (int i = 2; i + 1 < argc && g_nstages < MAX_STAGES; i += 2) {
             if (strcmp(argv[i], "--stage") != 0)
                 return usage();
@@ -1468,6 +1541,10 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], "--https")) {
             const struct CMUnitTest tests[] = {CASE(test_https)};
             return cmocka_run_group_tests_name("scenario.https", tests, NULL, NULL);
+        }
+        if (!strcmp(argv[1], "--oom")) {
+            const struct CMUnitTest tests[] = {CASE(test_out_of_memory)};
+            return cmocka_run_group_tests_name("scenario.out_of_memory", tests, NULL, NULL);
         }
         const struct CMUnitTest tests[] = {CASE(test_cross_stage_sequential),
                                            CASE(test_cross_stage_concurrent)};
