@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "future.h"
 #include "rawerr.h"
 #include "sockio.h"
@@ -19,8 +20,9 @@ typedef struct {
     coro co;
     app *a;
     char *url;
-    crawl_fetch *response;
     const http_sink *sink;
+    http_full_fn full;              /* the body went past the size limit: stop reading */
+    const void *full_ctx;
     char *host;
     int port;
     struct sockaddr_storage addr;
@@ -32,11 +34,6 @@ typedef struct {
     http_parser *parser;
     uint64_t deadline;
 } raw_get_frame;
-
-static bool response_full(const void *response)
-{
-    return crawl_fetch_full(response);
-}
 
 static int raw_get_body(coro *co)
 {
@@ -76,9 +73,9 @@ static int raw_get_body(coro *co)
         CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");    /* as stage 1 says it */
     AWAIT(co, sock_write_all(f->fd, f->request, f->request_len, f->deadline));
     f->parser = http_parser_new(f->sink);
-    AWAIT(co, sock_read_all_until(f->fd, f->parser, f->deadline, response_full, f->response));
+    AWAIT(co, sock_read_all_until(f->fd, f->parser, f->deadline, f->full, f->full_ctx));
     /* n = 1: cut at --max-size, as the curl transport says it; finally closes fd */
-    CORO_RETURN(co, NULL, crawl_fetch_full(f->response) ? 1 : 0);
+    CORO_RETURN(co, NULL, f->full(f->full_ctx) ? 1 : 0);
     CORO_END(co);
 }
 
@@ -144,74 +141,80 @@ static void curl_get_finally(coro *co)
 static const coro_def curl_get_def = {"http_get", __FILE__, curl_get_body, curl_get_finally,
                                       sizeof(curl_get_frame)};
 
-coro *http_get(app *a, crawl_fetch *response)
+coro *http_get_into(app *a, const char *url, const http_sink *sink, http_full_fn full,
+                   const void *full_ctx)
 {
-    const char *url = crawl_fetch_url(response);
-    const http_sink *sink = crawl_fetch_sink(response);
     if (a->raw) {
         raw_get_frame *f = (raw_get_frame *)coro_new(&raw_get_def);
-        if (!f)
-            return NULL;
         f->a = a;
-        f->url = strdup(url);
-        f->response = response;
+        f->url = xstrdup(url);
         f->sink = sink;
+        f->full = full;
+        f->full_ctx = full_ctx;
         f->fd = -1;
         return &f->co;
     }
     curl_get_frame *f = (curl_get_frame *)coro_new(&curl_get_def);
-    if (!f)
-        return NULL;
     f->a = a;
-    f->url = strdup(url);
+    f->url = xstrdup(url);
     f->sink = sink;
     future_init(&f->done);
     return &f->co;
 }
 
-/* ---- fetch: crawling.py's retry loop around http_get ---- */
+static bool response_full(const void *response)
+{
+    return crawl_fetch_full(response);
+}
+
+coro *http_get(app *a, crawl_fetch *response)
+{
+    return http_get_into(a, crawl_fetch_url(response), crawl_fetch_sink(response),
+                         response_full, response);
+}
+
+/* ---- fetch_response: crawling.py's retry loop around http_get ---- */
 
 typedef struct {
     coro co;
     app *a;
     char *url;
     int max_redirect;
-    crawl_add_fn add_url;
-    void *ctx;
+    bool keep_body;
     int tries;
     crawl_fetch *response;     /* this attempt's page in the crawl core */
     char *exception;           /* the last attempt's error */
-} fetch_frame;
+} fetch_response_frame;
 
-static void remember_error(fetch_frame *f, const coro_error *e)
+char *fetch_error_text(const app *a, const coro_error *e)
 {
     char buf[128];
-    free(f->exception);
     if (e->kind == CORO_TIMEOUT)
-        f->exception = strdup(raw_timeout(buf, sizeof buf, f->a->opt.timeout));
-    else
-        f->exception = strdup(e->msg ? e->msg : "error");
+        return xstrdup(raw_timeout(buf, sizeof buf, a->opt.timeout));
+    return xstrdup(e->msg ? e->msg : "error");
 }
 
-static int fetch_body(coro *co)
+static void remember_error(fetch_response_frame *f, const coro_error *e)
 {
-    fetch_frame *f = (fetch_frame *)co;
-    crawl *c = f->a->crawl;
+    free(f->exception);
+    f->exception = fetch_error_text(f->a, e);
+}
+
+static int fetch_response_body(coro *co)
+{
+    fetch_response_frame *f = (fetch_response_frame *)co;
     CORO_BEGIN(co);
-    if (f->a->raw && strncmp(f->url, "https:", 6) == 0) {
-        crawl_record_failure(c, f->url, raw_https_unsupported);
-        CORO_RETURN(co, NULL, 0);
-    }
+    if (f->a->raw && strncmp(f->url, "https:", 6) == 0)
+        CORO_RAISE(co, CORO_ERROR, 0, "%s", raw_https_unsupported);
     for (f->tries = 0; f->tries < f->a->opt.max_tries; f->tries++) {
-        f->response = crawl_fetch_new(c, f->url, f->max_redirect);
+        f->response = crawl_fetch_new(f->a->crawl, f->url, f->max_redirect);
+        if (f->keep_body)
+            crawl_fetch_keep_body(f->response);
         AWAIT_CATCH(co, http_get(f->a, f->response));
         if (!co->err) {
-            if (co->value.n == 1)
-                crawl_fetch_truncated(f->response, f->add_url, f->ctx);
-            else
-                crawl_fetch_done(f->response, f->add_url, f->ctx);
-            f->response = NULL;
-            CORO_RETURN(co, NULL, 0);
+            crawl_fetch *response = f->response;
+            f->response = NULL;             /* the caller's now */
+            CORO_RETURN(co, response, co->value.n);
         }
         remember_error(f, co->err);
         crawl_fetch_fail(f->response, f->exception);
@@ -221,17 +224,67 @@ static int fetch_body(coro *co)
         coro_error_free(co->err);
         co->err = NULL;
     }
-    crawl_record_failure(c, f->url, f->exception);
+    CORO_RAISE(co, CORO_ERROR, 0, "%s", f->exception);
+    CORO_END(co);
+}
+
+static void fetch_response_finally(coro *co)
+{
+    fetch_response_frame *f = (fetch_response_frame *)co;
+    if (f->response)
+        crawl_fetch_discard(f->response);
+    free(f->exception);
+    free(f->url);
+}
+
+static const coro_def fetch_response_def = {"fetch_response", __FILE__, fetch_response_body,
+                                            fetch_response_finally,
+                                            sizeof(fetch_response_frame)};
+
+coro *fetch_response(app *a, const char *url, int max_redirect, bool keep_body)
+{
+    fetch_response_frame *f = (fetch_response_frame *)coro_new(&fetch_response_def);
+    f->a = a;
+    f->url = xstrdup(url);
+    f->max_redirect = max_redirect;
+    f->keep_body = keep_body;
+    return &f->co;
+}
+
+/* ---- fetch: crawling.py's fetch — the response, then the crawl core's records ---- */
+
+typedef struct {
+    coro co;
+    app *a;
+    char *url;
+    int max_redirect;
+    crawl_add_fn add_url;
+    void *ctx;
+} fetch_frame;
+
+static int fetch_body(coro *co)
+{
+    fetch_frame *f = (fetch_frame *)co;
+    CORO_BEGIN(co);
+    AWAIT_CATCH(co, fetch_response(f->a, f->url, f->max_redirect, false));
+    if (co->err) {
+        if (co->err->kind == CORO_CANCELLED)
+            CORO_RAISE_ERR(co);
+        crawl_record_failure(f->a->crawl, f->url, co->err->msg);
+        coro_error_free(co->err);
+        co->err = NULL;
+        CORO_RETURN(co, NULL, 0);
+    }
+    if (co->value.n == 1)
+        crawl_fetch_truncated(co->value.p, f->add_url, f->ctx);
+    else
+        crawl_fetch_done(co->value.p, f->add_url, f->ctx);
     CORO_END(co);
 }
 
 static void fetch_finally(coro *co)
 {
-    fetch_frame *f = (fetch_frame *)co;
-    if (f->response)
-        crawl_fetch_discard(f->response);
-    free(f->exception);
-    free(f->url);
+    free(((fetch_frame *)co)->url);
 }
 
 static const coro_def fetch_def = {"fetch", __FILE__, fetch_body, fetch_finally,
@@ -240,10 +293,8 @@ static const coro_def fetch_def = {"fetch", __FILE__, fetch_body, fetch_finally,
 coro *fetch(app *a, const char *url, int max_redirect, crawl_add_fn add_url, void *ctx)
 {
     fetch_frame *f = (fetch_frame *)coro_new(&fetch_def);
-    if (!f)
-        return NULL;
     f->a = a;
-    f->url = strdup(url);
+    f->url = xstrdup(url);
     f->max_redirect = max_redirect;
     f->add_url = add_url;
     f->ctx = ctx;

@@ -15,10 +15,32 @@
 #ifndef CRAWL_FETCH_H
 #define CRAWL_FETCH_H
 
+#include <stdbool.h>
+
 #include "app.h"
 #include "coro.h"
 
 coro *http_get(app *a, crawl_fetch *response);
 coro *fetch(app *a, const char *url, int max_redirect, crawl_add_fn add_url, void *ctx);
+
+/* fetch_response(a, url, max_redirect, keep_body): fetch's retry loop alone — up to
+ * --max-tries attempts; returns {response, truncated} where response is the crawl
+ * core's crawl_fetch, not yet recorded (the caller calls crawl_fetch_done or
+ * crawl_fetch_truncated, or discards it), truncated 1 when cut at --max-size. After
+ * the last failed attempt it raises that attempt's error (an https URL on the raw
+ * transport raises at once). With keep_body the response keeps its body
+ * (crawl_fetch_body). Stage 3's engine awaits it between its middlewares. */
+coro *fetch_response(app *a, const char *url, int max_redirect, bool keep_body);
+
+/* The exception text a failed attempt is recorded with (malloc'd): the error's
+ * message, or for a timeout "timeout: no complete response within N s". */
+char *fetch_error_text(const app *a, const coro_error *e);
+
+/* http_get_into(a, url, sink, full, full_ctx): one attempt into any sink; full(ctx)
+ * true means the body passed the size limit (the raw transport stops reading).
+ * Returns {NULL, 1} when cut there, else {NULL, 0}; raises on failure. */
+typedef bool (*http_full_fn)(const void *ctx);
+coro *http_get_into(app *a, const char *url, const http_sink *sink, http_full_fn full,
+                    const void *full_ctx);
 
 #endif

@@ -11,21 +11,28 @@
  * HTTP goes through libcurl's multi interface by default (the chapter's aiohttp:
  * connection reuse, gzip, HTTPS); --transport raw runs the same workers over
  * stage 2's socket coroutines.
+ *
+ * Stage 3 is also where the crawler grows an engine (engine.h): with downloader
+ * middlewares or item pipeline stages enabled, a worker hands each URL to
+ * engine_handle instead of calling fetch itself. With none, this is the chapter's
+ * crawler line for line.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "app.h"
+#include "alloc.h"
+#include "crawler.h"
 #include "fetch.h"
 #include "progress.h"
 #include "queue.h"
 #include "task.h"
 
-typedef struct crawler {
+struct crawler {
     app *a;
+    engine *engine;
     queue q;
     task **workers;
-} crawler;
+};
 
 /* The crawl core's add_url: seen_urls already has it; the queue gets it. */
 static void put_url(void *ctx, const char *url, int max_redirect)
@@ -53,7 +60,10 @@ static int work_body(coro *co)
         f->max_redirect = (int)co->value.n;
 
         /* Download the page and put its new links in the queue. */
-        AWAIT(co, fetch(f->cr->a, f->url, f->max_redirect, put_url, f->cr));
+        if (engine_plain(f->cr->engine))
+            AWAIT(co, fetch(f->cr->a, f->url, f->max_redirect, put_url, f->cr));
+        else
+            AWAIT(co, engine_handle(f->cr->engine, f->url, f->max_redirect));
         free(f->url);
         f->url = NULL;
         queue_task_done(&f->cr->q);
@@ -72,12 +82,11 @@ static const coro_def work_def = {"work", __FILE__, work_body, work_finally,
 static coro *work(crawler *cr)
 {
     work_frame *f = (work_frame *)coro_new(&work_def);
-    if (f)
-        f->cr = cr;
-    return f ? &f->co : NULL;
+    f->cr = cr;
+    return &f->co;
 }
 
-/* ---- crawl: start the workers, join the queue, cancel the workers ---- */
+/* ---- crawl: open the pipeline, start the workers, join the queue, cancel ---- */
 
 typedef struct {
     coro co;
@@ -90,6 +99,11 @@ static int crawl_body(coro *co)
     crawler *cr = f->cr;
     int n = cr->a->opt.max_tasks;
     CORO_BEGIN(co);
+    if (!engine_plain(cr->engine)) {
+        AWAIT(co, engine_open(cr->engine));
+        if (co->value.n < 0)
+            CORO_RETURN(co, NULL, -1);
+    }
     for (int i = 0; i < n; i++) {
         char name[32];
         snprintf(name, sizeof name, "work-%d", i);
@@ -105,34 +119,46 @@ static int crawl_body(coro *co)
 
 static const coro_def crawl_def = {"crawl", __FILE__, crawl_body, NULL, sizeof(crawl_frame)};
 
-static int crawl_queue(app *a)
+/* After the crawl (or an interruption): close the pipeline, on the loop, so that what
+ * its stages hold is written before the report. */
+static int close_engine(crawler *cr)
+{
+    if (engine_plain(cr->engine))
+        return 0;
+    selector_uninterrupt(cr->a->loop);      /* a second signal still ends the process */
+    task *t = task_new(cr->a->loop, engine_close(cr->engine), "close");
+    int r = run_until_complete(cr->a->loop, t);
+    task_free(t);
+    return r;
+}
+
+int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *ctx))
 {
     crawler cr = {.a = a};
-    cr.workers = calloc((size_t)a->opt.max_tasks, sizeof *cr.workers);
+    cr.workers = xcalloc((size_t)a->opt.max_tasks, sizeof *cr.workers);
+    cr.engine = make_engine(a, put_url, &cr);
     crawl_frame *main_coro = (crawl_frame *)coro_new(&crawl_def);
-    if (!cr.workers || !main_coro) {
-        free(cr.workers);
-        free(main_coro);
-        fprintf(stderr, "crawl-queue: out of memory for %d workers\n", a->opt.max_tasks);
-        return -1;
-    }
     main_coro->cr = &cr;
     queue_init(&cr.q, a->loop);
     crawl_add_roots(a->crawl, put_url, &cr);
 
     progress *p = progress_start(a, &cr.q);
     task *t = task_new(a->loop, &main_coro->co, "crawl");
-    run_until_complete(a->loop, t);
+    int status = 0;
+    if (run_until_complete(a->loop, t) < 0 && !app_interrupted && !engine_failed(cr.engine)) {
+        fprintf(stderr, "crawl-queue: the event loop stopped: %s\n", selector_error(a->loop));
+        status = -1;
+    }
+    if (future_done(&t->fut) && t->fut.result.n < 0)
+        status = -1;                        /* the pipeline did not open */
     progress_stop(p);
 
     a->todo = queue_qsize(&cr.q) + crawl_in_flight(a->crawl);
     task_free_all();     /* the workers, and everything still running if interrupted */
+    if (close_engine(&cr) < 0 || engine_failed(cr.engine))
+        status = -1;
+    engine_free(cr.engine);
     queue_clear(&cr.q);
     free(cr.workers);
-    return 0;
-}
-
-int main(int argc, char **argv)
-{
-    return app_main(argc, argv, "crawl-queue", "queue", "curl", crawl_queue);
+    return status;
 }

@@ -85,49 +85,60 @@ static void warn_select(const app *a, const char *prog)
                  prog, FD_SETSIZE, a->opt.max_tasks);
 }
 
-static void app_free(app *a)
+int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
+             const char *default_transport)
 {
+    char err[512];
+    memset(a, 0, sizeof *a);
+    alloc_set_progname(prog);   /* "crawl-queue: out of memory (N bytes)" */
+    int r = cli_parse(&a->opt, argc, argv, prog, default_transport,
+                      strcmp(stage, "queue") == 0 ? CLI_STAGE3 : CLI_CHAPTER);
+    if (r == CLI_EXIT_OK)
+        return -1;
+    if (r != CLI_OK)
+        return 2;
+    a->raw = strcmp(a->opt.transport, "raw") == 0;
+    if (check_roots(a, prog) < 0)
+        return 2;
+
+    install_signals();
+    warn_nofile(a, prog, net_raise_nofile());
+    warn_select(a, prog);
+    a->loop = selector_new(a->opt.selector, err, sizeof err);
+    if (a->loop)
+        a->crawl = crawl_new(&a->opt, stage, err, sizeof err);
+    if (a->crawl) {
+        if (a->raw)
+            a->resolver = resolver_new();
+        else
+            a->curl = curl_glue_new(a->loop, a->opt.max_tasks, a->opt.cacert, err, sizeof err);
+    }
+    if (!a->loop || !a->crawl || (!a->resolver && !a->curl)) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        app_close(a);
+        return 1;
+    }
+    attach_signals(a->loop);
+    return 0;
+}
+
+void app_close(app *a)
+{
+    signal_loop = NULL;
     curl_glue_free(a->curl);
     resolver_free(a->resolver);
     crawl_free(a->crawl);
     selector_free(a->loop);
+    memset(a, 0, sizeof *a);
 }
 
 int app_main(int argc, char **argv, const char *prog, const char *stage,
              const char *default_transport, int (*crawl_fn)(app *a))
 {
     app a;
-    char err[512];
-    memset(&a, 0, sizeof a);
-    alloc_set_progname(prog);   /* "crawl-queue: out of memory (N bytes)" */
-    int r = cli_parse(&a.opt, argc, argv, prog, default_transport,
-                      strcmp(stage, "queue") == 0 ? CLI_STAGE3 : CLI_CHAPTER);
-    if (r == CLI_EXIT_OK)
-        return 0;
-    if (r != CLI_OK)
-        return 2;
-    a.raw = strcmp(a.opt.transport, "raw") == 0;
-    if (check_roots(&a, prog) < 0)
-        return 2;
-
-    install_signals();
-    warn_nofile(&a, prog, net_raise_nofile());
-    warn_select(&a, prog);
-    a.loop = selector_new(a.opt.selector, err, sizeof err);
-    if (a.loop)
-        a.crawl = crawl_new(&a.opt, stage, err, sizeof err);
-    if (a.crawl) {
-        if (a.raw)
-            a.resolver = resolver_new();
-        else
-            a.curl = curl_glue_new(a.loop, a.opt.max_tasks, a.opt.cacert, err, sizeof err);
-    }
-    if (!a.loop || !a.crawl || (!a.resolver && !a.curl)) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        app_free(&a);
-        return 1;
-    }
-    attach_signals(a.loop);
+    int r = app_open(&a, argc, argv, prog, stage, default_transport);
+    if (r != 0)
+        return r < 0 ? 0 : r;
 
     int status = crawl_fn(&a) < 0 ? 1 : 0;
     if (app_interrupted)
@@ -137,7 +148,6 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
         fprintf(stderr, "%s: writing the report failed\n", prog);
         status = 1;
     }
-    signal_loop = NULL;
-    app_free(&a);
+    app_close(&a);
     return status;
 }

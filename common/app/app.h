@@ -36,6 +36,13 @@ extern volatile sig_atomic_t app_interrupted;
 int app_main(int argc, char **argv, const char *prog, const char *stage,
              const char *default_transport, int (*crawl_fn)(app *a));
 
+/* app_main's first half, for tests and tools: parse argv, make the loop, the crawl
+ * core and the transport. Returns 0; -1 when --help or --version was printed; or the
+ * exit code (1, 2) after one line on stderr. app_close frees what app_open made. */
+int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
+             const char *default_transport);
+void app_close(app *a);
+
 /* The --timeout in milliseconds. */
 long app_timeout_ms(const app *a);
 

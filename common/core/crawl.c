@@ -40,6 +40,8 @@ struct crawl {
     bool max_pages_logged;
     trace *trace;            /* --trace-events, or NULL */
     size_t page_probe;       /* the longest probe in any page's link set so far */
+    crawl_record_fn on_record;   /* told of each record as it is made */
+    void *on_record_ctx;
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -83,6 +85,9 @@ struct crawl_fetch {
     links_parser *parser;    /* only for a 200 page of a type we parse */
     link_set links;
     bool waiting_fd;         /* the transport waits for a descriptor: not in flight */
+    bool keep_body;          /* crawl_fetch_keep_body: the body is kept in body/body_len */
+    char *body;
+    size_t body_len, body_cap;
     /* --trace-events only: the attempt's track, and when each phase began (us) */
     int slot;                /* -1 when not traced (or already written) */
     bool connected;
@@ -212,6 +217,9 @@ static void clear_head(crawl_fetch *f)
     link_set_free(&f->links);
     f->size = 0;
     f->over = false;
+    free(f->body);
+    f->body = NULL;
+    f->body_len = f->body_cap = 0;
 }
 
 static void on_head(void *ctx, const http_head *head)
@@ -237,6 +245,20 @@ static void on_head(void *ctx, const http_head *head)
     }
 }
 
+/* crawl_fetch_keep_body: append to the kept body (at most --max-size bytes in all). */
+static void keep_bytes(crawl_fetch *f, const char *data, size_t len)
+{
+    if (f->body_len + len > f->body_cap) {
+        size_t cap = f->body_cap ? f->body_cap : 16384;
+        while (cap < f->body_len + len)
+            cap *= 2;
+        f->body = xrealloc(f->body, cap);
+        f->body_cap = cap;
+    }
+    memcpy(f->body + f->body_len, data, len);
+    f->body_len += len;
+}
+
 /* Counts and parses at most --max-size bytes; anything past that only marks the fetch
  * full (crawl_fetch_full), so that the raw transport stops reading, as libcurl's glue
  * stops the transfer. */
@@ -251,6 +273,8 @@ static void on_body(void *ctx, const char *data, size_t len)
     if (len == 0)
         return;
     f->size += (long long)len;
+    if (f->keep_body)
+        keep_bytes(f, data, len);
     if (f->parser)
         links_feed(f->parser, data, len);
 }
@@ -353,9 +377,12 @@ static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn ad
     return true;
 }
 
-static void record(crawl *c, const fetch_stat *st)
+/* f: the attempt the record comes from, or NULL (a failure without a response). */
+static void record(crawl *c, const fetch_stat *st, const crawl_fetch *f)
 {
     report_add(c->stats, st);
+    if (c->on_record)
+        c->on_record(c->on_record_ctx, st, f);
 }
 
 /* The redirect branch of crawling.py's fetch, with the redirect join. */
@@ -380,7 +407,7 @@ static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn 
         st.exception = why;
     }
     st.next_url = next_url;
-    record(c, &st);
+    record(c, &st, f);
 
     if (!next_url)
         return;
@@ -416,7 +443,7 @@ static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add,
         if (!seen_has(c->seen_urls, f->links.items[i].url))
             st.num_new_urls++;
     }
-    record(c, &st);
+    record(c, &st, f);
     if (f->parser)
         log_info("got %d distinct urls from %s", st.num_urls, f->url);
     size_t probe = seen_longest_probe(f->links.urls);
@@ -601,8 +628,35 @@ void crawl_fetch_discard(crawl_fetch *f)
 void crawl_record_failure(crawl *c, const char *url, const char *error)
 {
     fetch_stat st = {.url = (char *)url, .status = -1, .exception = (char *)error};
-    record(c, &st);
+    record(c, &st, NULL);
 }
+
+void crawl_set_record_hook(crawl *c, crawl_record_fn fn, void *ctx)
+{
+    c->on_record = fn;
+    c->on_record_ctx = ctx;
+}
+
+bool crawl_schedule(crawl *c, const char *url, int max_redirect, crawl_add_fn add,
+                    void *ctx)
+{
+    if (!url_policy_allowed(c->policy, url))
+        return false;
+    return add_url(c, url, max_redirect, add, ctx);
+}
+
+void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }
+char *crawl_fetch_take_body(crawl_fetch *f, size_t *len)
+{
+    char *body = f->body;
+    *len = f->body_len;
+    f->body = NULL;
+    f->body_len = f->body_cap = 0;
+    return body;
+}
+int crawl_fetch_status(const crawl_fetch *f) { return f->have_head ? f->status : -1; }
+const char *crawl_fetch_location(const crawl_fetch *f) { return f->location; }
+const char *crawl_fetch_content_type(const crawl_fetch *f) { return f->content_type; }
 
 int crawl_write_report(crawl *c, size_t todo, const char *transport,
                        const char *selector, bool interrupted)

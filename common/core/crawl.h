@@ -83,6 +83,32 @@ size_t crawl_seen_count(const crawl *c);
  * finished so far: stays small whatever the pages' links (hash flooding). */
 size_t crawl_longest_probe(const crawl *c);
 
+/* ---- for stage 3's engine ---- */
+
+/* Told of each record as it is made (after it joins the report): the record, and the
+ * attempt it came from while that still exists (NULL for a failure recorded without a
+ * response). Both are valid during the call only. One hook per crawl; NULL removes. */
+typedef void (*crawl_record_fn)(void *ctx, const fetch_stat *st, const crawl_fetch *f);
+void crawl_set_record_hook(crawl *c, crawl_record_fn fn, void *ctx);
+
+/* crawling.py's add_url for a URL that did not come from a page: scheduled (add is
+ * called) when allowed by the host policy, not seen and within --max-pages. Returns
+ * whether it was. */
+bool crawl_schedule(crawl *c, const char *url, int max_redirect, crawl_add_fn add,
+                    void *ctx);
+
+/* Keep this attempt's body (at most --max-size bytes) for crawl_fetch_take_body. Call
+ * it before the transport starts. */
+void crawl_fetch_keep_body(crawl_fetch *f);
+/* The kept body (malloc'd, the caller frees it; NULL when empty), handed over: the
+ * attempt keeps no copy. */
+char *crawl_fetch_take_body(crawl_fetch *f, size_t *len);
+/* What the response head said: status (-1 before the head), the raw Location of a
+ * redirect, the media type (lower case); NULL when absent. */
+int crawl_fetch_status(const crawl_fetch *f);
+const char *crawl_fetch_location(const crawl_fetch *f);
+const char *crawl_fetch_content_type(const crawl_fetch *f);
+
 /* Write the report (text or jsonl, per --format) to --output or stdout. todo: URLs
  * that were still waiting; interrupted: the crawl was stopped by a signal.
  * Returns 0, or -1 if writing failed. */

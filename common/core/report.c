@@ -55,13 +55,23 @@ void report_add(report *r, const fetch_stat *st)
         r->cap = r->cap ? r->cap * 2 : 64;
         r->recs = xreallocarray(r->recs, r->cap, sizeof *r->recs);
     }
-    fetch_stat *copy = &r->recs[r->n++];
-    *copy = *st;
-    copy->url = dup_or_null(st->url);
-    copy->next_url = dup_or_null(st->next_url);
-    copy->exception = dup_or_null(st->exception);
-    copy->content_type = dup_or_null(st->content_type);
-    copy->encoding = dup_or_null(st->encoding);
+    fetch_stat_copy(&r->recs[r->n++], st);
+}
+
+void fetch_stat_copy(fetch_stat *dst, const fetch_stat *src)
+{
+    *dst = *src;
+    dst->url = dup_or_null(src->url);
+    dst->next_url = dup_or_null(src->next_url);
+    dst->exception = dup_or_null(src->exception);
+    dst->content_type = dup_or_null(src->content_type);
+    dst->encoding = dup_or_null(src->encoding);
+}
+
+void fetch_stat_clear(fetch_stat *st)
+{
+    stat_free_strings(st);
+    memset(st, 0, sizeof *st);
 }
 
 size_t report_count(const report *r)

@@ -49,6 +49,10 @@ typedef struct report_summary {
 
 typedef struct report report;
 
+/* Copy *src into *dst (strings duplicated); free a copy's strings (and zero it). */
+void fetch_stat_copy(fetch_stat *dst, const fetch_stat *src);
+void fetch_stat_clear(fetch_stat *st);
+
 report *report_new(void);
 void report_free(report *r);
 /* Take ownership of a copy of *st (strings are duplicated; st is left untouched). */

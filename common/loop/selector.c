@@ -526,6 +526,12 @@ void selector_interrupt(selector *s)
     selector_stop(s);
 }
 
+void selector_uninterrupt(selector *s)
+{
+    s->interrupted = 0;
+    s->stopped = 0;
+}
+
 int selector_stopped(const selector *s)
 {
     return s->stopped;

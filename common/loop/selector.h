@@ -89,6 +89,10 @@ void selector_stop(selector *s);
  * SIGINT handler, whose stop must not be lost when it lands before the loop starts
  * (while the roots are resolved, say). Safe from a signal handler. */
 void selector_interrupt(selector *s);
+/* Undo selector_interrupt, so that selector_run runs again: for a program that must
+ * finish something on the loop after an interruption (close a store, say). Not safe
+ * from a signal handler. */
+void selector_uninterrupt(selector *s);
 /* Whether selector_stop was called since the last selector_run started. */
 int selector_stopped(const selector *s);
 

@@ -1,0 +1,518 @@
+/* engine.c — stage 3's engine: downloader middlewares and an item pipeline around the
+ * chapter's fetch, on the chapter's coroutines. See engine.h for the rules; this file
+ * reads top to bottom as the life of one URL. */
+#include "engine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "fetch.h"
+#include "log.h"
+#include "rawerr.h"
+
+struct engine {
+    app *a;
+    crawl_add_fn schedule;       /* the Crawler's put_url */
+    void *schedule_ctx;
+    downloader_middleware *mw;
+    size_t nmw;
+    item_pipeline *pipe;
+    size_t npipe;
+    bool keep_bodies;            /* a pipeline stage wants bodies */
+    item *capture;               /* the item whose record the crawl core is making */
+    bool failed;                 /* a pipeline stage raised */
+};
+
+/* ---- results ---- */
+
+void mw_continue(mw_result *out)
+{
+    memset(out, 0, sizeof *out);
+}
+
+void mw_respond(mw_result *out, response *r)
+{
+    mw_continue(out);
+    out->kind = MW_RESPONSE;
+    out->response = r;
+}
+
+void mw_reschedule(mw_result *out, request *r)
+{
+    mw_continue(out);
+    out->kind = MW_REQUEST;
+    out->request = r;
+}
+
+void mw_ignore(mw_result *out, const char *fmt, ...)
+{
+    mw_continue(out);
+    out->kind = MW_IGNORE;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->reason, sizeof out->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- the engine ---- */
+
+/* The crawl core made a record: if a worker is recording a response for the
+ * pipeline, the item gets a copy of it. */
+static void on_record(void *ctx, const fetch_stat *st, const crawl_fetch *f)
+{
+    (void)f;
+    engine *e = ctx;
+    if (e->capture && !e->capture->record.url)
+        fetch_stat_copy(&e->capture->record, st);
+}
+
+engine *engine_new(app *a, crawl_add_fn schedule, void *ctx)
+{
+    engine *e = xcalloc(1, sizeof *e);
+    e->a = a;
+    e->schedule = schedule;
+    e->schedule_ctx = ctx;
+    crawl_set_record_hook(a->crawl, on_record, e);
+    return e;
+}
+
+void engine_free(engine *e)
+{
+    if (!e)
+        return;
+    crawl_set_record_hook(e->a->crawl, NULL, NULL);
+    for (size_t i = 0; i < e->nmw; i++)
+        if (e->mw[i].free)
+            e->mw[i].free(e->mw[i].self);
+    for (size_t i = 0; i < e->npipe; i++)
+        if (e->pipe[i].free)
+            e->pipe[i].free(e->pipe[i].self);
+    free(e->mw);
+    free(e->pipe);
+    free(e);
+}
+
+void engine_add_middleware(engine *e, const downloader_middleware *mw)
+{
+    e->mw = xreallocarray(e->mw, e->nmw + 1, sizeof *e->mw);
+    e->mw[e->nmw++] = *mw;
+}
+
+void engine_add_pipeline(engine *e, const item_pipeline *p)
+{
+    e->pipe = xreallocarray(e->pipe, e->npipe + 1, sizeof *e->pipe);
+    e->pipe[e->npipe++] = *p;
+    e->keep_bodies |= p->wants_body;
+}
+
+bool engine_plain(const engine *e) { return e->nmw == 0 && e->npipe == 0; }
+app *engine_app(engine *e) { return e->a; }
+bool engine_failed(const engine *e) { return e->failed; }
+
+/* ---- engine.crawl: through the Queue ---- */
+
+bool engine_crawl(engine *e, request *req)
+{
+    bool scheduled;
+    if (req->flags & REQ_DONT_FILTER) {
+        e->schedule(e->schedule_ctx, req->url, req->max_redirect);
+        scheduled = true;
+    } else {
+        scheduled = crawl_schedule(e->a->crawl, req->url, req->max_redirect, e->schedule,
+                                   e->schedule_ctx);
+    }
+    request_free(req);
+    return scheduled;
+}
+
+/* ---- engine.download: straight to the downloader, a Future of the response ---- */
+
+typedef struct {
+    coro co;
+    engine *e;
+    request *req;
+    int tries;
+    response *resp;             /* this attempt's */
+    char *error;                /* the last attempt's */
+    http_sink sink;
+} download_frame;
+
+static void download_on_head(void *ctx, const http_head *head)
+{
+    download_frame *f = ctx;
+    response *r = f->resp;
+    r->status = head->status;
+    if (head->content_type)
+        response_add_header(r, "Content-Type", head->content_type);
+    if (head->location)
+        response_add_header(r, "Location", head->location);
+}
+
+static void download_on_body(void *ctx, const char *data, size_t len)
+{
+    download_frame *f = ctx;
+    response *r = f->resp;
+    long long max = f->e->a->opt.max_size;
+    if ((long long)(r->body_len + len) > max) {
+        len = (size_t)(max - (long long)r->body_len);
+        r->truncated = true;
+    }
+    if (len == 0)
+        return;
+    r->body = xrealloc(r->body, r->body_len + len);
+    memcpy(r->body + r->body_len, data, len);
+    r->body_len += len;
+}
+
+static bool download_full(const void *ctx)
+{
+    return ((const download_frame *)ctx)->resp->truncated;
+}
+
+static int download_body(coro *co)
+{
+    download_frame *f = (download_frame *)co;
+    CORO_BEGIN(co);
+    if (f->e->a->raw && strncmp(f->req->url, "https:", 6) == 0)
+        CORO_RAISE(co, CORO_ERROR, 0, "%s", raw_https_unsupported);
+    for (f->tries = 0; f->tries < f->e->a->opt.max_tries; f->tries++) {
+        f->resp = response_new(f->req->url, -1);
+        AWAIT_CATCH(co, http_get_into(f->e->a, f->req->url, &f->sink, download_full, f));
+        if (!co->err) {
+            response *r = f->resp;
+            f->resp = NULL;             /* the awaiter's now */
+            CORO_RETURN(co, r, 0);
+        }
+        free(f->error);
+        f->error = fetch_error_text(f->e->a, co->err);
+        response_free(f->resp);
+        f->resp = NULL;
+        if (co->err->kind == CORO_CANCELLED)
+            CORO_RAISE_ERR(co);
+        coro_error_free(co->err);
+        co->err = NULL;
+    }
+    CORO_RAISE(co, CORO_ERROR, 0, "%s", f->error);
+    CORO_END(co);
+}
+
+static void download_finally(coro *co)
+{
+    download_frame *f = (download_frame *)co;
+    response_free(f->resp);
+    request_free(f->req);
+    free(f->error);
+}
+
+static const coro_def download_def = {"download", __FILE__, download_body, download_finally,
+                                      sizeof(download_frame)};
+
+task *engine_download(engine *e, request *req)
+{
+    download_frame *f = (download_frame *)coro_new(&download_def);
+    f->e = e;
+    f->req = req;
+    f->sink = (http_sink){.on_head = download_on_head, .on_body = download_on_body, .ctx = f};
+    task *t = task_new(e->a->loop, &f->co, "download");
+    t->report_errors = 0;       /* the awaiter reads the error */
+    return t;
+}
+
+/* ---- open and close the pipeline ---- */
+
+typedef struct {
+    coro co;
+    engine *e;
+    size_t i;
+    bool closing;
+    coro *call;
+} pipeline_frame;
+
+static int pipeline_body(coro *co)
+{
+    pipeline_frame *f = (pipeline_frame *)co;
+    CORO_BEGIN(co);
+    for (f->i = 0; f->i < f->e->npipe; f->i++) {
+        item_pipeline *p = &f->e->pipe[f->i];
+        if (f->closing)
+            f->call = p->close ? p->close(p->self) : NULL;
+        else
+            f->call = p->open ? p->open(p->self, f->e) : NULL;
+        if (f->call)
+            AWAIT_CATCH(co, f->call);
+        if (co->err) {
+            if (co->err->kind == CORO_CANCELLED)
+                CORO_RAISE_ERR(co);
+            log_error("%s of %s failed: %s", f->closing ? "closing" : "opening",
+                      f->e->pipe[f->i].name, co->err->msg);
+            f->e->failed = true;
+            coro_error_free(co->err);
+            co->err = NULL;
+            if (!f->closing)
+                CORO_RETURN(co, NULL, -1);   /* no crawl without its pipeline */
+        }
+    }
+    CORO_END(co);
+}
+
+static const coro_def pipeline_def = {"pipeline", __FILE__, pipeline_body, NULL,
+                                      sizeof(pipeline_frame)};
+
+static coro *pipeline_run(engine *e, bool closing)
+{
+    pipeline_frame *f = (pipeline_frame *)coro_new(&pipeline_def);
+    f->e = e;
+    f->closing = closing;
+    return &f->co;
+}
+
+coro *engine_open(engine *e) { return pipeline_run(e, false); }
+coro *engine_close(engine *e) { return pipeline_run(e, true); }
+
+/* ---- the life of one URL ---- */
+
+typedef struct {
+    coro co;
+    engine *e;
+    request *req;
+    size_t i;                   /* the middleware or pipeline stage being called */
+    coro *call;                 /* its coroutine, when it gave one */
+    mw_result res;
+    char *error;                /* the download's error */
+    crawl_fetch *fetch;         /* the downloaded page in the crawl core, until recorded */
+    bool truncated;
+    response *resp;
+    item it;
+    bool drop;
+} handle_frame;
+
+/* The downloaded page as a Response (its body moves out of the crawl core). */
+static response *response_of(crawl_fetch *cf, bool truncated)
+{
+    response *r = response_new(crawl_fetch_url(cf), crawl_fetch_status(cf));
+    if (crawl_fetch_content_type(cf))
+        response_add_header(r, "Content-Type", crawl_fetch_content_type(cf));
+    if (crawl_fetch_location(cf))
+        response_add_header(r, "Location", crawl_fetch_location(cf));
+    size_t len;
+    char *body = crawl_fetch_take_body(cf, &len);
+    response_set_body(r, body, len);
+    r->truncated = truncated;
+    return r;
+}
+
+/* A Request or IgnoreRequest from a middleware ends this URL's life: schedule the
+ * new request (this URL's record says so when it is another URL) or record why the
+ * URL was ignored. */
+static void settle(handle_frame *f)
+{
+    crawl *c = f->e->a->crawl;
+    if (f->res.kind == MW_IGNORE) {
+        char why[300];
+        snprintf(why, sizeof why, "IgnoreRequest: %s", f->res.reason);
+        crawl_record_failure(c, f->req->url, why);
+    } else if (f->res.kind == MW_REQUEST) {
+        request *next = f->res.request;
+        f->res.request = NULL;
+        if (strcmp(next->url, f->req->url) == 0) {
+            next->flags |= REQ_DONT_FILTER;     /* this very URL, once more */
+        } else {
+            char why[300];
+            snprintf(why, sizeof why, "rescheduled as %.250s", next->url);
+            crawl_record_failure(c, f->req->url, why);
+        }
+        engine_crawl(f->e, next);
+    }
+}
+
+/* Record the response through the crawl core (which queues its links or the
+ * redirect target), capturing the record for the item. */
+static void record_response(handle_frame *f)
+{
+    engine *e = f->e;
+    e->capture = &f->it;
+    if (f->fetch) {
+        crawl_fetch *cf = f->fetch;
+        f->fetch = NULL;
+        if (f->truncated)
+            crawl_fetch_truncated(cf, e->schedule, e->schedule_ctx);
+        else
+            crawl_fetch_done(cf, e->schedule, e->schedule_ctx);
+    } else {
+        /* a Response a middleware made: fed through the core as if downloaded */
+        response *r = f->resp;
+        crawl_fetch *cf = crawl_fetch_new(e->a->crawl, f->req->url, f->req->max_redirect);
+        const http_sink *s = crawl_fetch_sink(cf);
+        http_head head = {r->status, response_header(r, "Content-Type"),
+                          response_header(r, "Location"), (long long)r->body_len};
+        s->on_head(s->ctx, &head);
+        if (r->body_len)
+            s->on_body(s->ctx, r->body, r->body_len);
+        if (r->truncated)
+            crawl_fetch_truncated(cf, e->schedule, e->schedule_ctx);
+        else
+            crawl_fetch_done(cf, e->schedule, e->schedule_ctx);
+    }
+    e->capture = NULL;
+}
+
+/* The middleware's method, of the chain being run, for f->i. */
+static coro *call_request(handle_frame *f)
+{
+    downloader_middleware *m = &f->e->mw[f->i];
+    mw_continue(&f->res);
+    return m->process_request ? m->process_request(m->self, f->req, &f->res) : NULL;
+}
+
+static coro *call_exception(handle_frame *f)
+{
+    downloader_middleware *m = &f->e->mw[f->i];
+    mw_continue(&f->res);
+    return m->process_exception ? m->process_exception(m->self, f->req, f->error, &f->res)
+                                : NULL;
+}
+
+static coro *call_response(handle_frame *f)
+{
+    downloader_middleware *m = &f->e->mw[f->i];
+    mw_continue(&f->res);
+    return m->process_response ? m->process_response(m->self, f->req, f->resp, &f->res)
+                               : NULL;
+}
+
+/* A middleware's response replaces the one we have (which came from the download,
+ * or from an earlier middleware). */
+static void replace_response(handle_frame *f)
+{
+    response *r = f->res.response;
+    f->res.response = NULL;
+    if (r == f->resp)
+        return;
+    response_free(f->resp);
+    f->resp = r;
+    if (f->fetch) {
+        crawl_fetch_discard(f->fetch);
+        f->fetch = NULL;
+    }
+}
+
+static int handle_body(coro *co)
+{
+    handle_frame *f = (handle_frame *)co;
+    engine *e = f->e;
+    CORO_BEGIN(co);
+
+    /* process_request, in order: the first answer other than "go on" wins. */
+    for (f->i = 0; f->i < e->nmw; f->i++) {
+        f->call = call_request(f);
+        if (f->call)
+            AWAIT(co, f->call);
+        if (f->res.kind != MW_CONTINUE)
+            break;
+    }
+    if (f->res.kind == MW_IGNORE || f->res.kind == MW_REQUEST) {
+        settle(f);
+        CORO_RETURN(co, NULL, 0);
+    }
+
+    if (f->res.kind == MW_RESPONSE) {
+        f->resp = f->res.response;              /* the download is skipped */
+        f->res.response = NULL;
+    } else {
+        /* The download: the chapter's retry loop. */
+        AWAIT_CATCH(co, fetch_response(e->a, f->req->url, f->req->max_redirect,
+                                       e->keep_bodies));
+        if (!co->err) {
+            f->fetch = co->value.p;
+            f->truncated = co->value.n == 1;
+            f->resp = response_of(f->fetch, f->truncated);
+        } else {
+            if (co->err->kind == CORO_CANCELLED)
+                CORO_RAISE_ERR(co);
+            f->error = xstrdup(co->err->msg);
+            coro_error_free(co->err);
+            co->err = NULL;
+            /* process_exception, in reverse order: a Response recovers. */
+            for (f->i = e->nmw; f->i-- > 0;) {
+                f->call = call_exception(f);
+                if (f->call)
+                    AWAIT(co, f->call);
+                if (f->res.kind != MW_CONTINUE)
+                    break;
+            }
+            if (f->res.kind == MW_CONTINUE) {
+                crawl_record_failure(e->a->crawl, f->req->url, f->error);
+                CORO_RETURN(co, NULL, 0);
+            }
+            if (f->res.kind != MW_RESPONSE) {
+                settle(f);
+                CORO_RETURN(co, NULL, 0);
+            }
+            f->resp = f->res.response;
+            f->res.response = NULL;
+        }
+    }
+
+    /* process_response, in reverse order. */
+    for (f->i = e->nmw; f->i-- > 0;) {
+        f->call = call_response(f);
+        if (f->call)
+            AWAIT(co, f->call);
+        if (f->res.kind == MW_RESPONSE) {
+            replace_response(f);
+        } else if (f->res.kind != MW_CONTINUE) {
+            settle(f);
+            CORO_RETURN(co, NULL, 0);
+        }
+    }
+
+    /* The record, then the item pipeline, in order, until a stage drops the item. */
+    record_response(f);
+    f->it.request = f->req;
+    f->it.response = f->resp;
+    for (f->i = 0; f->i < e->npipe && !f->drop; f->i++) {
+        item_pipeline *p = &e->pipe[f->i];
+        f->call = p->process_item ? p->process_item(p->self, &f->it, &f->drop) : NULL;
+        if (f->call)
+            AWAIT_CATCH(co, f->call);
+        if (co->err) {
+            if (co->err->kind == CORO_CANCELLED)
+                CORO_RAISE_ERR(co);
+            log_error("%s failed on %s: %s", e->pipe[f->i].name, f->req->url,
+                      co->err->msg);
+            e->failed = true;
+            selector_stop(e->a->loop);          /* a lost item is not a finished crawl */
+            coro_error_free(co->err);
+            co->err = NULL;
+            break;
+        }
+    }
+    CORO_END(co);
+}
+
+static void handle_finally(coro *co)
+{
+    handle_frame *f = (handle_frame *)co;
+    if (f->fetch)
+        crawl_fetch_discard(f->fetch);
+    response_free(f->resp);
+    response_free(f->res.response);
+    request_free(f->res.request);
+    request_free(f->req);
+    fetch_stat_clear(&f->it.record);
+    free(f->error);
+}
+
+static const coro_def handle_def = {"engine_handle", __FILE__, handle_body, handle_finally,
+                                    sizeof(handle_frame)};
+
+coro *engine_handle(engine *e, const char *url, int max_redirect)
+{
+    handle_frame *f = (handle_frame *)coro_new(&handle_def);
+    f->e = e;
+    f->req = request_new(url, max_redirect, 0);
+    return &f->co;
+}

@@ -1,0 +1,136 @@
+/* engine.h — stage 3's engine: where user code may wait.
+ *
+ * The second source of this project (Scrapy's asynchronous extension points) shows
+ * where a crawler built on one event loop lets extensions wait for something: a
+ * downloader middleware's process_request, process_response and process_exception,
+ * and an item pipeline's process_item, may each return a Deferred that the engine
+ * waits for. Here the Deferred is our Future, and "may return one" is this rule:
+ *
+ *   A method returns NULL when its result is ready at once (it wrote *out), or a
+ *   coroutine that the engine awaits — it writes *out before it returns.
+ *
+ * That is Twisted's maybeDeferred: the engine treats both alike. The coroutine may in
+ * turn await any Future (a robots.txt download shared by every request to one host,
+ * a database write in the thread pool): it is the article's inlineCallbacks
+ * generator, written with AWAIT.
+ *
+ * The life of one URL taken from the Queue (engine_handle, engine.c):
+ *
+ *   process_request   in registration order; the first result other than CONTINUE
+ *                     ends the chain: a Response skips the download, a Request is
+ *                     scheduled instead, IGNORE makes the URL a failure record
+ *   download          the chapter's fetch_response (retries, either transport)
+ *   process_exception in reverse order, when the download failed: a Response
+ *                     recovers, a Request reschedules, IGNORE records
+ *   process_response  in reverse order: CONTINUE keeps the response, a Response
+ *                     replaces it, a Request reschedules, IGNORE records
+ *   record            the crawl core records the response and queues its links
+ *   process_item      each pipeline stage in order, until one drops the item
+ *
+ * Two doors in, as in Scrapy: engine_crawl (through the Queue — it counts for join —
+ * the middlewares, a record and the pipeline) and engine_download (straight to the
+ * downloader: no queue, no middleware, no record; a Future of the response).
+ */
+#ifndef CRAWL_ENGINE_H
+#define CRAWL_ENGINE_H
+
+#include <stdbool.h>
+
+#include "app.h"
+#include "coro.h"
+#include "report.h"
+#include "request.h"
+#include "task.h"
+
+typedef struct engine engine;
+
+/* ---- downloader middleware ---- */
+
+typedef enum {
+    MW_CONTINUE = 0,    /* None: go on with the chain */
+    MW_RESPONSE,        /* a Response: out->response, handed to the engine */
+    MW_REQUEST,         /* a Request: out->request, scheduled instead of this one */
+    MW_IGNORE,          /* IgnoreRequest: out->reason is recorded */
+} mw_kind;
+
+typedef struct mw_result {
+    mw_kind kind;
+    response *response;
+    request *request;
+    char reason[256];
+} mw_result;
+
+/* Helpers for writing *out. */
+void mw_continue(mw_result *out);
+void mw_respond(mw_result *out, response *r);
+void mw_reschedule(mw_result *out, request *r);
+void mw_ignore(mw_result *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+typedef struct downloader_middleware {
+    const char *name;
+    void *self;
+    /* Each may be NULL (skipped). NULL return: *out is set; else a coroutine to await. */
+    coro *(*process_request)(void *self, request *req, mw_result *out);
+    coro *(*process_response)(void *self, request *req, const response *resp,
+                              mw_result *out);
+    coro *(*process_exception)(void *self, request *req, const char *error,
+                               mw_result *out);
+    void (*free)(void *self);
+} downloader_middleware;
+
+/* ---- item pipeline ---- */
+
+/* What reaches the pipeline for each response the engine recorded. */
+typedef struct item {
+    fetch_stat record;          /* the record, as written to the report (owned) */
+    const request *request;
+    const response *response;   /* status, kept headers, body if a stage wants_body */
+} item;
+
+typedef struct item_pipeline {
+    const char *name;
+    void *self;
+    bool wants_body;            /* keep response bodies for this stage */
+    /* open: once, before the first URL; close: once, after the last (also after an
+     * interruption), awaited before the report is written. process_item: may set
+     * *drop to stop the item here. Same NULL-or-coroutine rule; a coroutine that
+     * raises is a fatal error of the crawl (exit 1), said in one line. */
+    coro *(*open)(void *self, engine *e);
+    coro *(*process_item)(void *self, item *it, bool *drop);
+    coro *(*close)(void *self);
+    void (*free)(void *self);
+} item_pipeline;
+
+/* ---- the engine ---- */
+
+/* schedule(ctx, url, max_redirect) puts a URL in the crawl's Queue (the Crawler's
+ * put_url): the crawl core calls it for new links, engine_crawl for new requests. */
+engine *engine_new(app *a, crawl_add_fn schedule, void *ctx);
+/* Frees the middlewares and pipeline stages too. */
+void engine_free(engine *e);
+/* Add at the end of the chain (the engine takes mw / p and frees them). */
+void engine_add_middleware(engine *e, const downloader_middleware *mw);
+void engine_add_pipeline(engine *e, const item_pipeline *p);
+/* No middleware and no pipeline stage: the Crawler awaits the chapter's fetch itself. */
+bool engine_plain(const engine *e);
+app *engine_app(engine *e);
+
+/* Coroutines for the Crawler: open the pipeline; handle one URL from the Queue (the
+ * life above; never raises but CancelledError); close the pipeline. */
+coro *engine_open(engine *e);
+coro *engine_handle(engine *e, const char *url, int max_redirect);
+coro *engine_close(engine *e);
+/* Whether a pipeline stage failed (the crawl then ends with exit 1). */
+bool engine_failed(const engine *e);
+
+/* Scrapy's engine.crawl: schedule req through the Queue (unless seen, or not allowed
+ * by the host policy; REQ_DONT_FILTER skips both checks). Takes req. Returns whether
+ * it was scheduled. */
+bool engine_crawl(engine *e, request *req);
+/* Scrapy's engine.download: a Task (a Future) that downloads req — up to --max-tries
+ * attempts, no redirect followed — and resolves to the response (response *, the
+ * awaiter's to free) or fails with the last error. Takes req. Free the task
+ * (task_free) once its result is read. */
+task *engine_download(engine *e, request *req);
+
+#endif

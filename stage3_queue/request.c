@@ -1,0 +1,70 @@
+/* request.c — Request and Response objects; see request.h. */
+#include "request.h"
+
+#include <stdlib.h>
+#include <strings.h>
+
+#include "alloc.h"
+
+request *request_new(const char *url, int max_redirect, unsigned flags)
+{
+    request *r = xmalloc(sizeof *r);
+    r->url = xstrdup(url);
+    r->max_redirect = max_redirect;
+    r->flags = flags;
+    return r;
+}
+
+void request_free(request *r)
+{
+    if (!r)
+        return;
+    free(r->url);
+    free(r);
+}
+
+response *response_new(const char *url, int status)
+{
+    response *r = xcalloc(1, sizeof *r);
+    r->url = xstrdup(url);
+    r->status = status;
+    return r;
+}
+
+void response_free(response *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nheaders; i++) {
+        free(r->headers[i].name);
+        free(r->headers[i].value);
+    }
+    free(r->headers);
+    free(r->body);
+    free(r->url);
+    free(r);
+}
+
+void response_add_header(response *r, const char *name, const char *value)
+{
+    if (r->nheaders == r->cap_headers) {
+        r->cap_headers = r->cap_headers ? 2 * r->cap_headers : 8;
+        r->headers = xreallocarray(r->headers, r->cap_headers, sizeof *r->headers);
+    }
+    r->headers[r->nheaders++] = (header){xstrdup(name), xstrdup(value)};
+}
+
+const char *response_header(const response *r, const char *name)
+{
+    for (size_t i = 0; i < r->nheaders; i++)
+        if (strcasecmp(r->headers[i].name, name) == 0)
+            return r->headers[i].value;
+    return NULL;
+}
+
+void response_set_body(response *r, char *body, size_t len)
+{
+    free(r->body);
+    r->body = body;
+    r->body_len = len;
+}

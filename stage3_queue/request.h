@@ -1,0 +1,53 @@
+/* request.h — the engine's two messages, after Scrapy's Request and Response.
+ *
+ * A request is a URL to fetch (with the chapter's max_redirect) and a few flags a
+ * middleware reads. A response is what came back: the final status, the headers the
+ * engine kept, and the body when someone asked for it (an item pipeline stage that
+ * stores pages); a middleware may also make one itself (a cache, say), in which case
+ * the download is skipped.
+ */
+#ifndef CRAWL_REQUEST_H
+#define CRAWL_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum {
+    REQ_DONT_OBEY_ROBOTS = 1 << 0,   /* the robots.txt middleware lets it pass */
+    REQ_DONT_FILTER = 1 << 1,        /* engine_crawl schedules it even if seen */
+};
+
+typedef struct request {
+    char *url;
+    int max_redirect;                /* redirects still allowed from this URL */
+    unsigned flags;
+} request;
+
+request *request_new(const char *url, int max_redirect, unsigned flags);
+void request_free(request *r);
+
+typedef struct header {
+    char *name;
+    char *value;
+} header;
+
+typedef struct response {
+    char *url;                       /* the URL this response answers */
+    int status;
+    header *headers;                 /* in arrival order */
+    size_t nheaders, cap_headers;
+    char *body;                      /* NULL unless kept; not NUL-terminated */
+    size_t body_len;
+    bool truncated;                  /* the body was cut at --max-size */
+} response;
+
+response *response_new(const char *url, int status);
+void response_free(response *r);
+/* Append a header (copies both strings). */
+void response_add_header(response *r, const char *name, const char *value);
+/* The first header of that name (case-insensitive), or NULL. */
+const char *response_header(const response *r, const char *name);
+/* Take ownership of body (from malloc), replacing any body the response had. */
+void response_set_body(response *r, char *body, size_t len);
+
+#endif
