@@ -307,13 +307,14 @@ static response *response_of(crawl_fetch *cf, bool truncated)
 /* A Request or IgnoreRequest from a middleware ends this URL's life: schedule the
  * new request (this URL's record says so when it is another URL) or record why the
  * URL was ignored. */
+static void record_failure(handle_frame *f, const char *why);
+
 static void settle(handle_frame *f)
 {
-    crawl *c = f->e->a->crawl;
     if (f->res.kind == MW_IGNORE) {
         char why[300];
         snprintf(why, sizeof why, "IgnoreRequest: %s", f->res.reason);
-        crawl_record_failure(c, f->req->url, why);
+        record_failure(f, why);
     } else if (f->res.kind == MW_REQUEST) {
         request *next = f->res.request;
         f->res.request = NULL;
@@ -322,7 +323,7 @@ static void settle(handle_frame *f)
         } else {
             char why[300];
             snprintf(why, sizeof why, "rescheduled as %.250s", next->url);
-            crawl_record_failure(c, f->req->url, why);
+            record_failure(f, why);
         }
         engine_crawl(f->e, next);
     }
@@ -399,6 +400,14 @@ static void replace_response(handle_frame *f)
     }
 }
 
+/* A failure record (no response): made with the capture on, so the item gets it. */
+static void record_failure(handle_frame *f, const char *why)
+{
+    f->e->capture = &f->it;
+    crawl_record_failure(f->e->a->crawl, f->req->url, why);
+    f->e->capture = NULL;
+}
+
 static int handle_body(coro *co)
 {
     handle_frame *f = (handle_frame *)co;
@@ -415,7 +424,7 @@ static int handle_body(coro *co)
     }
     if (f->res.kind == MW_IGNORE || f->res.kind == MW_REQUEST) {
         settle(f);
-        CORO_RETURN(co, NULL, 0);
+        goto pipeline;
     }
 
     if (f->res.kind == MW_RESPONSE) {
@@ -444,12 +453,12 @@ static int handle_body(coro *co)
                     break;
             }
             if (f->res.kind == MW_CONTINUE) {
-                crawl_record_failure(e->a->crawl, f->req->url, f->error);
-                CORO_RETURN(co, NULL, 0);
+                record_failure(f, f->error);
+                goto pipeline;
             }
             if (f->res.kind != MW_RESPONSE) {
                 settle(f);
-                CORO_RETURN(co, NULL, 0);
+                goto pipeline;
             }
             f->resp = f->res.response;
             f->res.response = NULL;
@@ -465,12 +474,16 @@ static int handle_body(coro *co)
             replace_response(f);
         } else if (f->res.kind != MW_CONTINUE) {
             settle(f);
-            CORO_RETURN(co, NULL, 0);
+            goto pipeline;
         }
     }
-
-    /* The record, then the item pipeline, in order, until a stage drops the item. */
     record_response(f);
+
+pipeline:
+    /* The item pipeline, in order, until a stage drops the item. A URL that was
+     * rescheduled as itself has no record yet: its next visit makes one. */
+    if (!f->it.record.url)
+        CORO_RETURN(co, NULL, 0);
     f->it.request = f->req;
     f->it.response = f->resp;
     for (f->i = 0; f->i < e->npipe && !f->drop; f->i++) {

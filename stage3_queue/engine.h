@@ -25,6 +25,7 @@
  *   process_response  in reverse order: CONTINUE keeps the response, a Response
  *                     replaces it, a Request reschedules, IGNORE records
  *   record            the crawl core records the response and queues its links
+ *                     (or the failure: every URL ends as exactly one record)
  *   process_item      each pipeline stage in order, until one drops the item
  *
  * Two doors in, as in Scrapy: engine_crawl (through the Queue — it counts for join —
@@ -80,11 +81,13 @@ typedef struct downloader_middleware {
 
 /* ---- item pipeline ---- */
 
-/* What reaches the pipeline for each response the engine recorded. */
+/* What reaches the pipeline for each record the engine made: every URL it handled,
+ * fetched or not. */
 typedef struct item {
     fetch_stat record;          /* the record, as written to the report (owned) */
     const request *request;
-    const response *response;   /* status, kept headers, body if a stage wants_body */
+    const response *response;   /* NULL for a failure; else status, kept headers, and
+                                 * the body if a stage wants_body */
 } item;
 
 typedef struct item_pipeline {
