@@ -11,7 +11,6 @@
 #include "alloc.h"
 #include "fetch.h"
 #include "log.h"
-#include "rawerr.h"
 
 struct engine {
     app *a;
@@ -130,81 +129,45 @@ bool engine_crawl(engine *e, request *req)
 
 /* ---- engine.download: straight to the downloader, a Future of the response ---- */
 
+/* The downloaded page as a Response (its body moves out of the crawl core). */
+static response *response_of(crawl_fetch *cf, bool truncated)
+{
+    response *r = response_new(crawl_fetch_url(cf), crawl_fetch_status(cf));
+    if (crawl_fetch_content_type(cf))
+        response_add_header(r, "Content-Type", crawl_fetch_content_type(cf));
+    if (crawl_fetch_location(cf))
+        response_add_header(r, "Location", crawl_fetch_location(cf));
+    size_t len;
+    char *body = crawl_fetch_take_body(cf, &len);
+    response_set_body(r, body, len);
+    r->truncated = truncated;
+    return r;
+}
+
 typedef struct {
     coro co;
     engine *e;
     request *req;
-    int tries;
-    response *resp;             /* this attempt's */
-    char *error;                /* the last attempt's */
-    http_sink sink;
 } download_frame;
 
-static void download_on_head(void *ctx, const http_head *head)
-{
-    download_frame *f = ctx;
-    response *r = f->resp;
-    r->status = head->status;
-    if (head->content_type)
-        response_add_header(r, "Content-Type", head->content_type);
-    if (head->location)
-        response_add_header(r, "Location", head->location);
-}
-
-static void download_on_body(void *ctx, const char *data, size_t len)
-{
-    download_frame *f = ctx;
-    response *r = f->resp;
-    long long max = f->e->a->opt.max_size;
-    if ((long long)(r->body_len + len) > max) {
-        len = (size_t)(max - (long long)r->body_len);
-        r->truncated = true;
-    }
-    if (len == 0)
-        return;
-    r->body = xrealloc(r->body, r->body_len + len);
-    memcpy(r->body + r->body_len, data, len);
-    r->body_len += len;
-}
-
-static bool download_full(const void *ctx)
-{
-    return ((const download_frame *)ctx)->resp->truncated;
-}
-
+/* The downloader alone: fetch_response's tries, the body kept, no record. */
 static int download_body(coro *co)
 {
     download_frame *f = (download_frame *)co;
     CORO_BEGIN(co);
-    if (f->e->a->raw && strncmp(f->req->url, "https:", 6) == 0)
-        CORO_RAISE(co, CORO_ERROR, 0, "%s", raw_https_unsupported);
-    for (f->tries = 0; f->tries < f->e->a->opt.max_tries; f->tries++) {
-        f->resp = response_new(f->req->url, -1);
-        AWAIT_CATCH(co, http_get_into(f->e->a, f->req->url, &f->sink, download_full, f));
-        if (!co->err) {
-            response *r = f->resp;
-            f->resp = NULL;             /* the awaiter's now */
-            CORO_RETURN(co, r, 0);
-        }
-        free(f->error);
-        f->error = fetch_error_text(f->e->a, co->err);
-        response_free(f->resp);
-        f->resp = NULL;
-        if (co->err->kind == CORO_CANCELLED)
-            CORO_RAISE_ERR(co);
-        coro_error_free(co->err);
-        co->err = NULL;
+    AWAIT(co, fetch_response(f->e->a, f->req->url, f->req->max_redirect, true));
+    {
+        crawl_fetch *cf = co->value.p;
+        response *r = response_of(cf, co->value.n == 1);
+        crawl_fetch_release(cf);
+        CORO_RETURN(co, r, 0);
     }
-    CORO_RAISE(co, CORO_ERROR, 0, "%s", f->error);
     CORO_END(co);
 }
 
 static void download_finally(coro *co)
 {
-    download_frame *f = (download_frame *)co;
-    response_free(f->resp);
-    request_free(f->req);
-    free(f->error);
+    request_free(((download_frame *)co)->req);
 }
 
 static const coro_def download_def = {"download", __FILE__, download_body, download_finally,
@@ -215,7 +178,6 @@ task *engine_download(engine *e, request *req)
     download_frame *f = (download_frame *)coro_new(&download_def);
     f->e = e;
     f->req = req;
-    f->sink = (http_sink){.on_head = download_on_head, .on_body = download_on_body, .ctx = f};
     task *t = task_new(e->a->loop, &f->co, "download");
     t->report_errors = 0;       /* the awaiter reads the error */
     return t;
@@ -288,21 +250,6 @@ typedef struct {
     item it;
     bool drop;
 } handle_frame;
-
-/* The downloaded page as a Response (its body moves out of the crawl core). */
-static response *response_of(crawl_fetch *cf, bool truncated)
-{
-    response *r = response_new(crawl_fetch_url(cf), crawl_fetch_status(cf));
-    if (crawl_fetch_content_type(cf))
-        response_add_header(r, "Content-Type", crawl_fetch_content_type(cf));
-    if (crawl_fetch_location(cf))
-        response_add_header(r, "Location", crawl_fetch_location(cf));
-    size_t len;
-    char *body = crawl_fetch_take_body(cf, &len);
-    response_set_body(r, body, len);
-    r->truncated = truncated;
-    return r;
-}
 
 /* A Request or IgnoreRequest from a middleware ends this URL's life: schedule the
  * new request (this URL's record says so when it is another URL) or record why the

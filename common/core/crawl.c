@@ -613,6 +613,12 @@ void crawl_fetch_fail(crawl_fetch *f, const char *error)
     crawl_fetch_discard(f);
 }
 
+void crawl_fetch_release(crawl_fetch *f)
+{
+    trace_attempt(f, NULL);
+    crawl_fetch_discard(f);
+}
+
 void crawl_fetch_discard(crawl_fetch *f)
 {
     if (!f)

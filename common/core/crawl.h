@@ -63,6 +63,9 @@ void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx);
 /* The response was cut short by --max-size: record what arrived, with the exception
  * "body truncated at N bytes (--max-size)", and add its links. Frees f. */
 void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx);
+/* The response arrived and was used, but is not a record (stage 3's engine_download:
+ * robots.txt, say): its timeline span is written as a fetch's. Frees f. */
+void crawl_fetch_release(crawl_fetch *f);
 /* Forget this attempt (it failed and may be retried). Frees f. */
 void crawl_fetch_discard(crawl_fetch *f);
 /* The same, saying why it failed (for --trace-events). NULL-safe. */
