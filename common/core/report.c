@@ -8,6 +8,7 @@
 #include "alloc.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,14 +174,16 @@ static void put_status(int status, FILE *out)
         fprintf(out, "%d", status);
 }
 
-/* reporting.py's url_report: one line, and the counters it feeds. */
+/* reporting.py's url_report: one line, and the counters it feeds. Every string came
+ * from the network one way or another (a Content-Type, a Location, an error text), so
+ * each goes through text_write_string. */
 static void url_report(const fetch_stat *st, stats *s, FILE *out)
 {
-    fputs(or_none(st->url), out);
+    text_write_string(out, or_none(st->url));
     if (st->exception) {
         stats_add(s, "fail", 1);
         fputs(" error ", out);
-        fputs(st->exception, out);
+        text_write_string(out, st->exception);
         fputc('\n', out);
         return;
     }
@@ -189,7 +192,7 @@ static void url_report(const fetch_stat *st, stats *s, FILE *out)
     if (st->next_url) {
         stats_add(s, "redirect", 1);
         fputs(" redirect ", out);
-        fputs(st->next_url, out);
+        text_write_string(out, st->next_url);
         fputc('\n', out);
         return;
     }
@@ -209,8 +212,11 @@ static void url_report(const fetch_stat *st, stats *s, FILE *out)
         stats_add(s, "error_bytes", st->size);
         stats_add(s, key, 1);
     }
-    fprintf(out, " %s %s %lld %d/%d\n", or_none(st->content_type),
-            or_none(st->encoding), st->size, st->num_new_urls, st->num_urls);
+    fputc(' ', out);
+    text_write_string(out, or_none(st->content_type));
+    fputc(' ', out);
+    text_write_string(out, or_none(st->encoding));
+    fprintf(out, " %lld %d/%d\n", st->size, st->num_new_urls, st->num_urls);
 }
 
 void report_write_text(report *r, const report_summary *sum, FILE *out)
@@ -247,7 +253,7 @@ void report_write_text(report *r, const report_summary *sum, FILE *out)
     fprintf(out, "Date: %s local time\n", date);
 }
 
-/* ---- JSON ------------------------------------------------------------------- */
+/* ---- strings: text and JSON ----------------------------------------------- */
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. Only
  * shortest forms, no surrogates, nothing above U+10FFFF (RFC 3629). */
@@ -279,6 +285,56 @@ static int utf8_len(const unsigned char *p)
         if (p[i] < 0x80 || p[i] > 0xBF)
             return 0;
     return len;
+}
+
+/* Whether the UTF-8 sequence at p (len bytes, valid) is a C1 control (U+0080..U+009F),
+ * which a terminal may obey as it obeys ESC, or a bidirectional formatting character
+ * (U+202A..U+202E, U+2066..U+2069), which reorders what the terminal shows. */
+static bool utf8_unsafe_for_terminal(const unsigned char *p, int len)
+{
+    if (len == 2)
+        return p[0] == 0xC2 && p[1] <= 0x9F;
+    if (len == 3 && p[0] == 0xE2)
+        return (p[1] == 0x80 && p[2] >= 0xAA && p[2] <= 0xAE) ||
+               (p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9);
+    return false;
+}
+
+void text_write_string(FILE *out, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!out || !s)
+        return;
+    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *run = p;   /* start of bytes written as they are */
+    while (*p) {
+        if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
+            p++;
+            continue;
+        }
+        int len = *p >= 0x80 ? utf8_len(p) : 0;
+        if (len && !utf8_unsafe_for_terminal(p, len)) {
+            p += len;
+            continue;
+        }
+        fwrite(run, 1, (size_t)(p - run), out);
+        if (*p == '\\') {
+            fputs("\\\\", out);
+            p++;
+        } else if (len) {           /* a valid but unsafe character: \uXXXX */
+            unsigned cp = len == 2 ? (unsigned)(p[0] & 0x1F) << 6 | (p[1] & 0x3F)
+                                   : (unsigned)(p[0] & 0x0F) << 12 |
+                                         (unsigned)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+            fprintf(out, "\\u%04x", cp);
+            p += len;
+        } else {                    /* a control byte, DEL or a byte of bad UTF-8 */
+            char e[5] = {'\\', 'x', hex[*p >> 4], hex[*p & 15], 0};
+            fputs(e, out);
+            p++;
+        }
+        run = p;
+    }
+    fwrite(run, 1, (size_t)(p - run), out);
 }
 
 static void put_escape(unsigned char c, FILE *out)

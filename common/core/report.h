@@ -15,7 +15,9 @@
  *   num_new_urls  of those, how many had not been seen before this page
  *
  * Two output formats: text (modelled on the chapter's reporting.py) and jsonl (one
- * object per URL with exactly those nine keys, then {"summary": {...}}).
+ * object per URL with exactly those nine keys, then {"summary": {...}}). Both are safe
+ * to print on a terminal whatever the servers sent: jsonl escapes as JSON does, text
+ * as text_write_string below.
  */
 #ifndef CRAWL_REPORT_H
 #define CRAWL_REPORT_H
@@ -64,6 +66,13 @@ const fetch_stat *report_get(const report *r, size_t i);
 void report_write_text(report *r, const report_summary *sum, FILE *out);
 /* Write one JSON object per record (sorted by url), then {"summary": {...}}. */
 void report_write_jsonl(report *r, const report_summary *sum, FILE *out);
+
+/* Write s for a terminal (the text report): printable ASCII and valid UTF-8 as they
+ * are, except what a terminal would obey or reorder — a control byte (ESC, CR, ...) or
+ * DEL as \xHH, a byte that is not valid UTF-8 as \xHH, a C1 control (U+0080..U+009F)
+ * or a bidirectional formatting character as \uXXXX — and a backslash as \\, so
+ * that the escapes cannot be confused with the text. NULL writes nothing. */
+void text_write_string(FILE *out, const char *s);
 
 /* Write s as a JSON string literal (with quotes); NULL writes null. Bytes that are not
  * valid UTF-8 are written as \u00XX of the byte, so the output is always valid JSON. */

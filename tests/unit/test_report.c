@@ -64,16 +64,21 @@ static lines write_report(report *r, const report_summary *sum, int format)
     return split_lines(buf, size);
 }
 
-/* json_write_string(s) into a malloc'd string. */
-static char *json_of(const char *s)
+/* write(f, s) into a malloc'd string (json_write_string, text_write_string). */
+static char *written(void (*write)(FILE *, const char *), const char *s)
 {
     char *buf = NULL;
     size_t size = 0;
     FILE *f = open_memstream(&buf, &size);
     assert_non_null(f);
-    json_write_string(f, s);
+    write(f, s);
     assert_int_equal(fclose(f), 0);
     return buf;
+}
+
+static char *json_of(const char *s)
+{
+    return written(json_write_string, s);
 }
 
 static void assert_json(const char *in, const char *want)
@@ -394,6 +399,79 @@ static void test_json_every_byte_gives_json(void **state)
     free(out);
 }
 
+/* ---- text: nothing a terminal would obey ------------------------------------- */
+
+static char *text_of(const char *s)
+{
+    return written(text_write_string, s);
+}
+
+static void assert_text(const char *in, const char *want)
+{
+    char *got = text_of(in);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_text_escapes(void **state)
+{
+    (void)state;
+    assert_text("http://a/b?c=d&e", "http://a/b?c=d&e");
+    assert_text("\x1b[2J\x1b]0;owned\x07", "\\x1b[2J\\x1b]0;owned\\x07");
+    assert_text("a\rb\nc\td\x7f", "a\\x0db\\x0ac\\x09d\\x7f");
+    assert_text("back\\slash", "back\\\\slash");
+    assert_text("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+                "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    /* invalid UTF-8: each bad byte */
+    assert_text("a\x80z\xff\xc3", "a\\x80z\\xff\\xc3");
+    assert_text("\xed\xa0\x80", "\\xed\\xa0\\x80");
+    /* C1 controls (CSI is U+009B) and bidi overrides, valid UTF-8 but not safe */
+    assert_text("\xc2\x9b" "2J", "\\u009b2J");
+    assert_text("\xc2\x85\xc2\xa0", "\\u0085\xc2\xa0");
+    assert_text("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\xa9", "a\\u202eb\\u2066c\xe2\x80\xa9");
+    text_write_string(NULL, "x");   /* no stream: nothing happens */
+}
+
+/* Every byte from 1 to 255 in one string: no control byte and no bad UTF-8 comes out. */
+static void test_text_every_byte(void **state)
+{
+    (void)state;
+    char in[256];
+    for (int i = 1; i < 256; i++)
+        in[i - 1] = (char)i;
+    in[255] = '\0';
+    char *out = text_of(in);
+    for (const unsigned char *p = (const unsigned char *)out; *p; p++)
+        assert_true(*p >= 0x20 && *p < 0x7f);   /* alone, every byte >= 0x80 is bad */
+    free(out);
+}
+
+/* The text report escapes every field that came from a server. */
+static void test_text_report_escapes_fields(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    fetch_stat recs[] = {
+        page("http://a/1", 200, "text/\x1b[2Jhtml", "utf-8\x1b]0;x\x07", 5, 0, 0),
+        redirect("http://a/2", 302, "http://a/\x1b[31m"),
+        failure("http://a/3", 301, "redirect to unparseable Location '\x1b[2J\xff'"),
+        page("http://a/4\x9b", 200, "text/plain", "utf-8", 1, 0, 0),
+    };
+    for (size_t i = 0; i < sizeof recs / sizeof recs[0]; i++)
+        report_add(r, &recs[i]);
+    lines l = write_report(r, &sample_summary, TEXT);
+    assert_string_equal(l.line[1],
+                        "http://a/1 200 text/\\x1b[2Jhtml utf-8\\x1b]0;x\\x07 5 0/0");
+    assert_string_equal(l.line[2], "http://a/2 302 redirect http://a/\\x1b[31m");
+    assert_string_equal(l.line[3], "http://a/3 error redirect to unparseable Location "
+                                   "'\\x1b[2J\\xff'");
+    assert_string_equal(l.line[4], "http://a/4\\x9b 200 text/plain utf-8 1 0/0");
+    for (size_t i = 0; i < l.size; i++)
+        assert_true(l.buf[i] == '\0' || (unsigned char)l.buf[i] >= 0x20);
+    lines_free(&l);
+    report_free(r);
+}
+
 /* ---- size ------------------------------------------------------------------- */
 
 enum { MANY = 100000 };
@@ -460,6 +538,9 @@ int main(void)
         cmocka_unit_test(test_text_report),
         cmocka_unit_test(test_text_interrupted_and_zero_time),
         cmocka_unit_test(test_text_empty),
+        cmocka_unit_test(test_text_escapes),
+        cmocka_unit_test(test_text_every_byte),
+        cmocka_unit_test(test_text_report_escapes_fields),
         cmocka_unit_test(test_jsonl_report),
         cmocka_unit_test(test_jsonl_summary_edge_cases),
         cmocka_unit_test(test_json_plain_and_null),
