@@ -3,7 +3,7 @@
  *
  * Every URL that comes out goes through normalize(): parsed by libcurl (dot segments
  * removed, empty path as "/", spaces and non-ASCII bytes percent-encoded), host made
- * lower case, default port and fragment dropped. Feeding an output back in gives the
+ * lower case, default port, fragment and user info ("user:password@") dropped. Feeding an output back in gives the
  * same string, so one page has one string in the seen set. */
 #include "url.h"
 
@@ -153,10 +153,20 @@ static char *url_string(CURLU *h)
     return out;
 }
 
+/* Forget "user:password@" (and ";options"): a password a page or a redirect hands
+ * out must not reach the report, the logs or the trace, and the crawler logs in
+ * nowhere. One page then also has one string, whoever's name is in its links. */
+static bool drop_userinfo(CURLU *h)
+{
+    return curl_url_set(h, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
+           curl_url_set(h, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
+           curl_url_set(h, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK;
+}
+
 /* The normal form of what h holds, malloc'd (callers free() it), or NULL. */
 static char *normalize(CURLU *h)
 {
-    if (!lower_host(h) || !numeric_host_again(h))
+    if (!lower_host(h) || !numeric_host_again(h) || !drop_userinfo(h))
         return NULL;
     if (curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)
         return NULL;
@@ -211,12 +221,9 @@ static char *get_host(CURLU *h)
 
 /* ---- fix_url, urljoin ---- */
 
-char *url_fix(const char *root, char *err, size_t errlen)
+/* A root as given: cleaned as an href is, "http://" added when it has no scheme. */
+static CURLU *parse_root(const char *root)
 {
-    if (errlen > 0)
-        err[0] = '\0';
-    if (!root)
-        root = "";
     char *text = clean_ref(root);
     if (!strstr(text, "://")) {
         char *with_scheme = xasprintf("http://%s", text);
@@ -225,6 +232,16 @@ char *url_fix(const char *root, char *err, size_t errlen)
     }
     CURLU *h = parse(text);
     free(text);
+    return h;
+}
+
+char *url_fix(const char *root, char *err, size_t errlen)
+{
+    if (errlen > 0)
+        err[0] = '\0';
+    if (!root)
+        root = "";
+    CURLU *h = parse_root(root);
     if (!h) {
         snprintf(err, errlen, "not a URL: '%s'", root);
         return NULL;
@@ -239,6 +256,18 @@ char *url_fix(const char *root, char *err, size_t errlen)
     free(scheme);
     curl_url_cleanup(h);
     return out;
+}
+
+bool url_has_userinfo(const char *url)
+{
+    CURLU *h = parse_root(url ? url : "");
+    char *user = NULL, *password = NULL;
+    bool has = h && (curl_url_get(h, CURLUPART_USER, &user, 0) == CURLUE_OK ||
+                     curl_url_get(h, CURLUPART_PASSWORD, &password, 0) == CURLUE_OK);
+    curl_free(user);
+    curl_free(password);
+    curl_url_cleanup(h);
+    return has;
 }
 
 /* ---- url_resolve: one page's links all have the same base ----
@@ -293,7 +322,7 @@ static CURLU *base_handle(const char *base, const base_cache **info)
     base_cache *c = tls_base;
     if (!c || strcmp(c->base, base) != 0) {
         CURLU *h = parse(base);
-        if (h && !numeric_host_again(h)) {
+        if (h && (!numeric_host_again(h) || !drop_userinfo(h))) {
             curl_url_cleanup(h);
             h = NULL;
         }
@@ -342,6 +371,8 @@ static char *normalize_resolved(CURLU *h, const base_cache *info, const char *hr
     if ((!info->host_lower || strpbrk(href, "ABCDEFGHIJKLMNOPQRSTUVWXYZ%")) && !lower_host(h))
         return NULL;
     if (strchr(href, '%') && !numeric_host_again(h)) /* the base's host is done already */
+        return NULL;
+    if (strchr(href, '@') && !drop_userinfo(h))     /* the base has none */
         return NULL;
     if ((info->has_fragment || strchr(href, '#')) &&
         curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)

@@ -3,7 +3,9 @@
  *
  * Every URL the crawler handles is in the normal form libcurl's URL API gives
  * (scheme and host lower case, dot segments removed, empty path as "/"), without a
- * fragment, so the same page always has the same string.
+ * fragment and without user info ("user:password@" is dropped: no password a page or a
+ * redirect gives out reaches a report, a log or a trace), so the same page always has
+ * the same string.
  */
 #ifndef CRAWL_URL_H
 #define CRAWL_URL_H
@@ -15,6 +17,9 @@
  * normalized URL without fragment (malloc'd), or NULL with a one-line reason in err
  * ("unsupported scheme 'ftp' in ftp://x/", "not a URL: ..."). Only http and https. */
 char *url_fix(const char *root, char *err, size_t errlen);
+
+/* Whether url (as a root is given) names a user or a password, which url_fix drops. */
+bool url_has_userinfo(const char *url);
 
 /* Resolve href against base (both may contain anything). Returns the absolute,
  * normalized URL without fragment (malloc'd), or NULL when it cannot be resolved.

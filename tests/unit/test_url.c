@@ -267,6 +267,31 @@ static void test_garbage_in(void **state)
     url_policy_free(p);
 }
 
+/* ---- user info: never kept ---- */
+
+/* A password in a link, a Location or a root never comes out of the URL functions
+ * (the report, the logs and the trace only hold what they give). */
+static void test_userinfo_dropped(void **state)
+{
+    (void)state;
+    check_resolve(BASE, "http://user:secret@example.com/a", "http://example.com/a");
+    check_resolve(BASE, "http://user@example.com/a", "http://example.com/a");
+    check_resolve(BASE, "https://:secret@Example.COM:443/a#f", "https://example.com/a");
+    check_resolve(BASE, "//u:p@other.example/x", "http://other.example/x");
+    check_resolve(BASE, "/path@with/at?q=a@b", "http://example.com/path@with/at?q=a@b");
+    /* a base with user info (not one the crawler makes) passes none on */
+    check_resolve("http://u:p@example.com/d/", "x", "http://example.com/d/x");
+    check_resolve("http://u:p@example.com/d/", "", "http://example.com/d/");
+    check_fix("http://user:secret@example.com/", "http://example.com/");
+    check_fix("user:secret@example.com:8080/x", "http://example.com:8080/x");
+    assert_true(url_has_userinfo("http://user:secret@example.com/"));
+    assert_true(url_has_userinfo("user@example.com"));
+    assert_true(url_has_userinfo("http://:pw@example.com/"));
+    assert_false(url_has_userinfo("http://example.com/@x"));
+    assert_false(url_has_userinfo("not a url ["));
+    assert_false(url_has_userinfo(NULL));
+}
+
 /* ---- url_split ---- */
 
 static void check_split(const char *url, const char *scheme, const char *host, int port,
@@ -496,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_resolve_bad_input),
         cmocka_unit_test(test_resolve_idempotent),
         cmocka_unit_test(test_garbage_in),
+        cmocka_unit_test(test_userinfo_dropped),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_split_rejects),
         cmocka_unit_test(test_split_optional_outputs),
