@@ -44,9 +44,12 @@ static void attach_signals(selector *loop)
         selector_interrupt(loop);   /* it came during start-up */
 }
 
+/* Never 0, which would mean "no limit" to libcurl (the command line refuses less than
+ * 1 ms; this holds for any crawl_options). */
 long app_timeout_ms(const app *a)
 {
-    return (long)(a->opt.timeout * 1000.0 + 0.5);
+    long ms = (long)(a->opt.timeout * 1000.0 + 0.5);
+    return ms > 0 ? ms : 1;
 }
 
 /* The raw transport speaks plain HTTP only: refuse an https root up front. */
@@ -141,11 +144,12 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
         return r < 0 ? 0 : r;
 
     int status = crawl_fn(&a) < 0 ? 1 : 0;
+    char err[1024];
     if (app_interrupted)
         log_warn("%s: interrupted; %zu URL(s) left to do", prog, a.todo);
     if (crawl_write_report(a.crawl, a.todo, a.opt.transport, selector_backend(a.loop),
-                           app_interrupted) < 0) {
-        fprintf(stderr, "%s: writing the report failed\n", prog);
+                           app_interrupted, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
         status = 1;
     }
     app_close(&a);

@@ -43,7 +43,7 @@ int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
              const char *default_transport);
 void app_close(app *a);
 
-/* The --timeout in milliseconds. */
+/* The --timeout in milliseconds, at least 1. */
 long app_timeout_ms(const app *a);
 
 #endif

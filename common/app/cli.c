@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -19,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef CRAWL_VERSION
 #define CRAWL_VERSION "unknown"
@@ -126,7 +129,11 @@ static int parse_int(const char *prog, const char *opt, const char *arg, int lo,
     return rc;
 }
 
-/* Seconds as a decimal number (no hex, inf or nan), 0 < t <= 86400. */
+/* The shortest --timeout: 1 ms. Less would round to 0 ms, which libcurl reads as
+ * "no limit" (CURLOPT_TIMEOUT_MS) and the raw transport as "at once". */
+#define MIN_TIMEOUT 0.001
+
+/* Seconds as a decimal number (no hex, inf or nan), MIN_TIMEOUT <= t <= 86400. */
 static int parse_timeout(const char *prog, const char *arg, double *out)
 {
     char *end = NULL;
@@ -135,9 +142,8 @@ static int parse_timeout(const char *prog, const char *arg, double *out)
         t = strtod(arg, &end);
     if (!end || end == arg || *end != '\0')
         return usage_error(prog, "--timeout: '%s' is not a number of seconds", arg);
-    if (!isfinite(t) || !(t > 0) || t > 86400)
-        return usage_error(prog, "--timeout: %s is out of range (more than 0, up to 86400)",
-                           arg);
+    if (!isfinite(t) || !(t >= MIN_TIMEOUT) || t > 86400)
+        return usage_error(prog, "--timeout: %s is out of range (0.001 to 86400)", arg);
     *out = t;
     return CLI_OK;
 }
@@ -208,7 +214,7 @@ static void print_help(const char *prog, const char *default_transport)
            "      --transport NAME    raw or curl [%s]\n"
            "      --format NAME       report format: text or jsonl [text]\n"
            "      --output FILE       write the report to FILE [stdout]\n"
-           "      --timeout SECS      per request, more than 0, up to 86400 [30]\n"
+           "      --timeout SECS      per request, 0.001 to 86400 [30]\n"
            "      --max-pages N       stop adding URLs after N, 0 = no limit [0]\n"
            "      --max-size BYTES    largest body read per URL [16777216]\n"
            "      --cacert FILE       CA certificates for https [system default]\n"
@@ -332,6 +338,90 @@ static int check_roots(const crawl_options *o, const char *prog)
     return CLI_OK;
 }
 
+/* ---- files --------------------------------------------------------------------- */
+
+/* dev+ino of a path's directory, and where its last component starts. */
+static bool stat_dir_of(const char *path, struct stat *st, const char **last)
+{
+    const char *slash = strrchr(path, '/');
+    *last = slash ? slash + 1 : path;
+    if (!slash)
+        return stat(".", st) == 0;
+    char *dir = xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
+    bool ok = stat(dir, st) == 0;
+    free(dir);
+    return ok;
+}
+
+/* Whether a and b name one file. Both exist: the same device and inode (a link, a
+ * "./" or "/dev/stdout" is seen through). Neither exists: the same directory (device
+ * and inode) and the same last component. Character devices (/dev/null, a terminal)
+ * are never "the same file": writing both there corrupts nothing. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !S_ISCHR(sa.st_mode);
+    if (ea || eb)
+        return false;
+    const char *la, *lb;
+    if (!stat_dir_of(a, &sa, &la) || !stat_dir_of(b, &sb, &lb))
+        return strcmp(a, b) == 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && strcmp(la, lb) == 0;
+}
+
+/* Whether path is the file stdout writes to (the report, without --output). */
+static bool is_stdout(const char *path)
+{
+    struct stat sp, so;
+    return stat(path, &sp) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
+           sp.st_dev == so.st_dev && sp.st_ino == so.st_ino && !S_ISCHR(sp.st_mode);
+}
+
+/* The files named on the command line: --cacert must be readable now (on either
+ * transport: a typo is caught before the crawl, not as a certificate error per
+ * fetch); the report and the trace cannot share a file (two streams writing one file
+ * each from its own offset garble both). */
+static int check_files(const crawl_options *o, const char *prog)
+{
+    if (o->cacert) {
+        int fd = open(o->cacert, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+            return usage_error(prog, "--cacert: cannot read '%s': %s", o->cacert,
+                               strerror(errno));
+        bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+        close(fd);
+        if (dir)
+            return usage_error(prog, "--cacert: '%s' is a directory, not a file of "
+                               "certificates", o->cacert);
+    }
+    bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
+    if (o->trace_events && !to_stdout && same_file(o->output, o->trace_events))
+        return usage_error(prog, "--output '%s' and --trace-events '%s' are the same file "
+                           "(give each its own)", o->output, o->trace_events);
+    if (o->trace_events && to_stdout && is_stdout(o->trace_events))
+        return usage_error(prog, "--trace-events '%s' is where the report goes (stdout); "
+                           "give it a file of its own", o->trace_events);
+    return CLI_OK;
+}
+
+/* The crawler logs in nowhere: a root's "user:password@" is dropped (url.h), which the
+ * user hears of, without the password being shown. */
+static void warn_userinfo(const crawl_options *o, const char *prog)
+{
+    for (int i = 0; i < o->nroots; i++) {
+        if (!url_has_userinfo(o->roots[i]))
+            continue;
+        char err[256];
+        char *fixed = url_fix(o->roots[i], err, sizeof err);
+        log_warn("%s: ROOT %s: the user name and password are dropped (the crawler does "
+                 "not log in)", prog, fixed ? fixed : "?");
+        free(fixed);
+    }
+}
+
 static void set_log_level(const crawl_options *o)
 {
     if (o->quiet)
@@ -375,8 +465,11 @@ int cli_parse(crawl_options *o, int argc, char **argv, const char *prog,
     o->roots = argv + optind;
     o->nroots = argc - optind;
     int rc = check_roots(o, prog);
+    if (rc == CLI_OK)
+        rc = check_files(o, prog);
     if (rc != CLI_OK)
         return rc;
     set_log_level(o);
+    warn_userinfo(o, prog);
     return CLI_OK;
 }

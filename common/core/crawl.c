@@ -23,6 +23,7 @@
 
 #include "alloc.h"
 #include "links.h"
+#include "outfile.h"
 #include "log.h"
 #include "seen.h"
 #include "trace.h"
@@ -491,10 +492,8 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         free(root);
     }
     if (o->output && strcmp(o->output, "-") != 0) {
-        c->out = fopen(o->output, "w");
+        c->out = outfile_open(o->output, "--output", err, errlen);
         if (!c->out) {
-            snprintf(err, errlen, "cannot open --output '%s': %s", o->output,
-                     strerror(errno));
             crawl_free(c);
             return NULL;
         }
@@ -518,24 +517,13 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
     return c;
 }
 
-/* Write the trace's footer and close it; a failure is one line on stderr. */
-static int close_trace(crawl *c)
-{
-    char err[512];
-    int r = trace_close(c->trace, err, sizeof err);
-    c->trace = NULL;
-    if (r < 0)
-        log_error("%s", err);
-    return r;
-}
-
 void crawl_free(crawl *c)
 {
     if (!c)
         return;
     if (c->out && c->out != stdout)
         fclose(c->out);
-    close_trace(c);
+    trace_close(c->trace, NULL, 0);   /* only when the report was never written */
     url_policy_free(c->policy);
     seen_free(c->seen_urls);
     report_free(c->stats);
@@ -665,7 +653,7 @@ const char *crawl_fetch_location(const crawl_fetch *f) { return f->location; }
 const char *crawl_fetch_content_type(const crawl_fetch *f) { return f->content_type; }
 
 int crawl_write_report(crawl *c, size_t todo, const char *transport,
-                       const char *selector, bool interrupted)
+                       const char *selector, bool interrupted, char *err, size_t errlen)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -683,7 +671,10 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
         report_write_jsonl(c->stats, &sum, c->out);
     else
         report_write_text(c->stats, &sum, c->out);
-    int r = fflush(c->out) != 0 || ferror(c->out) ? -1 : 0;
+    char report_err[512] = "", trace_err[512] = "";
+    int r = c->out == stdout
+                ? outfile_flush(c->out, "the report to", "stdout", report_err, sizeof report_err)
+                : outfile_flush(c->out, "--output", c->o.output, report_err, sizeof report_err);
     if (c->trace) {
         trace_arg args[] = {
             {"urls", NULL, (long long)report_count(c->stats)},
@@ -696,8 +687,12 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
         };
         trace_instant(c->trace, -1, "crawl finished", "crawl", trace_now(c->trace), args,
                       sizeof args / sizeof args[0]);
-        if (close_trace(c) < 0)
+        if (trace_close(c->trace, trace_err, sizeof trace_err) < 0)
             r = -1;
+        c->trace = NULL;
     }
+    if (r < 0)
+        snprintf(err, errlen, "%s%s%s", report_err, report_err[0] && trace_err[0] ? "; " : "",
+                 trace_err);
     return r;
 }

@@ -112,10 +112,12 @@ int crawl_fetch_status(const crawl_fetch *f);
 const char *crawl_fetch_location(const crawl_fetch *f);
 const char *crawl_fetch_content_type(const crawl_fetch *f);
 
-/* Write the report (text or jsonl, per --format) to --output or stdout. todo: URLs
- * that were still waiting; interrupted: the crawl was stopped by a signal.
- * Returns 0, or -1 if writing failed. */
+/* Write the report (text or jsonl, per --format) to --output or stdout, and finish
+ * and close the --trace-events file. todo: URLs that were still waiting; interrupted:
+ * the crawl was stopped by a signal. Returns 0, or -1 with one line in err saying
+ * which write failed and why ("writing --trace-events 'x' failed: No space left on
+ * device"). */
 int crawl_write_report(crawl *c, size_t todo, const char *transport,
-                       const char *selector, bool interrupted);
+                       const char *selector, bool interrupted, char *err, size_t errlen);
 
 #endif

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "alloc.h"
+#include "outfile.h"
 #include "report.h"
 
 #define TRACE_BUF (1 << 16)
@@ -60,15 +61,12 @@ static void metadata(trace *t, int tid, const char *what, const trace_arg *arg)
 trace *trace_open(const char *path, int pid, const char *process_name, char *err,
                   size_t errlen)
 {
+    FILE *out = outfile_open(path, "--trace-events", err, errlen);
+    if (!out)
+        return NULL;
     trace *t = xcalloc(1, sizeof *t);
     t->path = xstrdup(path);
-    t->out = fopen(path, "w");
-    if (!t->out) {
-        snprintf(err, errlen, "cannot open --trace-events '%s': %s", path, strerror(errno));
-        free(t->path);
-        free(t);
-        return NULL;
-    }
+    t->out = out;
     setvbuf(t->out, NULL, _IOFBF, TRACE_BUF);
     t->pid = pid;
     clock_gettime(CLOCK_MONOTONIC, &t->t0);
@@ -82,18 +80,11 @@ int trace_close(trace *t, char *err, size_t errlen)
     if (!t)
         return 0;
     fputs("\n],\n\"displayTimeUnit\": \"ms\"}\n", t->out);
-    int bad = ferror(t->out);
-    int e = errno;
-    if (fclose(t->out) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad)
-        snprintf(err, errlen, "writing --trace-events '%s' failed: %s", t->path, strerror(e));
+    int r = outfile_close(t->out, "--trace-events", t->path, err, errlen);
     free(t->heap);
     free(t->path);
     free(t);
-    return bad ? -1 : 0;
+    return r;
 }
 
 uint64_t trace_now(const trace *t)

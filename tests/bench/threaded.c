@@ -370,8 +370,9 @@ int main(int argc, char **argv)
     if (cr.create_failures)
         log_error("%s: %zu thread creation(s) failed (%s); at most %zu threads ran at once",
                  PROG, cr.create_failures, strerror(cr.create_errno), cr.peak_alive);
-    if (crawl_write_report(cr.c, todo, "raw", "threads", interrupted) < 0) {
-        fprintf(stderr, "%s: writing the report failed\n", PROG);
+    char werr[1024];
+    if (crawl_write_report(cr.c, todo, "raw", "threads", interrupted, werr, sizeof werr) < 0) {
+        fprintf(stderr, "%s: %s\n", PROG, werr);
         status = 1;
     }
     pthread_mutex_unlock(&cr.lock);

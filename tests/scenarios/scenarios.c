@@ -298,6 +298,17 @@ static void run_argv(case_ctx *c, char **argv)
                  crawl_run_describe(&c->run));
 }
 
+/* argv[0..n) then the NULL-ended arguments first, ... (at most cap - 1 in all), run as
+ * run_argv does. */
+static void run_appended(case_ctx *c, char **argv, int n, int cap, const char *first,
+                         va_list ap)
+{
+    for (const char *a = first; a && n < cap - 1; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    argv[n] = NULL;
+    run_argv(c, argv);
+}
+
 /* Crawl with the crawler under test: BIN --format jsonl -q --transport T --selector S
  * then the given arguments (options and roots, NULL-terminated). Checks the exit code
  * (0), the output's form and the summary. */
@@ -1002,6 +1013,154 @@ static void test_hostile_deep_nesting(void **state)
         fail_msg("a page nested 100,000 deep took %.1f s", r->seconds);
 }
 
+/* ---- hostile, round 2: what a server sends never reaches the terminal raw --------- */
+
+/* Run the crawler under test with --transport and --selector, then args (NULL-ended),
+ * as run_argv does (no --format, no -q). */
+static const crawl_run *run_bin(case_ctx *c, const char *first, ...)
+{
+    char *argv[40] = {(char *)g_bin, "--transport", (char *)g_transport, "--selector",
+                      (char *)g_selector};
+    va_list ap;
+    va_start(ap, first);
+    run_appended(c, argv, 5, 40, first, ap);
+    va_end(ap);
+    return &c->run;
+}
+
+/* Exit status exit, nothing on stdout and exactly one line on stderr, containing
+ * needle. */
+static void expect_one_line_exit(const crawl_run *r, int exit, const char *needle)
+{
+    size_t lines = 0;
+    for (size_t i = 0; i < r->err_len; i++)
+        lines += r->err[i] == '\n';
+    if (r->exit_code != exit || lines != 1 || !strstr(r->err, needle) || r->out_len)
+        fail_msg("want exit %d, no output and one stderr line with \"%s\"\n%s", exit, needle,
+                 crawl_run_describe(r));
+}
+
+/* Whether text (len bytes) is safe on a terminal: no control byte but newline, no DEL,
+ * valid UTF-8 and no C1 control in it. Returns the offset of the first bad byte, or -1. */
+static long terminal_unsafe_at(const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    for (size_t i = 0; i < len;) {
+        unsigned char b = p[i];
+        if (b == '\n' || (b >= 0x20 && b < 0x7f)) {
+            i++;
+            continue;
+        }
+        size_t n = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3
+                 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+        if (n == 0 || i + n > len || (b == 0xC2 && p[i + 1] <= 0x9F))
+            return (long)i;
+        for (size_t k = 1; k < n; k++)
+            if ((p[i + k] & 0xC0) != 0x80)
+                return (long)i;
+        i += n;
+    }
+    return -1;
+}
+
+/* 38: ESC, DEL, a C1 control and bad UTF-8 in a Content-Type, a charset and Locations;
+ * "user:secret@" in a link and a Location. The text report has every one escaped; no
+ * record, no log line (-v) and no trace event holds the password. */
+static void test_hostile_escapes(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-hostile-escapes.site", NULL);
+    snprintf(c->tmpdir, sizeof c->tmpdir, "/tmp/crawlstages-escapes-XXXXXX");
+    assert_non_null(mkdtemp(c->tmpdir));
+    char trace_path[300];
+    snprintf(trace_path, sizeof trace_path, "%s/trace.json", c->tmpdir);
+
+    const crawl_run *r = crawl(c, "-v", "--trace-events", trace_path, U(b, "/"), NULL);
+    EXPECT(r, b, PAGE("/", 6, 6),
+           /* (JSON writes the bad byte 0xff as \u00ff: U+00FF once parsed) */
+           {"/type", 200, NUL_, NOCHECK, "text/\x1b[2j\x7f\xc2\x9b\xc3\xbf", "utf-8", 0, 0,
+            false},
+           {"/charset", 200, NUL_, NOCHECK, "text/plain", "x\x1b]0", 0, 0, false},
+           REDIR("/loc", 302, "/t%1b[31m%ff"),
+           {"/badloc", 301, NUL_, 0, NUL_, NUL_, 0, 0, true},
+           REDIR("/credloc", 302, "/credtarget"),
+           {"/t%1b[31m%ff", 200, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false},
+           PAGE("/credtarget", 0, 0), PAGE("/credlink", 0, 0));
+    if (memmem(r->out, r->out_len, "secret", 6) || memmem(r->err, r->err_len, "secret", 6))
+        fail_msg("the password reached the report or the log\n%s", crawl_run_describe(r));
+    FILE *tf = fopen(trace_path, "r");
+    assert_non_null(tf);
+    char line[4096];
+    while (fgets(line, sizeof line, tf))
+        if (strstr(line, "secret"))
+            fail_msg("the password reached the trace: %s", line);
+    fclose(tf);
+
+    r = run_bin(c, "-q", U(b, "/"), NULL);
+    long bad = terminal_unsafe_at(r->out, r->out_len);
+    if (r->exit_code != 0 || bad >= 0)
+        fail_msg("the text report has a raw control byte or bad UTF-8 at offset %ld\n%s",
+                 bad, crawl_run_describe(r));
+    static const char *const shown[] = {
+        " 200 text/\\x1b[2j\\x7f\\u009b\\xff utf-8 ", " 200 text/plain x\\x1b]0 ",
+        " error redirect to unparseable Location 'http://[\\x1b[2J\\xff'",
+        "/loc 302 redirect ", "/credloc 302 redirect http://127.0.0.1:"};
+    for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
+        if (!strstr(r->out, shown[i]))
+            fail_msg("the text report lacks \"%s\"\n%s", shown[i], crawl_run_describe(r));
+    if (strstr(r->out, "secret"))
+        fail_msg("the password reached the text report\n%s", crawl_run_describe(r));
+}
+
+/* 39: --timeout values that round to 0 ms are refused (libcurl would read 0 as "no
+ * limit"); 1 ms is the least, and a real limit on both transports. */
+static void test_timeout_never_zero(void **state)
+{
+    case_ctx *c = *state;
+    static const char *const tiny[] = {"0.0004", "4.9e-324"};
+    for (int i = 0; i < 2; i++)
+        expect_one_line_exit(run_bin(c, "--timeout", tiny[i], "http://127.0.0.1:9/", NULL),
+                             2, "--timeout");
+    const char *b = start_site(c, "scenario-timeout.site", NULL);
+    const crawl_run *r = crawl(c, "--timeout", "0.001", "--max-tries", "1", U(b, "/slow"),
+                               NULL);
+    EXPECT(r, b, FAILED("/slow"));
+    expect_exception_has(r, b, "/slow", "time");
+    if (r->seconds >= 2.5)
+        fail_msg("--timeout 0.001 took %.1f s: no limit reached the transport", r->seconds);
+}
+
+/* 40: the files of the command line: a missing --cacert (either transport), --output and
+ * --trace-events on one file, an --output FIFO nobody reads (no wait for a reader), a
+ * trace that cannot be written (its own words, not the report's). */
+static void test_output_files(void **state)
+{
+    case_ctx *c = *state;
+    snprintf(c->tmpdir, sizeof c->tmpdir, "/tmp/crawlstages-files-XXXXXX");
+    assert_non_null(mkdtemp(c->tmpdir));
+    char out[300], fifo[300], root[64];
+    snprintf(out, sizeof out, "%s/out", c->tmpdir);
+    snprintf(fifo, sizeof fifo, "%s/fifo", c->tmpdir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    int port = free_port();
+    assert_true(port > 0);
+    snprintf(root, sizeof root, "http://127.0.0.1:%d/", port);   /* refused: quick */
+
+    expect_one_line_exit(run_bin(c, "--cacert", "/nonexistent/ca.pem", root, NULL), 2,
+                         "--cacert: cannot read '/nonexistent/ca.pem'");
+    expect_one_line_exit(run_bin(c, "--output", out, "--trace-events", out, root, NULL), 2,
+                         "are the same file");
+    const crawl_run *r = run_bin(c, "--output", fifo, root, NULL);
+    expect_one_line_exit(r, 1, "a FIFO with no reader");
+    if (r->seconds >= 5)
+        fail_msg("an --output FIFO without a reader took %.1f s", r->seconds);
+    if (access("/dev/full", W_OK) == 0) {
+        r = run_bin(c, "-q", "--output", out, "--trace-events", "/dev/full", root, NULL);
+        expect_one_line_exit(r, 1,
+                             "writing --trace-events '/dev/full' failed: No space left on device");
+    }
+}
+
 /* ---- interruption: SIGINT / SIGTERM end the crawl at once, with a complete report ----- */
 
 /* Bit sig of a "SigXxx:" hex mask line of /proc/PID/status. */
@@ -1208,16 +1367,11 @@ static void write_file(const char *dir, const char *name, const char *text)
 /* Run openssl with args (NULL-terminated; every path in them absolute); it must exit 0. */
 static void openssl(case_ctx *c, const char *ssl, const char *first, ...)
 {
-    char *argv[40];
-    int n = 0;
-    argv[n++] = (char *)ssl;
+    char *argv[40] = {(char *)ssl};
     va_list ap;
     va_start(ap, first);
-    for (const char *a = first; a && n < 39; a = va_arg(ap, const char *))
-        argv[n++] = (char *)a;
+    run_appended(c, argv, 1, 40, first, ap);
     va_end(ap);
-    argv[n] = NULL;
-    run_argv(c, argv);
     if (c->run.exit_code != 0)
         fail_msg("openssl %s failed: %s", first, crawl_run_describe(&c->run));
 }
@@ -1570,6 +1724,7 @@ int main(int argc, char **argv)
         CASE(test_hostile_short_body), CASE(test_hostile_reset),  CASE(test_hostile_drip),
         CASE(test_hostile_redirects), CASE(test_hostile_many_links), CASE(test_hostile_junk),
         CASE(test_hostile_nul_utf8), CASE(test_hostile_deep_nesting),
+        CASE(test_hostile_escapes), CASE(test_timeout_never_zero), CASE(test_output_files),
         CASE(test_interrupt_sigint), CASE(test_interrupt_sigterm),
         CASE(test_out_of_descriptors),
     };

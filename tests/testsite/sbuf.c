@@ -53,18 +53,29 @@ void sbuf_printf(sbuf *b, const char *fmt, ...)
 
 void sbuf_add_expanded(sbuf *b, const char *s, size_t len, const char *base)
 {
-    static const char tag[] = "{base}";
-    const size_t taglen = sizeof tag - 1;
+    static const char tag[] = "{base}", hp_tag[] = "{hostport}";
+    const size_t taglen = sizeof tag - 1, hp_len = sizeof hp_tag - 1;
+    const char *scheme_end = strstr(base, "://");
+    const char *hostport = scheme_end ? scheme_end + 3 : base;
     size_t i = 0, from = 0;
-    while (i + taglen <= len) {
-        if (s[i] == '{' && memcmp(s + i, tag, taglen) == 0) {
-            sbuf_add(b, s + from, i - from);
-            sbuf_adds(b, base);
-            i += taglen;
-            from = i;
-        } else {
-            i++;
+    while (i < len) {
+        size_t n = 0;
+        const char *with = NULL;
+        if (s[i] == '{' && i + taglen <= len && memcmp(s + i, tag, taglen) == 0) {
+            n = taglen;
+            with = base;
+        } else if (s[i] == '{' && i + hp_len <= len && memcmp(s + i, hp_tag, hp_len) == 0) {
+            n = hp_len;
+            with = hostport;
         }
+        if (!with) {
+            i++;
+            continue;
+        }
+        sbuf_add(b, s + from, i - from);
+        sbuf_adds(b, with);
+        i += n;
+        from = i;
     }
     sbuf_add(b, s + from, len - from);
 }

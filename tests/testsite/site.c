@@ -91,6 +91,17 @@ static const char *next_line(parser *p, size_t *len)
     return start;
 }
 
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 /* Split s into words in place. Returns the count, or -1 on an error. */
 static int split_words(parser *p, char *s, char **w, int max)
 {
@@ -116,6 +127,14 @@ static int split_words(parser *p, char *s, char **w, int max)
                 r++;
                 *out++ = *r == 'n' ? '\n' : *r == 'r' ? '\r' : *r == 't' ? '\t' : *r;
                 r++;
+                continue;
+            }
+            if (quoted && *r == '\\' && r[1] == 'x') {   /* \xHH: any byte but NUL */
+                int hi = hex_digit(r[2]), lo = hi < 0 ? -1 : hex_digit(r[3]);
+                if (lo < 0 || (hi == 0 && lo == 0))
+                    return fail(p, "\\x needs two hex digits, not 00");
+                *out++ = (char)(hi << 4 | lo);
+                r += 4;
                 continue;
             }
             *out++ = *r++;

@@ -182,7 +182,7 @@ static void test_every_option_separate_values(void **state)
                    "--exclude", "\\.pdf$", "--lenient", "--selector", "poll",
                    "--transport", "curl", "--format", "jsonl", "--output", "out.jsonl",
                    "--timeout", "2.5", "--max-pages", "50", "--max-size", "1",
-                   "--cacert", "ca.pem", "--trace-events", "t.json", "-v",
+                   "--cacert", "/dev/null", "--trace-events", "t.json", "-v",
                    "http://a/", "https://b.example/x", NULL);
     assert_ok(r);
     const crawl_options *o = &r->o;
@@ -198,7 +198,7 @@ static void test_every_option_separate_values(void **state)
     assert_true(o->timeout == 2.5);
     assert_int_equal(o->max_pages, 50);
     assert_int_equal(o->max_size, 1);
-    assert_string_equal(o->cacert, "ca.pem");
+    assert_string_equal(o->cacert, "/dev/null");
     assert_string_equal(o->trace_events, "t.json");
     assert_int_equal(o->verbose, 1);
     assert_int_equal(log_level, LOG_INFO);
@@ -214,7 +214,7 @@ static void test_every_option_equals_form(void **state)
     run *r = parse("--max-tasks=1000000", "--max-redirect=1000", "--max-tries=1",
                    "--exclude=foo|bar", "--selector=select", "--transport=raw",
                    "--format=text", "--output=-", "--timeout=86400", "--max-pages=0",
-                   "--max-size=9223372036854775807", "--cacert=c", "--trace-events=e",
+                   "--max-size=9223372036854775807", "--cacert=/dev/null", "--trace-events=e",
                    "a.example", NULL);
     assert_ok(r);
     const crawl_options *o = &r->o;
@@ -229,7 +229,7 @@ static void test_every_option_equals_form(void **state)
     assert_true(o->timeout == 86400.0);
     assert_int_equal(o->max_pages, 0);
     assert_true(o->max_size == 9223372036854775807LL);
-    assert_string_equal(o->cacert, "c");
+    assert_string_equal(o->cacert, "/dev/null");
     assert_string_equal(o->trace_events, "e");
     run_free(r);
 }
@@ -393,7 +393,9 @@ static void test_bad_timeout(void **state)
         assert_usage_error(r, "--timeout:", "is not a number of seconds");
         run_free(r);
     }
-    const char *ranges[] = {"0", "-1", "86400.5", "1e9"};
+    /* below 1 ms it would round to 0 ms: "no limit" to libcurl */
+    const char *ranges[] = {"0", "-1", "86400.5", "1e9", "0.0004", "4.9e-324", "0.00099",
+                            "1e-3000"};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         run *r = parse("--timeout", ranges[i], "a.example", NULL);
         assert_usage_error(r, "--timeout:", "is out of range");
@@ -510,6 +512,63 @@ static void test_bad_roots(void **state)
     run_free(r);
 }
 
+/* --cacert must name a readable file, on either transport. */
+static void test_bad_cacert(void **state)
+{
+    (void)state;
+    const char *transports[] = {"raw", "curl"};
+    for (int t = 0; t < 2; t++) {
+        run *r = parse("--transport", transports[t], "--cacert", "/nonexistent/ca.pem",
+                       "a.example", NULL);
+        assert_usage_error(r, "--cacert: cannot read '/nonexistent/ca.pem':",
+                           "No such file or directory");
+        run_free(r);
+        r = parse("--transport", transports[t], "--cacert", "/", "a.example", NULL);
+        assert_usage_error(r, "--cacert: '/' is a directory", NULL);
+        run_free(r);
+    }
+}
+
+/* --output and --trace-events naming one file, however spelled: refused. */
+static void test_output_and_trace_same_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_cli_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char a[64], a_dot[64], link[64], other[64], fresh[64], fresh_dot[64];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(a_dot, sizeof a_dot, "%s/./a", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    snprintf(other, sizeof other, "%s/other", dir);
+    snprintf(fresh, sizeof fresh, "%s/new.json", dir);          /* does not exist */
+    snprintf(fresh_dot, sizeof fresh_dot, "%s//new.json", dir);
+    FILE *f = fopen(a, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(symlink(a, link), 0);
+    const char *same[][2] = {{a, a}, {a, a_dot}, {a, link}, {fresh, fresh}, {fresh, fresh_dot}};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        run *r = parse("--output", same[i][0], "--trace-events", same[i][1], "x.example",
+                       NULL);
+        assert_usage_error(r, "are the same file", same[i][0]);
+        run_free(r);
+    }
+    const char *apart[][2] = {{a, other}, {a, fresh}, {"/dev/null", "/dev/null"}};
+    for (size_t i = 0; i < sizeof apart / sizeof apart[0]; i++) {
+        run *r = parse("--output", apart[i][0], "--trace-events", apart[i][1], "x.example",
+                       NULL);
+        assert_ok(r);
+        run_free(r);
+    }
+    /* no --output: the report goes to stdout, here a temporary file (parse captures it) */
+    run *r = parse("--trace-events", "/proc/self/fd/1", "x.example", NULL);
+    assert_usage_error(r, "--trace-events '/proc/self/fd/1' is where the report goes", NULL);
+    run_free(r);
+    unlink(link);
+    unlink(a);
+    rmdir(dir);
+}
+
 static void test_callable_repeatedly(void **state)
 {
     (void)state;
@@ -549,6 +608,8 @@ int main(void)
         cmocka_unit_test_teardown(test_missing_value, reset_log_level),
         cmocka_unit_test_teardown(test_no_root, reset_log_level),
         cmocka_unit_test_teardown(test_bad_roots, reset_log_level),
+        cmocka_unit_test_teardown(test_bad_cacert, reset_log_level),
+        cmocka_unit_test_teardown(test_output_and_trace_same_file, reset_log_level),
         cmocka_unit_test_teardown(test_callable_repeatedly, reset_log_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "alloc.h"
 #include "crawl.h"
 #include "fnvflood.h"
@@ -62,6 +65,14 @@ static void default_options(fixture *fx)
     fx->o.format = "text";
     fx->o.timeout = 30;
     fx->o.max_size = 16 << 20;
+}
+
+/* Create the file named by the mkstemp template path. */
+static void make_temp_file(char *path)
+{
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
 }
 
 static void start(fixture *fx)
@@ -538,16 +549,16 @@ static void test_jsonl_report_to_file(void **state)
 {
     fixture *fx = *state;
     char path[] = "/tmp/test_crawl_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
+    make_temp_file(path);
     fx->o.output = path;
     fx->o.format = "jsonl";
     fx->o.max_tasks = 17;
     start(fx);
     fetch(fx, ROOT, 10, 200, "text/html", NULL, "<a href=/one>1</a><a href=/two>2</a>");
     crawl_record_failure(fx->c, "http://example.com/one", "Timeout was reached");
-    assert_int_equal(crawl_write_report(fx->c, 1, "curl", "epoll", false), 0);
+    char werr[256];
+    assert_int_equal(crawl_write_report(fx->c, 1, "curl", "epoll", false, werr, sizeof werr),
+                     0);
     crawl_free(fx->c);
     fx->c = NULL;
 
@@ -591,7 +602,81 @@ static void test_write_error_reported(void **state)
     fx->o.output = "/dev/full";
     start(fx);
     crawl_record_failure(fx->c, ROOT, "refused");
-    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", true), -1);
+    char werr[256] = "";
+    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", true, werr, sizeof werr), -1);
+    assert_string_equal(werr, "writing --output '/dev/full' failed: No space left on device");
+}
+
+/* --trace-events to a file that takes no bytes: the message names the trace and says
+ * why, and a report written well is not blamed. */
+static void test_trace_write_error_reported(void **state)
+{
+    fixture *fx = *state;
+    if (access("/dev/full", W_OK) != 0)
+        skip();
+    char path[] = "/tmp/test_crawl_XXXXXX";
+    make_temp_file(path);
+    fx->o.output = path;
+    fx->o.trace_events = "/dev/full";
+    start(fx);
+    crawl_record_failure(fx->c, ROOT, "refused");
+    char werr[256] = "";
+    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", false, werr, sizeof werr),
+                     -1);
+    unlink(path);
+    assert_string_equal(werr,
+                        "writing --trace-events '/dev/full' failed: No space left on device");
+    /* both at once: both named, the report first */
+    crawl_free(fx->c);
+    fx->c = NULL;
+    fx->o.output = "/dev/full";
+    start(fx);
+    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", false, werr, sizeof werr),
+                     -1);
+    assert_string_equal(werr, "writing --output '/dev/full' failed: No space left on device; "
+                              "writing --trace-events '/dev/full' failed: No space left on "
+                              "device");
+}
+
+/* --output or --trace-events naming a FIFO that nobody reads: an error at once, no
+ * wait for a reader that may never come. */
+static void test_output_fifo_without_reader(void **state)
+{
+    fixture *fx = *state;
+    char dir[] = "/tmp/test_crawl_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *which[] = {"--output", "--trace-events"};
+    for (int i = 0; i < 2; i++) {
+        fx->o.output = i == 0 ? fifo : NULL;
+        fx->o.trace_events = i == 1 ? fifo : NULL;
+        char err[512] = "";
+        crawl *c = crawl_new(&fx->o, "queue", err, sizeof err);
+        assert_null(c);
+        char want[256];
+        snprintf(want, sizeof want, "cannot open %s '%s': a FIFO with no reader (start its "
+                 "reader first)", which[i], fifo);
+        assert_string_equal(err, want);
+    }
+    /* with a reader it opens, and the report goes through */
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    fx->o.output = fifo;
+    fx->o.trace_events = NULL;
+    fx->o.format = "jsonl";
+    start(fx);
+    char werr[256];
+    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", false, werr, sizeof werr), 0);
+    char buf[512];
+    ssize_t n = read(rd, buf, sizeof buf - 1);
+    assert_true(n > 0);
+    buf[n] = '\0';
+    assert_non_null(strstr(buf, "{\"summary\": {\"done\": 0"));
+    close(rd);
+    unlink(fifo);
+    rmdir(dir);
 }
 
 static void test_bad_options(void **state)
@@ -685,6 +770,8 @@ int main(void)
         T(test_done_without_head),
         T(test_jsonl_report_to_file),
         T(test_write_error_reported),
+        T(test_trace_write_error_reported),
+        T(test_output_fifo_without_reader),
         T(test_bad_options),
         T(test_fnv_flooded_page),
     };

@@ -240,7 +240,8 @@ static void test_crawl_core_spans(void **state)
     crawl_fetch *f3 = crawl_fetch_new(c, "http://example.com/c", 10);   /* slot 0 */
     crawl_fetch_fail(f2, "connect: Connection refused");  /* slot 1, no head */
     crawl_fetch_discard(f3);                              /* abandoned */
-    assert_int_equal(crawl_write_report(c, 0, "curl", "epoll", false), 0);
+    char werr[256];
+    assert_int_equal(crawl_write_report(c, 0, "curl", "epoll", false, werr, sizeof werr), 0);
     crawl_free(c);
 
     size_t n;

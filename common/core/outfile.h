@@ -1,0 +1,28 @@
+/* outfile.h — the files a crawl writes (the report's --output, --trace-events): opened
+ * without ever blocking and closed with the reason of any failed write.
+ *
+ * fopen(path, "w") on a FIFO waits until some process opens it for reading: a crawl
+ * started with its report going to a FIFO nobody reads would hang before fetching
+ * anything. outfile_open never waits: a FIFO without a reader is an error at once
+ * ("a FIFO with no reader"), one with a reader is written as usual (writes then wait
+ * for the reader, as they do on a pipe to stdout).
+ */
+#ifndef CRAWL_OUTFILE_H
+#define CRAWL_OUTFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Create or truncate path for writing. what names it in messages ("--output"). NULL
+ * with one line in err ("cannot open --output 'x': No such file or directory"). */
+FILE *outfile_open(const char *path, const char *what, char *err, size_t errlen);
+
+/* Flush f; 0, or -1 with "writing <what> '<path>' failed: <reason>" in err. The reason
+ * is the one of the write that failed now or, for a write that failed earlier and left
+ * only the stream's error flag, "write error". f stays open. */
+int outfile_flush(FILE *f, const char *what, const char *path, char *err, size_t errlen);
+
+/* outfile_flush, then fclose (also when the flush failed). */
+int outfile_close(FILE *f, const char *what, const char *path, char *err, size_t errlen);
+
+#endif
