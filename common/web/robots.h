@@ -47,10 +47,11 @@ typedef struct robots robots;
  * letters, '_' and '-' is the token ("crawlstages/0.1" matches groups for
  * "crawlstages"). Never NULL. */
 robots *robots_parse(const char *data, size_t n, const char *agent);
-/* No rules: robots.txt was not there (a 4xx status). */
+/* No rules: robots.txt is unavailable (a 4xx status, or no file within the redirects
+ * followed — RFC 9309, 2.3.1.2 and 2.3.1.3). */
 robots *robots_allow_all(void);
-/* Everything forbidden: robots.txt could not be had (a 5xx status, too many redirects,
- * a network error). */
+/* Everything forbidden: robots.txt is unreachable (a 5xx status, a network error —
+ * RFC 9309, 2.3.1.4). */
 robots *robots_disallow_all(void);
 void robots_free(robots *r);
 
