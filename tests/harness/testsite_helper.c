@@ -289,6 +289,31 @@ static long json_long(const char *json, const char *key, int *ok)
     return strtol(p + strlen(pat), NULL, 10);
 }
 
+/* A string value (testsite writes \" and \\ escapes only for what a User-Agent
+ * holds; \uXXXX is kept as written); null gives "". */
+static void json_string(const char *json, const char *key, char *out, size_t outlen,
+                        int *ok)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(json, pat);
+    out[0] = '\0';
+    if (!p) {
+        *ok = 0;
+        return;
+    }
+    p += strlen(pat);
+    if (*p++ != '"')
+        return; /* null */
+    size_t n = 0;
+    for (; *p && *p != '"' && n + 1 < outlen; p++) {
+        if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+            p++;
+        out[n++] = *p;
+    }
+    out[n] = '\0';
+}
+
 int testsite_stats(const testsite *ts, struct testsite_stats *out)
 {
     int status;
@@ -304,6 +329,8 @@ int testsite_stats(const testsite *ts, struct testsite_stats *out)
     out->peak_in_progress = json_long(body, "peak_in_progress", &ok);
     out->connections = json_long(body, "connections", &ok);
     out->peak_connections = json_long(body, "peak_connections", &ok);
+    out->robots_txt = json_long(body, "robots_txt", &ok);
+    json_string(body, "user_agent", out->user_agent, sizeof out->user_agent, &ok);
     free(body);
     return ok ? 0 : -1;
 }

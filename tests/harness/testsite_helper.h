@@ -26,6 +26,8 @@ typedef struct testsite {
  *   struct testsite_stats st;  testsite_stats(ts, &st);                              */
 struct testsite_stats {
     long served, dropped, in_progress, peak_in_progress, connections, peak_connections;
+    long robots_txt;           /* requests for /robots.txt (counted in served too) */
+    char user_agent[256];      /* the last request's User-Agent; "" when it sent none */
 };
 
 /* Run TESTSITE_BIN with extra_args (NULL-terminated, after the program name) and wait

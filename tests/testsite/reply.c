@@ -70,15 +70,38 @@ static void simple_page(reply *r, int status, const char *path, bool head_only,
               keep_alive_header);
 }
 
+/* s as a JSON string (or null), its control characters, quotes and backslashes
+ * escaped. */
+static void add_json_string(sbuf *b, const char *s)
+{
+    if (!s) {
+        sbuf_adds(b, "null");
+        return;
+    }
+    sbuf_adds(b, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            sbuf_printf(b, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            sbuf_printf(b, "\\u%04x", c);
+        else
+            sbuf_add(b, s, 1);
+    }
+    sbuf_adds(b, "\"");
+}
+
 static void stats_reply(server *srv, reply *r, bool head_only, bool ka)
 {
     const server_stats *st = &srv->stats;
     sbuf b = {0};
     sbuf_printf(&b, "{\"served\": %ld, \"dropped\": %ld, \"in_progress\": %ld, "
                     "\"peak_in_progress\": %ld, \"connections\": %ld, "
-                    "\"peak_connections\": %ld}\n",
+                    "\"peak_connections\": %ld, \"robots_txt\": %ld, \"user_agent\": ",
                 st->served, st->dropped, st->in_progress, st->peak_in_progress,
-                st->connections, st->peak_connections);
+                st->connections, st->peak_connections, st->robots_txt);
+    add_json_string(&b, srv->user_agent);
+    sbuf_adds(&b, "}\n");
     size_t len = 0;
     r->body = r->body_owned = sbuf_take(&b, &len);
     r->body_len = head_only ? 0 : len;
@@ -127,6 +150,10 @@ void reply_build(server *srv, const request *req, reply *r)
     }
     r->counted = true;
     r->delay_ms = srv->delay_ms;
+    if (strncmp(path, "/robots.txt", 11) == 0 && (path[11] == '\0' || path[11] == '?'))
+        srv->stats.robots_txt++;
+    free(srv->user_agent);
+    srv->user_agent = req->user_agent ? xstrdup(req->user_agent) : NULL;
     if (!head_only && strcmp(req->method, "GET") != 0) {
         static char *const allow[] = {"Allow: GET, HEAD"};
         simple_page(r, 405, NULL, false, ka, allow, 1);

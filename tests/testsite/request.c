@@ -130,6 +130,11 @@ long request_parse(const char *buf, size_t len, request *req)
             req->body_len = cl;
         } else if (klen == 17 && strncasecmp(l, "transfer-encoding", 17) == 0) {
             chunked = true;
+        } else if (klen == 10 && strncasecmp(l, "user-agent", 10) == 0) {
+            free(req->user_agent);
+            while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
+                vlen--;
+            req->user_agent = xstrndup(v, vlen);
         }
     }
     if (chunked)
@@ -142,4 +147,6 @@ void request_clear(request *req)
 {
     free(req->path);
     req->path = NULL;
+    free(req->user_agent);
+    req->user_agent = NULL;
 }

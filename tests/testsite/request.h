@@ -13,6 +13,7 @@ typedef struct request {
     int minor;                /* HTTP/1.<minor> */
     bool keep_alive;          /* whether the connection may stay open afterwards */
     long long body_len;       /* Content-Length of a request body (skipped) */
+    char *user_agent;         /* malloc'd: the User-Agent header's value, or NULL */
 } request;
 
 enum {

@@ -9,6 +9,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -111,6 +112,8 @@ int server_start(server *srv)
 
 void server_shutdown(server *srv)
 {
+    free(srv->user_agent);
+    srv->user_agent = NULL;
     conn_close_all(srv);
     if (srv->accept_timer) {
         selector_cancel(srv->sel, srv->accept_timer);

@@ -19,6 +19,7 @@ typedef struct server_stats {
     long peak_in_progress;
     long connections;       /* open client connections */
     long peak_connections;
+    long robots_txt;        /* site requests for /robots.txt (any query), any answer */
 } server_stats;
 
 struct conn;
@@ -32,6 +33,7 @@ typedef struct server {
     char base[128];             /* "http://127.0.0.1:PORT", no trailing slash */
     uint64_t delay_ms;          /* --delay: for every page without its own delay= */
     server_stats stats;
+    char *user_agent;           /* the last site request's User-Agent (malloc'd), or NULL */
     list_node conns;            /* every open connection (conn.c) */
     bool warned_emfile;
     bool warned_register;

@@ -563,6 +563,41 @@ static void test_stats_counts(void **state)
     testsite_stop(ts);
 }
 
+/* /__stats counts requests for /robots.txt (answered or not, any query) and shows the
+ * last request's User-Agent, escaped. */
+static void test_stats_robots_and_user_agent(void **state)
+{
+    testsite *ts = *state;
+    const char *const args[] = {"--generate", "pages=3", NULL};
+    start_or_fail(ts, args);
+    struct testsite_stats st;
+    assert_int_equal(testsite_stats(ts, &st), 0);
+    assert_int_equal(st.robots_txt, 0);
+    assert_string_equal(st.user_agent, "");
+
+    static const char *const reqs[] = {
+        "GET /robots.txt HTTP/1.0\r\nUser-Agent: a/1\r\n\r\n",
+        "GET /robots.txt?x=1 HTTP/1.0\r\nUser-Agent: b\r\n\r\n",
+        "GET /robots.txt.bak HTTP/1.0\r\n\r\n",
+        "GET /p/1 HTTP/1.0\r\nuser-agent:  say \"hi\" \\o/  \r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof reqs / sizeof reqs[0]; i++) {
+        size_t len;
+        char *r = testsite_request(ts, reqs[i], &len, 5000);
+        assert_non_null(r);
+        assert_true(strncmp(r, i < 3 ? "HTTP/1.1 404" : "HTTP/1.1 200", 12) == 0);
+        free(r);
+        assert_int_equal(testsite_stats(ts, &st), 0);
+        assert_int_equal(st.robots_txt, i == 0 ? 1 : 2);
+        assert_string_equal(st.user_agent, i == 0   ? "a/1"
+                                           : i == 1 ? "b"
+                                           : i == 2 ? ""
+                                                    : "say \"hi\" \\o/");
+    }
+    assert_int_equal(st.served, 4);
+    testsite_stop(ts);
+}
+
 static void test_concurrent_2000(void **state)
 {
     testsite *ts = *state;
@@ -785,6 +820,7 @@ int main(void)
         TS_TEST(test_scenario_raw_and_reset),
         TS_TEST(test_keep_alive),
         TS_TEST(test_stats_counts),
+        TS_TEST(test_stats_robots_and_user_agent),
         TS_TEST(test_concurrent_2000),
         TS_TEST(test_sigterm_exits_cleanly),
         TS_TEST(test_bad_site_files),
