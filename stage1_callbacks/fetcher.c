@@ -165,7 +165,7 @@ static int start_raw(Fetcher *f)
     f->timer = selector_call_later(loop, (uint64_t)app_timeout_ms(f->a), timed_out, f);
     if (!f->timer)
         return fail_now(f, "out of memory");
-    f->request = http_build_get(f->url, &f->request_len);
+    f->request = http_build_get(f->url, f->a->opt.user_agent, &f->request_len);
     f->parser = http_parser_new(crawl_fetch_sink(f->response));
     if (!f->request || !f->parser)
         return fail_now(f, f->request ? "out of memory" : "not an http URL");

@@ -68,7 +68,7 @@ static int raw_get_body(coro *co)
     f->deadline = selector_now_ms(f->a->loop) + (uint64_t)app_timeout_ms(f->a);
     AWAIT(co, sock_connect(f->fd, &f->addr, f->addrlen, f->deadline));
     http_sink_connected(f->sink);       /* --trace-events: connect is done */
-    f->request = http_build_get(f->url, &f->request_len);
+    f->request = http_build_get(f->url, f->a->opt.user_agent, &f->request_len);
     if (!f->request)
         CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");    /* as stage 1 says it */
     AWAIT(co, sock_write_all(f->fd, f->request, f->request_len, f->deadline));

@@ -115,6 +115,8 @@ int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
             a->resolver = resolver_new();
         else
             a->curl = curl_glue_new(a->loop, a->opt.max_tasks, a->opt.cacert, err, sizeof err);
+        if (a->curl)
+            curl_glue_set_user_agent(a->curl, a->opt.user_agent);
     }
     if (!a->loop || !a->crawl || (!a->resolver && !a->curl)) {
         fprintf(stderr, "%s: %s\n", prog, err);

@@ -31,7 +31,7 @@
 enum {
     OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
     OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
-    OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS
+    OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +50,7 @@ static const struct option long_opts[] = {
     {"max-size", required_argument, NULL, OPT_MAX_SIZE},
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"trace-events", required_argument, NULL, OPT_TRACE_EVENTS},
+    {"user-agent", required_argument, NULL, OPT_USER_AGENT},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -193,9 +194,23 @@ static int check_regex(const char *prog, const char *arg)
     return usage_error(prog, "--exclude: bad regex '%s': %s", arg, why);
 }
 
+/* A User-Agent header value: printable ASCII (no control character could end the
+ * header early), 1 to 256 characters, no space at either end. */
+static int check_user_agent(const char *prog, const char *arg)
+{
+    size_t n = strlen(arg);
+    bool printable = true;
+    for (const char *p = arg; *p; p++)
+        printable &= *p >= 0x20 && *p < 0x7f;
+    if (n == 0 || n > 256 || !printable || arg[0] == ' ' || arg[n - 1] == ' ')
+        return usage_error(prog, "--user-agent: '%s' is not a User-Agent (printable ASCII, "
+                           "1 to 256 characters, no space at either end)", arg);
+    return CLI_OK;
+}
+
 /* ---- help ------------------------------------------------------------------- */
 
-static void print_help(const char *prog, const char *default_transport)
+static void print_help(const char *prog, const char *default_transport, cli_stage stage)
 {
     char selectors[128];
     join_choices(selector_backends, selectors, sizeof selectors);
@@ -222,11 +237,15 @@ static void print_help(const char *prog, const char *default_transport)
            "  -v, --verbose           more messages on stderr (-vv for debug)\n"
            "  -q, --quiet             only errors on stderr (wins over -v)\n"
            "  -h, --help              show this help and exit\n"
-           "  -V, --version           show the version and exit\n"
-           "\n"
-           "Exit status: 0 crawl completed, 1 fatal error, 2 bad usage.\n",
+           "  -V, --version           show the version and exit\n",
            prog, selectors, selector_backends[0] ? selector_backends[0] : "epoll",
            default_transport);
+    if (stage == CLI_STAGE3)
+        printf("\n"
+               "crawl-queue's engine:\n"
+               "      --user-agent NAME   the User-Agent header sent [crawlstages/%s]\n",
+               CRAWL_VERSION);
+    printf("\nExit status: 0 crawl completed, 1 fatal error, 2 bad usage.\n");
 }
 
 /* ---- parsing ---------------------------------------------------------------- */
@@ -269,6 +288,8 @@ static int bad_option(const char *prog, int argc, char **argv)
 static bool stage3_only(int c)
 {
     switch (c) {
+    case OPT_USER_AGENT:
+        return true;
     default:
         return false;
     }
@@ -276,7 +297,7 @@ static bool stage3_only(int c)
 
 /* One option with its value. */
 static int apply_option(crawl_options *o, int c, const char *arg, const char *prog,
-                        const char *default_transport)
+                        const char *default_transport, cli_stage stage)
 {
     long long v = 0;
     int rc = CLI_OK;
@@ -310,10 +331,13 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
         return parse_whole(prog, "max-size", arg, 1, LLONG_MAX, &o->max_size);
     case OPT_CACERT: o->cacert = arg; return CLI_OK;
     case OPT_TRACE_EVENTS: o->trace_events = arg; return CLI_OK;
+    case OPT_USER_AGENT:
+        o->user_agent = arg;
+        return check_user_agent(prog, arg);
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
     case 'h':
-        print_help(prog, default_transport);
+        print_help(prog, default_transport, stage);
         return CLI_EXIT_OK;
     case 'V':
         printf("%s %s\n", prog, CRAWL_VERSION);
@@ -458,7 +482,7 @@ int cli_parse(crawl_options *o, int argc, char **argv, const char *prog,
             rc = usage_error(prog, "--%s is a crawl-queue (stage 3) option; this stage keeps "
                              "the chapter's crawler", opt_name(c));
         else
-            rc = apply_option(o, c, optarg, prog, default_transport);
+            rc = apply_option(o, c, optarg, prog, default_transport, stage);
         if (rc != CLI_OK)
             return rc;
     }

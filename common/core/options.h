@@ -22,6 +22,8 @@ typedef struct crawl_options {
     long long max_size;      /* --max-size BYTES per body (16 MiB) */
     const char *cacert;      /* --cacert FILE */
     const char *trace_events;/* --trace-events FILE */
+    const char *user_agent;  /* --user-agent NAME (crawl-queue only; NULL: the transports'
+                              * default, crawlstages/VERSION) */
     int verbose;             /* -v, repeatable */
     int quiet;               /* -q */
 } crawl_options;

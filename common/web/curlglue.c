@@ -90,6 +90,7 @@ struct curl_glue {
     CURLM *multi;
     sel_timer *timer;          /* the one timer libcurl asked for, or NULL */
     char *cacert;
+    char *user_agent;          /* NULL: http_default_user_agent */
     int in_action;             /* inside curl_multi_socket_action */
     int closing;               /* inside curl_glue_free */
     size_t in_flight;
@@ -676,7 +677,8 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
     if (g->cacert)
         curl_easy_setopt(e, CURLOPT_CAINFO, g->cacert);
-    curl_easy_setopt(e, CURLOPT_USERAGENT, "crawlstages/" CRAWL_VERSION);
+    curl_easy_setopt(e, CURLOPT_USERAGENT,
+                     g->user_agent ? g->user_agent : http_default_user_agent);
     curl_easy_setopt(e, CURLOPT_PRIVATE, r);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
@@ -768,5 +770,12 @@ void curl_glue_free(curl_glue *g)
     if (g->timer)
         selector_cancel(g->s, g->timer);
     free(g->cacert);
+    free(g->user_agent);
     free(g);
+}
+
+void curl_glue_set_user_agent(curl_glue *g, const char *user_agent)
+{
+    free(g->user_agent);
+    g->user_agent = user_agent ? xstrdup(user_agent) : NULL;
 }

@@ -34,6 +34,9 @@ extern const char curl_glue_truncated[];
  * On failure returns NULL with a one-line message in err. */
 curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err,
                          size_t errlen);
+/* The User-Agent of the requests started from now on (copied); NULL: the default,
+ * http_default_user_agent. */
+void curl_glue_set_user_agent(curl_glue *g, const char *user_agent);
 /* Cancels every request still in flight (no done callbacks), closes the connections,
  * unregisters every descriptor and timer it had in the selector, and frees the glue.
  * Not to be called from inside a sink or done callback of this glue. */

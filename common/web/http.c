@@ -77,16 +77,26 @@ static size_t put_path(char *out, const char *path)
     return n;
 }
 
-char *http_build_get(const char *url, size_t *len)
+const char http_default_user_agent[] = "crawlstages/" CRAWL_VERSION;
+
+static bool user_agent_is_sane(const char *ua)
 {
-    static const char tail[] = "User-Agent: crawlstages/" CRAWL_VERSION "\r\n"
-                               "Accept: */*\r\n"
+    for (const unsigned char *s = (const unsigned char *)ua; *s; s++)
+        if (*s < 0x20 || *s == 0x7f)
+            return false;
+    return true;
+}
+
+char *http_build_get(const char *url, const char *user_agent, size_t *len)
+{
+    static const char tail[] = "\r\nAccept: */*\r\n"
                                "Accept-Encoding: identity\r\n"
                                "Connection: close\r\n\r\n";
+    const char *ua = user_agent ? user_agent : http_default_user_agent;
     char *scheme = NULL, *host = NULL, *path = NULL, *req = NULL;
     int port = 0;
 
-    if (!url || url_split(url, &scheme, &host, &port, &path) != 0)
+    if (!url || !user_agent_is_sane(ua) || url_split(url, &scheme, &host, &port, &path) != 0)
         goto out;
     if (strcmp(scheme, "http") != 0 || !host_is_sane(host) || port <= 0 || port > 65535)
         goto out;
@@ -103,7 +113,8 @@ char *http_build_get(const char *url, size_t *len)
 
     const char *pq = *path ? path : "/";
     size_t plen = put_path(NULL, pq);
-    size_t total = 4 + plen + 11 + 6 + (size_t)hl + 2 + sizeof tail - 1;
+    size_t ualen = strlen(ua);
+    size_t total = 4 + plen + 11 + 6 + (size_t)hl + 2 + 12 + ualen + sizeof tail - 1;
     req = xmalloc(total + 1);
     char *w = req;
     memcpy(w, "GET ", 4), w += 4;
@@ -112,6 +123,8 @@ char *http_build_get(const char *url, size_t *len)
     memcpy(w, "Host: ", 6), w += 6;
     memcpy(w, hostport, (size_t)hl), w += hl;
     memcpy(w, "\r\n", 2), w += 2;
+    memcpy(w, "User-Agent: ", 12), w += 12;
+    memcpy(w, ua, ualen), w += ualen;
     memcpy(w, tail, sizeof tail - 1), w += sizeof tail - 1;
     *w = '\0';
     if (len)

@@ -49,10 +49,14 @@ static inline void http_sink_waiting_fd(const http_sink *s, int waiting)
         s->on_wait_fd(s->ctx, waiting);
 }
 
+/* The User-Agent both transports send unless told otherwise: "crawlstages/VERSION". */
+extern const char http_default_user_agent[];
+
 /* Build "GET path HTTP/1.0\r\nHost: host[:port]\r\nUser-Agent: ...\r\n..." for an
- * absolute http URL. Returns a malloc'd request (length in *len) or NULL if the URL is
- * not an absolute http URL. */
-char *http_build_get(const char *url, size_t *len);
+ * absolute http URL; user_agent NULL means http_default_user_agent. Returns a malloc'd
+ * request (length in *len), or NULL if the URL is not an absolute http URL or the
+ * user agent holds a control character. */
+char *http_build_get(const char *url, const char *user_agent, size_t *len);
 
 typedef struct http_parser http_parser;
 

@@ -816,6 +816,45 @@ static void test_raw_refuses_https(void **state)
                  crawl_run_describe(r));
 }
 
+static bool is_queue(void)
+{
+    return strcmp(g_stage, "queue") == 0;
+}
+
+/* The User-Agent the server saw last. */
+static void expect_user_agent(case_ctx *c, const char *want)
+{
+    struct testsite_stats st;
+    if (testsite_stats(&c->srv[0].ts, &st) < 0)
+        fail_msg("no /__stats from testsite");
+    if (strcmp(st.user_agent, want) != 0)
+        fail_msg("testsite saw User-Agent '%s', expected '%s'", st.user_agent, want);
+}
+
+/* 23b: the User-Agent header: crawlstages/VERSION from every stage and transport;
+ * crawl-queue's --user-agent NAME sends NAME; stages 1 and 2 refuse the flag. */
+static void test_user_agent(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-cycle.site", NULL);
+    crawl(c, U(b, "/a"), NULL);
+    expect_user_agent(c, "crawlstages/" CRAWL_VERSION);
+    if (!is_queue()) {
+        char *argv[] = {(char *)g_bin, "--transport", (char *)g_transport, "--user-agent",
+                        "scenariobot/1.0", (char *)U(b, "/a"), NULL};
+        run_argv(c, argv);
+        const crawl_run *r = &c->run;
+        if (r->exit_code != 2 || !strstr(r->err, "--user-agent is a crawl-queue") || r->out_len)
+            fail_msg("want exit 2 and one line refusing --user-agent\n%s",
+                     crawl_run_describe(r));
+        return;
+    }
+    const crawl_run *r = crawl(c, "--user-agent", "scenariobot/1.0 (+http://x/)", U(b, "/a"),
+                               NULL);
+    EXPECT(r, b, PAGE("/a", 1, 1), PAGE("/b", 1, 1), PAGE("/c", 1, 0));
+    expect_user_agent(c, "scenariobot/1.0 (+http://x/)");
+}
+
 /* ---- hostile servers: a record for every URL, never a crash or a hang ------------------- */
 
 /* The exception of path's record contains needle (case-insensitive). */
@@ -1719,7 +1758,7 @@ int main(int argc, char **argv)
         CASE(test_dropped_connection), CASE(test_refused_port), CASE(test_charset),
         CASE(test_content_types),   CASE(test_xml_links),       CASE(test_binary_ignored),
         CASE(test_html_oddities),   CASE(test_timeout),         CASE(test_size),
-        CASE(test_generated_2000),  CASE(test_raw_refuses_https),
+        CASE(test_generated_2000),  CASE(test_raw_refuses_https), CASE(test_user_agent),
         CASE(test_hostile_status_line), CASE(test_hostile_big_head), CASE(test_hostile_max_size),
         CASE(test_hostile_short_body), CASE(test_hostile_reset),  CASE(test_hostile_drip),
         CASE(test_hostile_redirects), CASE(test_hostile_many_links), CASE(test_hostile_junk),

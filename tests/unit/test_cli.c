@@ -63,6 +63,10 @@ static char *capture_end(int fd, int saved, FILE *tmp)
     return text;
 }
 
+/* Which crawler parse() parses as: stages 1 and 2, or crawl-queue (reset after each
+ * test). */
+static cli_stage parse_stage = CLI_CHAPTER;
+
 /* cli_parse(PROG, args...) with stdout and stderr captured. args ends with NULL. */
 static run *parse(const char *first, ...)
 {
@@ -83,7 +87,7 @@ static run *parse(const char *first, ...)
     fflush(stderr);
     int sout = capture_start(STDOUT_FILENO, &tout);
     int serr = capture_start(STDERR_FILENO, &terr);
-    r->rc = cli_parse(&r->o, argc, r->argv, PROG, "raw", CLI_CHAPTER);
+    r->rc = cli_parse(&r->o, argc, r->argv, PROG, "raw", parse_stage);
     fflush(stdout);
     fflush(stderr);
     r->err = capture_end(STDERR_FILENO, serr, terr);
@@ -133,6 +137,7 @@ static int reset_log_level(void **state)
 {
     (void)state;
     log_level = LOG_WARN;
+    parse_stage = CLI_CHAPTER;
     return 0;
 }
 
@@ -585,6 +590,69 @@ static void test_callable_repeatedly(void **state)
     }
 }
 
+/* ---- crawl-queue's options ------------------------------------------------- */
+
+static void test_stage3_options(void **state)
+{
+    (void)state;
+    parse_stage = CLI_STAGE3;
+    run *r = parse("http://a/", NULL);
+    assert_ok(r);
+    assert_null(r->o.user_agent);
+    run_free(r);
+    r = parse("--user-agent", "MyBot/2.0 (+http://x/)", "http://a/", NULL);
+    assert_ok(r);
+    assert_string_equal(r->o.user_agent, "MyBot/2.0 (+http://x/)");
+    run_free(r);
+    r = parse("--user-agent=x", "http://a/", NULL);
+    assert_ok(r);
+    assert_string_equal(r->o.user_agent, "x");
+    run_free(r);
+}
+
+static void test_stage3_options_refused_by_chapter(void **state)
+{
+    (void)state;
+    run *r = parse("--user-agent", "MyBot", "http://a/", NULL);
+    assert_usage_error(r, "--user-agent is a crawl-queue (stage 3) option", NULL);
+    run_free(r);
+}
+
+static void test_bad_user_agent(void **state)
+{
+    (void)state;
+    parse_stage = CLI_STAGE3;
+    char long_ua[300];
+    memset(long_ua, 'a', 257);
+    long_ua[257] = '\0';
+    const char *const bad[] = {"", " lead", "trail ", "tab\there", "line\nbreak", "nul\x7f",
+                               long_ua};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run *r = parse("--user-agent", bad[i], "http://a/", NULL);
+        assert_usage_error(r, "--user-agent: '", "is not a User-Agent");
+        run_free(r);
+    }
+    long_ua[256] = '\0'; /* 256: the longest allowed */
+    run *r = parse("--user-agent", long_ua, "http://a/", NULL);
+    assert_ok(r);
+    run_free(r);
+}
+
+static void test_help_stage3(void **state)
+{
+    (void)state;
+    run *r = parse("--help", NULL);
+    assert_null(strstr(r->out, "--user-agent"));
+    run_free(r);
+    parse_stage = CLI_STAGE3;
+    r = parse("--help", NULL);
+    assert_int_equal(r->rc, CLI_EXIT_OK);
+    assert_non_null(strstr(r->out, "--user-agent NAME"));
+    assert_non_null(strstr(r->out, "[crawlstages/" CRAWL_VERSION "]"));
+    assert_non_null(strstr(r->out, "Exit status:"));
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -611,6 +679,10 @@ int main(void)
         cmocka_unit_test_teardown(test_bad_cacert, reset_log_level),
         cmocka_unit_test_teardown(test_output_and_trace_same_file, reset_log_level),
         cmocka_unit_test_teardown(test_callable_repeatedly, reset_log_level),
+        cmocka_unit_test_teardown(test_stage3_options, reset_log_level),
+        cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter, reset_log_level),
+        cmocka_unit_test_teardown(test_bad_user_agent, reset_log_level),
+        cmocka_unit_test_teardown(test_help_stage3, reset_log_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,7 @@
 static void expect_request(const char *url, const char *want)
 {
     size_t len = 0;
-    char *req = http_build_get(url, &len);
+    char *req = http_build_get(url, NULL, &len);
     assert_non_null(req);
     assert_string_equal(req, want);
     assert_int_equal(len, strlen(want));
@@ -70,11 +70,31 @@ static void test_build_rejects(void **state)
 {
     (void)state;
     size_t len = 12345;
-    assert_null(http_build_get("https://example.com/", &len));
-    assert_null(http_build_get("ftp://example.com/", &len));
-    assert_null(http_build_get("/relative/path", &len));
-    assert_null(http_build_get("", &len));
-    assert_null(http_build_get(NULL, &len));
+    assert_null(http_build_get("https://example.com/", NULL, &len));
+    assert_null(http_build_get("ftp://example.com/", NULL, &len));
+    assert_null(http_build_get("/relative/path", NULL, &len));
+    assert_null(http_build_get("", NULL, &len));
+    assert_null(http_build_get(NULL, NULL, &len));
+    /* A user agent that would end the header early (or smuggle one in). */
+    assert_null(http_build_get("http://example.com/", "bot\r\nX-Evil: 1", &len));
+    assert_null(http_build_get("http://example.com/", "bot\n", &len));
+    assert_null(http_build_get("http://example.com/", "b\x7fot", &len));
+}
+
+/* --user-agent: the header says what it is given; NULL is the default. */
+static void test_build_user_agent(void **state)
+{
+    (void)state;
+    assert_string_equal(http_default_user_agent, "crawlstages/" CRAWL_VERSION);
+    size_t len = 0;
+    char *req = http_build_get("http://example.com/", "MyBot/2.0 (+http://x/)", &len);
+    assert_non_null(req);
+    assert_string_equal(req, "GET / HTTP/1.0\r\nHost: example.com\r\n"
+                             "User-Agent: MyBot/2.0 (+http://x/)\r\n"
+                             "Accept: */*\r\nAccept-Encoding: identity\r\n"
+                             "Connection: close\r\n\r\n");
+    assert_int_equal(len, strlen(req));
+    free(req);
 }
 
 /* ---- a sink that records everything ------------------------------------------------ */
@@ -706,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_build_query),
         cmocka_unit_test(test_build_ipv6),
         cmocka_unit_test(test_build_rejects),
+        cmocka_unit_test(test_build_user_agent),
         cmocka_unit_test(test_simple_content_length),
         cmocka_unit_test(test_body_not_copied),
         cmocka_unit_test(test_body_until_eof),
