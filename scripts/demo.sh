@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # demo.sh BINDIR — serve a generated site from testsite with a small delay per
-# response, crawl it with each stage, and print a side-by-side table.
+# response, crawl it with each stage, print a side-by-side table, and compare the
+# three reports record by record.
 set -euo pipefail
 bin=${1:-build/bin}
 pages=${DEMO_PAGES:-1000}
@@ -20,8 +21,8 @@ echo
 printf '%-18s %-9s %6s %8s %8s %10s %9s\n' stage transport pages seconds cpu_s peak_rss peak_in_flight
 for prog in crawl-callbacks crawl-generators crawl-queue; do
     "$bin/runstat" -o "$work/stat" "$bin/$prog" -q --format jsonl --max-tasks "$tasks" \
-        --output "$work/report.jsonl" "$root"
-    summary=$(tail -n1 "$work/report.jsonl")
+        --output "$work/$prog.jsonl" "$root"
+    summary=$(tail -n1 "$work/$prog.jsonl")
     field() { sed -E "s/.*\"$1\": \"?([^,\"}]*)\"?.*/\1/" <<<"$summary"; }
     read -r wall cpu rss _ < <(sed -E 's/[a-z_]+=//g' "$work/stat")
     printf '%-18s %-9s %6s %8s %8s %8s MB %9s\n' "$prog" "$(field transport)" "$(field done)" \
@@ -29,3 +30,27 @@ for prog in crawl-callbacks crawl-generators crawl-queue; do
 done
 echo
 echo "The ideal wall time is pages x delay / max_tasks = $(awk "BEGIN{print $pages*$delay/$tasks/1000}") s."
+
+# The reports: one record per URL, sorted, without num_new_urls (how many of a page's
+# links were new when it arrived depends on which page arrived first, so it differs
+# from run to run whenever fetches overlap).
+records() { grep -v '^{"summary"' "$work/$1.jsonl" | sed 's/, "num_new_urls": [0-9]*//' | sort; }
+echo
+records crawl-callbacks >"$work/1"
+n=$(wc -l <"$work/1")
+same=1
+for prog in crawl-generators crawl-queue; do
+    records "$prog" >"$work/2"
+    if ! cmp -s "$work/1" "$work/2"; then
+        same=0
+        echo "crawl-callbacks and $prog differ (< crawl-callbacks, > $prog):"
+        diff "$work/1" "$work/2" | grep '^[<>]' | head -n 6
+    fi
+done
+echo "The three reports, record by record ($n records, sorted; num_new_urls left out: it"
+if [ $same = 1 ]; then
+    echo "depends on which page arrived first): identical."
+else
+    echo "depends on which page arrived first): NOT identical (above)."
+    exit 1
+fi
