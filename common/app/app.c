@@ -20,11 +20,36 @@ static void on_signal(int sig)
         selector_interrupt(signal_loop);   /* not lost if the loop has not started yet */
 }
 
+/* SIGUSR1: the loop shows the stage's work in flight at its next turn (app_dump).
+ * Only a flag and a byte on the loop's self-pipe here; before the loop exists, and
+ * after, the signal is ignored. */
+static void on_dump_signal(int sig)
+{
+    (void)sig;
+    if (signal_loop)
+        selector_notify(signal_loop);
+}
+
+static void dump_now(selector *s, void *data)
+{
+    (void)s;
+    app *a = data;
+    if (a->dump)
+        a->dump(stderr);
+}
+
 /* Installed before anything slow (libcurl's and OpenSSL's start-up): a signal that
  * arrives before the loop exists is kept in app_interrupted and handed to the loop as
  * soon as it is made (attach_signals). */
 static void install_signals(void)
 {
+    struct sigaction su;
+    memset(&su, 0, sizeof su);
+    su.sa_handler = on_dump_signal;
+    su.sa_flags = SA_RESTART;
+    sigemptyset(&su.sa_mask);
+    sigaction(SIGUSR1, &su, NULL);
+
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -37,11 +62,12 @@ static void install_signals(void)
     signal(SIGPIPE, SIG_IGN);   /* a peer closing mid-send is an error, not a death */
 }
 
-static void attach_signals(selector *loop)
+static void attach_signals(app *a)
 {
-    signal_loop = loop;
+    selector_on_notify(a->loop, dump_now, a);
+    signal_loop = a->loop;
     if (app_interrupted)
-        selector_interrupt(loop);   /* it came during start-up */
+        selector_interrupt(a->loop);   /* it came during start-up */
 }
 
 /* Never 0, which would mean "no limit" to libcurl (the command line refuses less than
@@ -123,7 +149,7 @@ int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
         app_close(a);
         return 1;
     }
-    attach_signals(a->loop);
+    attach_signals(a);
     return 0;
 }
 

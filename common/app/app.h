@@ -1,12 +1,13 @@
 /* app.h — the main() every crawler shares: parse the command line, make the selector,
- * the crawl core and the transport, handle SIGINT/SIGTERM, run the stage's crawl,
- * write the report. A stage supplies only its crawl function — the part the chapter
- * teaches. */
+ * the crawl core and the transport, handle SIGINT/SIGTERM (and SIGUSR1: a dump of the
+ * work in flight), run the stage's crawl, write the report. A stage supplies only its
+ * crawl function — the part the chapter teaches. */
 #ifndef CRAWL_APP_H
 #define CRAWL_APP_H
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "crawl.h"
@@ -22,6 +23,10 @@ typedef struct app {
     resolver *resolver;     /* --transport raw */
     bool raw;               /* which of the two */
     size_t todo;            /* set by the stage: URLs still waiting when it returned */
+    /* Set by the stage: print its work in flight (stages 2, 3: the task tree, as gdb's
+     * `info tasks`; stage 1: the live Fetchers). `kill -USR1 PID` runs it at the
+     * loop's next turn (the handler only notifies the loop: selector_notify). */
+    void (*dump)(FILE *out);
 } app;
 
 /* Set when SIGINT or SIGTERM arrived (the loop is stopped at the same moment, for

@@ -16,6 +16,8 @@
  * `waiting` (from just before the check until the wait returns), selector_stop writes
  * a byte to it, which ends the wait at once. The pipe is not a registration: it does
  * not count in selector_count, keeps no loop alive and runs no callback.
+ * selector_notify uses the same pipe: its flag makes the next turn call the function
+ * set with selector_on_notify, without stopping the loop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +76,9 @@ struct selector {
     int depth; /* > 0 while selector_run_once runs */
     volatile sig_atomic_t stopped;
     volatile sig_atomic_t waiting, interrupted; /* see selector_stop, selector_interrupt */
+    volatile sig_atomic_t notified;             /* see selector_notify */
+    sel_timer_fn notify_fn;
+    void *notify_data;
     int wake[2];                   /* the self-pipe: read end watched, write end for stop */
     char err[192];
 };
@@ -398,7 +403,7 @@ static int run_timers(selector *s)
 /* How long the backend may wait: until the next timer, capped by timeout_ms. */
 static int wait_timeout(selector *s, int timeout_ms)
 {
-    if (s->stopped)
+    if (s->stopped || s->notified)
         return 0;
     if (s->nheap == 0)
         return s->count == 0 && timeout_ms < 0 ? 0 : timeout_ms; /* never block on nothing */
@@ -492,6 +497,13 @@ int selector_run_once(selector *s, int timeout_ms)
     for (int i = 0; i < n; i++)
         if (s->fired[i].fd == s->wake[0])
             drain_wake(s);  /* not a registration: dispatch_io skips it */
+    if (s->notified) {
+        s->notified = 0;
+        if (s->notify_fn) {
+            s->notify_fn(s, s->notify_data);
+            ran++;
+        }
+    }
     ran += dispatch_io(s, n);
     s->depth--;
     return ran;
@@ -507,17 +519,35 @@ int selector_run(selector *s)
     return 0;
 }
 
-/* Async-signal-safe: two stores and at most one write(2), errno preserved. `waiting`
- * is set from just before the stop check until the wait returns. */
-void selector_stop(selector *s)
+/* End a wait in progress: a byte on the self-pipe. Async-signal-safe: at most one
+ * write(2), errno preserved. `waiting` is set from just before the flags are checked
+ * until the wait returns. */
+static void wake_up(selector *s)
 {
-    s->stopped = 1;
     if (s->waiting && s->wake[1] >= 0) {
         int saved = errno;
         ssize_t n = write(s->wake[1], "", 1);   /* full pipe: a wake-up is pending */
         (void)n;
         errno = saved;
     }
+}
+
+void selector_stop(selector *s)
+{
+    s->stopped = 1;
+    wake_up(s);
+}
+
+void selector_on_notify(selector *s, sel_timer_fn fn, void *data)
+{
+    s->notify_fn = fn;
+    s->notify_data = data;
+}
+
+void selector_notify(selector *s)
+{
+    s->notified = 1;
+    wake_up(s);
 }
 
 void selector_interrupt(selector *s)

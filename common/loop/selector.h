@@ -93,6 +93,13 @@ void selector_interrupt(selector *s);
  * finish something on the loop after an interruption (close a store, say). Not safe
  * from a signal handler. */
 void selector_uninterrupt(selector *s);
+/* Ask the loop to call the function set with selector_on_notify once, at its next
+ * turn (after the wait, before the I/O callbacks): for a signal handler that wants
+ * something done by the loop, such as SIGUSR1's task dump. Safe from a signal handler:
+ * a flag, and a byte on the self-pipe when the loop is waiting. Several notifications
+ * before that turn make one call. */
+void selector_notify(selector *s);
+void selector_on_notify(selector *s, sel_timer_fn fn, void *data);
 /* Whether selector_stop was called since the last selector_run started. */
 int selector_stopped(const selector *s);
 

@@ -1,6 +1,7 @@
 /* test_selector.c — the selector's contract, checked once per backend (epoll, poll,
  * select): readiness, modify, timers and their order, cancel, call_soon, unregistering
- * from callbacks, fd reuse within an iteration, stop, and a few hundred descriptors. */
+ * from callbacks, fd reuse within an iteration, stop, notify, and a few hundred
+ * descriptors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -614,6 +615,94 @@ static void test_interrupt_before_run(void **state)
     selector_free(s);
 }
 
+/* ---- notify: the loop runs a function at its next turn (SIGUSR1's dump) ----------- */
+
+typedef struct {
+    int calls;
+    int stop;            /* the notify function stops the loop */
+    int timer_fired;
+} notify_ctx;
+
+static void on_notify(selector *s, void *data)
+{
+    notify_ctx *c = data;
+    c->calls++;
+    if (c->stop)
+        selector_stop(s);
+}
+
+static void stop_timer(selector *s, void *data)
+{
+    ((notify_ctx *)data)->timer_fired = 1;
+    selector_stop(s);
+}
+
+/* Notifications before the loop runs make one call, at the first turn, without a
+ * wait; they do not stop the loop (here a timer does, afterwards). */
+static void test_notify_once_at_next_turn(void **state)
+{
+    (void)state;
+    selector *s = new_selector();
+    notify_ctx c = {0};
+    int sv[2];
+    make_pair(sv);
+    assert_int_equal(selector_register(s, sv[0], SEL_READ, dummy_io, NULL), 0);
+    selector_on_notify(s, on_notify, &c);
+    selector_notify(s);
+    selector_notify(s);
+    selector_notify(s);
+    assert_int_equal(c.calls, 0);                   /* not from the notifier's stack */
+    assert_int_equal(selector_run_once(s, 5000), 1);    /* 0 ms: no 5 s wait */
+    assert_int_equal(c.calls, 1);
+    assert_int_equal(selector_stopped(s), 0);
+    sel_timer *t = selector_call_later(s, 30, stop_timer, &c);
+    (void)t;
+    assert_int_equal(selector_run(s), 0);
+    assert_int_equal(c.calls, 1);
+    assert_int_equal(c.timer_fired, 1);
+    selector_unregister(s, sv[0]);
+    close_pair(sv);
+    selector_free(s);
+}
+
+/* A notification while the loop waits on an idle descriptor ends the wait at once
+ * (the self-pipe), from another thread as from a signal handler. */
+static void *notify_later(void *arg)
+{
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    selector_notify(arg);
+    return NULL;
+}
+
+static void test_notify_wakes_wait(void **state)
+{
+    (void)state;
+    selector *s = new_selector();
+    notify_ctx c = {.stop = 1};
+    int sv[2], safety = 0;
+    make_pair(sv);
+    assert_int_equal(selector_register(s, sv[0], SEL_READ, dummy_io, NULL), 0);
+    sel_timer *guard = selector_call_later(s, 20000, safety_stop, &safety);
+    selector_on_notify(s, on_notify, &c);
+    pthread_t th;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(pthread_create(&th, NULL, notify_later, s), 0);
+    assert_int_equal(selector_run(s), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    pthread_join(th, NULL);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (secs > 5)
+        fail_msg("the notification was noticed only after %.1f s", secs);
+    assert_int_equal(c.calls, 1);
+    assert_int_equal(safety, 0);
+    selector_cancel(s, guard);
+    selector_unregister(s, sv[0]);
+    close_pair(sv);
+    selector_free(s);
+}
+
 /* ---- many descriptors ---------------------------------------------------------- */
 
 #define NPAIRS 300
@@ -800,6 +889,8 @@ int main(void)
         cmocka_unit_test(test_stop_from_signal_handler),
         cmocka_unit_test(test_stop_wakes_wait_without_eintr),
         cmocka_unit_test(test_interrupt_before_run),
+        cmocka_unit_test(test_notify_once_at_next_turn),
+        cmocka_unit_test(test_notify_wakes_wait),
         cmocka_unit_test(test_hundreds_of_descriptors),
         cmocka_unit_test(test_fd_over_fd_setsize),
         cmocka_unit_test(test_many_timers),
