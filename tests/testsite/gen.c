@@ -8,6 +8,7 @@
 #include "gen.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,20 +195,29 @@ void gen_append_nest(sbuf *b, long n)
     sbuf_adds(b, "\n");
 }
 
-#define FILLER_PERIOD 64
 #define FILLER_SPAN 65536
+
+const char *gen_fill(gen_fill_kind kind, uint64_t offset, size_t *avail)
+{
+    static const char *const lines[] = {
+        "<p>filler filler filler filler filler filler filler filler.</p>\n",
+        "text without markup: words, words, words and still more words!!\n",
+        NULL,                                       /* NUL bytes */
+    };
+    static char bufs[3][FILLER_SPAN + GEN_FILL_PERIOD];
+    static bool ready[3];
+    _Static_assert(sizeof "text without markup: words, words, words and still more words!!\n"
+                   == GEN_FILL_PERIOD + 1, "one period");
+    if (!ready[kind]) {
+        for (size_t k = 0; lines[kind] && k < sizeof bufs[kind]; k++)
+            bufs[kind][k] = lines[kind][k % GEN_FILL_PERIOD];
+        ready[kind] = true;
+    }
+    *avail = FILLER_SPAN;
+    return bufs[kind] + offset % GEN_FILL_PERIOD;
+}
 
 const char *gen_filler(uint64_t offset, size_t *avail)
 {
-    static const char line[FILLER_PERIOD + 1] =
-        "<p>filler filler filler filler filler filler filler filler.</p>\n";
-    static char buf[FILLER_SPAN + FILLER_PERIOD];
-    static int ready;
-    if (!ready) {
-        for (size_t k = 0; k < sizeof buf; k++)
-            buf[k] = line[k % FILLER_PERIOD];
-        ready = 1;
-    }
-    *avail = FILLER_SPAN;
-    return buf + offset % FILLER_PERIOD;
+    return gen_fill(FILL_HTML, offset, avail);
 }

@@ -37,8 +37,15 @@ void gen_append_links(sbuf *b, const char *prefix, long n);
 /* Append n nested <div> elements around a short text. */
 void gen_append_nest(sbuf *b, long n);
 
-/* The filler body of bytes=N: a fixed text pattern. Returns a pointer to the bytes at
- * `offset` of the endless pattern; at least *avail (>= 4096) bytes are readable there. */
+/* What the filler of bytes=N is made of (fill=): HTML paragraphs (the default), text
+ * without a '<', or NUL bytes. Every kind repeats with the period GEN_FILL_PERIOD. */
+typedef enum gen_fill_kind { FILL_HTML, FILL_TEXT, FILL_NUL } gen_fill_kind;
+#define GEN_FILL_PERIOD 64
+
+/* The filler: a fixed pattern. Returns a pointer to the bytes at `offset` of the
+ * endless pattern; at least *avail (>= 4096) bytes are readable there. */
+const char *gen_fill(gen_fill_kind kind, uint64_t offset, size_t *avail);
+/* gen_fill(FILL_HTML, ...). */
 const char *gen_filler(uint64_t offset, size_t *avail);
 
 #endif

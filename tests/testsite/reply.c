@@ -127,6 +127,7 @@ static void page_reply(server *srv, site_page *pg, reply *r, bool head_only, boo
     }
     uint64_t len = pg->kind == BODY_BYTES ? (uint64_t)pg->bytes : pg->body_len;
     r->filler = pg->kind == BODY_BYTES;
+    r->fill = pg->fill;
     r->body = pg->body;
     bool body = has_body(pg->status);
     r->body_len = body && !head_only ? len : 0;
@@ -213,7 +214,7 @@ const char *reply_bytes(const reply *r, uint64_t off, size_t *avail)
     off -= r->head_len;
     uint64_t left = r->body_len - off;
     if (r->filler) {
-        const char *p = gen_filler(off, avail);
+        const char *p = gen_fill(r->fill, off, avail);
         if (*avail > left)
             *avail = (size_t)left;
         return p;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gen.h"
 #include "request.h"
 #include "server.h"
 
@@ -21,7 +22,8 @@ typedef struct reply {
     const char *body;         /* body bytes (borrowed or body_owned), unless filler */
     char *body_owned;
     uint64_t body_len;        /* bytes of body to send */
-    bool filler;              /* the body is gen_filler() bytes */
+    bool filler;              /* the body is gen_fill(fill) bytes */
+    gen_fill_kind fill;
     long drip_bytes;          /* 0: send as fast as the socket takes it */
     long drip_ms;
     long long reset_after;    /* -1, or reset the connection after this many bytes */

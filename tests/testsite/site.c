@@ -6,6 +6,7 @@
 
 #include "alloc.h"
 #include "gen.h"
+#include "gz.h"
 #include "sbuf.h"
 
 #include <errno.h>
@@ -29,6 +30,7 @@ typedef struct parser {
     bool charset_set;        /* charset= given on the current page */
     bool has_body;           /* body=, raw=, bytes= or a block given */
     bool has_html;           /* link lines, links= or nest= given */
+    bool fill_set;           /* fill= given on the current page */
     char *err;
     size_t errlen;
 } parser;
@@ -279,6 +281,19 @@ static int set_key(parser *p, char *word)
             return -1;
         pg->kind = BODY_BYTES;
         pg->bytes = n;
+    } else if (!strcmp(k, "fill")) {
+        static const char *const fills[] = {"html", "text", "nul"};
+        size_t i = 0;
+        while (i < 3 && strcmp(v, fills[i]))
+            i++;
+        if (i == 3)
+            return fail(p, "bad fill '%s' (html, text or nul)", v);
+        pg->fill = (gen_fill_kind)i;
+        p->fill_set = true;
+    } else if (!strcmp(k, "encoding")) {
+        if (strcmp(v, "gzip") && strcmp(v, "identity"))
+            return fail(p, "bad encoding '%s' (gzip or identity)", v);
+        pg->gzip = !strcmp(v, "gzip");
     } else if (!strcmp(k, "links")) {
         if (claim_html(p, "links=") < 0 || num_value(p, k, v, 0, 10000000, &n) < 0)
             return -1;
@@ -403,6 +418,11 @@ static int end_page(parser *p)
     if (pg->status == 0)
         pg->status = pg->location ? 302 : 200;
     p->cur = NULL;
+    if (p->fill_set && pg->kind != BODY_BYTES)
+        return fail(p, "page %s: fill= goes with bytes= only", pg->path);
+    if (pg->gzip && pg->kind == BODY_RAW)
+        return fail(p, "page %s: encoding=gzip does not go with raw (write the bytes)",
+                    pg->path);
     return 0;
 }
 
@@ -430,7 +450,7 @@ static int start_page(parser *p, char **w, int n)
     pg->type = xstrdup("text/html");
     pg->charset = xstrdup("utf-8");
     p->cur = pg;
-    p->charset_set = p->has_body = p->has_html = false;
+    p->charset_set = p->has_body = p->has_html = p->fill_set = false;
     for (int i = 2; i < n; i++) {
         if (!strchr(w[i], '='))
             return fail(p, "expected key=value after the path, got '%s'", w[i]);
@@ -594,6 +614,20 @@ static void expand(char **s, size_t *len, const char *base)
         *len = n;
 }
 
+/* encoding=gzip: the body from now on is the gzip stream, and says so. */
+static void compress_body(site_page *pg)
+{
+    size_t len;
+    char *gz = pg->kind == BODY_BYTES
+                   ? gz_compress_fill(pg->fill, (uint64_t)pg->bytes, &len)
+                   : gz_compress(pg->body ? pg->body : "", pg->body_len, &len);
+    free(pg->body);
+    pg->body = gz;
+    pg->body_len = len;
+    pg->kind = BODY_TEXT;
+    push(&pg->headers, &pg->nheaders, "Content-Encoding: gzip");
+}
+
 void site_finish(site *s, const char *base)
 {
     for (size_t i = 0; i < s->npages; i++) {
@@ -608,6 +642,8 @@ void site_finish(site *s, const char *base)
         expand(&pg->location, NULL, base);
         for (size_t h = 0; h < pg->nheaders; h++)
             expand(&pg->headers[h], NULL, base);
+        if (pg->gzip)
+            compress_body(pg);
     }
 }
 

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gen.h"
+
 typedef enum body_kind {
     BODY_HTML,    /* rendered from link lines, links=N, nest=N (or a default page) */
     BODY_TEXT,    /* given: inline block, body=TEXT or body=@file */
@@ -30,6 +32,8 @@ typedef struct site_page {
     char *body;               /* after site_finish: the final body (or raw response) */
     size_t body_len;
     long long bytes;          /* BODY_BYTES: body size */
+    gen_fill_kind fill;       /* BODY_BYTES: what the filler is made of (fill=) */
+    bool gzip;                /* encoding=gzip: sent compressed (site_finish) */
     long gen_links;           /* links=N */
     char *link_prefix;        /* href prefix of links=N, default "/l/" */
     long nest;                /* nest=N */
