@@ -8,6 +8,7 @@
 #include "alloc.h"
 #include "libmem.h"
 #include "links_charset.h"
+#include "links_skip.h"
 #include "url.h"
 
 #include <libxml/HTMLparser.h>
@@ -41,6 +42,23 @@
 /* XML href values shorter than this are copied on the stack, longer ones malloc'd. */
 #define LINKS_STACK_HREF 2048
 
+/* Memory. libxml2's push parser keeps every byte it is given until it parses past it,
+ * and parses nothing of a construct before its end has arrived; left alone it holds a
+ * whole page of text without a '<' (NUL bytes, a gzip bomb's zeros), and all it parsed
+ * before. So it keeps at most LINKS_KEEP_PARSED bytes it has parsed (trim_input), and
+ * holds at most LINKS_MAX_HELD bytes it has not: past that, the text up to the end of
+ * what it is stuck in is dropped (links_skip.h), or the parse stops where no such end
+ * is known (a 64 KB DOCTYPE). The names it stores (element and attribute names, each
+ * once) are at most LINKS_MAX_NAMES bytes: past that, tags with new names are not
+ * parsed. With the stacks of open elements (LINKS_MAX_DEPTH) and our own buffers, a
+ * parser never uses more than LINKS_MEMORY_BOUND bytes (links.h), whatever the page
+ * holds; tests/unit/test_links.c measures it on hostile pages. */
+#ifndef LINKS_MAX_HELD        /* the fuzz build makes it small, as LINKS_BLOCK */
+#define LINKS_MAX_HELD LINKS_MAX_TAG
+#endif
+#define LINKS_KEEP_PARSED (8 * 1024)
+#define LINKS_MAX_NAMES (16 * 1024)
+
 struct links_parser {
     xmlParserCtxtPtr ctxt; /* an HTML or an XML push parser */
     bool xml;
@@ -51,6 +69,8 @@ struct links_parser {
     charset_decoder dec; /* the body's bytes go through here first */
     char block[LINKS_BLOCK]; /* text not yet given to libxml2 (push_utf8) */
     size_t block_len;
+    bool skipping;    /* dropping text until the end skip looks for (push_utf8) */
+    text_skip skip;
     char *page_url;
     char *base;       /* resolved <base href>, or NULL: links resolve against page_url */
     links_fn fn;
@@ -250,6 +270,12 @@ static xmlParserCtxtPtr new_ctxt(links_parser *lp)
     else
         htmlCtxtUseOptions(c, HTML_PARSE_IGNORE_ENC | HTML_PARSE_NONET | HTML_PARSE_NOERROR |
                                   HTML_PARSE_NOWARNING | HTML_PARSE_RECOVER);
+    /* The names links are made of, stored first: a page that fills the names' space
+     * with names of its own cannot keep those tags from being parsed. */
+    static const char *const link_names[] = {"a", "href", "base", "link", "area"};
+    for (size_t i = 0; i < sizeof link_names / sizeof link_names[0]; i++)
+        xmlDictLookup(c->dict, BAD_CAST link_names[i], -1);
+    xmlDictSetLimit(c->dict, LINKS_MAX_NAMES);
     return c;
 }
 
@@ -305,6 +331,42 @@ static bool tag_too_long(links_parser *lp)
     return pending_tag(lp) >= LINKS_MAX_TAG;
 }
 
+static void stop(links_parser *lp)
+{
+    lp->limit_hit = true;
+    xmlStopParser(lp->ctxt);
+}
+
+/* Bytes libxml2 has and has not parsed yet. */
+static size_t held(const links_parser *lp)
+{
+    xmlParserInputPtr in = lp->ctxt->input;
+    return in && in->cur && in->end ? (size_t)(in->end - in->cur) : 0;
+}
+
+/* Where libxml2 is in the text given to it so far. */
+static unsigned long parsed_to(const links_parser *lp)
+{
+    xmlParserInputPtr in = lp->ctxt->input;
+    return in ? in->consumed + (unsigned long)(in->cur - in->base) : 0;
+}
+
+/* libxml2's HTML push parser drops the text it has parsed only now and then, inside
+ * some of its functions; past LINKS_KEEP_PARSED bytes we drop it here
+ * (xmlParserInputShrink keeps the last line). checkIndex — where libxml2's search for
+ * the end of a construct goes on from — counts from the start of the buffer, so it
+ * moves with it. */
+static void trim_input(links_parser *lp)
+{
+    xmlParserInputPtr in = lp->ctxt->input;
+    if (!in || !in->buf || (size_t)(in->cur - in->base) < LINKS_KEEP_PARSED)
+        return;
+    long before = in->cur - in->base;
+    xmlParserInputShrink(in);
+    long moved = before - (in->cur - in->base);
+    lp->ctxt->checkIndex = lp->ctxt->checkIndex > moved ? lp->ctxt->checkIndex - moved : 0;
+}
+
 /* Pushes in slices so that a start tag never grows past LINKS_MAX_TAG unseen: the
  * parse stops exactly when a tag is longer, whatever the chunks were. */
 static void push(links_parser *lp, const char *data, size_t len)
@@ -314,13 +376,102 @@ static void push(links_parser *lp, const char *data, size_t len)
         if (n > len)
             n = len;
         parse_chunk(lp, data, (int)n, 0);
+        trim_input(lp);
         data += n;
         len -= n;
-        if (lp->limit_hit || tag_too_long(lp)) {
-            lp->limit_hit = true;
-            xmlStopParser(lp->ctxt);
+        if (lp->limit_hit || tag_too_long(lp))
+            stop(lp);
+    }
+}
+
+/* ---- what libxml2 is stuck in ----------------------------------------------------- */
+
+static bool starts(const xmlChar *p, const char *prefix)
+{
+    return strncmp((const char *)p, prefix, strlen(prefix)) == 0;
+}
+
+/* libxml2 holds LINKS_MAX_HELD bytes it has not parsed: the end of the construct it
+ * waits for, as libxml2 2.9.14 looks for it (htmlParseTryOrFinish, xmlParseTryOrFinish),
+ * in *end1 (and *end2). False when it waits for something else (a start tag, a DOCTYPE,
+ * an XML reference): no text of those is dropped. */
+static bool stuck_on(const links_parser *lp, const char **end1, const char **end2,
+                     bool *nocase)
+{
+    xmlParserCtxtPtr c = lp->ctxt;
+    const xmlChar *cur = c->input->cur;   /* LINKS_MAX_HELD bytes follow */
+    *end2 = NULL;
+    *nocase = false;
+    bool content = c->instate == XML_PARSER_CONTENT;
+    if (!content && c->instate != XML_PARSER_MISC && c->instate != XML_PARSER_PROLOG &&
+        c->instate != XML_PARSER_EPILOG)
+        *end1 = !lp->xml && c->instate == XML_PARSER_END_TAG      ? ">"
+                : lp->xml && c->instate == XML_PARSER_CDATA_SECTION ? "]]>"
+                                                                    : NULL;
+    else if (!lp->xml && content && c->name &&
+             (xmlStrEqual(c->name, BAD_CAST "script") || xmlStrEqual(c->name, BAD_CAST "style"))) {
+        *end1 = xmlStrEqual(c->name, BAD_CAST "script") ? "</script" : "</style";
+        *nocase = true;                   /* in recovery mode only its own end tag ends it */
+    } else if (starts(cur, "<!--")) {
+        *end1 = "-->";
+        *end2 = lp->xml ? NULL : "--!>";
+    } else if (starts(cur, "<?"))
+        *end1 = lp->xml ? "?>" : ">";
+    else if (content && cur[0] != '<' && (!lp->xml || cur[0] != '&'))
+        *end1 = "<";                      /* text (an XML reference waits for its ';') */
+    else
+        *end1 = NULL;
+    return *end1 != NULL;
+}
+
+/* After each block given to libxml2: when it holds LINKS_MAX_HELD bytes it has not
+ * parsed and waits for the end of a construct (it has looked for it in all of them),
+ * the text up to that end is dropped: push_utf8 feeds the skipper. Otherwise let it
+ * parse what it can (some of its states take a few hundred bytes per call), and stop
+ * the parse if it still holds that much. */
+static void watch_held(links_parser *lp)
+{
+    if (halted(lp) || held(lp) < LINKS_MAX_HELD || pending_tag(lp) > 0)
+        return;                   /* a start tag: LINKS_MAX_TAG (push) */
+    const char *end1, *end2;
+    bool nocase;
+    if (stuck_on(lp, &end1, &end2, &nocase)) {
+        text_skip_start(&lp->skip, end1, end2, nocase, (const char *)lp->ctxt->input->cur,
+                        held(lp));
+        lp->skipping = true;
+        return;
+    }
+    while (!halted(lp) && held(lp) >= LINKS_MAX_HELD) {
+        unsigned long at = parsed_to(lp);
+        parse_chunk(lp, "", 0, 0);
+        trim_input(lp);
+        if (parsed_to(lp) == at) {
+            stop(lp);
+            return;
         }
     }
+}
+
+/* While skipping: the text not given to libxml2 goes through the skipper, what is in
+ * lp->block first (right after the skip began). Returns how many bytes of data were
+ * used. Once the end is found, it (and what follows) is gathered as usual. */
+static size_t skip_text(links_parser *lp, const char *data, size_t len)
+{
+    bool found;
+    if (lp->block_len > 0) {   /* nothing was kept back yet: no emit */
+        size_t k = text_skip_scan(&lp->skip, lp->block, lp->block_len, &found);
+        lp->block_len = found ? lp->block_len - k : 0;
+        memmove(lp->block, lp->block + k, lp->block_len);
+        lp->skipping = !found;
+        return 0;
+    }
+    size_t k = text_skip_scan(&lp->skip, data, len, &found);
+    if (found) {
+        memcpy(lp->block, lp->skip.emit, lp->skip.emit_len);
+        lp->block_len = lp->skip.emit_len;
+        lp->skipping = false;
+    }
+    return k;
 }
 
 /* Where to cut a block of n (> LINKS_HOLD) bytes of text: what comes before is given
@@ -372,6 +523,12 @@ static void push_utf8(void *user, const char *data, size_t len)
 {
     links_parser *lp = user;
     while (len > 0 && !halted(lp)) {
+        if (lp->skipping) {
+            size_t used = skip_text(lp, data, len);
+            data += used;
+            len -= used;
+            continue;
+        }
         const char *blk = data;
         size_t take = len;
         if (lp->block_len > 0 || len < LINKS_BLOCK) { /* gather a block in lp->block */
@@ -398,6 +555,7 @@ static void push_utf8(void *user, const char *data, size_t len)
             data += cut; /* the rest starts the next block */
             len -= cut;
         }
+        watch_held(lp);
     }
 }
 
@@ -407,8 +565,15 @@ void links_finish(links_parser *lp)
         return;
     lp->finished = true;
     charset_decoder_finish(&lp->dec);
+    if (lp->skipping && lp->block_len > 0)
+        skip_text(lp, NULL, 0);   /* a skip began with the last block: look through it */
+    bool stuck = lp->skipping;
+    if (stuck)                    /* no end came: what was kept back is dropped too */
+        lp->block_len = 0;
     push(lp, lp->block, lp->block_len);
-    if (!halted(lp))
+    /* Stuck, libxml2 holds only the inside of a construct without links (text, a
+     * comment, a script): parsing it at the end would only cost memory. */
+    if (!halted(lp) && !stuck)
         parse_chunk(lp, "", 0, 1);
     lp->block_len = 0;
 }

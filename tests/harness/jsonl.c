@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -604,10 +605,12 @@ int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double a
 
     int status = 0;
     pid_t w;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
     /* the pipes are closed: the child is exiting or has exited; wait at most until the
      * deadline, then kill it */
     for (;;) {
-        w = waitpid(pid, &status, WNOHANG);
+        w = wait4(pid, &status, WNOHANG, &ru);
         if (w == pid || (w < 0 && errno != EINTR))
             break;
         if (!killed && now_s() > deadline) {
@@ -619,6 +622,7 @@ int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double a
         nanosleep(&ts, NULL);
     }
     r->seconds = now_s() - t0;
+    r->maxrss_kb = ru.ru_maxrss;
     if (w == pid) {
         if (WIFEXITED(status))
             r->exit_code = WEXITSTATUS(status);

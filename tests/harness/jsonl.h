@@ -70,6 +70,7 @@ typedef struct crawl_run {
     int term_signal;       /* the signal that ended it, or 0 */
     bool timed_out;        /* killed because it ran past the limit */
     double seconds;        /* wall time from fork to reaping */
+    long maxrss_kb;        /* its peak resident set size (wait4's rusage), KB */
     char *out;             /* stdout, NUL-terminated */
     size_t out_len;
     char *err;             /* stderr, NUL-terminated */

@@ -1200,6 +1200,44 @@ static void test_output_files(void **state)
     }
 }
 
+/* 41: pages libxml2's push parser would hold whole — NUL bytes, text without '<', gzip
+ * bombs (curl) — fetched 8 at once, each cut at --max-size 4 MiB: the peak RSS grows
+ * by little per page in flight (the link parser's memory is bounded per fetch,
+ * links.h), where it grew by 12 to 50 MB per page. One selector is enough (memory does
+ * not depend on it); not under ASan, whose RSS means something else. */
+static void test_hostile_memory(void **state)
+{
+#ifdef __SANITIZE_ADDRESS__
+    (void)state;
+    skip();
+#else
+    case_ctx *c = *state;
+    if (strcmp(g_selector, "epoll") != 0)
+        skip();
+    const char *b = start_site(c, "scenario-hostile-bombs.site", NULL);
+    const crawl_run *r = crawl(c, "--max-tasks", "8", "--max-size", "4194304", U(b, "/one"),
+                               NULL);
+    EXPECT(r, b, PAGE("/one", 1, 1),
+           {"/nul?1", 200, NUL_, 4194304, "text/html", "utf-8", 0, 0, true});
+    long one = r->maxrss_kb;
+    const char *eight = is_raw() ? "/raw8" : "/curl8";
+    r = crawl(c, "--max-tasks", "8", "--max-size", "4194304", U(b, eight), NULL);
+    if (r->nrecords != 9 || jobj_int(r->summary, "peak_in_flight", 0) != 8)
+        fail_msg("want 9 records, 8 fetched at once\n%s", crawl_run_describe(r));
+    for (size_t i = 0; i < r->nrecords; i++) {
+        const char *u = jobj_str(r->records[i], "url");
+        if (strstr(u, "?") && jobj_int(r->records[i], "size", -1) != 4194304)
+            fail_msg("%s: want 4194304 bytes kept (--max-size)\n%s", u, crawl_run_describe(r));
+    }
+    long per_page = (r->maxrss_kb - one) / 7;
+    print_message("peak RSS: 1 page %ld KB, 8 pages at once %ld KB: %ld KB per page\n", one,
+                  r->maxrss_kb, per_page);
+    if (per_page > 2048)
+        fail_msg("peak RSS grew by %ld KB per page in flight (1 page: %ld KB, 8: %ld KB); "
+                 "want at most 2048", per_page, one, r->maxrss_kb);
+#endif
+}
+
 /* ---- interruption: SIGINT / SIGTERM end the crawl at once, with a complete report ----- */
 
 /* Bit sig of a "SigXxx:" hex mask line of /proc/PID/status. */
@@ -1764,6 +1802,7 @@ int main(int argc, char **argv)
         CASE(test_hostile_redirects), CASE(test_hostile_many_links), CASE(test_hostile_junk),
         CASE(test_hostile_nul_utf8), CASE(test_hostile_deep_nesting),
         CASE(test_hostile_escapes), CASE(test_timeout_never_zero), CASE(test_output_files),
+        CASE(test_hostile_memory),
         CASE(test_interrupt_sigint), CASE(test_interrupt_sigterm),
         CASE(test_out_of_descriptors),
     };

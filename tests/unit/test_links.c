@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 
 #include "alloc.h"
 #include "links.h"
+#include "links_skip.h"
 #include "url.h"
 
 #define PAGE "http://example.com/dir/page.html"
@@ -695,6 +697,208 @@ static void test_long_tags(void **state)
     free(body);
 }
 
+/* ---- bounded memory: text libxml2 would hold is dropped -------------------------- */
+
+/* What goes on to libxml2 from a stream given to the skipper in the pieces cut at
+ * a and b (a <= b <= len): emit, then the rest from the end on; "" when none. */
+static char *skip_through(const char *tail, const char *stream, size_t a, size_t b,
+                          const char *end1, const char *end2, bool nocase)
+{
+    text_skip s;
+    text_skip_start(&s, end1, end2, nocase, tail, strlen(tail));
+    size_t len = strlen(stream), cuts[] = {a, b, len}, from = 0;
+    char *out = calloc(1, len + SKIP_MAX_END + 1);
+    assert_non_null(out);
+    for (int i = 0; i < 3; i++) {
+        bool found;
+        size_t k = text_skip_scan(&s, stream + from, cuts[i] - from, &found);
+        if (found) {
+            memcpy(out, s.emit, s.emit_len);
+            strcpy(out + s.emit_len, stream + from + k);
+            return out;
+        }
+        assert_int_equal(k, cuts[i] - from);
+        from = cuts[i];
+    }
+    return out;
+}
+
+/* The same answer for every way of cutting the stream in three, and the right one: the
+ * stream from the first end on, counting one that began in the bytes libxml2 has. */
+static void expect_skip(const char *tail, const char *stream, const char *end1,
+                        const char *end2, bool nocase, const char *want)
+{
+    size_t len = strlen(stream);
+    for (size_t a = 0; a <= len; a++)
+        for (size_t b = a; b <= len; b++) {
+            char *got = skip_through(tail, stream, a, b, end1, end2, nocase);
+            if (strcmp(got, want) != 0)
+                fail_msg("tail '%s' stream '%s' cut at %zu, %zu: '%s', want '%s'", tail,
+                         stream, a, b, got, want);
+            free(got);
+        }
+}
+
+static void test_skip_finds_ends(void **state)
+{
+    (void)state;
+    expect_skip("", "abc<a href=x>", "<", NULL, false, "<a href=x>");
+    expect_skip("", "no end here", "<", NULL, false, "");
+    expect_skip("", "x--x---x-->rest", "-->", "--!>", false, "-->rest");
+    expect_skip("", "x--x--!>rest-->", "-->", "--!>", false, "--!>rest-->");
+    expect_skip("", "a</scr</SCRIPT >b", "</script", NULL, true, "</SCRIPT >b");
+    expect_skip("", "</scrip", "</script", NULL, true, "");
+    expect_skip("", "]]]]>x", "]]>", NULL, false, "]]>x");
+    /* an end that began in what libxml2 has: nothing is dropped */
+    expect_skip("abc--", ">after", "-->", NULL, false, ">after");
+    expect_skip("ab-", "->after", "-->", NULL, false, "->after");
+    expect_skip("<", "/script>x", "</script", NULL, true, "/script>x");
+    expect_skip("x-", "x-->y", "-->", NULL, false, "-->y");
+}
+
+/* Counts what libxml2 allocates (installed over alloc.h's functions, then put back). */
+static long lib_now, lib_peak;
+
+static void count(long by)
+{
+    lib_now += by;
+    if (lib_now > lib_peak)
+        lib_peak = lib_now;
+}
+
+static void *count_malloc(size_t n)
+{
+    void *p = xmalloc(n);
+    count((long)malloc_usable_size(p));
+    return p;
+}
+
+static void *count_realloc(void *q, size_t n)
+{
+    if (q)
+        count(-(long)malloc_usable_size(q));
+    void *p = xrealloc(q, n);
+    count((long)malloc_usable_size(p));
+    return p;
+}
+
+static char *count_strdup(const char *s)
+{
+    char *p = xstrdup(s);
+    count((long)malloc_usable_size(p));
+    return p;
+}
+
+static void count_free(void *p)
+{
+    if (p)
+        count(-(long)malloc_usable_size(p));
+    free(p);
+}
+
+/* A page: head, then filler repeated to about size bytes, then tail. */
+static char *hostile_page(const char *head, const char *filler, size_t size,
+                          const char *tail, size_t *len)
+{
+    size_t hl = strlen(head), fl = strlen(filler), tl = strlen(tail);
+    char *body = malloc(hl + size + fl + tl + 1);
+    assert_non_null(body);
+    memcpy(body, head, hl);
+    size_t n = hl;
+    if (fl == 0) {                              /* "" stands for NUL bytes */
+        memset(body + n, 0, size);
+        n += size;
+    } else
+        for (size_t i = 0; i < size; i += fl, n += fl)
+            memcpy(body + n, filler, fl);
+    memcpy(body + n, tail, tl + 1);
+    *len = n + tl;
+    return body;
+}
+
+/* Each page of 4 MiB of something libxml2 would hold whole (16 MiB cost it 48 MB for
+ * NUL bytes, which become U+FFFD): libxml2's allocations for the parser stay under
+ * LINKS_MEMORY_BOUND, the link before counts, and so does the one after when the
+ * construct ends; whatever the pieces the body comes in. */
+static void test_memory_bounded(void **state)
+{
+    (void)state;
+    static const struct {
+        bool xml;
+        const char *head, *filler, *tail, *links;
+    } pages[] = {
+        {false, "<a href=/b>", "", "<a href=/after>", "b after"},        /* NUL bytes */
+        {false, "<a href=/b>", "text ", "<a href=/after>", "b after"},
+        {false, "<a href=/b><p>", "&&", "<a href=/after>", "b after"},
+        {false, "<a href=/b><p>", "<<", "<a href=/after>", "b after"},
+        {false, "<a href=/b>", " \n", "<a href=/after>", "b after"},
+        {false, "<a href=/b><!--", "<a href=/x>- ", "--!><a href=/after>", "b after"},
+        {false, "<a href=/b><script>", "a<b</x ", "</script><a href=/after>", "b after"},
+        {false, "<a href=/b><style>", "<a href=/x>", "</STYLE><a href=/after>", "b after"},
+        {false, "<a href=/b></a ", "<a href=/x ", "><a href=/after>", "b after"},
+        {false, "<a href=/b><?pi ", "<a href=/x ", "><a href=/after>", "b after"},
+        {false, "<a href=/b><!DOCTYPE x \"", "text ", "\"><a href=/after>", "b"},
+        {false, "<a href=/b><p title=\"", "text ", "\"><a href=/after>", "b"},
+        {true, "<r><a href='/b'/><!--", "<a href='/x'/>", "--><a href='/after'/></r>",
+         "b after"},
+        {true, "<r><a href='/b'/><![CDATA[", "<a href='/x'/>",
+         "]]><a href='/after'/></r>", "b after"},
+        {true, "<r><a href='/b'/><?pi ", "<a href='/x'/>", "?><a href='/after'/></r>",
+         "b after"},
+        {true, "<r><a href='/b'/>", "&amp", ";<a href='/after'/></r>", "b"},
+    };
+    const size_t pieces[] = {16384, 65537, 1 << 20};
+    xmlMemSetup(count_free, count_malloc, count_realloc, count_strdup);
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+        size_t len;
+        char *body = hostile_page(pages[i].head, pages[i].filler, 4 << 20, pages[i].tail,
+                                  &len);
+        char want[128] = "";
+        for (const char *w = pages[i].links; *w;) {
+            size_t n = strcspn(w, " ");
+            snprintf(want + strlen(want), sizeof want - strlen(want),
+                     "http://example.com/%.*s\n", (int)n, w);
+            w += n + (w[n] == ' ');
+        }
+        for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
+            lib_now = lib_peak = 0;
+            found f = parse_pieces(body, len, PAGE, NULL, pages[i].xml, pieces[k]);
+            if (lib_peak >= LINKS_MEMORY_BOUND || strcmp(text_of(&f), want) != 0)
+                fail_msg("page %zu (%s...%s) in pieces of %zu: libxml2 peaked at %ld KB "
+                         "(bound %d KB); links '%s', want '%s'", i, pages[i].head,
+                         pages[i].tail, pieces[k], lib_peak / 1024,
+                         LINKS_MEMORY_BOUND / 1024, text_of(&f), want);
+            found_free(&f);
+        }
+        free(body);
+    }
+    xmlMemSetup(free, xmalloc, xrealloc, xstrdup);
+}
+
+/* Names: libxml2 keeps each element and attribute name once, for the whole page; a page
+ * of new names only stops adding names, and the links still count. */
+static void test_many_names_bounded(void **state)
+{
+    (void)state;
+    char *body = NULL;
+    size_t len = 0, cap = 0;
+    char tag[64];
+    append(&body, &len, &cap, "<p>");
+    for (int i = 0; i < 200000; i++) {
+        snprintf(tag, sizeof tag, i % 2 ? "<t%d></t%d>" : "<b x%d=1></b>", i, i);
+        append(&body, &len, &cap, tag);
+    }
+    append(&body, &len, &cap, "<a href=/after>a</a>");
+    xmlMemSetup(count_free, count_malloc, count_realloc, count_strdup);
+    lib_now = lib_peak = 0;
+    found f = parse_pieces(body, len, PAGE, NULL, false, 16384);
+    xmlMemSetup(free, xmalloc, xrealloc, xstrdup);
+    assert_true(lib_peak < LINKS_MEMORY_BOUND);
+    assert_string_equal(text_of(&f), "http://example.com/after\n");
+    found_free(&f);
+    free(body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -723,6 +927,9 @@ int main(void)
         cmocka_unit_test_teardown(test_deep_nesting, teardown),
         cmocka_unit_test_teardown(test_unmatched_end_tags, teardown),
         cmocka_unit_test_teardown(test_long_tags, teardown),
+        cmocka_unit_test_teardown(test_skip_finds_ends, teardown),
+        cmocka_unit_test_teardown(test_memory_bounded, teardown),
+        cmocka_unit_test_teardown(test_many_names_bounded, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
