@@ -102,8 +102,9 @@ echo "== (b) in stage 2's terms, at the same breakpoint: call task_dump_all()"
 echo
 section escape dump | sed 's/^/  /'
 echo
-echo "== (b) the same error escaping its Task: gdb makes fetch_body return where it would"
-echo "   catch it (break remember_error; up; return 1; continue), and task.c prints:"
+echo "== (b) the same error escaping its Task: gdb makes fetch_response_body and fetch_body"
+echo "   return where they would catch it (break remember_error, then crawl_record_failure;"
+echo "   up; return 1; continue), and task.c prints:"
 echo
 section escape escape | sed -n "/^Task '/,/^[A-Za-z]*\(Error\|Exception\):/p" | sed 's/^/  /' >"$work/tb"
 if grep -q '^  Traceback (most recent call last):' "$work/tb"; then

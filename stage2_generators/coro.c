@@ -3,16 +3,14 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "alloc.h"
 #include "future.h"
-#include "task.h"
 
 coro *coro_new(const coro_def *def)
 {
-    coro *co = calloc(1, def->frame_size);
-    if (co)
-        co->def = def;
+    coro *co = xcalloc(1, def->frame_size);
+    co->def = def;
     return co;
 }
 
@@ -25,33 +23,52 @@ void coro_free(coro *co)
         coro_free(co->child);
         co->child = NULL;
     }
-    if (co->waiting && co->task)
-        future_remove_done_callback(co->waiting, task_wakeup_, co->task);
-    co->waiting = NULL;
     if (co->def->finally)
         co->def->finally(co);
     coro_error_free(co->err);
     free(co);
 }
 
-int coro_resume(coro *co)
+/* ---- send and throw: what the Task does to the outermost frame ---- */
+
+future *coro_send(coro *co)
 {
-    return co->def->body(co);
+    if (co->def->body(co) == CORO_FINISHED)
+        return NULL;
+    return coro_waiting(co);
+}
+
+/* The frame that waits is the innermost one: every frame above it is suspended at
+ * an AWAIT of its child. */
+static coro *innermost(const coro *co)
+{
+    while (co->child)
+        co = co->child;
+    return (coro *)co;
+}
+
+future *coro_waiting(const coro *co)
+{
+    return innermost(co)->waiting;
+}
+
+void coro_throw(coro *co, coro_error *e)
+{
+    coro *c = innermost(co);
+    coro_error_free(c->err);
+    c->err = e;             /* coro_await_future_ raises it when the frame resumes */
 }
 
 /* ---- errors ---- */
 
 coro_error *coro_error_new(coro_error_kind kind, int errnum, const char *fmt, ...)
 {
-    coro_error *e = calloc(1, sizeof *e);
-    if (!e)
-        abort();
+    coro_error *e = xcalloc(1, sizeof *e);
     e->kind = kind;
     e->errnum = errnum;
     va_list ap;
     va_start(ap, fmt);
-    if (vasprintf(&e->msg, fmt, ap) < 0)
-        e->msg = NULL;
+    e->msg = xvasprintf(fmt, ap);
     va_end(ap);
     return e;
 }
@@ -78,10 +95,9 @@ const char *coro_error_class(const coro_error *e)
 const char *coro_error_line(const coro_error *e, char *buf, size_t len)
 {
     if (e->kind == CORO_OSERROR && e->errnum)
-        snprintf(buf, len, "%s: [Errno %d] %s", coro_error_class(e), e->errnum,
-                 e->msg ? e->msg : "");
+        snprintf(buf, len, "%s: [Errno %d] %s", coro_error_class(e), e->errnum, e->msg);
     else
-        snprintf(buf, len, "%s: %s", coro_error_class(e), e->msg ? e->msg : "");
+        snprintf(buf, len, "%s: %s", coro_error_class(e), e->msg);
     return buf;
 }
 
@@ -104,9 +120,7 @@ static void take_traceback(coro_error *e, coro *co)
     size_t n = 0;
     for (coro *c = co; c; c = c->parent)
         n++;
-    e->tb = calloc(n, sizeof *e->tb);
-    if (!e->tb)
-        return;
+    e->tb = xcalloc(n, sizeof *e->tb);
     e->ntb = n;
     size_t i = n;
     for (coro *c = co; c; c = c->parent) {
@@ -125,14 +139,12 @@ int coro_raise_(coro *co, coro_error *e)
 
 /* ---- awaiting ---- */
 
-int coro_await_child_(coro *co, coro *child, int line)
+int coro_await_child_(coro *co)
 {
-    (void)line;
-    if (!child)
-        return coro_raise_(co, coro_error_new(CORO_ERROR, 0, "out of memory"));
+    coro *child = co->child;
     child->parent = co;
     child->task = co->task;
-    if (coro_resume(child) == CORO_SUSPENDED)
+    if (child->def->body(child) == CORO_SUSPENDED)
         return CORO_SUSPENDED;
     /* The child returned (StopIteration) or raised: take its value or error. */
     co->value = child->value;
@@ -145,26 +157,23 @@ int coro_await_child_(coro *co, coro *child, int line)
 }
 
 /* EXERCISE stage2-await: BEGIN (docs/exercises.md) */
-int coro_await_future_(coro *co, future *f, int line)
+int coro_await_future_(coro *co, future *f)
 {
-    (void)line;
-    task *t = co->task;
     if (!co->waiting) {
-        /* First arrival: a resolved future goes straight on; else wait for it. */
-        if (!future_done(f) && !(t && t->cancelling)) {
+        /* First arrival: a resolved future goes straight on; else wait for it. The
+         * future goes up the chain to the Task (coro_send), which subscribes. */
+        if (!future_done(f)) {
             co->waiting = f;
-            future_add_done_callback(f, task_wakeup_, t);
             return CORO_SUSPENDED;
         }
     } else {
-        /* Resumed. If the future is still pending, a cancel woke us. */
-        if (!future_done(f))
-            future_remove_done_callback(f, task_wakeup_, t);
+        /* Resumed: the future resolved, or an error was thrown in (coro_throw). */
         co->waiting = NULL;
     }
-    if (t && t->cancelling) {
-        t->cancelling = 0;
-        return coro_raise_(co, coro_error_new(CORO_CANCELLED, 0, "task cancelled"));
+    if (co->err) {
+        coro_error *thrown = co->err;
+        co->err = NULL;
+        return coro_raise_(co, thrown);
     }
     switch (f->state) {
     case FUTURE_DONE:
@@ -172,16 +181,10 @@ int coro_await_future_(coro *co, future *f, int line)
         return CORO_FINISHED;
     case FUTURE_FAILED: {
         const coro_error *src = f->error;
-        return coro_raise_(co, coro_error_new(src->kind, src->errnum, "%s",
-                                              src->msg ? src->msg : ""));
+        return coro_raise_(co, coro_error_new(src->kind, src->errnum, "%s", src->msg));
     }
     default:
         return coro_raise_(co, coro_error_new(CORO_CANCELLED, 0, "future cancelled"));
     }
 }
 /* EXERCISE stage2-await: END */
-
-int coro_check_(coro *co, int catching)
-{
-    return co->err && !catching;
-}

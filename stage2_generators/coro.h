@@ -10,7 +10,7 @@
  *     switch (co->line) {            // CORO_BEGIN: jump to where we left off
  *     case 0:                        //   0 = not started (Python: f_lasti == -1)
  *         ...
- *         co->line = __LINE__;       // CORO_AWAIT: remember this spot,
+ *         co->line = __LINE__;       // AWAIT: remember this spot,
  *         return CORO_SUSPENDED;     //   give control back to the Task...
  *     case __LINE__:                 //   ...and the next call lands here
  *         ...
@@ -19,26 +19,37 @@
  * `co->line` is our `gi_frame.f_lasti`: print it in gdb (`p co->line`) and watch it
  * change as the coroutine pauses at each await.
  *
- * WHY LOCALS DO NOT SURVIVE. Each resume is a fresh call of the body function: its C
- * locals are garbage after a suspension, exactly what the chapter calls the loss of
- * the stack frame. So everything a coroutine keeps across an await lives in a frame
- * struct on the HEAP — the chapter's point that Python's generator frames live on the
- * heap and can outlive the call that made them. Each coroutine declares its frame:
+ * Each resume is a fresh call of the body function, so everything a coroutine keeps
+ * across an await lives in a frame struct on the HEAP — the chapter's point that
+ * Python's generator frames live on the heap and can outlive the call that made them.
+ * Each coroutine declares its frame, the coro part first:
  *
- *     typedef struct { coro co; int fd; long total; } read_all_frame;   // co first
+ *     typedef struct { coro co; int fd; long total; } read_all_frame;
  *
- * and its body reads and writes `f->fd`, never a C local, across an await. (A local is
- * fine between two awaits; a `switch` also means no `case` may jump over a
- * declaration with an initializer, so declare such locals in their own { block }.)
+ * WHAT THE TRICK CANNOT DO (said once, here; Dunkels' lc-switch.h says the same of
+ * protothreads). The compiler checks none of it except the second rule:
+ *   - Locals do not survive an await. After a suspension the body is entered afresh
+ *     and jumps past the declarations, initializers included, so a C local holds
+ *     garbage: this is the chapter's loss of the stack frame. Keep state in the frame
+ *     (`f->fd`); a local is fine between two awaits, declared in a { block } that ends
+ *     before the next one.
+ *   - One await per source line: the resume label is `case __LINE__`, and two awaits
+ *     on one line are a duplicate case (a compile error).
+ *   - No await inside a `switch` of the body. Its `case __LINE__` would belong to the
+ *     inner switch, not to CORO_BEGIN's: the resume would find no label and skip to
+ *     the end of the body, silently. Use if / else around awaits instead.
  *
  * AWAITING. A coroutine waits for a Future with AWAIT_FUTURE (the chapter's
  * `yield from future`) and delegates to a sub-coroutine with AWAIT (`yield from
- * coro`). The Task that drives the outermost frame resumes it by calling its body;
- * the body, at its AWAIT, calls the child's body, and so on down to the frame that
- * waits: the chain of C calls fetch → read_all → read is the chain of `yield from`s,
- * and it is visible in a debugger's backtrace. When the child returns, its result is
- * in `co->value`; when it raises, the error passes up the chain unless the parent
- * catches it (AWAIT_CATCH), like try/except around `yield from`.
+ * coro`). The Task resumes the outermost frame with coro_send (the chapter's
+ * `coro.send`); its body, at its AWAIT, calls the child's body, and so on down to the
+ * frame that waits: the chain of C calls fetch → read_all → read is the chain of
+ * `yield from`s, and it is visible in a debugger's backtrace. The frame that must wait
+ * keeps its future in `co->waiting` and every frame returns CORO_SUSPENDED up the
+ * chain; coro_send hands that future to the Task, which asks to be stepped when it
+ * resolves, as the chapter's Task.step does. When a child returns, its result is in
+ * `co->value`; when it raises, the error passes up the chain unless the parent catches
+ * it (AWAIT_CATCH), like try/except around `yield from`.
  *
  * Frames are freed by whoever awaited them; a frame's `finally` hook (its def's
  * `finally`) runs first, whether the coroutine returned, raised or was cancelled.
@@ -106,17 +117,31 @@ struct coro {
     coro *parent;           /* the frame awaiting this one (f_back) */
     coro *child;            /* the sub-coroutine this one awaits (yield from) */
     future *waiting;        /* the future this frame awaits, if any */
-    task *task;             /* the Task driving the chain */
+    task *task;             /* the Task driving the chain (set by it; coro.c only
+                               passes it down to children) */
     coro_value value;       /* result of the last await; the return value when done */
-    coro_error *err;        /* the error being raised, or caught after AWAIT_CATCH */
+    coro_error *err;        /* the error being raised, caught after AWAIT_CATCH, or
+                               thrown in by coro_throw while the frame waits */
 };
 
 /* Allocate a zeroed frame for def (a "generator object": nothing runs yet). */
 coro *coro_new(const coro_def *def);
 /* Run the finally hook, free any child still attached and the frame itself. */
 void coro_free(coro *co);
-/* Resume co: used by the Task and by AWAIT. */
-int coro_resume(coro *co);
+
+/* The chapter's `coro.send()`: resume co, which runs down its chain of awaits until
+ * a frame must wait for a future that is not resolved yet, or until co finishes.
+ * Returns that future (what a Python generator yields: the Task's `next_future`),
+ * or NULL when co has finished, its return value in co->value or its error in
+ * co->err. Nothing is sent in: the waiting frame reads the result from its future. */
+future *coro_send(coro *co);
+/* The future co's chain waits on (the last one coro_send returned), or NULL if co is
+ * not suspended. */
+future *coro_waiting(const coro *co);
+/* The chapter's `coro.throw()`, in two steps: the next coro_send raises e (taken
+ * over) at the await where co's chain waits, as if its future had failed. co must be
+ * suspended; nothing runs now. */
+void coro_throw(coro *co, coro_error *e);
 
 /* Make an error (message printf-style), with no traceback yet. */
 coro_error *coro_error_new(coro_error_kind kind, int errnum, const char *fmt, ...)
@@ -129,11 +154,11 @@ void coro_error_print(const coro_error *e, FILE *out);
 /* One line "OSError: [Errno 111] Connection refused" into buf. */
 const char *coro_error_line(const coro_error *e, char *buf, size_t len);
 
-/* Internal steps of the macros below (not for direct use). */
-int coro_await_child_(coro *co, coro *child, int line);
-int coro_await_future_(coro *co, future *f, int line);
+/* Internal steps of the macros below (not for direct use): each returns
+ * CORO_SUSPENDED, or CORO_FINISHED with the outcome in co->value or co->err. */
+int coro_await_child_(coro *co);
+int coro_await_future_(coro *co, future *f);
 int coro_raise_(coro *co, coro_error *e);
-int coro_check_(coro *co, int catching);
 
 /* ---- The macros. Each is used inside a body function of the form
  *
@@ -159,51 +184,48 @@ int coro_check_(coro *co, int catching);
     (co)->value = (coro_value){0, 0};                                                 \
     return CORO_FINISHED
 
-/* Await a sub-coroutine (the chapter's `yield from coro`): start the child frame
- * `child_expr`, run it until it suspends or finishes, and suspend with it as long as
- * it is suspended. When it returns, its return value is in co->value. When it raises,
- * the error propagates: this frame finishes too, raising the same error. */
-#define AWAIT(co, child_expr)                                                         \
-    do {                                                                              \
-        (co)->child = (child_expr);                                                   \
-        (co)->line = __LINE__; CORO_FALLTHROUGH_; case __LINE__:                                         \
-        if (coro_await_child_((co), (co)->child, __LINE__) == CORO_SUSPENDED)         \
-            return CORO_SUSPENDED;                                                    \
-        if (coro_check_((co), 0)) return CORO_FINISHED;                               \
-    } while (0)
-
-/* Like AWAIT, but an error does not propagate: it is left in co->err for the code
- * after the await to inspect — the `except` of a try/except around `yield from`.
- * The handler must coro_error_free(co->err) and set it to NULL (or re-raise it with
- * CORO_RAISE_ERR). */
+/* Await a sub-coroutine, catching what it raises: the `except` of a try/except around
+ * `yield from coro`. Start the child frame `child_expr`, run it until it suspends or
+ * finishes, and suspend with it as long as it is suspended. When it returns, its
+ * return value is in co->value. When it raises, the error is left in co->err for the
+ * code after the await to inspect; the handler must coro_error_free(co->err) and set
+ * it to NULL (or re-raise it with CORO_RAISE_ERR). */
 #define AWAIT_CATCH(co, child_expr)                                                   \
     do {                                                                              \
         (co)->child = (child_expr);                                                   \
-        (co)->line = __LINE__; CORO_FALLTHROUGH_; case __LINE__:                                         \
-        if (coro_await_child_((co), (co)->child, __LINE__) == CORO_SUSPENDED)         \
+        (co)->line = __LINE__; CORO_FALLTHROUGH_; case __LINE__:                      \
+        if (coro_await_child_(co) == CORO_SUSPENDED)                                  \
             return CORO_SUSPENDED;                                                    \
-        coro_check_((co), 1);                                                         \
     } while (0)
 
-/* Await a Future (the chapter's `yield from future`, Future.__iter__). A future that
- * is already resolved does not suspend at all (footnote 9's fix). Its result lands
- * in co->value; a failed or cancelled future raises its error here (propagating),
- * and so does a cancellation of the Task while it waits. */
-#define AWAIT_FUTURE(co, fut)                                                         \
+/* Await a sub-coroutine (the chapter's `yield from coro`): AWAIT_CATCH, but an error
+ * the child raises propagates: this frame finishes too, raising the same error. */
+#define AWAIT(co, child_expr)                                                         \
     do {                                                                              \
-        (co)->line = __LINE__; CORO_FALLTHROUGH_; case __LINE__:                                         \
-        if (coro_await_future_((co), (fut), __LINE__) == CORO_SUSPENDED)              \
-            return CORO_SUSPENDED;                                                    \
-        if (coro_check_((co), 0)) return CORO_FINISHED;                               \
+        AWAIT_CATCH(co, child_expr);                                                  \
+        if ((co)->err)                                                                \
+            return CORO_FINISHED;                                                     \
     } while (0)
 
-/* Same, catching the error into co->err. */
+/* Await a Future, catching its error into co->err (as AWAIT_CATCH does). A future
+ * that is already resolved does not suspend at all (footnote 9's fix); else the frame
+ * keeps it in co->waiting and suspends. Its result lands in co->value; a failed or
+ * cancelled future raises its error here, and so does an error thrown in while the
+ * frame waits (coro_throw: a cancellation of the Task). */
 #define AWAIT_FUTURE_CATCH(co, fut)                                                   \
     do {                                                                              \
-        (co)->line = __LINE__; CORO_FALLTHROUGH_; case __LINE__:                                         \
-        if (coro_await_future_((co), (fut), __LINE__) == CORO_SUSPENDED)              \
+        (co)->line = __LINE__; CORO_FALLTHROUGH_; case __LINE__:                      \
+        if (coro_await_future_((co), (fut)) == CORO_SUSPENDED)                        \
             return CORO_SUSPENDED;                                                    \
-        coro_check_((co), 1);                                                         \
+    } while (0)
+
+/* Await a Future (the chapter's `yield from future`, Future.__iter__): the same, the
+ * error propagating. */
+#define AWAIT_FUTURE(co, fut)                                                         \
+    do {                                                                              \
+        AWAIT_FUTURE_CATCH(co, fut);                                                  \
+        if ((co)->err)                                                                \
+            return CORO_FINISHED;                                                     \
     } while (0)
 
 /* Return a value to whoever awaits this coroutine (Python: `return x`, carried by

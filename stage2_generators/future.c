@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+
 void future_init(future *f)
 {
     memset(f, 0, sizeof *f);
@@ -30,10 +32,7 @@ void future_add_done_callback(future *f, future_cb fn, void *arg)
     }
     if (f->ncb >= 2 && f->ncb - 2 == f->cap_more) {
         size_t cap = f->cap_more ? 2 * f->cap_more : 4;
-        future_callback *m = realloc(f->more, cap * sizeof *m);
-        if (!m)
-            abort();
-        f->more = m;
+        f->more = xreallocarray(f->more, cap, sizeof *f->more);
         f->cap_more = cap;
     }
     *slot(f, f->ncb++) = (future_callback){fn, arg};

@@ -100,8 +100,6 @@ static int sleep_body(coro *co)
     CORO_BEGIN(co);
     f->loop = co->task->loop;
     f->timer = selector_call_later(f->loop, f->ms, sleep_over, f);
-    if (!f->timer)
-        CORO_RAISE(co, CORO_ERROR, 0, "out of memory");
     AWAIT_FUTURE(co, &f->fut);
     CORO_END(co);
 }
@@ -120,11 +118,9 @@ static const coro_def sleep_def = {"sleep", __FILE__, sleep_body, sleep_finally,
 coro *sock_sleep(uint64_t ms)
 {
     sleep_frame *f = (sleep_frame *)coro_new(&sleep_def);
-    if (f) {
-        f->ms = ms;
-        future_init(&f->fut);
-    }
-    return f ? &f->co : NULL;
+    f->ms = ms;
+    future_init(&f->fut);
+    return &f->co;
 }
 
 /* ---- connect ---- */
@@ -176,14 +172,12 @@ coro *sock_connect(int fd, const struct sockaddr_storage *addr, socklen_t len,
                    uint64_t deadline_ms)
 {
     connect_frame *f = (connect_frame *)coro_new(&connect_def);
-    if (f) {
-        f->fd = fd;
-        if (len <= sizeof f->addr)
-            memcpy(&f->addr, addr, len);
-        f->len = len;
-        f->deadline = deadline_ms;
-    }
-    return f ? &f->co : NULL;
+    f->fd = fd;
+    if (len <= sizeof f->addr)
+        memcpy(&f->addr, addr, len);
+    f->len = len;
+    f->deadline = deadline_ms;
+    return &f->co;
 }
 
 /* ---- read ---- */
@@ -227,11 +221,9 @@ static const coro_def read_def = {"read", __FILE__, read_body, wait_finally,
 coro *sock_read(int fd, uint64_t deadline_ms)
 {
     read_frame *f = (read_frame *)coro_new(&read_def);
-    if (f) {
-        f->fd = fd;
-        f->deadline = deadline_ms;
-    }
-    return f ? &f->co : NULL;
+    f->fd = fd;
+    f->deadline = deadline_ms;
+    return &f->co;
 }
 
 /* ---- write_all ---- */
@@ -276,13 +268,11 @@ static const coro_def write_all_def = {"write_all", __FILE__, write_all_body, wa
 coro *sock_write_all(int fd, const char *buf, size_t len, uint64_t deadline_ms)
 {
     write_frame *f = (write_frame *)coro_new(&write_all_def);
-    if (f) {
-        f->fd = fd;
-        f->deadline = deadline_ms;
-        f->buf = buf;
-        f->len = len;
-    }
-    return f ? &f->co : NULL;
+    f->fd = fd;
+    f->deadline = deadline_ms;
+    f->buf = buf;
+    f->len = len;
+    return &f->co;
 }
 
 /* ---- read_all ---- */
@@ -327,14 +317,12 @@ coro *sock_read_all_until(int fd, http_parser *parser, uint64_t deadline_ms,
                           bool (*full)(const void *ctx), const void *ctx)
 {
     read_all_frame *f = (read_all_frame *)coro_new(&read_all_def);
-    if (f) {
-        f->fd = fd;
-        f->parser = parser;
-        f->deadline = deadline_ms;
-        f->full = full;
-        f->full_ctx = ctx;
-    }
-    return f ? &f->co : NULL;
+    f->fd = fd;
+    f->parser = parser;
+    f->deadline = deadline_ms;
+    f->full = full;
+    f->full_ctx = ctx;
+    return &f->co;
 }
 
 coro *sock_read_all(int fd, http_parser *parser, uint64_t deadline_ms)

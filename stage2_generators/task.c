@@ -2,9 +2,11 @@
 #include "task.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-static task *live_tasks;    /* every task not yet freed, for task_dump_all() */
+#include "alloc.h"
+
+/* Every task not yet freed, newest first, for task_dump_all(). */
+static list_node live_tasks = {&live_tasks, &live_tasks};
 static size_t live_count;
 
 static void first_step(selector *s, void *arg)
@@ -17,20 +19,15 @@ static void first_step(selector *s, void *arg)
 
 task *task_new(selector *loop, coro *co, const char *name)
 {
-    task *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
+    task *t = xcalloc(1, sizeof *t);
     future_init(&t->fut);
     t->coro = co;
     t->loop = loop;
-    t->name = strdup(name ? name : co->def->name);
+    t->name = xstrdup(name ? name : co->def->name);
     t->report_errors = 1;
     co->task = t;
     t->start = selector_call_soon(loop, first_step, t);
-    t->next = live_tasks;
-    if (live_tasks)
-        live_tasks->prev = t;
-    live_tasks = t;
+    list_push_front(&live_tasks, &t->live);
     live_count++;
     return t;
 }
@@ -44,10 +41,21 @@ void task_start_now(task *t)
     task_step(t);
 }
 
-void task_wakeup_(future *f, void *t)
+/* What task_step subscribes to the future the coroutine waits on: the chapter's
+ * `self.step`, with a done-callback's arguments (the future, which the resumed frame
+ * reads for itself, and the task). */
+static void wakeup(future *f, void *t)
 {
     (void)f;
     task_step(t);
+}
+
+/* Take back that subscription (the coroutine is cancelled or freed while it waits). */
+static void unsubscribe(task *t)
+{
+    future *next_future = t->coro ? coro_waiting(t->coro) : NULL;
+    if (next_future)
+        future_remove_done_callback(next_future, wakeup, t);
 }
 
 /* EXERCISE stage2-task_step: BEGIN (docs/exercises.md) */
@@ -75,8 +83,12 @@ void task_step(task *t)
 {
     if (future_done(&t->fut) || !t->coro)
         return;
-    if (coro_resume(t->coro) == CORO_SUSPENDED)
-        return;     /* the waiting frame hooked task_wakeup_ onto its future */
+    future *next_future = coro_send(t->coro);
+    if (next_future) {
+        /* The coroutine waits: step again once that future is resolved. */
+        future_add_done_callback(next_future, wakeup, t);
+        return;
+    }
     /* resolve() runs the done-callbacks, and one of them (a coroutine that awaited
      * this task) may free it: read the flag first, touch t no more afterwards. */
     int detached = t->detached;
@@ -102,7 +114,9 @@ void task_cancel(task *t)
             task_free(t);
         return;
     }
-    t->cancelling = 1;   /* delivered by coro_await_future_ where the coroutine waits */
+    /* self.coro.throw(CancelledError): the step raises it where the coroutine waits. */
+    unsubscribe(t);
+    coro_throw(t->coro, coro_error_new(CORO_CANCELLED, 0, "task cancelled"));
     task_step(t);
 }
 
@@ -116,14 +130,10 @@ void task_free(task *t)
     }
     if (t->start)
         selector_cancel(t->loop, t->start);
-    coro_free(t->coro);   /* a coroutine that swallowed its cancellation */
+    unsubscribe(t);       /* a coroutine that swallowed its cancellation waits again */
+    coro_free(t->coro);
     future_clear(&t->fut);
-    if (t->prev)
-        t->prev->next = t->next;
-    else
-        live_tasks = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
+    list_remove(&t->live);
     live_count--;
     free(t->name);
     free(t);
@@ -131,8 +141,9 @@ void task_free(task *t)
 
 void task_free_all(void)
 {
-    while (live_tasks) {
-        task *t = live_tasks;
+    list_node *n;
+    while ((n = list_first(&live_tasks))) {
+        task *t = list_entry(n, task, live);
         t->detached = 0;      /* we free it here, not its last step */
         task_free(t);
     }
@@ -158,12 +169,11 @@ int run_until_complete(selector *loop, task *t)
     if (future_done(&t->fut))
         return 0;
     future_add_done_callback(&t->fut, stop_loop, loop);
-    selector_run(loop);
-    if (!future_done(&t->fut)) {
-        future_remove_done_callback(&t->fut, stop_loop, loop);
-        return -1;
-    }
-    return 0;
+    int r = selector_run(loop);
+    if (future_done(&t->fut))
+        return 0;
+    future_remove_done_callback(&t->fut, stop_loop, loop);
+    return r < 0 ? -1 : 1;
 }
 
 void task_dump(const task *t, FILE *out)
@@ -178,8 +188,8 @@ void task_dump(const task *t, FILE *out)
 void task_dump_all(void)
 {
     fprintf(stderr, "%zu live task(s):\n", live_count);
-    for (const task *t = live_tasks; t; t = t->next)
-        task_dump(t, stderr);
+    list_for_each(n, &live_tasks)
+        task_dump(list_entry(n, task, live), stderr);
 }
 
 size_t task_live_count(void)

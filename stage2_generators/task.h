@@ -1,11 +1,12 @@
 /* task.h — the chapter's Task: it drives a coroutine, and it is itself a Future.
  *
- * step() resumes the coroutine with the result of the future it waited for; when the
- * coroutine waits again, step hooks itself onto that future as a done-callback; when
- * the coroutine returns, the task resolves itself with the return value (Python: the
+ * step() resumes the coroutine (coro_send); when the coroutine waits again, on the
+ * future coro_send returns, step subscribes itself to that future as a done-callback
+ * (the chapter's `next_future.add_done_callback(self.step)`); when the coroutine
+ * returns, the task resolves itself with the return value (Python: the
  * StopIteration's value); when it raises, the task fails with the error, and an error
- * no one asked about is printed as a Python-style traceback. cancel() resumes the
- * coroutine with a CancelledError at the point where it waits.
+ * no one asked about is printed as a Python-style traceback. cancel() throws a
+ * CancelledError into the coroutine, at the await where it waits (coro_throw).
  */
 #ifndef CRAWL_TASK_H
 #define CRAWL_TASK_H
@@ -14,6 +15,7 @@
 
 #include "coro.h"
 #include "future.h"
+#include "list.h"
 #include "selector.h"
 
 struct task {
@@ -21,11 +23,10 @@ struct task {
     coro *coro;             /* the outermost frame */
     selector *loop;
     char *name;
-    int cancelling;         /* a cancel is to be delivered at the next step */
     int detached;           /* free the task once it is done */
     int report_errors;      /* print the traceback of an error that escapes */
     sel_timer *start;       /* the first step, scheduled with call_soon */
-    task *prev, *next;      /* all live tasks, for task_dump_all() */
+    list_node live;         /* in the list of all live tasks, for task_dump_all() */
 };
 
 /* Wrap coroutine frame co in a Task; its first step runs from the loop (call_soon).
@@ -37,10 +38,11 @@ task *task_new(selector *loop, coro *co, const char *name);
 void task_start_now(task *t);
 /* The Future face of a task. */
 static inline future *task_future(task *t) { return &t->fut; }
-/* Resume the coroutine (the chapter's Task.step). */
+/* Resume the coroutine; subscribe to the future it then waits on, or resolve the task
+ * when it has finished (the chapter's Task.step). */
 void task_step(task *t);
-/* Deliver a CancelledError where the coroutine waits. A task not yet started is
- * cancelled without running. */
+/* Deliver a CancelledError where the coroutine waits (the chapter's Task.cancel). A
+ * task not yet started is cancelled without running. */
 void task_cancel(task *t);
 /* Free a finished task (or, if still running, cancel it first). */
 void task_free(task *t);
@@ -49,11 +51,9 @@ void task_free_all(void);
 /* Let the task free itself when it is done (fire and forget). */
 void task_detach(task *t);
 
-/* The done-callback a waiting coroutine hooks onto its future: steps the task. */
-void task_wakeup_(future *f, void *t);
-
-/* Run the loop until t is done (the chapter's run_until_complete). Returns 0, or -1
- * if the loop stopped for another reason first (selector_stop, nothing to wait on). */
+/* Run the loop until t is done (the chapter's run_until_complete). Returns 0; -1 when
+ * the loop failed first (selector_run: the message is in selector_error); 1 when it
+ * stopped for another reason first (selector_stop, nothing left to wait on). */
 int run_until_complete(selector *loop, task *t);
 
 /* Print every live task and its chain of frames, outermost first, with the saved line

@@ -129,7 +129,7 @@ static int close_engine(crawler *cr)
     task *t = task_new(cr->a->loop, engine_close(cr->engine), "close");
     int r = run_until_complete(cr->a->loop, t);
     task_free(t);
-    return r;
+    return r == 0 ? 0 : -1;
 }
 
 int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *ctx))

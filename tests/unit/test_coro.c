@@ -12,9 +12,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coro.h"
 #include "future.h"
@@ -956,7 +958,7 @@ static void stop_loop_cb(selector *s, void *arg)
     selector_stop(s);
 }
 
-/* The loop stopping for another reason first: -1, the task still pending. */
+/* The loop stopping for another reason first: 1, the task still pending. */
 static void test_run_until_complete_stopped_early(void **state)
 {
     (void)state;
@@ -964,13 +966,132 @@ static void test_run_until_complete_stopped_early(void **state)
     future_init(&never);
     task *t = task_new(loop, sleeper_new(&never), "sleeper");
     assert_non_null(selector_call_later(loop, 10, stop_loop_cb, NULL));
-    assert_int_equal(run_until_complete(loop, t), -1);
+    assert_int_equal(run_until_complete(loop, t), 1);
     assert_false(guarded_loop_hit());
     assert_false(future_done(task_future(t)));
     assert_int_equal(task_future(t)->ncb, 0);   /* its stop callback was removed */
     task_free(t);
     assert_int_equal(rec.sleeper_finally, 1);
     assert_int_equal(task_live_count(), 0);
+    future_clear(&never);
+}
+
+/* The loop failing under the task (its epoll descriptor replaced by /dev/null, so
+ * epoll_wait fails): -1, with the backend's message, not a stop. */
+static int newest_epoll_fd(void)
+{
+    int found = -1;     /* the highest: the test's own loop has one too */
+    for (int fd = 0; fd < 1024; fd++) {
+        char path[64], target[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n > 0) {
+            target[n] = 0;
+            if (strcmp(target, "anon_inode:[eventpoll]") == 0)
+                found = fd;
+        }
+    }
+    return found;
+}
+
+static void test_run_until_complete_loop_fails(void **state)
+{
+    (void)state;
+    char err[128];
+    selector *s = selector_new("epoll", err, sizeof err);
+    assert_non_null(s);
+    int epfd = newest_epoll_fd();
+    assert_true(epfd >= 0);
+    int devnull = open("/dev/null", O_RDONLY);
+    assert_true(devnull >= 0);
+    assert_int_equal(dup2(devnull, epfd), epfd);
+    close(devnull);
+
+    future never;
+    future_init(&never);
+    task *t = task_new(s, sleeper_new(&never), "sleeper");
+    sel_timer *later = selector_call_later(s, 60000, stop_loop_cb, NULL);  /* so it waits */
+    assert_int_equal(run_until_complete(s, t), -1);
+    selector_cancel(s, later);
+    assert_false(future_done(task_future(t)));
+    assert_int_equal(task_future(t)->ncb, 0);
+    assert_non_null(strstr(selector_error(s), "epoll"));
+    task_free(t);
+    selector_free(s);
+    future_clear(&never);
+}
+
+/* ---- tests: send and throw without a Task --------------------------------------- */
+
+/* coro_send is the chapter's gen.send: it returns the future the generator yields,
+ * the same one twice over a yield from, and NULL once it has returned. The coroutine
+ * subscribes to nothing itself: that is the Task's job. */
+static void test_send_yields_futures(void **state)
+{
+    (void)state;
+    future f1, f2;
+    future_init(&f1);
+    future_init(&f2);
+    gen_args a = {&f1, &f2, GEN_NORMAL};
+    coro *caller = caller_new(&a, 0);
+
+    assert_ptr_equal(coro_send(caller), &f1);
+    assert_ptr_equal(coro_waiting(caller), &f1);
+    assert_int_equal(f1.ncb, 0);                    /* nobody subscribed */
+    future_set_result(&f1, (coro_value){"hello", 0});
+    assert_int_equal(rec.gen_resumes, 1);          /* ...so nothing ran */
+    assert_ptr_equal(coro_send(caller), &f2);
+    assert_string_equal(rec.got1, "hello");
+    future_set_result(&f2, (coro_value){"goodbye", 0});
+    assert_null(coro_send(caller));                /* StopIteration */
+    assert_null(coro_waiting(caller));
+    assert_string_equal(caller->value.p, "done");
+    assert_null(caller->err);
+    coro_free(caller);
+    assert_int_equal(rec.gen_finally, 1);
+    assert_int_equal(rec.caller_finally, 1);
+    future_clear(&f1);
+    future_clear(&f2);
+}
+
+/* coro_throw is gen.throw: the error is raised at the await where the chain waits,
+ * with that frame in the traceback, and a parent may catch it. */
+static void test_throw_raises_at_await(void **state)
+{
+    (void)state;
+    future never;
+    future_init(&never);
+    coro *p = parent_new(&never, 0);
+    assert_ptr_equal(coro_send(p), &never);
+    coro_throw(p, coro_error_new(CORO_ERROR, 0, "thrown in"));
+    assert_int_equal(rec.sleeper_resumes, 1);      /* nothing runs until the send */
+    assert_null(coro_send(p));
+    assert_int_equal(rec.sleeper_resumes, 2);
+    assert_false(rec.sleeper_woke);
+    assert_true(rec.caught);
+    assert_string_equal(rec.caught_msg, "thrown in");
+    assert_string_equal(p->value.p, "cleaned up");
+    coro_free(p);
+
+    /* Uncaught: it ends the coroutine, traceback through both frames. */
+    gen_args a = {&never, NULL, GEN_NORMAL};
+    coro *c = caller_new(&a, 0);
+    assert_ptr_equal(coro_send(c), &never);
+    coro_throw(c, coro_error_new(CORO_OSERROR, 104, "reset"));
+    assert_null(coro_send(c));
+    assert_non_null(c->err);
+    char want[512];
+    snprintf(want, sizeof want,
+             "Traceback (most recent call last):\n"
+             "  File \"" THIS_FILE "\", line %d, in caller_fn\n"
+             "  File \"" THIS_FILE "\", line %d, in gen_fn\n"
+             "OSError: [Errno 104] reset\n",
+             caller_await_line, gen_await1_line);
+    char *got = read_memstream(fill_traceback, c->err);
+    assert_string_equal(got, want);
+    free(got);
+    coro_free(c);
+    assert_int_equal(never.ncb, 0);
     future_clear(&never);
 }
 
@@ -1133,6 +1254,9 @@ int main(void)
         T(test_free_pending_task_cancels_it),
         T(test_run_until_complete_and_dump),
         T(test_run_until_complete_stopped_early),
+        T(test_run_until_complete_loop_fails),
+        T(test_send_yields_futures),
+        T(test_throw_raises_at_await),
         T(test_future_callbacks),
         T(test_future_error_and_cancel),
         T(test_future_freed_by_its_callback),
