@@ -153,7 +153,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         status = -1;                        /* the pipeline did not open */
     progress_stop(p);
 
-    a->todo = queue_qsize(&cr.q) + crawl_in_flight(a->crawl);
+    a->todo = queue_qsize(&cr.q) + crawl_attempts(a->crawl);
     task_free_all();     /* the workers, and everything still running if interrupted */
     if (close_engine(&cr) < 0 || engine_failed(cr.engine))
         status = -1;

@@ -91,14 +91,13 @@ static int check_roots(const app *a, const char *prog)
     return 0;
 }
 
-/* Every fetch in flight holds a descriptor, and a few more are ours (stdio, the
- * selector, the --output and --trace-events files, libcurl's): past the open-file
- * limit, fetches wait for one to be closed (EMFILE), which is slower but not an error. */
-#define NOFILE_RESERVE 32
+/* Every fetch in flight holds a descriptor, and a few more are ours (NET_FD_RESERVE):
+ * past the open-file limit, fetches wait for one to be closed, which is slower but not
+ * an error. */
 
 static void warn_nofile(const app *a, const char *prog, long limit)
 {
-    if (limit > 0 && (long)a->opt.max_tasks + NOFILE_RESERVE > limit)
+    if (limit > 0 && (long)a->opt.max_tasks + NET_FD_RESERVE > limit)
         log_warn("%s: --max-tasks %d exceeds the open-file limit %ld: fetches will wait "
                  "for free descriptors", prog, a->opt.max_tasks, limit);
 }
@@ -108,7 +107,7 @@ static void warn_nofile(const app *a, const char *prog, long limit)
 static void warn_select(const app *a, const char *prog)
 {
     if (strcmp(a->opt.selector, "select") == 0 &&
-        (long)a->opt.max_tasks + NOFILE_RESERVE > FD_SETSIZE)
+        (long)a->opt.max_tasks + NET_FD_RESERVE > FD_SETSIZE)
         log_warn("%s: --selector select watches descriptors below %d only: fetches past "
                  "that fail; use --selector epoll or poll for --max-tasks %d",
                  prog, FD_SETSIZE, a->opt.max_tasks);

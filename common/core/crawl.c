@@ -38,6 +38,7 @@ struct crawl {
     FILE *out;
     struct timespec t0;
     size_t in_flight, peak_in_flight;
+    size_t waiting_fd;       /* attempts whose transport waits for a descriptor */
     bool max_pages_logged;
     trace *trace;            /* --trace-events, or NULL */
     size_t page_probe;       /* the longest probe in any page's link set so far */
@@ -288,7 +289,9 @@ static void on_wait_fd(void *ctx, int waiting)
     crawl_fetch *f = ctx;
     if (waiting && !f->waiting_fd) {
         f->c->in_flight--;
+        f->c->waiting_fd++;
     } else if (!waiting && f->waiting_fd) {
+        f->c->waiting_fd--;
         if (++f->c->in_flight > f->c->peak_in_flight)
             f->c->peak_in_flight = f->c->in_flight;
         if (f->slot >= 0)
@@ -541,6 +544,7 @@ size_t crawl_longest_probe(const crawl *c)
     return seen > c->page_probe ? seen : c->page_probe;
 }
 size_t crawl_in_flight(const crawl *c) { return c->in_flight; }
+size_t crawl_attempts(const crawl *c) { return c->in_flight + c->waiting_fd; }
 size_t crawl_peak_in_flight(const crawl *c) { return c->peak_in_flight; }
 size_t crawl_done_count(const crawl *c) { return report_count(c->stats); }
 
@@ -615,6 +619,8 @@ void crawl_fetch_discard(crawl_fetch *f)
     clear_head(f);
     if (!f->waiting_fd)
         f->c->in_flight--;
+    else
+        f->c->waiting_fd--;
     free(f->url);
     free(f);
 }

@@ -76,6 +76,9 @@ void crawl_record_failure(crawl *c, const char *url, const char *error);
 /* Fetch attempts in progress now, and the most there have been at once. */
 size_t crawl_in_flight(const crawl *c);
 size_t crawl_peak_in_flight(const crawl *c);
+/* Fetch attempts started and not over: those in flight and those whose transport waits
+ * for a descriptor (URLs still to do, when a crawl is interrupted). */
+size_t crawl_attempts(const crawl *c);
 /* URLs recorded so far. */
 size_t crawl_done_count(const crawl *c);
 /* The FetchStatistic records so far (for tests and stages; owned by c). */

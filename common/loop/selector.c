@@ -9,6 +9,10 @@
  * Timers added while step 1 runs wait for the next iteration, so a call_soon chain
  * cannot starve I/O.
  *
+ * selector_interrupt (SIGINT, SIGTERM) also ends the turn it lands in: no more timer
+ * or descriptor of that turn is called back, so a loop with twenty thousand ready
+ * descriptors stops after the callback running now, not after all of them.
+ *
  * selector_stop from a signal handler: the handler sets `stopped`, which step 2 checks
  * before it waits (a wait of 0 ms). A signal landing between that check and the
  * kernel's wait would be noticed only at the next event, so each selector also
@@ -386,7 +390,7 @@ static int run_timers(selector *s)
     uint64_t seq_limit = s->next_seq;
     int ran = 0;
 
-    while (s->nheap > 0) {
+    while (s->nheap > 0 && !s->interrupted) {
         sel_timer *t = s->heap[0];
         if (t->due > s->now || t->seq >= seq_limit)
             break;
@@ -440,7 +444,7 @@ static int dispatch_io(selector *s, int n)
         if (fd >= 0 && (size_t)fd < s->nslots)
             s->fired[i].gen = s->slots[fd].gen;
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !s->interrupted; i++) {
         int fd = s->fired[i].fd;
         if (fd < 0 || (size_t)fd >= s->nslots)
             continue;

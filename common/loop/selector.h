@@ -87,7 +87,8 @@ int selector_run_once(selector *s, int timeout_ms);
 void selector_stop(selector *s);
 /* selector_stop for good: this run and every later selector_run return at once. For a
  * SIGINT handler, whose stop must not be lost when it lands before the loop starts
- * (while the roots are resolved, say). Safe from a signal handler. */
+ * (while the roots are resolved, say). The turn it lands in calls back no more timer
+ * or descriptor after the callback running then. Safe from a signal handler. */
 void selector_interrupt(selector *s);
 /* Undo selector_interrupt, so that selector_run runs again: for a program that must
  * finish something on the loop after an interruption (close a store, say). Not safe

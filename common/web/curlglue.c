@@ -8,17 +8,31 @@
  *   the selector timer fires             -> timer_fired -> curl_multi_socket_action(TIMEOUT)
  *   after every socket_action            -> after_action: read finished transfers, call done
  *
+ * Requests are not all handed to libcurl at once: they wait in a queue (g->queued),
+ * and admit() adds them to the multi handle while fewer than g->cap transfers are in
+ * it — at most ADMIT_BATCH per turn of the loop. libcurl does per transfer work that
+ * grows with the transfers and connections it has (7.88 scans its message list and
+ * pending list on every removal, and the connection cache after each kept-alive
+ * transfer), and it makes a socket for each transfer it is given: given a million
+ * transfers and twenty thousand descriptors, each of its calls ran for seconds,
+ * mostly failing sockets, and a signal waited for the call to end. So g->cap starts
+ * at what the descriptors allow (net_fd_budget, and never more than max_conns), and
+ * a batch costs one short socket_action.
+ *
  * libcurl forbids adding or removing easy handles from inside its own callbacks (the
  * header and write callbacks, where our sinks run). So while a socket_action is running
- * (g->in_action), curl_glue_get parks new requests on a pending list and
- * curl_glue_cancel parks cancelled ones on a dead list; after_action settles both as
- * soon as socket_action returns. A cancelled request's callbacks return an abort value
- * at once, so its sink hears nothing more.
+ * (g->in_action), curl_glue_get only queues new requests and curl_glue_cancel parks
+ * cancelled ones on a dead list; after_action settles both as soon as socket_action
+ * returns. A cancelled request's callbacks return an abort value at once, so its sink
+ * hears nothing more.
  *
- * Out of descriptors (EMFILE/ENFILE), libcurl can only fail a transfer ("Couldn't
- * connect to server"). We make its sockets ourselves (open_socket_cb) to see why one
- * could not be made; such a transfer is not reported but started again after a wait
- * (wait_for_descriptor), and its caller never knows.
+ * Out of descriptors anyway (EMFILE/ENFILE: other files, libcurl's resolver), libcurl
+ * can only fail a transfer ("Couldn't connect to server"). We make its sockets
+ * ourselves (open_socket_cb) to see why one could not be made; such a transfer is not
+ * reported but queued again, first in line, and g->cap drops to the transfers that do
+ * have descriptors (with none, admission waits 10 ms, doubling up to 1 s); each
+ * transfer that ends well raises it by one again, up to what it started at. The
+ * caller never knows, but its sink hears on_wait_fd while its request waits.
  *
  * Each curl_req owns an easy handle; finished requests go to a free list with their
  * handle, which curl_easy_reset prepares for the next URL. Connections live in the multi
@@ -28,6 +42,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +61,10 @@ const char curl_glue_truncated[] = "body over the size limit";
 #define NO_VALUE SIZE_MAX      /* header offset meaning "header absent" */
 #define HBUF_KEEP 4096         /* header buffers larger than this are not kept in the pool */
 
-enum req_state { REQ_FREE, REQ_PENDING, REQ_ACTIVE, REQ_WAITING, REQ_FINISHING };
+/* Transfers added to the multi handle per admit() call: one turn of the loop. */
+#define ADMIT_BATCH 256
+
+enum req_state { REQ_FREE, REQ_QUEUED, REQ_ACTIVE, REQ_FINISHING };
 
 struct curl_req {
     curl_glue *g;
@@ -70,12 +88,11 @@ struct curl_req {
     char *hbuf;                 /* header values, NUL-terminated; kept across reuse */
     size_t hlen, hcap;
     char errbuf[CURL_ERROR_SIZE];
-    /* REQ_WAITING: out of descriptors, out of the multi handle until retry fires. */
     int out_of_fds;             /* the last socket libcurl asked for failed with EMFILE */
-    unsigned backoff;           /* the last wait, ms (net_fd_backoff) */
-    sel_timer *retry;
+    int waiting;                /* queued, and its sink heard on_wait_fd(1) */
     list_node node;             /* in g->live (in flight) or g->free_list */
-    curl_req *link;             /* g->pending / g->dead */
+    list_node qnode;            /* REQ_QUEUED: in g->queued */
+    curl_req *link;             /* g->dead */
 };
 
 /* One socket libcurl asked us to watch (attached to it with curl_multi_assign). */
@@ -97,7 +114,12 @@ struct curl_glue {
     list_node live;            /* every request started and not yet recycled */
     list_node free_list;
     size_t free_count, free_cap;
-    curl_req *pending_head, *pending_tail;  /* started during socket_action */
+    list_node queued;          /* REQ_QUEUED requests, in the order they go to libcurl */
+    size_t nqueued;
+    size_t active;             /* REQ_ACTIVE: in the multi handle */
+    size_t cap, max_cap;       /* admit while active < cap; cap never over max_cap */
+    sel_timer *admit_timer;    /* the next admit(): a call_soon, or a backoff's wait */
+    unsigned backoff;          /* out of descriptors with none in use: last wait, ms */
     curl_req *dead;            /* cancelled or failed during socket_action */
     list_node socks;           /* watched sockets */
     list_node free_socks;
@@ -145,9 +167,8 @@ static curl_req *req_take(curl_glue *g)
         r->g = g;
         list_node_init(&r->node);
     }
-    r->cancelled = r->in_dead = 0;
-    r->backoff = 0;
-    r->retry = NULL;
+    r->cancelled = r->in_dead = r->waiting = 0;
+    list_node_init(&r->qnode);
     reset_response(r);
     r->link = NULL;
     return r;
@@ -354,7 +375,7 @@ static curl_socket_t open_socket_cb(void *userp, curlsocktype purpose,
     curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
     r->out_of_fds = fd == CURL_SOCKET_BAD && net_out_of_fds(errno);
     if (fd != CURL_SOCKET_BAD)
-        r->backoff = 0;         /* had a descriptor: a later wait starts short again */
+        r->g->backoff = 0;      /* had a descriptor: a later wait starts short again */
     return fd;
 }
 
@@ -363,27 +384,62 @@ static curl_socket_t open_socket_cb(void *userp, curlsocktype purpose,
 static int add_to_multi(curl_glue *g, curl_req *r);
 static void finish(curl_glue *g, curl_req *r, CURLcode res);
 
-/* The wait is over: the same request again, from the start. */
-static void retry_fired(selector *s, void *data)
+static void after_action(curl_glue *g);
+static void admit(curl_glue *g);
+
+static void admit_fired(selector *s, void *data)
 {
     (void)s;
-    curl_req *r = data;
-    r->retry = NULL;
-    reset_response(r);
-    http_sink_waiting_fd(&r->sink, 0);
-    if (add_to_multi(r->g, r) != 0)
-        finish(r->g, r, CURLE_OK);      /* reports r->fail */
+    curl_glue *g = data;
+    g->admit_timer = NULL;
+    if (g->cap == 0)
+        g->cap = 1;             /* the wait with no descriptor is over: try one */
+    admit(g);
+    after_action(g);            /* settles requests that failed to be added */
 }
 
-/* Its transfer failed because no descriptor was free: take it out of sight for a
- * while (10 ms, doubling up to 1 s), then add it to the multi handle again. Its sink
- * heard nothing (no connection, so no head, no body), and its done callback is not
- * called: to the caller it is one request, still in flight. */
+/* Run admit() at the next turn of the loop, or after ms. */
+static void admit_later(curl_glue *g, uint64_t ms)
+{
+    if (!g->admit_timer && !g->closing)
+        g->admit_timer = ms ? selector_call_later(g->s, ms, admit_fired, g)
+                            : selector_call_soon(g->s, admit_fired, g);
+}
+
+/* Into the queue, at its end (a new request) or its front (one to try again); its sink
+ * hears that it waits when it cannot be admitted at once. */
+static void enqueue(curl_glue *g, curl_req *r, bool front)
+{
+    bool must_wait = g->active + g->nqueued >= g->cap;
+    r->state = REQ_QUEUED;
+    if (front)
+        list_push_front(&g->queued, &r->qnode);
+    else
+        list_push_back(&g->queued, &r->qnode);
+    g->nqueued++;
+    if (must_wait && !r->waiting) {
+        r->waiting = 1;
+        http_sink_waiting_fd(&r->sink, 1);   /* not in flight meanwhile */
+    }
+}
+
+static void dequeue(curl_glue *g, curl_req *r)
+{
+    list_remove(&r->qnode);
+    g->nqueued--;
+}
+
+/* Its transfer failed because no descriptor was free: first in line again, from the
+ * start, and no more transfers at once than now have descriptors. Its sink heard
+ * nothing (no connection, so no head, no body), and its done callback is not called:
+ * to the caller it is one request, still under way. */
 static void wait_for_descriptor(curl_glue *g, curl_req *r)
 {
-    r->retry = selector_call_later(g->s, net_fd_backoff(&r->backoff), retry_fired, r);
-    r->state = REQ_WAITING;
-    http_sink_waiting_fd(&r->sink, 1);     /* not in flight meanwhile */
+    reset_response(r);
+    g->cap = g->active;
+    enqueue(g, r, true);
+    if (g->cap == 0)            /* none in use: nothing will free one for us; wait */
+        admit_later(g, net_fd_backoff(&g->backoff));
 }
 
 /* "<curl_easy_strerror>: <errbuf>" on one line; for a failed connect, the system's
@@ -408,13 +464,16 @@ static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf,
     return g->errmsg;
 }
 
-/* The request is out of the multi handle: report it and recycle it. */
+/* The request is out of the multi handle (or was never added): report it and recycle
+ * it. */
 static void finish(curl_glue *g, curl_req *r, CURLcode res)
 {
     if (res != CURLE_OK && r->out_of_fds && !r->fail && !r->cancelled) {
         wait_for_descriptor(g, r);
         return;
     }
+    if (res == CURLE_OK && !r->fail && g->cap < g->max_cap)
+        g->cap++;               /* it had a descriptor: perhaps one more will */
     r->state = REQ_FINISHING;   /* a cancel from here on only sets r->cancelled */
     g->in_flight--;
     const char *err = NULL;
@@ -442,29 +501,52 @@ static int add_to_multi(curl_glue *g, curl_req *r)
         return -1;
     }
     r->state = REQ_ACTIVE;
+    g->active++;
     return 0;
+}
+
+/* Out of the multi handle: one transfer fewer in it. */
+static void remove_from_multi(curl_glue *g, curl_req *r)
+{
+    curl_multi_remove_handle(g->multi, r->easy);
+    g->active--;
+}
+
+/* Hand queued requests to libcurl while fewer than g->cap transfers are in the multi
+ * handle, ADMIT_BATCH at most. Runs once per turn of the loop at most (admit_fired, a
+ * call_soon): libcurl connects them all in its next socket_action, and the next batch
+ * waits for the next turn, where I/O and a signal are seen first. */
+static void admit(curl_glue *g)
+{
+    size_t added = 0;
+    list_node *n;
+    while (!g->closing && g->active < g->cap && (n = list_first(&g->queued))) {
+        if (added == ADMIT_BATCH) {
+            admit_later(g, 0);
+            return;
+        }
+        curl_req *r = list_entry(n, curl_req, qnode);
+        dequeue(g, r);
+        bool told = r->waiting;
+        r->waiting = 0;
+        if (add_to_multi(g, r) == 0) {
+            added++;
+        } else {
+            r->in_dead = 1;          /* reported with its error by after_action */
+            r->link = g->dead;
+            g->dead = r;
+            admit_later(g, 0);
+        }
+        if (told)                    /* last: the sink may cancel r */
+            http_sink_waiting_fd(&r->sink, 0);
+    }
 }
 
 /* Runs right after each curl_multi_socket_action returns, outside libcurl callbacks,
  * so handles may be added and removed here. */
 static void after_action(curl_glue *g)
 {
-    /* 1. Requests started from inside a sink callback. No user code runs here. */
-    while (g->pending_head) {
-        curl_req *r = g->pending_head;
-        g->pending_head = r->link;
-        r->link = NULL;
-        if (r->cancelled) {
-            req_recycle(g, r);
-        } else if (add_to_multi(g, r) != 0) {
-            r->in_dead = 1;          /* reported with its error in step 2 */
-            r->link = g->dead;
-            g->dead = r;
-        }
-    }
-    g->pending_tail = NULL;
-
-    /* 2. Requests cancelled, or failed by the glue, during socket_action. done callbacks
+    /* 1. Requests cancelled, or failed by the glue, during socket_action. done callbacks
      * run here may cancel more requests; those already on this list are only marked. */
     while (g->dead) {
         curl_req *r = g->dead;
@@ -472,14 +554,14 @@ static void after_action(curl_glue *g)
         r->link = NULL;
         r->in_dead = 0;
         if (r->state == REQ_ACTIVE)
-            curl_multi_remove_handle(g->multi, r->easy);  /* drops its queued message too */
+            remove_from_multi(g, r);  /* drops its queued message too */
         if (r->cancelled)
             req_recycle(g, r);
         else
             finish(g, r, CURLE_OK);
     }
 
-    /* 3. Finished transfers. */
+    /* 2. Finished transfers. */
     CURLMsg *msg;
     int left;
     while ((msg = curl_multi_info_read(g->multi, &left))) {
@@ -490,9 +572,14 @@ static void after_action(curl_glue *g)
         CURLcode res = msg->data.result;
         if (!r || r->state != REQ_ACTIVE)
             continue;
-        curl_multi_remove_handle(g->multi, r->easy);  /* msg is invalid from here */
+        remove_from_multi(g, r);  /* msg is invalid from here */
         finish(g, r, res);
     }
+
+    /* 3. Requests started meanwhile, and those the finished ones made room for: at the
+     * next turn. */
+    if (g->nqueued > 0 && g->active < g->cap)
+        admit_later(g, 0);
 }
 
 static void action(curl_glue *g, curl_socket_t fd, int flags)
@@ -634,15 +721,21 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
     list_init(&g->free_list);
     list_init(&g->socks);
     list_init(&g->free_socks);
+    list_init(&g->queued);
     g->s = s;
-    g->free_cap = (size_t)max_conns + 64;
+    long budget = net_fd_budget();
+    g->max_cap = budget > 0 && budget < max_conns ? (size_t)budget : (size_t)max_conns;
+    g->cap = g->max_cap;
+    g->free_cap = g->max_cap + 64;
     curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
     curl_multi_setopt(g->multi, CURLMOPT_SOCKETDATA, g);
     curl_multi_setopt(g->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
     curl_multi_setopt(g->multi, CURLMOPT_TIMERDATA, g);
-    curl_multi_setopt(g->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max_conns);
-    curl_multi_setopt(g->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)max_conns);
-    curl_multi_setopt(g->multi, CURLMOPT_MAXCONNECTS, (long)max_conns);
+    /* Idle connections too hold descriptors: past the budget libcurl closes the oldest
+     * idle one before it opens another. */
+    curl_multi_setopt(g->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)g->max_cap);
+    curl_multi_setopt(g->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)g->max_cap);
+    curl_multi_setopt(g->multi, CURLMOPT_MAXCONNECTS, (long)g->max_cap);
     return g;
 }
 
@@ -695,19 +788,9 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
 #endif
 
     list_push_front(&g->live, &r->node);
-    if (g->in_action) {
-        /* inside a libcurl callback: add it once socket_action returns */
-        r->state = REQ_PENDING;
-        if (g->pending_tail)
-            g->pending_tail->link = r;
-        else
-            g->pending_head = r;
-        g->pending_tail = r;
-    } else if (add_to_multi(g, r) != 0) {
-        req_recycle(g, r);
-        return NULL;
-    }
     g->in_flight++;
+    enqueue(g, r, false);
+    admit_later(g, 0);          /* at the next turn, with the others started meanwhile */
     return r;
 }
 
@@ -719,22 +802,22 @@ void curl_glue_cancel(curl_glue *g, curl_req *r)
     if (r->state == REQ_FINISHING)
         return;               /* finish() recycles it when its done returns */
     g->in_flight--;
-    if (r->state == REQ_WAITING) {
-        selector_cancel(g->s, r->retry);    /* between two tries: not in the multi */
-        r->retry = NULL;
+    if (r->in_dead)
+        return;               /* after_action recycles it */
+    if (r->state == REQ_QUEUED) {
+        dequeue(g, r);        /* never given to libcurl */
         req_recycle(g, r);
         return;
     }
-    if (r->state == REQ_PENDING || r->in_dead)
-        return;               /* after_action recycles it */
     if (g->in_action) {
         r->in_dead = 1;
         r->link = g->dead;
         g->dead = r;
         return;
     }
-    curl_multi_remove_handle(g->multi, r->easy);
+    remove_from_multi(g, r);
     req_recycle(g, r);
+    admit_later(g, 0);        /* its place is free */
 }
 
 size_t curl_glue_in_flight(const curl_glue *g)
@@ -751,9 +834,7 @@ void curl_glue_free(curl_glue *g)
     while ((n = list_pop_front(&g->live))) {
         curl_req *r = list_entry(n, curl_req, node);
         if (r->state == REQ_ACTIVE)
-            curl_multi_remove_handle(g->multi, r->easy);
-        if (r->retry)
-            selector_cancel(g->s, r->retry);
+            remove_from_multi(g, r);
         req_destroy(r);
     }
     while ((n = list_pop_front(&g->free_list)))
@@ -769,6 +850,8 @@ void curl_glue_free(curl_glue *g)
         free(list_entry(n, gsock, node));
     if (g->timer)
         selector_cancel(g->s, g->timer);
+    if (g->admit_timer)
+        selector_cancel(g->s, g->admit_timer);
     free(g->cacert);
     free(g->user_agent);
     free(g);

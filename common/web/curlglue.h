@@ -29,9 +29,12 @@ typedef void (*curl_done_fn)(void *ctx, const char *error);
  * (error == curl_glue_truncated) to tell it from a network failure. */
 extern const char curl_glue_truncated[];
 
-/* max_conns (> 0) caps the connections open at once, in total and per host; up to that
- * many idle connections are kept for reuse. cacert: a CA bundle file to trust, or NULL.
- * On failure returns NULL with a one-line message in err. */
+/* max_conns (> 0) caps the transfers handed to libcurl at once, and the connections
+ * open at once, in total and per host (up to that many idle ones are kept for reuse) —
+ * never more than the open-file limit allows (net_fd_budget): the other requests wait
+ * in the glue's queue, in order, and go to libcurl as transfers end, at most 256 per
+ * turn of the loop. cacert: a CA bundle file to trust, or NULL. On failure returns NULL
+ * with a one-line message in err. */
 curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err,
                          size_t errlen);
 /* The User-Agent of the requests started from now on (copied); NULL: the default,
@@ -48,11 +51,11 @@ void curl_glue_free(curl_glue *g);
  * decoded body; then done(ctx, error) is called, from the selector loop, never from
  * inside this call. The head's strings live until on_head returns.
  * timeout_ms 0 means none. max_size > 0 ends the transfer with curl_glue_truncated once
- * the body passes that many bytes. A transfer that found no free descriptor for its
- * socket (EMFILE/ENFILE) is not reported: it starts again after a wait (10 ms, doubling
- * up to 1 s; the sink's on_wait_fd hears of it), as many times as needed. Returns NULL
- * only if the request could not be started (done is then never called). May be called
- * from any callback, sink or done. */
+ * the body passes that many bytes. A request that waits in the queue, or whose transfer
+ * found no free descriptor for its socket (EMFILE/ENFILE) and waits to start again
+ * (first in line, as many times as needed), is not in flight: its sink's on_wait_fd
+ * hears of it. Returns NULL only if the request could not be made (a URL libcurl
+ * refuses; done is then never called). May be called from any callback, sink or done. */
 curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long long max_size,
                         const http_sink *sink, curl_done_fn done, void *ctx);
 /* Abandon a request: no more sink calls and no done callback. Safe from inside the

@@ -290,6 +290,15 @@ static rlim_t nofile_ceiling(void)
     return v;
 }
 
+long net_fd_budget(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return -1;
+    rlim_t limit = rl.rlim_cur == RLIM_INFINITY ? nofile_ceiling() : rl.rlim_cur;
+    return limit > NET_FD_RESERVE + 1 ? (long)(limit - NET_FD_RESERVE) : 1;
+}
+
 long net_raise_nofile(void)
 {
     struct rlimit rl;

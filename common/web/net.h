@@ -52,4 +52,11 @@ int net_connect_result(int fd);
 /* Raise the soft limit on open files to the hard limit. Returns the new soft limit. */
 long net_raise_nofile(void);
 
+/* Descriptors the process keeps for itself besides its fetches: stdio, the selector,
+ * the --output and --trace-events files, libcurl's own. */
+#define NET_FD_RESERVE 32
+/* How many fetches can hold a descriptor each at once: the open-file limit (soft) less
+ * NET_FD_RESERVE, at least 1; -1 when the limit cannot be read. */
+long net_fd_budget(void);
+
 #endif

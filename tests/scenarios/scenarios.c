@@ -1323,6 +1323,52 @@ static void test_interrupt_sigterm(void **state)
     interrupt_case(*state, SIGTERM);
 }
 
+/* 42: --max-tasks 100000 on 5,000 links with 1,024 descriptors. The crawl finishes,
+ * every page fetched once and never more at once than there are descriptors (libcurl
+ * was given all 5,000 transfers, most failing for want of a socket, and at 30,000 and
+ * 20,000 each of its calls ran for seconds); a SIGTERM in the middle ends it within a
+ * bound generous for a loaded machine (the pages take 3 s each, five rounds of them),
+ * and the summary's todo counts all 5,000, those waiting for a descriptor included.
+ * Memory and descriptors do not depend on the selector: epoll only. */
+static void test_high_concurrency(void **state)
+{
+    case_ctx *c = *state;
+    if (strcmp(g_selector, "epoll") != 0)
+        skip();
+    const char *b = start_site(c, "scenario-hostile-concurrency.site", NULL);
+    g_nofile = 1024;
+    const crawl_run *r = crawl(c, "--max-tasks", "100000", U(b, "/"), NULL);
+    g_nofile = 0;
+    if (r->nrecords != 5001 || jobj_int(r->summary, "peak_in_flight", -1) > 1024)
+        fail_msg("want 5001 records and at most 1024 fetches at once\n%s",
+                 crawl_run_describe(r));
+    expect_served(c, 0, 5001);
+
+    const char *slow = start_site(c, "--delay", "3000", "scenario-hostile-concurrency.site",
+                                  NULL);
+    char nofile[] = "1024";
+    char *argv[] = {g_self, "--nofile", nofile, (char *)g_bin, "--format", "jsonl", "-q",
+                    "--transport", (char *)g_transport, "--selector", (char *)g_selector,
+                    "--max-tasks", "100000", (char *)U(slow, "/"), NULL};
+    interrupt_ctx ic = {.sig = SIGTERM};
+    crawl_run_free(&c->run);
+    if (run_crawler_at(&c->run, argv, CRAWL_LIMIT_SECS, 1.5, send_signal, &ic) < 0)
+        fail_msg("cannot run %s", g_bin);
+    r = &c->run;
+    if (!ic.sent || !ic.handlers)
+        fail_msg("the signal was not sent to a crawler that handles it\n%s",
+                 crawl_run_describe(r));
+    print_message("SIGTERM at 1.5 s: the crawler ended after %.2f s\n", r->seconds);
+    if (r->exit_code != 0 || r->seconds >= 8 || !r->summary)
+        fail_msg("want exit 0 and a report within 8 s after a SIGTERM at 1.5 s\n%s",
+                 crawl_run_describe(r));
+    const jv *intr = jobj_get(r->summary, "interrupted");
+    if (!intr || !intr->b || jobj_int(r->summary, "done", -1) != 1 ||
+        jobj_int(r->summary, "todo", -1) != 5000)
+        fail_msg("want interrupted, done 1, todo 5000 (in flight and waiting)\n%s",
+                 crawl_run_describe(r));
+}
+
 /* ---- cross-stage: the same records from every stage and transport --------------------- */
 
 /* Drop ", \"num_new_urls\": N" from each line (it depends on the order of completion). */
@@ -1802,7 +1848,7 @@ int main(int argc, char **argv)
         CASE(test_hostile_redirects), CASE(test_hostile_many_links), CASE(test_hostile_junk),
         CASE(test_hostile_nul_utf8), CASE(test_hostile_deep_nesting),
         CASE(test_hostile_escapes), CASE(test_timeout_never_zero), CASE(test_output_files),
-        CASE(test_hostile_memory),
+        CASE(test_hostile_memory), CASE(test_high_concurrency),
         CASE(test_interrupt_sigint), CASE(test_interrupt_sigterm),
         CASE(test_out_of_descriptors),
     };

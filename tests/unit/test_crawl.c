@@ -521,6 +521,29 @@ static void test_in_flight_and_discard(void **state)
     assert_int_equal(fx->adds.n, 1);
 }
 
+/* An attempt whose transport waits for a descriptor is not in flight, but it is still
+ * under way: crawl_attempts counts it (the URLs left to do when interrupted). */
+static void test_waiting_attempts(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    crawl_fetch *a = crawl_fetch_new(fx->c, ROOT, 10);
+    crawl_fetch *b = crawl_fetch_new(fx->c, "http://example.com/b", 10);
+    const http_sink *sb = crawl_fetch_sink(b);
+    sb->on_wait_fd(sb->ctx, 1);
+    assert_int_equal(crawl_in_flight(fx->c), 1);
+    assert_int_equal(crawl_attempts(fx->c), 2);
+    sb->on_wait_fd(sb->ctx, 0);
+    assert_int_equal(crawl_in_flight(fx->c), 2);
+    assert_int_equal(crawl_attempts(fx->c), 2);
+    sb->on_wait_fd(sb->ctx, 1);
+    crawl_fetch_discard(b);          /* abandoned while waiting */
+    assert_int_equal(crawl_attempts(fx->c), 1);
+    crawl_fetch_discard(a);
+    assert_int_equal(crawl_in_flight(fx->c), 0);
+    assert_int_equal(crawl_attempts(fx->c), 0);
+}
+
 /* A fetch that ends without a head (a transport bug) is recorded as a failure. */
 static void test_done_without_head(void **state)
 {
@@ -767,6 +790,7 @@ int main(void)
         T(test_failure_record),
         T(test_truncated_record), T(test_max_size_cap),
         T(test_in_flight_and_discard),
+        T(test_waiting_attempts),
         T(test_done_without_head),
         T(test_jsonl_report_to_file),
         T(test_write_error_reported),
