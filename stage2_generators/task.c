@@ -98,6 +98,14 @@ void task_step(task *t)
 }
 /* EXERCISE stage2-task_step: END */
 
+static void cancel_soon(selector *s, void *arg)
+{
+    (void)s;
+    task *t = arg;
+    t->cancel_soon = NULL;
+    task_cancel(t);
+}
+
 void task_cancel(task *t)
 {
     if (future_done(&t->fut))
@@ -112,6 +120,14 @@ void task_cancel(task *t)
         future_cancel(&t->fut);
         if (detached)
             task_free(t);
+        return;
+    }
+    if (!coro_waiting(t->coro)) {
+        /* Its coroutine is running: this call comes from inside its own step (the
+         * coroutine cancels its own Task, say). Stepping it here would resume frames
+         * that are still on the C stack: cancel it from the loop, where it waits. */
+        if (!t->cancel_soon)
+            t->cancel_soon = selector_call_soon(t->loop, cancel_soon, t);
         return;
     }
     /* self.coro.throw(CancelledError): the step raises it where the coroutine waits. */
@@ -130,6 +146,8 @@ void task_free(task *t)
     }
     if (t->start)
         selector_cancel(t->loop, t->start);
+    if (t->cancel_soon)
+        selector_cancel(t->loop, t->cancel_soon);
     unsubscribe(t);       /* a coroutine that swallowed its cancellation waits again */
     coro_free(t->coro);
     future_clear(&t->fut);

@@ -26,6 +26,7 @@ struct task {
     int detached;           /* free the task once it is done */
     int report_errors;      /* print the traceback of an error that escapes */
     sel_timer *start;       /* the first step, scheduled with call_soon */
+    sel_timer *cancel_soon; /* a cancel asked for while the coroutine ran, scheduled */
     list_node live;         /* in the list of all live tasks, for task_dump_all() */
 };
 
@@ -42,7 +43,8 @@ static inline future *task_future(task *t) { return &t->fut; }
  * when it has finished (the chapter's Task.step). */
 void task_step(task *t);
 /* Deliver a CancelledError where the coroutine waits (the chapter's Task.cancel). A
- * task not yet started is cancelled without running. */
+ * task not yet started is cancelled without running; one whose coroutine is running
+ * (a call from inside its own step) is cancelled from the loop, where it waits. */
 void task_cancel(task *t);
 /* Free a finished task (or, if still running, cancel it first). */
 void task_free(task *t);

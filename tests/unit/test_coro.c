@@ -273,6 +273,54 @@ static coro *parent_new(future *never, int reraise)
     return &f->co;
 }
 
+/* ---- self_cancel_fn: cancels its own Task, then waits --------------------------- */
+
+typedef struct {
+    coro co;
+    future *never;
+} self_cancel_frame;
+
+static int self_cancel_body(coro *co)
+{
+    self_cancel_frame *f = (self_cancel_frame *)co;
+    rec.sleeper_resumes++;
+    CORO_BEGIN(co);
+    task_cancel(co->task);          /* from inside its own step: the Task is running */
+    AWAIT_FUTURE(co, f->never);
+    rec.sleeper_woke = 1;
+    CORO_END(co);
+}
+
+static const coro_def self_cancel_def = {"self_cancel_fn", __FILE__, self_cancel_body,
+                                         sleeper_finally, sizeof(self_cancel_frame)};
+
+/* ---- stubborn_fn: catches a cancellation and waits again (4 times at most) ------- */
+
+typedef struct {
+    coro co;
+    future *never;
+    int waits;
+} stubborn_frame;
+
+static int stubborn_body(coro *co)
+{
+    stubborn_frame *f = (stubborn_frame *)co;
+    CORO_BEGIN(co);
+    for (f->waits = 0; f->waits < 4; f->waits++) {   /* bounded: a test never spins */
+        AWAIT_FUTURE_CATCH(co, f->never);
+        if (co->err) {
+            rec.caught++;
+            rec.caught_kind = co->err->kind;
+            coro_error_free(co->err);
+            co->err = NULL;
+        }
+    }
+    CORO_END(co);
+}
+
+static const coro_def stubborn_def = {"stubborn_fn", __FILE__, stubborn_body,
+                                      sleeper_finally, sizeof(stubborn_frame)};
+
 /* ---- eager_fn: awaits two futures that are already resolved ---------------------- */
 
 typedef struct {
@@ -902,6 +950,75 @@ static void test_free_pending_task_cancels_it(void **state)
     future_clear(&never);
 }
 
+/* A Task cancelled while its coroutine runs (here by the coroutine itself): the
+ * cancel comes from the loop, where the coroutine waits, not by resuming frames that
+ * are still on the C stack (which recursed until the stack overflowed). */
+static void test_cancel_while_running(void **state)
+{
+    (void)state;
+    future never;
+    future_init(&never);
+    self_cancel_frame *f = (self_cancel_frame *)coro_new(&self_cancel_def);
+    f->never = &never;
+    task *t = task_new(loop, &f->co, "self");
+    task_start_now(t);
+    assert_int_equal(rec.sleeper_resumes, 1);   /* stepped once, waiting on never */
+    assert_false(future_done(task_future(t)));
+    assert_int_equal(never.ncb, 1);
+    assert_int_equal(run_until_complete(loop, t), 0);
+    assert_false(guarded_loop_hit());
+    assert_int_equal(rec.sleeper_resumes, 2);   /* resumed once more, by the cancel */
+    assert_false(rec.sleeper_woke);
+    assert_int_equal(rec.sleeper_finally, 1);
+    assert_int_equal(task_future(t)->state, FUTURE_CANCELLED);
+    assert_int_equal(never.ncb, 0);
+    task_free(t);
+    assert_int_equal(task_live_count(), 0);
+
+    /* Freed before the loop delivers that cancel: the scheduled cancel goes too (a
+     * timer left behind would step a freed task; ASan and valgrind would say so). */
+    memset(&rec, 0, sizeof rec);
+    size_t timers = selector_timer_count(loop);
+    f = (self_cancel_frame *)coro_new(&self_cancel_def);
+    f->never = &never;
+    t = task_new(loop, &f->co, "self");
+    task_start_now(t);
+    assert_int_equal(selector_timer_count(loop), timers + 1);  /* the cancel, soon */
+    task_free(t);
+    assert_int_equal(selector_timer_count(loop), timers);
+    assert_int_equal(rec.sleeper_finally, 1);
+    assert_int_equal(never.ncb, 0);
+    selector_run_once(loop, 0);
+    assert_int_equal(rec.sleeper_resumes, 2);   /* task_free's own cancel, no other */
+    future_clear(&never);
+}
+
+/* A coroutine may swallow its CancelledError and wait again: the Task subscribes to
+ * the new wait, and task_free takes that subscription back before freeing the frames. */
+static void test_free_task_that_swallows_its_cancel(void **state)
+{
+    (void)state;
+    future never;
+    future_init(&never);
+    stubborn_frame *f = (stubborn_frame *)coro_new(&stubborn_def);
+    f->never = &never;
+    task *t = task_new(loop, &f->co, "stubborn");
+    assert_true(selector_run_once(loop, 0) >= 1);
+    assert_int_equal(never.ncb, 1);
+    task_cancel(t);
+    assert_int_equal(rec.caught, 1);
+    assert_int_equal(rec.caught_kind, CORO_CANCELLED);
+    assert_false(future_done(task_future(t)));  /* it goes on... */
+    assert_int_equal(never.ncb, 1);             /* ...waiting again, subscribed once */
+    task_free(t);                               /* cancels once more, then frees */
+    assert_int_equal(rec.caught, 2);
+    assert_int_equal(rec.sleeper_finally, 1);
+    assert_int_equal(never.ncb, 0);             /* no callback left on a freed task */
+    assert_int_equal(task_live_count(), 0);
+    future_set_result(&never, (coro_value){NULL, 0});
+    future_clear(&never);
+}
+
 /* ---- tests: run_until_complete, task_dump ---------------------------------------- */
 
 static void test_run_until_complete_and_dump(void **state)
@@ -1252,6 +1369,8 @@ int main(void)
         T(test_cancel_seen_by_parent),
         T(test_cancel_before_first_step),
         T(test_free_pending_task_cancels_it),
+        T(test_cancel_while_running),
+        T(test_free_task_that_swallows_its_cancel),
         T(test_run_until_complete_and_dump),
         T(test_run_until_complete_stopped_early),
         T(test_run_until_complete_loop_fails),
