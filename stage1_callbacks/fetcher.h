@@ -1,7 +1,7 @@
 /* fetcher.h — the chapter's stage 1, "Programming With Callbacks": the Fetcher object
  * that holds one URL's fetch while it waits, and its chain of callbacks
- * fetch -> connected -> read_response (or, with --transport curl, fetch ->
- * response_done).
+ * fetch -> connected -> read_response (fetcher.c), or, with --transport curl,
+ * fetch -> response_done (fetcher_curl.c).
  *
  * The blocking version of fetch keeps the socket, the request and the response in
  * local variables, and remembers where it was by the thread's instruction pointer.
@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "app.h"
+#include "list.h"
 
 typedef struct Fetcher Fetcher;
 
@@ -49,9 +50,10 @@ struct Fetcher {
     crawl_add_fn add_url;
     fetcher_done_fn done;
     void *ctx;
-    Fetcher *prev, *next;   /* the crawler's list of live Fetchers */
+    list_node link;         /* in the crawler's list of live Fetchers */
 };
 
+/* The chapter's Fetcher(url): nothing starts until fetch. */
 Fetcher *fetcher_new(app *a, const char *url, int max_redirect, crawl_add_fn add_url,
                      fetcher_done_fn done, void *ctx);
 /* Begin (or, after a failed try, begin again). Returns as soon as the first I/O is
@@ -60,5 +62,19 @@ void fetch(Fetcher *f);
 /* Free a finished Fetcher, or abandon one in flight: close its socket or cancel its
  * transfer, cancel its timer, forget its attempt. Nothing is recorded. */
 void fetcher_free(Fetcher *f);
+
+/* ---- between fetcher.c and the curl variant, fetcher_curl.c ---- */
+
+/* Start one try over libcurl: 0 when the transfer runs, -1 when the try failed at
+ * once (fetcher_fail_now). */
+int fetcher_start_curl(Fetcher *f);
+/* How a try ends (fetcher.c). The whole response arrived (truncated: cut at
+ * --max-size): record it and finish. */
+void fetcher_succeeded(Fetcher *f, bool truncated);
+/* It failed in a callback: keep the error and begin the next try (fetch). */
+void fetcher_fail(Fetcher *f, const char *error);
+/* It failed before it could wait for anything: keep the error; returns -1, for
+ * fetch's loop to go on. */
+int fetcher_fail_now(Fetcher *f, const char *error);
 
 #endif

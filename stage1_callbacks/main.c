@@ -14,12 +14,13 @@
 #include "app.h"
 #include "fetcher.h"
 #include "jobq.h"
+#include "list.h"
 
 typedef struct crawler {
     app *a;
     jobq waiting;       /* urls_todo, part one: no Fetcher yet */
-    Fetcher *fetchers;  /* urls_todo, part two: a Fetcher at work */
-    size_t active;
+    list_node fetchers; /* urls_todo, part two: the Fetchers at work... */
+    size_t active;      /* ...and how many */
     bool starting;      /* start_waiting is already on the stack */
 } crawler;
 
@@ -30,14 +31,7 @@ static void fetcher_done(Fetcher *f, void *ctx);
 static void start_fetcher(crawler *cr, const char *url, int max_redirect)
 {
     Fetcher *f = fetcher_new(cr->a, url, max_redirect, add_url, fetcher_done, cr);
-    if (!f) {
-        crawl_record_failure(cr->a->crawl, url, "out of memory");
-        return;
-    }
-    f->next = cr->fetchers;
-    if (cr->fetchers)
-        cr->fetchers->prev = f;
-    cr->fetchers = f;
+    list_push_back(&cr->fetchers, &f->link);
     cr->active++;
     fetch(f);           /* may finish at once: every try failed before any waiting */
 }
@@ -64,12 +58,7 @@ static void start_waiting(crawler *cr)
 static void fetcher_done(Fetcher *f, void *ctx)
 {
     crawler *cr = ctx;
-    if (f->prev)
-        f->prev->next = f->next;
-    else
-        cr->fetchers = f->next;
-    if (f->next)
-        f->next->prev = f->prev;
+    list_remove(&f->link);
     cr->active--;
     fetcher_free(f);
     start_waiting(cr);
@@ -81,8 +70,8 @@ static void add_url(void *ctx, const char *url, int max_redirect)
     crawler *cr = ctx;
     if (cr->active < (size_t)cr->a->opt.max_tasks)
         start_fetcher(cr, url, max_redirect);
-    else if (!jobq_push(&cr->waiting, url, max_redirect))
-        crawl_record_failure(cr->a->crawl, url, "out of memory");
+    else
+        jobq_push(&cr->waiting, url, max_redirect);
 }
 
 static int crawl_callbacks(app *a)
@@ -90,6 +79,7 @@ static int crawl_callbacks(app *a)
     crawler cr = {.a = a};
     int r = 0;
     jobq_init(&cr.waiting);
+    list_init(&cr.fetchers);
     crawl_add_roots(a->crawl, add_url, &cr);
     if (cr.active)
         r = selector_run(a->loop);      /* the chapter's loop(): until stopped */
@@ -97,11 +87,9 @@ static int crawl_callbacks(app *a)
         fprintf(stderr, "crawl-callbacks: event loop failed: %s\n", selector_error(a->loop));
     a->todo = jobq_size(&cr.waiting) + cr.active;
     /* Interrupted: abandon the Fetchers in flight; they are not recorded. */
-    while (cr.fetchers) {
-        Fetcher *f = cr.fetchers;
-        cr.fetchers = f->next;
-        fetcher_free(f);
-    }
+    list_node *n;
+    while ((n = list_pop_front(&cr.fetchers)))
+        fetcher_free(list_entry(n, Fetcher, link));
     jobq_clear(&cr.waiting);
     return r < 0 ? -1 : 0;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "alloc.h"
+
 #define PROGRESS_EVERY_MS 250
 
 struct progress {
@@ -30,9 +32,7 @@ progress *progress_start(app *a, const queue *q)
 {
     if (a->opt.quiet || !isatty(STDERR_FILENO))
         return NULL;
-    progress *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
+    progress *p = xcalloc(1, sizeof *p);
     p->a = a;
     p->q = q;
     p->t0 = selector_now_ms(a->loop);

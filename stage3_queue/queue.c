@@ -3,14 +3,12 @@
 
 #include <stdlib.h>
 
-#include "task.h"
-
 /* A get() waiting for an item: its future, and its place in the line. */
-struct getter {
+typedef struct getter {
     future wake;
     sel_timer *wakeup;       /* the scheduled set_result, if any */
-    getter *next, *prev;
-};
+    list_node link;          /* in q->getters while waiting */
+} getter;
 
 void queue_init(queue *q, selector *loop)
 {
@@ -19,7 +17,7 @@ void queue_init(queue *q, selector *loop)
     q->unfinished_tasks = 0;
     future_init(&q->join_future);
     q->join_wakeup = NULL;
-    q->getters_head = q->getters_tail = NULL;
+    list_init(&q->getters);
 }
 
 void queue_clear(queue *q)
@@ -31,19 +29,6 @@ void queue_clear(queue *q)
     jobq_clear(&q->items);
 }
 
-static void unlink_getter(queue *q, getter *g)
-{
-    if (g->prev)
-        g->prev->next = g->next;
-    else if (q->getters_head == g)
-        q->getters_head = g->next;
-    if (g->next)
-        g->next->prev = g->prev;
-    else if (q->getters_tail == g)
-        q->getters_tail = g->prev;
-    g->next = g->prev = NULL;
-}
-
 static void wake_getter(selector *s, void *arg)
 {
     (void)s;
@@ -52,16 +37,21 @@ static void wake_getter(selector *s, void *arg)
     future_set_result(&g->wake, (coro_value){NULL, 0});
 }
 
-void queue_put_nowait(queue *q, const char *url, int max_redirect)
+/* Wake the oldest get() waiting, if any: it leaves the line now. */
+static void wake_oldest_getter(queue *q)
 {
-    if (!jobq_push(&q->items, url, max_redirect))
-        abort();   /* out of memory: losing a URL silently is not an option */
-    q->unfinished_tasks++;
-    getter *g = q->getters_head;
-    if (g) {
-        unlink_getter(q, g);
+    list_node *n = list_pop_front(&q->getters);
+    if (n) {
+        getter *g = list_entry(n, getter, link);
         g->wakeup = selector_call_soon(q->loop, wake_getter, g);
     }
+}
+
+void queue_put_nowait(queue *q, const char *url, int max_redirect)
+{
+    jobq_push(&q->items, url, max_redirect);
+    q->unfinished_tasks++;
+    wake_oldest_getter(q);
 }
 
 /* ---- get ---- */
@@ -79,12 +69,7 @@ static int get_body(coro *co)
     while (queue_qsize(f->q) == 0) {
         /* Join the line of waiting getters; put_nowait wakes the oldest. */
         future_clear(&f->g.wake);
-        f->g.prev = f->q->getters_tail;
-        if (f->q->getters_tail)
-            f->q->getters_tail->next = &f->g;
-        else
-            f->q->getters_head = &f->g;
-        f->q->getters_tail = &f->g;
+        list_push_back(&f->q->getters, &f->g.link);
         AWAIT_FUTURE(co, &f->g.wake);   /* a worker is cancelled here at the end */
     }
     {
@@ -98,15 +83,12 @@ static int get_body(coro *co)
 static void get_finally(coro *co)
 {
     get_frame *f = (get_frame *)co;
-    unlink_getter(f->q, &f->g);
+    list_remove(&f->g.link);
     if (f->g.wakeup) {
         /* Woken but cancelled before it ran: pass the wake-up on. */
         selector_cancel(f->q->loop, f->g.wakeup);
-        getter *next = f->q->getters_head;
-        if (next && queue_qsize(f->q) > 0) {
-            unlink_getter(f->q, next);
-            next->wakeup = selector_call_soon(f->q->loop, wake_getter, next);
-        }
+        if (queue_qsize(f->q) > 0)
+            wake_oldest_getter(f->q);
     }
     future_clear(&f->g.wake);
 }
@@ -116,10 +98,9 @@ static const coro_def get_def = {"get", __FILE__, get_body, get_finally, sizeof(
 coro *queue_get(queue *q)
 {
     get_frame *f = (get_frame *)coro_new(&get_def);
-    if (!f)
-        return NULL;
     f->q = q;
     future_init(&f->g.wake);
+    list_node_init(&f->g.link);
     return &f->co;
 }
 
@@ -167,8 +148,6 @@ static const coro_def join_def = {"join", __FILE__, join_body, NULL, sizeof(join
 coro *queue_join(queue *q)
 {
     join_frame *f = (join_frame *)coro_new(&join_def);
-    if (!f)
-        return NULL;
     f->q = q;
     return &f->co;
 }

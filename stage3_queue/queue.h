@@ -18,9 +18,8 @@
 #include "coro.h"
 #include "future.h"
 #include "jobq.h"
+#include "list.h"
 #include "selector.h"
-
-typedef struct getter getter;
 
 typedef struct queue {
     selector *loop;
@@ -28,7 +27,7 @@ typedef struct queue {
     size_t unfinished_tasks;
     future join_future;      /* resolved when unfinished_tasks falls to zero */
     sel_timer *join_wakeup;  /* that resolution, scheduled */
-    getter *getters_head, *getters_tail;   /* get()s waiting, oldest first */
+    list_node getters;       /* get()s waiting, oldest first */
 } queue;
 
 void queue_init(queue *q, selector *loop);

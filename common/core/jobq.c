@@ -32,13 +32,12 @@ static void grow(jobq *q)
     q->cap = cap;
 }
 
-bool jobq_push(jobq *q, const char *url, int max_redirect)
+void jobq_push(jobq *q, const char *url, int max_redirect)
 {
     if (q->count == q->cap)
         grow(q);
     q->items[(q->head + q->count) % q->cap] = (job){xstrdup(url), max_redirect};
     q->count++;
-    return true;
 }
 
 bool jobq_pop(jobq *q, job *out)

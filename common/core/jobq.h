@@ -20,8 +20,8 @@ typedef struct jobq {
 void jobq_init(jobq *q);
 /* Free the queue and every URL still in it. */
 void jobq_clear(jobq *q);
-/* Append a copy of url. Returns true (out of memory ends the process: alloc.h). */
-bool jobq_push(jobq *q, const char *url, int max_redirect);
+/* Append a copy of url (out of memory ends the process: alloc.h). */
+void jobq_push(jobq *q, const char *url, int max_redirect);
 /* Take the oldest job; the caller frees out->url. False when empty. */
 bool jobq_pop(jobq *q, job *out);
 static inline size_t jobq_size(const jobq *q) { return q->count; }

@@ -8,5 +8,5 @@ static void read_response(selector *s, int fd, int events, void *data)
     Fetcher *f = data;
     /* TODO: read, feed the parser, then finish, fail, or wait for more. This stub
      * fails every try, so each URL ends as an error record. */
-    fail(f, "read_response is not written yet");
+    fetcher_fail(f, "read_response is not written yet");
 }
