@@ -2,7 +2,9 @@
 # check-gdb.sh [BINDIR] — prove docs/gdb/stage{1,2,3}.gdb work: in gdb -batch, each
 # stage crawls a small local site to the end with every breakpoint enabled; each
 # breakpoint must resolve and be hit, the commands the guide suggests must run
-# without a gdb error, and the crawl must exit normally. Prints one line per stage.
+# without a gdb error (the Python ones of docs/gdb/crawlstages.py included: they must
+# print what they found), no call into the program may be asked for (the gdb files
+# set may-call-functions off), and the crawl must exit normally. One line per stage.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/build/bin}
@@ -13,10 +15,11 @@ trap 'site_stop; rm -rf "$work"' EXIT
 site_start "$bin" pages=6,links=3,size=500,seed=1 || exit 1
 
 # The guide's commands, tried at the first stop of each stage.
-guide1=(bt 'p *(Fetcher *)data' 'p ((Fetcher *)data)->url' finish 'info breakpoints')
-guide2=('p co->line' 'p *(fetch_frame *)co' bt 'call task_dump_all()' 'display co->line'
-        next 'watch -l co->line' continue 'delete 5' 'undisplay' up 'p co->line' 'enable 1')
-guide3=('call task_dump_all()' 'p co->task->name' bt continue 'p *((get_frame *)co)->q'
+guide1=(bt 'info fetchers' 'p *(Fetcher *)data' 'p ((Fetcher *)data)->url' finish 'info breakpoints')
+guide2=('info tasks' coro-bt coro-list 'p *co' 'p co->line' 'p *(fetch_frame *)co' bt
+        'display co->line' next 'watch -l co->line' continue 'delete 5' 'undisplay' up
+        'p co->line' 'enable 1')
+guide3=('info tasks' coro-bt 'p *co->task' 'p *co' bt continue 'p *((get_frame *)co)->q'
         'disable 1 2' continue 'enable 1 2')
 progs=(x crawl-callbacks crawl-generators crawl-queue)
 # Then: continue until the crawl exits, and report.
@@ -43,7 +46,14 @@ for stage in 1 2 3; do
     awk '/^Num +Type/ { n = 0 } { last[++n] = $0 } END { for (i = 1; i <= n; i++) print last[i] }' \
         "$log" >"$log.bp"
     hits=$(grep -c 'breakpoint already hit' "$log.bp")
-    errs=$(grep -E 'No symbol|Cannot access|A syntax error|not defined|Error in sourced|Function ".*" not defined' "$log")
+    errs=$(grep -E 'No symbol|Cannot access|A syntax error|not defined|Error in sourced|Function ".*" not defined|Python Exception|Error occurred in Python|Undefined command|Cannot call functions' "$log")
+    # The stages' gdb commands printed what they read (not an empty answer).
+    case $stage in
+        1) grep -qE "^[0-9]+ live Fetcher\(s\):" "$log" && grep -q "^  Fetcher '" "$log" ||
+               errs="$errs${errs:+$'\n'}info fetchers listed no Fetcher" ;;
+        *) grep -qE "^[0-9]+ live task\(s\):" "$log" && grep -q "^Task '.*outermost first:" "$log" ||
+               errs="$errs${errs:+$'\n'}info tasks or coro-bt printed nothing" ;;
+    esac
     exitcode=$(sed -n 's/^exitcode=//p' "$log" | tail -n1)
     if [ $rc -eq 0 ] && [ "$nbp" -gt 0 ] && [ "$hits" -eq "$nbp" ] && [ -z "$errs" ] && [ "$exitcode" = 0 ]; then
         echo "stage$stage.gdb: ok ($nbp breakpoints, all hit: $(grep -o 'already hit [0-9]* time' "$log.bp" | grep -o '[0-9]*' | paste -sd,) times; guide commands ran; crawl exited 0)"

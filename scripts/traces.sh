@@ -4,8 +4,9 @@
 #   (a) the link parser's SAX callback at the first <a> of page p/2 of a local site;
 #   (b) the raw transport writing "connect: Connection refused" (the same site's port,
 #       once the site has stopped; --max-tries 1);
-# then, for (b), stage 2's own view: its live Tasks and frames (task_dump_all), and
-# the Python-style traceback task.c prints when the error escapes a Task.
+# then, for (b), stage 2's own view: the Task's chain of coroutine frames (coro-bt,
+# docs/gdb/crawlstages.py: read from memory, no call into the program), and the
+# Python-style traceback task.c prints when the error escapes a Task.
 # Everything is produced by this run. Each gdb gets TRACES_TIMEOUT seconds (60).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,7 +80,7 @@ site_start "$bin" "$spec" || exit 1
 page="${site_url}p/2"
 
 echo "== (a) the link parser at the first <a> of $page"
-echo "   break html_start_element if page_url is that page and the tag is \"a\"  (docs/gdb/trace-links.gdb)"
+echo "   a conditional breakpoint on html_start_element: that page, the tag a  (docs/gdb/trace-links.gdb)"
 echo
 run_gdb links1 "$s1" "$gdbdir/trace-links.gdb" --max-tasks 1 "$site_url"
 run_gdb links2 "$s2" "$gdbdir/trace-links.gdb" --max-tasks 1 "$site_url"
@@ -98,13 +99,13 @@ side_by_side err1 err2 || status=1
 
 run_gdb escape "$s2" "$gdbdir/trace-escape.gdb" --max-tries 1 "$site_url"
 echo
-echo "== (b) in stage 2's terms, at the same breakpoint: call task_dump_all()"
+echo "== (b) in stage 2's terms, at the same breakpoint: coro-bt"
 echo
 section escape dump | sed 's/^/  /'
 echo
-echo "== (b) the same error escaping its Task: gdb makes fetch_response_body and fetch_body"
-echo "   return where they would catch it (break remember_error, then crawl_record_failure;"
-echo "   up; return 1; continue), and task.c prints:"
+echo "== (b) the same error escaping its Task: gdb makes fetch_response and fetch return where"
+echo "   they would catch it (break remember_error, then crawl_record_failure: up; return 1),"
+echo "   and task.c prints:"
 echo
 section escape escape | sed -n "/^Task '/,/^[A-Za-z]*\(Error\|Exception\):/p" | sed 's/^/  /' >"$work/tb"
 if grep -q '^  Traceback (most recent call last):' "$work/tb"; then
@@ -114,4 +115,12 @@ else
     tail -n 8 "$work/escape" >&2
     status=1
 fi
+# A gdb error in any run (a Python command that failed, a refused call) fails the
+# script too: the output above would be missing a part.
+for f in "$work"/links1 "$work"/links2 "$work"/err1 "$work"/err2 "$work"/escape; do
+    if grep -E 'Python Exception|Error occurred in Python|Cannot call functions|Undefined command' "$f" >&2; then
+        echo "traces.sh: gdb reported an error in $(basename "$f")" >&2
+        status=1
+    fi
+done
 exit $status

@@ -2,6 +2,15 @@
 #   gdb -x docs/gdb/stage3.gdb --args build/bin/crawl-queue --max-tasks 2 URL
 set pagination off
 set confirm off
+# No command of the course calls a function of the program: gdb 13 cannot finish
+# one on CPUs with AMX (docs/debugging.md). With this, gdb refuses to.
+set may-call-functions off
+# info tasks, coro-bt, coro-list, info fetchers and the printers: crawlstages.py,
+# found beside the sources this program was built from.
+python
+import os
+gdb.execute("source %s/docs/gdb/crawlstages.py" % os.path.dirname(os.path.dirname(gdb.lookup_global_symbol("main").symtab.fullname())))
+end
 set print pretty on
 
 # 1: a worker's loop: get, fetch, task_done (entered at every resume).
@@ -26,11 +35,12 @@ echo \ \ 2 get_body         q.get(): a worker with nothing to do waits here\n
 echo \ \ 3 queue_task_done  counts unfinished_tasks down\n
 echo \ \ 4 join_body        crawl waits here until unfinished_tasks is 0\n
 echo Try, at each stop:\n
-echo \ \ run                                 start the crawl\n
-echo \ \ call task_dump_all()                crawl in join, workers in get or in fetch\n
-echo \ \ p ((work_frame *)co)->url           (in work_body) the URL this worker holds\n
-echo \ \ p co->task->name                    which worker / task is running\n
-echo \ \ p *((get_frame *)co)->q             (in get_body) the queue: items, unfinished_tasks\n
-echo \ \ bt                                  who woke this coroutine: a getter, a socket, join\n
-echo \ \ disable 1 2                         then "continue": only task_done and join remain\n
+echo \ \ run                          start the crawl\n
+echo \ \ info tasks                   crawl and the workers, each with its chain of frames\n
+echo \ \ coro-bt                      the chain of the Task running now\n
+echo \ \ p *co->task                  that Task, as asyncio prints one\n
+echo \ \ p *co                        the frame (in work_body: the URL this worker holds)\n
+echo \ \ p *((get_frame *)co)->q      (in get_body) the Queue: items, getters, unfinished tasks\n
+echo \ \ bt                           who woke this coroutine: a getter, a socket, join\n
+echo \ \ disable 1 2                  then "continue": only task_done and join remain\n
 echo ==========================================================================\n

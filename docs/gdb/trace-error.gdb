@@ -3,6 +3,8 @@
 # closed port, --max-tries 1.
 set pagination off
 set confirm off
+# No command of the course calls a function of the program (docs/debugging.md).
+set may-call-functions off
 set width 0
 set print frame-arguments none
 set print address off

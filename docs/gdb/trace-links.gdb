@@ -3,6 +3,8 @@
 # 2; set $page first:  gdb -batch -ex 'set $page = "http://.../p/2"' -x trace-links.gdb
 set pagination off
 set confirm off
+# No command of the course calls a function of the program (docs/debugging.md).
+set may-call-functions off
 set width 0
 set print frame-arguments none
 set print address off

@@ -6,6 +6,15 @@
 set pagination off
 set confirm off
 set width 0
+# No command of the course calls a function of the program: gdb 13 cannot finish
+# one on CPUs with AMX (docs/debugging.md). With this, gdb refuses to.
+set may-call-functions off
+# info tasks, coro-bt, coro-list, info fetchers and the printers: crawlstages.py,
+# found beside the sources this program was built from.
+python
+import os
+gdb.execute("source %s/docs/gdb/crawlstages.py" % os.path.dirname(os.path.dirname(gdb.lookup_global_symbol("main").symtab.fullname())))
+end
 set print frame-arguments scalars
 set trace-commands on
 break fetch_body
@@ -22,11 +31,11 @@ p co->parent->line
 watch -l co->line
 continue
 continue
-call task_dump_all()
+coro-bt
 continue
 bt 8
 p co->parent->line
-call task_dump_all()
+coro-bt
 # The frame is freed once read_all has returned and http_get finishes: free() reuses
 # the int under the watchpoint, which is why a -location watch is deleted by then.
 continue

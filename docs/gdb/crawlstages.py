@@ -1,0 +1,584 @@
+# crawlstages.py — gdb commands that know the course's objects, in the spirit of
+# CPython's Tools/gdb/libpython.py (py-bt, py-list, its pretty-printers). Every
+# docs/gdb/*.gdb file loads it; by hand:  (gdb) source docs/gdb/crawlstages.py
+#
+#   info tasks              every live Task, its state, and its chain of coroutine
+#                           frames, each with the saved resume line (stage 2 and 3)
+#   coro-bt [TASK|FRAME]    that chain as a Python traceback, outermost first, with
+#                           each line's source; the current Task by default (the one
+#                           whose coroutine is on the C stack). TASK: a number of
+#                           `info tasks`, or a name; FRAME: a coro * expression
+#   coro-list [FRAME]       the source around a frame's resume line (py-list)
+#   info fetchers           every live Fetcher: URL, state, bytes so far (stage 1)
+#   p *co, p *t, p *fut, p *q, p *f
+#                           a coroutine frame (header and locals), Task, Future,
+#                           Queue or Fetcher printed like the chapter's objects
+#
+# It only reads the program's memory: nothing here calls a function of the program
+# (gdb 13 cannot finish such a call on CPUs with AMX; docs/debugging.md). The same
+# walk in C is task_dump_all (task.c), which `kill -USR1 PID` prints.
+import os
+
+import gdb
+import gdb.printing
+
+# ---- reading the program ----------------------------------------------------------------
+
+
+def _tag(t):
+    t = t.strip_typedefs()
+    return t.tag if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION) else None
+
+
+def _target_tag(v):
+    t = v.type.strip_typedefs()
+    return _tag(t.target()) if t.code == gdb.TYPE_CODE_PTR else None
+
+
+def _cstr(v, limit=300):
+    if int(v) == 0:
+        return None
+    try:
+        return v.string()[:limit]
+    except gdb.MemoryError:
+        return "<unreadable %s>" % hex(int(v))
+
+
+def _fields(v):
+    """The field names of a struct value or of the struct a pointer points to."""
+    t = v.type.strip_typedefs()
+    if t.code == gdb.TYPE_CODE_PTR:
+        t = t.target().strip_typedefs()
+    return {f.name for f in t.fields()}
+
+
+def _function_at(addr):
+    """The name of the function at addr (a function pointer's value)."""
+    try:
+        block = gdb.block_for_pc(int(addr))
+    except RuntimeError:
+        block = None
+    while block is not None and block.function is None:
+        block = block.superblock
+    return block.function if block is not None else None
+
+
+def _registry(anchor, elem_tag):
+    """The live objects of a registry: the file that defines function `anchor` keeps
+    them in a static list (list.h: a list_node whose nodes are members of elem_tag
+    structs). Yields pointers to the elements, oldest first."""
+    sym = gdb.lookup_global_symbol(anchor) or gdb.lookup_static_symbol(anchor)
+    if sym is None or sym.symtab is None:
+        return
+    head = None
+    for s in sym.symtab.static_block():
+        if s.is_variable and _tag(s.type) == "list_node":
+            head = s.value()
+            break
+        if s.is_variable and _target_tag(s.value()) == elem_tag:    # a hand-made list
+            p = s.value()
+            while int(p) != 0:
+                yield p
+                p = p["next"]
+            return
+    if head is None:
+        return
+    elem = gdb.lookup_type("struct " + elem_tag)
+    member = next((f for f in elem.fields() if _tag(f.type) == "list_node"), None)
+    if member is None:
+        return
+    off = member.bitpos // 8
+    end = int(head.address)
+    node = head["next"]
+    seen = 0
+    while int(node) not in (end, 0) and seen < 1000000:   # 0: not initialized yet
+        yield gdb.Value(int(node) - off).cast(elem.pointer())
+        node = node["next"]
+        seen += 1
+
+
+def live_tasks():
+    return list(_registry("task_new", "task"))
+
+
+def live_fetchers():
+    return list(_registry("fetcher_new", "Fetcher"))
+
+
+def future_state(fut):
+    return {0: "pending", 1: "done", 2: "failed", 3: "cancelled"}.get(int(fut["state"]), "?")
+
+
+def task_name(t):
+    return _cstr(t["name"]) or "?"
+
+
+def chain(co):
+    """The frames from co's outermost parent down to its innermost child."""
+    top = co
+    while int(top["parent"]) != 0:
+        top = top["parent"]
+    frames, c = [], top
+    while int(c) != 0 and len(frames) < 1000:
+        frames.append(c)
+        c = c["child"]
+    return frames
+
+
+def task_chain(t):
+    return chain(t["coro"]) if int(t["coro"]) != 0 else []
+
+
+def coro_name(c):
+    return _cstr(c["def"]["name"]) or "?"
+
+
+def coro_file(c):
+    return _cstr(c["def"]["file"]) or "?"
+
+
+def coro_source(c):
+    """The full path of the source file of c's body, and its symtab."""
+    fn = _function_at(c["def"]["body"])
+    if fn is None or fn.symtab is None:
+        return None
+    return fn.symtab.fullname()
+
+
+def source_lines(path, first, last):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return []
+    return [(n, lines[n - 1]) for n in range(max(first, 1), min(last, len(lines)) + 1)]
+
+
+def frame_line(c, extra=()):
+    """'File "x.c", line N, in name' and what the frame is doing."""
+    line = int(c["line"])
+    notes = []
+    if int(c["waiting"]) != 0:
+        notes.append("waiting on a future")
+    elif line == 0:
+        notes.append("not started")
+    notes += extra
+    return 'File "%s", line %d, in %s%s' % (coro_file(c), line, coro_name(c),
+                                             "  <- " + ", ".join(notes) if notes else "")
+
+
+def dump_task(t, out):
+    """What task_dump (task.c) prints."""
+    out.append("Task '%s' (%s)" % (task_name(t), future_state(t["fut"])))
+    for c in task_chain(t):
+        out.append("  " + frame_line(c))
+
+
+ERRNO_NAMES = {111: "ConnectionRefusedError", 104: "ConnectionResetError",
+               110: "TimeoutError", 32: "BrokenPipeError"}
+
+
+def error_line(e):
+    """An exception as Python prints its last line (coro_error_line)."""
+    kind = int(e["kind"])
+    cls = {1: "OSError", 2: "TimeoutError", 3: "CancelledError"}.get(kind, "Exception")
+    msg = _cstr(e["msg"]) or ""
+    if kind == 1 and int(e["errnum"]):
+        return "%s: [Errno %d] %s" % (cls, int(e["errnum"]), msg)
+    return "%s: %s" % (cls, msg)
+
+
+# ---- the commands --------------------------------------------------------------------------
+
+
+def current_coro():
+    """The coroutine frame the selected C frame (or one of its callers) is running."""
+    f = gdb.selected_frame()
+    while f is not None:
+        for name in ("co", "t"):
+            try:
+                v = f.read_var(name)
+            except (ValueError, RuntimeError):
+                continue
+            if _target_tag(v) == "coro" and int(v) != 0:
+                return v, f
+            if _target_tag(v) == "task" and int(v) != 0 and int(v["coro"]) != 0:
+                return v["coro"], f
+        f = f.older()
+    return None, None
+
+
+def c_frames_of(frames):
+    """For each coroutine frame running on the C stack, the gdb frame running its body."""
+    body = {int(c): str(_function_at(c["def"]["body"])) for c in frames}
+    found = {}
+    try:
+        f = gdb.newest_frame()
+    except gdb.error:
+        return found
+    while f is not None:
+        try:
+            co = f.read_var("co")
+            if int(co) in body and f.name() == body[int(co)]:
+                found[int(co)] = f.level()
+        except (ValueError, RuntimeError):
+            pass
+        f = f.older()
+    return found
+
+
+def resolve(arg):
+    """TASK (a number of `info tasks`, or a name) or FRAME (an expression: coro *,
+    task *, or a frame struct pointer) -> (task or None, coro or None)."""
+    arg = arg.strip()
+    if not arg:
+        co, _ = current_coro()
+        if co is None:
+            raise gdb.GdbError("no coroutine on the C stack here: give a Task "
+                               "(a number or a name from `info tasks`) or a frame")
+        return (co["task"] if int(co["task"]) else None), co
+    tasks = live_tasks()
+    if arg.isdigit():
+        n = int(arg)
+        if not 1 <= n <= len(tasks):
+            raise gdb.GdbError("no Task %d: `info tasks` lists %d" % (n, len(tasks)))
+        return tasks[n - 1], None
+    name = arg.strip("'\"")
+    by_name = [t for t in tasks if task_name(t) == name]
+    if by_name:
+        return by_name[0], None
+    v = gdb.parse_and_eval(arg)
+    tag = _target_tag(v)
+    if tag == "task":
+        return v, None
+    if tag == "coro":
+        return (v["task"] if int(v["task"]) else None), v
+    if v.type.strip_typedefs().code == gdb.TYPE_CODE_PTR:
+        first = v.dereference().type.strip_typedefs().fields()
+        if first and first[0].name == "co" and _tag(first[0].type) == "coro":
+            co = v["co"].address
+            return (co["task"] if int(co["task"]) else None), co
+    raise gdb.GdbError("%s is neither a Task nor a coroutine frame" % arg)
+
+
+class InfoTasks(gdb.Command):
+    """Every live Task: its state and its chain of coroutine frames, outermost first,
+each with the line it will resume at (0: not started). What task_dump_all (task.c)
+and `kill -USR1` print, read from the program's memory."""
+
+    def __init__(self):
+        super().__init__("info tasks", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        tasks = live_tasks()
+        out = ["%d live task(s):" % len(tasks)]
+        for t in tasks:
+            dump_task(t, out)
+        gdb.write("\n".join(out) + "\n")
+
+
+class CoroBt(gdb.Command):
+    """coro-bt [TASK|FRAME]: the chain of coroutine frames of a Task, outermost first,
+like a Python traceback, each with its source line. Without an argument, the Task
+whose coroutine runs on the C stack. TASK: its number in `info tasks`, or its name;
+FRAME: a coroutine frame (coro *, or a frame struct pointer). A frame whose body is
+on the C stack now shows its gdb frame number (for `frame N`)."""
+
+    def __init__(self):
+        super().__init__("coro-bt", gdb.COMMAND_STACK)
+
+    def invoke(self, arg, from_tty):
+        t, co = resolve(arg)
+        frames = task_chain(t) if t is not None else chain(co)
+        if t is not None and co is not None and int(co) not in [int(c) for c in frames]:
+            frames = chain(co)
+        oncpu = c_frames_of(frames)
+        if t is not None:
+            head = "Task '%s' (%s), outermost first:" % (task_name(t), future_state(t["fut"]))
+        else:
+            head = "Coroutine frames (no Task), outermost first:"
+        out = [head]
+        for c in frames:
+            extra = ["gdb frame #%d" % oncpu[int(c)]] if int(c) in oncpu else []
+            out.append("  " + frame_line(c, extra))
+            path = coro_source(c)
+            if path and int(c["line"]) > 0:
+                for _, text in source_lines(path, int(c["line"]), int(c["line"])):
+                    out.append("    " + text.strip())
+        if not frames:
+            out.append("  (no frame: the coroutine has finished)")
+        gdb.write("\n".join(out) + "\n")
+
+
+class CoroList(gdb.Command):
+    """coro-list [FRAME]: the source around a coroutine frame's resume line, the line
+itself marked with >. Without an argument, the frame the selected C frame runs;
+FRAME: a coroutine frame, or a Task (its innermost frame)."""
+
+    def __init__(self):
+        super().__init__("coro-list", gdb.COMMAND_FILES)
+
+    def invoke(self, arg, from_tty):
+        t, co = resolve(arg)
+        if co is None:
+            frames = task_chain(t)
+            if not frames:
+                raise gdb.GdbError("Task '%s' has no frame left" % task_name(t))
+            co = frames[-1]
+        line = int(co["line"])
+        path = coro_source(co)
+        if not path:
+            raise gdb.GdbError("no source for %s" % coro_name(co))
+        if line == 0:
+            fn = _function_at(co["def"]["body"])
+            line = fn.line if fn is not None else 1
+            gdb.write("%s has not started: its body begins at line %d\n" % (coro_name(co), line))
+        else:
+            gdb.write("%s resumes at %s:%d\n" % (coro_name(co), coro_file(co), line))
+        for n, text in source_lines(path, line - 5, line + 5):
+            gdb.write("%s%5d  %s\n" % (">" if n == int(co["line"]) else " ", n, text))
+
+
+FETCHER_STATE_DOC = "connecting, sending, reading, waiting for a descriptor, curl, done"
+
+
+def fetcher_state(f):
+    """What a stage 1 Fetcher is waiting for, from the fields it saved by hand."""
+    names = _fields(f)
+
+    def get(name, default=0):
+        return int(f[name]) if name in names else default
+
+    if get("fd_wait"):
+        return "waiting for a free descriptor"
+    if get("req"):
+        return "transfer (curl)"
+    if get("sock", -1) >= 0:
+        if not get("connected"):
+            return "connecting"
+        if get("sent") < get("request_len"):
+            return "sending"
+        return "reading"
+    return "between tries" if get("tries") else "not started"
+
+
+def fetcher_bytes(f):
+    """Body bytes of the response so far: the crawl core's count (crawl_fetch_size)."""
+    if "response" in _fields(f) and int(f["response"]) != 0:
+        return int(f["response"]["size"])
+    return 0
+
+
+class InfoFetchers(gdb.Command):
+    """Every live Fetcher of crawl-callbacks: its URL, what it waits for, the bytes of the
+response so far, its try. The callbacks' counterpart of `info tasks`: where a
+coroutine leaves a chain of frames, a callback leaves only this object."""
+
+    def __init__(self):
+        super().__init__("info fetchers", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        fs = live_fetchers()
+        out = ["%d live Fetcher(s):" % len(fs)]
+        for f in fs:
+            out.append("  " + fetcher_repr(f))
+        gdb.write("\n".join(out) + "\n")
+
+
+def fetcher_repr(f):
+    return "Fetcher '%s' %s, %d bytes, try %d" % (_cstr(f["url"]) or "?", fetcher_state(f),
+                                                  fetcher_bytes(f), int(f["tries"]) + 1)
+
+
+# ---- pretty-printers ------------------------------------------------------------------------
+
+
+def frame_type(c):
+    """The struct of c's frame (`f` in its body: fetch_frame, ...), or None."""
+    fn = _function_at(c["def"]["body"])
+    if fn is None:
+        return None
+    block = gdb.block_for_pc(int(c["def"]["body"]))
+    while block is not None:
+        for s in block:
+            if s.name == "f" and s.type.strip_typedefs().code == gdb.TYPE_CODE_PTR:
+                return s.type.target()
+        if block.function is not None:
+            break
+        block = block.superblock
+    return None
+
+
+def coro_repr(c):
+    """<coroutine fetch suspended at fetch.c:207, awaiting http_get>, like a generator."""
+    line = int(c["line"])
+    where = "%s:%d" % (coro_file(c), line)
+    if line == 0:
+        what = "not started"
+    elif int(c["child"]) != 0:
+        what = "suspended at %s, awaiting %s" % (where, coro_name(c["child"]))
+    elif int(c["waiting"]) != 0:
+        what = "suspended at %s, waiting on a future" % where
+    else:
+        what = "running at %s" % where
+    task = ""
+    if int(c["task"]) != 0:
+        task = " of Task '%s'" % task_name(c["task"])
+    return "<coroutine %s %s%s>" % (coro_name(c), what, task)
+
+
+class CoroPrinter:
+    """A coroutine frame: coro (the header) or any frame struct whose first member is
+    one. The header's fields, then the frame's own: its locals that survive an await
+    (Python's gi_frame.f_locals)."""
+
+    def __init__(self, val):
+        if _tag(val.type) == "coro":
+            self.co = val
+            ftype = frame_type(val) if val.address is not None else None
+            self.frame = val.address.cast(ftype.pointer()).dereference() if ftype else None
+        else:
+            self.co = val["co"]
+            self.frame = val
+
+    def to_string(self):
+        return coro_repr(self.co)
+
+    def children(self):
+        for f in self.co.type.strip_typedefs().fields():
+            yield f.name, self.co[f.name]
+        if self.frame is not None:
+            for f in self.frame.type.strip_typedefs().fields()[1:]:
+                yield f.name, self.frame[f.name]
+
+
+def callbacks_repr(fut):
+    n = int(fut["ncb"])
+    out = []
+    for i in range(min(n, 16)):
+        cb = fut["cb"][i] if i < 2 else fut["more"][i - 2]
+        fn = _function_at(cb["fn"])
+        name = fn.name if fn is not None else hex(int(cb["fn"]))
+        if name == "task_wakeup_" and int(cb["arg"]) != 0:
+            t = cb["arg"].cast(gdb.lookup_type("struct task").pointer())
+            out.append("%s(Task '%s')" % (name, task_name(t)))
+        else:
+            out.append("%s()" % name)
+    if n > 16:
+        out.append("...")
+    return out
+
+
+def future_repr(fut):
+    """Like asyncio: <Future pending cb=[...]>, <Future finished result=...>."""
+    state = int(fut["state"])
+    if state == 0:
+        cbs = callbacks_repr(fut)
+        return "<Future pending%s>" % (" cb=[%s]" % ", ".join(cbs) if cbs else "")
+    if state == 1:
+        r = fut["result"]
+        return "<Future finished result={p=%s, n=%d}>" % (hex(int(r["p"])), int(r["n"]))
+    if state == 2:
+        e = fut["error"]
+        return "<Future finished exception=%s>" % (error_line(e) if int(e) else "?")
+    return "<Future cancelled>"
+
+
+class StructPrinter:
+    """A one-line repr as to_string, the struct's own fields as children."""
+
+    def __init__(self, val):
+        self.val = val
+
+    def children(self):
+        for f in self.val.type.strip_typedefs().fields():
+            yield f.name, self.val[f.name]
+
+
+class FuturePrinter:
+    """One line says it all (the callbacks are in it)."""
+
+    def __init__(self, val):
+        self.val = val
+
+    def to_string(self):
+        return future_repr(self.val)
+
+
+class TaskPrinter(StructPrinter):
+    """Like asyncio: <Task pending name='...' coro=<fetch() running at fetch.c:207>
+    wait_for=<Future pending cb=[...]>>."""
+
+    def to_string(self):
+        t = self.val
+        state = future_state(t["fut"])
+        s = "<Task %s name='%s'" % ("pending" if state == "pending" else "finished", task_name(t))
+        frames = task_chain(t)
+        if frames:
+            top = frames[0]
+            s += " coro=<%s() running at %s:%d>" % (coro_name(top), coro_file(top), int(top["line"]))
+            if int(frames[-1]["waiting"]) != 0:
+                s += " wait_for=%s" % future_repr(frames[-1]["waiting"].dereference())
+        elif state == "failed" and int(t["fut"]["error"]):
+            s += " exception=%s" % error_line(t["fut"]["error"])
+        elif state == "cancelled":
+            s = s.replace("finished", "cancelled")
+        return s + ">"
+
+
+class QueuePrinter(StructPrinter):
+    """Like asyncio: <Queue _queue=[...] _getters[N] tasks=N>."""
+
+    def to_string(self):
+        q = self.val
+        items = q["items"]
+        n, cap, head = int(items["count"]), int(items["cap"]), int(items["head"])
+        urls = []
+        for i in range(min(n, 5) if cap > 0 else 0):
+            urls.append(repr(_cstr(items["items"][(head + i) % cap]["url"]) or "?"))
+        if n > 5:
+            urls.append("... %d more" % (n - 5))
+        getters, g = 0, q["getters_head"]
+        while int(g) != 0 and getters < 100000:
+            getters += 1
+            g = g["next"]
+        s = "<Queue _queue=[%s]" % ", ".join(urls)
+        if getters:
+            s += " _getters[%d]" % getters
+        return s + " tasks=%d>" % int(q["unfinished_tasks"])
+
+
+class FetcherPrinter(StructPrinter):
+    def to_string(self):
+        return "<%s>" % fetcher_repr(self.val)
+
+
+def lookup(val):
+    t = val.type.strip_typedefs()
+    if t.code != gdb.TYPE_CODE_STRUCT:
+        return None
+    tag = t.tag
+    if tag == "coro":
+        return CoroPrinter(val)
+    if tag == "future":
+        return FuturePrinter(val)
+    if tag == "task":
+        return TaskPrinter(val)
+    if tag == "queue":
+        return QueuePrinter(val)
+    if tag == "Fetcher":
+        return FetcherPrinter(val)
+    fields = t.fields()
+    if fields and fields[0].name == "co" and _tag(fields[0].type) == "coro":
+        return CoroPrinter(val)
+    return None
+
+
+InfoTasks()
+CoroBt()
+CoroList()
+InfoFetchers()
+gdb.pretty_printers[:] = [p for p in gdb.pretty_printers
+                          if getattr(p, "__name__", "") != "crawlstages_lookup"]
+lookup.__name__ = "crawlstages_lookup"
+gdb.pretty_printers.append(lookup)
