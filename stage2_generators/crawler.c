@@ -81,6 +81,7 @@ static void add_url(void *ctx, const char *url, int max_redirect)
 static int crawl_generators(app *a)
 {
     crawler cr = {.a = a};
+    a->dump = task_dump_all;    /* kill -USR1: the task tree, as gdb's `info tasks` */
     int r = 0;
     jobq_init(&cr.pending);
     crawl_add_roots(a->crawl, add_url, &cr);

@@ -199,15 +199,15 @@ void task_dump(const task *t, FILE *out)
     static const char *const state[] = {"pending", "done", "failed", "cancelled"};
     fprintf(out, "Task '%s' (%s)\n", t->name, state[t->fut.state]);
     for (const coro *c = t->coro; c; c = c->child)
-        fprintf(out, "  File \"%s\", line %d, in %s%s\n", c->def->file, c->line,
-                c->def->name, c->waiting ? "  <- waiting on a future" : "");
+        fprintf(out, "  File \"%s\", line %d, in %s%s\n", c->def->file, c->line, c->def->name,
+                c->waiting ? "  <- waiting on a future" : c->line == 0 ? "  <- not started" : "");
 }
 
-void task_dump_all(void)
+void task_dump_all(FILE *out)
 {
-    fprintf(stderr, "%zu live task(s):\n", live_count);
+    fprintf(out, "%zu live task(s):\n", live_count);
     list_for_each(n, &live_tasks)
-        task_dump(list_entry(n, task, live), stderr);
+        task_dump(list_entry(n, task, live), out);
 }
 
 size_t task_live_count(void)

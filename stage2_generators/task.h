@@ -59,8 +59,10 @@ void task_detach(task *t);
 int run_until_complete(selector *loop, task *t);
 
 /* Print every live task and its chain of frames, outermost first, with the saved line
- * of each: callable from gdb — `call task_dump_all()`. */
-void task_dump_all(void);
+ * of each ("N live task(s):", then task_dump of each): what `kill -USR1` shows of
+ * crawl-generators and crawl-queue (app.dump). In gdb, `info tasks`
+ * (docs/gdb/crawlstages.py) prints the same from memory, calling nothing. */
+void task_dump_all(FILE *out);
 void task_dump(const task *t, FILE *out);
 /* Number of live tasks. */
 size_t task_live_count(void);

@@ -135,6 +135,7 @@ static int close_engine(crawler *cr)
 int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *ctx))
 {
     crawler cr = {.a = a};
+    a->dump = task_dump_all;    /* kill -USR1: the task tree, as gdb's `info tasks` */
     cr.workers = xcalloc((size_t)a->opt.max_tasks, sizeof *cr.workers);
     cr.engine = make_engine(a, put_url, &cr);
     crawl_frame *main_coro = (crawl_frame *)coro_new(&crawl_def);

@@ -39,8 +39,8 @@ def _cstr(v, limit=300):
     if int(v) == 0:
         return None
     try:
-        return v.string()[:limit]
-    except gdb.MemoryError:
+        return v.string(errors="replace")[:limit]
+    except (gdb.MemoryError, gdb.error):
         return "<unreadable %s>" % hex(int(v))
 
 
@@ -75,12 +75,6 @@ def _registry(anchor, elem_tag):
         if s.is_variable and _tag(s.type) == "list_node":
             head = s.value()
             break
-        if s.is_variable and _target_tag(s.value()) == elem_tag:    # a hand-made list
-            p = s.value()
-            while int(p) != 0:
-                yield p
-                p = p["next"]
-            return
     if head is None:
         return
     elem = gdb.lookup_type("struct " + elem_tag)
@@ -459,7 +453,9 @@ def callbacks_repr(fut):
         cb = fut["cb"][i] if i < 2 else fut["more"][i - 2]
         fn = _function_at(cb["fn"])
         name = fn.name if fn is not None else hex(int(cb["fn"]))
-        if name == "task_wakeup_" and int(cb["arg"]) != 0:
+        # task.c's wakeup: the Task that steps when the future resolves.
+        if (fn is not None and fn.symtab is not None and fn.symtab.filename.endswith("task.c")
+                and int(cb["arg"]) != 0):
             t = cb["arg"].cast(gdb.lookup_type("struct task").pointer())
             out.append("%s(Task '%s')" % (name, task_name(t)))
         else:
@@ -516,7 +512,11 @@ class TaskPrinter(StructPrinter):
         frames = task_chain(t)
         if frames:
             top = frames[0]
-            s += " coro=<%s() running at %s:%d>" % (coro_name(top), coro_file(top), int(top["line"]))
+            if int(top["line"]) == 0:
+                s += " coro=<%s() not started>" % coro_name(top)
+            else:
+                s += " coro=<%s() running at %s:%d>" % (coro_name(top), coro_file(top),
+                                                         int(top["line"]))
             if int(frames[-1]["waiting"]) != 0:
                 s += " wait_for=%s" % future_repr(frames[-1]["waiting"].dereference())
         elif state == "failed" and int(t["fut"]["error"]):
@@ -553,7 +553,28 @@ class FetcherPrinter(StructPrinter):
         return "<%s>" % fetcher_repr(self.val)
 
 
+class Guarded:
+    """A printer whose to_string says what it could not read instead of raising: a
+    pointer cast to the wrong frame type points at anything."""
+
+    def __init__(self, printer):
+        self.printer = printer
+        if hasattr(printer, "children"):
+            self.children = printer.children
+
+    def to_string(self):
+        try:
+            return self.printer.to_string()
+        except (gdb.error, gdb.MemoryError, ValueError, OverflowError) as e:
+            return "<unreadable %s: %s>" % (type(self.printer).__name__[:-7], e)
+
+
 def lookup(val):
+    p = _lookup(val)
+    return Guarded(p) if p is not None else None
+
+
+def _lookup(val):
     t = val.type.strip_typedefs()
     if t.code != gdb.TYPE_CODE_STRUCT:
         return None

@@ -45,7 +45,7 @@ for prog in crawl-callbacks crawl-generators crawl-queue; do
     done_n=$(grep -c '"url"' "$work/$prog.jsonl" 2>/dev/null)
     if [ "$head" -ge 1 ] && [ "$ok" -ge 1 ] && [ $rc -eq 0 ] && [ "$done_n" -eq $pages ]; then
         echo "ok    $prog: $head dump(s) on SIGUSR1; the crawl went on: exit 0, $done_n pages"
-        sed -n '1,/^$/p' "$err" | head -n 12 | sed 's/^/        /'
+        awk '/ live (task|Fetcher)\(s\):$/ { n++ } n == 1' "$err" | head -n 12 | sed 's/^/        /'
     else
         echo "FAIL  $prog: $head dump header(s), $ok dump line(s), exit $rc, $done_n of $pages pages; stderr:"
         head -n 20 "$err" | sed 's/^/        /'

@@ -1036,7 +1036,7 @@ static void test_run_until_complete_and_dump(void **state)
 
     char *got = read_memstream(fill_dump, t);
     assert_string_equal(got, "Task 'dumpme' (pending)\n"
-                             "  File \"" THIS_FILE "\", line 0, in caller_fn\n");
+                             "  File \"" THIS_FILE "\", line 0, in caller_fn  <- not started\n");
     free(got);
 
     assert_true(selector_run_once(loop, 0) >= 1);
