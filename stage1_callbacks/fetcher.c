@@ -31,6 +31,10 @@ static void wait_for_descriptor(Fetcher *f);
  * fetch does not count it and waits for a descriptor instead (wait_for_descriptor). */
 enum { NO_DESCRIPTOR = 1 };
 
+/* Every Fetcher not yet freed, oldest first: for fetcher_free_all, `kill -USR1`
+ * (fetcher_dump_all) and gdb's `info fetchers`, which walks it in memory. */
+static list_node live_fetchers = {&live_fetchers, &live_fetchers};
+
 /* The chapter's Fetcher(url). */
 Fetcher *fetcher_new(app *a, const char *url, int max_redirect, crawl_add_fn add_url,
                      fetcher_done_fn done, void *ctx)
@@ -43,7 +47,7 @@ Fetcher *fetcher_new(app *a, const char *url, int max_redirect, crawl_add_fn add
     f->add_url = add_url;
     f->done = done;
     f->ctx = ctx;
-    list_node_init(&f->link);
+    list_push_back(&live_fetchers, &f->link);
     return f;
 }
 
@@ -296,7 +300,40 @@ void fetcher_free(Fetcher *f)
     if (f->fd_wait)
         selector_cancel(f->a->loop, f->fd_wait);
     crawl_fetch_discard(f->response);
+    list_remove(&f->link);
     free(f->exception);
     free(f->url);
     free(f);
+}
+
+void fetcher_free_all(void)
+{
+    list_node *n;
+    while ((n = list_first(&live_fetchers)))
+        fetcher_free(list_entry(n, Fetcher, link));
+}
+
+/* What a Fetcher waits for, read from the fields it saved by hand. */
+static const char *fetcher_state(const Fetcher *f)
+{
+    if (f->fd_wait)
+        return "waiting for a free descriptor";
+    if (f->req)
+        return "transfer (curl)";
+    if (f->sock >= 0)
+        return !f->connected ? "connecting" : f->sent < f->request_len ? "sending" : "reading";
+    return f->tries ? "between tries" : "not started";
+}
+
+void fetcher_dump_all(FILE *out)
+{
+    size_t n = 0;
+    list_for_each(it, &live_fetchers)
+        n++;
+    fprintf(out, "%zu live Fetcher(s):\n", n);
+    list_for_each(it, &live_fetchers) {
+        const Fetcher *f = list_entry(it, Fetcher, link);
+        fprintf(out, "  Fetcher '%s' %s, %lld bytes, try %d\n", f->url, fetcher_state(f),
+                f->response ? crawl_fetch_size(f->response) : 0LL, f->tries);
+    }
 }

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "app.h"
 #include "list.h"
@@ -50,7 +51,7 @@ struct Fetcher {
     crawl_add_fn add_url;
     fetcher_done_fn done;
     void *ctx;
-    list_node link;         /* in the crawler's list of live Fetchers */
+    list_node link;         /* in the list of live Fetchers (fetcher.c) */
 };
 
 /* The chapter's Fetcher(url): nothing starts until fetch. */
@@ -62,6 +63,13 @@ void fetch(Fetcher *f);
 /* Free a finished Fetcher, or abandon one in flight: close its socket or cancel its
  * transfer, cancel its timer, forget its attempt. Nothing is recorded. */
 void fetcher_free(Fetcher *f);
+/* Abandon every live Fetcher (after an interruption), as fetcher_free does. */
+void fetcher_free_all(void);
+/* Print every live Fetcher: its URL, what it waits for, the body bytes received so far,
+ * its try ("N live Fetcher(s):" first). What `kill -USR1` shows of crawl-callbacks
+ * (app.dump); gdb's `info fetchers` (docs/gdb/crawlstages.py) prints the same from
+ * memory. All a callback leaves behind is these objects. */
+void fetcher_dump_all(FILE *out);
 
 /* ---- between fetcher.c and the curl variant, fetcher_curl.c ---- */
 

@@ -14,13 +14,11 @@
 #include "app.h"
 #include "fetcher.h"
 #include "jobq.h"
-#include "list.h"
 
 typedef struct crawler {
     app *a;
     jobq waiting;       /* urls_todo, part one: no Fetcher yet */
-    list_node fetchers; /* urls_todo, part two: the Fetchers at work... */
-    size_t active;      /* ...and how many */
+    size_t active;      /* urls_todo, part two: the Fetchers at work (fetcher.c lists them) */
     bool starting;      /* start_waiting is already on the stack */
 } crawler;
 
@@ -31,7 +29,6 @@ static void fetcher_done(Fetcher *f, void *ctx);
 static void start_fetcher(crawler *cr, const char *url, int max_redirect)
 {
     Fetcher *f = fetcher_new(cr->a, url, max_redirect, add_url, fetcher_done, cr);
-    list_push_back(&cr->fetchers, &f->link);
     cr->active++;
     fetch(f);           /* may finish at once: every try failed before any waiting */
 }
@@ -58,7 +55,6 @@ static void start_waiting(crawler *cr)
 static void fetcher_done(Fetcher *f, void *ctx)
 {
     crawler *cr = ctx;
-    list_remove(&f->link);
     cr->active--;
     fetcher_free(f);
     start_waiting(cr);
@@ -77,9 +73,9 @@ static void add_url(void *ctx, const char *url, int max_redirect)
 static int crawl_callbacks(app *a)
 {
     crawler cr = {.a = a};
+    a->dump = fetcher_dump_all;     /* kill -USR1: the live Fetchers, as gdb's `info fetchers` */
     int r = 0;
     jobq_init(&cr.waiting);
-    list_init(&cr.fetchers);
     crawl_add_roots(a->crawl, add_url, &cr);
     if (cr.active)
         r = selector_run(a->loop);      /* the chapter's loop(): until stopped */
@@ -87,9 +83,7 @@ static int crawl_callbacks(app *a)
         fprintf(stderr, "crawl-callbacks: event loop failed: %s\n", selector_error(a->loop));
     a->todo = jobq_size(&cr.waiting) + cr.active;
     /* Interrupted: abandon the Fetchers in flight; they are not recorded. */
-    list_node *n;
-    while ((n = list_pop_front(&cr.fetchers)))
-        fetcher_free(list_entry(n, Fetcher, link));
+    fetcher_free_all();
     jobq_clear(&cr.waiting);
     return r < 0 ? -1 : 0;
 }

@@ -337,7 +337,8 @@ FETCHER_STATE_DOC = "connecting, sending, reading, waiting for a descriptor, cur
 
 
 def fetcher_state(f):
-    """What a stage 1 Fetcher is waiting for, from the fields it saved by hand."""
+    """What a stage 1 Fetcher is waiting for, from the fields it saved by hand (the
+    same as fetcher_state in fetcher.c)."""
     names = _fields(f)
 
     def get(name, default=0):
@@ -381,7 +382,7 @@ coroutine leaves a chain of frames, a callback leaves only this object."""
 
 def fetcher_repr(f):
     return "Fetcher '%s' %s, %d bytes, try %d" % (_cstr(f["url"]) or "?", fetcher_state(f),
-                                                  fetcher_bytes(f), int(f["tries"]) + 1)
+                                                  fetcher_bytes(f), int(f["tries"]))
 
 
 # ---- pretty-printers ------------------------------------------------------------------------
