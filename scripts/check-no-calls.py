@@ -15,8 +15,9 @@ when one is written down anywhere gdb commands are:
     gdb.parse_and_eval;
   - in *.sh files and CMakeLists.txt, every quoted string and here-document line that
     reads as a gdb command (-ex '...', the guides' lists of commands);
-  - in Markdown, `(gdb) CMD` lines, `+CMD` lines of trace-commands transcripts, and
-    inline `code` that reads as a gdb command.
+  - in Markdown (docs/ and the exercises' READMEs, README.md), `(gdb) CMD` lines,
+    `+CMD` lines of trace-commands transcripts, and inline `code` that reads as a gdb
+    command.
 
 Not calls, and allowed: gdb's own convenience functions ($_streq, $_isvoid, ... and
 those a Python extension registers: their names are read from the extension), casts,
@@ -356,13 +357,11 @@ def scan(root):
     functions = GDB_FUNCTIONS | extension_functions(root)
     found, nfiles = [], 0
     targets = []
-    for d in ("docs/gdb", "scripts", "tests"):
+    for d in ("docs", "scripts", "tests"):
         for base, dirs, files in os.walk(os.path.join(root, d)):
             dirs[:] = [x for x in dirs if x not in ("corpus", "regressions", "files")]
             targets += [os.path.join(base, f) for f in files]
-    targets += [os.path.join(root, "docs", f) for f in os.listdir(os.path.join(root, "docs"))
-                if f.endswith(".md")]
-    targets += [os.path.join(root, f) for f in ("README.md", "Makefile.tutorial")]
+    targets += [os.path.join(root, f) for f in ("README.md", "HANDOUT.md", "Makefile.tutorial")]
     for p in sorted(set(targets)):
         rel = os.path.relpath(p, root)
         if p.endswith(".gdb"):

@@ -46,7 +46,8 @@ in_gdb() {
     shift
     for c in "$@"; do args+=(-ex "$c"); done
     timeout -k 5 "$limit" gdb -q -batch -nx -x "$here/docs/gdb/crawlstages.py" \
-        -ex 'set may-call-functions off' -ex 'set pagination off' -ex 'set confirm off' -ex run "${args[@]}" -ex kill \
+        -ex 'set may-call-functions off' -ex 'set pagination off' -ex 'set confirm off' \
+        -ex 'set print frame-arguments none' -ex 'set print address off' -ex run "${args[@]}" -ex kill \
         --args "$bin/$prog" -q --max-tasks 3 --output /dev/null "$site_url" \
         >"$work/gdb.out" 2>&1 </dev/null &
     local g=$! p
@@ -57,7 +58,7 @@ in_gdb() {
     wait "$g"
     # From the stop on, without gdb's start-up chatter and the program's addresses.
     sed -n '/^Program received signal SIGINT/,$p' "$work/gdb.out" |
-        grep -v -e '^\[Inferior 1 .* killed\]' | sed "s|$here/||g"
+        grep -v -e '^\[Inferior 1 .* killed\]' -e 'No such file or directory' | sed "s|$here/||g"
     if grep -qE 'Python Exception|Error occurred in Python|Undefined command|Cannot call functions' "$work/gdb.out" ||
        ! grep -q '^Program received signal SIGINT' "$work/gdb.out"; then
         echo "inflight.sh: gdb on $prog did not do it:" >&2
