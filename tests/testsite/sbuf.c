@@ -51,6 +51,20 @@ void sbuf_printf(sbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* "{N*c}" at s[i] (N decimal, at most 64 MiB; c any byte): its length, with N and c;
+ * 0 when it is not one. */
+static size_t repeat_tag(const char *s, size_t i, size_t len, size_t *count, char *c)
+{
+    size_t j = i + 1, n = 0;
+    while (j < len && s[j] >= '0' && s[j] <= '9' && n <= (64u << 20))
+        n = n * 10 + (size_t)(s[j++] - '0');
+    if (j == i + 1 || n > (64u << 20) || j + 2 >= len || s[j] != '*' || s[j + 2] != '}')
+        return 0;
+    *count = n;
+    *c = s[j + 1];
+    return j + 3 - i;
+}
+
 void sbuf_add_expanded(sbuf *b, const char *s, size_t len, const char *base)
 {
     static const char tag[] = "{base}", hp_tag[] = "{hostport}";
@@ -59,21 +73,32 @@ void sbuf_add_expanded(sbuf *b, const char *s, size_t len, const char *base)
     const char *hostport = scheme_end ? scheme_end + 3 : base;
     size_t i = 0, from = 0;
     while (i < len) {
-        size_t n = 0;
+        size_t n = 0, count = 0;
+        char c = 0;
         const char *with = NULL;
-        if (s[i] == '{' && i + taglen <= len && memcmp(s + i, tag, taglen) == 0) {
+        if (s[i] != '{') {
+            i++;
+            continue;
+        }
+        if (i + taglen <= len && memcmp(s + i, tag, taglen) == 0) {
             n = taglen;
             with = base;
-        } else if (s[i] == '{' && i + hp_len <= len && memcmp(s + i, hp_tag, hp_len) == 0) {
+        } else if (i + hp_len <= len && memcmp(s + i, hp_tag, hp_len) == 0) {
             n = hp_len;
             with = hostport;
-        }
-        if (!with) {
+        } else if (!(n = repeat_tag(s, i, len, &count, &c))) {
             i++;
             continue;
         }
         sbuf_add(b, s + from, i - from);
-        sbuf_adds(b, with);
+        if (with) {
+            sbuf_adds(b, with);
+        } else {
+            sbuf_reserve(b, count);
+            memset(b->data + b->len, c, count);
+            b->len += count;
+            b->data[b->len] = '\0';
+        }
         i += n;
         from = i;
     }

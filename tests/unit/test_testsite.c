@@ -342,6 +342,7 @@ static void test_scenario_statuses(void **state)
     expect_head(ts, "/text", 200, "Content-Type", "text/plain");
     expect_head(ts, "/c.html", 200, "Content-Type", "text/html; charset=iso-8859-1");
     expect_head(ts, "/odd", 200, "X-Site", "basic");
+    expect_head(ts, "/odd", 200, "X-Repeat", "azzzzzb");       /* {5*z} */
 
     int status;
     size_t len;
