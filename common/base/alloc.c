@@ -85,6 +85,22 @@ char *xstrndup(const char *s, size_t n)
     return d;
 }
 
+void xappend(char **buf, size_t *len, size_t *cap, const void *data, size_t n)
+{
+    if (n > SIZE_MAX / 2 - *len)
+        alloc_oom(SIZE_MAX);
+    if (*len + n > *cap) {
+        size_t c = *cap ? *cap : 256;
+        while (c < *len + n)
+            c *= 2;
+        *buf = xrealloc(*buf, c);
+        *cap = c;
+    }
+    if (n)
+        memcpy(*buf + *len, data, n);
+    *len += n;
+}
+
 void *xmemdup(const void *p, size_t n)
 {
     void *d = xmalloc(n);

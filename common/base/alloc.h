@@ -28,6 +28,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* A copy of the n bytes at p (not NUL-terminated). */
 void *xmemdup(const void *p, size_t n);
+/* Append n bytes to a growing buffer: *buf holds *len bytes in room for *cap, and grows
+ * (doubling, from 256 bytes) when they do not fit. No NUL is added. */
+void xappend(char **buf, size_t *len, size_t *cap, const void *data, size_t n);
 /* asprintf / vasprintf that return the string. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));

@@ -31,6 +31,16 @@ static void test_copies(void **state)
     assert_int_equal(v[999], 7);
     char *f = xasprintf("%s %d", "max_tasks", 100);
     assert_string_equal(f, "max_tasks 100");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (int i = 0; i < 1000; i++)
+        xappend(&buf, &len, &cap, "seen", 4);
+    xappend(&buf, &len, &cap, "", 1);
+    assert_int_equal(len, 4001);
+    assert_true(cap >= len);
+    assert_int_equal(strlen(buf), 4000);
+    assert_memory_equal(buf + 3996, "seen", 4);
+    free(buf);
     free(s);
     free(t);
     free(v);
