@@ -129,14 +129,18 @@ bool engine_crawl(engine *e, request *req)
 
 /* ---- engine.download: straight to the downloader, a Future of the response ---- */
 
-/* The downloaded page as a Response (its body moves out of the crawl core). */
+/* The downloaded page as a Response: every header as it came, the body moved out of
+ * the crawl core. */
 static response *response_of(crawl_fetch *cf, bool truncated)
 {
     response *r = response_new(crawl_fetch_url(cf), crawl_fetch_status(cf));
-    if (crawl_fetch_content_type(cf))
-        response_add_header(r, "Content-Type", crawl_fetch_content_type(cf));
-    if (crawl_fetch_location(cf))
-        response_add_header(r, "Location", crawl_fetch_location(cf));
+    size_t n;
+    const char *h = crawl_fetch_headers(cf, &n);
+    for (; n > 0; n--) {                        /* "name\0value\0" each */
+        const char *value = h + strlen(h) + 1;
+        response_add_header(r, h, value);
+        h = value + strlen(value) + 1;
+    }
     size_t len;
     char *body = crawl_fetch_take_body(cf, &len);
     response_set_body(r, body, len);

@@ -90,6 +90,8 @@ struct crawl_fetch {
     bool keep_body;          /* crawl_fetch_keep_body: the body is kept in body/body_len */
     char *body;
     size_t body_len, body_cap;
+    char *headers;           /* every field of the head, "name\0value\0" each, in order */
+    size_t headers_len, headers_cap, nheaders;
     /* --trace-events only: the attempt's track, and when each phase began (us) */
     int slot;                /* -1 when not traced (or already written) */
     bool connected;
@@ -247,18 +249,23 @@ static void on_head(void *ctx, const http_head *head)
     }
 }
 
-/* crawl_fetch_keep_body: append to the kept body (at most --max-size bytes in all). */
-static void keep_bytes(crawl_fetch *f, const char *data, size_t len)
+/* One field: "name\0value\0" at the end of f->headers. */
+static void keep_header_part(crawl_fetch *f, const char *s, size_t n)
 {
-    if (f->body_len + len > f->body_cap) {
-        size_t cap = f->body_cap ? f->body_cap : 16384;
-        while (cap < f->body_len + len)
-            cap *= 2;
-        f->body = xrealloc(f->body, cap);
-        f->body_cap = cap;
-    }
-    memcpy(f->body + f->body_len, data, len);
-    f->body_len += len;
+    xappend(&f->headers, &f->headers_len, &f->headers_cap, s, n);
+    xappend(&f->headers, &f->headers_len, &f->headers_cap, "", 1);
+}
+
+/* Each field of the head, before on_head: kept for whoever wants the response's
+ * headers (stage 3's engine gives them to its Response). At most the head's own limit,
+ * HTTP_MAX_HEAD bytes, per attempt. */
+static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
+                      size_t vlen)
+{
+    crawl_fetch *f = ctx;
+    keep_header_part(f, name, nlen);
+    keep_header_part(f, value, vlen);
+    f->nheaders++;
 }
 
 /* Counts and parses at most --max-size bytes; anything past that only marks the fetch
@@ -276,7 +283,7 @@ static void on_body(void *ctx, const char *data, size_t len)
         return;
     f->size += (long long)len;
     if (f->keep_body)
-        keep_bytes(f, data, len);
+        xappend(&f->body, &f->body_len, &f->body_cap, data, len);
     if (f->parser)
         links_feed(f->parser, data, len);
 }
@@ -569,7 +576,8 @@ crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
     f->c = c;
     f->max_redirect = max_redirect;
     f->status = -1;
-    f->sink = (http_sink){on_head, on_body, f, NULL, on_wait_fd};
+    f->sink = (http_sink){.on_head = on_head, .on_body = on_body, .ctx = f,
+                          .on_wait_fd = on_wait_fd, .on_header = on_header};
     f->slot = -1;
     if (c->trace) {
         f->sink.on_connect = on_connect;
@@ -617,6 +625,7 @@ void crawl_fetch_discard(crawl_fetch *f)
         return;
     trace_attempt(f, "abandoned");  /* only if not written yet */
     clear_head(f);
+    free(f->headers);
     if (!f->waiting_fd)
         f->c->in_flight--;
     else
@@ -655,6 +664,11 @@ char *crawl_fetch_take_body(crawl_fetch *f, size_t *len)
     return body;
 }
 int crawl_fetch_status(const crawl_fetch *f) { return f->have_head ? f->status : -1; }
+const char *crawl_fetch_headers(const crawl_fetch *f, size_t *n)
+{
+    *n = f->nheaders;
+    return f->headers;
+}
 const char *crawl_fetch_location(const crawl_fetch *f) { return f->location; }
 const char *crawl_fetch_content_type(const crawl_fetch *f) { return f->content_type; }
 

@@ -109,6 +109,11 @@ void crawl_fetch_keep_body(crawl_fetch *f);
 /* The kept body (malloc'd, the caller frees it; NULL when empty), handed over: the
  * attempt keeps no copy. */
 char *crawl_fetch_take_body(crawl_fetch *f, size_t *len);
+/* Every header field of the response, in arrival order, obs-fold unfolded: *n pairs,
+ * each a name and then a value, NUL-terminated one after the other
+ * ("Content-Type\0text/html\0Location\0/a\0"); NULL when there is none. Owned by f.
+ * Kept for every attempt (at most HTTP_MAX_HEAD bytes). */
+const char *crawl_fetch_headers(const crawl_fetch *f, size_t *n);
 /* What the response head said: status (-1 before the head), the raw Location of a
  * redirect, the media type (lower case); NULL when absent. */
 int crawl_fetch_status(const crawl_fetch *f);

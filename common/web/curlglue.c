@@ -34,9 +34,9 @@
  * transfer that ends well raises it by one again, up to what it started at. The
  * caller never knows, but its sink hears on_wait_fd while its request waits.
  *
- * Each curl_req owns an easy handle; finished requests go to a free list with their
- * handle, which curl_easy_reset prepares for the next URL. Connections live in the multi
- * handle's cache and are reused across requests.
+ * Each curl_req owns an easy handle, a new one for every request; finished requests go
+ * to a free list. Connections live in the multi handle's cache and are reused across
+ * requests.
  */
 #include "curlglue.h"
 
@@ -58,9 +58,6 @@
 
 const char curl_glue_truncated[] = "body over the size limit";
 
-#define NO_VALUE SIZE_MAX      /* header offset meaning "header absent" */
-#define HBUF_KEEP 4096         /* header buffers larger than this are not kept in the pool */
-
 /* Transfers added to the multi handle per admit() call: one turn of the loop. */
 #define ADMIT_BATCH 256
 
@@ -79,14 +76,10 @@ struct curl_req {
     long long max_size;
     long long body_bytes;
     int truncated;
-    /* The head being collected; reset by every status line so 1xx heads are dropped. */
+    /* The head, line by line through the parser the raw transport uses too; kept
+     * across reuse. head_sent: the sink has it. */
+    http_head_parser *head;
     int head_sent;
-    size_t head_bytes;          /* of the head being collected, status line included */
-    int status;
-    long long content_length;
-    size_t ctype_off, loc_off;  /* offsets into hbuf, or NO_VALUE */
-    char *hbuf;                 /* header values, NUL-terminated; kept across reuse */
-    size_t hlen, hcap;
     char errbuf[CURL_ERROR_SIZE];
     int out_of_fds;             /* the last socket libcurl asked for failed with EMFILE */
     int waiting;                /* queued, and its sink heard on_wait_fd(1) */
@@ -132,7 +125,7 @@ struct curl_glue {
 static void req_destroy(curl_req *r)
 {
     curl_easy_cleanup(r->easy);
-    free(r->hbuf);
+    http_head_parser_free(r->head);
     free(r);
 }
 
@@ -142,13 +135,22 @@ static void reset_response(curl_req *r)
     r->truncated = r->head_sent = 0;
     r->fail = NULL;
     r->body_bytes = 0;
-    r->head_bytes = 0;
-    r->status = 0;
-    r->content_length = -1;
-    r->ctype_off = r->loc_off = NO_VALUE;
-    r->hlen = 0;
+    http_head_parser_reset(r->head);
     r->errbuf[0] = '\0';
     r->out_of_fds = 0;
+}
+
+/* A new easy handle for every request, never curl_easy_reset on an old one: before
+ * 8.1, libcurl kept a pointer to the last header of a handle's previous response
+ * (state.prevhead, for obs-fold) after freeing it, and a response whose first header
+ * line is a continuation line made it read and free that memory again (curl issue
+ * #11101) — one space from a server would crash the crawl. */
+static CURL *new_easy(void)
+{
+    CURL *e = curl_easy_init();
+    if (!e)
+        alloc_oom(0);           /* all it can lack is memory */
+    return e;
 }
 
 static curl_req *req_take(curl_glue *g)
@@ -158,13 +160,13 @@ static curl_req *req_take(curl_glue *g)
     if (n) {
         r = list_entry(n, curl_req, node);
         g->free_count--;
-        curl_easy_reset(r->easy);
+        curl_easy_cleanup(r->easy);
+        r->easy = new_easy();
     } else {
         r = xcalloc(1, sizeof *r);
-        r->easy = curl_easy_init();
-        if (!r->easy)
-            alloc_oom(0);       /* all it can lack is memory */
+        r->easy = new_easy();
         r->g = g;
+        r->head = http_head_parser_new();
         list_node_init(&r->node);
     }
     r->cancelled = r->in_dead = r->waiting = 0;
@@ -179,95 +181,41 @@ static void req_recycle(curl_glue *g, curl_req *r)
 {
     list_remove(&r->node);
     r->state = REQ_FREE;
-    r->sink.on_head = NULL;
-    r->sink.on_body = NULL;
-    r->sink.on_connect = NULL;
-    r->sink.on_wait_fd = NULL;
+    r->sink = (http_sink){0};
     r->done = NULL;
     if (g->free_count >= g->free_cap) {
         req_destroy(r);
         return;
     }
-    if (r->hcap > HBUF_KEEP) {
-        free(r->hbuf);
-        r->hbuf = NULL;
-        r->hcap = 0;
-    }
+    http_head_parser_reset(r->head);    /* drops a large head's buffers */
     list_push_front(&g->free_list, &r->node);
     g->free_count++;
 }
 
 /* ---- response head --------------------------------------------------------------- */
 
-static void deliver_head(curl_req *r)
+/* The sink's head callbacks, not called once the request is cancelled (a sink may
+ * cancel it from any of them). */
+static void guarded_header(void *ctx, const char *name, size_t nlen, const char *value,
+                           size_t vlen)
 {
-    http_head h = {
-        .status = r->status,
-        .content_type = r->ctype_off == NO_VALUE ? NULL : r->hbuf + r->ctype_off,
-        .location = r->loc_off == NO_VALUE ? NULL : r->hbuf + r->loc_off,
-        .content_length = r->content_length,
-    };
-    r->head_sent = 1;
-    if (r->sink.on_head)
-        r->sink.on_head(r->sink.ctx, &h);
+    curl_req *r = ctx;
+    if (!r->cancelled && r->sink.on_header)
+        r->sink.on_header(r->sink.ctx, name, nlen, value, vlen);
 }
 
-/* Copy a header value into hbuf; returns its offset. */
-static size_t keep_value(curl_req *r, const char *v, size_t n)
+static void guarded_head(void *ctx, const http_head *h)
 {
-    if (r->hlen + n + 1 > r->hcap) {
-        size_t cap = r->hcap ? r->hcap : 256;
-        while (cap < r->hlen + n + 1)
-            cap *= 2;
-        r->hbuf = xrealloc(r->hbuf, cap);
-        r->hcap = cap;
-    }
-    size_t off = r->hlen;
-    memcpy(r->hbuf + off, v, n);
-    r->hbuf[off + n] = '\0';
-    r->hlen += n + 1;
-    return off;
+    curl_req *r = ctx;
+    if (!r->cancelled && r->sink.on_head)
+        r->sink.on_head(r->sink.ctx, h);
 }
 
-/* "HTTP/1.1 200 OK" -> 200; 0 when there is no three-digit code. */
-static int parse_status(const char *line, size_t n)
-{
-    size_t i = 5;
-    while (i < n && line[i] != ' ')
-        i++;
-    while (i < n && line[i] == ' ')
-        i++;
-    if (i + 3 > n)
-        return 0;
-    int code = 0;
-    for (size_t k = 0; k < 3; k++) {
-        char c = line[i + k];
-        if (c < '0' || c > '9')
-            return 0;
-        code = code * 10 + (c - '0');
-    }
-    if (i + 3 < n && line[i + 3] != ' ')
-        return 0;
-    return code;
-}
-
-static long long parse_length(const char *v, size_t n)
-{
-    char tmp[32];
-    if (n == 0 || n >= sizeof tmp)
-        return -1;
-    memcpy(tmp, v, n);
-    tmp[n] = '\0';
-    char *end;
-    errno = 0;
-    long long x = strtoll(tmp, &end, 10);
-    if (errno || *end || x < 0 || tmp[0] == '-' || tmp[0] == '+')
-        return -1;
-    return x;
-}
-
-/* libcurl hands us each header line of each response head, status lines included, and
- * a blank line at the end of each head; trailers of a chunked body come afterwards. */
+/* libcurl hands us each line of each response head, status lines included, and the
+ * empty line that ends each head; trailers of a chunked body come afterwards. The head
+ * lines go to the head parser the raw transport uses too (http_head.h): it skips
+ * interim heads, and refuses what breaks its rules in its words — then the transfer
+ * stops and the request fails with them. */
 static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
 {
     curl_req *r = userp;
@@ -275,55 +223,20 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
     if (r->cancelled)
         return 0;
     if (r->head_sent)
-        return len;
-    /* The raw transport's limits (common/web/http.c), with its words, so that both
-     * transports give the same record: a head over HTTP_MAX_HEAD bytes, or with a NUL
-     * byte in it, fails the response. */
-    if (len >= 5 && memcmp(buf, "HTTP/", 5) == 0)
-        r->head_bytes = 0;
-    r->head_bytes += len;
-    if (r->head_bytes > HTTP_MAX_HEAD) {
-        r->fail = "header section over 65536 bytes";
+        return len;             /* a trailer */
+    size_t used;
+    int done = http_head_parser_feed(r->head, buf, len, &used);
+    if (done < 0) {
+        r->fail = http_head_parser_error(r->head);
         return 0;
     }
-    if (memchr(buf, '\0', len)) {
-        r->fail = "NUL byte in response head";
-        return 0;
+    if (done > 0) {
+        const http_sink guarded = {.on_head = guarded_head, .ctx = r,
+                                   .on_header = guarded_header};
+        r->head_sent = 1;
+        http_head_parser_deliver(r->head, &guarded);
     }
-    size_t n = len;
-    while (n && (buf[n - 1] == '\r' || buf[n - 1] == '\n'))
-        n--;
-    if (n == 0) {
-        if (r->status >= 100 && r->status < 200)
-            return len;  /* an interim head: the real one follows */
-        deliver_head(r);
-        return r->cancelled ? 0 : len;
-    }
-    if (n >= 5 && memcmp(buf, "HTTP/", 5) == 0) {
-        r->status = parse_status(buf, n);
-        r->content_length = -1;
-        r->ctype_off = r->loc_off = NO_VALUE;
-        r->hlen = 0;
-        return len;
-    }
-    const char *colon = memchr(buf, ':', n);
-    if (!colon)
-        return len;
-    size_t name_len = (size_t)(colon - buf);
-    const char *v = colon + 1, *end = buf + n;
-    while (v < end && (*v == ' ' || *v == '\t'))
-        v++;
-    while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
-        end--;
-    size_t vlen = (size_t)(end - v);
-    if (name_len == 12 && strncasecmp(buf, "content-type", 12) == 0) {
-        r->ctype_off = keep_value(r, v, vlen);
-    } else if (name_len == 8 && strncasecmp(buf, "location", 8) == 0) {
-        r->loc_off = keep_value(r, v, vlen);
-    } else if (name_len == 14 && strncasecmp(buf, "content-length", 14) == 0) {
-        r->content_length = parse_length(v, vlen);
-    }
-    return len;
+    return r->cancelled ? 0 : len;
 }
 
 /* Decoded body bytes (libcurl has already undone gzip/deflate and chunking). */
@@ -333,11 +246,6 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
     size_t len = size * nmemb;
     if (r->cancelled)
         return CURL_WRITEFUNC_ERROR;
-    if (!r->head_sent) {
-        deliver_head(r);
-        if (r->cancelled)
-            return CURL_WRITEFUNC_ERROR;
-    }
     size_t give = len;
     if (r->max_size > 0 && (long long)len > r->max_size - r->body_bytes) {
         give = (size_t)(r->max_size - r->body_bytes);
@@ -464,6 +372,46 @@ static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf,
     return g->errmsg;
 }
 
+/* libcurl checks a few things itself before our header callback sees the line, and it
+ * unchunks and decodes bodies itself: what it refuses is said in the words the raw
+ * transport uses for the same rule (http_head.h), so that both give the same record.
+ * NULL: not one of those; libcurl's own words then. */
+static const char *refused_by_libcurl(const curl_req *r, CURLcode res)
+{
+    bool in_head = !r->head_sent;
+    switch (res) {
+    case CURLE_WEIRD_SERVER_REPLY:      /* "Nul byte in header", "Header without colon" */
+        if (in_head)
+            return strstr(r->errbuf, "Nul byte") ? http_err_nul : http_err_header_line;
+        break;
+    case CURLE_BAD_FUNCTION_ARGUMENT:   /* its header store: a continuation line first */
+        if (in_head)
+            return http_err_header_line;
+        break;
+    case CURLE_UNSUPPORTED_PROTOCOL:    /* "Received HTTP/0.9 when not allowed", */
+        if (in_head && (strstr(r->errbuf, "HTTP/0.9") ||   /* "Unsupported response */
+                        strstr(r->errbuf, "response code")))  /* code in HTTP response" */
+            return http_err_status_line;
+        break;
+    case CURLE_OUT_OF_MEMORY:           /* its cap on one header line, 100 KB: over ours */
+        if (in_head)                    /* (real lack of memory aborts, alloc.h) */
+            return http_err_head_size;
+        break;
+    case CURLE_BAD_CONTENT_ENCODING:    /* its zlib said no */
+    case CURLE_WRITE_ERROR:             /* its decoder, for bytes after the stream's end */
+        return http_coding_corrupt(http_head_parser_coding(r->head));
+    case CURLE_GOT_NOTHING:             /* "Empty reply from server" */
+        return http_err_head_cut;
+    case CURLE_RECV_ERROR:              /* "... in chunked-encoding" */
+        if (strstr(r->errbuf, "chunked-encoding"))
+            return http_err_chunked;
+        break;
+    default:
+        break;
+    }
+    return NULL;
+}
+
 /* The request is out of the multi handle (or was never added): report it and recycle
  * it. */
 static void finish(curl_glue *g, curl_req *r, CURLcode res)
@@ -481,13 +429,13 @@ static void finish(curl_glue *g, curl_req *r, CURLcode res)
         err = r->fail;
     else if (r->truncated)
         err = curl_glue_truncated;
-    else if (res != CURLE_OK) {
+    else if (res != CURLE_OK && !(err = refused_by_libcurl(r, res))) {
         long os_errno = 0;
         curl_easy_getinfo(r->easy, CURLINFO_OS_ERRNO, &os_errno);
         err = format_error(g, res, r->errbuf, os_errno);
+    } else if (res == CURLE_OK && !r->head_sent) {
+        err = http_err_head_cut;        /* libcurl took a head that never ended */
     }
-    if (!err && !r->head_sent)
-        deliver_head(r);
     if (!r->cancelled && r->done)
         r->done(r->ctx, err);
     req_recycle(g, r);
@@ -763,7 +711,8 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    /* what both transports decode (http_head.h); libcurl would offer br and zstd too */
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 0L);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);

@@ -1,24 +1,24 @@
 /* http.c — raw HTTP/1.0 for stages 1 and 2: the GET request builder and the
  * incremental response parser (see http.h).
  *
- * The parser is a state machine fed arbitrary slices of the byte stream. The head
- * (status line and headers) is copied into one buffer, a line at a time (memchr finds
- * the line ends); the body is never copied: on_body gets slices of the fed buffer.
+ * The parser is a state machine fed arbitrary slices of the byte stream. The head goes
+ * to the head parser both transports share (http_head.c: its rules, limits and words);
+ * this file frames the body: Content-Length, chunked or until the connection closes.
+ * The body is never copied: on_body gets slices of the fed buffer — unless the server
+ * compressed it (Content-Encoding gzip or deflate), when it goes through zlib first
+ * (http_inflate.c), as libcurl's decoder does on the other transport.
  *
  * Split independence: every check looks at bytes in stream order and the first
  * offending byte decides the error, so however the input is cut up, the callbacks and
  * the result are the same.
  *
- * Choices worth knowing:
- * - A NUL byte in the head is an error ("NUL byte in response head"): C strings could
- *   not carry the header values faithfully, and no sane server sends one.
- * - 1xx interim responses are skipped; on_head is called for the final response only.
+ * Choices worth knowing (the head's are in http_head.h):
  * - Transfer-Encoding (which HTTP/1.0 requests should never get) overrides
  *   Content-Length; chunked bodies are decoded, any other coding is read until EOF.
+ * - Chunk extensions are skipped whatever their length (they cost no memory; the
+ *   timeout bounds the time), as libcurl skips them. The trailer section is skipped,
+ *   up to 4096 bytes.
  * - 204 and 304 responses have no body, whatever their headers say.
- * - Header lines without a colon are ignored; obs-fold continuation lines are appended
- *   (with one space) to Content-Type and Location and ignored elsewhere. When a header
- *   appears twice the first Content-Type / Location wins.
  * - The sink's callbacks may be NULL. They must not free the parser.
  */
 #include "http.h"
@@ -30,6 +30,7 @@
 #include <strings.h>
 
 #include "alloc.h"
+#include "http_inflate.h"
 #include "url.h"
 
 #ifndef CRAWL_VERSION
@@ -139,8 +140,7 @@ out:
 /* ---- response parser ------------------------------------------------------------ */
 
 enum state {
-    ST_STATUS,      /* reading the status line */
-    ST_HEADERS,     /* reading header lines */
+    ST_HEAD,        /* the head parser has it */
     ST_BODY_LEN,    /* body delimited by Content-Length */
     ST_BODY_EOF,    /* body delimited by the end of the connection */
     ST_CHUNK_SIZE,  /* hex digits of a chunk size */
@@ -155,37 +155,21 @@ enum state {
     ST_ERROR,
 };
 
-enum kept { KEPT_NONE, KEPT_TYPE, KEPT_LOCATION, KEPT_OTHER };
-
-#define CHUNK_LINE_MAX 4096 /* size line with extensions, and the trailer section */
-#define MAX_LENGTH 1000000000000000000LL
-
-struct span {
-    size_t off, len;
-    bool set;
-};
+#define CHUNK_LINE_MAX 4096 /* a chunk size line without its extensions; the trailers */
 
 struct http_parser {
     http_sink sink;
     enum state state;
     char error[96];
 
-    char *head;       /* the current head section, as received */
-    size_t head_len, head_cap;
-    size_t line_start; /* offset of the line being read */
-
-    int status;
-    struct span ctype, location;
-    enum kept last;    /* header the previous line belonged to (for obs-fold) */
-    long long content_length;
-    bool te_present, te_chunked;
-
+    http_head_parser *head;
     bool has_head;
-    bool received_any;
-    long long body_size;
-    long long remaining; /* Content-Length or chunk bytes still to come */
+    http_inflate *inflate; /* Content-Encoding gzip or deflate, else NULL */
+    long long wire_size;   /* body bytes as framed (compressed, if it is) */
+    long long body_size;   /* body bytes delivered to on_body */
+    long long remaining;   /* Content-Length or chunk bytes still to come */
     int chunk_digits;
-    size_t chunk_line;   /* bytes of the current size line / trailer section */
+    size_t chunk_line;     /* bytes of the current size line / trailer section */
     bool trailer_line_empty;
 };
 
@@ -201,36 +185,13 @@ static bool is_ws(char c)
     return c == ' ' || c == '\t';
 }
 
-static void trim(const char **s, const char **e)
-{
-    while (*s < *e && is_ws(**s))
-        (*s)++;
-    while (*e > *s && (is_ws((*e)[-1]) || (*e)[-1] == '\r'))
-        (*e)--;
-}
-
-static bool name_is(const char *s, size_t n, const char *name)
-{
-    return strlen(name) == n && strncasecmp(s, name, n) == 0;
-}
-
-static void reset_head(http_parser *p)
-{
-    p->head_len = p->line_start = 0;
-    p->status = 0;
-    p->ctype = p->location = (struct span){0, 0, false};
-    p->last = KEPT_NONE;
-    p->content_length = -1;
-    p->te_present = p->te_chunked = false;
-}
-
 http_parser *http_parser_new(const http_sink *sink)
 {
     http_parser *p = xcalloc(1, sizeof *p);
     if (sink)
         p->sink = *sink;
-    p->state = ST_STATUS;
-    reset_head(p);
+    p->state = ST_HEAD;
+    p->head = http_head_parser_new();
     return p;
 }
 
@@ -238,7 +199,8 @@ void http_parser_free(http_parser *p)
 {
     if (!p)
         return;
-    free(p->head);
+    http_head_parser_free(p->head);
+    http_inflate_free(p->inflate);
     free(p);
 }
 
@@ -259,220 +221,69 @@ long long http_parser_body_size(const http_parser *p)
 
 /* --- head --- */
 
-/* "HTTP/1.x SSS[ reason]" with the line end already cut off. */
-static int parse_status(http_parser *p, const char *s, const char *e)
+/* The final head is complete: choose how the body ends, then report the head. */
+static void end_of_head(http_parser *p)
 {
-    if (e > s && e[-1] == '\r')
-        e--;
-    if (e - s < 12 || memcmp(s, "HTTP/1.", 7) != 0 || s[7] < '0' || s[7] > '9' ||
-        s[8] != ' ')
-        return fail(p, "malformed status line");
-    s += 9;
-    while (s < e && *s == ' ')
-        s++;
-    if (e - s < 3 || s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' || s[2] < '0' ||
-        s[2] > '9' || (e - s > 3 && !is_ws(s[3])))
-        return fail(p, "malformed status line");
-    p->status = (s[0] - '0') * 100 + (s[1] - '0') * 10 + (s[2] - '0');
-    p->state = ST_HEADERS;
-    return 0;
-}
-
-/* One Content-Length value: a comma-separated list of equal decimal numbers. */
-static int parse_content_length(http_parser *p, const char *s, const char *e)
-{
-    for (;;) {
-        const char *comma = memchr(s, ',', (size_t)(e - s));
-        const char *is = s, *ie = comma ? comma : e;
-        trim(&is, &ie);
-        if (is == ie)
-            return fail(p, "bad Content-Length");
-        long long v = 0;
-        for (const char *d = is; d < ie; d++) {
-            if (*d < '0' || *d > '9' || v > MAX_LENGTH / 10)
-                return fail(p, "bad Content-Length");
-            v = v * 10 + (*d - '0');
-        }
-        if (p->content_length >= 0 && p->content_length != v)
-            return fail(p, "bad Content-Length");
-        p->content_length = v;
-        if (!comma)
-            return 0;
-        s = comma + 1;
-    }
-}
-
-/* Whether the last coding of a Transfer-Encoding value is "chunked". */
-static bool last_coding_chunked(const char *s, const char *e)
-{
-    for (const char *c = e; c > s; c--)
-        if (c[-1] == ',') {
-            s = c;
-            break;
-        }
-    trim(&s, &e);
-    return name_is(s, (size_t)(e - s), "chunked");
-}
-
-/* An obs-fold line: append its text to the header it continues, if we keep it. */
-static void fold_line(http_parser *p, const char *s, const char *e)
-{
-    struct span *v = p->last == KEPT_TYPE ? &p->ctype
-                     : p->last == KEPT_LOCATION ? &p->location : NULL;
-    trim(&s, &e);
-    if (!v || s == e)
-        return;
-    /* The text lies after the value's own line end, so moving it left is safe. */
-    size_t dst = v->off + v->len;
-    if (v->len > 0)
-        p->head[dst++] = ' ';
-    memmove(p->head + dst, s, (size_t)(e - s));
-    v->len = dst + (size_t)(e - s) - v->off;
-}
-
-static int parse_header(http_parser *p, const char *s, const char *e)
-{
-    if (is_ws(*s)) {
-        fold_line(p, s, e);
-        return 0;
-    }
-    const char *colon = memchr(s, ':', (size_t)(e - s));
-    if (!colon) {
-        p->last = KEPT_NONE;
-        return 0;
-    }
-    const char *ns = s, *ne = colon, *vs = colon + 1, *ve = e;
-    trim(&ns, &ne);
-    trim(&vs, &ve);
-    size_t nl = (size_t)(ne - ns);
-    struct span v = {(size_t)(vs - p->head), (size_t)(ve - vs), true};
-    p->last = KEPT_OTHER;
-    if (name_is(ns, nl, "content-type")) {
-        if (!p->ctype.set)
-            p->ctype = v, p->last = KEPT_TYPE;
-    } else if (name_is(ns, nl, "location")) {
-        if (!p->location.set)
-            p->location = v, p->last = KEPT_LOCATION;
-    } else if (name_is(ns, nl, "content-length")) {
-        return parse_content_length(p, vs, ve);
-    } else if (name_is(ns, nl, "transfer-encoding")) {
-        p->te_present = true;
-        p->te_chunked = last_coding_chunked(vs, ve);
-    }
-    return 0;
-}
-
-static const char *span_str(http_parser *p, struct span *v)
-{
-    if (!v->set)
-        return NULL;
-    p->head[v->off + v->len] = '\0';
-    return p->head + v->off;
-}
-
-/* The blank line after the headers: report the head and choose how the body ends. */
-static int end_of_head(http_parser *p)
-{
-    if (p->status < 200) { /* interim response: the real one follows */
-        reset_head(p);
-        p->state = ST_STATUS;
-        return 0;
-    }
-    http_head h = {
-        .status = p->status,
-        .content_type = span_str(p, &p->ctype),
-        .location = span_str(p, &p->location),
-        .content_length = p->te_present ? -1 : p->content_length,
-    };
+    const http_head *h = http_head_parser_head(p->head);
     p->has_head = true;
-    if (p->status == 204 || p->status == 304)
+    switch (http_head_parser_body(p->head)) {
+    case HTTP_BODY_NONE:
         p->state = ST_DONE;
-    else if (p->te_chunked)
+        break;
+    case HTTP_BODY_LENGTH:
+        p->state = ST_BODY_LEN;
+        p->remaining = h->content_length;
+        break;
+    case HTTP_BODY_CHUNKED:
         p->state = ST_CHUNK_SIZE, p->chunk_digits = 0, p->chunk_line = 0;
-    else if (p->te_present || h.content_length < 0)
+        break;
+    case HTTP_BODY_UNTIL_CLOSE:
         p->state = ST_BODY_EOF;
-    else
-        p->state = h.content_length == 0 ? ST_DONE : ST_BODY_LEN;
-    p->remaining = p->state == ST_BODY_LEN ? h.content_length : 0;
-    if (p->sink.on_head)
-        p->sink.on_head(p->sink.ctx, &h);
-    return 0;
-}
-
-/* A complete line [line_start, head_len) ending in '\n'. */
-static int head_line(http_parser *p)
-{
-    const char *s = p->head + p->line_start;
-    const char *e = p->head + p->head_len - 1; /* the '\n' */
-    p->line_start = p->head_len;
-    if (p->state == ST_STATUS)
-        return parse_status(p, s, e);
-    if (e == s || (e - s == 1 && s[0] == '\r'))
-        return end_of_head(p);
-    return parse_header(p, s, e);
-}
-
-/* Early rejection of a status line that cannot start with "HTTP/1.", so that a
- * non-HTTP peer fails at once rather than at the head limit. */
-static int check_status_prefix(http_parser *p)
-{
-    static const char want[] = "HTTP/1.";
-    size_t n = p->head_len - p->line_start;
-    const char *s = p->head + p->line_start;
-    for (size_t i = 0; i < n && i < sizeof want - 1; i++)
-        if (s[i] != want[i])
-            return fail(p, s[i] ? "malformed status line" : "NUL byte in response head");
-    return 0;
-}
-
-static void grow_head(http_parser *p, size_t need)
-{
-    if (need <= p->head_cap)
-        return;
-    size_t cap = p->head_cap ? p->head_cap : 1024;
-    while (cap < need)
-        cap *= 2;
-    if (cap > HTTP_MAX_HEAD + 1)
-        cap = HTTP_MAX_HEAD + 1; /* +1 leaves room for a NUL after the last value */
-    p->head = xrealloc(p->head, cap);
-    p->head_cap = cap;
-}
-
-/* Takes bytes up to and including one line end (or all of them). */
-static size_t feed_head(http_parser *p, const char *data, size_t len)
-{
-    size_t room = HTTP_MAX_HEAD - p->head_len;
-    if (room == 0) {
-        fail(p, "header section over 65536 bytes");
-        return 0;
+        break;
     }
-    size_t take = len < room ? len : room;
-    const char *nl = memchr(data, '\n', take);
-    size_t n = nl ? (size_t)(nl - data) + 1 : take;
-    grow_head(p, p->head_len + n + 1);
-    size_t before = p->head_len - p->line_start;
-    memcpy(p->head + p->head_len, data, n);
-    p->head_len += n;
-    if (p->state == ST_STATUS && before < 7 && check_status_prefix(p) < 0)
-        return n;
-    if (memchr(data, '\0', n)) {
-        fail(p, "NUL byte in response head");
-        return n;
-    }
-    if (nl)
-        head_line(p);
-    return n;
+    if (http_head_parser_coding(p->head) != HTTP_CODING_IDENTITY)
+        p->inflate = http_inflate_new(http_head_parser_coding(p->head));
+    http_head_parser_deliver(p->head, &p->sink);
+}
+
+static size_t head_bytes(http_parser *p, const char *data, size_t len)
+{
+    size_t used;
+    int r = http_head_parser_feed(p->head, data, len, &used);
+    if (r < 0)
+        fail(p, http_head_parser_error(p->head));
+    else if (r > 0)
+        end_of_head(p);
+    return used;
 }
 
 /* --- body --- */
 
-static void deliver(http_parser *p, const char *data, size_t n)
+static void inflated(void *ctx, const char *data, size_t n)
 {
-    if (n == 0)
-        return;
+    http_parser *p = ctx;
     p->body_size += (long long)n;
     if (p->sink.on_body)
         p->sink.on_body(p->sink.ctx, data, n);
+}
+
+/* Body bytes as framed: to the sink, through zlib when the server compressed them.
+ * Returns false when they do not decode. */
+static bool deliver(http_parser *p, const char *data, size_t n)
+{
+    if (n == 0)
+        return true;
+    p->wire_size += (long long)n;
+    if (p->inflate) {
+        if (http_inflate_feed(p->inflate, data, n, inflated, p) == 0)
+            return true;
+        fail(p, http_coding_corrupt(http_head_parser_coding(p->head)));
+        return false;
+    }
+    p->body_size += (long long)n;
+    if (p->sink.on_body)
+        p->sink.on_body(p->sink.ctx, data, n);
+    return true;
 }
 
 static int hexval(char c)
@@ -500,7 +311,7 @@ static void chunk_size_done(http_parser *p)
 
 static size_t bad_chunk(http_parser *p)
 {
-    fail(p, "bad chunked encoding");
+    fail(p, http_err_chunked);
     return 0;
 }
 
@@ -533,17 +344,14 @@ static size_t chunk_size_byte(http_parser *p, char c)
     return 1;
 }
 
-/* Chunk extensions are ignored up to the line end. */
+/* Chunk extensions are skipped up to the line end, however long. */
 static size_t chunk_ext(http_parser *p, const char *data, size_t len)
 {
     const char *nl = memchr(data, '\n', len);
-    size_t n = nl ? (size_t)(nl - data) + 1 : len;
-    p->chunk_line += n;
-    if (p->chunk_line > CHUNK_LINE_MAX)
-        return bad_chunk(p);
-    if (nl)
-        chunk_size_done(p);
-    return n;
+    if (!nl)
+        return len;
+    chunk_size_done(p);
+    return (size_t)(nl - data) + 1;
 }
 
 static size_t chunk_end_byte(http_parser *p, char c)
@@ -586,7 +394,8 @@ static size_t body_bytes(http_parser *p, const char *data, size_t len)
     size_t n = len;
     if ((long long)n > p->remaining)
         n = (size_t)p->remaining;
-    deliver(p, data, n);
+    if (!deliver(p, data, n))
+        return n;
     p->remaining -= (long long)n;
     if (p->remaining == 0)
         p->state = p->state == ST_BODY_LEN ? ST_DONE : ST_CHUNK_END;
@@ -597,9 +406,8 @@ static size_t body_bytes(http_parser *p, const char *data, size_t len)
 static size_t step(http_parser *p, const char *data, size_t len)
 {
     switch (p->state) {
-    case ST_STATUS:
-    case ST_HEADERS:
-        return feed_head(p, data, len);
+    case ST_HEAD:
+        return head_bytes(p, data, len);
     case ST_BODY_EOF:
         deliver(p, data, len);
         return len;
@@ -637,8 +445,6 @@ int http_parser_feed(http_parser *p, const char *data, size_t len)
         return result(p);
     if (len > 0 && !data)
         return fail(p, "no data");
-    if (len > 0)
-        p->received_any = true;
     while (len > 0 && p->state != ST_DONE && p->state != ST_ERROR) {
         size_t n = step(p, data, len);
         data += n;
@@ -658,14 +464,12 @@ int http_parser_eof(http_parser *p)
     case ST_BODY_EOF:
         p->state = ST_DONE;
         return 1;
-    case ST_STATUS:
-    case ST_HEADERS:
-        return fail(p, p->received_any ? "connection closed before the response head"
-                                       : "empty response");
+    case ST_HEAD:
+        return fail(p, http_err_head_cut);    /* no byte at all, or part of a head */
     case ST_BODY_LEN: {
         char msg[96];
         snprintf(msg, sizeof msg, "body shorter than Content-Length (got %lld of %lld bytes)",
-                 p->body_size, p->body_size + p->remaining);
+                 p->wire_size, p->wire_size + p->remaining);
         return fail(p, msg);
     }
     default:

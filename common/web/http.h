@@ -2,52 +2,17 @@
  * response parser.
  *
  * The parser is fed whatever bytes the socket gave (any split gives the same result)
- * and calls back once with the head (status line and headers), then with body chunks
- * as they arrive. The body ends at Content-Length, or at EOF (http_parser_eof).
+ * and calls back once with the head (through the head parser both transports share,
+ * http_head.h: on_header for each field, then on_head), then with body chunks as they
+ * arrive, decoded when the server compressed them. The body ends at Content-Length, at
+ * the last chunk, or at EOF (http_parser_eof).
  */
 #ifndef CRAWL_HTTP_H
 #define CRAWL_HTTP_H
 
 #include <stddef.h>
 
-#define HTTP_MAX_HEAD 65536  /* a header section larger than this is an error */
-
-/* What a response head says that the crawler uses. Strings are NUL-terminated and
- * owned by whoever filled the struct; NULL when the header was absent. */
-typedef struct http_head {
-    int status;
-    const char *content_type;   /* raw Content-Type value */
-    const char *location;       /* raw Location value */
-    long long content_length;   /* -1 when absent */
-} http_head;
-
-/* Where a response goes, whichever transport fetched it (raw parser or libcurl glue).
- * Any callback may be NULL. on_connect (for --trace-events) is called by the transport,
- * not the parser, once the TCP (or TLS) connection is ready, before the request is
- * sent; a reused connection is ready at once. on_wait_fd, also the transport's: 1 when
- * it found no free descriptor (EMFILE) and waits to try again, 0 when it has one again
- * (the fetch is not in flight meanwhile). */
-typedef struct http_sink {
-    void (*on_head)(void *ctx, const http_head *head);
-    void (*on_body)(void *ctx, const char *data, size_t len);
-    void *ctx;
-    void (*on_connect)(void *ctx);
-    void (*on_wait_fd)(void *ctx, int waiting);
-} http_sink;
-
-/* The transport's way to say "connected": NULL-safe. */
-static inline void http_sink_connected(const http_sink *s)
-{
-    if (s && s->on_connect)
-        s->on_connect(s->ctx);
-}
-
-/* The transport's way to say "waiting for a descriptor" (1) or "no longer" (0). */
-static inline void http_sink_waiting_fd(const http_sink *s, int waiting)
-{
-    if (s && s->on_wait_fd)
-        s->on_wait_fd(s->ctx, waiting);
-}
+#include "http_head.h"
 
 /* The User-Agent both transports send unless told otherwise: "crawlstages/VERSION". */
 extern const char http_default_user_agent[];
@@ -72,7 +37,7 @@ int http_parser_eof(http_parser *p);
 const char *http_parser_error(const http_parser *p);
 /* Whether the head has been parsed (and on_head called). */
 int http_parser_has_head(const http_parser *p);
-/* Body bytes delivered to on_body so far. */
+/* Body bytes delivered to on_body so far (decoded, when the server compressed them). */
 long long http_parser_body_size(const http_parser *p);
 
 #endif

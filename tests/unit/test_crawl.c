@@ -495,6 +495,30 @@ static void test_max_size_cap(void **state)
     assert_int_equal(st->num_urls, 1);      /* /cut lay past the cap */
 }
 
+/* Every header field the transport hands over is kept, in order, repeats too:
+ * crawl_fetch_headers (stage 3's engine makes a Response of them). */
+static void test_headers_kept(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    crawl_fetch *f = crawl_fetch_new(fx->c, ROOT, 10);
+    size_t n = 99;
+    assert_null(crawl_fetch_headers(f, &n));
+    assert_int_equal(n, 0);
+    const http_sink *s = crawl_fetch_sink(f);
+    s->on_header(s->ctx, "Content-Type", 12, "text/html; charset=x", 20);
+    s->on_header(s->ctx, "X-Empty", 7, "", 0);
+    s->on_header(s->ctx, "Set-Cookie", 10, "a=1", 3);
+    s->on_header(s->ctx, "Set-Cookie", 10, "b=2", 3);
+    respond(f, 200, "text/html; charset=x", NULL, "hello");
+    const char *h = crawl_fetch_headers(f, &n);
+    static const char want[] = "Content-Type\0text/html; charset=x\0X-Empty\0\0"
+                               "Set-Cookie\0a=1\0Set-Cookie\0b=2\0";
+    assert_int_equal(n, 4);
+    assert_memory_equal(h, want, sizeof want - 1);
+    crawl_fetch_done(f, collect, &fx->adds);
+}
+
 static void test_in_flight_and_discard(void **state)
 {
     fixture *fx = *state;
@@ -789,7 +813,7 @@ int main(void)
         T(test_max_pages),
         T(test_failure_record),
         T(test_truncated_record), T(test_max_size_cap),
-        T(test_in_flight_and_discard),
+        T(test_in_flight_and_discard), T(test_headers_kept),
         T(test_waiting_attempts),
         T(test_done_without_head),
         T(test_jsonl_report_to_file),

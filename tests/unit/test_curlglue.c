@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "curlglue.h"
+#include "http.h"
 #include "list.h"
 #include "selector.h"
 
@@ -53,6 +54,7 @@ typedef struct tconn {
     size_t outlen, outoff;
     sel_timer *delay;        /* a /slow answer waiting to be sent */
     int hanging;             /* got /hang: never answers again */
+    int close_after;         /* close once everything queued is sent */
     list_node node;          /* in srv->conns */
 } tconn;
 
@@ -104,6 +106,8 @@ static int conn_flush(tconn *c)
         }
     }
     c->outoff = c->outlen = 0;
+    if (c->close_after)
+        return -1;              /* sent: the caller closes */
     selector_modify(c->srv->s, c->fd, SEL_READ, conn_io, c);
     return 0;
 }
@@ -129,6 +133,17 @@ static void queue_response(tconn *c, const char *status, const char *extra_heade
     if (body_len)
         conn_queue(c, body, body_len);
 }
+
+/* /raw/N: the bytes of raw_responses[N] as they are, then close (see
+ * test_same_as_raw_parser). */
+typedef struct raw_response {
+    const char *name;
+    char *bytes;
+    size_t len;
+} raw_response;
+
+static raw_response raw_responses[40];
+static size_t n_raw_responses;
 
 static void slow_fire(selector *s, void *data)
 {
@@ -182,6 +197,10 @@ static int respond(tconn *c, const char *path)
         if (srv->stop_at_hangs && srv->hang_requests >= srv->stop_at_hangs)
             selector_stop(srv->s);
         return 0;
+    } else if (strncmp(path, "/raw/", 5) == 0) {
+        raw_response *rr = &raw_responses[atoi(path + 5)];
+        conn_queue(c, rr->bytes, rr->len);
+        c->close_after = 1;
     } else if (strcmp(path, "/close") == 0) {
         conn_close(c, 0);
         return -1;
@@ -318,6 +337,9 @@ typedef struct result {
     int status;
     int has_ctype, has_location;
     char ctype[256], location[256];
+    char *fields;             /* "name: value\n" per on_header call */
+    size_t fields_len;
+    int fields_after_head;
     long long clen;
     char *body;
     size_t body_len, body_calls;
@@ -325,13 +347,15 @@ typedef struct result {
     const char *err_ptr;
     char err[512];
     /* behaviour */
-    int cancel_in_head, cancel_in_body;
+    int cancel_in_head, cancel_in_body, cancel_in_header;
     struct result *then;      /* started from inside this one's sink/done */
     const char *then_path;
     struct result *cancel_other;  /* cancelled from this one's done */
     int chain_left;           /* sequential chain: requests still to start */
 } result;
 
+static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
+                      size_t vlen);
 static void on_head(void *ctx, const http_head *h);
 static void on_body(void *ctx, const char *data, size_t len);
 static void on_done(void *ctx, const char *error);
@@ -345,11 +369,29 @@ static curl_req *start(result *r, const char *path, long timeout_ms, long long m
 {
     char url[256];
     url_for(url, sizeof url, path);
-    http_sink sink = {on_head, on_body, r, NULL, NULL};
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r,
+                      .on_header = on_header};
     r->req = curl_glue_get(E.g, url, timeout_ms, max_size, &sink, on_done, r);
     if (r->req)
         E.outstanding++;
     return r->req;
+}
+
+static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
+                      size_t vlen)
+{
+    result *r = ctx;
+    if (r->heads)
+        r->fields_after_head = 1;
+    char *nf = realloc(r->fields, r->fields_len + nlen + vlen + 4);
+    assert_non_null(nf);
+    r->fields = nf;
+    r->fields_len += (size_t)sprintf(r->fields + r->fields_len, "%.*s: %.*s\n", (int)nlen,
+                                     name, (int)vlen, value);
+    if (r->cancel_in_header) {
+        curl_glue_cancel(E.g, r->req);
+        E.outstanding--;
+    }
 }
 
 static void on_head(void *ctx, const http_head *h)
@@ -438,8 +480,10 @@ static void run_until_done(void)
 
 static void result_free(result *r, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(r[i].body);
+        free(r[i].fields);
+    }
 }
 
 static int setup_with(const char *backend, int max_conns)
@@ -626,7 +670,7 @@ static void test_close_without_response(void **state)
     run_until_done();
     assert_int_equal(r.dones, 1);
     assert_non_null(r.err_ptr);
-    assert_non_null(strstr(r.err, "Empty reply"));
+    assert_string_equal(r.err, "connection closed before the response head");
     assert_int_equal(r.heads, 0);
     result_free(&r, 1);
 }
@@ -639,7 +683,7 @@ static void test_refused(void **state)
     char url[128];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
     result r = {0};
-    http_sink sink = {on_head, on_body, &r, NULL, NULL};
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = &r};
     r.req = curl_glue_get(E.g, url, 5000, 0, &sink, on_done, &r);
     assert_non_null(r.req);
     E.outstanding++;
@@ -671,7 +715,7 @@ static void test_bad_input(void **state)
     enum { N = sizeof urls / sizeof *urls };
     result r[N] = {{0}};
     for (size_t i = 0; i < N; i++) {
-        http_sink sink = {on_head, on_body, &r[i], NULL, NULL};
+        http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = &r[i]};
         r[i].req = curl_glue_get(E.g, urls[i], 5000, 0, &sink, on_done, &r[i]);
         assert_non_null(r[i].req);
         E.outstanding++;
@@ -894,6 +938,166 @@ static void test_free_in_flight(void **state)
     result_free(r, 3);
 }
 
+/* ---- the same record as the raw transport ------------------------------------------ */
+
+static void add_raw(const char *name, const char *bytes, size_t len)
+{
+    assert_true(n_raw_responses < sizeof raw_responses / sizeof *raw_responses);
+    raw_response *rr = &raw_responses[n_raw_responses++];
+    rr->name = name;
+    rr->bytes = malloc(len ? len : 1);
+    assert_non_null(rr->bytes);
+    memcpy(rr->bytes, bytes, len);
+    rr->len = len;
+}
+
+#define RAW(name, lit) add_raw(name, lit, sizeof(lit) - 1)
+
+/* A response whose head is one line of n bytes (a 1 MB Location), or whose chunk
+ * size line has an extension of n bytes. */
+static void add_long_line(const char *name, const char *before, char fill, size_t n,
+                          const char *after)
+{
+    size_t b = strlen(before), a = strlen(after);
+    char *buf = malloc(b + n + a);
+    assert_non_null(buf);
+    memcpy(buf, before, b);
+    memset(buf + b, fill, n);
+    memcpy(buf + b + n, after, a);
+    add_raw(name, buf, b + n + a);
+    free(buf);
+}
+
+/* The borderline responses of issue 13 item 7, and the heads libcurl refuses itself. */
+static void make_raw_responses(void)
+{
+    RAW("duplicate Content-Type", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+        "Content-Type: text/html\r\nContent-Length: 5\r\n\r\nhello");
+    RAW("duplicate Location", "HTTP/1.1 302 Found\r\nLocation: /a\r\nLocation: /a\r\n"
+        "Content-Length: 0\r\n\r\n");
+    RAW("conflicting Location", "HTTP/1.1 302 Found\r\nLocation: /a\r\nLocation: /b\r\n"
+        "Content-Length: 0\r\n\r\n");
+    RAW("folded Location", "HTTP/1.1 302 Found\r\nLocation: /a\r\n  b\r\nX-Other: 1\r\n"
+        "\tmore\r\nContent-Length: 0\r\n\r\n");
+    RAW("continuation first", "HTTP/1.1 200 OK\r\n folded: first\r\nContent-Length: 0\r\n\r\n");
+    RAW("line without colon", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+        "this line has no colon\r\nContent-Length: 5\r\n\r\nhello");
+    RAW("space before colon", "HTTP/1.1 302 Found\r\nLocation : /x\r\nContent-Length: 0\r\n\r\n");
+    RAW("conflicting Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
+        "Content-Length: 7\r\n\r\nhello12");
+    RAW("Content-Length +5", "HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\nhello");
+    RAW("Content-Length 0x5", "HTTP/1.1 200 OK\r\nContent-Length: 0x5\r\n\r\nhello");
+    RAW("101 then 200", "HTTP/1.1 101 Switching Protocols\r\n\r\n"
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+    RAW("100 then 200", "HTTP/1.1 100 Continue\r\n\r\n"
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+    RAW("status 600", "HTTP/1.1 600 High\r\nContent-Length: 5\r\n\r\nhello");
+    RAW("status 999", "HTTP/1.1 999 Weird\r\nContent-Length: 5\r\n\r\nhello");
+    RAW("status 2x0", "HTTP/1.1 2x0 OK\r\nContent-Length: 5\r\n\r\nhello");
+    RAW("not HTTP", "HELLO, THIS IS NOT HTTP\r\n\r\n");
+    RAW("NUL in a header", "HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 0\r\n\r\n");
+    RAW("head never ends", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n");
+    RAW("nothing", "");
+    add_long_line("1 MB Location", "HTTP/1.1 302 Found\r\nLocation: /", 'a', 1 << 20,
+                  "\r\nContent-Length: 0\r\n\r\n");
+    add_long_line("10 KB chunk extension", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked"
+                  "\r\n\r\n5;", 'x', 10240, "\r\nhello\r\n0\r\n\r\n");
+    RAW("bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+    char head[128], buf[512];
+    int h = snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
+                     "Content-Length: %zu\r\n\r\n", sizeof GZIP_BYTES);
+    memcpy(buf, head, (size_t)h);
+    memcpy(buf + h, GZIP_BYTES, sizeof GZIP_BYTES);
+    add_raw("gzip unasked", buf, (size_t)h + sizeof GZIP_BYTES);
+    h = snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
+                 "Content-Length: %zu\r\n\r\n", sizeof GZIP_BYTES + 7);
+    memcpy(buf, head, (size_t)h);
+    memcpy(buf + h, GZIP_BYTES, sizeof GZIP_BYTES);
+    memcpy(buf + h + sizeof GZIP_BYTES, "GARBAGE", 7);
+    add_raw("gzip then garbage", buf, (size_t)h + sizeof GZIP_BYTES + 7);
+    RAW("not gzip", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 5\r\n\r\n"
+        "hello");
+    RAW("brotli", "HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 5\r\n\r\nhello");
+}
+
+static void free_raw_responses(void)
+{
+    for (size_t i = 0; i < n_raw_responses; i++)
+        free(raw_responses[i].bytes);
+    n_raw_responses = 0;
+}
+
+/* What the raw transport's parser makes of the same bytes, into the same record. */
+static void parse_raw(const raw_response *rr, result *r)
+{
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r,
+                      .on_header = on_header};
+    http_parser *p = http_parser_new(&sink);
+    int rc = http_parser_feed(p, rr->bytes, rr->len);
+    if (rc == 0)
+        rc = http_parser_eof(p);
+    if (rc < 0)
+        snprintf(r->err, sizeof r->err, "%s", http_parser_error(p));
+    http_parser_free(p);
+}
+
+static void expect_same(const char *name, const result *raw, const result *curl)
+{
+    if (strcmp(raw->err, curl->err) != 0 || raw->heads != curl->heads ||
+        raw->status != curl->status || strcmp(raw->ctype, curl->ctype) != 0 ||
+        strcmp(raw->location, curl->location) != 0 || raw->clen != curl->clen ||
+        raw->fields_len != curl->fields_len ||
+        (raw->fields_len && memcmp(raw->fields, curl->fields, raw->fields_len) != 0) ||
+        raw->body_len != curl->body_len ||
+        (raw->body_len && memcmp(raw->body, curl->body, raw->body_len) != 0))
+        fail_msg("%s: the transports disagree\n"
+                 "  raw:  error '%s', %d head(s), status %d, type '%s', location '%.40s', "
+                 "length %lld, %zu body bytes, fields:\n%.300s\n"
+                 "  curl: error '%s', %d head(s), status %d, type '%s', location '%.40s', "
+                 "length %lld, %zu body bytes, fields:\n%.300s",
+                 name, raw->err, raw->heads, raw->status, raw->ctype, raw->location,
+                 raw->clen, raw->body_len, raw->fields ? raw->fields : "",
+                 curl->err, curl->heads, curl->status, curl->ctype, curl->location,
+                 curl->clen, curl->body_len, curl->fields ? curl->fields : "");
+    assert_false(curl->fields_after_head);
+}
+
+/* Every borderline response gives libcurl's glue and the raw parser the same head,
+ * fields, body and error (issue 13 item 7). */
+static void test_same_as_raw_parser(void **state)
+{
+    (void)state;
+    if (!(curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_LIBZ))
+        skip();
+    make_raw_responses();
+    for (size_t i = 0; i < n_raw_responses; i++) {
+        result raw = {0}, curl = {0};
+        parse_raw(&raw_responses[i], &raw);
+        char path[32];
+        snprintf(path, sizeof path, "/raw/%zu", i);
+        assert_non_null(start(&curl, path, 5000, 0));
+        run_until_done();
+        expect_same(raw_responses[i].name, &raw, &curl);
+        result_free(&raw, 1);
+        result_free(&curl, 1);
+    }
+    free_raw_responses();
+}
+
+/* A sink that cancels from on_header hears nothing more: no field, head or done. */
+static void test_cancel_in_header(void **state)
+{
+    (void)state;
+    result r = {.cancel_in_header = 1};
+    assert_non_null(start(&r, "/ok", 5000, 0));
+    run_for(200);                       /* no done comes to stop the loop */
+    assert_int_equal(E.outstanding, 0);
+    assert_string_equal(r.fields, "Content-Length: 11\n");   /* the first, then nothing */
+    assert_int_equal(r.heads, 0);
+    assert_int_equal(r.dones, 0);
+    result_free(&r, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -903,6 +1107,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_found_is_not_an_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gzip_is_decoded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interim_head_is_skipped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_same_as_raw_parser, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_in_header, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunked_trailers_are_not_head, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_without_response, setup, teardown),

@@ -398,6 +398,15 @@ static void test_download(void **state)
         assert_non_null(got);
         assert_int_equal(got->status, 301);          /* not followed */
         assert_string_equal(response_header(got, "Location"), "/plain");
+        /* every header as it came: the whole Content-Type, both X-Twice in order */
+        assert_string_equal(response_header(got, "Content-Type"), "text/html; charset=utf-8");
+        size_t twice[2], n = 0;
+        for (size_t i = 0; i < got->nheaders; i++)
+            if (strcmp(got->headers[i].name, "X-Twice") == 0 && n < 2)
+                twice[n++] = i;
+        assert_int_equal(n, 2);
+        assert_string_equal(got->headers[twice[0]].value, "1");
+        assert_string_equal(got->headers[twice[1]].value, "2");
         response_free(got);
         assert_int_equal(report_count(crawl_report(the_app.crawl)), 0);
         engine_free(e);

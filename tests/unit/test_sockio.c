@@ -510,7 +510,7 @@ static void test_read_all_feeds_parser(void **state)
         write_in(10 + 15 * (uint64_t)i, &w[i]);
     response r;
     memset(&r, 0, sizeof r);
-    http_sink sink = {on_head, on_body, &r, NULL, NULL};
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = &r};
     http_parser *p = http_parser_new(&sink);
     assert_non_null(p);
 
@@ -543,7 +543,7 @@ static void test_read_all_until_eof(void **state)
     write_in(30, &w2);
     response r;
     memset(&r, 0, sizeof r);
-    http_sink sink = {on_head, on_body, &r, NULL, NULL};
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = &r};
     http_parser *p = http_parser_new(&sink);
     outcome out;
     run_coro(sock_read_all(sv[0], p, 0), &out);
@@ -565,7 +565,7 @@ static void test_read_all_short_body(void **state)
     make_pair(sv);
     delayed_write w = {sv[1], resp, sizeof resp - 1, 1};
     write_in(10, &w);
-    http_sink sink = {NULL, NULL, NULL, NULL, NULL};
+    http_sink sink = {0};
     http_parser *p = http_parser_new(&sink);
     outcome out;
     run_coro(sock_read_all(sv[0], p, 0), &out);
@@ -583,7 +583,7 @@ static void test_read_all_timeout(void **state)
     (void)state;
     int sv[2];
     make_pair(sv);
-    http_sink sink = {NULL, NULL, NULL, NULL, NULL};
+    http_sink sink = {0};
     http_parser *p = http_parser_new(&sink);
     outcome out;
     run_coro(sock_read_all(sv[0], p, selector_now_ms(loop) + 100), &out);
