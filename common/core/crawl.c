@@ -288,6 +288,12 @@ static void on_body(void *ctx, const char *data, size_t len)
         links_feed(f->parser, data, len);
 }
 
+/* The raw parser asks, while it inflates a compressed body. */
+static bool is_full(void *ctx)
+{
+    return ((crawl_fetch *)ctx)->over;
+}
+
 /* The transport found no free descriptor and waits to try again (EMFILE): until it has
  * one, this attempt is not in flight — peak_in_flight counts fetches under way — and
  * its span in the timeline starts once it has one. */
@@ -577,7 +583,8 @@ crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
     f->max_redirect = max_redirect;
     f->status = -1;
     f->sink = (http_sink){.on_head = on_head, .on_body = on_body, .ctx = f,
-                          .on_wait_fd = on_wait_fd, .on_header = on_header};
+                          .on_wait_fd = on_wait_fd, .on_header = on_header,
+                          .is_full = is_full};
     f->slot = -1;
     if (c->trace) {
         f->sink.on_connect = on_connect;

@@ -6,7 +6,8 @@
  * this file frames the body: Content-Length, chunked or until the connection closes.
  * The body is never copied: on_body gets slices of the fed buffer — unless the server
  * compressed it (Content-Encoding gzip or deflate), when it goes through zlib first
- * (http_inflate.c), as libcurl's decoder does on the other transport.
+ * (http_inflate.c), as libcurl's decoder does on the other transport — and no further
+ * than the sink wants (is_full), as libcurl's glue stops at the size limit.
  *
  * Split independence: every check looks at bytes in stream order and the first
  * offending byte decides the error, so however the input is cut up, the callbacks and
@@ -165,6 +166,7 @@ struct http_parser {
     http_head_parser *head;
     bool has_head;
     http_inflate *inflate; /* Content-Encoding gzip or deflate, else NULL */
+    bool sink_full;        /* the sink wants no more: the rest is not inflated */
     long long wire_size;   /* body bytes as framed (compressed, if it is) */
     long long body_size;   /* body bytes delivered to on_body */
     long long remaining;   /* Content-Length or chunk bytes still to come */
@@ -259,15 +261,17 @@ static size_t head_bytes(http_parser *p, const char *data, size_t len)
 
 /* --- body --- */
 
-static void inflated(void *ctx, const char *data, size_t n)
+static bool inflated(void *ctx, const char *data, size_t n)
 {
     http_parser *p = ctx;
     p->body_size += (long long)n;
     if (p->sink.on_body)
         p->sink.on_body(p->sink.ctx, data, n);
+    return !(p->sink.is_full && p->sink.is_full(p->sink.ctx));
 }
 
-/* Body bytes as framed: to the sink, through zlib when the server compressed them.
+/* Body bytes as framed: to the sink, through zlib when the server compressed them
+ * (until the sink is full: what a gzip bomb would give past that is never made).
  * Returns false when they do not decode. */
 static bool deliver(http_parser *p, const char *data, size_t n)
 {
@@ -275,7 +279,11 @@ static bool deliver(http_parser *p, const char *data, size_t n)
         return true;
     p->wire_size += (long long)n;
     if (p->inflate) {
-        if (http_inflate_feed(p->inflate, data, n, inflated, p) == 0)
+        if (p->sink_full)
+            return true;
+        int r = http_inflate_feed(p->inflate, data, n, inflated, p);
+        p->sink_full = r == 1;
+        if (r >= 0)
             return true;
         fail(p, http_coding_corrupt(http_head_parser_coding(p->head)));
         return false;

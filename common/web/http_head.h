@@ -74,7 +74,9 @@ typedef struct http_head {
  * TCP (or TLS) connection is ready, before the request is sent; a reused connection is
  * ready at once. on_wait_fd, also the transport's: 1 when it found no free descriptor
  * (EMFILE) and waits to try again, 0 when it has one again (the fetch is not in flight
- * meanwhile). */
+ * meanwhile). is_full: true once the sink wants no more body (it keeps --max-size
+ * bytes): the raw parser then stops inflating a compressed body, whose every further
+ * byte would be dropped — a gzip bomb costs what the sink keeps, not what it holds. */
 typedef struct http_sink {
     void (*on_head)(void *ctx, const http_head *head);
     void (*on_body)(void *ctx, const char *data, size_t len);
@@ -83,6 +85,7 @@ typedef struct http_sink {
     void (*on_wait_fd)(void *ctx, int waiting);
     void (*on_header)(void *ctx, const char *name, size_t nlen, const char *value,
                       size_t vlen);
+    bool (*is_full)(void *ctx);
 } http_sink;
 
 /* The transport's way to say "connected": NULL-safe. */

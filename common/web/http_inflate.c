@@ -64,7 +64,7 @@ static int start(http_inflate *z, const unsigned char *two)
 }
 
 /* Inflate [data, data + len) to out, until the input is used up and zlib has no more
- * output for it. */
+ * output for it, or out says stop (1). */
 static int inflate_bytes(http_inflate *z, const unsigned char *data, size_t len,
                          http_inflate_out out, void *ctx)
 {
@@ -77,8 +77,8 @@ static int inflate_bytes(http_inflate *z, const unsigned char *data, size_t len,
         z->zs.avail_out = sizeof z->out;
         int r = inflate(&z->zs, Z_NO_FLUSH);
         size_t got = sizeof z->out - z->zs.avail_out;
-        if (got)
-            out(ctx, z->out, got);
+        if (got && !out(ctx, z->out, got))
+            return 1;
         if (r == Z_STREAM_END) {
             z->ended = true;
             return z->zs.avail_in > 0 ? -1 : 0;
@@ -101,15 +101,19 @@ int http_inflate_feed(http_inflate *z, const char *data, size_t len, http_inflat
             z->first[z->nfirst++] = *p++, len--;
         if (z->nfirst < 2)
             return 0;
-        if (start(z, z->first) < 0 || inflate_bytes(z, z->first, 2, out, ctx) < 0)
+        if (start(z, z->first) < 0)
             return -1;
+        int r = inflate_bytes(z, z->first, 2, out, ctx);
+        if (r != 0)
+            return r;
     } else if (!z->started && start(z, NULL) < 0) {
         return -1;
     }
     while (len > 0) {   /* avail_in is 32 bits */
         size_t n = len < (1u << 30) ? len : (1u << 30);
-        if (inflate_bytes(z, p, n, out, ctx) < 0)
-            return -1;
+        int r = inflate_bytes(z, p, n, out, ctx);
+        if (r != 0)
+            return r;
         p += n;
         len -= n;
     }

@@ -12,18 +12,22 @@
 #ifndef CRAWL_HTTP_INFLATE_H
 #define CRAWL_HTTP_INFLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "http_head.h"
 
 typedef struct http_inflate http_inflate;
-typedef void (*http_inflate_out)(void *ctx, const char *data, size_t len);
+/* Takes a piece of what the body inflates to; false: stop, no more is wanted. */
+typedef bool (*http_inflate_out)(void *ctx, const char *data, size_t len);
 
 /* coding: HTTP_CODING_GZIP or HTTP_CODING_DEFLATE. */
 http_inflate *http_inflate_new(http_coding coding);
 void http_inflate_free(http_inflate *z);
 /* Decode len more bytes of the body; what they inflate to goes to out(ctx, ...), in
- * pieces. Returns 0, or -1 when the body is corrupt (http_coding_corrupt says so). */
+ * pieces. Returns 0, 1 when out said stop (the rest of these bytes is not decoded, and
+ * z must not be fed again), or -1 when the body is corrupt (http_coding_corrupt says
+ * so). */
 int http_inflate_feed(http_inflate *z, const char *data, size_t len, http_inflate_out out,
                       void *ctx);
 

@@ -746,6 +746,36 @@ static void test_compressed_bodies(void **state)
     rec_free(&o.rec);
 }
 
+/* A sink that is full stops the inflating: a bomb costs what the sink keeps. */
+static bool full_at_20000(void *ctx)
+{
+    return ((record *)ctx)->body_len >= 20000;
+}
+
+static void test_inflate_stops_when_full(void **state)
+{
+    (void)state;
+    size_t n = 1 << 20;
+    char *plain = calloc(1, n), zbuf[4096], resp[4096];
+    assert_non_null(plain);
+    size_t zlen = squeeze(plain, n, 31, zbuf, sizeof zbuf);
+    size_t len = encoded_response(resp, sizeof resp, "gzip", zbuf, zlen);
+    record r = {0};
+    http_sink sink = {.on_head = rec_head, .on_body = rec_body, .ctx = &r,
+                      .is_full = full_at_20000};
+    r.fed_lo = resp;
+    r.fed_hi = resp + len;
+    g_decoded = true;
+    http_parser *p = http_parser_new(&sink);
+    assert_int_equal(http_parser_feed(p, resp, len), 1);       /* framing goes on */
+    assert_true(r.body_len >= 20000 && r.body_len < 20000 + 16384);
+    assert_int_equal(http_parser_body_size(p), (long long)r.body_len);
+    http_parser_free(p);
+    g_decoded = false;
+    rec_free(&r);
+    free(plain);
+}
+
 /* Not the coding it says, bytes after the end of the stream (a second gzip member
  * too): corrupt. A stream that stops early keeps what it gave, as libcurl does. */
 static void test_corrupt_compressed_bodies(void **state)
@@ -879,6 +909,7 @@ int main(void)
         cmocka_unit_test(test_every_header_field),
         cmocka_unit_test(test_compressed_bodies),
         cmocka_unit_test(test_corrupt_compressed_bodies),
+        cmocka_unit_test(test_inflate_stops_when_full),
         cmocka_unit_test(test_long_chunk_extension),
         cmocka_unit_test(test_garbage_status_line),
         cmocka_unit_test(test_head_limit_without_newline),
