@@ -19,14 +19,25 @@
  * watches the read end of a pipe of its own (the self-pipe trick): while the loop is
  * `waiting` (from just before the check until the wait returns), selector_stop writes
  * a byte to it, which ends the wait at once. The pipe is not a registration: it does
- * not count in selector_count, keeps no loop alive and runs no callback.
+ * not count in selector_count and keeps no loop alive.
  * selector_notify uses the same pipe: its flag makes the next turn call the function
  * set with selector_on_notify, without stopping the loop.
+ *
+ * Threads come in through the same pipe, as in asyncio (call_soon_threadsafe and
+ * signals both write to its one self-pipe): selector_wakeup writes a byte from any
+ * thread, and after draining the pipe the loop runs the wake-up function that the
+ * thread pool set (common/loop/threadpool.c), which takes the threads' messages.
+ * The flags are C11 atomics, not volatile: another thread may stop the loop, and the
+ * "set waiting, check stopped" / "set stopped, check waiting" pair needs the order
+ * that only atomics promise between threads (lock-free atomics are safe in a signal
+ * handler too).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +89,16 @@ struct selector {
 
     uint64_t now;
     int depth; /* > 0 while selector_run_once runs */
-    volatile sig_atomic_t stopped;
-    volatile sig_atomic_t waiting, interrupted; /* see selector_stop, selector_interrupt */
-    volatile sig_atomic_t notified;             /* see selector_notify */
+    atomic_int stopped;
+    atomic_int waiting, interrupted; /* see selector_stop, selector_interrupt */
+    atomic_int notified;             /* see selector_notify */
     sel_timer_fn notify_fn;
     void *notify_data;
     int wake[2];                   /* the self-pipe: read end watched, write end for stop */
+    sel_wakeup_fn wake_fn;         /* run after the pipe was drained (the thread pool) */
+    bool woken;                    /* the pipe was drained: wake_fn is due */
+    void *wake_data;
+    size_t holds;                  /* selector_hold: outside work that keeps the loop alive */
     char err[192];
 };
 
@@ -407,10 +422,10 @@ static int run_timers(selector *s)
 /* How long the backend may wait: until the next timer, capped by timeout_ms. */
 static int wait_timeout(selector *s, int timeout_ms)
 {
-    if (s->stopped || s->notified)
+    if (s->stopped || s->notified || s->woken)
         return 0;
-    if (s->nheap == 0)
-        return s->count == 0 && timeout_ms < 0 ? 0 : timeout_ms; /* never block on nothing */
+    if (s->nheap == 0)   /* never block on nothing */
+        return s->count == 0 && s->holds == 0 && timeout_ms < 0 ? 0 : timeout_ms;
     uint64_t due = s->heap[0]->due;
     int until = 0;
     if (due > s->now)
@@ -499,8 +514,17 @@ int selector_run_once(selector *s, int timeout_ms)
         n = 0;
     }
     for (int i = 0; i < n; i++)
-        if (s->fired[i].fd == s->wake[0])
+        if (s->fired[i].fd == s->wake[0]) {
             drain_wake(s);  /* not a registration: dispatch_io skips it */
+            s->woken = true;
+        }
+    /* After the drain (a later wake-up is a new byte); not in an interrupted turn, but
+     * kept for the next turn that is not. */
+    if (s->woken && s->wake_fn && !s->interrupted) {
+        s->woken = false;
+        s->wake_fn(s, s->wake_data);
+        ran++;
+    }
     if (s->notified) {
         s->notified = 0;
         if (s->notify_fn) {
@@ -516,7 +540,7 @@ int selector_run_once(selector *s, int timeout_ms)
 int selector_run(selector *s)
 {
     s->stopped = s->interrupted;
-    while (!s->stopped && (s->count > 0 || s->nheap > 0)) {
+    while (!s->stopped && (s->count > 0 || s->nheap > 0 || s->holds > 0)) {
         if (selector_run_once(s, -1) < 0)
             return -1;
     }
@@ -569,4 +593,33 @@ void selector_uninterrupt(selector *s)
 int selector_stopped(const selector *s)
 {
     return s->stopped;
+}
+
+/* ---- threads ------------------------------------------------------------------- */
+
+void selector_set_wakeup(selector *s, sel_wakeup_fn fn, void *data)
+{
+    s->wake_fn = fn;
+    s->wake_data = data;
+}
+
+/* Any thread, and async-signal-safe: one write(2), errno preserved. wake[1] is set
+ * before any thread can know the selector and never changes until selector_free. */
+void selector_wakeup(selector *s)
+{
+    int saved = errno;
+    ssize_t n = write(s->wake[1], "", 1);   /* full pipe: a wake-up is pending anyway */
+    (void)n;
+    errno = saved;
+}
+
+void selector_hold(selector *s)
+{
+    s->holds++;
+}
+
+void selector_release(selector *s)
+{
+    if (s->holds > 0)
+        s->holds--;
 }

@@ -16,6 +16,9 @@
  * Callbacks may register, modify and unregister any descriptor (their own included),
  * add and cancel timers, and stop the loop. A descriptor unregistered during an
  * iteration gets no further callbacks in that iteration.
+ *
+ * Other threads reach the loop only through selector_wakeup (see the end of this file
+ * and threadpool.h: call_from_thread).
  */
 #ifndef CRAWL_SELECTOR_H
 #define CRAWL_SELECTOR_H
@@ -103,5 +106,24 @@ void selector_notify(selector *s);
 void selector_on_notify(selector *s, sel_timer_fn fn, void *data);
 /* Whether selector_stop was called since the last selector_run started. */
 int selector_stopped(const selector *s);
+
+/* ---- Threads. The loop is single-threaded: every function above is for the loop's
+ * own thread, except selector_stop/selector_interrupt (signal handlers, other threads)
+ * and selector_wakeup. A thread pool (threadpool.h) is built on these three. */
+
+typedef void (*sel_wakeup_fn)(selector *s, void *data);
+/* fn(s, data) runs on the loop thread each time the loop wakes up through
+ * selector_wakeup (and, harmlessly, after a selector_stop). One per selector; NULL
+ * removes it. */
+void selector_set_wakeup(selector *s, sel_wakeup_fn fn, void *data);
+/* From any thread (or a signal handler): end the loop's wait at once, or the next one
+ * if it is not waiting now, and run the wake-up function. It writes one byte to the
+ * selector's self-pipe — the one descriptor through which threads and signals enter. */
+void selector_wakeup(selector *s);
+/* Outside work in progress (a job in a thread pool) that will wake the loop: while
+ * holds outnumber releases, selector_run does not return for want of descriptors and
+ * timers. Loop thread only. */
+void selector_hold(selector *s);
+void selector_release(selector *s);
 
 #endif
