@@ -6,6 +6,7 @@
 #include "alloc.h"
 #include "log.h"
 #include "selector.h"
+#include "threadpool.h"
 #include "url.h"
 
 #include <ctype.h>
@@ -31,7 +32,8 @@
 enum {
     OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
     OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
-    OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT
+    OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT, OPT_THREADS,
+    OPT_DNS_TIMEOUT
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +53,8 @@ static const struct option long_opts[] = {
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"trace-events", required_argument, NULL, OPT_TRACE_EVENTS},
     {"user-agent", required_argument, NULL, OPT_USER_AGENT},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"dns-timeout", required_argument, NULL, OPT_DNS_TIMEOUT},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -134,17 +138,18 @@ static int parse_int(const char *prog, const char *opt, const char *arg, int lo,
  * "no limit" (CURLOPT_TIMEOUT_MS) and the raw transport as "at once". */
 #define MIN_TIMEOUT 0.001
 
-/* Seconds as a decimal number (no hex, inf or nan), MIN_TIMEOUT <= t <= 86400. */
-static int parse_timeout(const char *prog, const char *arg, double *out)
+/* Seconds as a decimal number (no hex, inf or nan), MIN_TIMEOUT <= t <= 86400: --timeout,
+ * --dns-timeout. */
+static int parse_seconds(const char *prog, const char *opt, const char *arg, double *out)
 {
     char *end = NULL;
     double t = 0;
     if (*arg != '\0' && arg[strspn(arg, "0123456789.eE+-")] == '\0')
         t = strtod(arg, &end);
     if (!end || end == arg || *end != '\0')
-        return usage_error(prog, "--timeout: '%s' is not a number of seconds", arg);
+        return usage_error(prog, "--%s: '%s' is not a number of seconds", opt, arg);
     if (!isfinite(t) || !(t >= MIN_TIMEOUT) || t > 86400)
-        return usage_error(prog, "--timeout: %s is out of range (0.001 to 86400)", arg);
+        return usage_error(prog, "--%s: %s is out of range (0.001 to 86400)", opt, arg);
     *out = t;
     return CLI_OK;
 }
@@ -243,8 +248,10 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
     if (stage == CLI_STAGE3)
         printf("\n"
                "crawl-queue's engine:\n"
-               "      --user-agent NAME   the User-Agent header sent [crawlstages/%s]\n",
-               CRAWL_VERSION);
+               "      --user-agent NAME   the User-Agent header sent [crawlstages/%s]\n"
+               "      --threads N         the thread pool (DNS lookups), 1 to %d [4]\n"
+               "      --dns-timeout SECS  per DNS lookup on the raw transport [60]\n",
+               CRAWL_VERSION, THREADPOOL_MAX_THREADS);
     printf("\nExit status: 0 crawl completed, 1 fatal error, 2 bad usage.\n");
 }
 
@@ -262,6 +269,8 @@ static void set_defaults(crawl_options *o, const char *default_transport)
     o->format = "text";
     o->timeout = 30;
     o->max_size = DEFAULT_MAX_SIZE;
+    o->threads = 4;
+    o->dns_timeout = 60;
 }
 
 /* getopt returned '?': an unknown option, an ambiguous abbreviation, or a value given
@@ -289,6 +298,8 @@ static bool stage3_only(int c)
 {
     switch (c) {
     case OPT_USER_AGENT:
+    case OPT_THREADS:
+    case OPT_DNS_TIMEOUT:
         return true;
     default:
         return false;
@@ -321,7 +332,7 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
         return parse_choice(prog, "format", arg, formats, &o->format);
     case OPT_OUTPUT: o->output = arg; return CLI_OK;
     case OPT_TIMEOUT:
-        return parse_timeout(prog, arg, &o->timeout);
+        return parse_seconds(prog, "timeout", arg, &o->timeout);
     case OPT_MAX_PAGES:
         rc = parse_whole(prog, "max-pages", arg, 0, LONG_MAX, &v);
         if (rc == CLI_OK)
@@ -334,6 +345,10 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
     case OPT_USER_AGENT:
         o->user_agent = arg;
         return check_user_agent(prog, arg);
+    case OPT_THREADS:
+        return parse_int(prog, "threads", arg, 1, THREADPOOL_MAX_THREADS, &o->threads);
+    case OPT_DNS_TIMEOUT:
+        return parse_seconds(prog, "dns-timeout", arg, &o->dns_timeout);
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
     case 'h':

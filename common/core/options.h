@@ -24,6 +24,8 @@ typedef struct crawl_options {
     const char *trace_events;/* --trace-events FILE */
     const char *user_agent;  /* --user-agent NAME (crawl-queue only; NULL: the transports'
                               * default, crawlstages/VERSION) */
+    int threads;             /* --threads N (4): the thread pool, crawl-queue only */
+    double dns_timeout;      /* --dns-timeout SECS (60): a lookup in the pool, crawl-queue */
     int verbose;             /* -v, repeatable */
     int quiet;               /* -q */
 } crawl_options;

@@ -643,14 +643,61 @@ static void test_help_stage3(void **state)
     (void)state;
     run *r = parse("--help", NULL);
     assert_null(strstr(r->out, "--user-agent"));
+    assert_null(strstr(r->out, "--threads"));
     run_free(r);
     parse_stage = CLI_STAGE3;
     r = parse("--help", NULL);
     assert_int_equal(r->rc, CLI_EXIT_OK);
     assert_non_null(strstr(r->out, "--user-agent NAME"));
     assert_non_null(strstr(r->out, "[crawlstages/" CRAWL_VERSION "]"));
+    assert_non_null(strstr(r->out, "--threads N"));
+    assert_non_null(strstr(r->out, "--dns-timeout SECS"));
     assert_non_null(strstr(r->out, "Exit status:"));
     run_free(r);
+}
+
+/* ---- crawl-queue's options: --threads, --dns-timeout ------------------------ */
+
+static void test_threads_and_dns_timeout(void **state)
+{
+    (void)state;
+    parse_stage = CLI_STAGE3;
+    run *r = parse("a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->o.threads, 4);
+    assert_true(r->o.dns_timeout == 60.0);
+    run_free(r);
+
+    r = parse("--threads", "16", "--dns-timeout=2.5", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->o.threads, 16);
+    assert_true(r->o.dns_timeout == 2.5);
+    run_free(r);
+
+    r = parse("--threads", "0", "a.example", NULL);
+    assert_usage_error(r, "--threads: 0 is out of range (1 to 1024)", NULL);
+    run_free(r);
+    r = parse("--threads", "many", "a.example", NULL);
+    assert_usage_error(r, "--threads: 'many' is not a whole number", NULL);
+    run_free(r);
+    r = parse("--dns-timeout", "0", "a.example", NULL);
+    assert_usage_error(r, "--dns-timeout: 0 is out of range", NULL);
+    run_free(r);
+    r = parse("--dns-timeout", "soon", "a.example", NULL);
+    assert_usage_error(r, "--dns-timeout: 'soon' is not a number of seconds", NULL);
+    run_free(r);
+}
+
+/* Stages 1 and 2 keep the chapter's crawler: one line, exit 2, even with a good value. */
+static void test_stage3_options_refused_by_chapter_stages(void **state)
+{
+    (void)state;
+    const char *args[][2] = {{"--threads", "4"}, {"--dns-timeout", "5"}};
+    for (size_t i = 0; i < 2; i++) {
+        run *r = parse(args[i][0], args[i][1], "a.example", NULL);
+        assert_usage_error(r, args[i][0], "is a crawl-queue (stage 3) option");
+        run_free(r);
+    }
 }
 
 int main(void)
@@ -683,6 +730,9 @@ int main(void)
         cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter, reset_log_level),
         cmocka_unit_test_teardown(test_bad_user_agent, reset_log_level),
         cmocka_unit_test_teardown(test_help_stage3, reset_log_level),
+        cmocka_unit_test_teardown(test_threads_and_dns_timeout, reset_log_level),
+        cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter_stages,
+                                  reset_log_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
