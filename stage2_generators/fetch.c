@@ -47,7 +47,11 @@ static int raw_get_body(coro *co)
         if (!ok)
             CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");
     }
-    {
+    if (f->a->dns) {
+        /* Stage 3: the lookup runs in the thread pool, cached and shared per host. */
+        AWAIT(co, sock_getaddrinfo(f->a->dns, f->host, f->port, &f->addr, &f->addrlen));
+    } else {
+        /* The chapter's: getaddrinfo here, on the loop thread, cached. */
         char err[256];
         if (resolver_lookup(f->a->resolver, f->host, f->port, &f->addr, &f->addrlen, err,
                             sizeof err) < 0)

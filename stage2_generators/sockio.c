@@ -3,10 +3,12 @@
 #include "sockio.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "future.h"
 #include "net.h"
 #include "rawerr.h"
@@ -121,6 +123,70 @@ coro *sock_sleep(uint64_t ms)
     f->ms = ms;
     future_init(&f->fut);
     return &f->co;
+}
+
+/* ---- getaddrinfo: asyncio's loop.getaddrinfo — the lookup runs in the thread pool
+ * (dns.h: cached, shared with the other lookups of the host) and a Future brings the
+ * address back to this coroutine. ---- */
+
+typedef struct {
+    coro co;
+    dns_resolver *dns;
+    char *host;
+    int port;
+    struct sockaddr_storage *addr;  /* the caller's */
+    socklen_t *len;
+    dns_waiter waiter;
+    future fut;
+} getaddrinfo_frame;
+
+static void resolved(dns_waiter *w, const struct sockaddr_storage *addr, socklen_t len,
+                     const char *error)
+{
+    getaddrinfo_frame *f = w->data;
+    if (error) {
+        future_set_error(&f->fut, coro_error_new(CORO_OSERROR, 0, "%s", error));
+        return;
+    }
+    *f->addr = *addr;
+    *f->len = len;
+    future_set_result(&f->fut, (coro_value){NULL, 0});
+}
+
+static int getaddrinfo_body(coro *co)
+{
+    getaddrinfo_frame *f = (getaddrinfo_frame *)co;
+    CORO_BEGIN(co);
+    dns_lookup(f->dns, &f->waiter, f->host, f->port, resolved, f);
+    AWAIT_FUTURE(co, &f->fut);      /* cached: resolved already, no wait */
+    CORO_END(co);
+}
+
+static void getaddrinfo_finally(coro *co)
+{
+    getaddrinfo_frame *f = (getaddrinfo_frame *)co;
+    dns_cancel(&f->waiter);         /* cancelled while waiting: no callback later */
+    future_clear(&f->fut);
+    free(f->host);
+}
+
+static const coro_def getaddrinfo_def = {"getaddrinfo", __FILE__, getaddrinfo_body,
+                                         getaddrinfo_finally, sizeof(getaddrinfo_frame)};
+
+coro *sock_getaddrinfo(dns_resolver *dns, const char *host, int port,
+                       struct sockaddr_storage *addr, socklen_t *len)
+{
+    getaddrinfo_frame *f = (getaddrinfo_frame *)coro_new(&getaddrinfo_def);
+    if (f) {
+        f->dns = dns;
+        f->host = xstrdup(host);
+        f->port = port;
+        f->addr = addr;
+        f->len = len;
+        list_node_init(&f->waiter.node);
+        future_init(&f->fut);
+    }
+    return f ? &f->co : NULL;
 }
 
 /* ---- connect ---- */

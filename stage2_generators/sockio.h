@@ -1,6 +1,7 @@
 /* sockio.h — socket coroutines on the shared selector: the chapter's `connect`,
  * `read` and `read_all` (section "Factoring Coroutines With yield from"), plus
- * `write_all`, the send loop the chapter's sketch leaves out.
+ * `write_all`, the send loop the chapter's sketch leaves out, and `getaddrinfo`, the
+ * name lookup that stage 3 does in the thread pool.
  *
  * Each returns a new coroutine frame, to be awaited: AWAIT(co, sock_read(fd, t)).
  * deadline_ms is a selector_now_ms() time after which the wait fails with a
@@ -15,10 +16,17 @@
 #include <sys/socket.h>
 
 #include "coro.h"
+#include "dns.h"
 #include "http.h"
 
 /* asyncio.sleep: wait ms milliseconds (a selector timer resolves a Future). */
 coro *sock_sleep(uint64_t ms);
+/* asyncio's loop.getaddrinfo: host:port through stage 3's threaded resolver (dns.h),
+ * into *addr and *len (the caller's, kept until this returns). Raises an OSError whose
+ * message is the resolver's line ("cannot resolve host 'x': ...", "DNS lookup of x
+ * timed out after N s"). */
+coro *sock_getaddrinfo(dns_resolver *dns, const char *host, int port,
+                       struct sockaddr_storage *addr, socklen_t *len);
 /* Connect non-blocking socket fd (net_socket; the caller keeps it and closes it) to
  * addr; returns {NULL, fd} once connected, at once if the handshake is already done. */
 coro *sock_connect(int fd, const struct sockaddr_storage *addr, socklen_t len,

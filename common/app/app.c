@@ -113,14 +113,52 @@ static void warn_select(const app *a, const char *prog)
                  prog, FD_SETSIZE, a->opt.max_tasks);
 }
 
+/* Stage 3: the thread pool, and the raw transport's lookups in it. */
+static int start_pool(app *a, char *err, size_t errlen)
+{
+    a->pool = threadpool_new(a->loop, a->opt.threads, 64 * (size_t)a->opt.threads, err,
+                             errlen);
+    if (!a->pool)
+        return -1;
+    if (a->raw) {
+        dns_config cfg = {.cache_size = DNS_CACHE_SIZE, .ttl_ms = DNS_TTL_MS,
+                          .timeout_ms = (uint64_t)(a->opt.dns_timeout * 1000.0 + 0.5)};
+        a->dns = dns_new(a->loop, a->pool, &cfg);
+    }
+    return 0;
+}
+
+/* -v: how names are resolved, and (after the crawl) how many lookups that took. */
+static void log_resolver(const app *a, const char *prog)
+{
+    if (a->curl)
+        log_info("%s: libcurl's resolver: %s; one DNS cache for every transfer", prog,
+                 curl_glue_resolver());
+    else if (a->dns)
+        log_info("%s: DNS in the thread pool (--threads %d), cached, --dns-timeout %g s",
+                 prog, a->opt.threads, a->opt.dns_timeout);
+    else
+        log_info("%s: DNS: getaddrinfo on the loop thread, cached", prog);
+}
+
+static void log_lookups(const app *a, const char *prog)
+{
+    if (a->dns)
+        log_info("%s: DNS: %zu lookup(s) in the thread pool", prog, dns_lookups(a->dns));
+    else if (a->resolver)
+        log_info("%s: DNS: %zu lookup(s) on the loop thread", prog,
+                 resolver_lookups(a->resolver));
+}
+
 int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
              const char *default_transport)
 {
     char err[512];
     memset(a, 0, sizeof *a);
     alloc_set_progname(prog);   /* "crawl-queue: out of memory (N bytes)" */
+    bool stage3 = strcmp(stage, "queue") == 0;
     int r = cli_parse(&a->opt, argc, argv, prog, default_transport,
-                      strcmp(stage, "queue") == 0 ? CLI_STAGE3 : CLI_CHAPTER);
+                      stage3 ? CLI_STAGE3 : CLI_CHAPTER);
     if (r == CLI_EXIT_OK)
         return -1;
     if (r != CLI_OK)
@@ -135,15 +173,15 @@ int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
     a->loop = selector_new(a->opt.selector, err, sizeof err);
     if (a->loop)
         a->crawl = crawl_new(&a->opt, stage, err, sizeof err);
-    if (a->crawl) {
-        if (a->raw)
-            a->resolver = resolver_new();
-        else
+    if (a->crawl && (!stage3 || start_pool(a, err, sizeof err) == 0)) {
+        if (!a->raw)
             a->curl = curl_glue_new(a->loop, a->opt.max_tasks, a->opt.cacert, err, sizeof err);
+        else if (!a->dns)
+            a->resolver = resolver_new();
         if (a->curl)
             curl_glue_set_user_agent(a->curl, a->opt.user_agent);
     }
-    if (!a->loop || !a->crawl || (!a->resolver && !a->curl)) {
+    if (!a->loop || !a->crawl || (!a->resolver && !a->dns && !a->curl)) {
         fprintf(stderr, "%s: %s\n", prog, err);
         app_close(a);
         return 1;
@@ -152,10 +190,14 @@ int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
     return 0;
 }
 
+/* The pool before the DNS cache: a lookup still running ends into the cache, or is
+ * cancelled, before the cache goes. Both before the selector. */
 void app_close(app *a)
 {
     signal_loop = NULL;
     curl_glue_free(a->curl);
+    threadpool_free(a->pool);
+    dns_free(a->dns);
     resolver_free(a->resolver);
     crawl_free(a->crawl);
     selector_free(a->loop);
@@ -170,7 +212,9 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
     if (r != 0)
         return r < 0 ? 0 : r;
 
+    log_resolver(&a, prog);
     int status = crawl_fn(&a) < 0 ? 1 : 0;
+    log_lookups(&a, prog);
     char err[1024];
     if (app_interrupted)
         log_warn("%s: interrupted; %zu URL(s) left to do", prog, a.todo);

@@ -12,15 +12,19 @@
 #include "cli.h"
 #include "crawl.h"
 #include "curlglue.h"
+#include "dns.h"
 #include "net.h"
 #include "selector.h"
+#include "threadpool.h"
 
 typedef struct app {
     crawl_options opt;
     selector *loop;
     crawl *crawl;
     curl_glue *curl;        /* --transport curl */
-    resolver *resolver;     /* --transport raw */
+    resolver *resolver;     /* --transport raw, stages 1 and 2: the chapter's */
+    threadpool *pool;       /* stage 3: --threads */
+    dns_resolver *dns;      /* stage 3, --transport raw: lookups in the pool */
     bool raw;               /* which of the two */
     size_t todo;            /* set by the stage: URLs still waiting when it returned */
     /* Set by the stage: print its work in flight (stages 2, 3: the task tree, as gdb's

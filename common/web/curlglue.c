@@ -36,7 +36,8 @@
  *
  * Each curl_req owns an easy handle, a new one for every request; finished requests go
  * to a free list. Connections live in the multi handle's cache and are reused across
- * requests.
+ * requests. Host names live in one DNS cache for every handle of every glue (dns_share
+ * below).
  */
 #include "curlglue.h"
 
@@ -98,6 +99,7 @@ typedef struct gsock {
 struct curl_glue {
     selector *s;
     CURLM *multi;
+    CURLSH *share;             /* dns_share */
     sel_timer *timer;          /* the one timer libcurl asked for, or NULL */
     char *cacert;
     char *user_agent;          /* NULL: http_default_user_agent */
@@ -119,6 +121,41 @@ struct curl_glue {
     char errmsg[CURL_ERROR_SIZE + 128];
     char selerr[256];
 };
+
+/* ---- one DNS cache (CURLSH) --------------------------------------------------------
+ * The handles of one multi share its DNS cache already; a share object (Scrapy's one
+ * resolver for the whole crawler) makes it one cache for every glue in the process —
+ * a second glue, for another downloader, finds the names the first one looked up.
+ * Every glue runs on the loop thread, so the share needs no lock functions. */
+
+static CURLSH *dns_share;
+static int dns_share_users;
+
+static CURLSH *dns_share_take(void)
+{
+    if (dns_share_users++ == 0) {
+        if (!(dns_share = curl_share_init()))
+            alloc_oom(0);
+        curl_share_setopt(dns_share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    }
+    return dns_share;
+}
+
+static void dns_share_drop(void)
+{
+    if (--dns_share_users == 0) {
+        curl_share_cleanup(dns_share);
+        dns_share = NULL;
+    }
+}
+
+const char *curl_glue_resolver(void)
+{
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    if (!(v->features & CURL_VERSION_ASYNCHDNS))
+        return "synchronous (each lookup blocks the loop)";
+    return v->ares ? "c-ares (asynchronous)" : "threaded (getaddrinfo off the loop)";
+}
 
 /* ---- request pool ---------------------------------------------------------------- */
 
@@ -664,6 +701,7 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
     curl_glue *g = xcalloc(1, sizeof *g);
     if (!(g->multi = curl_multi_init()))
         alloc_oom(0);           /* all it can lack is memory */
+    g->share = dns_share_take();
     g->cacert = cacert ? xstrdup(cacert) : NULL;
     list_init(&g->live);
     list_init(&g->free_list);
@@ -715,6 +753,7 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 0L);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_SHARE, g->share);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
     if (g->cacert)
@@ -790,6 +829,7 @@ void curl_glue_free(curl_glue *g)
         req_destroy(list_entry(n, curl_req, node));
     /* Closes the cached connections; libcurl reports their removal to sock_cb. */
     curl_multi_cleanup(g->multi);
+    dns_share_drop();           /* after the last handle that used it */
     while ((n = list_pop_front(&g->socks))) {    /* anything libcurl did not report */
         gsock *gs = list_entry(n, gsock, node);
         selector_unregister(g->s, gs->fd);

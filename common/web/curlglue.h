@@ -64,5 +64,9 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
 void curl_glue_cancel(curl_glue *g, curl_req *r);
 /* Requests started and not yet done. */
 size_t curl_glue_in_flight(const curl_glue *g);
+/* How this libcurl resolves names: "threaded (...)", "c-ares (...)" or "synchronous
+ * (...)" (curl_version_info's CURL_VERSION_ASYNCHDNS). Every glue shares one DNS
+ * cache (a CURLSH). */
+const char *curl_glue_resolver(void);
 
 #endif

@@ -105,40 +105,35 @@ static void maybe_grow(resolver *r)
     r->nbuckets = n;
 }
 
-static bool resolve_numeric(const char *host, struct entry *e)
+bool net_numeric_host(const char *host, struct sockaddr_storage *addr, socklen_t *len)
 {
-    struct sockaddr_in *in4 = (struct sockaddr_in *)&e->addr;
-    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&e->addr;
+    struct sockaddr_in *in4 = (struct sockaddr_in *)addr;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
+    memset(addr, 0, sizeof *addr);
     if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
         in4->sin_family = AF_INET;
-        e->len = sizeof *in4;
+        *len = sizeof *in4;
         return true;
     }
     if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
         in6->sin6_family = AF_INET6;
-        e->len = sizeof *in6;
+        *len = sizeof *in6;
         return true;
     }
     return false;
 }
 
-static void set_error(struct entry *e, const char *host, const char *why)
-{
-    char msg[512];
-    snprintf(msg, sizeof msg, "cannot resolve host '%s': %s", host, why);
-    e->error = xstrdup(msg);
-}
-
 /* getaddrinfo; of the results the first IPv4 address wins, else the first IPv6. */
-static void resolve_name(resolver *r, const char *host, struct entry *e)
+int net_resolve_name(const char *host, struct sockaddr_storage *addr, socklen_t *len,
+                     char *err, size_t errlen)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     struct addrinfo *res = NULL;
-    r->lookups++;
     int rc = getaddrinfo(host, NULL, &hints, &res);
     if (rc != 0) {
-        set_error(e, host, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
-        return;
+        snprintf(err, errlen, "cannot resolve host '%s': %s", host,
+                 rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+        return -1;
     }
     const struct addrinfo *pick = NULL;
     for (const struct addrinfo *a = res; a; a = a->ai_next) {
@@ -149,21 +144,29 @@ static void resolve_name(resolver *r, const char *host, struct entry *e)
         if (a->ai_family == AF_INET6 && !pick)
             pick = a;
     }
-    if (pick && pick->ai_addrlen <= sizeof e->addr) {
-        memcpy(&e->addr, pick->ai_addr, pick->ai_addrlen);
-        e->len = pick->ai_addrlen;
+    rc = -1;
+    if (pick && pick->ai_addrlen <= sizeof *addr) {
+        memset(addr, 0, sizeof *addr);
+        memcpy(addr, pick->ai_addr, pick->ai_addrlen);
+        *len = pick->ai_addrlen;
+        rc = 0;
     } else {
-        set_error(e, host, "no IPv4 or IPv6 address");
+        snprintf(err, errlen, "cannot resolve host '%s': no IPv4 or IPv6 address", host);
     }
     freeaddrinfo(res);
+    return rc;
 }
 
 static struct entry *add_entry(resolver *r, const char *host)
 {
     struct entry *e = xcalloc(1, sizeof *e);
     e->host = xstrdup(host);
-    if (!resolve_numeric(host, e))
-        resolve_name(r, host, e);
+    if (!net_numeric_host(host, &e->addr, &e->len)) {
+        char err[512];
+        r->lookups++;
+        if (net_resolve_name(host, &e->addr, &e->len, err, sizeof err) < 0)
+            e->error = xstrdup(err);
+    }
     maybe_grow(r);
     size_t k = hash_str(host) % r->nbuckets;
     e->next = r->buckets[k];
@@ -172,7 +175,7 @@ static struct entry *add_entry(resolver *r, const char *host)
     return e;
 }
 
-static void put_port(struct sockaddr_storage *addr, int port)
+void net_set_port(struct sockaddr_storage *addr, int port)
 {
     if (addr->ss_family == AF_INET)
         ((struct sockaddr_in *)addr)->sin_port = htons((uint16_t)port);
@@ -204,7 +207,7 @@ int resolver_lookup(resolver *r, const char *host, int port, struct sockaddr_sto
         return -1;
     }
     memcpy(addr, &e->addr, sizeof *addr);
-    put_port(addr, port);
+    net_set_port(addr, port);
     *len = e->len;
     return 0;
 }

@@ -24,6 +24,16 @@ int resolver_lookup(resolver *r, const char *host, int port, struct sockaddr_sto
  * make none). */
 size_t resolver_lookups(const resolver *r);
 
+/* The parts, uncached (stage 3's threaded resolver, dns.h, uses them too). A numeric
+ * IPv4 or IPv6 address: fills *addr (port 0) and *len, true; else false. */
+bool net_numeric_host(const char *host, struct sockaddr_storage *addr, socklen_t *len);
+/* getaddrinfo: the first IPv4 address, else the first IPv6 (port 0). Returns 0, or -1
+ * with "cannot resolve host 'x': ..." in err. Blocks; safe on any thread. */
+int net_resolve_name(const char *host, struct sockaddr_storage *addr, socklen_t *len,
+                     char *err, size_t errlen);
+/* Write port into an IPv4 or IPv6 address. */
+void net_set_port(struct sockaddr_storage *addr, int port);
+
 /* How much one recv asks for. The chapter reads 4 KB at a time; a page of a few KB then
  * takes two or three trips through the loop (each behind every other socket that is
  * ready), where 64 KB takes the whole of a typical page, and the parser sees its end
