@@ -1729,6 +1729,39 @@ static void test_out_of_memory(void **state)
     }
 }
 
+/* 43: a site crawled by name, http://localhost:PORT/, from two roots at once (their
+ * lookups start together): every page fetched once, and -v tells how names were
+ * resolved — on the raw transport one lookup in all (stages 1-2: the chapter's cache;
+ * stage 3: the thread pool, where the two concurrent lookups share one), on the curl
+ * transport which resolver libcurl has. (Counting libcurl's own lookups takes an
+ * interposed getaddrinfo: tests/unit/test_curldns.c.) */
+static void test_dns_by_name(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-dns.site", NULL);
+    char base[128], root2[160];
+    snprintf(base, sizeof base, "http://localhost%s", strrchr(b, ':'));
+    snprintf(root2, sizeof root2, "%s/d1", base);
+    char *argv[] = {(char *)g_bin, "--format", "jsonl", "-v", "--transport",
+                    (char *)g_transport, "--selector", (char *)g_selector,
+                    (char *)U(base, "/"), root2, NULL};
+    run_argv(c, argv);
+    const crawl_run *r = &c->run;
+    if (r->exit_code != 0 || !r->summary)
+        fail_msg("crawl of %s failed\n%s", base, crawl_run_describe(r));
+    EXPECT(r, base, PAGE("/", 20, 19), PAGE("/d1", 0, 0), PAGE("/d2", 0, 0),   /* d1: a root */
+           PAGE("/d3", 0, 0), PAGE("/d4", 0, 0), PAGE("/d5", 0, 0), PAGE("/d6", 0, 0),
+           PAGE("/d7", 0, 0), PAGE("/d8", 0, 0), PAGE("/d9", 0, 0), PAGE("/d10", 0, 0),
+           PAGE("/d11", 0, 0), PAGE("/d12", 0, 0), PAGE("/d13", 0, 0), PAGE("/d14", 0, 0),
+           PAGE("/d15", 0, 0), PAGE("/d16", 0, 0), PAGE("/d17", 0, 0), PAGE("/d18", 0, 0),
+           PAGE("/d19", 0, 0), PAGE("/d20", 0, 0));
+    expect_served(c, 0, 21);
+    const char *want = strcmp(g_transport, "raw") == 0 ? "DNS: 1 lookup(s)"
+                                                       : "libcurl's resolver: ";
+    if (!strstr(r->err, want))
+        fail_msg("stderr does not say \"%s\"\n%s", want, crawl_run_describe(r));
+}
+
 /* ---- valgrind: one crawl per stage and transport, memcheck-clean ------------------------ */
 
 static const char *g_valgrind;
@@ -1901,7 +1934,7 @@ int main(int argc, char **argv)
         CASE(test_hostile_escapes), CASE(test_timeout_never_zero), CASE(test_output_files),
         CASE(test_hostile_memory), CASE(test_high_concurrency),
         CASE(test_interrupt_sigint), CASE(test_interrupt_sigterm),
-        CASE(test_out_of_descriptors),
+        CASE(test_out_of_descriptors), CASE(test_dns_by_name),
     };
     char name[256];
     snprintf(name, sizeof name, "scenario.%s.%s.%s", g_stage, g_transport, g_selector);
