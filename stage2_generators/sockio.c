@@ -177,16 +177,14 @@ coro *sock_getaddrinfo(dns_resolver *dns, const char *host, int port,
                        struct sockaddr_storage *addr, socklen_t *len)
 {
     getaddrinfo_frame *f = (getaddrinfo_frame *)coro_new(&getaddrinfo_def);
-    if (f) {
-        f->dns = dns;
-        f->host = xstrdup(host);
-        f->port = port;
-        f->addr = addr;
-        f->len = len;
-        list_node_init(&f->waiter.node);
-        future_init(&f->fut);
-    }
-    return f ? &f->co : NULL;
+    f->dns = dns;
+    f->host = xstrdup(host);
+    f->port = port;
+    f->addr = addr;
+    f->len = len;
+    list_node_init(&f->waiter.node);
+    future_init(&f->fut);
+    return &f->co;
 }
 
 /* ---- connect ---- */
