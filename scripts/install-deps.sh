@@ -3,7 +3,7 @@
 # Not root: prints the apt-get line to run instead.
 set -euo pipefail
 
-packages=(gcc make cmake pkg-config libcurl4-openssl-dev libxml2-dev zlib1g-dev libcmocka-dev
+packages=(gcc make cmake pkg-config libcurl4-openssl-dev libxml2-dev zlib1g-dev libcmocka-dev libsqlite3-dev
           gdb openssl valgrind wget)
 [ "$#" -gt 0 ] && packages+=("$@")    # extra packages, e.g. valgrind wget clang
 

@@ -155,10 +155,15 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     progress_stop(p);
 
     a->todo = queue_qsize(&cr.q) + crawl_attempts(a->crawl);
-    task_free_all();     /* the workers, and everything still running if interrupted */
+    /* The workers (cancelled where they wait, if interrupted), then the pipeline's
+     * close — its stages' own tasks still run — then whatever is left. */
+    for (int i = 0; i < a->opt.max_tasks; i++)
+        task_free(cr.workers[i]);
+    task_free(t);
     if (close_engine(&cr) < 0 || engine_failed(cr.engine))
         status = -1;
-    engine_free(cr.engine);
+    engine_free(cr.engine);     /* its stages free their own tasks */
+    task_free_all();
     queue_clear(&cr.q);
     free(cr.workers);
     return status;

@@ -212,7 +212,7 @@ static int pipeline_body(coro *co)
         if (co->err) {
             if (co->err->kind == CORO_CANCELLED)
                 CORO_RAISE_ERR(co);
-            log_error("%s of %s failed: %s", f->closing ? "closing" : "opening",
+            log_error("crawl-queue: %s the %s failed: %s", f->closing ? "closing" : "opening",
                       f->e->pipe[f->i].name, co->err->msg);
             f->e->failed = true;
             coro_error_free(co->err);
@@ -445,7 +445,7 @@ pipeline:
         if (co->err) {
             if (co->err->kind == CORO_CANCELLED)
                 CORO_RAISE_ERR(co);
-            log_error("%s failed on %s: %s", e->pipe[f->i].name, f->req->url,
+            log_error("crawl-queue: the %s failed on %s: %s", e->pipe[f->i].name, f->req->url,
                       co->err->msg);
             e->failed = true;
             selector_stop(e->a->loop);          /* a lost item is not a finished crawl */

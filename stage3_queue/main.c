@@ -1,12 +1,17 @@
 /* main.c — crawl-queue: the Crawler (crawler.c) with the engine its options ask for. */
 #include "crawler.h"
 #include "engine.h"
+#include "store.h"
 
-/* The engine of this run: no middleware or pipeline stage is enabled yet by default,
- * so this is the chapter's crawler. */
+/* The engine of this run: the extensions its options ask for. */
 static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
 {
-    return engine_new(a, put, ctx);
+    engine *e = engine_new(a, put, ctx);
+    if (a->opt.store) {
+        item_pipeline p = store_pipeline(a->opt.store);
+        engine_add_pipeline(e, &p);
+    }
+    return e;
 }
 
 static int crawl_queue(app *a)

@@ -33,7 +33,7 @@ enum {
     OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
     OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
     OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT, OPT_THREADS,
-    OPT_DNS_TIMEOUT
+    OPT_DNS_TIMEOUT, OPT_STORE
 };
 
 static const struct option long_opts[] = {
@@ -55,6 +55,7 @@ static const struct option long_opts[] = {
     {"user-agent", required_argument, NULL, OPT_USER_AGENT},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"dns-timeout", required_argument, NULL, OPT_DNS_TIMEOUT},
+    {"store", required_argument, NULL, OPT_STORE},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -239,6 +240,8 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
            "      --max-size BYTES    largest body read per URL [16777216]\n"
            "      --cacert FILE       CA certificates for https [system default]\n"
            "      --trace-events FILE write a Chrome trace-event timeline [none]\n"
+           "      --store FILE.db     crawl-queue: store every record, headers and body in\n"
+           "                          SQLite (docs/storage.md) [none]\n"
            "  -v, --verbose           more messages on stderr (-vv for debug)\n"
            "  -q, --quiet             only errors on stderr (wins over -v)\n"
            "  -h, --help              show this help and exit\n"
@@ -300,6 +303,7 @@ static bool stage3_only(int c)
     case OPT_USER_AGENT:
     case OPT_THREADS:
     case OPT_DNS_TIMEOUT:
+    case OPT_STORE:
         return true;
     default:
         return false;
@@ -349,6 +353,7 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
         return parse_int(prog, "threads", arg, 1, THREADPOOL_MAX_THREADS, &o->threads);
     case OPT_DNS_TIMEOUT:
         return parse_seconds(prog, "dns-timeout", arg, &o->dns_timeout);
+    case OPT_STORE: o->store = arg; return CLI_OK;
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
     case 'h':
