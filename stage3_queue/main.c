@@ -1,12 +1,18 @@
 /* main.c — crawl-queue: the Crawler (crawler.c) with the engine its options ask for. */
 #include "crawler.h"
 #include "engine.h"
+#include "robotstxt.h"
 #include "store.h"
 
-/* The engine of this run: the extensions its options ask for. */
+/* The engine of this run: robots.txt is obeyed unless --ignore-robots, and --store adds
+ * the SQLite pipeline stage (with neither, this is the chapter's crawler). */
 static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
 {
     engine *e = engine_new(a, put, ctx);
+    if (!a->opt.ignore_robots) {
+        downloader_middleware mw = robotstxt_middleware(e, a->opt.user_agent);
+        engine_add_middleware(e, &mw);
+    }
     if (a->opt.store) {
         item_pipeline p = store_pipeline(a->opt.store);
         engine_add_pipeline(e, &p);

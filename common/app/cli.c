@@ -33,7 +33,7 @@ enum {
     OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
     OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
     OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT, OPT_THREADS,
-    OPT_DNS_TIMEOUT, OPT_STORE
+    OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS
 };
 
 static const struct option long_opts[] = {
@@ -56,6 +56,7 @@ static const struct option long_opts[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"dns-timeout", required_argument, NULL, OPT_DNS_TIMEOUT},
     {"store", required_argument, NULL, OPT_STORE},
+    {"ignore-robots", no_argument, NULL, OPT_IGNORE_ROBOTS},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -240,8 +241,6 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
            "      --max-size BYTES    largest body read per URL [16777216]\n"
            "      --cacert FILE       CA certificates for https [system default]\n"
            "      --trace-events FILE write a Chrome trace-event timeline [none]\n"
-           "      --store FILE.db     crawl-queue: store every record, headers and body in\n"
-           "                          SQLite (docs/storage.md) [none]\n"
            "  -v, --verbose           more messages on stderr (-vv for debug)\n"
            "  -q, --quiet             only errors on stderr (wins over -v)\n"
            "  -h, --help              show this help and exit\n"
@@ -251,8 +250,13 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
     if (stage == CLI_STAGE3)
         printf("\n"
                "crawl-queue's engine:\n"
-               "      --user-agent NAME   the User-Agent header sent [crawlstages/%s]\n"
-               "      --threads N         the thread pool (DNS lookups), 1 to %d [4]\n"
+               "      --user-agent NAME   the User-Agent sent; its product token (the letters\n"
+               "                          before a '/') picks the robots.txt group\n"
+               "                          [crawlstages/%s]\n"
+               "      --ignore-robots     fetch what robots.txt forbids [obey robots.txt]\n"
+               "      --store FILE.db     store every record, headers and body in SQLite\n"
+               "                          (docs/storage.md) [none]\n"
+               "      --threads N         the thread pool (DNS lookups, the store), 1 to %d [4]\n"
                "      --dns-timeout SECS  per DNS lookup on the raw transport [60]\n",
                CRAWL_VERSION, THREADPOOL_MAX_THREADS);
     printf("\nExit status: 0 crawl completed, 1 fatal error, 2 bad usage.\n");
@@ -304,6 +308,7 @@ static bool stage3_only(int c)
     case OPT_THREADS:
     case OPT_DNS_TIMEOUT:
     case OPT_STORE:
+    case OPT_IGNORE_ROBOTS:
         return true;
     default:
         return false;
@@ -354,6 +359,7 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
     case OPT_DNS_TIMEOUT:
         return parse_seconds(prog, "dns-timeout", arg, &o->dns_timeout);
     case OPT_STORE: o->store = arg; return CLI_OK;
+    case OPT_IGNORE_ROBOTS: o->ignore_robots = 1; return CLI_OK;
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
     case 'h':

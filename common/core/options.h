@@ -27,6 +27,7 @@ typedef struct crawl_options {
     int threads;             /* --threads N (4): the thread pool, crawl-queue only */
     double dns_timeout;      /* --dns-timeout SECS (60): a lookup in the pool, crawl-queue */
     const char *store;       /* --store FILE.db (crawl-queue) */
+    int ignore_robots;       /* --ignore-robots (crawl-queue only) */
     int verbose;             /* -v, repeatable */
     int quiet;               /* -q */
 } crawl_options;

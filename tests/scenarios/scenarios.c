@@ -57,6 +57,9 @@
 static const char *g_bin, *g_transport, *g_selector, *g_stage;
 /* > 0: crawl_bin runs the crawler through `scenarios --nofile N` (g_self). */
 static int g_nofile;
+/* More arguments crawl_bin appends (g_nmore of them): a case's hundred roots. */
+static char **g_more;
+static int g_nmore;
 static char g_self[1024];
 /* The stages (cross-stage and https modes). */
 static const char *g_stages[MAX_STAGES];
@@ -173,6 +176,8 @@ static long ts_stat(const ts_server *s, const char *key)
         return st.peak_in_progress;
     if (!strcmp(key, "peak_connections"))
         return st.peak_connections;
+    if (!strcmp(key, "robots_txt"))
+        return st.robots_txt;
     return -1;
 }
 
@@ -315,7 +320,7 @@ static void run_appended(case_ctx *c, char **argv, int n, int cap, const char *f
 static const crawl_run *crawl_bin(case_ctx *c, const char *bin, const char *transport,
                                   const char *selector, const char *first, va_list ap)
 {
-    char *argv[48];
+    char *argv[160];
     char nofile[16];
     int n = 0;
     if (g_nofile > 0) {
@@ -336,13 +341,16 @@ static const crawl_run *crawl_bin(case_ctx *c, const char *bin, const char *tran
     }
     for (const char *a = first; a && n < 47; a = va_arg(ap, const char *))
         argv[n++] = (char *)a;
+    for (int i = 0; i < g_nmore && n < 159; i++)
+        argv[n++] = g_more[i];
     argv[n] = NULL;
     run_argv(c, argv);
     const crawl_run *r = &c->run;
     char cmd[2048] = "";
-    for (int i = 0; argv[i]; i++) {
+    for (int i = 0; argv[i] && strlen(cmd) + 2 < sizeof cmd; i++) {
+        /* the command line, cut short when long (a case's hundred roots) */
         strncat(cmd, argv[i], sizeof cmd - strlen(cmd) - 2);
-        strncat(cmd, " ", sizeof cmd - strlen(cmd) - 1);
+        strcat(cmd, " ");
     }
     if (r->exit_code != 0 || r->parse_error || !r->summary)
         fail_msg("crawl failed: %s\n%s", cmd, crawl_run_describe(r));
@@ -492,12 +500,24 @@ static void expect_records(const crawl_run *r, const char *base, const exp_rec *
         expect_records((r), (base), exp_, sizeof exp_ / sizeof exp_[0]);                   \
     } while (0)
 
+static bool is_queue(void)
+{
+    return g_stage && strcmp(g_stage, "queue") == 0;
+}
+
+/* The server answered `want` page requests (each page once) besides robots.txt, which
+ * crawl-queue asks for once (it obeys robots.txt) and stages 1 and 2 never. */
 static void expect_served(case_ctx *c, int srv, long want)
 {
     long got = ts_stat(&c->srv[srv], "served");
-    if (got != want)
-        fail_msg("testsite served %ld requests, expected %ld (each page once)\n%s", got, want,
-                 crawl_run_describe(&c->run));
+    long robots = ts_stat(&c->srv[srv], "robots_txt");
+    long want_robots = is_queue() ? 1 : 0;
+    if (robots != want_robots)
+        fail_msg("testsite saw %ld request(s) for /robots.txt, expected %ld\n%s", robots,
+                 want_robots, crawl_run_describe(&c->run));
+    if (got - robots != want)
+        fail_msg("testsite served %ld requests besides robots.txt, expected %ld (each page "
+                 "once)\n%s", got - robots, want, crawl_run_describe(&c->run));
 }
 
 /* ---- the cases -------------------------------------------------------------------------- */
@@ -679,9 +699,14 @@ static void test_dropped_connection(void **state)
 {
     case_ctx *c = *state;
     const char *b = start_site(c, "scenario-drop.site", NULL);
-    const crawl_run *r = crawl(c, "--max-tries", "4", U(b, "/flaky1"), NULL);
+    /* crawl-queue without robots.txt: after that request the curl transport would send
+     * /flaky2 on the kept-alive connection, and libcurl sends a request again, once, on
+     * a fresh one when a reused connection closes without an answer — a second drop in
+     * one try. */
+    const char *ignore = is_queue() ? "--ignore-robots" : NULL;
+    const crawl_run *r = crawl(c, "--max-tries", "4", U(b, "/flaky1"), ignore, NULL);
     EXPECT(r, b, {"/flaky1", 200, NUL_, NOCHECK, "text/html", "utf-8", 0, 0, false});
-    r = crawl(c, "--max-tries", "1", U(b, "/flaky2"), NULL);
+    r = crawl(c, "--max-tries", "1", U(b, "/flaky2"), ignore, NULL);
     EXPECT(r, b, FAILED("/flaky2"));
     long dropped = ts_stat(&c->srv[0], "dropped");
     if (dropped != 3)
@@ -701,6 +726,9 @@ static void test_refused_port(void **state)
     const char *ex = jobj_str(r->records[0], "exception");
     if (!strcasestr(ex, "refused"))
         fail_msg("exception '%s' does not say 'refused'", ex);
+    /* crawl-queue: robots.txt could not be had either, so the URL is not even tried */
+    if (is_queue() && !strstr(ex, "robots.txt"))
+        fail_msg("exception '%s' does not say 'robots.txt'", ex);
 }
 
 /* 15: Content-Type charset -> encoding. */
@@ -814,11 +842,6 @@ static void test_raw_refuses_https(void **state)
     if (r->exit_code != 2 || lines != 1 || !strstr(r->err, "--transport curl") || r->out_len)
         fail_msg("want exit 2 and one stderr line naming --transport curl\n%s",
                  crawl_run_describe(r));
-}
-
-static bool is_queue(void)
-{
-    return strcmp(g_stage, "queue") == 0;
 }
 
 /* The User-Agent the server saw last. */
@@ -1287,6 +1310,172 @@ static void test_hostile_memory(void **state)
 #endif
 }
 
+/* ---- robots.txt: crawl-queue obeys it, stages 1 and 2 (the chapter's) never ask ------ */
+
+/* A URL robots.txt forbids: a record with status null and an exception that says so
+ * (expect_forbidden checks the words). */
+#define FORBIDDEN(u) {u, -1, NUL_, 0, NUL_, NUL_, 0, 0, true}
+
+static void expect_forbidden(const crawl_run *r, const char *b, const char *path)
+{
+    expect_exception_has(r, b, path, "robots.txt");
+}
+
+/* Requests testsite saw for /robots.txt. */
+static void expect_robots_fetches(case_ctx *c, int srv, long want)
+{
+    long got = ts_stat(&c->srv[srv], "robots_txt");
+    if (got != want)
+        fail_msg("testsite saw %ld request(s) for /robots.txt, expected %ld\n%s", got, want,
+                 crawl_run_describe(&c->run));
+}
+
+/* 38: rules for everyone: a longer Allow beats a Disallow, $ anchors at the end; a
+ * forbidden URL is a record, never fetched. */
+static void test_robots_forbidden(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-robots.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    if (!is_queue()) {
+        EXPECT(r, b, PAGE("/", 5, 5), PAGE("/a.html", 0, 0), PAGE("/private/secret.html", 0, 0),
+               PAGE("/private/ok.html", 0, 0),
+               {"/doc.pdf", 200, NUL_, 3, "application/pdf", "utf-8", 0, 0, false},
+               {"/doc.pdf?v=2", 200, NUL_, 3, "application/pdf", "utf-8", 0, 0, false});
+        expect_served(c, 0, 6);
+        return;
+    }
+    EXPECT(r, b, PAGE("/", 5, 5), PAGE("/a.html", 0, 0), PAGE("/private/ok.html", 0, 0),
+           FORBIDDEN("/private/secret.html"), FORBIDDEN("/doc.pdf"),
+           {"/doc.pdf?v=2", 200, NUL_, 3, "application/pdf", "utf-8", 0, 0, false});
+    expect_forbidden(r, b, "/private/secret.html");
+    expect_forbidden(r, b, "/doc.pdf");
+    expect_served(c, 0, 4);
+}
+
+/* 39: --user-agent's product token picks its own group (case-insensitive), which
+ * forbids everything, the root too; --ignore-robots fetches everything and never asks
+ * for robots.txt. Stages 1 and 2 refuse --ignore-robots. */
+static void test_robots_agent_and_ignore(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-robots.site", NULL);
+    if (!is_queue()) {
+        char *argv[] = {(char *)g_bin, "--transport", (char *)g_transport, "--ignore-robots",
+                        (char *)U(b, "/"), NULL};
+        run_argv(c, argv);
+        const crawl_run *r = &c->run;
+        if (r->exit_code != 2 || !strstr(r->err, "--ignore-robots is a crawl-queue") ||
+            r->out_len)
+            fail_msg("want exit 2 and one line refusing --ignore-robots\n%s",
+                     crawl_run_describe(r));
+        return;
+    }
+    const crawl_run *r = crawl(c, "--user-agent", "scenariobot/1.0", U(b, "/"), NULL);
+    EXPECT(r, b, FORBIDDEN("/"));
+    expect_forbidden(r, b, "/");
+    expect_served(c, 0, 0);
+
+    const char *b2 = start_site(c, "scenario-robots.site", NULL);
+    r = crawl(c, "--ignore-robots", U(b2, "/"), NULL);
+    EXPECT(r, b2, PAGE("/", 5, 5), PAGE("/a.html", 0, 0), PAGE("/private/secret.html", 0, 0),
+           PAGE("/private/ok.html", 0, 0),
+           {"/doc.pdf", 200, NUL_, 3, "application/pdf", "utf-8", 0, 0, false},
+           {"/doc.pdf?v=2", 200, NUL_, 3, "application/pdf", "utf-8", 0, 0, false});
+    expect_robots_fetches(c, 1, 0);
+}
+
+/* 40: 100 roots on one host reach the 100 workers while its robots.txt is on the way
+ * (300 ms): one download, every request waits for it, and the rules hold for all of
+ * them — 12 forbidden, 88 fetched. */
+static void test_robots_shared(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-robots-wait.site", NULL);
+    static char roots[100][96];
+    static char *args[100];
+    for (int i = 0; i < 100; i++) {
+        snprintf(roots[i], sizeof roots[i], "%s/page?n=%d", b, i + 1);
+        args[i] = roots[i];
+    }
+    g_more = args;
+    g_nmore = 100;
+    const crawl_run *r = crawl(c, "--max-tasks", "100", NULL);
+    g_more = NULL;
+    g_nmore = 0;
+    if (r->nrecords != 100)
+        fail_msg("%zu records, expected 100\n%s", r->nrecords, crawl_run_describe(r));
+    long fetched = 0;
+    for (int i = 0; i < 100; i++) {
+        int n = i + 1;
+        bool forbidden = is_queue() && (n == 1 || (n >= 10 && n <= 19) || n == 100);
+        const char *path = roots[i] + strlen(b);
+        if (forbidden) {
+            expect_record(r, b, &(exp_rec)FORBIDDEN(path));
+            expect_forbidden(r, b, path);
+        } else {
+            expect_record(r, b, &(exp_rec)PAGE(path, 0, 0));
+            fetched++;
+        }
+    }
+    expect_served(c, 0, fetched);    /* and robots.txt once (crawl-queue) or never */
+}
+
+/* 41: robots.txt answers 500, or never answers: everything forbidden, the records say
+ * why; stages 1 and 2 fetch the pages. */
+static void test_robots_unreachable(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-robots-500.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    if (!is_queue()) {
+        EXPECT(r, b, PAGE("/", 1, 1), PAGE("/a.html", 0, 0));
+        expect_served(c, 0, 2);
+    } else {
+        EXPECT(r, b, FORBIDDEN("/"));
+        expect_forbidden(r, b, "/");
+        expect_exception_has(r, b, "/", "500");
+        expect_served(c, 0, 0);
+    }
+
+    const char *b2 = start_site(c, "scenario-robots-drop.site", NULL);
+    r = crawl(c, "--max-tries", "2", U(b2, "/"), NULL);
+    if (!is_queue()) {
+        EXPECT(r, b2, PAGE("/", 1, 1), PAGE("/a.html", 0, 0));
+        expect_robots_fetches(c, 1, 0);
+        return;
+    }
+    EXPECT(r, b2, FORBIDDEN("/"));
+    expect_forbidden(r, b2, "/");
+    expect_exception_has(r, b2, "/", "unreachable");
+    expect_robots_fetches(c, 1, 2);      /* --max-tries 2 attempts, then no more */
+    if (ts_stat(&c->srv[1], "served") != 0)
+        fail_msg("testsite served %ld requests, expected none\n%s",
+                 ts_stat(&c->srv[1], "served"), crawl_run_describe(r));
+}
+
+/* 42: robots.txt behind 5 redirects (relative, absolute, each code) is followed and
+ * obeyed; behind 6 it is taken for unavailable: everything allowed. */
+static void test_robots_redirects(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-robots-redirect.site", NULL);
+    const crawl_run *r = crawl(c, U(b, "/"), NULL);
+    if (!is_queue()) {
+        EXPECT(r, b, PAGE("/", 2, 2), PAGE("/a.html", 0, 0), PAGE("/secret.html", 0, 0));
+        expect_served(c, 0, 3);
+    } else {
+        EXPECT(r, b, PAGE("/", 2, 2), PAGE("/a.html", 0, 0), FORBIDDEN("/secret.html"));
+        expect_forbidden(r, b, "/secret.html");
+        expect_served(c, 0, 2 + 5);      /* the pages, and /r1 .. /r4, /rules.txt */
+    }
+
+    const char *b2 = start_site(c, "scenario-robots-redirect6.site", NULL);
+    r = crawl(c, U(b2, "/"), NULL);
+    EXPECT(r, b2, PAGE("/", 1, 1), PAGE("/a.html", 0, 0));
+    expect_served(c, 1, is_queue() ? 2 + 5 : 2);   /* /r1 .. /r5, never /rules.txt */
+}
+
 /* ---- interruption: SIGINT / SIGTERM end the crawl at once, with a complete report ----- */
 
 /* Bit sig of a "SigXxx:" hex mask line of /proc/PID/status. */
@@ -1466,14 +1655,19 @@ static void cross_compare(case_ctx *c, const char *b, const char *max_tasks, boo
     static const char *const transports[] = {"raw", "curl"};
     char *ref = NULL, refname[256] = "";
     for (int s = 0; s < g_nstages; s++) {
-        for (int t = 0; t < 2; t++) {
-            const crawl_run *r = crawl_with(c, g_stages[s], transports[t], "--max-tasks",
-                                            max_tasks, U(b, "/"), NULL);
+        /* crawl-queue twice: obeying robots.txt (a 404 here), then --ignore-robots (no
+         * middleware: the chapter's crawler) */
+        bool queue = strcmp(stage_of(g_stages[s]), "queue") == 0;
+        for (int t = 0; t < 2 * (queue ? 2 : 1); t++) {
+            const char *ignore = t >= 2 ? "--ignore-robots" : NULL;
+            const crawl_run *r = crawl_with(c, g_stages[s], transports[t % 2], "--max-tasks",
+                                            max_tasks, U(b, "/"), ignore, NULL);
             expect_generated(r, b, 300);
             char *text = strip ? strip_new_urls(r->records_text) : strdup(r->records_text);
             char name[256];
-            snprintf(name, sizeof name, "%s --transport %s --max-tasks %s",
-                     stage_of(g_stages[s]), transports[t], max_tasks);
+            snprintf(name, sizeof name, "%s --transport %s --max-tasks %s%s",
+                     stage_of(g_stages[s]), transports[t % 2], max_tasks,
+                     ignore ? " --ignore-robots" : "");
             if (!ref) {
                 ref = text;
                 snprintf(refname, sizeof refname, "%s", name);
@@ -1935,6 +2129,8 @@ int main(int argc, char **argv)
         CASE(test_hostile_memory), CASE(test_high_concurrency),
         CASE(test_interrupt_sigint), CASE(test_interrupt_sigterm),
         CASE(test_out_of_descriptors), CASE(test_dns_by_name),
+        CASE(test_robots_forbidden), CASE(test_robots_agent_and_ignore),
+        CASE(test_robots_shared),   CASE(test_robots_unreachable), CASE(test_robots_redirects),
     };
     char name[256];
     snprintf(name, sizeof name, "scenario.%s.%s.%s", g_stage, g_transport, g_selector);

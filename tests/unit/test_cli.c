@@ -599,10 +599,12 @@ static void test_stage3_options(void **state)
     run *r = parse("http://a/", NULL);
     assert_ok(r);
     assert_null(r->o.user_agent);
+    assert_int_equal(r->o.ignore_robots, 0);
     run_free(r);
-    r = parse("--user-agent", "MyBot/2.0 (+http://x/)", "http://a/", NULL);
+    r = parse("--user-agent", "MyBot/2.0 (+http://x/)", "--ignore-robots", "http://a/", NULL);
     assert_ok(r);
     assert_string_equal(r->o.user_agent, "MyBot/2.0 (+http://x/)");
+    assert_int_equal(r->o.ignore_robots, 1);
     run_free(r);
     r = parse("--user-agent=x", "http://a/", NULL);
     assert_ok(r);
@@ -615,6 +617,9 @@ static void test_stage3_options_refused_by_chapter(void **state)
     (void)state;
     run *r = parse("--user-agent", "MyBot", "http://a/", NULL);
     assert_usage_error(r, "--user-agent is a crawl-queue (stage 3) option", NULL);
+    run_free(r);
+    r = parse("--ignore-robots", "http://a/", NULL);
+    assert_usage_error(r, "--ignore-robots is a crawl-queue (stage 3) option", NULL);
     run_free(r);
 }
 
@@ -636,6 +641,9 @@ static void test_bad_user_agent(void **state)
     run *r = parse("--user-agent", long_ua, "http://a/", NULL);
     assert_ok(r);
     run_free(r);
+    r = parse("--ignore-robots=yes", "http://a/", NULL);
+    assert_usage_error(r, "option '--ignore-robots' takes no value", NULL);
+    run_free(r);
 }
 
 static void test_help_stage3(void **state)
@@ -644,6 +652,7 @@ static void test_help_stage3(void **state)
     run *r = parse("--help", NULL);
     assert_null(strstr(r->out, "--user-agent"));
     assert_null(strstr(r->out, "--threads"));
+    assert_null(strstr(r->out, "--ignore-robots"));
     run_free(r);
     parse_stage = CLI_STAGE3;
     r = parse("--help", NULL);
@@ -652,6 +661,7 @@ static void test_help_stage3(void **state)
     assert_non_null(strstr(r->out, "[crawlstages/" CRAWL_VERSION "]"));
     assert_non_null(strstr(r->out, "--threads N"));
     assert_non_null(strstr(r->out, "--dns-timeout SECS"));
+    assert_non_null(strstr(r->out, "--ignore-robots"));
     assert_non_null(strstr(r->out, "Exit status:"));
     run_free(r);
 }

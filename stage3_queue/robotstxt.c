@@ -1,0 +1,313 @@
+/* robotstxt.c — the robots.txt downloader middleware (robotstxt.h), after the second
+ * source's reading of Scrapy's RobotsTxtMiddleware: robot_parser keeps one Deferred per
+ * netloc, made by the first request and fired by the download of robots.txt; every
+ * request meanwhile waits on it.
+ *
+ * Here the netloc is an origin (scheme://host:port) in a hash table of `origin`
+ * entries; the Deferred is the entry's Future, `ready`; the download is a Task of our
+ * own (fetch_rules) that awaits engine_download once per hop; and process_request
+ * answers at once when the rules are known, or else returns a coroutine (wait_rules)
+ * that awaits `ready` — the engine awaits it, as Scrapy's inlineCallbacks chain waits
+ * for the Deferred that robot_parser returns.
+ */
+#include "robotstxt.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "hash.h"
+#include "http.h"
+#include "log.h"
+#include "robots.h"
+#include "url.h"
+
+/* One origin's rules, and the Future everyone waits on until they are known. */
+typedef struct origin {
+    char *key;                  /* "http://example.com:80" */
+    uint64_t hash;
+    struct origin *next;        /* in its bucket */
+    future ready;               /* resolved once rules is set */
+    robots *rules;              /* NULL while robots.txt is being fetched */
+    char *why;                  /* why everything is forbidden, or NULL */
+    task *fetcher;              /* fetch_rules, while it runs */
+} origin;
+
+typedef struct robotstxt {
+    engine *e;
+    const char *agent;          /* the User-Agent: its product token picks the group */
+    origin **buckets;           /* a power of two of them */
+    size_t nbuckets, count;
+} robotstxt;
+
+/* ---- the table of origins (their names come from strangers' links: keyed hash) ---- */
+
+static origin *origin_find(const robotstxt *mw, const char *key)
+{
+    uint64_t h = hash_str(key);
+    for (origin *o = mw->buckets[h & (mw->nbuckets - 1)]; o; o = o->next)
+        if (o->hash == h && strcmp(o->key, key) == 0)
+            return o;
+    return NULL;
+}
+
+/* A new entry for key (not in the table yet): no rules, `ready` pending. */
+static origin *origin_add(robotstxt *mw, const char *key)
+{
+    if (mw->count >= mw->nbuckets) { /* load 1: double, and rehash the chains */
+        size_t n = mw->nbuckets * 2;
+        origin **b = xcalloc(n, sizeof *b);
+        for (size_t i = 0; i < mw->nbuckets; i++)
+            while (mw->buckets[i]) {
+                origin *o = mw->buckets[i];
+                mw->buckets[i] = o->next;
+                o->next = b[o->hash & (n - 1)];
+                b[o->hash & (n - 1)] = o;
+            }
+        free(mw->buckets);
+        mw->buckets = b;
+        mw->nbuckets = n;
+    }
+    origin *o = xcalloc(1, sizeof *o);
+    o->key = xstrdup(key);
+    o->hash = hash_str(key);
+    future_init(&o->ready);
+    o->next = mw->buckets[o->hash & (mw->nbuckets - 1)];
+    mw->buckets[o->hash & (mw->nbuckets - 1)] = o;
+    mw->count++;
+    return o;
+}
+
+/* ---- fetching robots.txt: one Task per origin ---- */
+
+typedef struct {
+    coro co;
+    robotstxt *mw;
+    origin *o;
+    char *url;                  /* the robots.txt URL of this hop */
+    int redirects;
+    task *dl;                   /* engine_download's Task, while it runs */
+} fetch_frame;
+
+/* The rules an answer gives (RFC 9309, 2.3.1); a redirect is followed before this. */
+static void settle_rules(fetch_frame *f, const response *r)
+{
+    origin *o = f->o;
+    if (r->status >= 200 && r->status < 300) {
+        o->rules = robots_parse(r->body ? r->body : "", r->body ? r->body_len : 0,
+                                f->mw->agent);
+        log_info("robots.txt of %s: %d, %zu rule(s) for us", o->key, r->status,
+                 robots_rule_count(o->rules));
+    } else if (r->status >= 300 && r->status < 500) {
+        o->rules = robots_allow_all(); /* 4xx, or no file within the redirects */
+        log_info("robots.txt of %s: %d, everything allowed", o->key, r->status);
+    } else {
+        o->rules = robots_disallow_all();
+        o->why = xasprintf("%s answered %d", f->url, r->status);
+        log_info("robots.txt of %s: %d, everything forbidden", o->key, r->status);
+    }
+}
+
+static int fetch_body(coro *co)
+{
+    fetch_frame *f = (fetch_frame *)co;
+    CORO_BEGIN(co);
+    for (;;) {
+        f->dl = engine_download(f->mw->e, request_new(f->url, 0, REQ_DONT_OBEY_ROBOTS));
+        AWAIT_FUTURE_CATCH(co, task_future(f->dl));
+        if (co->err && co->err->kind == CORO_CANCELLED) {
+            /* Cancelled: this task (the download then still runs, and the finally
+             * frees it) or the download (whoever cancelled it frees it). */
+            if (future_done(task_future(f->dl)))
+                f->dl = NULL;
+            CORO_RAISE_ERR(co);
+        }
+        if (co->err) { /* no answer after --max-tries attempts: unreachable */
+            task_free(f->dl);
+            f->dl = NULL;
+            f->o->rules = robots_disallow_all();
+            f->o->why = xasprintf("%s unreachable: %s", f->url, co->err->msg);
+            log_info("robots.txt of %s unreachable (%s): everything forbidden", f->o->key,
+                     co->err->msg);
+            coro_error_free(co->err);
+            co->err = NULL;
+            break;
+        }
+        {
+            response *r = co->value.p;
+            task_free(f->dl);
+            f->dl = NULL;
+            const char *loc = response_header(r, "Location");
+            char *next = r->status >= 300 && r->status < 400 && loc &&
+                                 f->redirects < ROBOTSTXT_MAX_REDIRECTS
+                             ? url_resolve(r->url, loc)
+                             : NULL;
+            if (!next)
+                settle_rules(f, r);
+            response_free(r);
+            if (!next)
+                break;
+            free(f->url);
+            f->url = next;
+            f->redirects++;
+        }
+    }
+    /* Everyone waiting on this origin goes on. */
+    future_set_result(&f->o->ready, (coro_value){f->o->rules, 0});
+    CORO_END(co);
+}
+
+static void fetch_finally(coro *co)
+{
+    fetch_frame *f = (fetch_frame *)co;
+    task_free(f->dl); /* cancelled while downloading */
+    free(f->url);
+    f->o->fetcher = NULL;
+}
+
+static const coro_def fetch_def = {"robots.txt", __FILE__, fetch_body, fetch_finally,
+                                   sizeof(fetch_frame)};
+
+/* Start the Task that fetches o's robots.txt (url: any URL of the origin) and
+ * resolves o->ready when the rules are known. */
+static void fetch_start(robotstxt *mw, origin *o, const char *url)
+{
+    fetch_frame *f = (fetch_frame *)coro_new(&fetch_def);
+    f->mw = mw;
+    f->o = o;
+    f->url = url_resolve(url, "/robots.txt");
+    o->fetcher = task_new(engine_app(mw->e)->loop, &f->co, "robots.txt");
+    task_detach(o->fetcher); /* it frees itself when done */
+}
+
+/* ---- the answer for one request ---- */
+
+/* Allowed: the chain goes on; forbidden: IgnoreRequest. */
+static void decide(const origin *o, const char *path_query, mw_result *out)
+{
+    if (robots_allowed(o->rules, path_query))
+        mw_continue(out);
+    else if (o->why)
+        mw_ignore(out, "forbidden by robots.txt (%s)", o->why);
+    else
+        mw_ignore(out, "forbidden by robots.txt");
+}
+
+typedef struct {
+    coro co;
+    origin *o;
+    char *path_query;
+    mw_result *out;
+} wait_frame;
+
+/* EXERCISE stage3-robots: BEGIN (docs/exercises.md) */
+/* The entry of key (an origin: "http://host:80"); on the first request to it, a new
+ * entry whose Future is pending, and the one download of its robots.txt started
+ * (url is the request's URL). */
+static origin *origin_rules(robotstxt *mw, const char *key, const char *url)
+{
+    origin *o = origin_find(mw, key);
+    if (!o) {
+        o = origin_add(mw, key);
+        fetch_start(mw, o, url);
+    }
+    return o;
+}
+
+/* process_request's coroutine while the rules are being fetched: wait for them (with
+ * every other request to the origin), then answer. */
+static int wait_body(coro *co)
+{
+    wait_frame *f = (wait_frame *)co;
+    CORO_BEGIN(co);
+    AWAIT_FUTURE(co, &f->o->ready);
+    decide(f->o, f->path_query, f->out);
+    CORO_END(co);
+}
+/* EXERCISE stage3-robots: END */
+
+static void wait_finally(coro *co)
+{
+    free(((wait_frame *)co)->path_query);
+}
+
+static const coro_def wait_def = {"wait_rules", __FILE__, wait_body, wait_finally,
+                                  sizeof(wait_frame)};
+
+/* url's origin, "scheme://host:port" (an IPv6 host in brackets), and its path and
+ * query ("/p?q") in *path_query; NULL when url is not an http(s) URL. */
+static char *origin_of(const char *url, char **path_query)
+{
+    char *scheme = NULL, *host = NULL;
+    int port = 0;
+    if (url_split(url, &scheme, &host, &port, path_query) != 0)
+        return NULL;
+    bool v6 = strchr(host, ':') != NULL;
+    char *key = xasprintf("%s://%s%s%s:%d", scheme, v6 ? "[" : "", host, v6 ? "]" : "", port);
+    free(scheme);
+    free(host);
+    return key;
+}
+
+static coro *process_request(void *self, request *req, mw_result *out)
+{
+    robotstxt *mw = self;
+    char *pq = NULL;
+    char *key = req->flags & REQ_DONT_OBEY_ROBOTS ? NULL : origin_of(req->url, &pq);
+    if (!key) {
+        mw_continue(out); /* not an http(s) URL (or told so): not ours to judge */
+        return NULL;
+    }
+    origin *o = origin_rules(mw, key, req->url);
+    free(key);
+    coro *wait = NULL;
+    if (!o) {
+        mw_ignore(out, "robots.txt: no entry for this origin (origin_rules)");
+    } else if (o->rules) {
+        decide(o, pq, out); /* known: at once, no coroutine */
+    } else {
+        wait_frame *f = (wait_frame *)coro_new(&wait_def);
+        f->o = o;
+        f->path_query = pq;
+        f->out = out;
+        pq = NULL;
+        wait = &f->co;
+    }
+    free(pq);
+    return wait;
+}
+
+/* ---- the middleware ---- */
+
+static void robotstxt_free(void *self)
+{
+    robotstxt *mw = self;
+    for (size_t i = 0; i < mw->nbuckets; i++) {
+        while (mw->buckets[i]) {
+            origin *o = mw->buckets[i];
+            mw->buckets[i] = o->next;
+            task_free(o->fetcher); /* still running (its finally clears o->fetcher) */
+            future_clear(&o->ready);
+            robots_free(o->rules);
+            free(o->why);
+            free(o->key);
+            free(o);
+        }
+    }
+    free(mw->buckets);
+    free(mw);
+}
+
+downloader_middleware robotstxt_middleware(engine *e, const char *user_agent)
+{
+    robotstxt *mw = xcalloc(1, sizeof *mw);
+    mw->e = e;
+    mw->agent = user_agent ? user_agent : http_default_user_agent;
+    mw->nbuckets = 16;
+    mw->buckets = xcalloc(mw->nbuckets, sizeof *mw->buckets);
+    return (downloader_middleware){.name = "robots.txt",
+                                   .self = mw,
+                                   .process_request = process_request,
+                                   .free = robotstxt_free};
+}
