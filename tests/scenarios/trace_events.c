@@ -6,7 +6,8 @@
  * other one too) with --max-tasks 4 --trace-events FILE, and the file must be one
  * valid JSON object in the Chrome trace-event format with:
  *  - one complete ("X", cat "fetch") event per fetched URL, whose args.url and
- *    args.status match the report's record;
+ *    args.status match the report's record — and, from crawl-queue, one more: its
+ *    download of /robots.txt, which is no record;
  *  - every span with ts >= 0 and dur >= 0; every fetch on a slot track: tid - 1 in
  *    [0, max_tasks), the track named "slot N", and no two fetches of a slot
  *    overlapping;
@@ -146,7 +147,7 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
     const char *stage = base_name(bin) + strlen("crawl-");
     bool named = false;
     bool slot_named[MAX_TASKS] = {false};
-    size_t nfetch = 0, nphase = 0, nconnect = 0;
+    size_t nfetch = 0, nphase = 0, nconnect = 0, nrobots = 0;
     for (size_t i = 0; i < n; i++) {
         const jobj *e = ev[i].obj;
         const char *ph = str_or(e, "ph"), *name = str_or(e, "name");
@@ -169,7 +170,12 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
         if (tid < 1 || tid > MAX_TASKS)
             fail_msg("%s: span '%s' on track %lld: slot not below --max-tasks %d", what, name,
                      tid, MAX_TASKS);
-        if (!strcmp(str_or(e, "cat"), "fetch"))
+        const char *url = str_or(jobj_obj(e, "args"), "url");
+        size_t ulen = strlen(url);
+        if (!strcmp(str_or(e, "cat"), "fetch") && ulen >= 11 &&
+            !strcmp(url + ulen - 11, "/robots.txt"))
+            nrobots++;
+        else if (!strcmp(str_or(e, "cat"), "fetch"))
             nfetch++;
         else
             nphase++;
@@ -178,7 +184,10 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
     if (!named)
         fail_msg("%s: no process_name naming '%s'", what, stage);
 
-    /* one fetch span per record, with its url and status */
+    /* one fetch span per record, with its url and status; robots.txt once from
+     * crawl-queue (the site has none: a 404), never from stages 1 and 2 */
+    if (nrobots != (strcmp(stage, "queue") == 0 ? 1u : 0u))
+        fail_msg("%s: %zu fetch span(s) for /robots.txt", what, nrobots);
     if (nfetch != c->run.nrecords)
         fail_msg("%s: %zu fetch spans for %zu records", what, nfetch, c->run.nrecords);
     for (size_t r = 0; r < c->run.nrecords; r++) {
@@ -204,9 +213,9 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
     }
 
     /* per fetch: the three phases, back to back, filling it; no overlap on a slot */
-    if (nconnect != nfetch || nphase != 3 * nfetch)
+    if (nconnect != nfetch + nrobots || nphase != 3 * (nfetch + nrobots))
         fail_msg("%s: %zu fetches, %zu phases of which %zu connect (want 3 per fetch, "
-                 "one connect each)", what, nfetch, nphase, nconnect);
+                 "one connect each)", what, nfetch + nrobots, nphase, nconnect);
     for (size_t i = 0; i < n; i++) {
         const jobj *e = ev[i].obj;
         if (strcmp(str_or(e, "ph"), "X") || strcmp(str_or(e, "cat"), "fetch"))
