@@ -154,7 +154,10 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         status = -1;                        /* the pipeline did not open */
     progress_stop(p);
 
-    a->todo = queue_qsize(&cr.q) + crawl_attempts(a->crawl);
+    /* Left to do: every URL put and not yet done — queued, being fetched, waiting for
+     * a descriptor, or waiting inside the engine (for its host's robots.txt, say); not
+     * the robots.txt downloads, which are no URL of the crawl. */
+    a->todo = cr.q.unfinished_tasks;
     /* The workers (cancelled where they wait, if interrupted), then the pipeline's
      * close — its stages' own tasks still run — then whatever is left. */
     for (int i = 0; i < a->opt.max_tasks; i++)

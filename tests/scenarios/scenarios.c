@@ -1556,6 +1556,37 @@ static void test_interrupt_sigint(void **state)
     interrupt_case(*state, SIGINT);
 }
 
+/* crawl-queue interrupted while three roots wait for their host's robots.txt: they
+ * are the URLs left to do (not the robots.txt download, which is no URL of the
+ * crawl). Stages 1 and 2 never wait: they fetch the three pages. */
+static void test_robots_interrupted(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "scenario-robots-slow.site", NULL);
+    if (!is_queue()) {
+        const crawl_run *r = crawl(c, U(b, "/"), U(b, "/a"), U(b, "/b"), NULL);
+        EXPECT(r, b, PAGE("/", 0, 0), PAGE("/a", 0, 0), PAGE("/b", 0, 0));
+        expect_served(c, 0, 3);
+        return;
+    }
+    char *argv[] = {(char *)g_bin, "--format", "jsonl", "-q", "--transport",
+                    (char *)g_transport, "--selector", (char *)g_selector, (char *)U(b, "/"),
+                    (char *)U(b, "/a"), (char *)U(b, "/b"), NULL};
+    interrupt_ctx ic = {.sig = SIGINT};
+    if (c->have_run)
+        crawl_run_free(&c->run);
+    c->have_run = true;
+    if (run_crawler_at(&c->run, argv, CRAWL_LIMIT_SECS, 0.7, send_signal, &ic) < 0)
+        fail_msg("cannot run %s", g_bin);
+    const crawl_run *r = &c->run;
+    const jobj *s = r->summary;
+    const jv *intr = s ? jobj_get(s, "interrupted") : NULL;
+    if (!ic.sent || r->exit_code != 0 || r->seconds >= 2.5 || !intr || !intr->b ||
+        jobj_int(s, "todo", -1) != 3 || jobj_int(s, "done", -1) != 0 || r->nrecords != 0)
+        fail_msg("want exit 0 within 2.5 s, interrupted, todo 3, done 0\n%s",
+                 crawl_run_describe(r));
+}
+
 static void test_interrupt_sigterm(void **state)
 {
     interrupt_case(*state, SIGTERM);
@@ -2131,6 +2162,7 @@ int main(int argc, char **argv)
         CASE(test_out_of_descriptors), CASE(test_dns_by_name),
         CASE(test_robots_forbidden), CASE(test_robots_agent_and_ignore),
         CASE(test_robots_shared),   CASE(test_robots_unreachable), CASE(test_robots_redirects),
+        CASE(test_robots_interrupted),
     };
     char name[256];
     snprintf(name, sizeof name, "scenario.%s.%s.%s", g_stage, g_transport, g_selector);
