@@ -192,8 +192,8 @@ http_parser *http_parser_new(const http_sink *sink)
     http_parser *p = xcalloc(1, sizeof *p);
     if (sink)
         p->sink = *sink;
-    p->state = ST_HEAD;
-    p->head = http_head_parser_new();
+    p->state = ST_HEAD;        /* p->head comes with the first byte: a fetch that
+                                  waits for its server holds no head buffers */
     return p;
 }
 
@@ -251,6 +251,8 @@ static void end_of_head(http_parser *p)
 static size_t head_bytes(http_parser *p, const char *data, size_t len)
 {
     size_t used;
+    if (!p->head)
+        p->head = http_head_parser_new();
     int r = http_head_parser_feed(p->head, data, len, &used);
     if (r < 0)
         fail(p, http_head_parser_error(p->head));

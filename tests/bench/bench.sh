@@ -227,7 +227,7 @@ section_latency() {
 }
 
 # ---- 3. C10K ------------------------------------------------------------------------------
-c10k_configs="crawl-callbacks:raw crawl-generators:raw crawl-queue:curl crawl-queue:raw crawl-threads:raw"
+c10k_configs="crawl-callbacks:raw crawl-generators:raw crawl-queue:curl crawl-queue:raw crawl-queue-ir:raw crawl-threads:raw"
 
 # The RSS while the fetches wait: the largest RSS sample taken while testsite counted at
 # least 95 % of TASKS requests in progress (its samples lined up by time); and the
