@@ -311,18 +311,20 @@ static void test_middleware_results(void **state)
     }
 }
 
-/* The item pipeline: every recorded response is an item; stage 1 drops /dropme so
- * stage 2 never sees it; stage 2 waits on each; close is awaited (counted). */
+/* The item pipeline, on both transports and every selector: every recorded response is
+ * an item; stage 1 drops /dropme so stage 2 never sees it; stage 2 waits on each; close
+ * is awaited (counted). */
 static void test_pipeline(void **state)
 {
     (void)state;
     testsite ts = site;
-    for (size_t t = 0; t < 2; t++) {
+    for (size_t i = 0; i < 2 * 3; i++) {
+        size_t t = i / 3, s = i % 3;
         memset(&pipe_a, 0, sizeof pipe_a);
         memset(&pipe_b, 0, sizeof pipe_b);
         with_mw = false;
         with_pipe = true;
-        crawl_site(ts.url, transports[t], "epoll");
+        crawl_site(ts.url, transports[t], selectors[s]);
         size_t records = report_count(crawl_report(the_app.crawl));
         assert_int_equal(pipe_a.opened, 1);
         assert_int_equal(pipe_b.opened, 1);
