@@ -151,7 +151,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         status = -1;
     }
     if (future_done(&t->fut) && t->fut.result.n < 0)
-        status = -1;                        /* the pipeline did not open */
+        status = APP_NOT_STARTED;           /* the pipeline did not open: no fetch */
     progress_stop(p);
 
     /* Left to do: every URL put and not yet done — queued, being fetched, waiting for
@@ -163,7 +163,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     for (int i = 0; i < a->opt.max_tasks; i++)
         task_free(cr.workers[i]);
     task_free(t);
-    if (close_engine(&cr) < 0 || engine_failed(cr.engine))
+    if ((close_engine(&cr) < 0 || engine_failed(cr.engine)) && status == 0)
         status = -1;
     engine_free(cr.engine);     /* its stages free their own tasks */
     task_free_all();

@@ -213,7 +213,12 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
         return r < 0 ? 0 : r;
 
     log_resolver(&a, prog);
-    int status = crawl_fn(&a) < 0 ? 1 : 0;
+    int rc = crawl_fn(&a);
+    if (rc == APP_NOT_STARTED) {        /* its one line said why; nothing to report */
+        app_close(&a);
+        return 1;
+    }
+    int status = rc < 0 ? 1 : 0;
     log_lookups(&a, prog);
     char err[1024];
     if (app_interrupted)

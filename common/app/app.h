@@ -40,8 +40,10 @@ typedef struct app {
 extern volatile sig_atomic_t app_interrupted;
 
 /* Run the stage. crawl_fn runs the crawl to the end (or until interrupted) and
- * returns 0, or -1 on a fatal error (after printing one line). Returns the exit code:
- * 0 done, 1 fatal, 2 usage. */
+ * returns 0, or -1 on a fatal error (after printing one line), or APP_NOT_STARTED when
+ * it failed (after printing one line) before fetching anything: then no report is
+ * written. Returns the exit code: 0 done, 1 fatal, 2 usage. */
+#define APP_NOT_STARTED (-2)
 int app_main(int argc, char **argv, const char *prog, const char *stage,
              const char *default_transport, int (*crawl_fn)(app *a));
 

@@ -202,6 +202,7 @@ static void test_bad_store(void **state)
     for (size_t i = 0; i < r.err_len; i++)
         lines += r.err[i] == '\n';
     assert_int_equal(lines, 1);                  /* one line */
+    assert_int_equal(r.out_len, 0);              /* and no report of a crawl never begun */
     crawl_run_free(&r);
 
     char *argv2[] = {crawler("crawl-generators"), "--store", "x.db", site.url, NULL};
