@@ -1992,18 +1992,26 @@ static void test_dns_by_name(void **state)
 static const char *g_valgrind;
 
 /* The crawl of case 11 (every 3xx, an off-site redirect, links) under valgrind's memcheck:
- * any memory error or definite/indirect leak makes valgrind exit 99. */
+ * any memory error or definite/indirect leak makes valgrind exit 99. crawl-queue runs
+ * with its robots.txt middleware (the default) and --store, so the thread pool and the
+ * SQLite pipeline are checked too. */
 static void test_valgrind(void **state)
 {
     case_ctx *c = *state;
     static const char *const transports[] = {"raw", "curl"};
     const char *b = start_site(c, "scenario-redirect-codes.site", NULL);
+    snprintf(c->tmpdir, sizeof c->tmpdir, "/tmp/crawlstages-valgrind-XXXXXX");
+    assert_non_null(mkdtemp(c->tmpdir));
     for (int s = 0; s < g_nstages; s++) {
         for (int t = 0; t < 2; t++) {
+            char store[300];
+            snprintf(store, sizeof store, "%s/%s.db", c->tmpdir, transports[t]);
+            bool queue = strcmp(stage_of(g_stages[s]), "queue") == 0;
             char *argv[] = {(char *)g_valgrind, "-q", "--leak-check=full",
                             "--errors-for-leak-kinds=definite,indirect", "--error-exitcode=99",
                             (char *)g_stages[s], "--format", "jsonl", "-q", "--transport",
-                            (char *)transports[t], "--max-tasks", "4", (char *)U(b, "/"), NULL};
+                            (char *)transports[t], "--max-tasks", "4", (char *)U(b, "/"),
+                            queue ? "--store" : NULL, store, NULL};
             run_argv(c, argv);
             const crawl_run *r = &c->run;
             if (r->exit_code != 0 || !r->summary)
