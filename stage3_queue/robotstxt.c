@@ -17,17 +17,16 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "hash.h"
 #include "http.h"
 #include "log.h"
 #include "robots.h"
+#include "strmap.h"
 #include "url.h"
 
 /* One origin's rules, and the Future everyone waits on until they are known. */
 typedef struct origin {
     char *key;                  /* "http://example.com:80" */
-    uint64_t hash;
-    struct origin *next;        /* in its bucket */
+    strmap_node node;           /* in the middleware's table, by key */
     future ready;               /* resolved once rules is set */
     robots *rules;              /* NULL while robots.txt is being fetched */
     char *why;                  /* why everything is forbidden, or NULL */
@@ -37,45 +36,25 @@ typedef struct origin {
 typedef struct robotstxt {
     engine *e;
     const char *agent;          /* the User-Agent: its product token picks the group */
-    origin **buckets;           /* a power of two of them */
-    size_t nbuckets, count;
+    strmap origins;             /* origin by key */
 } robotstxt;
 
-/* ---- the table of origins (their names come from strangers' links: keyed hash) ---- */
+/* ---- the table of origins (their names come from strangers' links: strmap's keyed
+ * hash) ---- */
 
 static origin *origin_find(const robotstxt *mw, const char *key)
 {
-    uint64_t h = hash_str(key);
-    for (origin *o = mw->buckets[h & (mw->nbuckets - 1)]; o; o = o->next)
-        if (o->hash == h && strcmp(o->key, key) == 0)
-            return o;
-    return NULL;
+    strmap_node *n = strmap_find(&mw->origins, key);
+    return n ? strmap_entry(n, origin, node) : NULL;
 }
 
 /* A new entry for key (not in the table yet): no rules, `ready` pending. */
 static origin *origin_add(robotstxt *mw, const char *key)
 {
-    if (mw->count >= mw->nbuckets) { /* load 1: double, and rehash the chains */
-        size_t n = mw->nbuckets * 2;
-        origin **b = xcalloc(n, sizeof *b);
-        for (size_t i = 0; i < mw->nbuckets; i++)
-            while (mw->buckets[i]) {
-                origin *o = mw->buckets[i];
-                mw->buckets[i] = o->next;
-                o->next = b[o->hash & (n - 1)];
-                b[o->hash & (n - 1)] = o;
-            }
-        free(mw->buckets);
-        mw->buckets = b;
-        mw->nbuckets = n;
-    }
     origin *o = xcalloc(1, sizeof *o);
     o->key = xstrdup(key);
-    o->hash = hash_str(key);
     future_init(&o->ready);
-    o->next = mw->buckets[o->hash & (mw->nbuckets - 1)];
-    mw->buckets[o->hash & (mw->nbuckets - 1)] = o;
-    mw->count++;
+    strmap_add(&mw->origins, &o->node, o->key);
     return o;
 }
 
@@ -280,22 +259,22 @@ static coro *process_request(void *self, request *req, mw_result *out)
 
 /* ---- the middleware ---- */
 
+static void origin_free(strmap_node *n)
+{
+    origin *o = strmap_entry(n, origin, node);
+    task_free(o->fetcher); /* still running (its finally clears o->fetcher) */
+    future_clear(&o->ready);
+    robots_free(o->rules);
+    free(o->why);
+    free(o->key);
+    free(o);
+}
+
 static void robotstxt_free(void *self)
 {
     robotstxt *mw = self;
-    for (size_t i = 0; i < mw->nbuckets; i++) {
-        while (mw->buckets[i]) {
-            origin *o = mw->buckets[i];
-            mw->buckets[i] = o->next;
-            task_free(o->fetcher); /* still running (its finally clears o->fetcher) */
-            future_clear(&o->ready);
-            robots_free(o->rules);
-            free(o->why);
-            free(o->key);
-            free(o);
-        }
-    }
-    free(mw->buckets);
+    strmap_clear(&mw->origins, origin_free);
+    strmap_free(&mw->origins);
     free(mw);
 }
 
@@ -304,8 +283,7 @@ downloader_middleware robotstxt_middleware(engine *e, const char *user_agent)
     robotstxt *mw = xcalloc(1, sizeof *mw);
     mw->e = e;
     mw->agent = user_agent ? user_agent : http_default_user_agent;
-    mw->nbuckets = 16;
-    mw->buckets = xcalloc(mw->nbuckets, sizeof *mw->buckets);
+    strmap_init(&mw->origins);
     return (downloader_middleware){.name = "robots.txt",
                                    .self = mw,
                                    .process_request = process_request,

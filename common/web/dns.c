@@ -17,14 +17,15 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "hash.h"
+#include "list.h"
+#include "strmap.h"
 #include "net.h"
 
 typedef struct lookup lookup;
 
 typedef struct entry {
     dns_resolver *r;
-    struct entry *next;         /* hash chain */
+    strmap_node node;           /* r->hosts, by host */
     list_node by_age;           /* r->by_age, oldest first */
     char *host;
     bool pending;
@@ -51,36 +52,23 @@ struct dns_resolver {
     selector *loop;
     threadpool *pool;
     dns_config cfg;
-    entry **buckets;
-    size_t nbuckets;            /* a power of two */
-    size_t count;
+    strmap hosts;               /* entry by host */
     list_node by_age;
     size_t lookups;
 };
 
 /* ---- the table -------------------------------------------------------------------- */
 
-static entry **bucket(dns_resolver *r, const char *host)
-{
-    return &r->buckets[hash_str(host) & (r->nbuckets - 1)];
-}
-
 static entry *find(dns_resolver *r, const char *host)
 {
-    for (entry *e = *bucket(r, host); e; e = e->next)
-        if (strcmp(e->host, host) == 0)
-            return e;
-    return NULL;
+    strmap_node *n = strmap_find(&r->hosts, host);
+    return n ? strmap_entry(n, entry, node) : NULL;
 }
 
 static void remove_entry(dns_resolver *r, entry *e)
 {
-    entry **p = bucket(r, e->host);
-    while (*p != e)
-        p = &(*p)->next;
-    *p = e->next;
+    strmap_remove(&r->hosts, &e->node);
     list_remove(&e->by_age);
-    r->count--;
     if (e->job)
         e->job->entry = NULL;
     if (e->timer)
@@ -105,17 +93,14 @@ static void evict_oldest(dns_resolver *r)
 
 static entry *add_entry(dns_resolver *r, const char *host)
 {
-    if (r->count >= r->cfg.cache_size)
+    if (r->hosts.count >= r->cfg.cache_size)
         evict_oldest(r);
     entry *e = xcalloc(1, sizeof *e);
     e->r = r;
     e->host = xstrdup(host);
     list_init(&e->waiters);
-    entry **b = bucket(r, host);
-    e->next = *b;
-    *b = e;
+    strmap_add(&r->hosts, &e->node, e->host);
     list_push_back(&r->by_age, &e->by_age);
-    r->count++;
     return e;
 }
 
@@ -268,10 +253,7 @@ dns_resolver *dns_new(selector *loop, threadpool *pool, const dns_config *cfg)
     r->cfg = *cfg;
     if (r->cfg.cache_size == 0)
         r->cfg.cache_size = 1;
-    r->nbuckets = 64;
-    while (r->nbuckets < r->cfg.cache_size / 2 && r->nbuckets < (1u << 20))
-        r->nbuckets *= 2;
-    r->buckets = xcalloc(r->nbuckets, sizeof *r->buckets);
+    strmap_init(&r->hosts);
     list_init(&r->by_age);
     return r;
 }
@@ -283,6 +265,6 @@ void dns_free(dns_resolver *r)
     list_node *n;
     while ((n = list_first(&r->by_age)))
         remove_entry(r, list_entry(n, entry, by_age));
-    free(r->buckets);
+    strmap_free(&r->hosts);
     free(r);
 }

@@ -26,12 +26,12 @@
 #include <unistd.h>
 
 #include "alloc.h"
-#include "hash.h"
+#include "strmap.h"
 
 /* ---- resolver ------------------------------------------------------------------- */
 
 struct entry {
-    struct entry *next;
+    strmap_node node;             /* in the resolver's table, by host */
     char *host;
     char *error;                  /* NULL when the lookup succeeded */
     struct sockaddr_storage addr; /* port 0; the caller's port is set on copy-out */
@@ -39,34 +39,31 @@ struct entry {
 };
 
 struct resolver {
-    struct entry **buckets;
-    size_t nbuckets, count;
+    strmap hosts;   /* struct entry by host */
     size_t lookups; /* getaddrinfo calls made */
 };
 
 resolver *resolver_new(void)
 {
     resolver *r = xcalloc(1, sizeof *r);
-    r->nbuckets = 64;
-    r->buckets = xcalloc(r->nbuckets, sizeof *r->buckets);
+    strmap_init(&r->hosts);
     return r;
+}
+
+static void entry_free(strmap_node *n)
+{
+    struct entry *e = strmap_entry(n, struct entry, node);
+    free(e->host);
+    free(e->error);
+    free(e);
 }
 
 void resolver_free(resolver *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->nbuckets; i++) {
-        struct entry *e = r->buckets[i];
-        while (e) {
-            struct entry *next = e->next;
-            free(e->host);
-            free(e->error);
-            free(e);
-            e = next;
-        }
-    }
-    free(r->buckets);
+    strmap_clear(&r->hosts, entry_free);
+    strmap_free(&r->hosts);
     free(r);
 }
 
@@ -77,32 +74,8 @@ size_t resolver_lookups(const resolver *r)
 
 static struct entry *find(const resolver *r, const char *host)
 {
-    for (struct entry *e = r->buckets[hash_str(host) % r->nbuckets]; e; e = e->next)
-        if (strcmp(e->host, host) == 0)
-            return e;
-    return NULL;
-}
-
-/* Doubles the table when it gets fuller than 3/4. */
-static void maybe_grow(resolver *r)
-{
-    if (r->count * 4 < r->nbuckets * 3)
-        return;
-    size_t n = r->nbuckets * 2;
-    struct entry **b = xcalloc(n, sizeof *b);
-    for (size_t i = 0; i < r->nbuckets; i++) {
-        struct entry *e = r->buckets[i];
-        while (e) {
-            struct entry *next = e->next;
-            size_t k = hash_str(e->host) % n;
-            e->next = b[k];
-            b[k] = e;
-            e = next;
-        }
-    }
-    free(r->buckets);
-    r->buckets = b;
-    r->nbuckets = n;
+    strmap_node *n = strmap_find(&r->hosts, host);
+    return n ? strmap_entry(n, struct entry, node) : NULL;
 }
 
 bool net_numeric_host(const char *host, struct sockaddr_storage *addr, socklen_t *len)
@@ -167,11 +140,7 @@ static struct entry *add_entry(resolver *r, const char *host)
         if (net_resolve_name(host, &e->addr, &e->len, err, sizeof err) < 0)
             e->error = xstrdup(err);
     }
-    maybe_grow(r);
-    size_t k = hash_str(host) % r->nbuckets;
-    e->next = r->buckets[k];
-    r->buckets[k] = e;
-    r->count++;
+    strmap_add(&r->hosts, &e->node, e->host);
     return e;
 }
 
