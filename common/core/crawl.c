@@ -24,6 +24,7 @@
 #include "alloc.h"
 #include "links.h"
 #include "outfile.h"
+#include "recstream.h"
 #include "log.h"
 #include "seen.h"
 #include "trace.h"
@@ -36,6 +37,7 @@ struct crawl {
     seen_set *seen_urls;
     report *stats;           /* the FetchStatistic records */
     FILE *out;
+    recstream *stream;       /* --format jsonl: each record written as it is made */
     struct timespec t0;
     size_t in_flight, peak_in_flight;
     size_t waiting_fd;       /* attempts whose transport waits for a descriptor */
@@ -398,6 +400,8 @@ static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn ad
 static void record(crawl *c, const fetch_stat *st, const crawl_fetch *f)
 {
     report_add(c->stats, st);
+    if (c->stream)
+        recstream_record(c->stream, st);
     if (c->on_record)
         c->on_record(c->on_record_ctx, st, f);
 }
@@ -514,6 +518,12 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
             return NULL;
         }
     }
+    if (o->format && strcmp(o->format, "jsonl") == 0) {
+        bool to_stdout = c->out == stdout;
+        fflush(c->out);
+        c->stream = recstream_new(fileno(c->out), to_stdout ? "the report to" : "--output",
+                                  to_stdout ? "stdout" : o->output);
+    }
     if (o->trace_events) {
         /* the process is the stage: pid 1, 2, 3 */
         static const char *const stages[] = {"callbacks", "generators", "queue"};
@@ -537,6 +547,7 @@ void crawl_free(crawl *c)
 {
     if (!c)
         return;
+    recstream_free(c->stream);
     if (c->out && c->out != stdout)
         fclose(c->out);
     trace_close(c->trace, NULL, 0);   /* only when the report was never written */
@@ -694,14 +705,17 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
         .peak_in_flight = c->peak_in_flight,
         .interrupted = interrupted,
     };
-    if (c->o.format && strcmp(c->o.format, "jsonl") == 0)
-        report_write_jsonl(c->stats, &sum, c->out);
-    else
-        report_write_text(c->stats, &sum, c->out);
     char report_err[512] = "", trace_err[512] = "";
-    int r = c->out == stdout
+    int r;
+    if (c->stream)      /* the records are written already: the summary ends the file */
+        r = recstream_summary(c->stream, report_count(c->stats), &sum, report_err,
+                              sizeof report_err);
+    else {
+        report_write_text(c->stats, &sum, c->out);
+        r = c->out == stdout
                 ? outfile_flush(c->out, "the report to", "stdout", report_err, sizeof report_err)
                 : outfile_flush(c->out, "--output", c->o.output, report_err, sizeof report_err);
+    }
     if (c->trace) {
         trace_arg args[] = {
             {"urls", NULL, (long long)report_count(c->stats)},

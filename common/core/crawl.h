@@ -34,7 +34,8 @@ typedef struct crawl crawl;
 typedef struct crawl_fetch crawl_fetch;
 typedef void (*crawl_add_fn)(void *ctx, const char *url, int max_redirect);
 
-/* Build the policy from the options (roots, strict/lenient, exclude), open --output.
+/* Build the policy from the options (roots, strict/lenient, exclude), open --output
+ * (--format jsonl: from now on each record goes there as it is made).
  * stage is "callbacks", "generators" or "queue". NULL with one line in err on failure
  * (bad regex, --output or --trace-events file that cannot be opened). */
 crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen);
@@ -120,8 +121,9 @@ int crawl_fetch_status(const crawl_fetch *f);
 const char *crawl_fetch_location(const crawl_fetch *f);
 const char *crawl_fetch_content_type(const crawl_fetch *f);
 
-/* Write the report (text or jsonl, per --format) to --output or stdout, and finish
- * and close the --trace-events file. todo: URLs that were still waiting; interrupted:
+/* Write the report to --output or stdout — text: every record, sorted, and the counters;
+ * jsonl: only the summary line, for each record was written as it was made (one line,
+ * one write(2): recstream.h) — and finish and close the --trace-events file. todo: URLs that were still waiting; interrupted:
  * the crawl was stopped by a signal. Returns 0, or -1 with one line in err saying
  * which write failed and why ("writing --trace-events 'x' failed: No space left on
  * device"). */

@@ -390,7 +390,7 @@ static void json_int_or_null(FILE *out, int v)
         fprintf(out, "%d", v);
 }
 
-static void jsonl_record(const fetch_stat *st, FILE *out)
+void report_write_jsonl_record(const fetch_stat *st, FILE *out)
 {
     fputs("{\"url\": ", out);
     json_write_string(out, st->url);
@@ -408,8 +408,9 @@ static void jsonl_record(const fetch_stat *st, FILE *out)
             st->num_new_urls);
 }
 
-static void jsonl_summary(size_t done, const report_summary *sum, FILE *out)
+void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *out)
 {
+    sum = summary_or_empty(sum);
     double dt = isfinite(sum->seconds) && sum->seconds > 0 ? sum->seconds : 0;
     double rate = dt > 0 ? (double)done / dt : 0;
     fprintf(out, "{\"summary\": {\"done\": %zu, \"seconds\": %.3f, \"max_tasks\": %d, "
@@ -431,7 +432,7 @@ void report_write_jsonl(report *r, const report_summary *sum, FILE *out)
     size_t n = report_count(r);
     const fetch_stat **view = sorted_view(r);
     for (size_t i = 0; i < n; i++)
-        jsonl_record(view[i], out);
+        report_write_jsonl_record(view[i], out);
     free(view);
-    jsonl_summary(n, summary_or_empty(sum), out);
+    report_write_jsonl_summary(n, sum, out);
 }

@@ -66,6 +66,11 @@ const fetch_stat *report_get(const report *r, size_t i);
 void report_write_text(report *r, const report_summary *sum, FILE *out);
 /* Write one JSON object per record (sorted by url), then {"summary": {...}}. */
 void report_write_jsonl(report *r, const report_summary *sum, FILE *out);
+/* Its two kinds of line, one at a time (each ends in '\n'): a record, and the summary
+ * of a crawl that recorded done URLs. A crawl writes each record as its URL finishes
+ * (recstream.h). */
+void report_write_jsonl_record(const fetch_stat *st, FILE *out);
+void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *out);
 
 /* Write s for a terminal (the text report): printable ASCII and valid UTF-8 as they
  * are, except what a terminal would obey or reorder — a control byte (ESC, CR, ...) or

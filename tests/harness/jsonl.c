@@ -465,10 +465,26 @@ static void set_error(crawl_run *r, const char *fmt, ...)
     r->parse_error = xstrdup(msg);
 }
 
+/* One record line as it came, for sorting. */
+typedef struct rec_line {
+    jobj *o;
+    const char *text;
+    size_t len, pos;
+} rec_line;
+
+/* By url (bytewise, as strcmp), ties in output order. */
+static int cmp_rec_line(const void *a, const void *b)
+{
+    const rec_line *x = a, *y = b;
+    const char *ux = jobj_str(x->o, "url"), *uy = jobj_str(y->o, "url");
+    int c = strcmp(ux ? ux : "", uy ? uy : "");
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 static void parse_output(crawl_run *r)
 {
     size_t cap = 0, line_no = 0;
-    buf text = {0};
+    rec_line *lines = NULL;
     const char *p = r->out, *end = r->out + r->out_len;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -499,16 +515,26 @@ static void parse_output(crawl_run *r)
                 set_error(r, "line %zu: a record after the summary", line_no);
             if (r->nrecords == cap) {
                 cap = cap ? 2 * cap : 64;
-                r->records = xreallocarray(r->records, cap, sizeof *r->records);
+                lines = xreallocarray(lines, cap, sizeof *lines);
             }
-            r->records[r->nrecords++] = o;
-            buf_add(&text, p, (size_t)(le - p));
-            buf_add(&text, "\n", 1);
+            lines[r->nrecords] = (rec_line){o, p, (size_t)(le - p), r->nrecords};
+            r->nrecords++;
         }
         p = nl ? nl + 1 : end;
     }
     if (r->out_len && r->out[r->out_len - 1] != '\n')
         set_error(r, "stdout does not end in a newline");
+    /* the crawler writes each record as its URL finishes: sort them here */
+    if (r->nrecords)
+        qsort(lines, r->nrecords, sizeof *lines, cmp_rec_line);
+    buf text = {0};
+    r->records = r->nrecords ? xreallocarray(NULL, r->nrecords, sizeof *r->records) : NULL;
+    for (size_t i = 0; i < r->nrecords; i++) {
+        r->records[i] = lines[i].o;
+        buf_add(&text, lines[i].text, lines[i].len);
+        buf_add(&text, "\n", 1);
+    }
+    free(lines);
     size_t n;
     r->records_text = buf_take(&text, &n);
 }
@@ -661,8 +687,8 @@ void crawl_run_free(crawl_run *r)
 
 const jobj *crawl_run_find(const crawl_run *r, const char *url)
 {
-    /* records are sorted by url (bytewise, as strcmp): binary search, then a linear
-     * fallback in case the output was not sorted */
+    /* records are sorted by url (bytewise, as strcmp; parse_output): binary search,
+     * then a linear fallback, as a record without a url string sorts as "" there */
     size_t lo = 0, hi = r->nrecords;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

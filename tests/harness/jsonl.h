@@ -9,8 +9,8 @@
  *
  * run_crawler forks and execs a crawler with the given arguments, captures stdout and
  * stderr in memory, kills it (SIGKILL) when it runs past the time limit, reaps it, and
- * parses stdout: the records (in output order, which is sorted by url) and the
- * summary.
+ * parses stdout: the records (sorted by url here: a crawler writes each as its URL
+ * finishes) and the summary.
  */
 #ifndef CRAWLTEST_JSONL_H
 #define CRAWLTEST_JSONL_H
@@ -75,10 +75,11 @@ typedef struct crawl_run {
     size_t out_len;
     char *err;             /* stderr, NUL-terminated */
     size_t err_len;
-    jobj **records;        /* each line of stdout but the summary, in order */
+    jobj **records;        /* each line of stdout but the summary, sorted by url */
     size_t nrecords;
     jobj *summary;         /* the object inside {"summary": ...}, or NULL */
-    char *records_text;    /* the record lines of stdout, verbatim (summary left out) */
+    char *records_text;    /* the record lines of stdout, verbatim, sorted by url
+                            * (summary left out) */
     char *parse_error;     /* NULL, or "line N: why" for the first line that failed */
 } crawl_run;
 

@@ -1592,6 +1592,129 @@ static void test_interrupt_sigterm(void **state)
     interrupt_case(*state, SIGTERM);
 }
 
+/* Lines (count of '\n') in the file at path now; -1 when it cannot be read. */
+static long count_lines(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    long n = 0;
+    char chunk[65536];
+    ssize_t got;
+    while ((got = read(fd, chunk, sizeof chunk)) > 0)
+        for (ssize_t i = 0; i < got; i++)
+            n += chunk[i] == '\n';
+    close(fd);
+    return n;
+}
+
+typedef struct kill_ctx {
+    const char *path;        /* the crawler's --output */
+    long want;               /* kill once it has this many lines */
+    long lines_at_kill;
+    bool sent;
+} kill_ctx;
+
+/* Called by run_crawler_at: wait (20 s at most) until the --output file has k->want
+ * lines, then SIGKILL: no handler runs, no buffer is flushed. */
+static void kill_when_written(pid_t pid, void *arg)
+{
+    kill_ctx *k = arg;
+    for (int i = 0; i < 2000; i++) {
+        k->lines_at_kill = count_lines(k->path);
+        if (k->lines_at_kill >= k->want)
+            break;
+        sleep_ms(10);
+    }
+    k->sent = kill(pid, SIGKILL) == 0;
+}
+
+/* 44: records as they finish. --format jsonl --output FILE on 3,000 pages served 20 ms
+ * each, killed with SIGKILL as soon as the file has 30 lines: the file holds only whole
+ * records (each line a JSON object with the nine keys, a URL of the site, no URL twice,
+ * no summary), except at most a last piece without its '\n' — the line being written
+ * at the kill. Before, every record was held in memory until the end: nothing. */
+static void test_killed_mid_crawl(void **state)
+{
+    case_ctx *c = *state;
+    const char *b = start_site(c, "--delay", "20", "--generate", "pages=3000,links=4", NULL);
+    snprintf(c->tmpdir, sizeof c->tmpdir, "/tmp/crawlstages-kill-XXXXXX");
+    assert_non_null(mkdtemp(c->tmpdir));
+    char out[300];
+    snprintf(out, sizeof out, "%s/crawl.jsonl", c->tmpdir);
+    char *argv[] = {(char *)g_bin, "--format", "jsonl", "-q", "--transport",
+                    (char *)g_transport, "--selector", (char *)g_selector, "--max-tasks", "10",
+                    "--output", out, (char *)U(b, "/"), NULL};
+    kill_ctx k = {.path = out, .want = 30};
+    if (c->have_run)
+        crawl_run_free(&c->run);
+    c->have_run = true;
+    if (run_crawler_at(&c->run, argv, CRAWL_LIMIT_SECS, 0.05, kill_when_written, &k) < 0)
+        fail_msg("cannot run %s", g_bin);
+    const crawl_run *r = &c->run;
+    if (!k.sent || r->term_signal != SIGKILL)
+        fail_msg("the crawler was not killed mid-crawl (%ld lines in the file)\n%s",
+                 k.lines_at_kill, crawl_run_describe(r));
+    if (k.lines_at_kill < k.want)
+        fail_msg("%ld lines in --output after 20 s of crawling: records are not written "
+                 "as they finish", k.lines_at_kill);
+
+    int fd = open(out, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    char *text = malloc((size_t)st.st_size + 1);
+    assert_non_null(text);
+    assert_int_equal(read(fd, text, (size_t)st.st_size), st.st_size);
+    close(fd);
+    text[st.st_size] = '\0';
+    static const char *const keys[] = {"url", "next_url", "status", "exception", "size",
+                                       "content_type", "encoding", "num_urls",
+                                       "num_new_urls"};
+    size_t nrec = 0, cap = 0;
+    char **urls = NULL;
+    char *p = text, *end = text + st.st_size;
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            break;          /* the line being written at the kill: a reader drops it */
+        char why[200];
+        jobj *o = jobj_parse(p, (size_t)(nl - p), why, sizeof why);
+        if (!o)
+            fail_msg("line %zu is no JSON object (%s): %.200s", nrec + 1, why, p);
+        bool ok = o->n == 9;
+        for (size_t i = 0; ok && i < 9; i++)
+            ok = jobj_get(o, keys[i]) != NULL;
+        const char *u = jobj_str(o, "url");
+        if (!ok || !u || strncmp(u, b, strlen(b)) != 0)
+            fail_msg("line %zu is not a record of the site: %.200s", nrec + 1, p);
+        if (nrec == cap) {
+            cap = cap ? 2 * cap : 64;
+            urls = realloc(urls, cap * sizeof *urls);
+            assert_non_null(urls);
+        }
+        urls[nrec++] = strdup(u);
+        jobj_free(o);
+        p = nl + 1;
+    }
+    size_t torn = (size_t)(end - p);
+    free(text);
+    for (size_t i = 0; i < nrec; i++)
+        for (size_t j = i + 1; j < nrec; j++)
+            if (!strcmp(urls[i], urls[j]))
+                fail_msg("%s recorded twice", urls[i]);
+    for (size_t i = 0; i < nrec; i++)
+        free(urls[i]);
+    free(urls);
+    if ((long)nrec < k.want)
+        fail_msg("%zu whole records, but %ld lines were there at the kill", nrec,
+                 k.lines_at_kill);
+    if (nrec >= 3000)
+        fail_msg("the crawl had finished before the kill: nothing was tested");
+    print_message("killed after %ld lines: %zu whole records, %zu torn bytes\n",
+                  k.lines_at_kill, nrec, torn);
+}
+
 /* 42: --max-tasks 100000 on 5,000 links with 1,024 descriptors. The crawl finishes,
  * every page fetched once and never more at once than there are descriptors (libcurl
  * was given all 5,000 transfers, most failing for want of a socket, and at 30,000 and
@@ -2170,7 +2293,7 @@ int main(int argc, char **argv)
         CASE(test_out_of_descriptors), CASE(test_dns_by_name),
         CASE(test_robots_forbidden), CASE(test_robots_agent_and_ignore),
         CASE(test_robots_shared),   CASE(test_robots_unreachable), CASE(test_robots_redirects),
-        CASE(test_robots_interrupted),
+        CASE(test_robots_interrupted), CASE(test_killed_mid_crawl),
     };
     char name[256];
     snprintf(name, sizeof name, "scenario.%s.%s.%s", g_stage, g_transport, g_selector);

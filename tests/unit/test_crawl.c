@@ -13,12 +13,15 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "alloc.h"
 #include "crawl.h"
 #include "fnvflood.h"
 #include "hash.h"
+#include "recstream.h"
 
 #define ROOT "http://example.com/"
 #define MAX_ADDS 64
@@ -641,6 +644,176 @@ static void test_jsonl_report_to_file(void **state)
     assert_true(root_seen && failure_seen && summary_seen);
 }
 
+/* The whole file at path (malloc'd, NUL-terminated). */
+static char *slurp(const char *path)
+{
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    size_t len = 0, cap = 4096;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len - 1, in)) > 0) {
+        len += got;
+        if (cap - len < 2)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = '\0';
+    fclose(in);
+    return buf;
+}
+
+static int count_char(const char *s, char ch)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == ch;
+    return n;
+}
+
+/* --format jsonl: each record is in the file as soon as it is made, in the order the
+ * URLs finished (not sorted), before any report is written; the summary comes last. */
+static void test_jsonl_records_as_they_finish(void **state)
+{
+    fixture *fx = *state;
+    char path[] = "/tmp/test_crawl_XXXXXX";
+    make_temp_file(path);
+    fx->o.output = path;
+    fx->o.format = "jsonl";
+    start(fx);
+    char *text = slurp(path);
+    assert_string_equal(text, "");
+    free(text);
+
+    fetch(fx, ROOT, 10, 200, "text/html", NULL, "<a href=/b>b</a><a href=/a>a</a>");
+    text = slurp(path);
+    assert_int_equal(count_char(text, '\n'), 1);
+    const char *first = "{\"url\": \"http://example.com/\", ";
+    assert_true(strncmp(text, first, strlen(first)) == 0);
+    free(text);
+
+    fetch(fx, "http://example.com/b", 10, 302, NULL, "/a", NULL);
+    crawl_record_failure(fx->c, "http://example.com/a", "Connection refused");
+    text = slurp(path);
+    assert_int_equal(count_char(text, '\n'), 3);
+    const char *b = strstr(text, "\"url\": \"http://example.com/b\"");
+    const char *a = strstr(text, "\"url\": \"http://example.com/a\"");
+    assert_true(b && a && b < a);       /* as they finished */
+    free(text);
+
+    char werr[256];
+    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", false, werr, sizeof werr), 0);
+    text = slurp(path);
+    assert_int_equal(count_char(text, '\n'), 4);
+    const char *last = strstr(text, "{\"summary\": {\"done\": 3,");
+    assert_non_null(last);
+    assert_string_equal(strchr(last, '\n'), "\n");     /* the last line */
+    free(text);
+    unlink(path);
+}
+
+typedef struct pipe_reader {
+    int fd;
+    char *buf;
+    size_t len;
+} pipe_reader;
+
+static void *read_pipe(void *arg)
+{
+    pipe_reader *pr = arg;
+    size_t cap = 1 << 16;
+    pr->buf = malloc(cap);
+    ssize_t got;
+    while ((got = read(pr->fd, pr->buf + pr->len, cap - pr->len)) > 0) {
+        pr->len += (size_t)got;
+        if (pr->len == cap)
+            pr->buf = realloc(pr->buf, cap *= 2);
+    }
+    return NULL;
+}
+
+/* A record far larger than a pipe's buffer (a 1 MB URL): written whole, however many
+ * write(2) calls the pipe takes, and nothing else comes between its bytes. */
+static void test_jsonl_long_record_through_a_pipe(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pipe_reader pr = {.fd = p[0]};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, read_pipe, &pr), 0);
+    recstream *rs = recstream_new(p[1], "--output", "pipe");
+    size_t n = 1 << 20;
+    char *url = malloc(n + 1);
+    memcpy(url, "http://example.com/", 19);
+    memset(url + 19, 'x', n - 19);
+    url[n] = '\0';
+    fetch_stat st = {.url = url, .status = 200, .size = 5};
+    recstream_record(rs, &st);
+    st.url = "http://example.com/short";
+    recstream_record(rs, &st);
+    char err[256] = "";
+    assert_int_equal(recstream_summary(rs, 2, NULL, err, sizeof err), 0);
+    assert_int_equal(recstream_count(rs), 2);
+    recstream_free(rs);
+    close(p[1]);
+    pthread_join(th, NULL);
+    close(p[0]);
+    pr.buf = realloc(pr.buf, pr.len + 1);
+    pr.buf[pr.len] = '\0';
+    assert_int_equal(count_char(pr.buf, '\n'), 3);
+    char *nl = strchr(pr.buf, '\n');
+    assert_int_equal((size_t)(nl - pr.buf), strlen("{\"url\": \"") + n +
+                     strlen("\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+                            "\"size\": 5, \"content_type\": null, \"encoding\": null, "
+                            "\"num_urls\": 0, \"num_new_urls\": 0}"));
+    const char *second = "{\"url\": \"http://example.com/short\", ";
+    assert_true(strncmp(nl + 1, second, strlen(second)) == 0);
+    free(url);
+    free(pr.buf);
+}
+
+/* A write that fails (the reader went away: EPIPE) stops the stream: no later line is
+ * written after a line that may be torn, and the summary says which write failed. */
+static void test_jsonl_write_error_stops_the_stream(void **state)
+{
+    (void)state;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    recstream *rs = recstream_new(p[1], "--output", "pipe");
+    fetch_stat st = {.url = "http://example.com/", .status = 200};
+    recstream_record(rs, &st);
+    assert_int_equal(recstream_count(rs), 1);
+    char line[512];
+    ssize_t got = read(p[0], line, sizeof line);
+    assert_true(got > 0 && line[got - 1] == '\n');
+    close(p[0]);
+    recstream_record(rs, &st);
+    recstream_record(rs, &st);
+    assert_int_equal(recstream_count(rs), 1);
+    char err[256] = "";
+    assert_int_equal(recstream_summary(rs, 3, NULL, err, sizeof err), -1);
+    assert_string_equal(err, "writing --output 'pipe' failed: Broken pipe");
+    recstream_free(rs);
+    close(p[1]);
+    signal(SIGPIPE, old);
+}
+
+/* The same through the crawl core, --format jsonl to /dev/full. */
+static void test_jsonl_write_error_reported(void **state)
+{
+    fixture *fx = *state;
+    if (access("/dev/full", W_OK) != 0)
+        skip();
+    fx->o.output = "/dev/full";
+    fx->o.format = "jsonl";
+    start(fx);
+    crawl_record_failure(fx->c, ROOT, "refused");
+    char werr[256] = "";
+    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", true, werr, sizeof werr), -1);
+    assert_string_equal(werr, "writing --output '/dev/full' failed: No space left on device");
+}
+
 static void test_write_error_reported(void **state)
 {
     fixture *fx = *state;
@@ -817,6 +990,10 @@ int main(void)
         T(test_waiting_attempts),
         T(test_done_without_head),
         T(test_jsonl_report_to_file),
+        T(test_jsonl_records_as_they_finish),
+        T(test_jsonl_long_record_through_a_pipe),
+        T(test_jsonl_write_error_stops_the_stream),
+        T(test_jsonl_write_error_reported),
         T(test_write_error_reported),
         T(test_trace_write_error_reported),
         T(test_output_fifo_without_reader),
