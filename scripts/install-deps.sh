@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Install the Debian packages crawlstages needs, when missing. Idempotent.
+# Install the Debian packages crawlstages needs, when missing, then warcio.js (npm: the
+# --warc tests' independent reader, scripts/install-warcio.sh). Idempotent.
 # Not root: prints the apt-get line to run instead.
 set -euo pipefail
 
-packages=(gcc make cmake pkg-config libcurl4-openssl-dev libxml2-dev zlib1g-dev libcmocka-dev libsqlite3-dev
-          gdb openssl valgrind wget)
+packages=(gcc make cmake pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev zlib1g-dev libcmocka-dev
+          libsqlite3-dev gdb openssl valgrind wget npm)
 [ "$#" -gt 0 ] && packages+=("$@")    # extra packages, e.g. valgrind wget clang
 
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+install_warcio() { bash "$(dirname "$0")/install-warcio.sh"; }
 if [ "${#missing[@]}" -eq 0 ]; then
     echo "install-deps: all packages present"
+    install_warcio
     exit 0
 fi
 cmd=(apt-get install -y --no-install-recommends "${missing[@]}")
@@ -26,3 +29,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 "${cmd[@]}" >/dev/null
 echo "install-deps: done"
+install_warcio

@@ -3,6 +3,7 @@
 #include "fetch.h"
 
 #include <errno.h>
+#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,9 +73,16 @@ static int raw_get_body(coro *co)
     f->deadline = selector_now_ms(f->a->loop) + (uint64_t)app_timeout_ms(f->a);
     AWAIT(co, sock_connect(f->fd, &f->addr, f->addrlen, f->deadline));
     http_sink_connected(f->sink);       /* --trace-events: connect is done */
+    if (f->sink->on_wire) {             /* --warc: the server's address */
+        char ip[NI_MAXHOST];
+        if (getnameinfo((struct sockaddr *)&f->addr, f->addrlen, ip, sizeof ip, NULL, 0,
+                        NI_NUMERICHOST) == 0)
+            http_sink_wire(f->sink, HTTP_WIRE_PEER, ip, strlen(ip));
+    }
     f->request = http_build_get(f->url, f->a->opt.user_agent, &f->request_len);
     if (!f->request)
         CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");    /* as stage 1 says it */
+    http_sink_wire(f->sink, HTTP_WIRE_REQUEST, f->request, f->request_len);
     AWAIT(co, sock_write_all(f->fd, f->request, f->request_len, f->deadline));
     f->parser = http_parser_new(f->sink);
     AWAIT(co, sock_read_all_until(f->fd, f->parser, f->deadline, f->full, f->full_ctx));
@@ -184,7 +192,7 @@ typedef struct {
     app *a;
     char *url;
     int max_redirect;
-    bool keep_body;
+    unsigned keep;             /* FETCH_KEEP_BODY | FETCH_KEEP_WIRE */
     int tries;
     crawl_fetch *response;     /* this attempt's page in the crawl core */
     char *exception;           /* the last attempt's error */
@@ -212,8 +220,10 @@ static int fetch_response_body(coro *co)
         CORO_RAISE(co, CORO_ERROR, 0, "%s", raw_https_unsupported);
     for (f->tries = 0; f->tries < f->a->opt.max_tries; f->tries++) {
         f->response = crawl_fetch_new(f->a->crawl, f->url, f->max_redirect);
-        if (f->keep_body)
+        if (f->keep & FETCH_KEEP_BODY)
             crawl_fetch_keep_body(f->response);
+        if (f->keep & FETCH_KEEP_WIRE)
+            crawl_fetch_keep_wire(f->response);
         AWAIT_CATCH(co, http_get(f->a, f->response));
         if (!co->err) {
             crawl_fetch *response = f->response;
@@ -245,13 +255,13 @@ static const coro_def fetch_response_def = {"fetch_response", __FILE__, fetch_re
                                             fetch_response_finally,
                                             sizeof(fetch_response_frame)};
 
-coro *fetch_response(app *a, const char *url, int max_redirect, bool keep_body)
+coro *fetch_response(app *a, const char *url, int max_redirect, unsigned keep)
 {
     fetch_response_frame *f = (fetch_response_frame *)coro_new(&fetch_response_def);
     f->a = a;
     f->url = xstrdup(url);
     f->max_redirect = max_redirect;
-    f->keep_body = keep_body;
+    f->keep = keep;
     return &f->co;
 }
 

@@ -23,14 +23,17 @@
 coro *http_get(app *a, crawl_fetch *response);
 coro *fetch(app *a, const char *url, int max_redirect, crawl_add_fn add_url, void *ctx);
 
-/* fetch_response(a, url, max_redirect, keep_body): fetch's retry loop alone — up to
+/* fetch_response(a, url, max_redirect, keep): fetch's retry loop alone — up to
  * --max-tries attempts; returns {response, truncated} where response is the crawl
  * core's crawl_fetch, not yet recorded (the caller calls crawl_fetch_done or
  * crawl_fetch_truncated, or discards it), truncated 1 when cut at --max-size. After
  * the last failed attempt it raises that attempt's error (an https URL on the raw
- * transport raises at once). With keep_body the response keeps its body
- * (crawl_fetch_body). Stage 3's engine awaits it between its middlewares. */
-coro *fetch_response(app *a, const char *url, int max_redirect, bool keep_body);
+ * transport raises at once). keep: FETCH_KEEP_BODY, the response keeps its body
+ * (crawl_fetch_take_body); FETCH_KEEP_WIRE, its bytes as they went over the wire
+ * (crawl_fetch_take_wire, --warc). Stage 3's engine awaits it between its
+ * middlewares. */
+enum { FETCH_KEEP_BODY = 1, FETCH_KEEP_WIRE = 2 };
+coro *fetch_response(app *a, const char *url, int max_redirect, unsigned keep);
 
 /* The exception text a failed attempt is recorded with (malloc'd): the error's
  * message, or for a timeout "timeout: no complete response within N s". */

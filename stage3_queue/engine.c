@@ -21,6 +21,7 @@ struct engine {
     item_pipeline *pipe;
     size_t npipe;
     bool keep_bodies;            /* a pipeline stage wants bodies */
+    bool keep_wire;              /* a pipeline stage wants the wire bytes (--warc) */
     item *capture;               /* the item whose record the crawl core is making */
     bool failed;                 /* a pipeline stage raised */
 };
@@ -105,6 +106,7 @@ void engine_add_pipeline(engine *e, const item_pipeline *p)
     e->pipe = xreallocarray(e->pipe, e->npipe + 1, sizeof *e->pipe);
     e->pipe[e->npipe++] = *p;
     e->keep_bodies |= p->wants_body;
+    e->keep_wire |= p->wants_wire;
 }
 
 bool engine_plain(const engine *e) { return e->nmw == 0 && e->npipe == 0; }
@@ -145,6 +147,7 @@ static response *response_of(crawl_fetch *cf, bool truncated)
     char *body = crawl_fetch_take_body(cf, &len);
     response_set_body(r, body, len);
     r->truncated = truncated;
+    r->wire = crawl_fetch_take_wire(cf);
     return r;
 }
 
@@ -159,7 +162,7 @@ static int download_body(coro *co)
 {
     download_frame *f = (download_frame *)co;
     CORO_BEGIN(co);
-    AWAIT(co, fetch_response(f->e->a, f->req->url, f->req->max_redirect, true));
+    AWAIT(co, fetch_response(f->e->a, f->req->url, f->req->max_redirect, FETCH_KEEP_BODY));
     {
         crawl_fetch *cf = co->value.p;
         response *r = response_of(cf, co->value.n == 1);
@@ -384,7 +387,8 @@ static int handle_body(coro *co)
     } else {
         /* The download: the chapter's retry loop. */
         AWAIT_CATCH(co, fetch_response(e->a, f->req->url, f->req->max_redirect,
-                                       e->keep_bodies));
+                                       (e->keep_bodies ? FETCH_KEEP_BODY : 0) |
+                                           (e->keep_wire ? FETCH_KEEP_WIRE : 0)));
         if (!co->err) {
             f->fetch = co->value.p;
             f->truncated = co->value.n == 1;

@@ -94,6 +94,8 @@ typedef struct item_pipeline {
     const char *name;
     void *self;
     bool wants_body;            /* keep response bodies for this stage */
+    bool wants_wire;            /* keep the bytes as they went over the wire
+                                 * (response->wire: an archive) */
     /* open: once, before the first URL; close: once, after the last (also after an
      * interruption), awaited before the report is written. process_item: may set
      * *drop to stop the item here. Same NULL-or-coroutine rule; a coroutine that

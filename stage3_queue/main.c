@@ -3,9 +3,11 @@
 #include "engine.h"
 #include "robotstxt.h"
 #include "store.h"
+#include "warc.h"
 
-/* The engine of this run: robots.txt is obeyed unless --ignore-robots, and --store adds
- * the SQLite pipeline stage (with neither, this is the chapter's crawler). */
+/* The engine of this run: robots.txt is obeyed unless --ignore-robots, --store adds the
+ * SQLite pipeline stage, --warc the WARC archive (with none, this is the chapter's
+ * crawler). */
 static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
 {
     engine *e = engine_new(a, put, ctx);
@@ -15,6 +17,10 @@ static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
     }
     if (a->opt.store) {
         item_pipeline p = store_pipeline(a->opt.store);
+        engine_add_pipeline(e, &p);
+    }
+    if (a->opt.warc) {
+        item_pipeline p = warc_pipeline(a->opt.warc, a->opt.cdx);
         engine_add_pipeline(e, &p);
     }
     return e;

@@ -41,6 +41,7 @@ void response_free(response *r)
     }
     free(r->headers);
     free(r->body);
+    crawl_wire_free(r->wire);
     free(r->url);
     free(r);
 }

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "crawl.h"
+
 enum {
     REQ_DONT_OBEY_ROBOTS = 1 << 0,   /* the robots.txt middleware lets it pass */
     REQ_DONT_FILTER = 1 << 1,        /* engine_crawl schedules it even if seen */
@@ -39,6 +41,8 @@ typedef struct response {
     char *body;                      /* NULL unless kept; not NUL-terminated */
     size_t body_len;
     bool truncated;                  /* the body was cut at --max-size */
+    crawl_wire *wire;                /* the bytes as they went (a stage wants_wire), or
+                                      * NULL (not asked, or a middleware's Response) */
 } response;
 
 response *response_new(const char *url, int status);

@@ -33,7 +33,7 @@ enum {
     OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
     OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
     OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT, OPT_THREADS,
-    OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS
+    OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS, OPT_WARC, OPT_CDX
 };
 
 static const struct option long_opts[] = {
@@ -56,6 +56,8 @@ static const struct option long_opts[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"dns-timeout", required_argument, NULL, OPT_DNS_TIMEOUT},
     {"store", required_argument, NULL, OPT_STORE},
+    {"warc", required_argument, NULL, OPT_WARC},
+    {"cdx", required_argument, NULL, OPT_CDX},
     {"ignore-robots", no_argument, NULL, OPT_IGNORE_ROBOTS},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
@@ -256,6 +258,10 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
                "      --ignore-robots     fetch what robots.txt forbids [obey robots.txt]\n"
                "      --store FILE.db     store every record, headers and body in SQLite\n"
                "                          (docs/storage.md) [none]\n"
+               "      --warc FILE         archive every response in WARC/1.1, as it came\n"
+               "                          over the wire; FILE.gz: gzip per record\n"
+               "                          (docs/warc.md) [none]\n"
+               "      --cdx FILE          with --warc: a CDXJ index of it [none]\n"
                "      --threads N         the thread pool (DNS lookups, the store), 1 to %d [4]\n"
                "      --dns-timeout SECS  per DNS lookup on the raw transport [60]\n",
                CRAWL_VERSION, THREADPOOL_MAX_THREADS);
@@ -309,6 +315,8 @@ static bool stage3_only(int c)
     case OPT_DNS_TIMEOUT:
     case OPT_STORE:
     case OPT_IGNORE_ROBOTS:
+    case OPT_WARC:
+    case OPT_CDX:
         return true;
     default:
         return false;
@@ -359,6 +367,8 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
     case OPT_DNS_TIMEOUT:
         return parse_seconds(prog, "dns-timeout", arg, &o->dns_timeout);
     case OPT_STORE: o->store = arg; return CLI_OK;
+    case OPT_WARC: o->warc = arg; return CLI_OK;
+    case OPT_CDX: o->cdx = arg; return CLI_OK;
     case OPT_IGNORE_ROBOTS: o->ignore_robots = 1; return CLI_OK;
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
@@ -451,6 +461,18 @@ static int check_files(const crawl_options *o, const char *prog)
     if (o->trace_events && !to_stdout && same_file(o->output, o->trace_events))
         return usage_error(prog, "--output '%s' and --trace-events '%s' are the same file "
                            "(give each its own)", o->output, o->trace_events);
+    if (o->cdx && !o->warc)
+        return usage_error(prog, "--cdx '%s' indexes a --warc file: give --warc too", o->cdx);
+    const char *const named[][2] = {{"--output", to_stdout ? NULL : o->output},
+                                    {"--trace-events", o->trace_events},
+                                    {"--store", o->store}, {"--warc", o->warc},
+                                    {"--cdx", o->cdx}};
+    for (size_t i = 3; i < 5; i++)
+        for (size_t j = 0; j < i && named[i][1]; j++)
+            if (named[j][1] && same_file(named[i][1], named[j][1]))
+                return usage_error(prog, "%s '%s' and %s '%s' are the same file (give each "
+                                   "its own)", named[j][0], named[j][1], named[i][0],
+                                   named[i][1]);
     if (o->trace_events && to_stdout && is_stdout(o->trace_events))
         return usage_error(prog, "--trace-events '%s' is where the report goes (stdout); "
                            "give it a file of its own", o->trace_events);

@@ -92,6 +92,7 @@ struct crawl_fetch {
     bool keep_body;          /* crawl_fetch_keep_body: the body is kept in body/body_len */
     char *body;
     size_t body_len, body_cap;
+    crawl_wire *wire;        /* crawl_fetch_keep_wire: the bytes as they went, or NULL */
     char *headers;           /* every field of the head, "name\0value\0" each, in order */
     size_t headers_len, headers_cap, nheaders;
     /* --trace-events only: the attempt's track, and when each phase began (us) */
@@ -288,6 +289,39 @@ static void on_body(void *ctx, const char *data, size_t len)
         xappend(&f->body, &f->body_len, &f->body_cap, data, len);
     if (f->parser)
         links_feed(f->parser, data, len);
+}
+
+/* --warc: what went over the wire. The body as received is kept up to --max-size
+ * bytes (beyond that it is cut, and said so: wire->truncated). */
+static void on_wire(void *ctx, int part, const char *data, size_t len)
+{
+    crawl_fetch *f = ctx;
+    crawl_wire *w = f->wire;
+    switch (part) {
+    case HTTP_WIRE_PEER:
+        snprintf(w->peer, sizeof w->peer, "%.*s", (int)len, data);
+        break;
+    case HTTP_WIRE_REQUEST:
+        w->request_len = 0;     /* a try's: the last one sent */
+        xappend(&w->request, &w->request_len, &w->request_cap, data, len);
+        break;
+    case HTTP_WIRE_HEAD:
+        w->head_len = w->body_len = 0;
+        w->truncated = false;
+        xappend(&w->head, &w->head_len, &w->head_cap, data, len);
+        break;
+    case HTTP_WIRE_BODY: {
+        long long max = f->c->o.max_size;
+        if (max > 0 && (long long)len > max - (long long)w->body_len) {
+            len = (size_t)(max - (long long)w->body_len);
+            w->truncated = true;
+        }
+        xappend(&w->body, &w->body_len, &w->body_cap, data, len);
+        break;
+    }
+    default:
+        break;
+    }
 }
 
 /* The raw parser asks, while it inflates a compressed body. */
@@ -644,6 +678,7 @@ void crawl_fetch_discard(crawl_fetch *f)
     trace_attempt(f, "abandoned");  /* only if not written yet */
     clear_head(f);
     free(f->headers);
+    crawl_wire_free(f->wire);
     if (!f->waiting_fd)
         f->c->in_flight--;
     else
@@ -673,6 +708,31 @@ bool crawl_schedule(crawl *c, const char *url, int max_redirect, crawl_add_fn ad
 }
 
 void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }
+
+void crawl_fetch_keep_wire(crawl_fetch *f)
+{
+    if (!f->wire)
+        f->wire = xcalloc(1, sizeof *f->wire);
+    f->sink.on_wire = on_wire;
+}
+
+crawl_wire *crawl_fetch_take_wire(crawl_fetch *f)
+{
+    crawl_wire *w = f->wire;
+    f->wire = NULL;
+    f->sink.on_wire = NULL;
+    return w;
+}
+
+void crawl_wire_free(crawl_wire *w)
+{
+    if (!w)
+        return;
+    free(w->request);
+    free(w->head);
+    free(w->body);
+    free(w);
+}
 char *crawl_fetch_take_body(crawl_fetch *f, size_t *len)
 {
     char *body = f->body;

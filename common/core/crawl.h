@@ -110,6 +110,24 @@ void crawl_fetch_keep_body(crawl_fetch *f);
 /* The kept body (malloc'd, the caller frees it; NULL when empty), handed over: the
  * attempt keeps no copy. */
 char *crawl_fetch_take_body(crawl_fetch *f, size_t *len);
+/* What went over the wire, for an archive (--warc): the server's address, the request
+ * head as sent, the final response head as received (status line to the empty line)
+ * and the body as received (chunk framing and compression kept; at most --max-size
+ * bytes, truncated says it was cut). */
+typedef struct crawl_wire {
+    char peer[64];           /* "" when unknown */
+    char *request, *head, *body;
+    size_t request_len, request_cap, head_len, head_cap, body_len, body_cap;
+    bool truncated;
+} crawl_wire;
+
+/* Keep the wire bytes of this attempt. Call it before the transport starts (the sink
+ * then has on_wire: libcurl's glue stops libcurl from decoding). */
+void crawl_fetch_keep_wire(crawl_fetch *f);
+/* Hand them over (NULL unless kept); free with crawl_wire_free. */
+crawl_wire *crawl_fetch_take_wire(crawl_fetch *f);
+void crawl_wire_free(crawl_wire *w);
+
 /* Every header field of the response, in arrival order, obs-fold unfolded: *n pairs,
  * each a name and then a value, NUL-terminated one after the other
  * ("Content-Type\0text/html\0Location\0/a\0"); NULL when there is none. Owned by f.

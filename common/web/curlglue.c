@@ -81,6 +81,11 @@ struct curl_req {
      * across reuse. head_sent: the sink has it. */
     http_head_parser *head;
     int head_sent;
+    /* The sink archives what went over the wire (on_wire): libcurl does not decode, and
+     * the raw transport's parser, fed the same head lines and the body as received,
+     * does — framing, gzip, deflate — for on_body. */
+    http_parser *decoder;
+    int peer_sent;
     char errbuf[CURL_ERROR_SIZE];
     int out_of_fds;             /* the last socket libcurl asked for failed with EMFILE */
     int waiting;                /* queued, and its sink heard on_wait_fd(1) */
@@ -163,16 +168,21 @@ static void req_destroy(curl_req *r)
 {
     curl_easy_cleanup(r->easy);
     http_head_parser_free(r->head);
+    http_parser_free(r->decoder);
     free(r);
 }
 
 /* Forget what a try received: its head, its body count, its error. */
 static void reset_response(curl_req *r)
 {
-    r->truncated = r->head_sent = 0;
+    r->truncated = r->head_sent = r->peer_sent = 0;
     r->fail = NULL;
     r->body_bytes = 0;
     http_head_parser_reset(r->head);
+    if (r->sink.on_wire)
+        http_head_parser_keep_wire(r->head);
+    http_parser_free(r->decoder);
+    r->decoder = NULL;
     r->errbuf[0] = '\0';
     r->out_of_fds = 0;
 }
@@ -220,6 +230,8 @@ static void req_recycle(curl_glue *g, curl_req *r)
     r->state = REQ_FREE;
     r->sink = (http_sink){0};
     r->done = NULL;
+    http_parser_free(r->decoder);
+    r->decoder = NULL;
     if (g->free_count >= g->free_cap) {
         req_destroy(r);
         return;
@@ -248,6 +260,48 @@ static void guarded_head(void *ctx, const http_head *h)
         r->sink.on_head(r->sink.ctx, h);
 }
 
+static void guarded_wire(void *ctx, int part, const char *data, size_t len)
+{
+    curl_req *r = ctx;
+    if (!r->cancelled)
+        http_sink_wire(&r->sink, part, data, len);
+}
+
+/* Body bytes, decoded, to the sink: at most max_size of them. */
+static void give_body(curl_req *r, const char *data, size_t len)
+{
+    size_t give = len;
+    if (r->max_size > 0 && (long long)len > r->max_size - r->body_bytes) {
+        give = (size_t)(r->max_size - r->body_bytes);
+        r->truncated = 1;
+    }
+    r->body_bytes += (long long)give;
+    if (give && !r->cancelled && r->sink.on_body)
+        r->sink.on_body(r->sink.ctx, data, give);
+}
+
+static void decoded_body(void *ctx, const char *data, size_t len)
+{
+    give_body(ctx, data, len);
+}
+
+static bool decoded_full(void *ctx)
+{
+    curl_req *r = ctx;
+    return r->truncated || r->cancelled;
+}
+
+/* --warc: the server's address, once per try, before its head. */
+static void send_peer(curl_req *r)
+{
+    char *ip = NULL;
+    if (r->peer_sent || curl_easy_getinfo(r->easy, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK ||
+        !ip || !*ip)
+        return;
+    r->peer_sent = 1;
+    http_sink_wire(&r->sink, HTTP_WIRE_PEER, ip, strlen(ip));
+}
+
 /* libcurl hands us each line of each response head, status lines included, and the
  * empty line that ends each head; trailers of a chunked body come afterwards. The head
  * lines go to the head parser the raw transport uses too (http_head.h): it skips
@@ -261,6 +315,15 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
         return 0;
     if (r->head_sent)
         return len;             /* a trailer */
+    if (r->sink.on_wire) {
+        send_peer(r);
+        if (!r->decoder) {
+            const http_sink inner = {.on_body = decoded_body, .is_full = decoded_full,
+                                     .ctx = r};
+            r->decoder = http_parser_new(&inner);
+        }
+        http_parser_feed(r->decoder, buf, len);    /* the head parser below judges it */
+    }
     size_t used;
     int done = http_head_parser_feed(r->head, buf, len, &used);
     if (done < 0) {
@@ -269,31 +332,44 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
     }
     if (done > 0) {
         const http_sink guarded = {.on_head = guarded_head, .ctx = r,
-                                   .on_header = guarded_header};
+                                   .on_header = guarded_header,
+                                   .on_wire = r->sink.on_wire ? guarded_wire : NULL};
         r->head_sent = 1;
         http_head_parser_deliver(r->head, &guarded);
     }
     return r->cancelled ? 0 : len;
 }
 
-/* Decoded body bytes (libcurl has already undone gzip/deflate and chunking). */
+/* Body bytes: decoded by libcurl (gzip/deflate and chunking undone), or with on_wire
+ * as received, archived, then decoded by the raw transport's parser. */
 static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
 {
     curl_req *r = userp;
     size_t len = size * nmemb;
     if (r->cancelled)
         return CURL_WRITEFUNC_ERROR;
-    size_t give = len;
-    if (r->max_size > 0 && (long long)len > r->max_size - r->body_bytes) {
-        give = (size_t)(r->max_size - r->body_bytes);
-        r->truncated = 1;
+    if (r->decoder) {
+        http_sink_wire(&r->sink, HTTP_WIRE_BODY, data, len);
+        if (!r->cancelled && http_parser_feed(r->decoder, data, len) < 0 && !r->truncated) {
+            r->fail = http_parser_error(r->decoder);
+            return CURL_WRITEFUNC_ERROR;
+        }
+    } else {
+        give_body(r, data, len);
     }
-    r->body_bytes += (long long)give;
-    if (give && r->sink.on_body)
-        r->sink.on_body(r->sink.ctx, data, give);
     if (r->truncated || r->cancelled)
         return CURL_WRITEFUNC_ERROR;
     return len;
+}
+
+/* --warc: the request head as libcurl sent it. */
+static int debug_cb(CURL *e, curl_infotype type, char *data, size_t size, void *userp)
+{
+    (void)e;
+    curl_req *r = userp;
+    if (type == CURLINFO_HEADER_OUT && !r->cancelled)
+        http_sink_wire(&r->sink, HTTP_WIRE_REQUEST, data, size);
+    return 0;
 }
 
 #if LIBCURL_VERSION_NUM >= 0x075000   /* CURLOPT_PREREQFUNCTION: libcurl 7.80 */
@@ -768,6 +844,15 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket_cb);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, r);
+    if (r->sink.on_wire) {
+        /* --warc: the bytes as sent, compressed and chunked; decoded here */
+        curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+        curl_easy_setopt(e, CURLOPT_HTTP_TRANSFER_DECODING, 0L);
+        curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, debug_cb);
+        curl_easy_setopt(e, CURLOPT_DEBUGDATA, r);
+        curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+        http_head_parser_keep_wire(r->head);
+    }
 #if LIBCURL_VERSION_NUM >= 0x075000
     if (r->sink.on_connect) {
         curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, prereq_cb);

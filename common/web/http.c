@@ -167,6 +167,7 @@ struct http_parser {
     bool has_head;
     http_inflate *inflate; /* Content-Encoding gzip or deflate, else NULL */
     bool sink_full;        /* the sink wants no more: the rest is not inflated */
+    bool framed_only;      /* http_parser_new_framed: no inflating */
     long long wire_size;   /* body bytes as framed (compressed, if it is) */
     long long body_size;   /* body bytes delivered to on_body */
     long long remaining;   /* Content-Length or chunk bytes still to come */
@@ -194,6 +195,13 @@ http_parser *http_parser_new(const http_sink *sink)
         p->sink = *sink;
     p->state = ST_HEAD;        /* p->head comes with the first byte: a fetch that
                                   waits for its server holds no head buffers */
+    return p;
+}
+
+http_parser *http_parser_new_framed(const http_sink *sink)
+{
+    http_parser *p = http_parser_new(sink);
+    p->framed_only = true;
     return p;
 }
 
@@ -243,7 +251,7 @@ static void end_of_head(http_parser *p)
         p->state = ST_BODY_EOF;
         break;
     }
-    if (http_head_parser_coding(p->head) != HTTP_CODING_IDENTITY)
+    if (http_head_parser_coding(p->head) != HTTP_CODING_IDENTITY && !p->framed_only)
         p->inflate = http_inflate_new(http_head_parser_coding(p->head));
     http_head_parser_deliver(p->head, &p->sink);
 }
@@ -251,8 +259,11 @@ static void end_of_head(http_parser *p)
 static size_t head_bytes(http_parser *p, const char *data, size_t len)
 {
     size_t used;
-    if (!p->head)
+    if (!p->head) {
         p->head = http_head_parser_new();
+        if (p->sink.on_wire)
+            http_head_parser_keep_wire(p->head);
+    }
     int r = http_head_parser_feed(p->head, data, len, &used);
     if (r < 0)
         fail(p, http_head_parser_error(p->head));
@@ -456,7 +467,10 @@ int http_parser_feed(http_parser *p, const char *data, size_t len)
     if (len > 0 && !data)
         return fail(p, "no data");
     while (len > 0 && p->state != ST_DONE && p->state != ST_ERROR) {
+        bool body = p->state != ST_HEAD;
         size_t n = step(p, data, len);
+        if (body)       /* as received: chunk framing and compression kept */
+            http_sink_wire(&p->sink, HTTP_WIRE_BODY, data, n);
         data += n;
         len -= n;
     }

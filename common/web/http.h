@@ -26,6 +26,10 @@ char *http_build_get(const char *url, const char *user_agent, size_t *len);
 typedef struct http_parser http_parser;
 
 http_parser *http_parser_new(const http_sink *sink);
+/* The same, but the body goes to on_body as the message carried it, framing undone
+ * (Content-Length, chunked) and any Content-Encoding kept: an archive's payload, whose
+ * digest a WARC reader checks. */
+http_parser *http_parser_new_framed(const http_sink *sink);
 void http_parser_free(http_parser *p);
 /* Feed bytes. Returns 0 to go on, 1 when the body is complete (Content-Length reached;
  * extra bytes are ignored), -1 on a protocol error (http_parser_error() says which:

@@ -55,6 +55,9 @@ struct http_head_parser {
     bool te_present, te_chunked;
     http_coding coding;
     http_head head;             /* filled when the head is complete */
+    bool keep_wire;             /* http_head_parser_keep_wire */
+    char *wire;                 /* the bytes of this head, as they came */
+    size_t wire_len, wire_cap;
 };
 
 static int fail(http_head_parser *hp, const char *fmt, ...)
@@ -98,6 +101,7 @@ static bool is_tchar(unsigned char c)
 /* A new head starts (the first, or the one after an interim response). */
 static void start_head(http_head_parser *hp)
 {
+    hp->wire_len = 0;
     hp->state = HS_STATUS;
     hp->head_bytes = hp->line_len = hp->fields_len = 0;
     hp->pending = hp->ctype = hp->location = NONE;
@@ -120,6 +124,7 @@ void http_head_parser_free(http_head_parser *hp)
         return;
     free(hp->line);
     free(hp->fields);
+    free(hp->wire);
     free(hp);
 }
 
@@ -135,6 +140,12 @@ void http_head_parser_reset(http_head_parser *hp)
         hp->fields = NULL;
         hp->fields_cap = 0;
     }
+    if (hp->wire_cap > KEEP_BUFFER) {
+        free(hp->wire);
+        hp->wire = NULL;
+        hp->wire_cap = 0;
+    }
+    hp->keep_wire = false;
     start_head(hp);
 }
 
@@ -377,6 +388,8 @@ int http_head_parser_feed(http_head_parser *hp, const char *data, size_t len, si
         if (memchr(data, '\0', n))
             return fail(hp, "%s", http_err_nul);
         xappend(&hp->line, &hp->line_len, &hp->line_cap, data, n);
+        if (hp->keep_wire)
+            xappend(&hp->wire, &hp->wire_len, &hp->wire_cap, data, n);
         hp->head_bytes += n;
         data += n;
         len -= n;
@@ -409,10 +422,17 @@ http_coding http_head_parser_coding(const http_head_parser *hp)
     return hp->coding;
 }
 
+void http_head_parser_keep_wire(http_head_parser *hp)
+{
+    hp->keep_wire = true;
+}
+
 void http_head_parser_deliver(const http_head_parser *hp, const http_sink *sink)
 {
     if (!sink)
         return;
+    if (hp->keep_wire)
+        http_sink_wire(sink, HTTP_WIRE_HEAD, hp->wire, hp->wire_len);
     if (sink->on_header) {
         for (size_t off = 0; off < hp->fields_len;) {
             const char *name = hp->fields + off, *value = value_at(hp, off);

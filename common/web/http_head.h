@@ -86,7 +86,24 @@ typedef struct http_sink {
     void (*on_header)(void *ctx, const char *name, size_t nlen, const char *value,
                       size_t vlen);
     bool (*is_full)(void *ctx);
+    /* Set only by a sink that archives (WARC): what went over the wire, as it went —
+     * HTTP_WIRE_PEER: the server's address, as text (once the connection is made);
+     * HTTP_WIRE_REQUEST: the request head as sent; HTTP_WIRE_HEAD: the final response
+     * head, status line to the empty line (interim heads left out), once, before
+     * on_header; HTTP_WIRE_BODY: the body as received, in pieces, before they are
+     * decoded (chunk framing and compression kept). With it set, libcurl's glue turns
+     * off libcurl's decoding and decodes itself, as the raw transport does. */
+    void (*on_wire)(void *ctx, int part, const char *data, size_t len);
 } http_sink;
+
+enum { HTTP_WIRE_PEER, HTTP_WIRE_REQUEST, HTTP_WIRE_HEAD, HTTP_WIRE_BODY };
+
+/* The transport's way to say what went over the wire: NULL-safe. */
+static inline void http_sink_wire(const http_sink *s, int part, const char *data, size_t len)
+{
+    if (s && s->on_wire)
+        s->on_wire(s->ctx, part, data, len);
+}
 
 /* The transport's way to say "connected": NULL-safe. */
 static inline void http_sink_connected(const http_sink *s)
@@ -135,7 +152,11 @@ bool http_head_parser_done(const http_head_parser *hp);
 const http_head *http_head_parser_head(const http_head_parser *hp);
 http_body_kind http_head_parser_body(const http_head_parser *hp);
 http_coding http_head_parser_coding(const http_head_parser *hp);
-/* Hand the complete head to a sink: on_header for each field, then on_head. */
+/* Keep the bytes of the head being parsed (interim heads dropped), for
+ * http_head_parser_deliver to give to the sink's on_wire. Until reset. */
+void http_head_parser_keep_wire(http_head_parser *hp);
+/* Hand the complete head to a sink: its bytes to on_wire (when kept), on_header for
+ * each field, then on_head. */
 void http_head_parser_deliver(const http_head_parser *hp, const http_sink *sink);
 
 #endif

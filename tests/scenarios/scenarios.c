@@ -46,6 +46,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+#include <zlib.h>
+
 #include "jsonl.h"
 #include "testsite_helper.h"
 
@@ -1592,6 +1595,429 @@ static void test_interrupt_sigterm(void **state)
     interrupt_case(*state, SIGTERM);
 }
 
+/* ---- --warc: our own strict reader, and warcio.js's ----------------------------------- */
+
+/* "sha1:" + base32 of SHA-1 (38 bytes with the NUL). */
+static void sha1_b32(const void *data, size_t len, char out[38])
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    unsigned char md[20];
+    unsigned mdlen = 0;
+    assert_int_equal(EVP_Digest(data, len, md, &mdlen, EVP_sha1(), NULL), 1);
+    char *o = out + 5;
+    memcpy(out, "sha1:", 5);
+    unsigned buf = 0;
+    int bits = 0;
+    for (unsigned i = 0; i < mdlen; i++) {
+        buf = buf << 8 | md[i];
+        for (bits += 8; bits >= 5; bits -= 5)
+            *o++ = abc[(buf >> (bits - 5)) & 31];
+    }
+    *o = '\0';
+}
+
+/* The whole file (malloc'd), members of a .gz inflated one after the other; offsets[i]:
+ * where member i starts in the compressed file (for the index), *nmembers of them. */
+static char *read_warc(const char *path, bool gz, size_t *len, size_t *offsets,
+                       size_t max_members, size_t *nmembers)
+{
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    size_t n = 0, cap = 1 << 16;
+    char *raw = malloc(cap);
+    size_t got;
+    while ((got = fread(raw + n, 1, cap - n, in)) > 0)
+        if ((n += got) == cap)
+            raw = realloc(raw, cap *= 2);
+    fclose(in);
+    *nmembers = 0;
+    if (!gz) {
+        *len = n;
+        return raw;
+    }
+    size_t outn = 0, outcap = 4 * n + 4096;
+    char *out = malloc(outcap);
+    size_t pos = 0;
+    while (pos < n) {               /* one member at a time: each must end cleanly */
+        if (*nmembers < max_members)
+            offsets[*nmembers] = pos;
+        (*nmembers)++;
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+        z.next_in = (Bytef *)raw + pos;
+        z.avail_in = (uInt)(n - pos);
+        int r;
+        do {
+            if (outcap - outn < 65536)
+                out = realloc(out, outcap *= 2);
+            z.next_out = (Bytef *)out + outn;
+            z.avail_out = (uInt)(outcap - outn);
+            r = inflate(&z, Z_NO_FLUSH);
+            outn = (size_t)((char *)z.next_out - out);
+        } while (r == Z_OK);
+        if (r != Z_STREAM_END)
+            fail_msg("%s: gzip member %zu at %zu does not inflate (%d)", path, *nmembers, pos,
+                     r);
+        pos += z.total_in;
+        inflateEnd(&z);
+    }
+    free(raw);
+    *len = outn;
+    return out;
+}
+
+typedef struct wrec {
+    size_t offset;                   /* in the (uncompressed) file */
+    char type[16], id[64], date[32], uri[512], concurrent[64], refers_to[64];
+    char block_digest[64], payload_digest[64], ctype[64], ip[64];
+    const char *block;
+    size_t block_len;
+    int status;                      /* of an HTTP response block */
+    size_t head_len;                 /* of the HTTP head in the block, "\r\n\r\n" included */
+} wrec;
+
+/* The value of name in the WARC head [h, e), copied to out, or fail if required. */
+static bool warc_field(const char *h, const char *e, const char *name, char *out,
+                       size_t outlen)
+{
+    size_t nl = strlen(name);
+    for (const char *p = h; p < e;) {
+        const char *eol = memmem(p, (size_t)(e - p), "\r\n", 2);
+        if (!eol)
+            break;
+        if ((size_t)(eol - p) > nl + 2 && strncasecmp(p, name, nl) == 0 && p[nl] == ':' &&
+            p[nl + 1] == ' ') {
+            snprintf(out, outlen, "%.*s", (int)(eol - p - nl - 2), p + nl + 2);
+            return true;
+        }
+        p = eol + 2;
+    }
+    out[0] = '\0';
+    return false;
+}
+
+/* Strict: "WARC/1.1", "Name: value" lines, the empty line, Content-Length bytes,
+ * "\r\n\r\n"; the fields every record has, well formed. */
+static size_t parse_warc(const char *data, size_t len, wrec *recs, size_t max)
+{
+    size_t n = 0, pos = 0;
+    while (pos < len) {
+        if (n == max)
+            fail_msg("more than %zu WARC records", max);
+        wrec *r = &recs[n];
+        memset(r, 0, sizeof *r);
+        r->offset = pos;
+        if (len - pos < 10 || memcmp(data + pos, "WARC/1.1\r\n", 10) != 0)
+            fail_msg("record %zu at %zu does not start with WARC/1.1", n, pos);
+        const char *h = data + pos + 10;
+        const char *he = memmem(h, len - pos - 10, "\r\n\r\n", 4);
+        if (!he)
+            fail_msg("record %zu: no end of its head", n);
+        he += 2;                               /* the head's last line's CRLF kept */
+        for (const char *p = h; p < he;) {    /* every line "Name: value" */
+            const char *eol = memmem(p, (size_t)(he - p), "\r\n", 2);
+            const char *colon = memchr(p, ':', (size_t)(eol - p));
+            if (!colon || colon == p || colon[1] != ' ')
+                fail_msg("record %zu: bad head line '%.*s'", n, (int)(eol - p), p);
+            p = eol + 2;
+        }
+        char cl[32];
+        if (!warc_field(h, he, "WARC-Type", r->type, sizeof r->type) ||
+            !warc_field(h, he, "WARC-Record-ID", r->id, sizeof r->id) ||
+            !warc_field(h, he, "WARC-Date", r->date, sizeof r->date) ||
+            !warc_field(h, he, "Content-Length", cl, sizeof cl))
+            fail_msg("record %zu: WARC-Type, WARC-Record-ID, WARC-Date or Content-Length "
+                     "missing", n);
+        unsigned u[5];
+        int end = 0;
+        if (sscanf(r->id, "<urn:uuid:%8x-%4x-%4x-%4x-%12x>%n", &u[0], &u[1], &u[2], &u[3],
+                   &u[4], &end) != 5 || r->id[end] != '\0' || strlen(r->id) != 47)
+            fail_msg("record %zu: WARC-Record-ID '%s' is not a urn:uuid", n, r->id);
+        int y, mo, d, hh, mi, ss;
+        end = 0;
+        if (sscanf(r->date, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &hh, &mi, &ss, &end) !=
+                6 || r->date[end] != '\0' || strlen(r->date) != 20)
+            fail_msg("record %zu: WARC-Date '%s' is not UTC", n, r->date);
+        warc_field(h, he, "WARC-Target-URI", r->uri, sizeof r->uri);
+        warc_field(h, he, "WARC-Concurrent-To", r->concurrent, sizeof r->concurrent);
+        warc_field(h, he, "WARC-Refers-To", r->refers_to, sizeof r->refers_to);
+        warc_field(h, he, "WARC-Block-Digest", r->block_digest, sizeof r->block_digest);
+        warc_field(h, he, "WARC-Payload-Digest", r->payload_digest, sizeof r->payload_digest);
+        warc_field(h, he, "Content-Type", r->ctype, sizeof r->ctype);
+        warc_field(h, he, "WARC-IP-Address", r->ip, sizeof r->ip);
+        size_t blen = strtoul(cl, NULL, 10);
+        r->block = he + 2;
+        r->block_len = blen;
+        size_t after = (size_t)(r->block - data) + blen;
+        if (after + 4 > len || memcmp(data + after, "\r\n\r\n", 4) != 0)
+            fail_msg("record %zu (%s %s): the block is not followed by CRLF CRLF", n, r->type,
+                     r->uri);
+        char dig[38];
+        sha1_b32(r->block, blen, dig);
+        if (strcmp(dig, r->block_digest) != 0)
+            fail_msg("record %zu (%s %s): WARC-Block-Digest %s, the block's is %s", n,
+                     r->type, r->uri, r->block_digest, dig);
+        if (!strncmp(r->ctype, "application/http;msgtype=response", 33)) {
+            const char *hend = memmem(r->block, blen, "\r\n\r\n", 4);
+            if (!hend || sscanf(r->block, "HTTP/1.%*1d %3d", &r->status) != 1)
+                fail_msg("record %zu: the block is no HTTP response head", n);
+            r->head_len = (size_t)(hend + 4 - r->block);
+        }
+        pos = after + 4;
+        n++;
+    }
+    return n;
+}
+
+/* The payload of a response block: the body with chunked framing undone. */
+static char *dechunk(const wrec *r, size_t *len)
+{
+    const char *b = r->block + r->head_len, *e = r->block + r->block_len;
+    char *out = malloc((size_t)(e - b) + 1);
+    bool chunked = memmem(r->block, r->head_len, "Transfer-Encoding: chunked", 26) != NULL;
+    if (!chunked) {
+        memcpy(out, b, (size_t)(e - b));
+        *len = (size_t)(e - b);
+        return out;
+    }
+    size_t n = 0;
+    for (;;) {
+        char *after;
+        unsigned long size = strtoul(b, &after, 16);
+        const char *eol = memmem(b, (size_t)(e - b), "\r\n", 2);
+        if (!eol || after == b)
+            fail_msg("%s: bad chunk", r->uri);
+        b = eol + 2;
+        if (size == 0)
+            break;
+        memcpy(out + n, b, size);
+        n += size;
+        b += size + 2;
+    }
+    *len = n;
+    return out;
+}
+
+static const wrec *find_wrec(const wrec *recs, size_t n, const char *field, const char *v)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *f = !strcmp(field, "id") ? recs[i].id : recs[i].uri;
+        if (!strcmp(f, v) && (strcmp(field, "uri") || strcmp(recs[i].type, "request")))
+            return &recs[i];
+    }
+    return NULL;
+}
+
+/* warcio.js reads the archive: the same records in the same order, the same payload
+ * digests, and the payloads it decodes are the pages as served, uncompressed. */
+static void check_with_warcio(const char *warcio, const char *path, const wrec *recs,
+                              size_t n, const char *base)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "node %s/warcio_check.mjs '%s' '%s' 2>&1", SCENARIOS_DIR,
+             warcio, path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[8192];
+    size_t i = 0;
+    while (fgets(line, sizeof line, p)) {
+        char why[200];
+        jobj *o = jobj_parse(line, strcspn(line, "\n"), why, sizeof why);
+        if (!o)
+            fail_msg("warcio.js on %s: %s", path, line);
+        if (i >= n)
+            fail_msg("warcio.js finds more records than %zu", n);
+        const wrec *r = &recs[i++];
+        const char *type = jobj_str(o, "type"), *id = jobj_str(o, "id");
+        if (!type || strcmp(type, r->type) || !id || strcmp(id, r->id))
+            fail_msg("warcio.js: record %zu is %s %s, ours %s %s", i, type, id, r->type,
+                     r->id);
+        if (r->status && jobj_int(o, "status", -1) != r->status)
+            fail_msg("warcio.js: %s has status %lld, ours %d", r->uri,
+                     jobj_int(o, "status", -1), r->status);
+        if (!strcmp(r->type, "response")) {
+            const char *pd = jobj_str(o, "payload_digest"), *dd = jobj_str(o, "decoded_sha1");
+            if (!pd || strcmp(pd, r->payload_digest))
+                fail_msg("warcio.js: %s payload digest %s, ours %s", r->uri, pd,
+                         r->payload_digest);
+            const char *want = r->payload_digest;
+            char plain[38];
+            if (!strcmp(r->uri, U(base, "/gz"))) {
+                const char *html = "<html><a href=/a>compressed</a></html>";
+                sha1_b32(html, strlen(html), plain);
+                want = plain;
+            }
+            if (!dd || strcmp(dd, want))
+                fail_msg("warcio.js decodes %s to %s, want %s", r->uri, dd, want);
+        }
+        jobj_free(o);
+    }
+    int st = pclose(p);
+    if (st != 0 || i != n)
+        fail_msg("warcio.js read %zu of %zu records of %s (exit %d)", i, n, path, st);
+}
+
+/* The --cdx index: every line points at the response or revisit record of its url. */
+static void check_cdx(const char *path, const wrec *recs, size_t n, bool gz,
+                      const size_t *members, size_t nmembers, size_t *nlines)
+{
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    char line[4096], prev[4096] = "";
+    *nlines = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (strcmp(prev, line) > 0)
+            fail_msg("--cdx is not sorted: %s after %s", line, prev);
+        snprintf(prev, sizeof prev, "%s", line);
+        const char *js = strchr(line, '{');
+        char why[200];
+        jobj *o = js ? jobj_parse(js, strcspn(js, "\n"), why, sizeof why) : NULL;
+        if (!o)
+            fail_msg("--cdx line is no CDXJ: %s", line);
+        const char *url = jobj_str(o, "url"), *dg = jobj_str(o, "digest"),
+                   *off = jobj_str(o, "offset");
+        size_t offset = off ? strtoul(off, NULL, 10) : (size_t)-1;
+        const wrec *hit = NULL;
+        for (size_t i = 0; i < n && !hit; i++) {
+            size_t at = gz ? (i < nmembers ? members[i] : (size_t)-1) : recs[i].offset;
+            if (at == offset)
+                hit = &recs[i];
+        }
+        if (!hit || !url || strcmp(hit->uri, url) || !dg || strcmp(hit->payload_digest + 5, dg))
+            fail_msg("--cdx line points at no record of its url: %s", line);
+        jobj_free(o);
+        (*nlines)++;
+    }
+    fclose(in);
+}
+
+/* One archive of scenario-warc.site, checked against the JSONL records of its crawl. */
+static void check_warc(case_ctx *c, const crawl_run *r, const char *b, const char *path,
+                       const char *cdx)
+{
+    bool gz = strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".gz");
+    size_t len, members[256], nmembers;
+    char *data = read_warc(path, gz, &len, members, 256, &nmembers);
+    static wrec recs[256];
+    size_t n = parse_warc(data, len, recs, 256);
+    if (gz && nmembers != n)
+        fail_msg("%zu gzip members for %zu records: one member per record", nmembers, n);
+    if (n == 0 || strcmp(recs[0].type, "warcinfo"))
+        fail_msg("the first record is not warcinfo");
+    size_t responses = 0, revisits = 0, requests = 0;
+    for (size_t i = 1; i < n; i++) {
+        const wrec *w = &recs[i];
+        bool resp = !strcmp(w->type, "response"), rev = !strcmp(w->type, "revisit");
+        if (!resp && !rev && strcmp(w->type, "request"))
+            fail_msg("record %zu: type %s", i, w->type);
+        if (strcmp(w->ip, "127.0.0.1"))
+            fail_msg("%s %s: WARC-IP-Address '%s'", w->type, w->uri, w->ip);
+        if (!strcmp(w->type, "request")) {
+            requests++;
+            const wrec *to = find_wrec(recs, n, "id", w->concurrent);
+            if (strcmp(w->ctype, "application/http;msgtype=request") || !to ||
+                strcmp(to->uri, w->uri) || strncmp(w->block, "GET /", 5))
+                fail_msg("request %s: bad type, block or WARC-Concurrent-To", w->uri);
+            continue;
+        }
+        if (strcmp(w->ctype, "application/http;msgtype=response"))
+            fail_msg("%s: Content-Type %s", w->uri, w->ctype);
+        const jobj *rec = crawl_run_find(r, w->uri);
+        if (!rec || jobj_int(rec, "status", -1) != w->status)
+            fail_msg("%s %s: status %d, the JSONL record says %lld", w->type, w->uri, w->status,
+                     rec ? jobj_int(rec, "status", -1) : -2);
+        size_t plen;
+        char *payload = dechunk(w, &plen), dig[38];
+        sha1_b32(payload, plen, dig);
+        if (resp && strcmp(dig, w->payload_digest))     /* a revisit's: checked below */
+            fail_msg("%s: WARC-Payload-Digest %s, the payload's is %s", w->uri,
+                     w->payload_digest, dig);
+        if (rev) {
+            revisits++;
+            const wrec *first = find_wrec(recs, n, "id", w->refers_to);
+            if (!first || strcmp(first->type, "response") ||
+                strcmp(first->payload_digest, w->payload_digest) || w->block_len != w->head_len)
+                fail_msg("revisit %s: refers to no response of its payload, or has a body",
+                         w->uri);
+        } else {
+            responses++;
+            /* the bytes testsite sends for the path (not the raw /chunk page, whose
+             * bytes are the site file's) */
+            const char *path_of = w->uri + strlen(b);
+            if (strcmp(path_of, "/chunk")) {
+                int st;
+                size_t slen;
+                char *served = testsite_fetch(&c->srv[0].ts, path_of, &st, &slen);
+                if (!served || st != w->status || slen != plen || memcmp(served, payload, plen))
+                    fail_msg("%s: the archived payload (%zu bytes) is not what testsite "
+                             "sends (%zu bytes)", w->uri, plen, served ? slen : 0);
+                free(served);
+            } else if (plen != 16 || memcmp(payload, "<a href=/b>b</a>", 16)) {
+                fail_msg("/chunk: the payload is not the chunks joined");
+            }
+        }
+        free(payload);
+    }
+    /* every record with a status has its response (or revisit); a failure has none */
+    size_t with_status = 0;
+    for (size_t i = 0; i < r->nrecords; i++) {
+        const char *u = jobj_str(r->records[i], "url");
+        bool has = find_wrec(recs, n, "uri", u) != NULL;
+        if (!jobj_is_null(r->records[i], "status")) {
+            with_status++;
+            if (!has)
+                fail_msg("%s has a JSONL record with a status but nothing archived", u);
+        } else if (has) {
+            fail_msg("%s failed (no response) but is archived", u);
+        }
+    }
+    if (responses + revisits != with_status || requests != with_status || revisits != 1)
+        fail_msg("%zu responses, %zu revisits, %zu requests for %zu records with a status "
+                 "(want one revisit: /dup2)", responses, revisits, requests, with_status);
+    if (cdx) {
+        size_t lines;
+        check_cdx(cdx, recs, n, gz, members, nmembers, &lines);
+        if (lines != with_status)
+            fail_msg("--cdx has %zu lines for %zu responses", lines, with_status);
+    }
+    const char *warcio = getenv("WARCIO");
+    if (warcio && *warcio)
+        check_with_warcio(warcio, path, recs, n, b);
+    else
+        print_message("warcio (webrecorder's warcio.js) not installed: the independent "
+                      "reader's check is skipped (install it: scripts/install-warcio.sh)\n");
+    free(data);
+}
+
+/* 45: --warc FILE and --warc FILE.gz with --cdx on scenario-warc.site: every record
+ * parses (strictly), digests match the bytes, the payloads are what testsite sent, the
+ * records match the JSONL, the index points at them, and warcio.js reads the same.
+ * Stages 1 and 2 refuse --warc and --cdx with one line. */
+static void test_warc(void **state)
+{
+    case_ctx *c = *state;
+    snprintf(c->tmpdir, sizeof c->tmpdir, "/tmp/crawlstages-warc-XXXXXX");
+    assert_non_null(mkdtemp(c->tmpdir));
+    char warc[300], warcgz[300], cdx[300];
+    snprintf(warc, sizeof warc, "%s/a.warc", c->tmpdir);
+    snprintf(warcgz, sizeof warcgz, "%s/a.warc.gz", c->tmpdir);
+    snprintf(cdx, sizeof cdx, "%s/a.cdxj", c->tmpdir);
+    if (!is_queue()) {
+        expect_one_line_exit(run_bin(c, "--warc", warc, "http://127.0.0.1:1/", NULL), 2,
+                             "--warc is a crawl-queue (stage 3) option");
+        expect_one_line_exit(run_bin(c, "--cdx", cdx, "http://127.0.0.1:1/", NULL), 2,
+                             "--cdx is a crawl-queue (stage 3) option");
+        return;
+    }
+    const char *b = start_site(c, "scenario-warc.site", NULL);
+    const crawl_run *r = crawl(c, "--max-tries", "1", "--warc", warc, U(b, "/"), NULL);
+    check_warc(c, r, b, warc, NULL);
+    r = crawl(c, "--max-tries", "1", "--warc", warcgz, "--cdx", cdx, U(b, "/"), NULL);
+    check_warc(c, r, b, warcgz, cdx);
+    expect_one_line_exit(run_bin(c, "--cdx", cdx, U(b, "/"), NULL), 2, "give --warc too");
+}
+
 /* Lines (count of '\n') in the file at path now; -1 when it cannot be read. */
 static long count_lines(const char *path)
 {
@@ -2294,6 +2720,7 @@ int main(int argc, char **argv)
         CASE(test_robots_forbidden), CASE(test_robots_agent_and_ignore),
         CASE(test_robots_shared),   CASE(test_robots_unreachable), CASE(test_robots_redirects),
         CASE(test_robots_interrupted), CASE(test_killed_mid_crawl),
+        CASE(test_warc),
     };
     char name[256];
     snprintf(name, sizeof name, "scenario.%s.%s.%s", g_stage, g_transport, g_selector);

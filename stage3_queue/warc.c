@@ -1,0 +1,743 @@
+/* warc.c — the WARC/1.1 writer, an item pipeline stage (warc.h; docs/warc.md).
+ *
+ *   open           open FILE (and the --cdx file) in the pool; the warcinfo record
+ *   process_item   a response that came over the wire: its records, built here on the
+ *                  loop (SHA-1 digests with OpenSSL's libcrypto, a gzip member each with
+ *                  zlib for FILE.gz), appended to the bytes waiting for the writer
+ *   writer         wait for bytes, write them in the pool (defer_to_thread)
+ *   close          the writer writes what is left; the CDXJ index, sorted; close
+ */
+#include "warc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "alloc.h"
+#include "future.h"
+#include "http.h"
+#include "recstream.h"
+#include "strmap.h"
+#include "threads.h"
+#include "url.h"
+
+/* A payload already archived: where a revisit record points. */
+typedef struct archived {
+    strmap_node node;           /* key: the payload digest */
+    char *digest, *uri, *date, *id;
+} archived;
+
+typedef struct warc {
+    char *path, *cdx_path;
+    const char *filename;       /* path's last component, for the index */
+    bool gz;
+    app *a;
+    int fd, cdx_fd;
+    uint64_t offset;            /* of the next record in the file */
+    char *pend;                 /* records waiting for the writer */
+    size_t pend_len, pend_cap;
+    char *rec;                  /* the record being built */
+    size_t rec_len, rec_cap;
+    strmap payloads;            /* digest -> archived */
+    char **cdx;                 /* CDXJ lines, sorted at close */
+    size_t ncdx, cdx_cap;
+    task *writer;
+    future wake, room;
+    bool writing, closing;
+    char *error;                /* the first write that failed */
+} warc;
+
+/* ---- digests, ids, dates ---------------------------------------------------------- */
+
+static void base32(const unsigned char *in, size_t n, char *out)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    unsigned buf = 0;
+    int bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        buf = buf << 8 | in[i];
+        bits += 8;
+        while (bits >= 5) {
+            *out++ = abc[(buf >> (bits - 5)) & 31];
+            bits -= 5;
+        }
+    }
+    if (bits > 0)
+        *out++ = abc[(buf << (5 - bits)) & 31];
+    *out = '\0';
+}
+
+typedef struct sha1 {
+    EVP_MD_CTX *ctx;
+} sha1;
+
+static void sha1_init(sha1 *h)
+{
+    h->ctx = EVP_MD_CTX_new();
+    if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha1(), NULL) != 1)
+        alloc_oom(0);           /* all it can lack is memory */
+}
+
+static void sha1_update(sha1 *h, const void *data, size_t len)
+{
+    if (len && EVP_DigestUpdate(h->ctx, data, len) != 1)
+        alloc_oom(0);
+}
+
+/* "sha1:" + base32 into out (38 bytes), and free the context. */
+static void sha1_final(sha1 *h, char out[38])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned n = 0;
+    if (EVP_DigestFinal_ex(h->ctx, md, &n) != 1)
+        alloc_oom(0);
+    EVP_MD_CTX_free(h->ctx);
+    memcpy(out, "sha1:", 5);
+    base32(md, n, out + 5);
+}
+
+void warc_sha1_base32(const void *data, size_t len, char out[38])
+{
+    sha1 h;
+    sha1_init(&h);
+    sha1_update(&h, data, len);
+    sha1_final(&h, out);
+}
+
+/* "<urn:uuid:...>": a random (version 4) UUID. */
+static void record_id(char out[48])
+{
+    unsigned char b[16];
+    size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t r = getrandom(b + got, sizeof b - got, 0);
+        if (r > 0)
+            got += (size_t)r;
+        else if (r < 0 && errno != EINTR)
+            break;
+    }
+    if (got < sizeof b) {       /* no getrandom: the clock and a counter, still unique */
+        static unsigned counter;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        unsigned long long v[2] = {(unsigned long long)ts.tv_sec * 1000000000ULL +
+                                       (unsigned long long)ts.tv_nsec,
+                                   ((unsigned long long)getpid() << 32) | ++counter};
+        memcpy(b, v, sizeof b);
+    }
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    snprintf(out, 48, "<urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+             "%02x%02x%02x%02x%02x%02x>", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+             b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits. */
+static void now_utc(char date[32], char stamp[16])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(date, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    strftime(stamp, 16, "%Y%m%d%H%M%S", &tm);
+}
+
+char *warc_surt(const char *url)
+{
+    const char *p = strstr(url, "://");
+    p = p ? p + 3 : url;
+    size_t hl = strcspn(p, "/?#");
+    const char *rest = p + hl;
+    char *host = xstrndup(p, hl);
+    for (char *c = host; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    char *port = strrchr(host, ':');
+    if (port && strchr(port, ']') == NULL)
+        *port++ = '\0';
+    else
+        port = NULL;
+    const char *h = strncmp(host, "www.", 4) == 0 ? host + 4 : host;
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    for (const char *end = h + strlen(h); end > h;) {      /* labels, last first */
+        const char *dot = end;
+        while (dot > h && dot[-1] != '.')
+            dot--;
+        if (len)
+            xappend(&out, &len, &cap, ",", 1);
+        xappend(&out, &len, &cap, dot, (size_t)(end - dot));
+        end = dot > h ? dot - 1 : h;
+    }
+    if (port) {
+        xappend(&out, &len, &cap, ":", 1);
+        xappend(&out, &len, &cap, port, strlen(port));
+    }
+    xappend(&out, &len, &cap, ")", 1);
+    size_t rl = strcspn(rest, "#");
+    if (rl == 0)
+        xappend(&out, &len, &cap, "/", 1);
+    for (size_t i = 0; i < rl; i++) {
+        char c = rest[i];
+        c = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        xappend(&out, &len, &cap, &c, 1);
+    }
+    xappend(&out, &len, &cap, "", 1);
+    free(host);
+    return out;
+}
+
+/* ---- records ------------------------------------------------------------------------ */
+
+static void put(warc *w, const void *data, size_t len)
+{
+    xappend(&w->rec, &w->rec_len, &w->rec_cap, data, len);
+}
+
+static void putf(warc *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void putf(warc *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    put(w, s, strlen(s));
+    free(s);
+}
+
+/* The record in w->rec (headers, block, the two CRLFs) goes to the writer's bytes, as
+ * one gzip member for FILE.gz. Returns its length in the file. */
+static size_t seal_record(warc *w)
+{
+    size_t n = w->rec_len;
+    if (!w->gz) {
+        xappend(&w->pend, &w->pend_len, &w->pend_cap, w->rec, n);
+    } else {
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+            alloc_oom(0);
+        size_t bound = deflateBound(&z, (uLong)n);
+        if (w->pend_cap - w->pend_len < bound) {
+            w->pend_cap = w->pend_len + bound + (w->pend_cap / 2);
+            w->pend = xrealloc(w->pend, w->pend_cap);
+        }
+        z.next_in = (Bytef *)w->rec;
+        z.avail_in = (uInt)n;
+        z.next_out = (Bytef *)w->pend + w->pend_len;
+        z.avail_out = (uInt)(w->pend_cap - w->pend_len);
+        if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+            alloc_oom(0);       /* with deflateBound's room, only memory can fail */
+        n = z.total_out;
+        w->pend_len += n;
+        deflateEnd(&z);
+    }
+    w->rec_len = 0;
+    w->offset += n;
+    return n;
+}
+
+/* The named fields every record has; then Content-Type, digests and the block. */
+static void record_head(warc *w, const char *type, const char *id, const char *date)
+{
+    putf(w, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\nWARC-Date: %s\r\n", type,
+         id, date);
+}
+
+static void record_block(warc *w, const char *content_type, const char *block_digest,
+                         const char *head, size_t head_len, const char *body,
+                         size_t body_len)
+{
+    if (block_digest)
+        putf(w, "WARC-Block-Digest: %s\r\n", block_digest);
+    putf(w, "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n", content_type,
+         head_len + body_len);
+    put(w, head, head_len);
+    put(w, body, body_len);
+    put(w, "\r\n\r\n", 4);
+}
+
+static void warcinfo(warc *w)
+{
+    char id[48], date[32], stamp[16];
+    record_id(id);
+    now_utc(date, stamp);
+    const crawl_options *o = &w->a->opt;
+    char *fields = xasprintf(
+        "software: crawlstages/%s (crawl-queue)\r\n"
+        "format: WARC File Format 1.1\r\n"
+        "conformsTo: http://iipc.github.io/warc-specifications/specifications/"
+        "warc-format/warc-1.1/\r\n"
+        "http-header-user-agent: %s\r\n"
+        "robots: %s\r\n",
+        CRAWL_VERSION, o->user_agent ? o->user_agent : http_default_user_agent,
+        o->ignore_robots ? "ignore" : "obey");
+    record_head(w, "warcinfo", id, date);
+    putf(w, "WARC-Filename: %s\r\n", w->filename);
+    char digest[38];
+    warc_sha1_base32(fields, strlen(fields), digest);
+    record_block(w, "application/warc-fields", digest, fields, strlen(fields), NULL, 0);
+    free(fields);
+    seal_record(w);
+}
+
+/* The payload: the body with its framing undone (chunked), its coding kept. */
+typedef struct payload {
+    sha1 h;
+    size_t len;
+} payload;
+
+static void payload_body(void *ctx, const char *data, size_t len)
+{
+    payload *p = ctx;
+    sha1_update(&p->h, data, len);
+    p->len += len;
+}
+
+static void payload_digest(const crawl_wire *wr, char out[38], size_t *len)
+{
+    payload p = {.len = 0};
+    sha1_init(&p.h);
+    const http_sink sink = {.on_body = payload_body, .ctx = &p};
+    http_parser *hp = http_parser_new_framed(&sink);
+    http_parser_feed(hp, wr->head, wr->head_len);
+    http_parser_feed(hp, wr->body, wr->body_len);
+    http_parser_free(hp);
+    sha1_final(&p.h, out);
+    *len = p.len;
+}
+
+/* The media type of a Content-Type ("text/html; charset=x" -> "text/html"), or NULL. */
+static char *media_type(const char *ct)
+{
+    if (!ct)
+        return NULL;
+    ct += strspn(ct, " \t");
+    size_t n = strcspn(ct, ";");
+    while (n > 0 && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
+        n--;
+    char *m = xstrndup(ct, n);
+    for (char *c = m; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    return m;
+}
+
+/* One line of the CDXJ index, in the fields and form of pywb and warcio's cdx-index. */
+static void cdx_line(warc *w, const char *url, const char *stamp, const char *mime,
+                     int status, const char *digest, size_t length, uint64_t offset)
+{
+    char *surt = warc_surt(url);
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&buf, &size);
+    if (!m)
+        alloc_oom(0);
+    fprintf(m, "%s %s {\"url\":", surt, stamp);
+    json_write_string(m, url);
+    fputs(",\"mime\":", m);
+    json_write_string(m, mime ? mime : "unk");
+    fprintf(m, ",\"status\":\"%d\",\"digest\":\"%s\",\"length\":\"%zu\",\"offset\":\"%llu\","
+            "\"filename\":", status, digest + 5, length, (unsigned long long)offset);
+    json_write_string(m, w->filename);
+    fputs("}\n", m);
+    if (fclose(m) != 0)
+        alloc_oom(0);
+    free(surt);
+    if (w->ncdx == w->cdx_cap) {
+        w->cdx_cap = w->cdx_cap ? 2 * w->cdx_cap : 256;
+        w->cdx = xreallocarray(w->cdx, w->cdx_cap, sizeof *w->cdx);
+    }
+    w->cdx[w->ncdx++] = buf;
+}
+
+/* A response: its response (or revisit) record, then its request record. */
+static void archive(warc *w, const item *it)
+{
+    const response *r = it->response;
+    const crawl_wire *wr = r ? r->wire : NULL;
+    if (!wr || wr->head_len == 0)
+        return;                 /* no response came: nothing was on the wire to keep */
+    char resp_id[48], req_id[48], date[32], stamp[16], pdigest[38], bdigest[38];
+    record_id(resp_id);
+    record_id(req_id);
+    now_utc(date, stamp);
+    size_t plen;
+    payload_digest(wr, pdigest, &plen);
+    strmap_node *seen = plen ? strmap_find(&w->payloads, pdigest) : NULL;
+    uint64_t offset = w->offset;
+
+    record_head(w, seen ? "revisit" : "response", resp_id, date);
+    putf(w, "WARC-Target-URI: %s\r\n", r->url);
+    if (wr->peer[0])
+        putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
+    putf(w, "WARC-Payload-Digest: %s\r\n", pdigest);
+    sha1 h;
+    sha1_init(&h);
+    sha1_update(&h, wr->head, wr->head_len);
+    if (seen) {
+        archived *a = strmap_entry(seen, archived, node);
+        putf(w, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/"
+                "identical-payload-digest\r\nWARC-Refers-To: %s\r\n"
+                "WARC-Refers-To-Target-URI: %s\r\nWARC-Refers-To-Date: %s\r\n",
+             a->id, a->uri, a->date);
+        sha1_final(&h, bdigest);
+        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
+                     wr->head_len, NULL, 0);
+    } else {
+        if (wr->truncated || r->truncated)
+            put(w, "WARC-Truncated: length\r\n", 24);
+        sha1_update(&h, wr->body, wr->body_len);
+        sha1_final(&h, bdigest);
+        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
+                     wr->head_len, wr->body, wr->body_len);
+        if (plen) {
+            archived *a = xcalloc(1, sizeof *a);
+            a->digest = xstrdup(pdigest);
+            a->uri = xstrdup(r->url);
+            a->date = xstrdup(date);
+            a->id = xstrdup(resp_id);
+            strmap_add(&w->payloads, &a->node, a->digest);
+        }
+    }
+    size_t length = seal_record(w);
+    if (w->cdx_path) {
+        char *mime = seen ? NULL : media_type(response_header(r, "Content-Type"));
+        cdx_line(w, r->url, stamp, seen ? "warc/revisit" : mime, r->status, pdigest, length,
+                 offset);
+        free(mime);
+    }
+
+    if (wr->request_len) {
+        record_head(w, "request", req_id, date);
+        putf(w, "WARC-Target-URI: %s\r\nWARC-Concurrent-To: %s\r\n", r->url, resp_id);
+        if (wr->peer[0])
+            putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
+        warc_sha1_base32(wr->request, wr->request_len, bdigest);
+        record_block(w, "application/http;msgtype=request", bdigest, wr->request,
+                     wr->request_len, NULL, 0);
+        seal_record(w);
+    }
+}
+
+/* ---- files (pool threads) ----------------------------------------------------------- */
+
+static coro_error *file_error(const char *what, const char *path, int e)
+{
+    return coro_error_new(CORO_ERROR, 0, "%s '%s': %s", what, path, strerror(e));
+}
+
+static coro_value open_work(void *arg, coro_error **err)
+{
+    warc *w = arg;
+    int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    w->fd = open(w->path, flags, 0666);
+    if (w->fd < 0)
+        *err = file_error("cannot open --warc", w->path, errno);
+    else if (w->cdx_path && (w->cdx_fd = open(w->cdx_path, flags, 0666)) < 0)
+        *err = file_error("cannot open --cdx", w->cdx_path, errno);
+    return (coro_value){NULL, 0};
+}
+
+typedef struct write_job {
+    warc *w;
+    char *data;
+    size_t len;
+} write_job;
+
+static coro_value write_work(void *arg, coro_error **err)
+{
+    write_job *j = arg;
+    if (write_all(j->w->fd, j->data, j->len) < 0)
+        *err = file_error("writing --warc", j->w->path, errno);
+    return (coro_value){NULL, 0};
+}
+
+static void write_job_free(void *arg)
+{
+    write_job *j = arg;
+    free(j->data);
+    free(j);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The index, sorted (by SURT, then time: the order of the bytes), and both files
+ * closed. */
+static coro_value close_work(void *arg, coro_error **err)
+{
+    warc *w = arg;
+    if (w->cdx_fd >= 0) {
+        if (w->ncdx)
+            qsort(w->cdx, w->ncdx, sizeof *w->cdx, cmp_line);
+        for (size_t i = 0; i < w->ncdx && !*err; i++)
+            if (write_all(w->cdx_fd, w->cdx[i], strlen(w->cdx[i])) < 0)
+                *err = file_error("writing --cdx", w->cdx_path, errno);
+        if (close(w->cdx_fd) < 0 && !*err)
+            *err = file_error("writing --cdx", w->cdx_path, errno);
+        w->cdx_fd = -1;
+    }
+    if (w->fd >= 0) {
+        if (close(w->fd) < 0 && !*err)
+            *err = file_error("writing --warc", w->path, errno);
+        w->fd = -1;
+    }
+    return (coro_value){NULL, 0};
+}
+
+/* ---- the writer (a Task on the loop) ------------------------------------------------ */
+
+typedef struct {
+    coro co;
+    warc *w;
+    future *job;
+    void (*cleanup)(void *arg);
+} writer_frame;
+
+static void wake(future *f)
+{
+    if (!future_done(f))
+        future_set_result(f, (coro_value){NULL, 0});
+}
+
+static int writer_body(coro *co)
+{
+    writer_frame *f = (writer_frame *)co;
+    warc *w = f->w;
+    CORO_BEGIN(co);
+    for (;;) {
+        while (!w->pend_len && !w->closing) {
+            future_clear(&w->wake);
+            future_init(&w->wake);
+            AWAIT_FUTURE(co, &w->wake);
+        }
+        if (!w->pend_len)
+            break;
+        {
+            write_job *j = xmalloc(sizeof *j);
+            j->w = w;
+            j->data = w->pend;
+            j->len = w->pend_len;
+            w->pend = NULL;
+            w->pend_len = w->pend_cap = 0;
+            w->writing = true;
+            f->job = defer_to_thread(w->a->pool, write_work, j);
+            f->cleanup = write_job_free;
+        }
+        AWAIT_FUTURE_CATCH(co, f->job);
+        defer_release(f->job, f->cleanup);
+        f->job = NULL;
+        w->writing = false;
+        wake(&w->room);
+        if (co->err) {
+            if (co->err->kind != CORO_CANCELLED && !w->error)
+                w->error = xstrdup(co->err->msg);
+            CORO_RAISE_ERR(co);                 /* nothing more is written */
+        }
+    }
+    f->job = defer_to_thread(w->a->pool, close_work, w);
+    f->cleanup = NULL;
+    AWAIT_FUTURE_CATCH(co, f->job);
+    defer_release(f->job, NULL);
+    f->job = NULL;
+    if (co->err && !w->error)
+        w->error = xstrdup(co->err->msg);
+    if (co->err)
+        CORO_RAISE_ERR(co);
+    CORO_END(co);
+}
+
+static void writer_finally(coro *co)
+{
+    writer_frame *f = (writer_frame *)co;
+    defer_release(f->job, f->cleanup);
+}
+
+static const coro_def writer_def = {"warc_writer", __FILE__, writer_body, writer_finally,
+                                    sizeof(writer_frame)};
+
+/* ---- the pipeline stage ------------------------------------------------------------- */
+
+typedef struct {
+    coro co;
+    warc *w;
+    future *job;
+} open_frame;
+
+static int open_body(coro *co)
+{
+    open_frame *f = (open_frame *)co;
+    CORO_BEGIN(co);
+    f->job = defer_to_thread(f->w->a->pool, open_work, f->w);
+    AWAIT_FUTURE(co, f->job);
+    {
+        warc *w = f->w;
+        warcinfo(w);
+        writer_frame *wf = (writer_frame *)coro_new(&writer_def);
+        wf->w = w;
+        w->writer = task_new(w->a->loop, &wf->co, "warc_writer");
+        w->writer->report_errors = 0;       /* said once, by process_item or close */
+        wake(&w->wake);
+    }
+    CORO_END(co);
+}
+
+static void open_finally(coro *co)
+{
+    defer_release(((open_frame *)co)->job, NULL);
+}
+
+static const coro_def open_def = {"warc_open", __FILE__, open_body, open_finally,
+                                  sizeof(open_frame)};
+
+static coro *warc_open(void *self, engine *e)
+{
+    warc *w = self;
+    w->a = engine_app(e);
+    open_frame *f = (open_frame *)coro_new(&open_def);
+    f->w = w;
+    return &f->co;
+}
+
+/* Waiting for room: WARC_MAX_PENDING bytes wait for the disk already. */
+typedef struct {
+    coro co;
+    warc *w;
+} room_frame;
+
+static int room_body(coro *co)
+{
+    room_frame *f = (room_frame *)co;
+    CORO_BEGIN(co);
+    while (f->w->pend_len >= WARC_MAX_PENDING && f->w->writing && !f->w->error) {
+        future_clear(&f->w->room);
+        future_init(&f->w->room);
+        AWAIT_FUTURE(co, &f->w->room);
+    }
+    if (f->w->error)
+        CORO_RAISE(co, CORO_ERROR, 0, "%s", f->w->error);
+    CORO_END(co);
+}
+
+static const coro_def room_def = {"warc_room", __FILE__, room_body, NULL,
+                                  sizeof(room_frame)};
+
+static coro *warc_process_item(void *self, item *it, bool *drop)
+{
+    (void)drop;
+    warc *w = self;
+    if (!w->error)
+        archive(w, it);
+    if (w->pend_len)
+        wake(&w->wake);
+    if (w->pend_len < WARC_MAX_PENDING && !w->error)
+        return NULL;                            /* at once: the usual case */
+    room_frame *f = (room_frame *)coro_new(&room_def);
+    f->w = w;
+    return &f->co;
+}
+
+typedef struct {
+    coro co;
+    warc *w;
+} close_frame;
+
+static int close_body(coro *co)
+{
+    close_frame *f = (close_frame *)co;
+    warc *w = f->w;
+    CORO_BEGIN(co);
+    if (!w->writer)
+        CORO_RETURN(co, NULL, 0);               /* never opened */
+    w->closing = true;
+    wake(&w->wake);
+    AWAIT_FUTURE_CATCH(co, task_future(w->writer));
+    task_free(w->writer);
+    w->writer = NULL;
+    if (co->err && w->error) {
+        coro_error_free(co->err);
+        co->err = NULL;
+        CORO_RAISE(co, CORO_ERROR, 0, "%s", w->error);
+    }
+    if (co->err)
+        CORO_RAISE_ERR(co);
+    CORO_END(co);
+}
+
+static const coro_def close_def = {"warc_close", __FILE__, close_body, NULL,
+                                   sizeof(close_frame)};
+
+static coro *warc_close(void *self)
+{
+    close_frame *f = (close_frame *)coro_new(&close_def);
+    f->w = self;
+    return &f->co;
+}
+
+static void drop_archived(strmap_node *n)
+{
+    archived *a = strmap_entry(n, archived, node);
+    free(a->digest);
+    free(a->uri);
+    free(a->date);
+    free(a->id);
+    free(a);
+}
+
+static void warc_free(void *self)
+{
+    warc *w = self;
+    task_free(w->writer);
+    if (w->fd >= 0)
+        close(w->fd);
+    if (w->cdx_fd >= 0)
+        close(w->cdx_fd);
+    strmap_clear(&w->payloads, drop_archived);
+    strmap_free(&w->payloads);
+    for (size_t i = 0; i < w->ncdx; i++)
+        free(w->cdx[i]);
+    free(w->cdx);
+    future_clear(&w->wake);
+    future_clear(&w->room);
+    free(w->pend);
+    free(w->rec);
+    free(w->error);
+    free(w->path);
+    free(w->cdx_path);
+    free(w);
+}
+
+item_pipeline warc_pipeline(const char *path, const char *cdx_path)
+{
+    warc *w = xcalloc(1, sizeof *w);
+    w->path = xstrdup(path);
+    w->cdx_path = cdx_path ? xstrdup(cdx_path) : NULL;
+    const char *slash = strrchr(w->path, '/');
+    w->filename = slash ? slash + 1 : w->path;
+    size_t n = strlen(path);
+    w->gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
+    w->fd = w->cdx_fd = -1;
+    strmap_init(&w->payloads);
+    future_init(&w->wake);
+    future_init(&w->room);
+    return (item_pipeline){
+        .name = "warc",
+        .self = w,
+        .wants_wire = true,
+        .open = warc_open,
+        .process_item = warc_process_item,
+        .close = warc_close,
+        .free = warc_free,
+    };
+}

@@ -1,0 +1,41 @@
+/* warc.h — WARC/1.1 archives (ISO 28500), an item pipeline stage: --warc FILE, with
+ * --cdx FILE for a CDXJ index (docs/warc.md).
+ *
+ * The file starts with a warcinfo record. Then, per response the crawl received (a
+ * page, a redirect, an error status; not a network failure, which has no response),
+ * a request record (the request head as sent) and a response record
+ * (application/http;msgtype=response) whose block is the response as it came over the
+ * wire: status line, headers and body, chunk framing and compression kept. A response
+ * whose payload is identical to one already archived in this crawl (same
+ * WARC-Payload-Digest, payload not empty) becomes a revisit record (profile
+ * identical-payload-digest) holding only the head. FILE ending in ".gz": each record
+ * is its own gzip member, so a reader can seek to any record.
+ *
+ * Records are built on the loop thread and written by a writer task through the thread
+ * pool, one write at a time, as store.c writes its batches; process_item waits only
+ * when WARC_MAX_PENDING bytes are already waiting for the disk.
+ */
+#ifndef CRAWL_WARC_H
+#define CRAWL_WARC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+/* The archive stage, writing to path; cdx_path: a CDXJ index (NULL: none). */
+item_pipeline warc_pipeline(const char *path, const char *cdx_path);
+
+/* Bytes of records waiting for the writer past which process_item waits. */
+enum { WARC_MAX_PENDING = 8 << 20 };
+
+/* The digest WARC writes: "sha1:" and the base32 (RFC 4648) of the SHA-1 of the bytes,
+ * 32 characters: out needs 38 bytes. */
+void warc_sha1_base32(const void *data, size_t len, char out[38]);
+
+/* The SURT form a CDXJ index sorts by: "http://www.Example.com:8080/a?b" ->
+ * "com,example:8080)/a?b" (scheme and a leading "www." dropped, host reversed, lower case).
+ * malloc'd. */
+char *warc_surt(const char *url);
+
+#endif
