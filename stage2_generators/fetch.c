@@ -73,16 +73,16 @@ static int raw_get_body(coro *co)
     f->deadline = selector_now_ms(f->a->loop) + (uint64_t)app_timeout_ms(f->a);
     AWAIT(co, sock_connect(f->fd, &f->addr, f->addrlen, f->deadline));
     http_sink_connected(f->sink);       /* --trace-events: connect is done */
-    if (f->sink->on_wire) {             /* --warc: the server's address */
+    f->request = http_build_get(f->url, f->a->opt.user_agent, &f->request_len);
+    if (!f->request)
+        CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");    /* as stage 1 says it */
+    if (f->sink->on_wire) {             /* --warc: the server's address, the request */
         char ip[NI_MAXHOST];
         if (getnameinfo((struct sockaddr *)&f->addr, f->addrlen, ip, sizeof ip, NULL, 0,
                         NI_NUMERICHOST) == 0)
             http_sink_wire(f->sink, HTTP_WIRE_PEER, ip, strlen(ip));
+        http_sink_wire(f->sink, HTTP_WIRE_REQUEST, f->request, f->request_len);
     }
-    f->request = http_build_get(f->url, f->a->opt.user_agent, &f->request_len);
-    if (!f->request)
-        CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");    /* as stage 1 says it */
-    http_sink_wire(f->sink, HTTP_WIRE_REQUEST, f->request, f->request_len);
     AWAIT(co, sock_write_all(f->fd, f->request, f->request_len, f->deadline));
     f->parser = http_parser_new(f->sink);
     AWAIT(co, sock_read_all_until(f->fd, f->parser, f->deadline, f->full, f->full_ctx));
