@@ -2,9 +2,11 @@
  *
  *   open           open FILE (and the --cdx file) in the pool; the warcinfo record
  *   process_item   a response that came over the wire: its records, built here on the
- *                  loop (SHA-1 digests with OpenSSL's libcrypto, a gzip member each with
- *                  zlib for FILE.gz), appended to the bytes waiting for the writer
- *   writer         wait for bytes, write them in the pool (defer_to_thread)
+ *                  loop (SHA-1 digests with OpenSSL's libcrypto), appended to the batch
+ *                  waiting for the writer, with the index lines that point at them
+ *   writer         wait for a batch; in the pool (defer_to_thread): a gzip member per
+ *                  record for FILE.gz (zlib), the index lines' offsets and lengths, the
+ *                  write — so compressing costs the loop nothing
  *   close          the writer writes what is left; the CDXJ index, sorted; close
  */
 #include "warc.h"
@@ -36,15 +38,32 @@ typedef struct archived {
     char *digest, *uri, *date, *id;
 } archived;
 
+/* An index line waiting for its record's place in the file: the line is pre, then the
+ * length and offset, then post. */
+typedef struct cdx_pending {
+    size_t record;              /* its record, counted in the batch */
+    char *pre, *post;
+} cdx_pending;
+
+/* What the writer takes to the pool in one go: records (uncompressed, one after the
+ * other), their lengths, and the index lines that point at them. */
+typedef struct batch {
+    char *data;
+    size_t len, cap;
+    size_t *records;            /* the length of each record in data */
+    size_t nrecords, records_cap;
+    cdx_pending *cdx;
+    size_t ncdx, cdx_cap;
+} batch;
+
 typedef struct warc {
     char *path, *cdx_path;
     const char *filename;       /* path's last component, for the index */
     bool gz;
     app *a;
     int fd, cdx_fd;
-    uint64_t offset;            /* of the next record in the file */
-    char *pend;                 /* records waiting for the writer */
-    size_t pend_len, pend_cap;
+    uint64_t offset;            /* of the next record in the file (the writer's) */
+    batch pend;                 /* records waiting for the writer */
     char *rec;                  /* the record being built */
     size_t rec_len, rec_cap;
     strmap payloads;            /* digest -> archived */
@@ -214,36 +233,31 @@ static void putf(warc *w, const char *fmt, ...)
     free(s);
 }
 
-/* The record in w->rec (headers, block, the two CRLFs) goes to the writer's bytes, as
- * one gzip member for FILE.gz. Returns its length in the file. */
+/* The record in w->rec (headers, block, the two CRLFs) joins the batch; the writer
+ * makes it one gzip member for FILE.gz. Returns its number in the batch. */
 static size_t seal_record(warc *w)
 {
-    size_t n = w->rec_len;
-    if (!w->gz) {
-        xappend(&w->pend, &w->pend_len, &w->pend_cap, w->rec, n);
-    } else {
-        z_stream z;
-        memset(&z, 0, sizeof z);
-        if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-            alloc_oom(0);
-        size_t bound = deflateBound(&z, (uLong)n);
-        if (w->pend_cap - w->pend_len < bound) {
-            w->pend_cap = w->pend_len + bound + (w->pend_cap / 2);
-            w->pend = xrealloc(w->pend, w->pend_cap);
-        }
-        z.next_in = (Bytef *)w->rec;
-        z.avail_in = (uInt)n;
-        z.next_out = (Bytef *)w->pend + w->pend_len;
-        z.avail_out = (uInt)(w->pend_cap - w->pend_len);
-        if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-            alloc_oom(0);       /* with deflateBound's room, only memory can fail */
-        n = z.total_out;
-        w->pend_len += n;
-        deflateEnd(&z);
+    batch *b = &w->pend;
+    xappend(&b->data, &b->len, &b->cap, w->rec, w->rec_len);
+    if (b->nrecords == b->records_cap) {
+        b->records_cap = b->records_cap ? 2 * b->records_cap : 64;
+        b->records = xreallocarray(b->records, b->records_cap, sizeof *b->records);
     }
+    b->records[b->nrecords] = w->rec_len;
     w->rec_len = 0;
-    w->offset += n;
-    return n;
+    return b->nrecords++;
+}
+
+static void batch_free(batch *b)
+{
+    for (size_t i = 0; i < b->ncdx; i++) {
+        free(b->cdx[i].pre);
+        free(b->cdx[i].post);
+    }
+    free(b->cdx);
+    free(b->records);
+    free(b->data);
+    memset(b, 0, sizeof *b);
 }
 
 /* The named fields every record has; then Content-Type, digests and the block. */
@@ -331,9 +345,11 @@ static char *media_type(const char *ct)
     return m;
 }
 
-/* One line of the CDXJ index, in the fields and form of pywb and warcio's cdx-index. */
+/* One line of the CDXJ index, in the fields and form of pywb and warcio's cdx-index,
+ * for record `record` of the batch: all but its length and offset, which the writer
+ * knows once the record is compressed. */
 static void cdx_line(warc *w, const char *url, const char *stamp, const char *mime,
-                     int status, const char *digest, size_t length, uint64_t offset)
+                     int status, const char *digest, size_t record)
 {
     char *surt = warc_surt(url);
     char *buf = NULL;
@@ -345,18 +361,28 @@ static void cdx_line(warc *w, const char *url, const char *stamp, const char *mi
     json_write_string(m, url);
     fputs(",\"mime\":", m);
     json_write_string(m, mime ? mime : "unk");
-    fprintf(m, ",\"status\":\"%d\",\"digest\":\"%s\",\"length\":\"%zu\",\"offset\":\"%llu\","
-            "\"filename\":", status, digest + 5, length, (unsigned long long)offset);
+    fprintf(m, ",\"status\":\"%d\",\"digest\":\"%s\",\"length\":\"", status, digest + 5);
+    if (fclose(m) != 0)
+        alloc_oom(0);
+    free(surt);
+    batch *b = &w->pend;
+    if (b->ncdx == b->cdx_cap) {
+        b->cdx_cap = b->cdx_cap ? 2 * b->cdx_cap : 64;
+        b->cdx = xreallocarray(b->cdx, b->cdx_cap, sizeof *b->cdx);
+    }
+    cdx_pending *c = &b->cdx[b->ncdx++];
+    c->record = record;
+    c->pre = buf;
+    c->post = NULL;
+    size = 0;
+    m = open_memstream(&c->post, &size);
+    if (!m)
+        alloc_oom(0);
+    fputs("\",\"filename\":", m);
     json_write_string(m, w->filename);
     fputs("}\n", m);
     if (fclose(m) != 0)
         alloc_oom(0);
-    free(surt);
-    if (w->ncdx == w->cdx_cap) {
-        w->cdx_cap = w->cdx_cap ? 2 * w->cdx_cap : 256;
-        w->cdx = xreallocarray(w->cdx, w->cdx_cap, sizeof *w->cdx);
-    }
-    w->cdx[w->ncdx++] = buf;
 }
 
 /* A response: its response (or revisit) record, then its request record. */
@@ -373,7 +399,6 @@ static void archive(warc *w, const item *it)
     size_t plen;
     payload_digest(wr, pdigest, &plen);
     strmap_node *seen = plen ? strmap_find(&w->payloads, pdigest) : NULL;
-    uint64_t offset = w->offset;
 
     record_head(w, seen ? "revisit" : "response", resp_id, date);
     putf(w, "WARC-Target-URI: %s\r\n", r->url);
@@ -408,11 +433,10 @@ static void archive(warc *w, const item *it)
             strmap_add(&w->payloads, &a->node, a->digest);
         }
     }
-    size_t length = seal_record(w);
+    size_t record = seal_record(w);
     if (w->cdx_path) {
         char *mime = seen ? NULL : media_type(response_header(r, "Content-Type"));
-        cdx_line(w, r->url, stamp, seen ? "warc/revisit" : mime, r->status, pdigest, length,
-                 offset);
+        cdx_line(w, r->url, stamp, seen ? "warc/revisit" : mime, r->status, pdigest, record);
         free(mime);
     }
 
@@ -448,23 +472,85 @@ static coro_value open_work(void *arg, coro_error **err)
 }
 
 typedef struct write_job {
-    warc *w;
-    char *data;
-    size_t len;
+    warc *w;                    /* read here: fd, path, gz (fixed while the writer runs) */
+    batch b;
+    uint64_t offset;            /* where the batch starts in the file */
+    uint64_t written;           /* out: its bytes in the file */
+    char **lines;               /* out: its index lines, complete */
 } write_job;
 
+/* One record (n bytes at rec) as a gzip member of its own, at the end of out. */
+static void gzip_member(const char *rec, size_t n, char **out, size_t *len, size_t *cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        alloc_oom(0);
+    size_t bound = deflateBound(&z, (uLong)n);
+    if (*cap - *len < bound) {
+        *cap = *len + bound + *cap / 2;
+        *out = xrealloc(*out, *cap);
+    }
+    z.next_in = (Bytef *)rec;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)*out + *len;
+    z.avail_out = (uInt)(*cap - *len);
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+        alloc_oom(0);           /* with deflateBound's room, only memory can fail */
+    *len += z.total_out;
+    deflateEnd(&z);
+}
+
+/* On a pool thread: compress (FILE.gz), place each record, finish its index lines,
+ * write. */
 static coro_value write_work(void *arg, coro_error **err)
 {
     write_job *j = arg;
-    if (write_all(j->w->fd, j->data, j->len) < 0)
+    batch *b = &j->b;
+    size_t *place = xcalloc(b->nrecords + 1, sizeof *place);  /* offsets in out */
+    char *out = b->data;
+    size_t len = b->len;
+    if (j->w->gz) {
+        size_t cap = b->len / 3 + 4096, at = 0;
+        out = xmalloc(cap);
+        len = 0;
+        for (size_t i = 0; i < b->nrecords; i++) {
+            place[i] = len;
+            gzip_member(b->data + at, b->records[i], &out, &len, &cap);
+            at += b->records[i];
+        }
+    } else {
+        size_t at = 0;
+        for (size_t i = 0; i < b->nrecords; i++) {
+            place[i] = at;
+            at += b->records[i];
+        }
+    }
+    place[b->nrecords] = len;
+    j->lines = xcalloc(b->ncdx, sizeof *j->lines);
+    for (size_t i = 0; i < b->ncdx; i++) {
+        const cdx_pending *c = &b->cdx[i];
+        j->lines[i] = xasprintf("%s%zu\",\"offset\":\"%llu%s", c->pre,
+                                place[c->record + 1] - place[c->record],
+                                (unsigned long long)(j->offset + place[c->record]), c->post);
+    }
+    free(place);
+    if (write_all(j->w->fd, out, len) < 0)
         *err = file_error("writing --warc", j->w->path, errno);
+    j->written = len;
+    if (out != b->data)
+        free(out);
     return (coro_value){NULL, 0};
 }
 
 static void write_job_free(void *arg)
 {
     write_job *j = arg;
-    free(j->data);
+    if (j->lines)
+        for (size_t i = 0; i < j->b.ncdx; i++)
+            free(j->lines[i]);
+    free(j->lines);
+    batch_free(&j->b);
     free(j);
 }
 
@@ -502,6 +588,7 @@ typedef struct {
     coro co;
     warc *w;
     future *job;
+    write_job *j;               /* the batch in the pool, while job runs */
     void (*cleanup)(void *arg);
 } writer_frame;
 
@@ -517,27 +604,37 @@ static int writer_body(coro *co)
     warc *w = f->w;
     CORO_BEGIN(co);
     for (;;) {
-        while (!w->pend_len && !w->closing) {
+        while (!w->pend.len && !w->closing) {
             future_clear(&w->wake);
             future_init(&w->wake);
             AWAIT_FUTURE(co, &w->wake);
         }
-        if (!w->pend_len)
+        if (!w->pend.len)
             break;
-        {
-            write_job *j = xmalloc(sizeof *j);
-            j->w = w;
-            j->data = w->pend;
-            j->len = w->pend_len;
-            w->pend = NULL;
-            w->pend_len = w->pend_cap = 0;
-            w->writing = true;
-            f->job = defer_to_thread(w->a->pool, write_work, j);
-            f->cleanup = write_job_free;
-        }
+        f->j = xcalloc(1, sizeof *f->j);
+        f->j->w = w;
+        f->j->b = w->pend;
+        f->j->offset = w->offset;
+        memset(&w->pend, 0, sizeof w->pend);
+        w->writing = true;
+        f->job = defer_to_thread(w->a->pool, write_work, f->j);
+        f->cleanup = write_job_free;
         AWAIT_FUTURE_CATCH(co, f->job);
+        if (!co->err) {                         /* its index lines join the rest */
+            write_job *j = f->j;
+            w->offset += j->written;
+            if (w->ncdx + j->b.ncdx > w->cdx_cap) {
+                w->cdx_cap = 2 * (w->ncdx + j->b.ncdx);
+                w->cdx = xreallocarray(w->cdx, w->cdx_cap, sizeof *w->cdx);
+            }
+            memcpy(w->cdx + w->ncdx, j->lines, j->b.ncdx * sizeof *j->lines);
+            w->ncdx += j->b.ncdx;
+            free(j->lines);
+            j->lines = NULL;
+        }
         defer_release(f->job, f->cleanup);
         f->job = NULL;
+        f->j = NULL;
         w->writing = false;
         wake(&w->room);
         if (co->err) {
@@ -620,7 +717,7 @@ static int room_body(coro *co)
 {
     room_frame *f = (room_frame *)co;
     CORO_BEGIN(co);
-    while (f->w->pend_len >= WARC_MAX_PENDING && f->w->writing && !f->w->error) {
+    while (f->w->pend.len >= WARC_MAX_PENDING && f->w->writing && !f->w->error) {
         future_clear(&f->w->room);
         future_init(&f->w->room);
         AWAIT_FUTURE(co, &f->w->room);
@@ -639,9 +736,9 @@ static coro *warc_process_item(void *self, item *it, bool *drop)
     warc *w = self;
     if (!w->error)
         archive(w, it);
-    if (w->pend_len)
+    if (w->pend.len)
         wake(&w->wake);
-    if (w->pend_len < WARC_MAX_PENDING && !w->error)
+    if (w->pend.len < WARC_MAX_PENDING && !w->error)
         return NULL;                            /* at once: the usual case */
     room_frame *f = (room_frame *)coro_new(&room_def);
     f->w = w;
@@ -710,7 +807,7 @@ static void warc_free(void *self)
     free(w->cdx);
     future_clear(&w->wake);
     future_clear(&w->room);
-    free(w->pend);
+    batch_free(&w->pend);
     free(w->rec);
     free(w->error);
     free(w->path);
