@@ -467,7 +467,7 @@ static int check_files(const crawl_options *o, const char *prog)
                                     {"--trace-events", o->trace_events},
                                     {"--store", o->store}, {"--warc", o->warc},
                                     {"--cdx", o->cdx}};
-    for (size_t i = 3; i < 5; i++)
+    for (size_t i = 2; i < 5; i++)     /* --output and --trace-events: checked above */
         for (size_t j = 0; j < i && named[i][1]; j++)
             if (named[j][1] && same_file(named[i][1], named[j][1]))
                 return usage_error(prog, "%s '%s' and %s '%s' are the same file (give each "

@@ -702,12 +702,41 @@ static void test_threads_and_dns_timeout(void **state)
 static void test_stage3_options_refused_by_chapter_stages(void **state)
 {
     (void)state;
-    const char *args[][2] = {{"--threads", "4"}, {"--dns-timeout", "5"}};
-    for (size_t i = 0; i < 2; i++) {
+    const char *args[][2] = {{"--threads", "4"},       {"--dns-timeout", "5"},
+                             {"--store", "c.db"},      {"--warc", "c.warc.gz"},
+                             {"--cdx", "c.cdxj"},      {"--user-agent", "bot/1"}};
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
         run *r = parse(args[i][0], args[i][1], "a.example", NULL);
         assert_usage_error(r, args[i][0], "is a crawl-queue (stage 3) option");
         run_free(r);
     }
+}
+
+/* --warc, --cdx, --store: crawl-queue's files; --cdx needs --warc; no two of the files
+ * named on the command line may be one file. */
+static void test_archive_and_store_files(void **state)
+{
+    (void)state;
+    parse_stage = CLI_STAGE3;
+    run *r = parse("--warc", "c.warc.gz", "--cdx", "c.cdxj", "--store", "c.db", "a.example",
+                   NULL);
+    assert_ok(r);
+    assert_string_equal(r->o.warc, "c.warc.gz");
+    assert_string_equal(r->o.cdx, "c.cdxj");
+    assert_string_equal(r->o.store, "c.db");
+    run_free(r);
+    r = parse("--cdx", "c.cdxj", "a.example", NULL);
+    assert_usage_error(r, "--cdx 'c.cdxj' indexes a --warc file: give --warc too", NULL);
+    run_free(r);
+    r = parse("--warc", "same", "--cdx", "same", "a.example", NULL);
+    assert_usage_error(r, "--warc 'same' and --cdx 'same' are the same file", NULL);
+    run_free(r);
+    r = parse("--output", "same", "--store", "same", "a.example", NULL);
+    assert_usage_error(r, "--output 'same' and --store 'same' are the same file", NULL);
+    run_free(r);
+    r = parse("--store", "same", "--warc", "same", "a.example", NULL);
+    assert_usage_error(r, "--store 'same' and --warc 'same' are the same file", NULL);
+    run_free(r);
 }
 
 int main(void)
@@ -743,6 +772,7 @@ int main(void)
         cmocka_unit_test_teardown(test_threads_and_dns_timeout, reset_log_level),
         cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter_stages,
                                   reset_log_level),
+        cmocka_unit_test_teardown(test_archive_and_store_files, reset_log_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
