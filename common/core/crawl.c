@@ -26,6 +26,7 @@
 #include "outfile.h"
 #include "recstream.h"
 #include "log.h"
+#include "fpset.h"
 #include "seen.h"
 #include "trace.h"
 #include "url.h"
@@ -34,8 +35,10 @@ struct crawl {
     crawl_options o;         /* a copy; o.roots etc. still point at the caller's */
     char *stage;
     url_policy *policy;      /* root_domains + exclude: crawling.py's url_allowed */
-    seen_set *seen_urls;
-    report *stats;           /* the FetchStatistic records */
+    fpset *seen_urls;        /* fingerprints (fpset.h): 8 bytes a URL */
+    report *stats;           /* the FetchStatistic records: the text format's, which
+                                sorts them at the end; jsonl streams them and keeps none */
+    size_t done;             /* records made */
     FILE *out;
     recstream *stream;       /* --format jsonl: each record written as it is made */
     struct timespec t0;
@@ -416,14 +419,14 @@ static void trace_attempt(crawl_fetch *f, const char *error)
 static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn add,
                     void *ctx)
 {
-    if (c->o.max_pages > 0 && seen_count(c->seen_urls) >= (size_t)c->o.max_pages) {
+    if (c->o.max_pages > 0 && fpset_count(c->seen_urls) >= (size_t)c->o.max_pages) {
         if (!c->max_pages_logged)
             log_info("--max-pages %ld reached: not adding %s and later URLs",
                      c->o.max_pages, url);
         c->max_pages_logged = true;
         return false;
     }
-    if (!seen_add(c->seen_urls, url))
+    if (!fpset_add(c->seen_urls, url))
         return false;
     log_debug("adding %s %d", url, max_redirect);
     add(ctx, url, max_redirect);
@@ -433,9 +436,11 @@ static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn ad
 /* f: the attempt the record comes from, or NULL (a failure without a response). */
 static void record(crawl *c, const fetch_stat *st, const crawl_fetch *f)
 {
-    report_add(c->stats, st);
+    c->done++;
     if (c->stream)
         recstream_record(c->stream, st);
+    else
+        report_add(c->stats, st);
     if (c->on_record)
         c->on_record(c->on_record_ctx, st, f);
 }
@@ -466,7 +471,7 @@ static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn 
 
     if (!next_url)
         return;
-    if (seen_has(c->seen_urls, next_url))
+    if (fpset_has(c->seen_urls, next_url))
         log_debug("redirect to %s from %s: already seen", next_url, f->url);
     else if (f->max_redirect <= 0)
         log_info("redirect limit reached for %s from %s", next_url, f->url);
@@ -495,7 +500,7 @@ static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add,
         if (!f->links.items[i].allowed)
             continue;
         st.num_urls++;
-        if (!seen_has(c->seen_urls, f->links.items[i].url))
+        if (!fpset_has(c->seen_urls, f->links.items[i].url))
             st.num_new_urls++;
     }
     record(c, &st, f);
@@ -531,7 +536,7 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
     c->out = stdout;
     clock_gettime(CLOCK_MONOTONIC, &c->t0);
     c->stage = xstrdup(stage ? stage : "");
-    c->seen_urls = seen_new();
+    c->seen_urls = fpset_new();
     c->stats = report_new();
     c->policy = url_policy_new(o->strict != 0, o->exclude, err, errlen);
     if (!c->policy) {
@@ -586,7 +591,7 @@ void crawl_free(crawl *c)
         fclose(c->out);
     trace_close(c->trace, NULL, 0);   /* only when the report was never written */
     url_policy_free(c->policy);
-    seen_free(c->seen_urls);
+    fpset_free(c->seen_urls);
     report_free(c->stats);
     free(c->stage);
     free(c);
@@ -594,17 +599,17 @@ void crawl_free(crawl *c)
 
 const crawl_options *crawl_opts(const crawl *c) { return &c->o; }
 const report *crawl_report(const crawl *c) { return c->stats; }
-size_t crawl_seen_count(const crawl *c) { return seen_count(c->seen_urls); }
+size_t crawl_seen_count(const crawl *c) { return fpset_count(c->seen_urls); }
 
 size_t crawl_longest_probe(const crawl *c)
 {
-    size_t seen = seen_longest_probe(c->seen_urls);
+    size_t seen = fpset_longest_probe(c->seen_urls);
     return seen > c->page_probe ? seen : c->page_probe;
 }
 size_t crawl_in_flight(const crawl *c) { return c->in_flight; }
 size_t crawl_attempts(const crawl *c) { return c->in_flight + c->waiting_fd; }
 size_t crawl_peak_in_flight(const crawl *c) { return c->peak_in_flight; }
-size_t crawl_done_count(const crawl *c) { return report_count(c->stats); }
+size_t crawl_done_count(const crawl *c) { return c->done; }
 
 void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
 {
@@ -768,7 +773,7 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
     char report_err[512] = "", trace_err[512] = "";
     int r;
     if (c->stream)      /* the records are written already: the summary ends the file */
-        r = recstream_summary(c->stream, report_count(c->stats), &sum, report_err,
+        r = recstream_summary(c->stream, c->done, &sum, report_err,
                               sizeof report_err);
     else {
         report_write_text(c->stats, &sum, c->out);
@@ -778,7 +783,7 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
     }
     if (c->trace) {
         trace_arg args[] = {
-            {"urls", NULL, (long long)report_count(c->stats)},
+            {"urls", NULL, (long long)c->done},
             {"ms", NULL, (long long)(sum.seconds * 1000 + 0.5)},
             {"max_tasks", NULL, c->o.max_tasks},
             {"peak_in_flight", NULL, (long long)c->peak_in_flight},

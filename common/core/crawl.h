@@ -82,11 +82,13 @@ size_t crawl_peak_in_flight(const crawl *c);
 size_t crawl_attempts(const crawl *c);
 /* URLs recorded so far. */
 size_t crawl_done_count(const crawl *c);
-/* The FetchStatistic records so far (for tests and stages; owned by c). */
+/* The FetchStatistic records so far (for tests and stages; owned by c): the text
+ * format's only — with --format jsonl each record is written as it is made and none
+ * is kept (crawl_done_count still counts them). */
 const report *crawl_report(const crawl *c);
 /* Size of seen_urls: URLs scheduled so far, roots included. */
 size_t crawl_seen_count(const crawl *c);
-/* The longest probe (seen_longest_probe) in seen_urls and in the link set of every page
+/* The longest probe (fpset_longest_probe) in seen_urls and in the link set of every page
  * finished so far: stays small whatever the pages' links (hash flooding). */
 size_t crawl_longest_probe(const crawl *c);
 

@@ -4,7 +4,7 @@
 #
 #   tests/bench/bench.sh            (or: make -f Makefile.tutorial bench)
 #
-# Sections (BENCH_SECTIONS, default "throughput latency c10k"):
+# Sections (BENCH_SECTIONS, default "throughput latency c10k memory"):
 #   throughput  a generated site of BENCH_PAGES pages (BENCH_LINKS links, ~BENCH_SIZE
 #               bytes each), no delay: pages found, wall and CPU seconds, peak RSS of
 #               each crawler and of `wget -r -l inf -nv --delete-after`, with the ratios
@@ -21,6 +21,10 @@
 #               baseline being the same crawler on a tiny crawl at --max-tasks 1. Also
 #               the RSS while all the fetches wait (sampled), threads, kernel stacks,
 #               and two SVG plots of in-flight fetches and RSS over time.
+#   memory      generated sites of BENCH_MEM_PAGES pages each (default "200000 1000000";
+#               12 links, ~2000 B each), no delay, crawled by crawl-queue (and, on the
+#               first size, crawl-callbacks --transport raw) with --format jsonl
+#               --output FILE: pages/s, peak RSS and peak RSS per URL. ~2 minutes.
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
 # 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
@@ -33,7 +37,7 @@ cd "$(dirname "$0")/../.."
 
 runs=${BENCH_RUNS:-3}
 build=${BENCH_BUILD:-build-release}
-sections=${BENCH_SECTIONS:-throughput latency c10k}
+sections=${BENCH_SECTIONS:-throughput latency c10k memory}
 pages=${BENCH_PAGES:-2000}
 links=${BENCH_LINKS:-12}
 size=${BENCH_SIZE:-7000}
@@ -46,6 +50,7 @@ c10k_delay=${BENCH_C10K_DELAY:-2000}
 c10k_tasks=${BENCH_C10K_TASKS:-10000}
 mid_tasks=${BENCH_MID_TASKS:-1000}
 mid_pages=${BENCH_MID_PAGES:-5000}
+mem_pages=${BENCH_MEM_PAGES:-200000 1000000}
 bin=$build/bin
 out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
@@ -336,6 +341,35 @@ section_c10k() {
     say "Plots: $out/c10k-inflight.svg $out/c10k-rss.svg"
 }
 
+# ---- 4. memory per URL ---------------------------------------------------------------------
+section_memory() {
+    say ""
+    say "== Memory per URL: generated sites (12 links, ~2000 B a page), no delay, --format jsonl --output FILE"
+    say "   B/URL = peak RSS / pages: every byte the process held at its peak, spread over the pages"
+    printf '%-18s %-9s %8s %8s %9s %8s %7s\n' crawler transport pages wall_s pages/s peak_MB B/URL
+    local first=1
+    for n in $mem_pages; do
+        start_site "pages=$n,links=12,size=2000,seed=1" 0
+        local c list="crawl-queue:curl"
+        [ "$first" = 1 ] && list="$list crawl-callbacks:raw"
+        for c in $list; do
+            local name=${c%%:*} t=${c##*:} tag="mem.$n.${c%%:*}.${c##*:}"
+            crawl "$name" "$t" "$tag"
+            local p w rss
+            p=$(sfield "$out/$tag.jsonl" done)
+            w=$(rfield "$out/$tag.stat" wall)
+            rss=$(rfield "$out/$tag.stat" maxrss_kb)
+            printf '%-18s %-9s %8s %8s %9s %8s %7s\n' "$name" "$t" "$p" "$w" \
+                "$(awk -v p="$p" -v w="$w" 'BEGIN { if (w > 0) printf "%.0f", p / w; else print "-" }')" \
+                "$(mb "$rss")" \
+                "$(awk -v p="$p" -v k="$rss" 'BEGIN { if (p > 0) printf "%.0f", k * 1024 / p; else print "-" }')"
+            rm -f "$out/$tag.jsonl"     # up to 250 MB of records: the figures are read
+        done
+        stop_site
+        first=0
+    done
+}
+
 say "crawlstages benchmarks — $(nproc) CPU(s), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1), Linux $(uname -r), $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)"
 say "open files: $(ulimit -n); data in $out"
 for s in $sections; do
@@ -343,6 +377,7 @@ for s in $sections; do
     throughput) section_throughput ;;
     latency) section_latency ;;
     c10k) section_c10k ;;
+    memory) section_memory ;;
     *) warn "unknown section '$s'" ;;
     esac
 done

@@ -671,7 +671,8 @@ static int count_char(const char *s, char ch)
 }
 
 /* --format jsonl: each record is in the file as soon as it is made, in the order the
- * URLs finished (not sorted), before any report is written; the summary comes last. */
+ * URLs finished (not sorted), before any report is written, and not kept in memory;
+ * the summary comes last. */
 static void test_jsonl_records_as_they_finish(void **state)
 {
     fixture *fx = *state;
@@ -699,6 +700,10 @@ static void test_jsonl_records_as_they_finish(void **state)
     const char *a = strstr(text, "\"url\": \"http://example.com/a\"");
     assert_true(b && a && b < a);       /* as they finished */
     free(text);
+
+    /* Written, so not kept: nothing per finished URL stays in memory. */
+    assert_int_equal(report_count(crawl_report(fx->c)), 0);
+    assert_int_equal(crawl_done_count(fx->c), 3);
 
     char werr[256];
     assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", false, werr, sizeof werr), 0);
