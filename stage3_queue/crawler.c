@@ -25,6 +25,7 @@
 #include "fetch.h"
 #include "progress.h"
 #include "queue.h"
+#include "state.h"
 #include "task.h"
 
 struct crawler {
@@ -141,7 +142,16 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     crawl_frame *main_coro = (crawl_frame *)coro_new(&crawl_def);
     main_coro->cr = &cr;
     queue_init(&cr.q, a->loop);
-    crawl_add_roots(a->crawl, put_url, &cr);
+    char err[1024];
+    if (a->opt.state && state_restore(a, put_url, &cr, err, sizeof err) < 0) {
+        fprintf(stderr, "crawl-queue: %s\n", err);
+        queue_clear(&cr.q);
+        coro_free(&main_coro->co);
+        engine_free(cr.engine);
+        free(cr.workers);
+        return APP_NOT_STARTED;
+    }
+    crawl_add_roots(a->crawl, put_url, &cr);    /* on --resume: seen already */
 
     progress *p = progress_start(a, &cr.q);
     task *t = task_new(a->loop, &main_coro->co, "crawl");

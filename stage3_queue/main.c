@@ -5,15 +5,20 @@
 #include "store.h"
 #include "warc.h"
 
-/* The engine of this run: robots.txt is obeyed unless --ignore-robots, --store adds the
- * SQLite pipeline stage, --warc the WARC archive (with none, this is the chapter's
- * crawler). */
+/* The engine of this run: robots.txt is obeyed unless --ignore-robots, --state keeps
+ * the frontier, --store adds the SQLite pipeline stage, --warc the WARC archive (with
+ * none, this is the chapter's crawler). */
 static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
 {
     engine *e = engine_new(a, put, ctx);
     if (!a->opt.ignore_robots) {
         downloader_middleware mw = robotstxt_middleware(e, a->opt.user_agent);
         engine_add_middleware(e, &mw);
+    }
+    if (a->opt.state) {         /* the frontier: every URL scheduled, every one done */
+        item_pipeline p = state_pipeline(a, a->opt.state);
+        crawl_set_add_hook(a->crawl, store_frontier_add, p.self);
+        engine_add_pipeline(e, &p);
     }
     if (a->opt.store) {
         item_pipeline p = store_pipeline(a->opt.store);

@@ -26,6 +26,8 @@
 #include "threads.h"
 
 typedef struct row {
+    char *frontier_url;         /* a URL scheduled (--state): a frontier row, not a page */
+    int max_redirect;
     fetch_stat rec;             /* owned copy */
     char *final_url;
     char *headers;              /* "Name: value\r\n"... or NULL */
@@ -45,6 +47,9 @@ typedef struct store {
     app *a;
     sqlite3 *db;                /* touched by one pool job at a time */
     sqlite3_stmt *insert;
+    sqlite3_stmt *insert_frontier;  /* --state */
+    bool state;                 /* --state: pages without headers and body, and the frontier */
+    size_t batch_rows;          /* rows a transaction: STORE_BATCH_ROWS, STATE_BATCH_ROWS */
     batch *filling;             /* rows being collected */
     batch *full, *full_tail;    /* batches waiting for the writer */
     size_t nfull;
@@ -60,6 +65,7 @@ typedef struct store {
 
 static void row_free(row *r)
 {
+    free(r->frontier_url);
     fetch_stat_clear(&r->rec);
     free(r->final_url);
     free(r->headers);
@@ -99,7 +105,7 @@ static void utc_now(char *buf, size_t len)
     snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
-static void add_row(store *s, const item *it)
+static row *new_row(store *s)
 {
     if (!s->filling)
         s->filling = xcalloc(1, sizeof *s->filling);
@@ -110,8 +116,14 @@ static void add_row(store *s, const item *it)
     }
     row *r = &b->rows[b->n++];
     memset(r, 0, sizeof *r);
+    return r;
+}
+
+static void add_row(store *s, const item *it)
+{
+    row *r = new_row(s);
     fetch_stat_copy(&r->rec, &it->record);
-    if (it->response) {
+    if (it->response && !s->state) {
         r->final_url = xstrdup(it->response->url);
         r->headers = headers_text(it->response);
         if (it->response->body_len) {
@@ -163,6 +175,14 @@ static const char insert_sql[] =
     " encoding, num_urls, num_new_urls, headers, body, fetched_at)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 
+static const char state_schema[] =
+    "CREATE TABLE IF NOT EXISTS frontier (url TEXT PRIMARY KEY,"
+    " max_redirect INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+
+static const char insert_frontier_sql[] =
+    "INSERT OR IGNORE INTO frontier (url, max_redirect) VALUES (?1, ?2)";
+
 static coro_error *db_error(store *s, const char *what)
 {
     return coro_error_new(CORO_ERROR, 0, "store '%s': %s: %s", s->path, what,
@@ -176,7 +196,10 @@ static coro_value open_work(void *arg, coro_error **err)
     if (sqlite3_open_v2(s->path, &s->db, flags, NULL) != SQLITE_OK ||
         sqlite3_busy_timeout(s->db, 5000) != SQLITE_OK ||
         sqlite3_exec(s->db, schema, NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) != SQLITE_OK)
+        sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) != SQLITE_OK ||
+        (s->state && (sqlite3_exec(s->db, state_schema, NULL, NULL, NULL) != SQLITE_OK ||
+                      sqlite3_prepare_v2(s->db, insert_frontier_sql, -1,
+                                         &s->insert_frontier, NULL) != SQLITE_OK)))
         *err = db_error(s, "open");
     return (coro_value){NULL, 0};
 }
@@ -191,6 +214,13 @@ static void bind_text(sqlite3_stmt *st, int i, const char *v)
 
 static int insert_row(store *s, const row *r)
 {
+    if (r->frontier_url) {
+        sqlite3_stmt *st = s->insert_frontier;
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, r->frontier_url, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, r->max_redirect);
+        return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    }
     sqlite3_stmt *st = s->insert;
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
@@ -252,7 +282,8 @@ static coro_value close_work(void *arg, coro_error **err)
     (void)err;
     store *s = arg;
     sqlite3_finalize(s->insert);
-    s->insert = NULL;
+    sqlite3_finalize(s->insert_frontier);
+    s->insert = s->insert_frontier = NULL;
     sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
     s->db = NULL;
     return (coro_value){NULL, 0};
@@ -390,12 +421,10 @@ static int room_body(coro *co)
 static const coro_def room_def = {"store_room", __FILE__, room_body, NULL,
                                   sizeof(room_frame)};
 
-static coro *store_process_item(void *self, item *it, bool *drop)
+/* A row is in: its batch goes to the writer when full, or STORE_BATCH_MS later. */
+static void added(store *s)
 {
-    (void)drop;
-    store *s = self;
-    add_row(s, it);
-    if (s->filling->n >= STORE_BATCH_ROWS) {
+    if (s->filling->n >= s->batch_rows) {
         if (s->timer)
             selector_cancel(s->a->loop, s->timer);
         s->timer = NULL;
@@ -403,6 +432,23 @@ static coro *store_process_item(void *self, item *it, bool *drop)
     } else if (!s->timer) {
         s->timer = selector_call_later(s->a->loop, STORE_BATCH_MS, on_timer, s);
     }
+}
+
+void store_frontier_add(void *self, const char *url, int max_redirect)
+{
+    store *s = self;
+    row *r = new_row(s);
+    r->frontier_url = xstrdup(url);
+    r->max_redirect = max_redirect;
+    added(s);
+}
+
+static coro *store_process_item(void *self, item *it, bool *drop)
+{
+    (void)drop;
+    store *s = self;
+    add_row(s, it);
+    added(s);
     if (s->nfull < 2 && !s->error)
         return NULL;                            /* at once: the usual case */
     room_frame *f = (room_frame *)coro_new(&room_def);
@@ -466,6 +512,7 @@ static void store_free(void *self)
     }
     if (s->db) {
         sqlite3_finalize(s->insert);
+        sqlite3_finalize(s->insert_frontier);
         sqlite3_close(s->db);
     }
     future_clear(&s->wake);
@@ -475,10 +522,23 @@ static void store_free(void *self)
     free(s);
 }
 
+item_pipeline state_pipeline(app *a, const char *path)
+{
+    item_pipeline p = store_pipeline(path);
+    store *s = p.self;
+    s->a = a;                   /* frontier rows come before open: the roots */
+    s->state = true;
+    s->batch_rows = STATE_BATCH_ROWS;
+    p.name = "state";
+    p.wants_body = false;
+    return p;
+}
+
 item_pipeline store_pipeline(const char *path)
 {
     store *s = xcalloc(1, sizeof *s);
     s->path = xstrdup(path);
+    s->batch_rows = STORE_BATCH_ROWS;
     future_init(&s->wake);
     future_init(&s->room);
     return (item_pipeline){

@@ -30,7 +30,19 @@
 /* The storage stage of the item pipeline, writing to path. */
 item_pipeline store_pipeline(const char *path);
 
-/* Rows per transaction, and the longest a row waits for its batch to be written. */
-enum { STORE_BATCH_ROWS = 256, STORE_BATCH_MS = 500 };
+/* --state FILE.db (state.h): the same writer keeping the crawl's frontier. Its pages
+ * rows have no headers or body; two more tables:
+ *
+ *   CREATE TABLE frontier (url TEXT PRIMARY KEY, max_redirect INTEGER NOT NULL);
+ *   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+ *
+ * A URL is in frontier once scheduled (store_frontier_add, the crawl core's add hook),
+ * in pages once it has a record; both go through the same batches, in order. */
+item_pipeline state_pipeline(app *a, const char *path);
+void store_frontier_add(void *self, const char *url, int max_redirect);
+
+/* Rows per transaction, and the longest a row waits for its batch to be written. The
+ * state's rows are small (a URL, or a record without body): more to a transaction. */
+enum { STORE_BATCH_ROWS = 256, STATE_BATCH_ROWS = 4096, STORE_BATCH_MS = 500 };
 
 #endif

@@ -620,9 +620,10 @@ static int writer_body(coro *co)
         f->job = defer_to_thread(w->a->pool, write_work, f->j);
         f->cleanup = write_job_free;
         AWAIT_FUTURE_CATCH(co, f->job);
-        if (!co->err) {                         /* its index lines join the rest */
+        if (!co->err)
+            w->offset += f->j->written;
+        if (!co->err && f->j->b.ncdx) {         /* its index lines join the rest */
             write_job *j = f->j;
-            w->offset += j->written;
             if (w->ncdx + j->b.ncdx > w->cdx_cap) {
                 w->cdx_cap = 2 * (w->ncdx + j->b.ncdx);
                 w->cdx = xreallocarray(w->cdx, w->cdx_cap, sizeof *w->cdx);

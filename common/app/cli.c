@@ -33,7 +33,7 @@ enum {
     OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
     OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
     OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT, OPT_THREADS,
-    OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS, OPT_WARC, OPT_CDX
+    OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS, OPT_WARC, OPT_CDX, OPT_STATE, OPT_RESUME
 };
 
 static const struct option long_opts[] = {
@@ -58,6 +58,8 @@ static const struct option long_opts[] = {
     {"store", required_argument, NULL, OPT_STORE},
     {"warc", required_argument, NULL, OPT_WARC},
     {"cdx", required_argument, NULL, OPT_CDX},
+    {"state", required_argument, NULL, OPT_STATE},
+    {"resume", no_argument, NULL, OPT_RESUME},
     {"ignore-robots", no_argument, NULL, OPT_IGNORE_ROBOTS},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
@@ -262,6 +264,10 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
                "                          over the wire; FILE.gz: gzip per record\n"
                "                          (docs/warc.md) [none]\n"
                "      --cdx FILE          with --warc: a CDXJ index of it [none]\n"
+               "      --state FILE.db     keep the crawl's frontier in SQLite, so that a\n"
+               "                          crawl stopped (even by kill -9) can --resume;\n"
+               "                          needs --format jsonl --output FILE (docs/state.md)\n"
+               "      --resume            go on with --state's crawl, appending to --output\n"
                "      --threads N         the thread pool (DNS lookups, the store), 1 to %d [4]\n"
                "      --dns-timeout SECS  per DNS lookup on the raw transport [60]\n",
                CRAWL_VERSION, THREADPOOL_MAX_THREADS);
@@ -317,6 +323,8 @@ static bool stage3_only(int c)
     case OPT_IGNORE_ROBOTS:
     case OPT_WARC:
     case OPT_CDX:
+    case OPT_STATE:
+    case OPT_RESUME:
         return true;
     default:
         return false;
@@ -369,6 +377,8 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
     case OPT_STORE: o->store = arg; return CLI_OK;
     case OPT_WARC: o->warc = arg; return CLI_OK;
     case OPT_CDX: o->cdx = arg; return CLI_OK;
+    case OPT_STATE: o->state = arg; return CLI_OK;
+    case OPT_RESUME: o->resume = 1; return CLI_OK;
     case OPT_IGNORE_ROBOTS: o->ignore_robots = 1; return CLI_OK;
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
@@ -463,11 +473,17 @@ static int check_files(const crawl_options *o, const char *prog)
                            "(give each its own)", o->output, o->trace_events);
     if (o->cdx && !o->warc)
         return usage_error(prog, "--cdx '%s' indexes a --warc file: give --warc too", o->cdx);
+    if (o->resume && !o->state)
+        return usage_error(prog, "--resume goes on with the crawl of a --state file: give "
+                           "--state too");
+    if (o->state && (to_stdout || !o->format || strcmp(o->format, "jsonl") != 0))
+        return usage_error(prog, "--state '%s' needs --format jsonl --output FILE (the "
+                           "records of every run go to that file)", o->state);
     const char *const named[][2] = {{"--output", to_stdout ? NULL : o->output},
                                     {"--trace-events", o->trace_events},
                                     {"--store", o->store}, {"--warc", o->warc},
-                                    {"--cdx", o->cdx}};
-    for (size_t i = 2; i < 5; i++)     /* --output and --trace-events: checked above */
+                                    {"--cdx", o->cdx}, {"--state", o->state}};
+    for (size_t i = 2; i < 6; i++)     /* --output and --trace-events: checked above */
         for (size_t j = 0; j < i && named[i][1]; j++)
             if (named[j][1] && same_file(named[i][1], named[j][1]))
                 return usage_error(prog, "%s '%s' and %s '%s' are the same file (give each "

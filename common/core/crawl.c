@@ -49,6 +49,8 @@ struct crawl {
     size_t page_probe;       /* the longest probe in any page's link set so far */
     crawl_record_fn on_record;   /* told of each record as it is made */
     void *on_record_ctx;
+    crawl_add_fn on_add;         /* told of each URL scheduled */
+    void *on_add_ctx;
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -429,6 +431,8 @@ static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn ad
     if (!fpset_add(c->seen_urls, url))
         return false;
     log_debug("adding %s %d", url, max_redirect);
+    if (c->on_add)
+        c->on_add(c->on_add_ctx, url, max_redirect);
     add(ctx, url, max_redirect);
     return true;
 }
@@ -551,7 +555,8 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         free(root);
     }
     if (o->output && strcmp(o->output, "-") != 0) {
-        c->out = outfile_open(o->output, "--output", err, errlen);
+        c->out = o->resume ? outfile_open_append(o->output, "--output", err, errlen)
+                           : outfile_open(o->output, "--output", err, errlen);
         if (!c->out) {
             crawl_free(c);
             return NULL;
@@ -702,6 +707,17 @@ void crawl_set_record_hook(crawl *c, crawl_record_fn fn, void *ctx)
 {
     c->on_record = fn;
     c->on_record_ctx = ctx;
+}
+
+void crawl_set_add_hook(crawl *c, crawl_add_fn fn, void *ctx)
+{
+    c->on_add = fn;
+    c->on_add_ctx = ctx;
+}
+
+bool crawl_mark_seen(crawl *c, const char *url)
+{
+    return fpset_add(c->seen_urls, url);
 }
 
 bool crawl_schedule(crawl *c, const char *url, int max_redirect, crawl_add_fn add,

@@ -100,6 +100,13 @@ size_t crawl_longest_probe(const crawl *c);
 typedef void (*crawl_record_fn)(void *ctx, const fetch_stat *st, const crawl_fetch *f);
 void crawl_set_record_hook(crawl *c, crawl_record_fn fn, void *ctx);
 
+/* Told of each URL add_url schedules (after seen_urls took it, before the stage's add):
+ * the frontier a --state file keeps. One hook per crawl; NULL removes. */
+void crawl_set_add_hook(crawl *c, crawl_add_fn fn, void *ctx);
+/* seen_urls takes url without scheduling it (--resume: URLs of an earlier run).
+ * Returns whether it was new. */
+bool crawl_mark_seen(crawl *c, const char *url);
+
 /* crawling.py's add_url for a URL that did not come from a page: scheduled (add is
  * called) when allowed by the host policy, not seen and within --max-pages. Returns
  * whether it was. */

@@ -27,6 +27,8 @@ typedef struct crawl_options {
     int threads;             /* --threads N (4): the thread pool, crawl-queue only */
     double dns_timeout;      /* --dns-timeout SECS (60): a lookup in the pool, crawl-queue */
     const char *store;       /* --store FILE.db (crawl-queue) */
+    const char *state;       /* --state FILE.db: the crawl's frontier (crawl-queue) */
+    int resume;              /* --resume: go on with --state's crawl; --output appended */
     const char *warc;        /* --warc FILE (crawl-queue): WARC/1.1, FILE.gz compressed */
     const char *cdx;         /* --cdx FILE (crawl-queue, with --warc): a CDXJ index */
     int ignore_robots;       /* --ignore-robots (crawl-queue only) */

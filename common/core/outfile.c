@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 FILE *outfile_open(const char *path, const char *what, char *err, size_t errlen)
@@ -21,6 +23,64 @@ FILE *outfile_open(const char *path, const char *what, char *err, size_t errlen)
     FILE *f = NULL;
     if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0)
         f = fdopen(fd, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot open %s '%s': %s", what, path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+/* The length the file should have: up to its last newline, less a last summary line. */
+static off_t whole_records(int fd, off_t size)
+{
+    enum { TAIL = 4096 };
+    char buf[TAIL + 1];
+    off_t end = size;
+    /* the last newline */
+    while (end > 0) {
+        off_t from = end > TAIL ? end - TAIL : 0;
+        ssize_t n = pread(fd, buf, (size_t)(end - from), from);
+        if (n <= 0)
+            return -1;
+        char *nl = memrchr(buf, '\n', (size_t)n);
+        if (nl) {
+            end = from + (nl - buf) + 1;
+            break;
+        }
+        end = from;
+    }
+    /* the line before it, if it is a summary */
+    off_t start = end > 1 ? end - 1 : 0, from = start > TAIL ? start - TAIL : 0;
+    ssize_t n = pread(fd, buf, (size_t)(start - from), from);
+    if (n < 0)
+        return -1;
+    char *nl = memrchr(buf, '\n', (size_t)n);
+    if (!nl && from > 0)
+        return end;             /* a line longer than TAIL: a record, not a summary */
+    off_t line = nl ? from + (nl - buf) + 1 : from;
+    static const char summary[] = "{\"summary\":";
+    char head[sizeof summary - 1];
+    if (end - line >= (off_t)sizeof head &&
+        pread(fd, head, sizeof head, line) == (ssize_t)sizeof head &&
+        memcmp(head, summary, sizeof head) == 0)
+        end = line;
+    return end;
+}
+
+FILE *outfile_open_append(const char *path, const char *what, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    struct stat st;
+    off_t keep;
+    if (fd < 0 || fstat(fd, &st) < 0 || (keep = whole_records(fd, st.st_size)) < 0 ||
+        ftruncate(fd, keep) < 0 || lseek(fd, 0, SEEK_END) < 0) {
+        snprintf(err, errlen, "cannot open %s '%s' to resume: %s", what, path,
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "a");
     if (!f) {
         snprintf(err, errlen, "cannot open %s '%s': %s", what, path, strerror(errno));
         close(fd);

@@ -17,6 +17,12 @@
  * with one line in err ("cannot open --output 'x': No such file or directory"). */
 FILE *outfile_open(const char *path, const char *what, char *err, size_t errlen);
 
+/* For --resume: open the JSONL report of earlier runs to add to it. What a killed run
+ * left half-written (a last line without its newline) and the summary line that ends a
+ * finished or interrupted run are cut first, so the file stays one record a line. A
+ * missing file is created. NULL with one line in err. */
+FILE *outfile_open_append(const char *path, const char *what, char *err, size_t errlen);
+
 /* Flush f; 0, or -1 with "writing <what> '<path>' failed: <reason>" in err. The reason
  * is the one of the write that failed now or, for a write that failed earlier and left
  * only the stream's error flag, "write error". f stays open. */

@@ -1,0 +1,269 @@
+/* test_state.c — --state / --resume (stage3_queue/state.h): crawl-queue killed with
+ * SIGKILL at random moments and resumed each time until it finishes: the union of the
+ * runs' records holds every URL of one uninterrupted crawl, nothing else, and URLs twice
+ * only within what can have been in flight or not yet committed at a kill; interrupted
+ * twice with SIGINT: the union is exactly the uninterrupted crawl; a state file of
+ * another crawl, or one reused without --resume, is one line and exit 1. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "jsonl.h"
+#include "store.h"
+#include "testsite_helper.h"
+
+static testsite site;
+static char dir[] = "/tmp/test_state.XXXXXX";
+enum { PAGES = 1500, MAX_TASKS = 50 };
+
+static char *crawler(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", BIN_DIR, name);
+    return path;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *const args[] = {"--delay", "20", "--generate",
+                                "pages=1500,links=6,size=1000,seed=5", NULL};
+    if (!mkdtemp(dir))
+        return -1;
+    return testsite_start(&site, args);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    testsite_stop(&site);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The URLs of the records in a JSONL file, sorted, one string each (duplicates kept);
+ * every line whole (a resumed run cuts a torn one) and summary lines counted. */
+static char **record_urls(const char *path, size_t *n, size_t *summaries)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char **urls = NULL, *line = NULL;
+    size_t cap = 0, lcap = 0;
+    *n = *summaries = 0;
+    while (getline(&line, &lcap, f) > 0) {
+        if (strncmp(line, "{\"summary\":", 11) == 0) {
+            (*summaries)++;
+            continue;
+        }
+        assert_true(strncmp(line, "{\"url\": \"", 9) == 0);
+        char *end = strstr(line, "\", \"next_url\"");
+        assert_non_null(end);
+        assert_int_equal(line[strlen(line) - 1], '\n');       /* whole lines only */
+        if (*n == cap)
+            urls = realloc(urls, (cap = cap ? 2 * cap : 1024) * sizeof *urls);
+        urls[(*n)++] = strndup(line + 9, (size_t)(end - line - 9));
+    }
+    free(line);
+    fclose(f);
+    qsort(urls, *n, sizeof *urls, cmp_str);
+    return urls;
+}
+
+static void free_urls(char **u, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(u[i]);
+    free(u);
+}
+
+/* The distinct URLs of got are exactly those of want (want has no duplicates); returns
+ * how many records of got repeat a URL. */
+static size_t compare_union(char **got, size_t ngot, char **want, size_t nwant)
+{
+    size_t dup = 0, distinct = 0;
+    for (size_t i = 0; i < ngot; i++) {
+        if (i > 0 && strcmp(got[i], got[i - 1]) == 0) {
+            dup++;
+            continue;
+        }
+        distinct++;
+        if (!bsearch(&got[i], want, nwant, sizeof *want, cmp_str))
+            fail_msg("%s was recorded but not by the uninterrupted crawl", got[i]);
+    }
+    assert_int_equal(distinct, nwant);        /* nothing missing */
+    return dup;
+}
+
+static void kill_9(pid_t pid, void *ctx)
+{
+    (void)ctx;
+    kill(pid, SIGKILL);
+}
+
+static void interrupt(pid_t pid, void *ctx)
+{
+    (void)ctx;
+    kill(pid, SIGINT);
+}
+
+/* crawl-queue --state db --output out [--resume] ROOT, stopped with at_fn at `at`
+ * seconds (at_fn NULL: to the end). */
+static void run(crawl_run *r, const char *db, const char *out, bool resume, double at,
+                void (*at_fn)(pid_t, void *))
+{
+    char *argv[] = {crawler("crawl-queue"), "-q", "--max-tasks", "50", "--state",
+                    (char *)db, "--format", "jsonl", "--output", (char *)out, site.url,
+                    resume ? "--resume" : NULL, NULL};
+    assert_int_equal(at_fn ? run_crawler_at(r, argv, 60, at, at_fn, NULL)
+                           : run_crawler(r, argv, 60),
+                     0);
+}
+
+/* The uninterrupted crawl's URLs, sorted. */
+static char **reference(size_t *n)
+{
+    char db[300], out[300];
+    snprintf(db, sizeof db, "%s/ref.db", dir);
+    snprintf(out, sizeof out, "%s/ref.jsonl", dir);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm'", db, db, db);
+    assert_int_equal(system(cmd), 0);
+    crawl_run r;
+    run(&r, db, out, false, 0, NULL);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t summaries;
+    char **u = record_urls(out, n, &summaries);
+    assert_int_equal(*n, PAGES);
+    assert_int_equal(summaries, 1);
+    return u;
+}
+
+/* kill -9 at random moments, --resume each time, until a run finishes (at most 12). */
+static void test_kill_9_and_resume(void **state)
+{
+    (void)state;
+    size_t nref;
+    char **ref = reference(&nref);
+    char db[300], out[300];
+    snprintf(db, sizeof db, "%s/k.db", dir);
+    snprintf(out, sizeof out, "%s/k.jsonl", dir);
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    int kills = 0;
+    bool finished = false;
+    for (int i = 0; i < 12 && !finished; i++) {
+        crawl_run r;
+        bool stop = i < 6;                        /* six kills at the most, then go on */
+        double at = 0.1 + (double)(rand() % 400) / 1000;
+        run(&r, db, out, i > 0, at, stop ? kill_9 : NULL);
+        if (r.term_signal == SIGKILL)
+            kills++;
+        else if (r.exit_code == 0)               /* done before the kill came */
+            finished = true;
+        else
+            fail_msg("run %d: %s", i, crawl_run_describe(&r));
+        crawl_run_free(&r);
+    }
+    assert_true(finished);
+    assert_true(kills >= 1);
+    size_t n, summaries;
+    char **got = record_urls(out, &n, &summaries);
+    assert_int_equal(summaries, 1);              /* each resume cut the one before */
+    size_t dup = compare_union(got, n, ref, nref);
+    /* Repeated: what was in flight (at most --max-tasks) or recorded and not yet
+     * committed (at most one batch of STORE_BATCH_ROWS, or STORE_BATCH_MS) at a kill. */
+    if (dup > (size_t)kills * (MAX_TASKS + 2 * STORE_BATCH_ROWS))
+        fail_msg("%zu records repeated after %d kills", dup, kills);
+    print_message("%d kill(s) -9, %zu of %zu records repeated\n", kills, dup, n);
+    free_urls(got, n);
+    free_urls(ref, nref);
+}
+
+/* SIGINT twice: every finished URL is committed at close, so the union is exact. */
+static void test_sigint_resumes_exactly(void **state)
+{
+    (void)state;
+    size_t nref;
+    char **ref = reference(&nref);
+    char db[300], out[300];
+    snprintf(db, sizeof db, "%s/i.db", dir);
+    snprintf(out, sizeof out, "%s/i.jsonl", dir);
+    for (int i = 0; i < 3; i++) {
+        crawl_run r;
+        run(&r, db, out, i > 0, 0.4, i < 2 ? interrupt : NULL);
+        if (r.exit_code != 0)
+            fail_msg("run %d: %s", i, crawl_run_describe(&r));
+        crawl_run_free(&r);
+    }
+    size_t n, summaries;
+    char **got = record_urls(out, &n, &summaries);
+    assert_int_equal(summaries, 1);
+    assert_int_equal(compare_union(got, n, ref, nref), 0);
+    free_urls(got, n);
+    free_urls(ref, nref);
+}
+
+static void assert_one_line(const crawl_run *r, int code, const char *text)
+{
+    if (r->exit_code != code || !strstr(r->err, text))
+        fail_msg("want exit %d and '%s': %s", code, text, crawl_run_describe(r));
+    int lines = 0;
+    for (size_t i = 0; i < r->err_len; i++)
+        lines += r->err[i] == '\n';
+    assert_int_equal(lines, 1);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    char db[300], out[300];
+    snprintf(db, sizeof db, "%s/r.db", dir);
+    snprintf(out, sizeof out, "%s/r.jsonl", dir);
+    crawl_run r;
+    run(&r, db, out, false, 0.3, interrupt);
+    crawl_run_free(&r);
+    run(&r, db, out, false, 0, NULL);            /* the same file, no --resume */
+    assert_one_line(&r, 1, "holds a crawl already");
+    crawl_run_free(&r);
+    char *other[] = {crawler("crawl-queue"), "--state", db, "--resume", "--format", "jsonl",
+                     "--output", out, "--max-redirect", "3", site.url, NULL};
+    assert_int_equal(run_crawler(&r, other, 30), 0);
+    assert_one_line(&r, 1, "other roots or options");
+    crawl_run_free(&r);
+    char *no_state[] = {crawler("crawl-queue"), "--resume", site.url, NULL};
+    assert_int_equal(run_crawler(&r, no_state, 30), 0);
+    assert_one_line(&r, 2, "--resume goes on with the crawl of a --state file");
+    crawl_run_free(&r);
+    char *text[] = {crawler("crawl-queue"), "--state", db, site.url, NULL};
+    assert_int_equal(run_crawler(&r, text, 30), 0);
+    assert_one_line(&r, 2, "needs --format jsonl --output FILE");
+    crawl_run_free(&r);
+    char *stage2[] = {crawler("crawl-generators"), "--state", db, site.url, NULL};
+    assert_int_equal(run_crawler(&r, stage2, 30), 0);
+    assert_one_line(&r, 2, "--state is a crawl-queue (stage 3) option");
+    crawl_run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kill_9_and_resume),
+        cmocka_unit_test(test_sigint_resumes_exactly),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
