@@ -50,6 +50,7 @@ typedef struct store {
     sqlite3_stmt *insert_frontier;  /* --state */
     bool state;                 /* --state: pages without headers and body, and the frontier */
     size_t batch_rows;          /* rows a transaction: STORE_BATCH_ROWS, STATE_BATCH_ROWS */
+    uint64_t batch_ms;          /* the longest a row waits: STORE_BATCH_MS, STATE_BATCH_MS */
     batch *filling;             /* rows being collected */
     batch *full, *full_tail;    /* batches waiting for the writer */
     size_t nfull;
@@ -430,7 +431,7 @@ static void added(store *s)
         s->timer = NULL;
         seal(s);
     } else if (!s->timer) {
-        s->timer = selector_call_later(s->a->loop, STORE_BATCH_MS, on_timer, s);
+        s->timer = selector_call_later(s->a->loop, s->batch_ms, on_timer, s);
     }
 }
 
@@ -529,6 +530,7 @@ item_pipeline state_pipeline(app *a, const char *path)
     s->a = a;                   /* frontier rows come before open: the roots */
     s->state = true;
     s->batch_rows = STATE_BATCH_ROWS;
+    s->batch_ms = STATE_BATCH_MS;       /* what a kill -9 can make repeat */
     p.name = "state";
     p.wants_body = false;
     return p;
@@ -539,6 +541,7 @@ item_pipeline store_pipeline(const char *path)
     store *s = xcalloc(1, sizeof *s);
     s->path = xstrdup(path);
     s->batch_rows = STORE_BATCH_ROWS;
+    s->batch_ms = STORE_BATCH_MS;
     future_init(&s->wake);
     future_init(&s->room);
     return (item_pipeline){

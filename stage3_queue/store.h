@@ -43,6 +43,7 @@ void store_frontier_add(void *self, const char *url, int max_redirect);
 
 /* Rows per transaction, and the longest a row waits for its batch to be written. The
  * state's rows are small (a URL, or a record without body): more to a transaction. */
-enum { STORE_BATCH_ROWS = 256, STATE_BATCH_ROWS = 4096, STORE_BATCH_MS = 500 };
+enum { STORE_BATCH_ROWS = 256, STATE_BATCH_ROWS = 4096, STORE_BATCH_MS = 500,
+       STATE_BATCH_MS = 100 };
 
 #endif
