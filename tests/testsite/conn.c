@@ -45,6 +45,8 @@ typedef struct conn {
     long long skip;           /* request body bytes still to discard */
     bool peer_eof;            /* the client will send nothing more */
     bool active;              /* a counted request is in progress */
+    double begin_ms;          /* --log: when its head was read */
+    char *log_host, *log_path;    /* --log: its Host and path */
     reply rep;
     uint64_t sent;            /* response bytes written so far */
     uint64_t drip_allowed;    /* body bytes released by the drip timer so far */
@@ -62,8 +64,12 @@ void conn_close(conn *c)
     if (c->watching)
         selector_unregister(srv->sel, c->fd);
     close(c->fd);
-    if (c->active)
+    if (c->active) {
+        server_log_request(srv, c->begin_ms, c->log_host, c->log_path, END_ABORTED);
         server_request_end(srv, END_ABORTED);
+    }
+    free(c->log_host);
+    free(c->log_path);
     reply_clear(&c->rep);
     free(c->in);
     list_remove(&c->node);
@@ -199,6 +205,7 @@ static int linger_close(conn *c)
 static void end_request(conn *c, enum request_end how)
 {
     if (c->active) {
+        server_log_request(c->srv, c->begin_ms, c->log_host, c->log_path, how);
         server_request_end(c->srv, how);
         c->active = false;
     }
@@ -365,6 +372,13 @@ static int process(conn *c)
         if (!req.path)   /* only empty lines */
             continue;
         c->skip = req.body_len;
+        if (c->srv->log) {
+            free(c->log_host);
+            free(c->log_path);
+            c->log_host = req.host ? xstrdup(req.host) : NULL;
+            c->log_path = xstrdup(req.path);
+            c->begin_ms = server_now_ms();
+        }
         reply_build(c->srv, &req, &c->rep);
         request_clear(&req);
         int rc = start(c);

@@ -135,6 +135,11 @@ long request_parse(const char *buf, size_t len, request *req)
             while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
                 vlen--;
             req->user_agent = xstrndup(v, vlen);
+        } else if (klen == 4 && strncasecmp(l, "host", 4) == 0) {
+            free(req->host);
+            while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
+                vlen--;
+            req->host = xstrndup(v, vlen);
         }
     }
     if (chunked)
@@ -149,4 +154,6 @@ void request_clear(request *req)
     req->path = NULL;
     free(req->user_agent);
     req->user_agent = NULL;
+    free(req->host);
+    req->host = NULL;
 }

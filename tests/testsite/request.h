@@ -14,6 +14,7 @@ typedef struct request {
     bool keep_alive;          /* whether the connection may stay open afterwards */
     long long body_len;       /* Content-Length of a request body (skipped) */
     char *user_agent;         /* malloc'd: the User-Agent header's value, or NULL */
+    char *host;               /* malloc'd: the Host header's value, or NULL */
 } request;
 
 enum {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ACCEPT_PAUSE_MS 100
@@ -131,6 +132,24 @@ void server_request_begin(server *srv)
     server_stats *st = &srv->stats;
     if (++st->in_progress > st->peak_in_progress)
         st->peak_in_progress = st->in_progress;
+}
+
+double server_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+void server_log_request(server *srv, double begin_ms, const char *host, const char *path,
+                        enum request_end how)
+{
+    if (!srv->log)
+        return;
+    static const char *const hows[] = {"served", "dropped", "aborted"};
+    fprintf(srv->log, "%.3f %.3f %s %s %s\n", begin_ms, server_now_ms(),
+            host && *host ? host : "-", path ? path : "-", hows[how]);
+    fflush(srv->log);
 }
 
 void server_request_end(server *srv, enum request_end how)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gen.h"
 #include "list.h"
@@ -34,6 +35,7 @@ typedef struct server {
     uint64_t delay_ms;          /* --delay: for every page without its own delay= */
     server_stats stats;
     char *user_agent;           /* the last site request's User-Agent (malloc'd), or NULL */
+    FILE *log;                  /* --log FILE: a line per counted request, or NULL */
     list_node conns;            /* every open connection (conn.c) */
     bool warned_emfile;
     bool warned_register;
@@ -52,5 +54,15 @@ void server_shutdown(server *srv);
 enum request_end { END_SERVED, END_DROPPED, END_ABORTED };
 void server_request_begin(server *srv);
 void server_request_end(server *srv, enum request_end how);
+
+/* --log FILE: one line per counted request when it ends, written at once:
+ *   BEGIN_MS END_MS HOST PATH HOW
+ * BEGIN_MS: its head was read; END_MS: its answer ended (CLOCK_MONOTONIC, ms, as
+ * decimals with microseconds); HOST: the Host header ("-" without one); PATH: as
+ * requested; HOW: served | dropped | aborted. So a test checks at the server how many
+ * requests a crawler had in flight to one host, and how far apart it started them. */
+void server_log_request(server *srv, double begin_ms, const char *host, const char *path,
+                        enum request_end how);
+double server_now_ms(void);
 
 #endif

@@ -437,6 +437,47 @@ static void test_scenario_delay_and_drip(void **state)
     testsite_stop(ts);
 }
 
+/* --log FILE: a line per request as it ends — begin and end (monotonic ms), the Host
+ * header, the path, how it ended — so a test sees at the server what a crawler did. */
+static void test_request_log(void **state)
+{
+    testsite *ts = *state;
+    char path[] = "/tmp/test_testsite_log.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *const args[] = {"--log", path, SITES_DIR "/basic.site", NULL};
+    start_or_fail(ts, args);
+    size_t len;
+    free(get_raw(ts, "/a.html", &len));                  /* no Host header */
+    char req[512];
+    snprintf(req, sizeof req, "GET /slow HTTP/1.0\r\nHost: site.test:%d\r\n\r\n",
+             testsite_port(ts));
+    free(testsite_request(ts, req, &len, 5000));        /* delay=200 */
+    testsite_stop(ts);
+
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    double b[2], e[2];
+    char host[2][128], target[2][128], how[2][16];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(fscanf(f, "%lf %lf %127s %127s %15s", &b[i], &e[i], host[i],
+                                target[i], how[i]), 5);
+    char extra[8];
+    assert_int_equal(fscanf(f, "%7s", extra), EOF);      /* two requests, two lines */
+    fclose(f);
+    unlink(path);
+    assert_string_equal(host[0], "-");
+    assert_string_equal(target[0], "/a.html");
+    assert_string_equal(how[0], "served");
+    char want[64];
+    snprintf(want, sizeof want, "site.test:%d", testsite_port(ts));
+    assert_string_equal(host[1], want);
+    assert_string_equal(target[1], "/slow");
+    assert_true(e[0] >= b[0] && b[1] >= b[0]);
+    assert_true(e[1] - b[1] >= 190);                      /* the page's 200 ms */
+}
+
 static void test_scenario_raw_and_reset(void **state)
 {
     testsite *ts = *state;
@@ -818,6 +859,7 @@ int main(void)
         TS_TEST(test_scenario_statuses),
         TS_TEST(test_scenario_drop),
         TS_TEST(test_scenario_delay_and_drip),
+        TS_TEST(test_request_log),
         TS_TEST(test_scenario_raw_and_reset),
         TS_TEST(test_keep_alive),
         TS_TEST(test_stats_counts),
