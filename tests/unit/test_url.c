@@ -69,6 +69,9 @@ static void test_fix_rejects(void **state)
     check_fix_error("::::", "not a URL: '::::'");
     check_fix_error("http://a b/", "not a URL: 'http://a b/'");
     check_fix_error("http://h:99999/", "not a URL: 'http://h:99999/'");
+    /* a zone id libcurl writes back as a URL it refuses ('@' after "%25") */
+    check_fix_error("http://[::%2511%5e@0]/", "not a URL: 'http://[::%2511%5e@0]/'");
+    check_fix_error("8*@[0::\x11%5e@0]/", "not a URL: '8*@[0::\x11%5e@0]/'");
 }
 
 static void test_fix_small_err_buffer(void **state)
