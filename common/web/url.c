@@ -338,7 +338,7 @@ static CURLU *base_handle(const char *base, const base_cache **info)
     base_cache *c = tls_base;
     if (!c || strcmp(c->base, base) != 0) {
         CURLU *h = parse(base);
-        if (h && (!numeric_host_again(h) || !drop_userinfo(h))) {
+        if (h && (!numeric_host_again(h) || !zone_ok(h) || !drop_userinfo(h))) {
             curl_url_cleanup(h);
             h = NULL;
         }
@@ -386,7 +386,9 @@ static char *normalize_resolved(CURLU *h, const base_cache *info, const char *hr
         return normalize(h);
     if ((!info->host_lower || strpbrk(href, "ABCDEFGHIJKLMNOPQRSTUVWXYZ%")) && !lower_host(h))
         return NULL;
-    if (strchr(href, '%') && (!numeric_host_again(h) || !zone_ok(h))) /* the base's are done */
+    if (strchr(href, '%') && !numeric_host_again(h)) /* the base's host is done already */
+        return NULL;
+    if (strchr(href, '[') && !zone_ok(h))           /* a new IPv6 host; the base's is ok */
         return NULL;
     if (strchr(href, '@') && !drop_userinfo(h))     /* the base has none */
         return NULL;
