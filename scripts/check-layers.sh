@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # check-layers.sh — the layering of common/ (docs/architecture.md), checked on the
 # sources as well as by the build: no file includes a header of a layer above its own,
-# the loop includes nothing of HTTP, libcurl or libxml2, and nothing in common/ includes
-# a stage's header. Prints each violation; exit 1 if any.
+# the loop includes nothing of HTTP, libcurl, libxml2 or hiredis, the redis layer (beside
+# web: it links the loop only) and web know nothing of each other, and nothing in common/
+# includes a stage's header. Prints each violation; exit 1 if any.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here" || exit 1
-layers=(base loop web core app)
+layers=(base loop redis web core app)
 declare -A rank
 for i in "${!layers[@]}"; do
     for h in common/"${layers[$i]}"/*.h common/"${layers[$i]}"/private/*.h; do
@@ -30,8 +31,11 @@ for i in "${!layers[@]}"; do
         done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
     done
 done
-if grep -nE '#[[:space:]]*include[[:space:]]*[<"](curl/|libxml/|http)' common/loop/*.[ch] common/loop/private/*.h; then
-    echo "common/loop: includes HTTP, libcurl or libxml2 (above)"; bad=$((bad + 1))
+if grep -nE '#[[:space:]]*include[[:space:]]*[<"](curl/|libxml/|http|hiredis/|redis)' common/loop/*.[ch] common/loop/private/*.h; then
+    echo "common/loop: includes HTTP, libcurl, libxml2 or hiredis (above)"; bad=$((bad + 1))
 fi
-echo "check-layers: ${#rank[@]} headers in 5 layers, $bad violation(s)"
+if grep -nE '#[[:space:]]*include[[:space:]]*[<"](hiredis/|redis)' common/web/*.[ch]; then
+    echo "common/web: includes hiredis or the redis layer (above), which sits beside it"; bad=$((bad + 1))
+fi
+echo "check-layers: ${#rank[@]} headers in ${#layers[@]} layers, $bad violation(s)"
 [ "$bad" -eq 0 ]
