@@ -99,7 +99,7 @@ static void kick(rqueue *q);
 
 /* ---- failure and the end: wake the joiner ---- */
 
-static void rwake_joiners(selector *s, void *arg)
+static void wake_joiners(selector *s, void *arg)
 {
     (void)s;
     rqueue *q = arg;
@@ -110,7 +110,7 @@ static void rwake_joiners(selector *s, void *arg)
 static void schedule_join_wakeup(rqueue *q)
 {
     if (!q->join_wakeup)
-        q->join_wakeup = selector_call_soon(q->loop, rwake_joiners, q);
+        q->join_wakeup = selector_call_soon(q->loop, wake_joiners, q);
 }
 
 static void fail(rqueue *q, const char *msg)
@@ -148,7 +148,7 @@ static void free_item(item *it)
     free(it);
 }
 
-static void rwake_getter(selector *s, void *arg)
+static void wake_getter(selector *s, void *arg)
 {
     (void)s;
     getter *gt = arg;
@@ -156,13 +156,13 @@ static void rwake_getter(selector *s, void *arg)
     future_set_result(&gt->wake, (coro_value){NULL, 0});
 }
 
-static void rwake_oldest_getter(rqueue *q)
+static void wake_oldest_getter(rqueue *q)
 {
     list_node *n = list_pop_front(&q->getters);
     if (n) {
         q->ngetters--;
         getter *gt = list_entry(n, getter, link);
-        gt->wakeup = selector_call_soon(q->loop, rwake_getter, gt);
+        gt->wakeup = selector_call_soon(q->loop, wake_getter, gt);
     }
 }
 
@@ -197,7 +197,7 @@ static void take_entry(rqueue *q, const redisReply *e)
     list_push_back(&q->ready, &it->link);
     q->nready++;
     q->fill_got++;
-    rwake_oldest_getter(q);
+    wake_oldest_getter(q);
 }
 
 static void take_entries(rqueue *q, const redisReply *list)
@@ -423,11 +423,11 @@ typedef struct {
     coro co;
     rqueue *q;
     getter g;
-} rget_frame;
+} get_frame;
 
-static int rget_body(coro *co)
+static int get_body(coro *co)
 {
-    rget_frame *f = (rget_frame *)co;
+    get_frame *f = (get_frame *)co;
     CORO_BEGIN(co);
     while (f->q->nready == 0) {
         future_clear(&f->g.wake);
@@ -447,9 +447,9 @@ static int rget_body(coro *co)
     CORO_END(co);
 }
 
-static void rget_finally(coro *co)
+static void get_finally(coro *co)
 {
-    rget_frame *f = (rget_frame *)co;
+    get_frame *f = (get_frame *)co;
     if (list_linked(&f->g.link)) {
         list_remove(&f->g.link);
         f->q->ngetters--;
@@ -457,17 +457,16 @@ static void rget_finally(coro *co)
     if (f->g.wakeup) {
         selector_cancel(f->q->loop, f->g.wakeup);
         if (f->q->nready > 0)
-            rwake_oldest_getter(f->q);
+            wake_oldest_getter(f->q);
     }
     future_clear(&f->g.wake);
 }
 
-static const coro_def rget_def = {"get", __FILE__, rget_body, rget_finally,
-                                  sizeof(rget_frame)};
+static const coro_def get_def = {"get", __FILE__, get_body, get_finally, sizeof(get_frame)};
 
 coro *rqueue_get(rqueue *q)
 {
-    rget_frame *f = (rget_frame *)coro_new(&rget_def);
+    get_frame *f = (get_frame *)coro_new(&get_def);
     f->q = q;
     future_init(&f->g.wake);
     list_node_init(&f->g.link);
@@ -479,11 +478,11 @@ coro *rqueue_get(rqueue *q)
 typedef struct {
     coro co;
     rqueue *q;
-} rjoin_frame;
+} join_frame;
 
-static int rjoin_body(coro *co)
+static int join_body(coro *co)
 {
-    rjoin_frame *f = (rjoin_frame *)co;
+    join_frame *f = (join_frame *)co;
     CORO_BEGIN(co);
     while (!f->q->finished && !f->q->error) {
         if (future_done(&f->q->join_future))
@@ -493,11 +492,11 @@ static int rjoin_body(coro *co)
     CORO_END(co);
 }
 
-static const coro_def rjoin_def = {"join", __FILE__, rjoin_body, NULL, sizeof(rjoin_frame)};
+static const coro_def join_def = {"join", __FILE__, join_body, NULL, sizeof(join_frame)};
 
 coro *rqueue_join(rqueue *q)
 {
-    rjoin_frame *f = (rjoin_frame *)coro_new(&rjoin_def);
+    join_frame *f = (join_frame *)coro_new(&join_def);
     f->q = q;
     return &f->co;
 }

@@ -304,9 +304,8 @@ static void check_merge(fx *f, size_t done, size_t repeated)
         assert_true(strcmp(m.r[i - 1].path, m.r[i].path) < 0);
     recs_free(&m);
     char *text = slurp(merged), want[128];
-    snprintf(want, sizeof want,
-             "{\"summary\": {\"done\": %zu, \"files\": %d, \"repeated\": %zu}}\n", done,
-             NPROC, repeated);
+    snprintf(want, sizeof want, "{\"summary\": {\"done\": %zu, \"files\": %d, \"repeated\": %zu}}\n",
+             done, NPROC, repeated);
     size_t len = strlen(text);
     assert_true(len > strlen(want));
     assert_string_equal(text + len - strlen(want), want);
