@@ -15,7 +15,11 @@
  * Stage 3 is also where the crawler grows an engine (engine.h): with downloader
  * middlewares or item pipeline stages enabled, a worker hands each URL to
  * engine_handle instead of calling fetch itself. With none, this is the chapter's
- * crawler line for line.
+ * crawler line for line (its Queue's get/task_done/join are spelled q_get, ... here).
+ *
+ * With --frontier redis://..., the Queue is redisqueue.h's: the same put_nowait, get,
+ * task_done and join over Redis Streams, shared with every other process of the crawl
+ * (docs/scale.md). The in-memory Queue stays the default; the q_* functions below pick.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,7 @@
 #include "fetch.h"
 #include "progress.h"
 #include "queue.h"
+#include "redisqueue.h"
 #include "state.h"
 #include "task.h"
 
@@ -32,14 +37,43 @@ struct crawler {
     app *a;
     engine *engine;
     queue q;
+    rqueue *rq;              /* --frontier: the Queue on Redis instead of q */
     task **workers;
 };
+
+/* The Queue's four operations, in memory or on Redis. */
+static void q_put_nowait(crawler *cr, const char *url, int max_redirect)
+{
+    if (cr->rq)
+        rqueue_put_nowait(cr->rq, url, max_redirect);
+    else
+        queue_put_nowait(&cr->q, url, max_redirect);
+}
+
+static coro *q_get(crawler *cr)
+{
+    return cr->rq ? rqueue_get(cr->rq) : queue_get(&cr->q);
+}
+
+/* Redis must know which entry is done: its URL's. */
+static void q_task_done(crawler *cr, const char *url)
+{
+    if (cr->rq)
+        rqueue_task_done(cr->rq, url);
+    else
+        queue_task_done(&cr->q);
+}
+
+static coro *q_join(crawler *cr)
+{
+    return cr->rq ? rqueue_join(cr->rq) : queue_join(&cr->q);
+}
 
 /* The crawl core's add_url: seen_urls already has it; the queue gets it. */
 static void put_url(void *ctx, const char *url, int max_redirect)
 {
     crawler *cr = ctx;
-    queue_put_nowait(&cr->q, url, max_redirect);
+    q_put_nowait(cr, url, max_redirect);
 }
 
 /* ---- work: get, fetch, task_done, forever ---- */
@@ -56,7 +90,7 @@ static int work_body(coro *co)
     work_frame *f = (work_frame *)co;
     CORO_BEGIN(co);
     for (;;) {
-        AWAIT(co, queue_get(&f->cr->q));
+        AWAIT(co, q_get(f->cr));
         f->url = co->value.p;
         f->max_redirect = (int)co->value.n;
 
@@ -65,9 +99,9 @@ static int work_body(coro *co)
             AWAIT(co, fetch(f->cr->a, f->url, f->max_redirect, put_url, f->cr));
         else
             AWAIT(co, engine_handle(f->cr->engine, f->url, f->max_redirect));
+        q_task_done(f->cr, f->url);      /* its record is written */
         free(f->url);
         f->url = NULL;
-        queue_task_done(&f->cr->q);
     }
     CORO_END(co);
 }
@@ -112,9 +146,11 @@ static int crawl_body(coro *co)
     }
 
     /* When all work is done, exit. */
-    AWAIT(co, queue_join(&cr->q));
+    AWAIT(co, q_join(cr));
     for (int i = 0; i < n; i++)
         task_cancel(cr->workers[i]);
+    if (cr->rq && rqueue_error(cr->rq))
+        CORO_RETURN(co, NULL, -1);           /* Redis failed: said after the crawl */
     CORO_END(co);
 }
 
@@ -143,6 +179,18 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     main_coro->cr = &cr;
     queue_init(&cr.q, a->loop);
     char err[1024];
+    if (a->opt.frontier) {
+        cr.rq = rqueue_new(a->loop, a->opt.frontier, a->opt.claim_after, a->opt.fetched_by,
+                           err, sizeof err);
+        if (!cr.rq) {
+            fprintf(stderr, "crawl-queue: --frontier: %s\n", err);
+            queue_clear(&cr.q);
+            coro_free(&main_coro->co);
+            engine_free(cr.engine);
+            free(cr.workers);
+            return APP_NOT_STARTED;
+        }
+    }
     if (a->opt.state && state_restore(a, put_url, &cr, err, sizeof err) < 0) {
         fprintf(stderr, "crawl-queue: %s\n", err);
         queue_clear(&cr.q);
@@ -160,14 +208,20 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         fprintf(stderr, "crawl-queue: the event loop stopped: %s\n", selector_error(a->loop));
         status = -1;
     }
-    if (future_done(&t->fut) && t->fut.result.n < 0)
+    if (cr.rq && rqueue_error(cr.rq)) {
+        /* A lost connection, say: what was acknowledged stays so; the rest is
+         * taken over by the other processes, or by this crawl run again. */
+        fprintf(stderr, "crawl-queue: --frontier: %s\n", rqueue_error(cr.rq));
+        status = -1;
+    } else if (future_done(&t->fut) && t->fut.result.n < 0) {
         status = APP_NOT_STARTED;           /* the pipeline did not open: no fetch */
+    }
     progress_stop(p);
 
     /* Left to do: every URL put and not yet done — queued, being fetched, waiting for
      * a descriptor, or waiting inside the engine (for its host's robots.txt, say); not
      * the robots.txt downloads, which are no URL of the crawl. */
-    a->todo = cr.q.unfinished_tasks;
+    a->todo = cr.rq ? rqueue_unfinished(cr.rq) : cr.q.unfinished_tasks;
     /* The workers (cancelled where they wait, if interrupted), then the pipeline's
      * close — its stages' own tasks still run — then whatever is left. */
     for (int i = 0; i < a->opt.max_tasks; i++)
@@ -177,6 +231,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         status = -1;
     engine_free(cr.engine);     /* its stages free their own tasks */
     task_free_all();
+    rqueue_free(cr.rq);         /* after the acknowledgements of the last records */
     queue_clear(&cr.q);
     free(cr.workers);
     return status;

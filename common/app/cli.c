@@ -33,7 +33,8 @@ enum {
     OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
     OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
     OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT, OPT_THREADS,
-    OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS, OPT_WARC, OPT_CDX, OPT_STATE, OPT_RESUME
+    OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS, OPT_WARC, OPT_CDX, OPT_STATE, OPT_RESUME,
+    OPT_FRONTIER, OPT_CLAIM_AFTER
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +61,8 @@ static const struct option long_opts[] = {
     {"cdx", required_argument, NULL, OPT_CDX},
     {"state", required_argument, NULL, OPT_STATE},
     {"resume", no_argument, NULL, OPT_RESUME},
+    {"frontier", required_argument, NULL, OPT_FRONTIER},
+    {"claim-after", required_argument, NULL, OPT_CLAIM_AFTER},
     {"ignore-robots", no_argument, NULL, OPT_IGNORE_ROBOTS},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
@@ -268,6 +271,12 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
                "                          crawl stopped (even by kill -9) can --resume;\n"
                "                          needs --format jsonl --output FILE (docs/state.md)\n"
                "      --resume            go on with --state's crawl, appending to --output\n"
+               "      --frontier redis://HOST:PORT/NAME\n"
+               "                          one crawl NAME run by many processes: the Queue\n"
+               "                          and seen URLs in Redis; needs --format jsonl\n"
+               "                          (docs/scale.md) [the Queue in memory]\n"
+               "      --claim-after SECS  with --frontier: take over URLs a process left\n"
+               "                          unacknowledged this long (it died) [60]\n"
                "      --threads N         the thread pool (DNS lookups, the store), 1 to %d [4]\n"
                "      --dns-timeout SECS  per DNS lookup on the raw transport [60]\n",
                CRAWL_VERSION, THREADPOOL_MAX_THREADS);
@@ -290,6 +299,7 @@ static void set_defaults(crawl_options *o, const char *default_transport)
     o->max_size = DEFAULT_MAX_SIZE;
     o->threads = 4;
     o->dns_timeout = 60;
+    o->claim_after = 60;
 }
 
 /* getopt returned '?': an unknown option, an ambiguous abbreviation, or a value given
@@ -325,6 +335,8 @@ static bool stage3_only(int c)
     case OPT_CDX:
     case OPT_STATE:
     case OPT_RESUME:
+    case OPT_FRONTIER:
+    case OPT_CLAIM_AFTER:
         return true;
     default:
         return false;
@@ -379,6 +391,13 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
     case OPT_CDX: o->cdx = arg; return CLI_OK;
     case OPT_STATE: o->state = arg; return CLI_OK;
     case OPT_RESUME: o->resume = 1; return CLI_OK;
+    case OPT_FRONTIER:
+        if (strncmp(arg, "redis://", 8) != 0)
+            return usage_error(prog, "--frontier '%s': give redis://HOST:PORT/NAME", arg);
+        o->frontier = arg;
+        return CLI_OK;
+    case OPT_CLAIM_AFTER:
+        return parse_seconds(prog, "claim-after", arg, &o->claim_after);
     case OPT_IGNORE_ROBOTS: o->ignore_robots = 1; return CLI_OK;
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
@@ -479,6 +498,12 @@ static int check_files(const crawl_options *o, const char *prog)
     if (o->state && (to_stdout || !o->format || strcmp(o->format, "jsonl") != 0))
         return usage_error(prog, "--state '%s' needs --format jsonl --output FILE (the "
                            "records of every run go to that file)", o->state);
+    if (o->frontier && (!o->format || strcmp(o->format, "jsonl") != 0))
+        return usage_error(prog, "--frontier '%s' needs --format jsonl (a URL is acknowledged "
+                           "to the other processes once its record is written)", o->frontier);
+    if (o->frontier && o->state)
+        return usage_error(prog, "--frontier '%s' keeps the frontier in Redis: --state is for "
+                           "one process", o->frontier);
     const char *const named[][2] = {{"--output", to_stdout ? NULL : o->output},
                                     {"--trace-events", o->trace_events},
                                     {"--store", o->store}, {"--warc", o->warc},
@@ -559,5 +584,13 @@ int cli_parse(crawl_options *o, int argc, char **argv, const char *prog,
         return rc;
     set_log_level(o);
     warn_userinfo(o, prog);
+    if (o->frontier) {
+        /* This process among the crawl's: HOST:PID, unique while it runs. */
+        static char name[300];
+        char host[256] = "localhost";
+        gethostname(host, sizeof host - 1);
+        snprintf(name, sizeof name, "%s:%ld", host, (long)getpid());
+        o->fetched_by = name;
+    }
     return CLI_OK;
 }

@@ -567,6 +567,7 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         fflush(c->out);
         c->stream = recstream_new(fileno(c->out), to_stdout ? "the report to" : "--output",
                                   to_stdout ? "stdout" : o->output);
+        recstream_set_fetched_by(c->stream, o->fetched_by);
     }
     if (o->trace_events) {
         /* the process is the stage: pid 1, 2, 3 */

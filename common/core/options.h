@@ -32,6 +32,12 @@ typedef struct crawl_options {
     const char *warc;        /* --warc FILE (crawl-queue): WARC/1.1, FILE.gz compressed */
     const char *cdx;         /* --cdx FILE (crawl-queue, with --warc): a CDXJ index */
     int ignore_robots;       /* --ignore-robots (crawl-queue only) */
+    const char *frontier;    /* --frontier redis://HOST:PORT/NAME (crawl-queue): the Queue
+                              * on Redis Streams, shared by every process of the crawl */
+    double claim_after;      /* --claim-after SECS (60): take over entries left that long
+                              * unacknowledged by another process (a dead one) */
+    const char *fetched_by;  /* with --frontier: "HOST:PID", this process's name in Redis
+                              * and in each of its records */
     int verbose;             /* -v, repeatable */
     int quiet;               /* -q */
 } crawl_options;

@@ -13,6 +13,7 @@
 struct recstream {
     int fd;
     char *what, *path;
+    char *fetched_by;        /* NULL, or the "fetched_by" of every record */
     char *buf;               /* the line being written: open_memstream's buffer */
     size_t size;
     FILE *line;
@@ -40,6 +41,7 @@ void recstream_free(recstream *s)
     free(s->buf);
     free(s->what);
     free(s->path);
+    free(s->fetched_by);
     free(s);
 }
 
@@ -79,13 +81,19 @@ static void put_line(recstream *s)
 
 void recstream_record(recstream *s, const fetch_stat *st)
 {
-    report_write_jsonl_record(st, s->line);
+    report_write_jsonl_record_by(st, s->fetched_by, s->line);
     put_line(s);
     if (!s->error)
         s->count++;
 }
 
 size_t recstream_count(const recstream *s) { return s->count; }
+
+void recstream_set_fetched_by(recstream *s, const char *name)
+{
+    free(s->fetched_by);
+    s->fetched_by = name ? xstrdup(name) : NULL;
+}
 
 int recstream_summary(recstream *s, size_t done, const report_summary *sum, char *err,
                       size_t errlen)

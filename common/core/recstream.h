@@ -28,6 +28,9 @@ void recstream_free(recstream *s);
 
 /* One record: one line, written at once. Nothing after a failed write. */
 void recstream_record(recstream *s, const fetch_stat *st);
+/* Every record from now on names the process that fetched it (report.h:
+ * report_write_jsonl_record_by); NULL: none. */
+void recstream_set_fetched_by(recstream *s, const char *name);
 /* Records written so far (whole lines handed to the kernel). */
 size_t recstream_count(const recstream *s);
 

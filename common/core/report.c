@@ -392,6 +392,11 @@ static void json_int_or_null(FILE *out, int v)
 
 void report_write_jsonl_record(const fetch_stat *st, FILE *out)
 {
+    report_write_jsonl_record_by(st, NULL, out);
+}
+
+void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, FILE *out)
+{
     fputs("{\"url\": ", out);
     json_write_string(out, st->url);
     fputs(", \"next_url\": ", out);
@@ -404,8 +409,12 @@ void report_write_jsonl_record(const fetch_stat *st, FILE *out)
     json_write_string(out, st->content_type);
     fputs(", \"encoding\": ", out);
     json_write_string(out, st->encoding);
-    fprintf(out, ", \"num_urls\": %d, \"num_new_urls\": %d}\n", st->num_urls,
-            st->num_new_urls);
+    fprintf(out, ", \"num_urls\": %d, \"num_new_urls\": %d", st->num_urls, st->num_new_urls);
+    if (fetched_by) {
+        fputs(", \"fetched_by\": ", out);
+        json_write_string(out, fetched_by);
+    }
+    fputs("}\n", out);
 }
 
 void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *out)

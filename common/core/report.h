@@ -70,6 +70,9 @@ void report_write_jsonl(report *r, const report_summary *sum, FILE *out);
  * of a crawl that recorded done URLs. A crawl writes each record as its URL finishes
  * (recstream.h). */
 void report_write_jsonl_record(const fetch_stat *st, FILE *out);
+/* The same with a last field "fetched_by": the process that fetched it (crawl-queue
+ * --frontier: many processes, one crawl); none when fetched_by is NULL. */
+void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, FILE *out);
 void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *out);
 
 /* Write s for a terminal (the text report): printable ASCII and valid UTF-8 as they

@@ -56,12 +56,11 @@ redis_glue *redis_glue_connect(selector *s, const char *host, int port, int time
 void redis_glue_free(redis_glue *g);
 void redis_glue_on_error(redis_glue *g, redis_error_fn fn, void *data);
 
-/* Queue a command (hiredis's printf-like format: %s a string, %b a binary string and
- * its length, %d... see redisvFormatCommand) or an argument vector. Returns 0, or -1
+/* Queue a command (hiredis's printf-like format — %s a string, %b a binary string and
+ * its length, %d, ...: redisvFormatCommand; not printf's, so not checked by gcc) or an argument vector. Returns 0, or -1
  * when the connection has failed or the command cannot be formatted (fn is not
  * called then). */
-int redis_glue_command(redis_glue *g, redis_reply_fn fn, void *data, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+int redis_glue_command(redis_glue *g, redis_reply_fn fn, void *data, const char *fmt, ...);
 int redis_glue_argv(redis_glue *g, redis_reply_fn fn, void *data, int argc,
                     const char **argv, const size_t *argvlen);
 

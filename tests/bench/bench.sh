@@ -25,6 +25,13 @@
 #               12 links, ~2000 B each), no delay, crawled by crawl-queue (and, on the
 #               first size, crawl-callbacks --transport raw) with --format jsonl
 #               --output FILE: pages/s, peak RSS and peak RSS per URL. ~2 minutes.
+#   cluster     crawl-queue --frontier redis://... (docs/scale.md) on generated sites of
+#               BENCH_CLUSTER_PAGES pages each (default "2000 20000"; 12 links, ~2000 B),
+#               no delay, against a redis-server of its own: crawl-queue alone (the
+#               in-memory Queue), 1 and 2 processes sharing the frontier — wall seconds,
+#               pages/s, the speed-up of 2 processes over 1 — and Redis's CPU seconds
+#               per 10,000 URLs and its memory per URL (used_memory's growth).
+#               Medians of BENCH_RUNS runs. Needs redis-server (skipped without it).
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
 # 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
@@ -37,7 +44,7 @@ cd "$(dirname "$0")/../.."
 
 runs=${BENCH_RUNS:-3}
 build=${BENCH_BUILD:-build-release}
-sections=${BENCH_SECTIONS:-throughput latency c10k memory}
+sections=${BENCH_SECTIONS:-throughput latency c10k memory cluster}
 pages=${BENCH_PAGES:-2000}
 links=${BENCH_LINKS:-12}
 size=${BENCH_SIZE:-7000}
@@ -51,6 +58,7 @@ c10k_tasks=${BENCH_C10K_TASKS:-10000}
 mid_tasks=${BENCH_MID_TASKS:-1000}
 mid_pages=${BENCH_MID_PAGES:-5000}
 mem_pages=${BENCH_MEM_PAGES:-200000 1000000}
+cluster_pages=${BENCH_CLUSTER_PAGES:-2000 20000}
 bin=$build/bin
 out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
@@ -87,10 +95,14 @@ sampler_pid=
 stop() { [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null; }
 stop_site() { stop "$site_pid"; site_pid=; }
 stop_tiny() { stop "$tiny_pid"; tiny_pid=; }
+redis_pid=
+redis_port=
+stop_redis() { stop "$redis_pid"; redis_pid=; }
 cleanup() {
     [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
     stop_site
     stop_tiny
+    stop_redis
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -370,6 +382,97 @@ section_memory() {
     done
 }
 
+# ---- 5. many processes, one crawl (--frontier on Redis) ---------------------------------------
+# A redis-server of our own on a free port, nothing saved, in $out/redis.
+start_redis() {
+    mkdir -p "$out/redis"
+    local _
+    for _ in $(seq 20); do
+        redis_port=$((20000 + RANDOM % 40000))
+        (exec 3<>"/dev/tcp/127.0.0.1/$redis_port") 2>/dev/null && continue
+        redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
+            --dir "$out/redis" --logfile "$out/redis/redis.log" </dev/null >/dev/null 2>&1 &
+        redis_pid=$!
+        for _ in $(seq 100); do
+            [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = PONG ] && return 0
+            kill -0 "$redis_pid" 2>/dev/null || break
+            sleep 0.05
+        done
+        stop_redis
+    done
+    warn "redis-server did not start"
+    return 1
+}
+# Redis's used_memory, bytes.
+redis_mem() { redis-cli -p "$redis_port" info memory | sed -nE 's/^used_memory:([0-9]+).*/\1/p'; }
+# CPU seconds redis-server has used so far.
+redis_cpu() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / t }' "/proc/$redis_pid/stat"; }
+
+# cluster_run TAG N CRAWL: N crawl-queue processes sharing crawl CRAWL (N = 0: one
+# crawl-queue without --frontier); the wall seconds of the whole run in $out/TAG.wall.
+cluster_run() {
+    local tag=$1 n=$2 crawl=$3 t0 t1 i pids=() rc=0
+    t0=$(date +%s.%N)
+    if [ "$n" -eq 0 ]; then
+        "$bin/crawl-queue" -q --format jsonl --output "$out/$tag.0.jsonl" "$site_url" \
+            2>"$out/$tag.0.err" || rc=$?
+    else
+        for i in $(seq "$n"); do
+            "$bin/crawl-queue" -q --frontier "redis://127.0.0.1:$redis_port/$crawl" --format jsonl \
+                --output "$out/$tag.$i.jsonl" "$site_url" 2>"$out/$tag.$i.err" &
+            pids+=($!)
+        done
+        for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+    fi
+    t1=$(date +%s.%N)
+    [ "$rc" -eq 0 ] || { warn "crawl-queue ($tag) failed: exit $rc"; status=1; }
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' >"$out/$tag.wall"
+}
+
+section_cluster() {
+    say ""
+    command -v redis-server >/dev/null && command -v redis-cli >/dev/null ||
+        { warn "redis-server not found: the cluster section is skipped (scripts/install-deps.sh)"; return; }
+    say "== Many processes, one crawl: crawl-queue --frontier redis://... (docs/scale.md), curl transport"
+    say "   generated sites (12 links, ~2000 B a page), no delay; $(nproc) CPU(s) shared by testsite,"
+    say "   redis-server and the crawlers. Medians of $runs run(s); Redis CPU s per 10,000 URLs,"
+    say "   Redis memory per URL (used_memory after the crawl less before it, / pages)"
+    printf '%-8s %-26s %8s %9s %8s %9s %8s\n' pages run wall_s pages/s speedup redis_cpu B/URL
+    start_redis || { status=1; return; }
+    local n
+    for n in $cluster_pages; do
+        start_site "pages=$n,links=12,size=2000,seed=1" 0
+        local procs walls w one="-" r k cpu0 cpu1 cpus mem mem0
+        for procs in 0 1 2; do
+            walls="" cpus="" mem="-"
+            for r in $(seq "$runs"); do
+                k="cl.$n.$procs.$r"
+                redis-cli -p "$redis_port" flushall >/dev/null
+                mem0=$(redis_mem)
+                cpu0=$(redis_cpu)
+                cluster_run "$k" "$procs" "c$n$procs$r"
+                cpu1=$(redis_cpu)
+                walls="$walls $(cat "$out/$k.wall")"
+                cpus="$cpus $(awk -v a="$cpu0" -v b="$cpu1" -v n="$n" 'BEGIN { printf "%.3f", (b - a) * 10000 / n }')"
+                if [ "$procs" -gt 0 ]; then
+                    mem=$(awk -v a="$mem0" -v b="$(redis_mem)" -v n="$n" 'BEGIN { printf "%.0f", (b - a) / n }')
+                fi
+                rm -f "$out/$k".*.jsonl
+            done
+            w=$(median <<<"$walls")
+            [ "$procs" -eq 1 ] && one=$w
+            local name="crawl-queue alone"
+            [ "$procs" -gt 0 ] && name="$procs process(es), --frontier"
+            printf '%-8s %-26s %8s %9s %8s %9s %8s\n' "$n" "$name" "$w" \
+                "$(awk -v p="$n" -v w="$w" 'BEGIN { if (w > 0) printf "%.0f", p / w; else print "-" }')" \
+                "$([ "$procs" -eq 2 ] && ratio "$one" "$w" || echo -)" \
+                "$([ "$procs" -gt 0 ] && median <<<"$cpus" || echo -)" "$mem"
+        done
+        stop_site
+    done
+    stop_redis
+}
+
 say "crawlstages benchmarks — $(nproc) CPU(s), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1), Linux $(uname -r), $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)"
 say "open files: $(ulimit -n); data in $out"
 for s in $sections; do
@@ -378,6 +481,7 @@ for s in $sections; do
     latency) section_latency ;;
     c10k) section_c10k ;;
     memory) section_memory ;;
+    cluster) section_cluster ;;
     *) warn "unknown section '$s'" ;;
     esac
 done

@@ -704,7 +704,9 @@ static void test_stage3_options_refused_by_chapter_stages(void **state)
     (void)state;
     const char *args[][2] = {{"--threads", "4"},       {"--dns-timeout", "5"},
                              {"--store", "c.db"},      {"--warc", "c.warc.gz"},
-                             {"--cdx", "c.cdxj"},      {"--user-agent", "bot/1"}};
+                             {"--cdx", "c.cdxj"},      {"--user-agent", "bot/1"},
+                             {"--frontier", "redis://127.0.0.1:6379/c"},
+                             {"--claim-after", "5"}};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
         run *r = parse(args[i][0], args[i][1], "a.example", NULL);
         assert_usage_error(r, args[i][0], "is a crawl-queue (stage 3) option");
@@ -739,6 +741,43 @@ static void test_archive_and_store_files(void **state)
     run_free(r);
 }
 
+/* --frontier redis://HOST:PORT/NAME and --claim-after: jsonl only, not with --state;
+ * the process's name for its records. */
+static void test_frontier(void **state)
+{
+    (void)state;
+    parse_stage = CLI_STAGE3;
+    run *r = parse("a.example", NULL);
+    assert_ok(r);
+    assert_null(r->o.frontier);
+    assert_null(r->o.fetched_by);
+    assert_true(r->o.claim_after == 60.0);
+    run_free(r);
+    r = parse("--frontier", "redis://127.0.0.1:7000/c1", "--claim-after", "2.5", "--format",
+              "jsonl", "a.example", NULL);
+    assert_ok(r);
+    assert_string_equal(r->o.frontier, "redis://127.0.0.1:7000/c1");
+    assert_true(r->o.claim_after == 2.5);
+    char pid[32];
+    snprintf(pid, sizeof pid, ":%ld", (long)getpid());
+    assert_non_null(r->o.fetched_by);
+    assert_non_null(strstr(r->o.fetched_by, pid));
+    run_free(r);
+    r = parse("--frontier", "redis://x/c", "a.example", NULL);
+    assert_usage_error(r, "--frontier 'redis://x/c' needs --format jsonl", NULL);
+    run_free(r);
+    r = parse("--frontier", "http://x/c", "--format", "jsonl", "a.example", NULL);
+    assert_usage_error(r, "--frontier 'http://x/c': give redis://HOST:PORT/NAME", NULL);
+    run_free(r);
+    r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--output", "o.jsonl",
+              "--state", "s.db", "a.example", NULL);
+    assert_usage_error(r, "--frontier 'redis://x/c' keeps the frontier in Redis", NULL);
+    run_free(r);
+    r = parse("--claim-after", "0", "a.example", NULL);
+    assert_usage_error(r, "--claim-after: 0 is out of range", NULL);
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -770,6 +809,7 @@ int main(void)
         cmocka_unit_test_teardown(test_bad_user_agent, reset_log_level),
         cmocka_unit_test_teardown(test_help_stage3, reset_log_level),
         cmocka_unit_test_teardown(test_threads_and_dns_timeout, reset_log_level),
+        cmocka_unit_test_teardown(test_frontier, reset_log_level),
         cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter_stages,
                                   reset_log_level),
         cmocka_unit_test_teardown(test_archive_and_store_files, reset_log_level),

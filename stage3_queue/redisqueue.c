@@ -1,0 +1,676 @@
+/* redisqueue.c — the chapter's Queue, "Coordinating Coroutines", with Redis Streams
+ * behind put_nowait, get, task_done and join (see redisqueue.h; why the join is right:
+ * docs/scale.md).
+ *
+ * This process's side: the entries it holds (`items`, by URL) — first in `ready`,
+ * waiting for a worker, then taken by one until its task_done. get() waits in line as
+ * the in-memory Queue's does; a waiting getter with nothing ready makes the queue ask
+ * Redis (fill): XREADGROUP for as many entries as there are getters waiting, and when
+ * the stream has fewer, XAUTOCLAIM of entries idle in another consumer's hands for
+ * longer than --claim-after, then GET of the unfinished counter — zero ends the crawl.
+ * With nothing to read and the counter above zero, the next ask waits a little
+ * (POLL_MIN_MS doubling to POLL_MAX_MS): other processes still have work in hand, whose
+ * links may come. Every --claim-after / 3 the entries this process still holds are
+ * claimed again by it (XCLAIM ... JUSTID), which resets their idle time: a slow fetch
+ * of a live process is not taken over.
+ */
+#include "redisqueue.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "alloc.h"
+#include "future.h"
+#include "hash.h"
+#include "list.h"
+#include "log.h"
+#include "redisglue.h"
+#include "strmap.h"
+
+#define REDIS_TIMEOUT_MS 10000   /* no answer for this long: Redis is gone */
+#define POLL_MIN_MS 5
+#define POLL_MAX_MS 200
+#define HEARTBEAT_BATCH 256      /* entry ids per XCLAIM */
+
+static const char GROUP[] = "crawlers";
+
+/* put: SADD decides; INCR before XADD, all in one step for every other client. */
+static const char PUT_LUA[] =
+    "if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end\n"
+    "redis.call('INCR', KEYS[2])\n"
+    "redis.call('XADD', KEYS[3], '*', 'u', ARGV[2], 'r', ARGV[3])\n"
+    "return 1\n";
+/* task_done: only the acknowledgement that took the entry out of the pending list
+ * counts it done — a claimed entry acknowledged twice is counted once. */
+static const char ACK_LUA[] =
+    "if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then return -1 end\n"
+    "redis.call('XDEL', KEYS[1], ARGV[2])\n"
+    "return redis.call('DECR', KEYS[2])\n";
+
+/* An entry this process holds. */
+typedef struct item {
+    char *url;
+    int max_redirect;
+    char id[48];             /* the stream entry's id, "1700000000000-0" */
+    strmap_node node;        /* in q->items, by url */
+    list_node link;          /* in q->ready, or q->taken */
+} item;
+
+typedef struct getter {
+    future wake;
+    sel_timer *wakeup;
+    list_node link;          /* in q->getters while waiting */
+} getter;
+
+struct rqueue {
+    selector *loop;
+    redis_glue *g;
+    char *stream, *seen, *unfinished, *fpkey_key, *consumer;
+    uint8_t fpkey[16];
+    char put_sha[41], ack_sha[41];
+    int opening;             /* setup replies still to come */
+    strmap items;
+    list_node ready, taken;
+    size_t nready, ntaken;
+    list_node getters;
+    size_t ngetters;
+    bool filling;            /* a fill's commands are out */
+    int fill_replies;        /* replies of this fill still to come */
+    size_t fill_got;         /* entries it brought */
+    long long counter;       /* the unfinished counter, as the fill's GET read it */
+    sel_timer *poll;         /* the next fill, after an empty one */
+    uint64_t poll_ms;
+    uint64_t claim_after_ms;
+    char claim_cursor[48];   /* XAUTOCLAIM's next start */
+    uint64_t last_claim;
+    sel_timer *heartbeat;
+    bool finished;
+    char *error;
+    future join_future;
+    sel_timer *join_wakeup;
+    size_t put_new, put_seen;   /* put_nowait's answers: new, seen before */
+};
+
+static void kick(rqueue *q);
+
+/* ---- failure and the end: wake the joiner ---- */
+
+static void rwake_joiners(selector *s, void *arg)
+{
+    (void)s;
+    rqueue *q = arg;
+    q->join_wakeup = NULL;
+    future_set_result(&q->join_future, (coro_value){NULL, 0});
+}
+
+static void schedule_join_wakeup(rqueue *q)
+{
+    if (!q->join_wakeup)
+        q->join_wakeup = selector_call_soon(q->loop, rwake_joiners, q);
+}
+
+static void fail(rqueue *q, const char *msg)
+{
+    if (q->error)
+        return;
+    q->error = xstrdup(msg);
+    schedule_join_wakeup(q);
+}
+
+static void on_glue_error(redis_glue *g, const char *msg, void *data)
+{
+    (void)g;
+    fail(data, msg);
+}
+
+/* A reply that is no reply, or an error reply: the crawl cannot go on. */
+static bool bad_reply(rqueue *q, redisReply *r, const char *what)
+{
+    if (r && r->type != REDIS_REPLY_ERROR)
+        return false;
+    if (r) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "redis %s: %s: %s", redis_glue_peer(q->g), what, r->str);
+        fail(q, msg);
+    }   /* NULL: the glue's on_error says why */
+    return true;
+}
+
+/* ---- the entries this process holds ---- */
+
+static void free_item(item *it)
+{
+    free(it->url);
+    free(it);
+}
+
+static void rwake_getter(selector *s, void *arg)
+{
+    (void)s;
+    getter *gt = arg;
+    gt->wakeup = NULL;
+    future_set_result(&gt->wake, (coro_value){NULL, 0});
+}
+
+static void rwake_oldest_getter(rqueue *q)
+{
+    list_node *n = list_pop_front(&q->getters);
+    if (n) {
+        q->ngetters--;
+        getter *gt = list_entry(n, getter, link);
+        gt->wakeup = selector_call_soon(q->loop, rwake_getter, gt);
+    }
+}
+
+/* An entry of the stream ([id, [field, value, ...]]): ready for a worker, unless this
+ * process holds its URL already (its own entry, claimed back). */
+static void take_entry(rqueue *q, const redisReply *e)
+{
+    if (!e || e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+        e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
+        return;   /* a deleted entry (nil fields) */
+    const redisReply *f = e->element[1];
+    const char *url = NULL;
+    int max_redirect = 0;
+    for (size_t i = 0; i + 1 < f->elements; i += 2) {
+        const redisReply *k = f->element[i], *v = f->element[i + 1];
+        if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
+            continue;
+        if (strcmp(k->str, "u") == 0)
+            url = v->str;
+        else if (strcmp(k->str, "r") == 0)
+            max_redirect = atoi(v->str);
+    }
+    if (!url || e->element[0]->len >= sizeof ((item *)0)->id)
+        return;
+    if (strmap_find(&q->items, url))
+        return;
+    item *it = xcalloc(1, sizeof *it);
+    it->url = xstrdup(url);
+    it->max_redirect = max_redirect;
+    memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);
+    strmap_add(&q->items, &it->node, it->url);
+    list_push_back(&q->ready, &it->link);
+    q->nready++;
+    q->fill_got++;
+    rwake_oldest_getter(q);
+}
+
+static void take_entries(rqueue *q, const redisReply *list)
+{
+    if (list && list->type == REDIS_REPLY_ARRAY)
+        for (size_t i = 0; i < list->elements; i++)
+            take_entry(q, list->element[i]);
+}
+
+/* ---- fill: ask Redis for entries while getters wait ---- */
+
+static void poll_cb(selector *s, void *arg)
+{
+    (void)s;
+    rqueue *q = arg;
+    q->poll = NULL;
+    kick(q);
+}
+
+/* Every reply of a fill is in. */
+static void fill_done(rqueue *q)
+{
+    q->filling = false;
+    if (q->error)
+        return;
+    if (q->fill_got > 0) {
+        q->poll_ms = 0;
+        kick(q);
+        return;
+    }
+    if (q->counter == 0) {
+        /* Every entry ever put has been acknowledged, by some process: the crawl is
+         * done (docs/scale.md). */
+        q->finished = true;
+        schedule_join_wakeup(q);
+        return;
+    }
+    q->poll_ms = q->poll_ms ? q->poll_ms * 2 : POLL_MIN_MS;
+    if (q->poll_ms > POLL_MAX_MS)
+        q->poll_ms = POLL_MAX_MS;
+    if (!q->poll)
+        q->poll = selector_call_later(q->loop, q->poll_ms, poll_cb, q);
+}
+
+static void fill_reply_done(rqueue *q)
+{
+    if (--q->fill_replies == 0)
+        fill_done(q);
+}
+
+static void got_claimed(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    if (!bad_reply(q, r, "XAUTOCLAIM") && r->type == REDIS_REPLY_ARRAY && r->elements >= 2) {
+        const redisReply *cur = r->element[0];
+        if (cur->type == REDIS_REPLY_STRING && cur->len < sizeof q->claim_cursor)
+            memcpy(q->claim_cursor, cur->str, cur->len + 1);
+        size_t before = q->fill_got;
+        take_entries(q, r->element[1]);
+        if (q->fill_got > before)
+            log_info("crawl-queue: took over %zu entr%s idle for %llu ms or more",
+                     q->fill_got - before, q->fill_got - before == 1 ? "y" : "ies",
+                     (unsigned long long)q->claim_after_ms);
+    }
+    fill_reply_done(q);
+}
+
+static void got_counter(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    if (!bad_reply(q, r, "GET")) {
+        if (r->type == REDIS_REPLY_STRING)
+            q->counter = strtoll(r->str, NULL, 10);
+        else
+            q->counter = 0;                 /* nil: nothing was ever put */
+    }
+    fill_reply_done(q);
+}
+
+static void got_read(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    if (bad_reply(q, r, "XREADGROUP")) {
+        fill_reply_done(q);
+        return;
+    }
+    /* [[stream, [entry, ...]]], or nil when nothing new */
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+        r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 2)
+        take_entries(q, r->element[0]->element[1]);
+    if (q->fill_got == 0 && !q->error) {
+        /* Nothing new: entries idle in other hands, then is anything left at all? */
+        uint64_t now = selector_now_ms(q->loop);
+        if (now - q->last_claim >= q->claim_after_ms / 2 || q->last_claim == 0) {
+            q->last_claim = now;
+            char idle[32], count[32];
+            snprintf(idle, sizeof idle, "%llu", (unsigned long long)q->claim_after_ms);
+            snprintf(count, sizeof count, "%zu", q->ngetters > 0 ? q->ngetters : 1);
+            const char *argv[] = {"XAUTOCLAIM", q->stream, GROUP, q->consumer, idle,
+                                  q->claim_cursor, "COUNT", count};
+            if (redis_glue_argv(q->g, got_claimed, q, 8, argv, NULL) == 0)
+                q->fill_replies++;
+        }
+        if (redis_glue_command(q->g, got_counter, q, "GET %s", q->unfinished) == 0)
+            q->fill_replies++;
+    }
+    fill_reply_done(q);
+}
+
+/* Getters wait and nothing is ready: ask for entries. */
+static void kick(rqueue *q)
+{
+    if (q->filling || q->poll || q->finished || q->error || q->opening)
+        return;
+    if (q->ngetters == 0)
+        return;
+    char count[32];
+    snprintf(count, sizeof count, "%zu", q->ngetters);
+    const char *argv[] = {"XREADGROUP", "GROUP", GROUP, q->consumer, "COUNT", count,
+                          "STREAMS", q->stream, ">"};
+    q->filling = true;
+    q->fill_got = 0;
+    q->counter = -1;
+    q->fill_replies = 1;
+    if (redis_glue_argv(q->g, got_read, q, 9, argv, NULL) < 0) {
+        q->filling = false;
+        fail(q, redis_glue_error(q->g) ? redis_glue_error(q->g) : "redis: cannot send");
+    }
+}
+
+/* ---- heartbeat: what this process holds is not idle ---- */
+
+static void ignore_reply(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    bad_reply(data, r, "XCLAIM");
+}
+
+static void heartbeat_cb(selector *s, void *arg)
+{
+    rqueue *q = arg;
+    q->heartbeat = NULL;
+    if (q->error || q->finished)
+        return;
+    list_node *n = q->taken.next;
+    const char *argv[6 + HEARTBEAT_BATCH + 1];
+    while (n != &q->taken) {
+        int argc = 0;
+        argv[argc++] = "XCLAIM";
+        argv[argc++] = q->stream;
+        argv[argc++] = GROUP;
+        argv[argc++] = q->consumer;
+        argv[argc++] = "0";
+        for (; n != &q->taken && argc < 5 + HEARTBEAT_BATCH; n = n->next)
+            argv[argc++] = list_entry(n, item, link)->id;
+        argv[argc++] = "JUSTID";
+        redis_glue_argv(q->g, ignore_reply, q, argc, argv, NULL);
+    }
+    q->heartbeat = selector_call_later(s, q->claim_after_ms / 3 + 1, heartbeat_cb, q);
+}
+
+/* ---- put_nowait, task_done ---- */
+
+static void got_put(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    if (bad_reply(q, r, "put"))
+        return;
+    if (r->type == REDIS_REPLY_INTEGER && r->integer == 1)
+        q->put_new++;
+    else
+        q->put_seen++;
+}
+
+void rqueue_put_nowait(rqueue *q, const char *url, int max_redirect)
+{
+    if (q->error)
+        return;
+    uint64_t fp = hash_siphash24(url, strlen(url), q->fpkey);
+    char fpb[8], redir[16];
+    for (int i = 0; i < 8; i++)
+        fpb[i] = (char)(fp >> (8 * i));
+    snprintf(redir, sizeof redir, "%d", max_redirect);
+    const char *argv[] = {"EVALSHA", q->put_sha, "3", q->seen, q->unfinished, q->stream,
+                          fpb, url, redir};
+    size_t lens[9];
+    for (int i = 0; i < 9; i++)
+        lens[i] = i == 6 ? sizeof fpb : strlen(argv[i]);
+    if (redis_glue_argv(q->g, got_put, q, 9, argv, lens) < 0)
+        fail(q, redis_glue_error(q->g) ? redis_glue_error(q->g) : "redis: cannot send");
+}
+
+static void got_ack(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    bad_reply(data, r, "task_done");
+}
+
+void rqueue_task_done(rqueue *q, const char *url)
+{
+    strmap_node *n = strmap_find(&q->items, url);
+    if (!n)
+        return;
+    item *it = strmap_entry(n, item, node);
+    strmap_remove(&q->items, n);
+    list_remove(&it->link);
+    q->ntaken--;
+    if (!q->error) {
+        const char *argv[] = {"EVALSHA", q->ack_sha, "2", q->stream, q->unfinished, GROUP,
+                              it->id};
+        redis_glue_argv(q->g, got_ack, q, 7, argv, NULL);
+    }
+    free_item(it);
+}
+
+/* ---- get ---- */
+
+typedef struct {
+    coro co;
+    rqueue *q;
+    getter g;
+} rget_frame;
+
+static int rget_body(coro *co)
+{
+    rget_frame *f = (rget_frame *)co;
+    CORO_BEGIN(co);
+    while (f->q->nready == 0) {
+        future_clear(&f->g.wake);
+        list_push_back(&f->q->getters, &f->g.link);
+        f->q->ngetters++;
+        kick(f->q);
+        AWAIT_FUTURE(co, &f->g.wake);   /* a worker is cancelled here at the end */
+    }
+    {
+        rqueue *q = f->q;
+        item *it = list_entry(list_pop_front(&q->ready), item, link);
+        q->nready--;
+        list_push_back(&q->taken, &it->link);
+        q->ntaken++;
+        CORO_RETURN(co, xstrdup(it->url), it->max_redirect);
+    }
+    CORO_END(co);
+}
+
+static void rget_finally(coro *co)
+{
+    rget_frame *f = (rget_frame *)co;
+    if (list_linked(&f->g.link)) {
+        list_remove(&f->g.link);
+        f->q->ngetters--;
+    }
+    if (f->g.wakeup) {
+        selector_cancel(f->q->loop, f->g.wakeup);
+        if (f->q->nready > 0)
+            rwake_oldest_getter(f->q);
+    }
+    future_clear(&f->g.wake);
+}
+
+static const coro_def rget_def = {"get", __FILE__, rget_body, rget_finally,
+                                  sizeof(rget_frame)};
+
+coro *rqueue_get(rqueue *q)
+{
+    rget_frame *f = (rget_frame *)coro_new(&rget_def);
+    f->q = q;
+    future_init(&f->g.wake);
+    list_node_init(&f->g.link);
+    return &f->co;
+}
+
+/* ---- join ---- */
+
+typedef struct {
+    coro co;
+    rqueue *q;
+} rjoin_frame;
+
+static int rjoin_body(coro *co)
+{
+    rjoin_frame *f = (rjoin_frame *)co;
+    CORO_BEGIN(co);
+    while (!f->q->finished && !f->q->error) {
+        if (future_done(&f->q->join_future))
+            future_clear(&f->q->join_future);
+        AWAIT_FUTURE(co, &f->q->join_future);
+    }
+    CORO_END(co);
+}
+
+static const coro_def rjoin_def = {"join", __FILE__, rjoin_body, NULL, sizeof(rjoin_frame)};
+
+coro *rqueue_join(rqueue *q)
+{
+    rjoin_frame *f = (rjoin_frame *)coro_new(&rjoin_def);
+    f->q = q;
+    return &f->co;
+}
+
+size_t rqueue_qsize(const rqueue *q) { return q->nready; }
+size_t rqueue_unfinished(const rqueue *q) { return q->nready + q->ntaken; }
+const char *rqueue_error(const rqueue *q) { return q->error; }
+
+/* ---- open and close ---- */
+
+static void got_setup(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    q->opening--;
+    (void)bad_reply(q, r, "setup");
+}
+
+/* XGROUP CREATE: BUSYGROUP (another process made it) is fine. */
+static void got_group(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    q->opening--;
+    if (r && r->type == REDIS_REPLY_ERROR && strncmp(r->str, "BUSYGROUP", 9) == 0)
+        return;
+    (void)bad_reply(q, r, "XGROUP CREATE");
+}
+
+static void got_fpkey(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    q->opening--;
+    if (bad_reply(q, r, "GET"))
+        return;
+    if (r->type != REDIS_REPLY_STRING || r->len != sizeof q->fpkey) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "redis %s: %s is not a 16-byte key", redis_glue_peer(q->g),
+                 q->fpkey_key);
+        fail(q, msg);
+        return;
+    }
+    memcpy(q->fpkey, r->str, sizeof q->fpkey);
+}
+
+static void got_sha(redis_glue *g, redisReply *r, void *data, char *sha)
+{
+    (void)g;
+    rqueue *q = data;
+    q->opening--;
+    if (!bad_reply(q, r, "SCRIPT LOAD") && r->type == REDIS_REPLY_STRING && r->len == 40)
+        memcpy(sha, r->str, 41);
+}
+
+static void got_put_sha(redis_glue *g, redisReply *r, void *data)
+{
+    got_sha(g, r, data, ((rqueue *)data)->put_sha);
+}
+
+static void got_ack_sha(redis_glue *g, redisReply *r, void *data)
+{
+    got_sha(g, r, data, ((rqueue *)data)->ack_sha);
+}
+
+static char *key(const char *name, const char *what)
+{
+    size_t n = strlen(name) + strlen(what) + 8;
+    char *k = xmalloc(n);
+    snprintf(k, n, "crawl:%s:%s", name, what);
+    return k;
+}
+
+rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const char *consumer,
+                   char *err, size_t errlen)
+{
+    char host[256], name[80];
+    int port;
+    if (redis_parse_url(url, host, sizeof host, &port, name, sizeof name, err, errlen) < 0)
+        return NULL;
+    redis_glue *g = redis_glue_connect(loop, host, port, REDIS_TIMEOUT_MS, err, errlen);
+    if (!g)
+        return NULL;
+    rqueue *q = xcalloc(1, sizeof *q);
+    q->loop = loop;
+    q->g = g;
+    q->stream = key(name, "stream");
+    q->seen = key(name, "seen");
+    q->unfinished = key(name, "unfinished");
+    q->fpkey_key = key(name, "fpkey");
+    q->consumer = xstrdup(consumer);
+    q->claim_after_ms = (uint64_t)(claim_after * 1000);
+    if (q->claim_after_ms < 1)
+        q->claim_after_ms = 1;
+    strcpy(q->claim_cursor, "0-0");
+    strmap_init(&q->items);
+    list_init(&q->ready);
+    list_init(&q->taken);
+    list_init(&q->getters);
+    future_init(&q->join_future);
+    redis_glue_on_error(g, on_glue_error, q);
+
+    /* The crawl's fingerprint key: the first process's random one. */
+    uint8_t mine[16];
+    if (getrandom(mine, sizeof mine, 0) != (ssize_t)sizeof mine)
+        for (size_t i = 0; i < sizeof mine; i++)
+            mine[i] = (uint8_t)(hash_str(consumer) >> (i % 8 * 8)) ^ (uint8_t)i;
+    q->opening = 6;
+    redis_glue_command(g, got_setup, q, "SET %s %b NX", q->fpkey_key, mine, sizeof mine);
+    redis_glue_command(g, got_fpkey, q, "GET %s", q->fpkey_key);
+    redis_glue_command(g, got_group, q, "XGROUP CREATE %s %s 0 MKSTREAM", q->stream, GROUP);
+    redis_glue_command(g, got_setup, q, "XGROUP CREATECONSUMER %s %s %s", q->stream, GROUP,
+                       q->consumer);
+    redis_glue_command(g, got_put_sha, q, "SCRIPT LOAD %s", PUT_LUA);
+    redis_glue_command(g, got_ack_sha, q, "SCRIPT LOAD %s", ACK_LUA);
+    /* Bounded: the glue fails the connection after REDIS_TIMEOUT_MS of silence. */
+    while (q->opening > 0 && !q->error && !redis_glue_error(g))
+        if (selector_run_once(loop, 100) < 0)
+            fail(q, selector_error(loop));
+    if (!q->error && redis_glue_error(g))
+        fail(q, redis_glue_error(g));
+    if (q->error) {
+        snprintf(err, errlen, "%s", q->error);
+        rqueue_free(q);
+        return NULL;
+    }
+    q->heartbeat = selector_call_later(loop, q->claim_after_ms / 3 + 1, heartbeat_cb, q);
+    return q;
+}
+
+static void drop_item(strmap_node *n)
+{
+    free_item(strmap_entry(n, item, node));
+}
+
+void rqueue_free(rqueue *q)
+{
+    if (!q)
+        return;
+    if (q->poll)
+        selector_cancel(q->loop, q->poll);
+    if (q->heartbeat)
+        selector_cancel(q->loop, q->heartbeat);
+    if (q->join_wakeup)
+        selector_cancel(q->loop, q->join_wakeup);
+    q->poll = q->heartbeat = q->join_wakeup = NULL;
+    /* What task_done sent must reach Redis: run the loop until it is answered, also
+     * after an interruption — for REDIS_TIMEOUT_MS at most, by the clock (a second
+     * signal makes every turn of the loop return at once). */
+    if (!q->error && redis_glue_pending(q->g) > 0) {
+        selector_uninterrupt(q->loop);
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (redis_glue_pending(q->g) > 0 && !redis_glue_error(q->g)) {
+            if (selector_run_once(q->loop, 100) < 0)
+                break;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >
+                REDIS_TIMEOUT_MS)
+                break;
+        }
+    }
+    log_info("crawl-queue: %zu URL(s) put in the shared frontier, %zu already seen there",
+             q->put_new, q->put_seen);
+    redis_glue_free(q->g);
+    strmap_clear(&q->items, drop_item);
+    strmap_free(&q->items);
+    future_clear(&q->join_future);
+    free(q->stream);
+    free(q->seen);
+    free(q->unfinished);
+    free(q->fpkey_key);
+    free(q->consumer);
+    free(q->error);
+    free(q);
+}

@@ -1,0 +1,55 @@
+/* redisqueue.h — crawl-queue's Queue ("Coordinating Coroutines") on Redis Streams, so
+ * that many crawl-queue processes, on one machine or many, run one crawl
+ * (--frontier redis://HOST:PORT/NAME). The same four operations as queue.h — put_nowait,
+ * get, task_done, join — and the same meaning, held for every process at once:
+ *
+ *   put_nowait  one Lua script: SADD of the URL's 64-bit fingerprint into the crawl's
+ *               seen set decides whether it is new (atomically across processes);
+ *               if so INCR of the unfinished counter and XADD to the stream.
+ *   get         waits until a worker of this process may have an entry: XREADGROUP
+ *               (this process is one consumer of the crawl's consumer group), or an
+ *               entry idle in a dead process's hands for longer than --claim-after
+ *               (XAUTOCLAIM).
+ *   task_done   once the URL's record is written: one script, XACK, and only if that
+ *               acknowledged the entry, XDEL and DECR of the counter.
+ *   join        every process stops when the counter is zero (docs/scale.md says why
+ *               that ends the crawl and cannot end it early).
+ *
+ * Keys: crawl:NAME:stream, :seen, :unfinished, :fpkey (the fingerprints' SipHash key,
+ * drawn at random by the first process); the group is "crawlers", a consumer is
+ * HOST:PID. A Redis error or a lost connection is fatal: the join returns, and
+ * rqueue_error says why in one line; what was acknowledged stays acknowledged.
+ */
+#ifndef CRAWL_REDISQUEUE_H
+#define CRAWL_REDISQUEUE_H
+
+#include <stddef.h>
+
+#include "coro.h"
+#include "selector.h"
+
+typedef struct rqueue rqueue;
+
+/* Connect to url's server and join its crawl as `consumer` (the loop runs until the
+ * server has answered, at most the connection's timeout). claim_after: seconds an
+ * entry may sit unacknowledged in another consumer's hands before this one takes it
+ * over. NULL with one line in err on failure. */
+rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const char *consumer,
+                   char *err, size_t errlen);
+/* Send what is still waiting to be sent (task_done's acknowledgements), then close.
+ * No coroutine may be waiting in get or join. */
+void rqueue_free(rqueue *q);
+void rqueue_put_nowait(rqueue *q, const char *url, int max_redirect);
+/* Coroutine: {url (the caller frees it), max_redirect}, waiting while there is none. */
+coro *rqueue_get(rqueue *q);
+/* The URL got with rqueue_get has been dealt with: its record is written. */
+void rqueue_task_done(rqueue *q, const char *url);
+/* Coroutine: wait until the whole crawl (every process's) is done, or Redis failed. */
+coro *rqueue_join(rqueue *q);
+/* Entries this process holds: waiting for a worker, and taken and not done. */
+size_t rqueue_qsize(const rqueue *q);
+size_t rqueue_unfinished(const rqueue *q);
+/* The failure that ended the crawl for this process, or NULL. */
+const char *rqueue_error(const rqueue *q);
+
+#endif
