@@ -270,7 +270,8 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
                "      --state FILE.db     keep the crawl's frontier in SQLite, so that a\n"
                "                          crawl stopped (even by kill -9) can --resume;\n"
                "                          needs --format jsonl --output FILE (docs/state.md)\n"
-               "      --resume            go on with --state's crawl, appending to --output\n"
+               "      --resume            go on with --state's (or --frontier's) crawl,\n"
+               "                          appending to --output\n"
                "      --frontier redis://HOST:PORT/NAME\n"
                "                          one crawl NAME run by many processes: the Queue\n"
                "                          and seen URLs in Redis; needs --format jsonl\n"
@@ -492,9 +493,12 @@ static int check_files(const crawl_options *o, const char *prog)
                            "(give each its own)", o->output, o->trace_events);
     if (o->cdx && !o->warc)
         return usage_error(prog, "--cdx '%s' indexes a --warc file: give --warc too", o->cdx);
-    if (o->resume && !o->state)
+    if (o->resume && !o->state && !o->frontier)
         return usage_error(prog, "--resume goes on with the crawl of a --state file: give "
                            "--state too");
+    if (o->resume && o->frontier && to_stdout)
+        return usage_error(prog, "--resume with --frontier '%s' appends to --output FILE: "
+                           "give --output", o->frontier);
     if (o->state && (to_stdout || !o->format || strcmp(o->format, "jsonl") != 0))
         return usage_error(prog, "--state '%s' needs --format jsonl --output FILE (the "
                            "records of every run go to that file)", o->state);

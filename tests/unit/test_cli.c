@@ -773,6 +773,14 @@ static void test_frontier(void **state)
               "--state", "s.db", "a.example", NULL);
     assert_usage_error(r, "--frontier 'redis://x/c' keeps the frontier in Redis", NULL);
     run_free(r);
+    r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--resume", "a.example", NULL);
+    assert_usage_error(r, "--resume with --frontier 'redis://x/c' appends to --output FILE", NULL);
+    run_free(r);
+    r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--resume", "--output", "o",
+              "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->o.resume, 1);
+    run_free(r);
     r = parse("--claim-after", "0", "a.example", NULL);
     assert_usage_error(r, "--claim-after: 0 is out of range", NULL);
     run_free(r);

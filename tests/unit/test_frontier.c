@@ -8,6 +8,7 @@
  *    and a URL recorded twice is one the killed process recorded (written, not yet
  *    acknowledged) — at most its --max-tasks of them.
  *  - Redis unreachable at the start, and killed mid-crawl: one line, exit 1.
+ *  - Redis with its AOF killed under 2 processes and restarted: --resume finishes.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -51,7 +52,7 @@ static void nap_ms(long ms)
     nanosleep(&t, NULL);
 }
 
-static int start(fx *f, const char *delay)
+static int start(fx *f, const char *delay, const char *const redis_args[])
 {
     snprintf(f->dir, sizeof f->dir, "%s/frontier-XXXXXX", BUILD_DIR);
     if (!mkdtemp(f->dir))
@@ -62,21 +63,30 @@ static int start(fx *f, const char *delay)
     const char *const args[] = {"--delay", delay, "--log", f->log, "--generate", spec, NULL};
     if (testsite_start(&f->site, args) < 0)
         return -1;
-    return redis_server_start(&f->rs, NULL);
+    return redis_server_start(&f->rs, redis_args);
 }
 
 static int setup(void **state)
 {
     fx *f = calloc(1, sizeof *f);
     *state = f;
-    return start(f, "0");
+    return start(f, "0", NULL);
 }
 
 static int setup_slow(void **state)
 {
     fx *f = calloc(1, sizeof *f);
     *state = f;
-    return start(f, "20");      /* 20 ms a page: a crawl of a few seconds */
+    return start(f, "20", NULL);      /* 20 ms a page: a crawl of a few seconds */
+}
+
+/* The same with Redis's append-only file, each write on disk before its answer. */
+static int setup_aof(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    *state = f;
+    const char *const aof[] = {"--appendonly", "yes", "--appendfsync", "always", NULL};
+    return start(f, "20", aof);
 }
 
 static int teardown(void **state)
@@ -473,6 +483,63 @@ static void test_redis_unreachable(void **state)
     free(e);
 }
 
+/* Redis (with its AOF) killed mid-crawl under 2 processes: each stops with one line and
+ * exit 1; Redis restarted, the same two commands with --resume finish the crawl: nothing
+ * missing, and repeated only what was in hand when Redis went (2 x --max-tasks). */
+static void test_redis_restarted_resume(void **state)
+{
+    fx *f = *state;
+    char url[128];
+    redis_server_url(&f->rs, "aof", url, sizeof url);
+    pid_t pids[2];
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 2; i++) {
+            char out[400], err[400];
+            snprintf(out, sizeof out, "%s/p%d.jsonl", f->dir, i);
+            snprintf(err, sizeof err, "%s/p%d.%d.err", f->dir, i, round);
+            char *argv[] = {crawl_queue(), "-q", "--max-tasks", "10", "--frontier", url,
+                            "--claim-after", "1", "--format", "jsonl", "--output", out,
+                            f->site.url, round ? "--resume" : NULL, NULL};
+            pids[i] = spawn(argv, "/dev/null", err);
+        }
+        long long deadline = now_ms() + LIMIT_MS;
+        if (round == 0) {
+            char p0[400], p1[400];
+            snprintf(p0, sizeof p0, "%s/p0.jsonl", f->dir);
+            snprintf(p1, sizeof p1, "%s/p1.jsonl", f->dir);
+            while (count_lines(p0) + count_lines(p1) < 300 && now_ms() < deadline)
+                nap_ms(20);
+            redis_server_kill(&f->rs);
+            for (int i = 0; i < 2; i++) {
+                assert_int_equal(reap(pids[i], deadline), 1);
+                char err[400];
+                snprintf(err, sizeof err, "%s/p%d.0.err", f->dir, i);
+                char *e = slurp(err);
+                if (!strstr(e, "crawl-queue: --frontier: redis 127.0.0.1:"))
+                    fail_msg("stderr: %s", e);
+                free(e);
+            }
+            assert_int_equal(redis_server_restart(&f->rs), 0);
+        } else {
+            for (int i = 0; i < 2; i++)
+                assert_int_equal(reap(pids[i], deadline), 0);
+        }
+    }
+    recs got = {0}, want;
+    for (int i = 0; i < 2; i++) {
+        char out[400];
+        snprintf(out, sizeof out, "%s/p%d.jsonl", f->dir, i);
+        read_records(&got, out, i);
+    }
+    assert_int_equal(got.summaries, 2);       /* --resume cut the first run's */
+    single_crawl(f, &want);
+    same_pages(&got, &want);
+    assert_true(got.n - want.n <= 2 * 10);
+    check_counter_zero(f, "aof");
+    recs_free(&got);
+    recs_free(&want);
+}
+
 /* Redis dies mid-crawl: the process stops with one line and exit 1; its records are
  * whole lines. */
 static void test_redis_killed_mid_crawl(void **state)
@@ -512,6 +579,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_kill_one_of_three, setup_slow, teardown),
         cmocka_unit_test_setup_teardown(test_redis_unreachable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_redis_killed_mid_crawl, setup_slow, teardown),
+        cmocka_unit_test_setup_teardown(test_redis_restarted_resume, setup_aof, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
