@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include "alloc.h"
 #include "links.h"
 #include "links_skip.h"
+#include "memcount.h"
 #include "url.h"
 
 #define PAGE "http://example.com/dir/page.html"
@@ -756,46 +756,6 @@ static void test_skip_finds_ends(void **state)
     expect_skip("x-", "x-->y", "-->", NULL, false, "-->y");
 }
 
-/* Counts what libxml2 allocates (installed over alloc.h's functions, then put back). */
-static long lib_now, lib_peak;
-
-static void count(long by)
-{
-    lib_now += by;
-    if (lib_now > lib_peak)
-        lib_peak = lib_now;
-}
-
-static void *count_malloc(size_t n)
-{
-    void *p = xmalloc(n);
-    count((long)malloc_usable_size(p));
-    return p;
-}
-
-static void *count_realloc(void *q, size_t n)
-{
-    if (q)
-        count(-(long)malloc_usable_size(q));
-    void *p = xrealloc(q, n);
-    count((long)malloc_usable_size(p));
-    return p;
-}
-
-static char *count_strdup(const char *s)
-{
-    char *p = xstrdup(s);
-    count((long)malloc_usable_size(p));
-    return p;
-}
-
-static void count_free(void *p)
-{
-    if (p)
-        count(-(long)malloc_usable_size(p));
-    free(p);
-}
-
 /* A page: head, then filler repeated to about size bytes, then tail. */
 static char *hostile_page(const char *head, const char *filler, size_t size,
                           const char *tail, size_t *len)
@@ -848,7 +808,7 @@ static void test_memory_bounded(void **state)
         {true, "<r><a href='/b'/>", "&amp", ";<a href='/after'/></r>", "b"},
     };
     const size_t pieces[] = {16384, 65537, 1 << 20};
-    xmlMemSetup(count_free, count_malloc, count_realloc, count_strdup);
+    xmlMemSetup(memcount_free, memcount_malloc, memcount_realloc, memcount_strdup);
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
         size_t len;
         char *body = hostile_page(pages[i].head, pages[i].filler, 4 << 20, pages[i].tail,
@@ -861,12 +821,12 @@ static void test_memory_bounded(void **state)
             w += n + (w[n] == ' ');
         }
         for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
-            lib_now = lib_peak = 0;
+            memcount_now = memcount_peak = 0;
             found f = parse_pieces(body, len, PAGE, NULL, pages[i].xml, pieces[k]);
-            if (lib_peak >= LINKS_MEMORY_BOUND || strcmp(text_of(&f), want) != 0)
+            if (memcount_peak >= LINKS_MEMORY_BOUND || strcmp(text_of(&f), want) != 0)
                 fail_msg("page %zu (%s...%s) in pieces of %zu: libxml2 peaked at %ld KB "
                          "(bound %d KB); links '%s', want '%s'", i, pages[i].head,
-                         pages[i].tail, pieces[k], lib_peak / 1024,
+                         pages[i].tail, pieces[k], memcount_peak / 1024,
                          LINKS_MEMORY_BOUND / 1024, text_of(&f), want);
             found_free(&f);
         }
@@ -889,11 +849,11 @@ static void test_many_names_bounded(void **state)
         append(&body, &len, &cap, tag);
     }
     append(&body, &len, &cap, "<a href=/after>a</a>");
-    xmlMemSetup(count_free, count_malloc, count_realloc, count_strdup);
-    lib_now = lib_peak = 0;
+    xmlMemSetup(memcount_free, memcount_malloc, memcount_realloc, memcount_strdup);
+    memcount_now = memcount_peak = 0;
     found f = parse_pieces(body, len, PAGE, NULL, false, 16384);
     xmlMemSetup(free, xmalloc, xrealloc, xstrdup);
-    assert_true(lib_peak < LINKS_MEMORY_BOUND);
+    assert_true(memcount_peak < LINKS_MEMORY_BOUND);
     assert_string_equal(text_of(&f), "http://example.com/after\n");
     found_free(&f);
     free(body);
