@@ -30,9 +30,10 @@ coro *fetch(app *a, const char *url, int max_redirect, crawl_add_fn add_url, voi
  * the last failed attempt it raises that attempt's error (an https URL on the raw
  * transport raises at once). keep: FETCH_KEEP_BODY, the response keeps its body
  * (crawl_fetch_take_body); FETCH_KEEP_WIRE, its bytes as they went over the wire
- * (crawl_fetch_take_wire, --warc). Stage 3's engine awaits it between its
- * middlewares. */
-enum { FETCH_KEEP_BODY = 1, FETCH_KEEP_WIRE = 2 };
+ * (crawl_fetch_take_wire, --warc); FETCH_ONE_TRY, one attempt whatever --max-tries
+ * says (stage 3's politeness retries later, through its Queue). Stage 3's engine
+ * awaits it between its middlewares. */
+enum { FETCH_KEEP_BODY = 1, FETCH_KEEP_WIRE = 2, FETCH_ONE_TRY = 4 };
 coro *fetch_response(app *a, const char *url, int max_redirect, unsigned keep);
 
 /* The exception text a failed attempt is recorded with (malloc'd): the error's

@@ -20,6 +20,11 @@
  * With --frontier redis://..., the Queue is redisqueue.h's: the same put_nowait, get,
  * task_done and join over Redis Streams, shared with every other process of the crawl
  * (docs/scale.md). The in-memory Queue stays the default; the q_* functions below pick.
+ *
+ * With a politeness flag (--per-host, --delay, ...), the Queue is hostqueue.h's: a FIFO
+ * per host and a heap of the hosts that may start a request, so that get never hands
+ * a worker a URL it would have to wait for; and the engine gets the politeness
+ * middleware (polite.h), which tries URLs again through that Queue.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +32,8 @@
 #include "alloc.h"
 #include "crawler.h"
 #include "fetch.h"
+#include "hostqueue.h"
+#include "polite.h"
 #include "progress.h"
 #include "queue.h"
 #include "redisqueue.h"
@@ -38,6 +45,7 @@ struct crawler {
     engine *engine;
     queue q;
     rqueue *rq;              /* --frontier: the Queue on Redis instead of q */
+    hostqueue *hq;           /* politeness: the polite Queue instead of q */
     task **workers;
 };
 
@@ -46,27 +54,63 @@ static void q_put_nowait(crawler *cr, const char *url, int max_redirect)
 {
     if (cr->rq)
         rqueue_put_nowait(cr->rq, url, max_redirect);
+    else if (cr->hq)
+        hostqueue_put_nowait(cr->hq, url, max_redirect);
     else
         queue_put_nowait(&cr->q, url, max_redirect);
 }
 
 static coro *q_get(crawler *cr)
 {
-    return cr->rq ? rqueue_get(cr->rq) : queue_get(&cr->q);
+    return cr->rq ? rqueue_get(cr->rq) : cr->hq ? hostqueue_get(cr->hq) : queue_get(&cr->q);
 }
 
-/* Redis must know which entry is done: its URL's. */
+/* Redis must know which entry is done, and the polite Queue which host: its URL's. */
 static void q_task_done(crawler *cr, const char *url)
 {
     if (cr->rq)
         rqueue_task_done(cr->rq, url);
+    else if (cr->hq)
+        hostqueue_task_done(cr->hq, url);
     else
         queue_task_done(&cr->q);
 }
 
 static coro *q_join(crawler *cr)
 {
-    return cr->rq ? rqueue_join(cr->rq) : queue_join(&cr->q);
+    return cr->rq ? rqueue_join(cr->rq) : cr->hq ? hostqueue_join(cr->hq) : queue_join(&cr->q);
+}
+
+static size_t q_qsize(const void *ctx)
+{
+    const crawler *cr = ctx;
+    return cr->rq ? rqueue_qsize(cr->rq) : cr->hq ? hostqueue_qsize(cr->hq) : queue_qsize(&cr->q);
+}
+
+static size_t q_unfinished(const crawler *cr)
+{
+    return cr->rq ? rqueue_unfinished(cr->rq)
+                  : cr->hq ? cr->hq->base.unfinished_tasks : cr->q.unfinished_tasks;
+}
+
+/* Politeness asked for: the polite Queue, and its middleware last in the chain (its
+ * process_response runs first). */
+static void be_polite(crawler *cr)
+{
+    const crawl_options *o = &cr->a->opt;
+    hostqueue_config cfg = {.per_host = o->per_host,
+                            .per_ip = o->per_ip,
+                            .delay = o->delay,
+                            .random_delay = o->random_delay,
+                            .max_crawl_delay = o->max_crawl_delay,
+                            .autothrottle = o->autothrottle,
+                            .target_concurrency = o->target_concurrency,
+                            .max_delay = o->delay > 60 ? o->delay : 60};
+    cr->hq = xmalloc(sizeof *cr->hq);
+    hostqueue_init(cr->hq, cr->a->loop, cr->a->dns, &cfg);
+    engine_set_hosts(cr->engine, cr->hq);
+    downloader_middleware mw = polite_middleware(cr->engine, cr->hq);
+    engine_add_middleware(cr->engine, &mw);
 }
 
 /* The crawl core's add_url: seen_urls already has it; the queue gets it. */
@@ -169,6 +213,24 @@ static int close_engine(crawler *cr)
     return r == 0 ? 0 : -1;
 }
 
+/* The Queues and the engine, freed: the crawl could not start. */
+static void free_queues(crawler *cr)
+{
+    queue_clear(&cr->q);
+    if (cr->hq)
+        hostqueue_clear(cr->hq);
+    free(cr->hq);
+}
+
+static int not_started(crawler *cr, crawl_frame *main_coro)
+{
+    free_queues(cr);
+    coro_free(&main_coro->co);
+    engine_free(cr->engine);
+    free(cr->workers);
+    return APP_NOT_STARTED;
+}
+
 int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *ctx))
 {
     crawler cr = {.a = a};
@@ -178,30 +240,24 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     crawl_frame *main_coro = (crawl_frame *)coro_new(&crawl_def);
     main_coro->cr = &cr;
     queue_init(&cr.q, a->loop);
+    if (a->opt.polite)
+        be_polite(&cr);
     char err[1024];
     if (a->opt.frontier) {
         cr.rq = rqueue_new(a->loop, a->opt.frontier, a->opt.claim_after, a->opt.fetched_by,
                            err, sizeof err);
         if (!cr.rq) {
             fprintf(stderr, "crawl-queue: --frontier: %s\n", err);
-            queue_clear(&cr.q);
-            coro_free(&main_coro->co);
-            engine_free(cr.engine);
-            free(cr.workers);
-            return APP_NOT_STARTED;
+            return not_started(&cr, main_coro);
         }
     }
     if (a->opt.state && state_restore(a, put_url, &cr, err, sizeof err) < 0) {
         fprintf(stderr, "crawl-queue: %s\n", err);
-        queue_clear(&cr.q);
-        coro_free(&main_coro->co);
-        engine_free(cr.engine);
-        free(cr.workers);
-        return APP_NOT_STARTED;
+        return not_started(&cr, main_coro);
     }
     crawl_add_roots(a->crawl, put_url, &cr);    /* on --resume: seen already */
 
-    progress *p = progress_start(a, &cr.q);
+    progress *p = progress_start(a, q_qsize, &cr);
     task *t = task_new(a->loop, &main_coro->co, "crawl");
     int status = 0;
     if (run_until_complete(a->loop, t) < 0 && !app_interrupted && !engine_failed(cr.engine)) {
@@ -221,7 +277,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     /* Left to do: every URL put and not yet done — queued, being fetched, waiting for
      * a descriptor, or waiting inside the engine (for its host's robots.txt, say); not
      * the robots.txt downloads, which are no URL of the crawl. */
-    a->todo = cr.rq ? rqueue_unfinished(cr.rq) : cr.q.unfinished_tasks;
+    a->todo = q_unfinished(&cr);
     /* The workers (cancelled where they wait, if interrupted), then the pipeline's
      * close — its stages' own tasks still run — then whatever is left. */
     for (int i = 0; i < a->opt.max_tasks; i++)
@@ -232,7 +288,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     engine_free(cr.engine);     /* its stages free their own tasks */
     task_free_all();
     rqueue_free(cr.rq);         /* after the acknowledgements of the last records */
-    queue_clear(&cr.q);
+    free_queues(&cr);
     free(cr.workers);
     return status;
 }

@@ -24,6 +24,7 @@ struct engine {
     bool keep_wire;              /* a pipeline stage wants the wire bytes (--warc) */
     item *capture;               /* the item whose record the crawl core is making */
     bool failed;                 /* a pipeline stage raised */
+    struct hostqueue *hosts;     /* politeness: the polite Queue, or NULL */
 };
 
 /* ---- results ---- */
@@ -112,6 +113,8 @@ void engine_add_pipeline(engine *e, const item_pipeline *p)
 bool engine_plain(const engine *e) { return e->nmw == 0 && e->npipe == 0; }
 app *engine_app(engine *e) { return e->a; }
 bool engine_failed(const engine *e) { return e->failed; }
+void engine_set_hosts(engine *e, struct hostqueue *hq) { e->hosts = hq; }
+struct hostqueue *engine_hosts(const engine *e) { return e->hosts; }
 
 /* ---- engine.crawl: through the Queue ---- */
 
@@ -388,7 +391,8 @@ static int handle_body(coro *co)
         /* The download: the chapter's retry loop. */
         AWAIT_CATCH(co, fetch_response(e->a, f->req->url, f->req->max_redirect,
                                        (e->keep_bodies ? FETCH_KEEP_BODY : 0) |
-                                           (e->keep_wire ? FETCH_KEEP_WIRE : 0)));
+                                           (e->keep_wire ? FETCH_KEEP_WIRE : 0) |
+                                           (e->hosts ? FETCH_ONE_TRY : 0)));
         if (!co->err) {
             f->fetch = co->value.p;
             f->truncated = co->value.n == 1;

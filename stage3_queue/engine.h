@@ -125,6 +125,12 @@ app *engine_app(engine *e);
 coro *engine_open(engine *e);
 coro *engine_handle(engine *e, const char *url, int max_redirect);
 coro *engine_close(engine *e);
+/* Politeness (crawler.c sets it when a politeness flag is given): the polite Queue,
+ * which middlewares tell what they learn of a host (robots.txt's Crawl-delay); the
+ * download then makes one try — retries go back through the Queue (polite.h). */
+struct hostqueue;
+void engine_set_hosts(engine *e, struct hostqueue *hq);
+struct hostqueue *engine_hosts(const engine *e);
 /* Whether a pipeline stage failed (the crawl then ends with exit 1). */
 bool engine_failed(const engine *e);
 

@@ -11,7 +11,8 @@
 
 struct progress {
     app *a;
-    const queue *q;
+    size_t (*queued)(const void *ctx);     /* the Queue's size */
+    const void *ctx;
     sel_timer *timer;
     uint64_t t0;
 };
@@ -23,18 +24,19 @@ static void show(selector *s, void *arg)
     size_t done = crawl_done_count(p->a->crawl);
     double secs = (double)(now - p->t0) / 1000.0;
     fprintf(stderr, "\r\033[K%zu done, %zu in flight, %zu queued, %.0f urls/sec", done,
-            crawl_in_flight(p->a->crawl), queue_qsize(p->q), secs > 0 ? done / secs : 0.0);
+            crawl_in_flight(p->a->crawl), p->queued(p->ctx), secs > 0 ? done / secs : 0.0);
     fflush(stderr);
     p->timer = selector_call_later(s, PROGRESS_EVERY_MS, show, p);
 }
 
-progress *progress_start(app *a, const queue *q)
+progress *progress_start(app *a, size_t (*queued)(const void *ctx), const void *ctx)
 {
     if (a->opt.quiet || !isatty(STDERR_FILENO))
         return NULL;
     progress *p = xcalloc(1, sizeof *p);
     p->a = a;
-    p->q = q;
+    p->queued = queued;
+    p->ctx = ctx;
     p->t0 = selector_now_ms(a->loop);
     p->timer = selector_call_later(a->loop, PROGRESS_EVERY_MS, show, p);
     return p;

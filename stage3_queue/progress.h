@@ -3,13 +3,14 @@
 #ifndef CRAWL_PROGRESS_H
 #define CRAWL_PROGRESS_H
 
+#include <stddef.h>
+
 #include "app.h"
-#include "queue.h"
 
 typedef struct progress progress;
 
 /* NULL when there is nothing to show (not a terminal, -q). */
-progress *progress_start(app *a, const queue *q);
+progress *progress_start(app *a, size_t (*queued)(const void *ctx), const void *ctx);
 /* Clear the line and free. Accepts NULL. */
 void progress_stop(progress *p);
 

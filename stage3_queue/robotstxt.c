@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "hostqueue.h"
 #include "http.h"
 #include "log.h"
 #include "robots.h"
@@ -69,6 +70,21 @@ typedef struct {
     task *dl;                   /* engine_download's Task, while it runs */
 } fetch_frame;
 
+/* Politeness on: the Crawl-delay of our group slows the host down — up to
+ * --max-crawl-delay (a -v line each time that cap applies). */
+static void obey_crawl_delay(fetch_frame *f)
+{
+    hostqueue *hq = engine_hosts(f->mw->e);
+    double d = robots_crawl_delay(f->o->rules);
+    if (!hq || d <= 0)
+        return;
+    if (hostqueue_crawl_delay(hq, f->url, d))
+        log_info("robots.txt of %s asks a Crawl-delay of %g s: capped at %g s "
+                 "(--max-crawl-delay)", f->o->key, d, hq->cfg.max_crawl_delay);
+    else
+        log_info("robots.txt of %s: Crawl-delay %g s", f->o->key, d);
+}
+
 /* The rules an answer gives (RFC 9309, 2.3.1); a redirect is followed before this. */
 static void settle_rules(fetch_frame *f, const response *r)
 {
@@ -78,6 +94,7 @@ static void settle_rules(fetch_frame *f, const response *r)
                                 f->mw->agent);
         log_info("robots.txt of %s: %d, %zu rule(s) for us", o->key, r->status,
                  robots_rule_count(o->rules));
+        obey_crawl_delay(f);
     } else if (r->status >= 300 && r->status < 500) {
         o->rules = robots_allow_all(); /* 4xx, or no file within the redirects */
         log_info("robots.txt of %s: %d, everything allowed", o->key, r->status);
@@ -178,6 +195,7 @@ typedef struct {
     origin *o;
     char *path_query;
     mw_result *out;
+    const request *trigger;     /* politeness: the request whose turn the download took */
 } wait_frame;
 
 /* EXERCISE stage3-robots: BEGIN (docs/exercises.md) */
@@ -202,6 +220,12 @@ static int wait_body(coro *co)
     CORO_BEGIN(co);
     AWAIT_FUTURE(co, &f->o->ready);
     decide(f->o, f->path_query, f->out);
+    if (f->trigger && f->out->kind == MW_CONTINUE) {
+        /* Politeness: robots.txt was this request's start on the host; the page
+         * waits its turn in the Queue like any other request. */
+        const request *r = f->trigger;
+        mw_reschedule(f->out, request_new(r->url, r->max_redirect, r->flags));
+    }
     CORO_END(co);
 }
 /* EXERCISE stage3-robots: END */
@@ -238,6 +262,7 @@ static coro *process_request(void *self, request *req, mw_result *out)
         mw_continue(out); /* not an http(s) URL (or told so): not ours to judge */
         return NULL;
     }
+    bool first = !origin_find(mw, key);
     origin *o = origin_rules(mw, key, req->url);
     free(key);
     coro *wait = NULL;
@@ -250,6 +275,7 @@ static coro *process_request(void *self, request *req, mw_result *out)
         f->o = o;
         f->path_query = pq;
         f->out = out;
+        f->trigger = first && engine_hosts(mw->e) ? req : NULL;
         pq = NULL;
         wait = &f->co;
     }

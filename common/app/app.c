@@ -120,7 +120,7 @@ static int start_pool(app *a, char *err, size_t errlen)
                              errlen);
     if (!a->pool)
         return -1;
-    if (a->raw) {
+    if (a->raw || a->opt.per_ip) {     /* --per-ip: the polite Queue's lookups */
         dns_config cfg = {.cache_size = DNS_CACHE_SIZE, .ttl_ms = DNS_TTL_MS,
                           .timeout_ms = (uint64_t)(a->opt.dns_timeout * 1000.0 + 0.5)};
         a->dns = dns_new(a->loop, a->pool, &cfg);

@@ -34,7 +34,8 @@ enum {
     OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
     OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT, OPT_THREADS,
     OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS, OPT_WARC, OPT_CDX, OPT_STATE, OPT_RESUME,
-    OPT_FRONTIER, OPT_CLAIM_AFTER
+    OPT_FRONTIER, OPT_CLAIM_AFTER, OPT_PER_HOST, OPT_PER_IP, OPT_DELAY, OPT_RANDOM_DELAY,
+    OPT_MAX_CRAWL_DELAY, OPT_AUTOTHROTTLE, OPT_TARGET_CONCURRENCY, OPT_SITEMAPS
 };
 
 static const struct option long_opts[] = {
@@ -64,6 +65,14 @@ static const struct option long_opts[] = {
     {"frontier", required_argument, NULL, OPT_FRONTIER},
     {"claim-after", required_argument, NULL, OPT_CLAIM_AFTER},
     {"ignore-robots", no_argument, NULL, OPT_IGNORE_ROBOTS},
+    {"per-host", required_argument, NULL, OPT_PER_HOST},
+    {"per-ip", no_argument, NULL, OPT_PER_IP},
+    {"delay", required_argument, NULL, OPT_DELAY},
+    {"random-delay", no_argument, NULL, OPT_RANDOM_DELAY},
+    {"max-crawl-delay", required_argument, NULL, OPT_MAX_CRAWL_DELAY},
+    {"autothrottle", no_argument, NULL, OPT_AUTOTHROTTLE},
+    {"target-concurrency", required_argument, NULL, OPT_TARGET_CONCURRENCY},
+    {"sitemaps", no_argument, NULL, OPT_SITEMAPS},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -147,20 +156,26 @@ static int parse_int(const char *prog, const char *opt, const char *arg, int lo,
  * "no limit" (CURLOPT_TIMEOUT_MS) and the raw transport as "at once". */
 #define MIN_TIMEOUT 0.001
 
-/* Seconds as a decimal number (no hex, inf or nan), MIN_TIMEOUT <= t <= 86400: --timeout,
- * --dns-timeout. */
-static int parse_seconds(const char *prog, const char *opt, const char *arg, double *out)
+/* A decimal number (no hex, inf or nan) lo <= t <= hi; what: "seconds" or "requests". */
+static int parse_decimal(const char *prog, const char *opt, const char *arg, double lo,
+                         double hi, const char *what, double *out)
 {
     char *end = NULL;
     double t = 0;
     if (*arg != '\0' && arg[strspn(arg, "0123456789.eE+-")] == '\0')
         t = strtod(arg, &end);
     if (!end || end == arg || *end != '\0')
-        return usage_error(prog, "--%s: '%s' is not a number of seconds", opt, arg);
-    if (!isfinite(t) || !(t >= MIN_TIMEOUT) || t > 86400)
-        return usage_error(prog, "--%s: %s is out of range (0.001 to 86400)", opt, arg);
+        return usage_error(prog, "--%s: '%s' is not a number of %s", opt, arg, what);
+    if (!isfinite(t) || !(t >= lo) || t > hi)
+        return usage_error(prog, "--%s: %s is out of range (%g to %g)", opt, arg, lo, hi);
     *out = t;
     return CLI_OK;
+}
+
+/* Seconds, MIN_TIMEOUT <= t <= 86400: --timeout, --dns-timeout, --claim-after. */
+static int parse_seconds(const char *prog, const char *opt, const char *arg, double *out)
+{
+    return parse_decimal(prog, opt, arg, MIN_TIMEOUT, 86400, "seconds", out);
 }
 
 /* "a, b or c" from a NULL-terminated list. */
@@ -278,6 +293,18 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
                "                          (docs/scale.md) [the Queue in memory]\n"
                "      --claim-after SECS  with --frontier: take over URLs a process left\n"
                "                          unacknowledged this long (it died) [60]\n"
+               "\n"
+               "Politeness (any of these: a Queue per host, docs/politeness.md):\n"
+               "      --per-host N        at most N requests in flight per host [no cap]\n"
+               "      --per-ip            ... per address the host resolves to\n"
+               "      --delay SECS        between two starts on one host [0]\n"
+               "      --random-delay      each delay x 0.5 to 1.5 (needs --delay)\n"
+               "      --max-crawl-delay SECS  cap on robots.txt's Crawl-delay [30]\n"
+               "      --autothrottle      each host's delay follows its latency\n"
+               "      --target-concurrency N  autothrottle's aim per host [1]\n"
+               "      --sitemaps          also start from each host's sitemaps (robots.txt's\n"
+               "                          Sitemap lines, /sitemap.xml)\n"
+               "\n"
                "      --threads N         the thread pool (DNS lookups, the store), 1 to %d [4]\n"
                "      --dns-timeout SECS  per DNS lookup on the raw transport [60]\n",
                CRAWL_VERSION, THREADPOOL_MAX_THREADS);
@@ -301,6 +328,8 @@ static void set_defaults(crawl_options *o, const char *default_transport)
     o->threads = 4;
     o->dns_timeout = 60;
     o->claim_after = 60;
+    o->max_crawl_delay = 30;
+    o->target_concurrency = 1;      /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
 }
 
 /* getopt returned '?': an unknown option, an ambiguous abbreviation, or a value given
@@ -338,6 +367,14 @@ static bool stage3_only(int c)
     case OPT_RESUME:
     case OPT_FRONTIER:
     case OPT_CLAIM_AFTER:
+    case OPT_PER_HOST:
+    case OPT_PER_IP:
+    case OPT_DELAY:
+    case OPT_RANDOM_DELAY:
+    case OPT_MAX_CRAWL_DELAY:
+    case OPT_AUTOTHROTTLE:
+    case OPT_TARGET_CONCURRENCY:
+    case OPT_SITEMAPS:
         return true;
     default:
         return false;
@@ -400,6 +437,25 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
     case OPT_CLAIM_AFTER:
         return parse_seconds(prog, "claim-after", arg, &o->claim_after);
     case OPT_IGNORE_ROBOTS: o->ignore_robots = 1; return CLI_OK;
+    /* Politeness: any of these turns it on (the polite Queue, hostqueue.h). */
+    case OPT_PER_HOST:
+        o->polite = 1;
+        return parse_int(prog, "per-host", arg, 1, 1000000, &o->per_host);
+    case OPT_PER_IP: o->polite = o->per_ip = 1; return CLI_OK;
+    case OPT_DELAY:
+        o->polite = 1;
+        return parse_decimal(prog, "delay", arg, 0, 86400, "seconds", &o->delay);
+    case OPT_RANDOM_DELAY: o->polite = o->random_delay = 1; return CLI_OK;
+    case OPT_MAX_CRAWL_DELAY:
+        o->polite = 1;
+        return parse_decimal(prog, "max-crawl-delay", arg, 0, 86400, "seconds",
+                             &o->max_crawl_delay);
+    case OPT_AUTOTHROTTLE: o->polite = o->autothrottle = 1; return CLI_OK;
+    case OPT_TARGET_CONCURRENCY:
+        o->polite = 1;
+        return parse_decimal(prog, "target-concurrency", arg, 0.01, 1000000, "requests",
+                             &o->target_concurrency);
+    case OPT_SITEMAPS: o->sitemaps = 1; return CLI_OK;
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
     case 'h':
@@ -505,6 +561,14 @@ static int check_files(const crawl_options *o, const char *prog)
     if (o->frontier && (!o->format || strcmp(o->format, "jsonl") != 0))
         return usage_error(prog, "--frontier '%s' needs --format jsonl (a URL is acknowledged "
                            "to the other processes once its record is written)", o->frontier);
+    if (o->random_delay && o->delay <= 0)
+        return usage_error(prog, "--random-delay varies --delay SECS: give --delay too");
+    if (o->target_concurrency != 1 && !o->autothrottle)
+        return usage_error(prog, "--target-concurrency is --autothrottle's aim: give "
+                           "--autothrottle too");
+    if (o->frontier && o->polite)
+        return usage_error(prog, "--frontier '%s' does not take politeness flags (--per-host, "
+                           "--delay, ...) yet", o->frontier);
     if (o->frontier && o->state)
         return usage_error(prog, "--frontier '%s' keeps the frontier in Redis: --state is for "
                            "one process", o->frontier);

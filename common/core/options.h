@@ -38,6 +38,17 @@ typedef struct crawl_options {
                               * unacknowledged by another process (a dead one) */
     const char *fetched_by;  /* with --frontier: "HOST:PID", this process's name in Redis
                               * and in each of its records */
+    /* Politeness (crawl-queue): any of these flags sets polite, and the Queue becomes
+     * the polite one (stage3_queue/hostqueue.h). */
+    int polite;
+    int per_host;            /* --per-host N (0: no cap beyond --max-tasks) */
+    int per_ip;              /* --per-ip: the cap and delay per address, not per name */
+    double delay;            /* --delay SECS between starts on one host (0) */
+    int random_delay;        /* --random-delay: x [0.5, 1.5) */
+    double max_crawl_delay;  /* --max-crawl-delay SECS (30): robots.txt's Crawl-delay cap */
+    int autothrottle;        /* --autothrottle */
+    double target_concurrency; /* --target-concurrency N (1) */
+    int sitemaps;            /* --sitemaps: seed from each host's sitemaps */
     int verbose;             /* -v, repeatable */
     int quiet;               /* -q */
 } crawl_options;

@@ -116,6 +116,12 @@ static void page_reply(server *srv, site_page *pg, reply *r, bool head_only, boo
         r->drop = true;
         return;
     }
+    if (pg->requests <= pg->drop + pg->busy) {
+        char *ra = pg->retry_after ? xasprintf("Retry-After: %s", pg->retry_after) : NULL;
+        simple_page(r, pg->busy_status, NULL, head_only, ka, ra ? &ra : NULL, ra ? 1 : 0);
+        free(ra);
+        return;
+    }
     r->drip_bytes = pg->drip_bytes;
     r->drip_ms = pg->drip_ms;
     r->reset_after = pg->reset_after;

@@ -312,6 +312,21 @@ static int set_key(parser *p, char *word)
         if (num_value(p, k, v, 0, 1000000000, &n) < 0)
             return -1;
         pg->drop = (long)n;
+    } else if (!strcmp(k, "busy")) {
+        /* busy=K or busy=K/STATUS: the first K requests get STATUS (429) */
+        char *slash = strchr(v, '/');
+        long long st = 429;
+        if (slash) {
+            *slash = '\0';
+            if (num_value(p, k, slash + 1, 100, 999, &st) < 0)
+                return -1;
+        }
+        if (num_value(p, k, v, 0, 1000000000, &n) < 0)
+            return -1;
+        pg->busy = (long)n;
+        pg->busy_status = (int)st;
+    } else if (!strcmp(k, "retry")) {
+        set_str(&pg->retry_after, v);
     } else if (!strcmp(k, "reset")) {
         if (num_value(p, k, v, 0, 1LL << 40, &n) < 0)
             return -1;
@@ -407,6 +422,7 @@ static void page_free(site_page *pg)
     free(pg->location);
     free(pg->body);
     free(pg->link_prefix);
+    free(pg->retry_after);
     free(pg);
 }
 

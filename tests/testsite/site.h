@@ -39,6 +39,9 @@ typedef struct site_page {
     long nest;                /* nest=N */
     long long delay_ms;       /* -1: the server's --delay */
     long drop;                /* drop the first `drop` requests */
+    long busy;                /* answer the first `busy` requests with busy_status */
+    int busy_status;          /* busy=K/STATUS (429 by default) */
+    char *retry_after;        /* retry=VALUE: their Retry-After header, or NULL */
     long requests;            /* requests seen so far (run time) */
     long drip_bytes;          /* 0: no drip */
     long drip_ms;

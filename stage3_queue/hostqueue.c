@@ -1,0 +1,511 @@
+/* hostqueue.c — the polite Queue (hostqueue.h): per-key FIFOs, a heap of the keys
+ * that may start a request, and the chapter's task_done and join underneath. */
+#include "hostqueue.h"
+
+#include <math.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "hash.h"
+#include "log.h"
+#include "url.h"
+
+#define NOT_IN_HEAP ((size_t)-1)
+#define AUTOTHROTTLE_START_DELAY 1.0    /* seconds, until a host's first answer */
+
+/* A politeness key: its URLs, its requests in flight, when the next may start. */
+struct hq_slot {
+    char *key;
+    strmap_node node;           /* in q->slots */
+    jobq items;
+    unsigned inflight;
+    uint64_t next_ms;           /* no start before this (delay, back-off) */
+    uint64_t last_start_ms;     /* the latest start */
+    double crawl_delay;         /* robots.txt's, capped; 0: none */
+    double auto_delay;          /* --autothrottle's; < 0 until the first answer */
+    unsigned errors5;           /* 5xx answers in a row */
+    size_t heap_idx;            /* in q->heap, or NOT_IN_HEAP */
+};
+
+/* A host name and the slot its URLs go to (NULL with --per-ip while it is looked up:
+ * its URLs wait in `pending`). */
+typedef struct hq_host {
+    char *name;
+    strmap_node node;           /* in q->hosts */
+    hq_slot *slot;
+    jobq pending;
+    hostqueue *q;
+    dns_waiter lookup;
+    bool looking_up;
+} hq_host;
+
+/* url's host name ("" when it has none: not an http URL — one key for all such, and
+ * their fetches fail at once). The caller frees it. */
+static char *host_name(const char *url)
+{
+    char *scheme = NULL, *host = NULL, *pq = NULL;
+    int port;
+    if (url_split(url, &scheme, &host, &port, &pq) != 0)
+        host = NULL;
+    free(scheme);
+    free(pq);
+    return host ? host : xstrdup("");
+}
+
+/* ---- the heap of slots that have URLs and room, by next start ---- */
+
+static bool heap_less(const hq_slot *a, const hq_slot *b) { return a->next_ms < b->next_ms; }
+
+static void heap_set(hostqueue *q, size_t i, hq_slot *s)
+{
+    q->heap[i] = s;
+    s->heap_idx = i;
+}
+
+static void heap_up(hostqueue *q, size_t i)
+{
+    hq_slot *s = q->heap[i];
+    while (i > 0 && heap_less(s, q->heap[(i - 1) / 2])) {
+        heap_set(q, i, q->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_set(q, i, s);
+}
+
+static void heap_down(hostqueue *q, size_t i)
+{
+    hq_slot *s = q->heap[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= q->nheap)
+            break;
+        if (c + 1 < q->nheap && heap_less(q->heap[c + 1], q->heap[c]))
+            c++;
+        if (!heap_less(q->heap[c], s))
+            break;
+        heap_set(q, i, q->heap[c]);
+        i = c;
+    }
+    heap_set(q, i, s);
+}
+
+static void heap_remove(hostqueue *q, hq_slot *s)
+{
+    size_t i = s->heap_idx;
+    s->heap_idx = NOT_IN_HEAP;
+    hq_slot *last = q->heap[--q->nheap];
+    if (last == s)
+        return;
+    heap_set(q, i, last);
+    heap_up(q, i);
+    heap_down(q, last->heap_idx);
+}
+
+/* Put s in the heap, take it out, or move it, as its URLs, room and time say. */
+static void slot_update(hostqueue *q, hq_slot *s)
+{
+    bool room = q->cfg.per_host <= 0 || s->inflight < (unsigned)q->cfg.per_host;
+    bool want = room && jobq_size(&s->items) > 0;
+    if (!want) {
+        if (s->heap_idx != NOT_IN_HEAP)
+            heap_remove(q, s);
+        return;
+    }
+    if (s->heap_idx == NOT_IN_HEAP) {
+        if (q->nheap == q->capheap) {
+            q->capheap = q->capheap ? 2 * q->capheap : 64;
+            q->heap = xreallocarray(q->heap, q->capheap, sizeof *q->heap);
+        }
+        heap_set(q, q->nheap++, s);
+    }
+    heap_up(q, s->heap_idx);
+    heap_down(q, s->heap_idx);
+}
+
+/* ---- waking getters ---- */
+
+typedef struct getter {
+    future wake;
+    sel_timer *wakeup;          /* the scheduled set_result, if any */
+    list_node link;             /* in q->getters while waiting */
+} getter;
+
+static void wake_getter(selector *s, void *arg)
+{
+    (void)s;
+    getter *g = arg;
+    g->wakeup = NULL;
+    future_set_result(&g->wake, (coro_value){NULL, 0});
+}
+
+static void on_timer(selector *s, void *arg);
+
+/* A getter waits and the top slot may start now: wake the oldest getter (it takes
+ * the URL and kicks again for the next). Its time is later: one timer for it. */
+static void kick(hostqueue *q)
+{
+    if (list_empty(&q->getters) || q->nheap == 0)
+        return;
+    uint64_t now = selector_now_ms(q->loop);
+    uint64_t at = q->heap[0]->next_ms;
+    if (at <= now) {
+        getter *g = list_entry(list_pop_front(&q->getters), getter, link);
+        g->wakeup = selector_call_soon(q->loop, wake_getter, g);
+        return;
+    }
+    if (q->timer && q->timer_at <= at)
+        return;                 /* one is set for then or sooner */
+    if (q->timer)
+        selector_cancel(q->loop, q->timer);
+    q->timer = selector_call_later(q->loop, at - now, on_timer, q);
+    q->timer_at = at;
+}
+
+static void on_timer(selector *s, void *arg)
+{
+    (void)s;
+    hostqueue *q = arg;
+    q->timer = NULL;
+    kick(q);
+}
+
+/* ---- slots and hosts ---- */
+
+static hq_slot *slot_get(hostqueue *q, const char *key)
+{
+    strmap_node *n = strmap_find(&q->slots, key);
+    if (n)
+        return strmap_entry(n, hq_slot, node);
+    hq_slot *s = xcalloc(1, sizeof *s);
+    s->key = xstrdup(key);
+    jobq_init(&s->items);
+    s->auto_delay = -1;
+    s->heap_idx = NOT_IN_HEAP;
+    strmap_add(&q->slots, &s->node, s->key);
+    return s;
+}
+
+static void slot_push(hostqueue *q, hq_slot *s, const char *url, int max_redirect)
+{
+    jobq_push(&s->items, url, max_redirect);
+    q->queued++;
+    slot_update(q, s);
+}
+
+/* The host's lookup ended (--per-ip): its URLs join its address's slot. */
+static void host_resolved(dns_waiter *w, const struct sockaddr_storage *addr,
+                          socklen_t len, const char *error)
+{
+    hq_host *h = w->data;
+    hostqueue *q = h->q;
+    char ip[NI_MAXHOST];
+    h->looking_up = false;
+    if (error || getnameinfo((const struct sockaddr *)addr, len, ip, sizeof ip, NULL, 0,
+                             NI_NUMERICHOST) != 0) {
+        log_info("--per-ip: %s not resolved (%s): its own key", h->name,
+                 error ? error : "no address");
+        h->slot = slot_get(q, h->name);
+    } else {
+        h->slot = slot_get(q, ip);
+    }
+    job j;
+    while (jobq_pop(&h->pending, &j)) {
+        q->queued--;
+        slot_push(q, h->slot, j.url, j.max_redirect);
+        free(j.url);
+    }
+    jobq_clear(&h->pending);
+    kick(q);
+}
+
+/* The host entry of url (made on first sight: with --per-ip its lookup starts). */
+static hq_host *host_of(hostqueue *q, const char *url)
+{
+    char *name = host_name(url);
+    strmap_node *n = strmap_find(&q->hosts, name);
+    if (n) {
+        free(name);
+        return strmap_entry(n, hq_host, node);
+    }
+    hq_host *h = xcalloc(1, sizeof *h);
+    h->name = name;
+    h->q = q;
+    jobq_init(&h->pending);
+    strmap_add(&q->hosts, &h->node, h->name);
+    if (q->cfg.per_ip && q->dns && *name) {
+        h->looking_up = true;
+        dns_lookup(q->dns, &h->lookup, name, 80, host_resolved, h);  /* may answer now */
+    } else {
+        h->slot = slot_get(q, name);
+    }
+    return h;
+}
+
+/* ---- the queue ---- */
+
+void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns,
+                    const hostqueue_config *cfg)
+{
+    memset(q, 0, sizeof *q);
+    queue_init(&q->base, loop);
+    q->loop = loop;
+    q->dns = dns;
+    q->cfg = *cfg;
+    strmap_init(&q->hosts);
+    strmap_init(&q->slots);
+    list_init(&q->getters);
+    q->rng = hash_str("hostqueue") | 1;     /* keyed per process: no fixed sequence */
+}
+
+static void host_drop(strmap_node *n)
+{
+    hq_host *h = strmap_entry(n, hq_host, node);
+    if (h->looking_up)
+        dns_cancel(&h->lookup);
+    jobq_clear(&h->pending);
+    free(h->name);
+    free(h);
+}
+
+static void slot_drop(strmap_node *n)
+{
+    hq_slot *s = strmap_entry(n, hq_slot, node);
+    jobq_clear(&s->items);
+    free(s->key);
+    free(s);
+}
+
+void hostqueue_clear(hostqueue *q)
+{
+    if (q->timer)
+        selector_cancel(q->loop, q->timer);
+    q->timer = NULL;
+    strmap_clear(&q->hosts, host_drop);
+    strmap_free(&q->hosts);
+    strmap_clear(&q->slots, slot_drop);
+    strmap_free(&q->slots);
+    free(q->heap);
+    q->heap = NULL;
+    q->nheap = q->capheap = 0;
+    queue_clear(&q->base);
+}
+
+void hostqueue_put_nowait(hostqueue *q, const char *url, int max_redirect)
+{
+    q->base.unfinished_tasks++;         /* the chapter's count, for task_done and join */
+    hq_host *h = host_of(q, url);
+    if (h->slot) {
+        slot_push(q, h->slot, url, max_redirect);
+    } else {
+        jobq_push(&h->pending, url, max_redirect);
+        q->queued++;
+    }
+    kick(q);
+}
+
+/* The delay before the next start on s, in ms: the largest of --delay, Crawl-delay
+ * and autothrottle's, times [0.5, 1.5) with --random-delay. */
+static double slot_delay(const hostqueue *q, const hq_slot *s)
+{
+    double d = q->cfg.delay;
+    if (s->crawl_delay > d)
+        d = s->crawl_delay;
+    if (q->cfg.autothrottle) {
+        double a = s->auto_delay < 0 ? AUTOTHROTTLE_START_DELAY : s->auto_delay;
+        if (a > d)
+            d = a;
+    }
+    return d;
+}
+
+static uint64_t next_random(hostqueue *q)
+{
+    q->rng ^= q->rng << 13;             /* xorshift64 */
+    q->rng ^= q->rng >> 7;
+    q->rng ^= q->rng << 17;
+    return q->rng;
+}
+
+static uint64_t delay_ms(hostqueue *q, const hq_slot *s)
+{
+    double d = slot_delay(q, s) * 1000.0;
+    if (q->cfg.random_delay)
+        d *= 0.5 + (double)(next_random(q) >> 11) / 9007199254740992.0;   /* [0.5, 1.5) */
+    return (uint64_t)llround(d);
+}
+
+/* ---- get ---- */
+
+typedef struct {
+    coro co;
+    hostqueue *q;
+    getter g;
+} hget_frame;
+
+/* Take the top slot's oldest URL: a request starts there now. */
+static job take(hostqueue *q)
+{
+    hq_slot *s = q->heap[0];
+    uint64_t now = selector_now_ms(q->loop);
+    job j;
+    jobq_pop(&s->items, &j);
+    q->queued--;
+    s->inflight++;
+    s->last_start_ms = now;
+    s->next_ms = now + delay_ms(q, s) + 1;     /* now is whole ms: never early */
+    slot_update(q, s);
+    return j;
+}
+
+static int hget_body(coro *co)
+{
+    hget_frame *f = (hget_frame *)co;
+    hostqueue *q = f->q;
+    CORO_BEGIN(co);
+    while (q->nheap == 0 || q->heap[0]->next_ms > selector_now_ms(q->loop)) {
+        /* Nothing may start now: wait for a put, a task_done or the top's time. */
+        future_clear(&f->g.wake);
+        list_push_back(&q->getters, &f->g.link);
+        kick(q);                                 /* the timer, if a slot waits */
+        AWAIT_FUTURE(co, &f->g.wake);            /* a worker is cancelled here */
+    }
+    {
+        job j = take(q);
+        kick(q);                                 /* the next getter, if another may go */
+        CORO_RETURN(co, j.url, j.max_redirect);
+    }
+    CORO_END(co);
+}
+
+static void hget_finally(coro *co)
+{
+    hget_frame *f = (hget_frame *)co;
+    list_remove(&f->g.link);
+    if (f->g.wakeup) {
+        /* Woken but cancelled before it ran: pass the wake-up on. */
+        selector_cancel(f->q->loop, f->g.wakeup);
+        kick(f->q);
+    }
+    future_clear(&f->g.wake);
+}
+
+static const coro_def hget_def = {"hostqueue_get", __FILE__, hget_body, hget_finally,
+                                  sizeof(hget_frame)};
+
+coro *hostqueue_get(hostqueue *q)
+{
+    hget_frame *f = (hget_frame *)coro_new(&hget_def);
+    f->q = q;
+    future_init(&f->g.wake);
+    list_node_init(&f->g.link);
+    return &f->co;
+}
+
+/* ---- task_done and join: the chapter's, after the slot gets its request back ---- */
+
+static hq_slot *slot_of(hostqueue *q, const char *url)
+{
+    char *name = host_name(url);
+    strmap_node *n = strmap_find(&q->hosts, name);
+    free(name);
+    return n ? strmap_entry(n, hq_host, node)->slot : NULL;
+}
+
+void hostqueue_task_done(hostqueue *q, const char *url)
+{
+    hq_slot *s = slot_of(q, url);
+    if (s && s->inflight > 0) {
+        s->inflight--;
+        slot_update(q, s);
+        kick(q);
+    }
+    queue_task_done(&q->base);
+}
+
+coro *hostqueue_join(hostqueue *q) { return queue_join(&q->base); }
+
+/* ---- what the engine learns ---- */
+
+void hostqueue_backoff(hostqueue *q, const char *url, uint64_t ms)
+{
+    hq_slot *s = slot_of(q, url);
+    if (!s)
+        return;
+    uint64_t until = selector_now_ms(q->loop) + ms;
+    if (until > s->next_ms) {
+        s->next_ms = until;
+        slot_update(q, s);
+    }
+}
+
+bool hostqueue_crawl_delay(hostqueue *q, const char *url, double secs)
+{
+    hq_slot *s = slot_of(q, url);
+    bool capped = secs > q->cfg.max_crawl_delay;
+    if (capped)
+        secs = q->cfg.max_crawl_delay;
+    if (s && secs > s->crawl_delay) {
+        s->crawl_delay = secs;
+        /* learned after a start (robots.txt's own): it counts from that start */
+        uint64_t at = s->last_start_ms + (uint64_t)llround(secs * 1000.0) + 1;
+        if (s->last_start_ms && at > s->next_ms) {
+            s->next_ms = at;
+            slot_update(q, s);
+        }
+    }
+    return capped;
+}
+
+/* Autothrottle. Scrapy's rule, for a 2xx/3xx answer: aim at latency / target
+ * concurrency; move halfway there, but never stay below the aim. Ours differs where
+ * Scrapy's is blind: a failed try (timeout, reset, 429, 5xx) never lowers the delay
+ * and doubles it — Scrapy leaves errors out, so a host that times out is never slowed
+ * down. The delay stays within [--delay, max_delay]. */
+void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, bool ok)
+{
+    hq_slot *s = slot_of(q, url);
+    if (!s || !q->cfg.autothrottle)
+        return;
+    double old = s->auto_delay < 0 ? AUTOTHROTTLE_START_DELAY : s->auto_delay;
+    double aim = (double)ms / 1000.0 / q->cfg.target_concurrency;
+    double d;
+    if (ok) {
+        d = (old + aim) / 2;
+        if (d < aim)
+            d = aim;
+    } else {
+        d = 2 * old;
+        if (d < aim)
+            d = aim;
+        if (d < 0.1)
+            d = 0.1;
+    }
+    if (d < q->cfg.delay)
+        d = q->cfg.delay;
+    if (d > q->cfg.max_delay)
+        d = q->cfg.max_delay;
+    s->auto_delay = d;
+}
+
+unsigned hostqueue_server_error(hostqueue *q, const char *url, bool error)
+{
+    hq_slot *s = slot_of(q, url);
+    if (!s)
+        return 0;
+    s->errors5 = error ? s->errors5 + 1 : 0;
+    return s->errors5;
+}
+
+double hostqueue_delay_of(hostqueue *q, const char *url)
+{
+    hq_slot *s = slot_of(q, url);
+    return s ? slot_delay(q, s) : -1;
+}
+
+const char *hostqueue_key_of(hostqueue *q, const char *url)
+{
+    hq_slot *s = slot_of(q, url);
+    return s ? s->key : NULL;
+}

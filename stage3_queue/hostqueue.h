@@ -1,0 +1,106 @@
+/* hostqueue.h — the chapter's Queue made polite: the same put_nowait, get, task_done
+ * and join, but get hands out the next URL of a host that may be fetched *now*.
+ *
+ * The chapter's Queue is one FIFO: a worker takes the oldest URL whatever its host.
+ * A polite crawler must not do that: when the oldest URL's host is at its cap of
+ * requests in flight (--per-host) or inside its delay (--delay, robots.txt's
+ * Crawl-delay, a 429's Retry-After), taking it means waiting — and every worker that
+ * takes such a URL waits, while URLs of other hosts could go (head-of-line blocking:
+ * Scrapy's download slots fill with one domain's requests this way).
+ *
+ * So here each politeness key (the host, or with --per-ip the address it resolves to)
+ * has a `slot`: its own FIFO of URLs, its requests in flight, and the time its next
+ * request may start. The slots that have URLs and room for one more request sit in a
+ * min-heap by that time. get takes from the heap's top slot when its time has come;
+ * otherwise the getter waits — for a put, for a task_done that frees a slot, or for
+ * one timer set at the top slot's time. No worker ever waits on a host.
+ *
+ *   the start of a request  get: in flight + 1, next start = now + the host's delay
+ *   its end                 task_done(url): in flight - 1 (the chapter's task_done too)
+ *   a 429, 503, 5xx, error  hostqueue_backoff: the host's next start moves later
+ *   robots.txt Crawl-delay  hostqueue_crawl_delay: the host's delay grows (capped)
+ *   --autothrottle          hostqueue_latency: the delay follows the latency
+ *
+ * join and task_done keep the chapter's meaning: the unfinished count is the embedded
+ * chapter Queue's (`base`), and join is its join.
+ *
+ * With --per-ip a new host's URLs wait in the host's own line while its name is looked
+ * up (dns.h, in the thread pool); then they join the slot of its address, which every
+ * host of that address shares. A failed lookup keeps the host as its own key (its
+ * fetches then fail and are recorded).
+ *
+ * Slots are kept for the whole crawl (a few hundred bytes per host), so a host's
+ * learned delay and back-off survive while its FIFO is empty.
+ */
+#ifndef CRAWL_HOSTQUEUE_H
+#define CRAWL_HOSTQUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dns.h"
+#include "list.h"
+#include "queue.h"
+#include "strmap.h"
+
+typedef struct hq_slot hq_slot;
+
+typedef struct hostqueue_config {
+    int per_host;               /* --per-host N: requests in flight per key; 0: no cap */
+    bool per_ip;                /* --per-ip: the key is the host's address */
+    double delay;               /* --delay SECS between two starts on one key */
+    bool random_delay;          /* --random-delay: each delay x [0.5, 1.5) */
+    double max_crawl_delay;     /* --max-crawl-delay SECS: the cap on Crawl-delay */
+    bool autothrottle;          /* --autothrottle */
+    double target_concurrency;  /* --target-concurrency: requests in flight wanted */
+    double max_delay;           /* autothrottle's ceiling (seconds) */
+} hostqueue_config;
+
+typedef struct hostqueue {
+    queue base;                 /* the chapter's Queue: unfinished_tasks, task_done, join */
+    selector *loop;
+    dns_resolver *dns;          /* --per-ip: lookups (not owned) */
+    hostqueue_config cfg;
+    strmap hosts;               /* hq_host by host name */
+    strmap slots;               /* hq_slot by key (host, or address with --per-ip) */
+    hq_slot **heap;             /* slots with URLs and room, by next start */
+    size_t nheap, capheap;
+    size_t queued;              /* URLs in every FIFO */
+    list_node getters;          /* get()s waiting, oldest first */
+    sel_timer *timer;           /* wakes a getter when the top slot's time comes */
+    uint64_t timer_at;
+    uint64_t rng;               /* --random-delay's generator */
+} hostqueue;
+
+void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns,
+                    const hostqueue_config *cfg);
+/* Free every slot and URL. No coroutine may be waiting in get or join. */
+void hostqueue_clear(hostqueue *q);
+
+/* The chapter's four operations. task_done takes the URL that get handed out: its
+ * slot gets its request back. */
+void hostqueue_put_nowait(hostqueue *q, const char *url, int max_redirect);
+coro *hostqueue_get(hostqueue *q);
+void hostqueue_task_done(hostqueue *q, const char *url);
+coro *hostqueue_join(hostqueue *q);
+static inline size_t hostqueue_qsize(const hostqueue *q) { return q->queued; }
+
+/* What the engine learns about url's host. backoff: nothing starts there for ms.
+ * crawl_delay: robots.txt asks this many seconds between requests (capped by
+ * max_crawl_delay; returns true when the cap applied). latency: a response took ms
+ * (autothrottle; ok: a 2xx/3xx answer — others never lower the delay). */
+void hostqueue_backoff(hostqueue *q, const char *url, uint64_t ms);
+bool hostqueue_crawl_delay(hostqueue *q, const char *url, double secs);
+void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, bool ok);
+/* An answer of url's host: a 5xx (error) or not. Returns how many 5xx the host gave in
+ * a row, this one included (0 after any other answer). */
+unsigned hostqueue_server_error(hostqueue *q, const char *url, bool error);
+
+/* The host's current delay between starts, in seconds (tests, -v); -1: unknown host. */
+double hostqueue_delay_of(hostqueue *q, const char *url);
+/* The politeness key of url ("127.0.0.1", or its address with --per-ip once known);
+ * NULL when url has no host. Valid until the queue is cleared. */
+const char *hostqueue_key_of(hostqueue *q, const char *url);
+
+#endif
