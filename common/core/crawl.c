@@ -631,6 +631,17 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
     }
 }
 
+/* With politeness the timeline has lanes per host ("http://h:80" from the URL's
+ * scheme://host[:port]), so a host's delays show as the gaps on its own tracks. */
+static int host_lane(trace *t, const char *url)
+{
+    const char *p = strstr(url, "://");
+    size_t n = p ? (size_t)(p + 3 - url) + strcspn(p + 3, "/?#") : strlen(url);
+    char key[256];
+    snprintf(key, sizeof key, "%.*s", (int)(n < 255 ? n : 255), url);
+    return trace_lane_acquire(t, key);
+}
+
 crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
 {
     crawl_fetch *f = xcalloc(1, sizeof *f);
@@ -644,7 +655,7 @@ crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
     f->slot = -1;
     if (c->trace) {
         f->sink.on_connect = on_connect;
-        f->slot = trace_slot_acquire(c->trace);
+        f->slot = c->o.polite ? host_lane(c->trace, url) : trace_slot_acquire(c->trace);
         f->t_start = trace_now(c->trace);
     }
     if (++c->in_flight > c->peak_in_flight)

@@ -11,6 +11,22 @@
 #include "alloc.h"
 #include "outfile.h"
 #include "report.h"
+#include "strmap.h"
+
+/* Lanes: a group's own slots ("127.0.0.1:8080 #0", "#1", ...), for one host each. */
+typedef struct lane_group {
+    char *key;
+    strmap_node node;
+    int *slot;                /* lane i's slot */
+    bool *busy;
+    int n;
+} lane_group;
+
+/* Which lane a slot is (group NULL: a plain slot). */
+typedef struct lane_ref {
+    lane_group *group;
+    int lane;
+} lane_ref;
 
 #define TRACE_BUF (1 << 16)
 
@@ -24,6 +40,8 @@ struct trace {
     int nslots;
     int *heap;
     size_t nheap, capheap;
+    strmap groups;            /* lane_group by key */
+    lane_ref *lanes;          /* per slot (nslots of them) */
 };
 
 static void begin_event(trace *t)
@@ -75,12 +93,24 @@ trace *trace_open(const char *path, int pid, const char *process_name, char *err
     return t;
 }
 
+static void group_drop(strmap_node *n)
+{
+    lane_group *g = strmap_entry(n, lane_group, node);
+    free(g->slot);
+    free(g->busy);
+    free(g->key);
+    free(g);
+}
+
 int trace_close(trace *t, char *err, size_t errlen)
 {
     if (!t)
         return 0;
     fputs("\n],\n\"displayTimeUnit\": \"ms\"}\n", t->out);
     int r = outfile_close(t->out, "--trace-events", t->path, err, errlen);
+    strmap_clear(&t->groups, group_drop);
+    strmap_free(&t->groups);
+    free(t->lanes);
     free(t->heap);
     free(t->path);
     free(t);
@@ -123,26 +153,67 @@ static int heap_pop(trace *t)
     return top;
 }
 
-int trace_slot_acquire(trace *t)
+/* A new slot, its track named `name`. */
+static int new_slot(trace *t, const char *name, lane_group *g, int lane)
 {
-    if (t->nheap)
-        return heap_pop(t);
     /* room for every slot in the heap, so that release never fails */
     if ((size_t)t->nslots + 1 > t->capheap) {
         t->capheap = t->capheap ? 2 * t->capheap : 64;
         t->heap = xreallocarray(t->heap, t->capheap, sizeof *t->heap);
+        t->lanes = xreallocarray(t->lanes, t->capheap, sizeof *t->lanes);
     }
     int slot = t->nslots++;
-    char name[32];
-    snprintf(name, sizeof name, "slot %d", slot);
+    t->lanes[slot] = (lane_ref){g, lane};
     metadata(t, trace_slot_tid(slot), "thread_name", &(trace_arg){"name", name, 0});
     metadata(t, trace_slot_tid(slot), "thread_sort_index", &(trace_arg){"sort_index", NULL, slot});
     return slot;
 }
 
+int trace_slot_acquire(trace *t)
+{
+    if (t->nheap)
+        return heap_pop(t);
+    char name[32];
+    snprintf(name, sizeof name, "slot %d", t->nslots);
+    return new_slot(t, name, NULL, 0);
+}
+
+int trace_lane_acquire(trace *t, const char *group)
+{
+    if (!t->groups.buckets)
+        strmap_init(&t->groups);
+    strmap_node *n = strmap_find(&t->groups, group);
+    lane_group *g;
+    if (n) {
+        g = strmap_entry(n, lane_group, node);
+    } else {
+        g = xcalloc(1, sizeof *g);
+        g->key = xstrdup(group);
+        strmap_add(&t->groups, &g->node, g->key);
+    }
+    for (int i = 0; i < g->n; i++)
+        if (!g->busy[i]) {
+            g->busy[i] = true;
+            return g->slot[i];
+        }
+    g->slot = xreallocarray(g->slot, (size_t)g->n + 1, sizeof *g->slot);
+    g->busy = xreallocarray(g->busy, (size_t)g->n + 1, sizeof *g->busy);
+    char name[300];
+    snprintf(name, sizeof name, "%.280s #%d", group, g->n);
+    g->slot[g->n] = new_slot(t, name, g, g->n);
+    g->busy[g->n] = true;
+    return g->slot[g->n++];
+}
+
 void trace_slot_release(trace *t, int slot)
 {
-    if (slot < 0 || slot >= t->nslots || t->nheap >= t->capheap)
+    if (slot < 0 || slot >= t->nslots)
+        return;
+    if (t->lanes[slot].group) {
+        t->lanes[slot].group->busy[t->lanes[slot].lane] = false;
+        return;
+    }
+    if (t->nheap >= t->capheap)
         return;
     size_t i = t->nheap++;
     while (i > 0 && t->heap[(i - 1) / 2] > slot) {

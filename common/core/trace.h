@@ -45,6 +45,10 @@ uint64_t trace_now(const trace *t);
 /* The lowest slot not in use now (0, 1, ...), marked in use; names its track the first
  * time. */
 int trace_slot_acquire(trace *t);
+/* The same within a group (a host): the group's lowest free lane, its track named
+ * "GROUP #N" the first time — so a host's requests line up on its own tracks. Released
+ * with trace_slot_release. */
+int trace_lane_acquire(trace *t, const char *group);
 void trace_slot_release(trace *t, int slot);
 /* The track (tid) of a slot. */
 int trace_slot_tid(int slot);

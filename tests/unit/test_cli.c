@@ -706,9 +706,14 @@ static void test_stage3_options_refused_by_chapter_stages(void **state)
                              {"--store", "c.db"},      {"--warc", "c.warc.gz"},
                              {"--cdx", "c.cdxj"},      {"--user-agent", "bot/1"},
                              {"--frontier", "redis://127.0.0.1:6379/c"},
-                             {"--claim-after", "5"}};
+                             {"--claim-after", "5"},   {"--per-host", "2"},
+                             {"--per-ip", NULL},       {"--delay", "1"},
+                             {"--random-delay", NULL}, {"--max-crawl-delay", "5"},
+                             {"--autothrottle", NULL}, {"--target-concurrency", "2"},
+                             {"--sitemaps", NULL}};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
-        run *r = parse(args[i][0], args[i][1], "a.example", NULL);
+        run *r = args[i][1] ? parse(args[i][0], args[i][1], "a.example", NULL)
+                            : parse(args[i][0], "a.example", NULL);
         assert_usage_error(r, args[i][0], "is a crawl-queue (stage 3) option");
         run_free(r);
     }
@@ -786,6 +791,55 @@ static void test_frontier(void **state)
     run_free(r);
 }
 
+/* Politeness: any flag turns it on; values in range; --random-delay and
+ * --target-concurrency need what they vary; not with --frontier yet. */
+static void test_politeness(void **state)
+{
+    (void)state;
+    parse_stage = CLI_STAGE3;
+    run *r = parse("a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->o.polite, 0);
+    assert_true(r->o.max_crawl_delay == 30 && r->o.target_concurrency == 1);
+    run_free(r);
+    r = parse("--per-host", "2", "--delay", "0.25", "--random-delay", "--per-ip",
+              "--max-crawl-delay", "10", "--autothrottle", "--target-concurrency", "3",
+              "--sitemaps", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->o.polite, 1);
+    assert_int_equal(r->o.per_host, 2);
+    assert_true(r->o.delay == 0.25 && r->o.max_crawl_delay == 10);
+    assert_true(r->o.random_delay && r->o.per_ip && r->o.autothrottle && r->o.sitemaps);
+    assert_true(r->o.target_concurrency == 3);
+    run_free(r);
+    r = parse("--delay", "0", "a.example", NULL);           /* on, with no delay */
+    assert_ok(r);
+    assert_int_equal(r->o.polite, 1);
+    run_free(r);
+    r = parse("--sitemaps", "a.example", NULL);             /* seeds; not politeness */
+    assert_ok(r);
+    assert_int_equal(r->o.polite, 0);
+    run_free(r);
+    r = parse("--per-host", "0", "a.example", NULL);
+    assert_usage_error(r, "--per-host: 0 is out of range", NULL);
+    run_free(r);
+    r = parse("--delay", "-1", "a.example", NULL);
+    assert_usage_error(r, "--delay: -1 is out of range", NULL);
+    run_free(r);
+    r = parse("--delay", "soon", "a.example", NULL);
+    assert_usage_error(r, "--delay: 'soon' is not a number of seconds", NULL);
+    run_free(r);
+    r = parse("--random-delay", "a.example", NULL);
+    assert_usage_error(r, "--random-delay varies --delay SECS: give --delay too", NULL);
+    run_free(r);
+    r = parse("--target-concurrency", "4", "a.example", NULL);
+    assert_usage_error(r, "--target-concurrency is --autothrottle's aim", NULL);
+    run_free(r);
+    r = parse("--autothrottle", "--target-concurrency", "0", "a.example", NULL);
+    assert_usage_error(r, "--target-concurrency: 0 is out of range", NULL);
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -818,6 +872,7 @@ int main(void)
         cmocka_unit_test_teardown(test_help_stage3, reset_log_level),
         cmocka_unit_test_teardown(test_threads_and_dns_timeout, reset_log_level),
         cmocka_unit_test_teardown(test_frontier, reset_log_level),
+        cmocka_unit_test_teardown(test_politeness, reset_log_level),
         cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter_stages,
                                   reset_log_level),
         cmocka_unit_test_teardown(test_archive_and_store_files, reset_log_level),

@@ -240,10 +240,32 @@ static void check_three_hosts(bool random)
 {
     for (int k = 1; k <= 3; k++)
         start_site(k, NULL, "pages=12,links=4,size=500,seed=3", "--delay", "150");
+    char trace[300];
+    snprintf(trace, sizeof trace, "%s/trace.json", dir);
     crawl_run r;
     run_crawl(&r, 60, "--max-tasks", "10", "--per-host", "2", "--delay", "0.1",
-          random ? "--random-delay" : NULL, NULL);
+              "--trace-events", trace, random ? "--random-delay" : NULL, NULL);
     assert_int_equal(r.nrecords, 36);
+    /* the timeline: two lanes per host, named after it; no shared "slot N" lanes */
+    FILE *tf = fopen(trace, "r");
+    assert_non_null(tf);
+    static char text[1 << 20];
+    size_t tn = fread(text, 1, sizeof text - 1, tf);
+    text[tn] = '\0';
+    fclose(tf);
+    for (int k = 1; k <= 3; k++) {
+        char lane[200];
+        for (int i = 0; i < 2; i++) {
+            snprintf(lane, sizeof lane, "\"name\": \"%.*s #%d\"",
+                     (int)strlen(url_of(k)) - 1, url_of(k), i);
+            if (!strstr(text, lane))
+                fail_msg("no lane %s in the timeline", lane);
+        }
+        snprintf(lane, sizeof lane, "\"name\": \"%.*s #2\"", (int)strlen(url_of(k)) - 1,
+                 url_of(k));
+        assert_null(strstr(text, lane));
+    }
+    assert_null(strstr(text, "\"slot 0\""));
     double lo = 1e18, hi = 0;
     for (int k = 1; k <= 3; k++) {
         hit h[64];
