@@ -218,9 +218,7 @@ static int fetch_response_body(coro *co)
     CORO_BEGIN(co);
     if (f->a->raw && strncmp(f->url, "https:", 6) == 0)
         CORO_RAISE(co, CORO_ERROR, 0, "%s", raw_https_unsupported);
-    /* FETCH_ONE_TRY: stage 3's politeness retries through the Queue instead, later. */
-    for (f->tries = 0; f->tries < (f->keep & FETCH_ONE_TRY ? 1 : f->a->opt.max_tries);
-         f->tries++) {
+    for (f->tries = 0; f->tries < f->a->opt.max_tries; f->tries++) {
         f->response = crawl_fetch_new(f->a->crawl, f->url, f->max_redirect);
         if (f->keep & FETCH_KEEP_BODY)
             crawl_fetch_keep_body(f->response);
@@ -239,6 +237,8 @@ static int fetch_response_body(coro *co)
             CORO_RAISE_ERR(co);
         coro_error_free(co->err);
         co->err = NULL;
+        if (f->keep & FETCH_ONE_TRY)
+            break;      /* stage 3's politeness tries again later, through its Queue */
     }
     CORO_RAISE(co, CORO_ERROR, 0, "%s", f->exception);
     CORO_END(co);

@@ -458,12 +458,12 @@ bool hostqueue_crawl_delay(hostqueue *q, const char *url, double secs)
     return capped;
 }
 
-/* Autothrottle. Scrapy's rule, for a 2xx/3xx answer: aim at latency / target
- * concurrency; move halfway there, but never stay below the aim. Ours differs where
- * Scrapy's is blind: a failed try (timeout, reset, 429, 5xx) never lowers the delay
- * and doubles it — Scrapy leaves errors out, so a host that times out is never slowed
- * down. The delay stays within [--delay, max_delay]. */
-void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, bool ok)
+/* Autothrottle. Scrapy's rule, for an answer: aim at latency / target concurrency;
+ * move halfway there, but never stay below the aim; only a good answer lowers it. Ours
+ * differs where Scrapy's is blind: trouble (no answer, a 429, a 5xx) doubles the delay
+ * — Scrapy leaves errors out, so a host that times out is never slowed down. The
+ * delay stays within [--delay, max_delay]. */
+void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, hq_outcome how)
 {
     hq_slot *s = slot_of(q, url);
     if (!s || !q->cfg.autothrottle)
@@ -471,10 +471,12 @@ void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, bool ok)
     double old = s->auto_delay < 0 ? AUTOTHROTTLE_START_DELAY : s->auto_delay;
     double aim = (double)ms / 1000.0 / q->cfg.target_concurrency;
     double d;
-    if (ok) {
+    if (how != HQ_TROUBLE) {
         d = (old + aim) / 2;
         if (d < aim)
             d = aim;
+        if (how == HQ_OTHER && d < old)
+            d = old;                /* only a good answer lowers it */
     } else {
         d = 2 * old;
         if (d < aim)

@@ -86,13 +86,16 @@ void hostqueue_task_done(hostqueue *q, const char *url);
 coro *hostqueue_join(hostqueue *q);
 static inline size_t hostqueue_qsize(const hostqueue *q) { return q->queued; }
 
+/* How a try went, for autothrottle: a 2xx/3xx answer; another answer (a 404: it never
+ * lowers the delay); trouble (no answer, a 429, a 5xx: the delay doubles). */
+typedef enum { HQ_GOOD, HQ_OTHER, HQ_TROUBLE } hq_outcome;
+
 /* What the engine learns about url's host. backoff: nothing starts there for ms.
  * crawl_delay: robots.txt asks this many seconds between requests (capped by
- * max_crawl_delay; returns true when the cap applied). latency: a response took ms
- * (autothrottle; ok: a 2xx/3xx answer — others never lower the delay). */
+ * max_crawl_delay; returns true when the cap applied). latency: a try took ms. */
 void hostqueue_backoff(hostqueue *q, const char *url, uint64_t ms);
 bool hostqueue_crawl_delay(hostqueue *q, const char *url, double secs);
-void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, bool ok);
+void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, hq_outcome how);
 /* An answer of url's host: a 5xx (error) or not. Returns how many 5xx the host gave in
  * a row, this one included (0 after any other answer). */
 unsigned hostqueue_server_error(hostqueue *q, const char *url, bool error);

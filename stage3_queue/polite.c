@@ -130,8 +130,10 @@ static coro *process_response(void *self, request *req, const response *resp,
         return NULL;
     }
     int status = resp->status;
-    bool ok = status >= 200 && status < 400;
-    hostqueue_latency(p->hq, req->url, now_ms(p) - a->started_ms, ok);
+    hq_outcome how = status == 429 || status >= 500 ? HQ_TROUBLE
+                     : status >= 200 && status < 400 ? HQ_GOOD
+                                                     : HQ_OTHER;
+    hostqueue_latency(p->hq, req->url, now_ms(p) - a->started_ms, how);
 
     /* The host's back-off: Retry-After of a 429 or 503, or a 5xx after another. */
     unsigned errors5 = hostqueue_server_error(p->hq, req->url, status >= 500);
@@ -167,7 +169,7 @@ static coro *process_exception(void *self, request *req, const char *error, mw_r
 {
     polite *p = self;
     attempt *a = attempt_of(p, req->url);
-    hostqueue_latency(p->hq, req->url, now_ms(p) - a->started_ms, false);
+    hostqueue_latency(p->hq, req->url, now_ms(p) - a->started_ms, HQ_TROUBLE);
     mw_continue(out);
     if (a->tries < engine_app(p->e)->opt.max_tries)
         retry_later(p, a, req, out, error);
