@@ -35,6 +35,7 @@
 #include "hostqueue.h"
 #include "polite.h"
 #include "progress.h"
+#include "sitemaps.h"
 #include "queue.h"
 #include "redisqueue.h"
 #include "state.h"
@@ -188,6 +189,11 @@ static int crawl_body(coro *co)
         snprintf(name, sizeof name, "work-%d", i);
         cr->workers[i] = task_new(cr->a->loop, work(cr), name);
     }
+
+    /* --sitemaps: seed from the roots' sitemaps while the workers crawl (join must not
+     * end the crawl before the last sitemap is read). */
+    if (cr->a->opt.sitemaps)
+        AWAIT(co, sitemaps_seed(cr->engine));
 
     /* When all work is done, exit. */
     AWAIT(co, q_join(cr));
