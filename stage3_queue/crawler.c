@@ -246,7 +246,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     crawl_frame *main_coro = (crawl_frame *)coro_new(&crawl_def);
     main_coro->cr = &cr;
     queue_init(&cr.q, a->loop);
-    if (a->opt.polite)
+    if (a->opt.polite && !a->opt.frontier)
         be_polite(&cr);
     char err[1024];
     if (a->opt.frontier) {
@@ -256,6 +256,8 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
             fprintf(stderr, "crawl-queue: --frontier: %s\n", err);
             return not_started(&cr, main_coro);
         }
+        /* Politeness across processes: the cap and the delay hold in Redis. */
+        rqueue_politeness(cr.rq, a->opt.per_host, a->opt.delay, a->opt.random_delay);
     }
     if (a->opt.state && state_restore(a, put_url, &cr, err, sizeof err) < 0) {
         fprintf(stderr, "crawl-queue: %s\n", err);

@@ -30,10 +30,12 @@
 #include "log.h"
 #include "redisglue.h"
 #include "strmap.h"
+#include "url.h"
 
 #define REDIS_TIMEOUT_MS 10000   /* no answer for this long: Redis is gone */
 #define POLL_MIN_MS 5
 #define POLL_MAX_MS 200
+#define POLL_POLITE_MS 50        /* politeness: entries may be waiting out a delay */
 #define HEARTBEAT_BATCH 256      /* entry ids per XCLAIM */
 
 static const char GROUP[] = "crawlers";
@@ -51,11 +53,80 @@ static const char ACK_LUA[] =
     "redis.call('XDEL', KEYS[1], ARGV[2])\n"
     "return redis.call('DECR', KEYS[2])\n";
 
+/* Politeness across processes (--per-host, --delay with --frontier): each host has, in
+ * Redis, its leases (a sorted set of entry ids by expiry: the requests in flight of
+ * every process), the time its next request may start, and a line of entries that
+ * found it at its cap. admit: may this entry's host start a request now? Yes (0): a
+ * lease, and the next start moved on by the delay. No: the entry leaves the stream
+ * (acknowledged and deleted, the unfinished counter unchanged) for the host's line
+ * (-1: at its cap) or for the delayed set until its next start (the wait, ms); -2:
+ * the entry was not this consumer's any more. */
+static const char ADMIT_LUA[] =
+    "local t = redis.call('TIME')\n"
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+    "local base = ARGV[1] .. 'host:' .. ARGV[2]\n"
+    "local infl = base .. ':inflight'\n"
+    "local cap = tonumber(ARGV[4])\n"
+    "redis.call('ZREMRANGEBYSCORE', infl, '-inf', now)\n"
+    "local function leave()\n"
+    "  if redis.call('XACK', KEYS[1], ARGV[7], ARGV[3]) == 0 then return false end\n"
+    "  redis.call('XDEL', KEYS[1], ARGV[3])\n"
+    "  return true\n"
+    "end\n"
+    "if cap > 0 and redis.call('ZCARD', infl) >= cap then\n"
+    "  if not leave() then return -2 end\n"
+    "  redis.call('RPUSH', base .. ':wait', ARGV[9] .. ' ' .. ARGV[8])\n"
+    "  redis.call('SADD', ARGV[1] .. 'waithosts', ARGV[2])\n"
+    "  return -1\n"
+    "end\n"
+    "local nxt = tonumber(redis.call('GET', base .. ':next') or '0')\n"
+    "if nxt > now then\n"
+    "  if not leave() then return -2 end\n"
+    "  redis.call('ZADD', KEYS[2], nxt, ARGV[9] .. ' ' .. ARGV[8])\n"
+    "  return nxt - now\n"
+    "end\n"
+    "redis.call('ZADD', infl, now + tonumber(ARGV[6]), ARGV[3])\n"
+    "local d = tonumber(ARGV[5])\n"
+    "if d > 0 then redis.call('SET', base .. ':next', now + d, 'PX', d + 1000) end\n"
+    "return 0\n";
+/* promote, at each fill: delayed entries whose time has come, and as many of a waiting
+ * host's line as it has room for (expired leases — a dead process's — dropped), go
+ * back into the stream. Returns how many. */
+static const char PROMOTE_LUA[] =
+    "local t = redis.call('TIME')\n"
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+    "local moved = 0\n"
+    "local function back(m)\n"
+    "  local sp = string.find(m, ' ', 1, true)\n"
+    "  redis.call('XADD', KEYS[1], '*', 'u', string.sub(m, sp + 1), 'r', string.sub(m, 1, sp - 1))\n"
+    "  moved = moved + 1\n"
+    "end\n"
+    "for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 200)) do\n"
+    "  redis.call('ZREM', KEYS[2], m)\n"
+    "  back(m)\n"
+    "end\n"
+    "local cap = tonumber(ARGV[2])\n"
+    "local wh = ARGV[1] .. 'waithosts'\n"
+    "for _, h in ipairs(redis.call('SRANDMEMBER', wh, 100)) do\n"
+    "  local base = ARGV[1] .. 'host:' .. h\n"
+    "  redis.call('ZREMRANGEBYSCORE', base .. ':inflight', '-inf', now)\n"
+    "  local room = cap - redis.call('ZCARD', base .. ':inflight')\n"
+    "  while room > 0 do\n"
+    "    local m = redis.call('LPOP', base .. ':wait')\n"
+    "    if not m then break end\n"
+    "    back(m)\n"
+    "    room = room - 1\n"
+    "  end\n"
+    "  if redis.call('LLEN', base .. ':wait') == 0 then redis.call('SREM', wh, h) end\n"
+    "end\n"
+    "return moved\n";
+
 /* An entry this process holds. */
 typedef struct item {
     char *url;
     int max_redirect;
     char id[48];             /* the stream entry's id, "1700000000000-0" */
+    char *host;              /* politeness: its host, once it holds a lease there */
     strmap_node node;        /* in q->items, by url */
     list_node link;          /* in q->ready, or q->taken */
 } item;
@@ -71,7 +142,12 @@ struct rqueue {
     redis_glue *g;
     char *stream, *seen, *unfinished, *fpkey_key, *consumer;
     uint8_t fpkey[16];
-    char put_sha[41], ack_sha[41];
+    char put_sha[41], ack_sha[41], admit_sha[41], promote_sha[41];
+    char *prefix, *delayed;  /* "crawl:NAME:", and its delayed set */
+    int per_host;            /* politeness across processes (rqueue_politeness) */
+    double delay;
+    bool random_delay, polite;
+    uint64_t rng;
     int opening;             /* setup replies still to come */
     strmap items;
     list_node ready, taken;
@@ -144,6 +220,7 @@ static bool bad_reply(rqueue *q, redisReply *r, const char *what)
 
 static void free_item(item *it)
 {
+    free(it->host);
     free(it->url);
     free(it);
 }
@@ -236,8 +313,8 @@ static void fill_done(rqueue *q)
         return;
     }
     q->poll_ms = q->poll_ms ? q->poll_ms * 2 : POLL_MIN_MS;
-    if (q->poll_ms > POLL_MAX_MS)
-        q->poll_ms = POLL_MAX_MS;
+    if (q->poll_ms > (q->polite ? POLL_POLITE_MS : POLL_MAX_MS))
+        q->poll_ms = q->polite ? POLL_POLITE_MS : POLL_MAX_MS;
     if (!q->poll)
         q->poll = selector_call_later(q->loop, q->poll_ms, poll_cb, q);
 }
@@ -310,7 +387,16 @@ static void got_read(redis_glue *g, redisReply *r, void *data)
     fill_reply_done(q);
 }
 
-/* Getters wait and nothing is ready: ask for entries. */
+static void got_promote(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    (void)bad_reply(q, r, "promote");
+    fill_reply_done(q);
+}
+
+/* Getters wait and nothing is ready: ask for entries (politeness: first bring back
+ * those whose host may start again). */
 static void kick(rqueue *q)
 {
     if (q->filling || q->poll || q->finished || q->error || q->opening)
@@ -325,6 +411,14 @@ static void kick(rqueue *q)
     q->fill_got = 0;
     q->counter = -1;
     q->fill_replies = 1;
+    if (q->polite) {
+        char cap[16];
+        snprintf(cap, sizeof cap, "%d", q->per_host);
+        const char *pargv[] = {"EVALSHA", q->promote_sha, "2", q->stream, q->delayed,
+                               q->prefix, cap};
+        if (redis_glue_argv(q->g, got_promote, q, 7, pargv, NULL) == 0)
+            q->fill_replies++;
+    }
     if (redis_glue_argv(q->g, got_read, q, 9, argv, NULL) < 0) {
         q->filling = false;
         fail(q, redis_glue_error(q->g) ? redis_glue_error(q->g) : "redis: cannot send");
@@ -413,33 +507,126 @@ void rqueue_task_done(rqueue *q, const char *url)
         const char *argv[] = {"EVALSHA", q->ack_sha, "2", q->stream, q->unfinished, GROUP,
                               it->id};
         redis_glue_argv(q->g, got_ack, q, 7, argv, NULL);
+        if (it->host)       /* politeness: the host's request is over */
+            redis_glue_command(q->g, got_ack, q, "ZREM %shost:%s:inflight %s", q->prefix,
+                               it->host, it->id);
     }
     free_item(it);
 }
 
 /* ---- get ---- */
 
-typedef struct {
+typedef struct rget_frame rget_frame;
+
+/* An admit script's reply on its way to a getter (which may be cancelled meanwhile:
+ * then f is NULL and the reply is dropped). */
+typedef struct admit {
+    rget_frame *f;
+    rqueue *q;
+} admit;
+
+struct rget_frame {
     coro co;
     rqueue *q;
     getter g;
-} rget_frame;
+    item *it;                /* the entry being admitted */
+    admit *ad;               /* its admit, while out */
+};
+
+static void got_admit(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    admit *ad = data;
+    long long n = -3;        /* no answer: not this process's entry any more */
+    if (!bad_reply(ad->q, r, "admit") && r->type == REDIS_REPLY_INTEGER)
+        n = r->integer;
+    if (ad->f) {
+        ad->f->ad = NULL;
+        future_set_result(&ad->f->g.wake, (coro_value){NULL, n});
+    }
+    free(ad);
+}
+
+static uint64_t next_random(rqueue *q)
+{
+    q->rng ^= q->rng << 13;             /* xorshift64 */
+    q->rng ^= q->rng >> 7;
+    q->rng ^= q->rng << 17;
+    return q->rng;
+}
+
+/* Ask Redis whether f->it's host may start a request now (got_admit answers). */
+static int admit_send(rget_frame *f)
+{
+    rqueue *q = f->q;
+    item *it = f->it;
+    char *scheme = NULL, *pq = NULL;
+    int port;
+    if (url_split(it->url, &scheme, &it->host, &port, &pq) != 0 || !it->host)
+        it->host = xstrdup("");
+    free(scheme);
+    free(pq);
+    double d = q->delay * 1000.0;
+    if (q->random_delay)
+        d *= 0.5 + (double)(next_random(q) >> 11) / 9007199254740992.0;   /* [0.5, 1.5) */
+    char cap[16], delay[32], ttl[32], redir[16];
+    snprintf(cap, sizeof cap, "%d", q->per_host);
+    snprintf(delay, sizeof delay, "%llu", (unsigned long long)(d + 0.999));
+    snprintf(ttl, sizeof ttl, "%llu", (unsigned long long)q->claim_after_ms);
+    snprintf(redir, sizeof redir, "%d", it->max_redirect);
+    const char *argv[] = {"EVALSHA", q->admit_sha, "2", q->stream, q->delayed, q->prefix,
+                          it->host, it->id, cap, delay, ttl, GROUP, it->url, redir};
+    admit *ad = xcalloc(1, sizeof *ad);
+    ad->f = f;
+    ad->q = q;
+    f->ad = ad;
+    if (redis_glue_argv(q->g, got_admit, ad, 14, argv, NULL) < 0) {
+        f->ad = NULL;
+        free(ad);
+        fail(q, redis_glue_error(q->g) ? redis_glue_error(q->g) : "redis: cannot send");
+        return -1;
+    }
+    return 0;
+}
+
+/* The entry left this process (deferred in Redis, or another's now). */
+static void drop_entry(rqueue *q, item *it)
+{
+    strmap_remove(&q->items, &it->node);
+    free_item(it);
+}
 
 static int rget_body(coro *co)
 {
     rget_frame *f = (rget_frame *)co;
     CORO_BEGIN(co);
-    while (f->q->nready == 0) {
+    for (;;) {
+        while (f->q->nready == 0) {
+            future_clear(&f->g.wake);
+            list_push_back(&f->q->getters, &f->g.link);
+            f->q->ngetters++;
+            kick(f->q);
+            AWAIT_FUTURE(co, &f->g.wake);   /* a worker is cancelled here at the end */
+        }
+        f->it = list_entry(list_pop_front(&f->q->ready), item, link);
+        f->q->nready--;
+        list_node_init(&f->it->link);
+        if (!f->q->polite)
+            break;
+        /* Politeness across processes: may its host start now, for the whole crawl?
+         * The getter waits for Redis's answer, never for the host. */
         future_clear(&f->g.wake);
-        list_push_back(&f->q->getters, &f->g.link);
-        f->q->ngetters++;
-        kick(f->q);
-        AWAIT_FUTURE(co, &f->g.wake);   /* a worker is cancelled here at the end */
+        if (admit_send(f) == 0)
+            AWAIT_FUTURE(co, &f->g.wake);
+        if (!f->q->error && co->value.n == 0)
+            break;                          /* admitted: a lease is held */
+        drop_entry(f->q, f->it);            /* deferred: back in Redis, for later */
+        f->it = NULL;
     }
     {
         rqueue *q = f->q;
-        item *it = list_entry(list_pop_front(&q->ready), item, link);
-        q->nready--;
+        item *it = f->it;
+        f->it = NULL;
         list_push_back(&q->taken, &it->link);
         q->ntaken++;
         CORO_RETURN(co, xstrdup(it->url), it->max_redirect);
@@ -453,6 +640,12 @@ static void rget_finally(coro *co)
     if (list_linked(&f->g.link)) {
         list_remove(&f->g.link);
         f->q->ngetters--;
+    }
+    if (f->ad)
+        f->ad->f = NULL;                    /* its reply is dropped */
+    if (f->it) {                            /* cancelled while admitting: ready again */
+        list_push_front(&f->q->ready, &f->it->link);
+        f->q->nready++;
     }
     if (f->g.wakeup) {
         selector_cancel(f->q->loop, f->g.wakeup);
@@ -563,6 +756,16 @@ static void got_ack_sha(redis_glue *g, redisReply *r, void *data)
     got_sha(g, r, data, ((rqueue *)data)->ack_sha);
 }
 
+static void got_admit_sha(redis_glue *g, redisReply *r, void *data)
+{
+    got_sha(g, r, data, ((rqueue *)data)->admit_sha);
+}
+
+static void got_promote_sha(redis_glue *g, redisReply *r, void *data)
+{
+    got_sha(g, r, data, ((rqueue *)data)->promote_sha);
+}
+
 static char *key(const char *name, const char *what)
 {
     size_t n = strlen(name) + strlen(what) + 8;
@@ -588,6 +791,9 @@ rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const ch
     q->seen = key(name, "seen");
     q->unfinished = key(name, "unfinished");
     q->fpkey_key = key(name, "fpkey");
+    q->prefix = key(name, "");
+    q->delayed = key(name, "delayed");
+    q->rng = hash_str(consumer) | 1;
     q->consumer = xstrdup(consumer);
     q->claim_after_ms = (uint64_t)(claim_after * 1000);
     if (q->claim_after_ms < 1)
@@ -605,7 +811,7 @@ rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const ch
     if (getrandom(mine, sizeof mine, 0) != (ssize_t)sizeof mine)
         for (size_t i = 0; i < sizeof mine; i++)
             mine[i] = (uint8_t)(hash_str(consumer) >> (i % 8 * 8)) ^ (uint8_t)i;
-    q->opening = 6;
+    q->opening = 8;
     redis_glue_command(g, got_setup, q, "SET %s %b NX", q->fpkey_key, mine, sizeof mine);
     redis_glue_command(g, got_fpkey, q, "GET %s", q->fpkey_key);
     redis_glue_command(g, got_group, q, "XGROUP CREATE %s %s 0 MKSTREAM", q->stream, GROUP);
@@ -613,6 +819,8 @@ rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const ch
                        q->consumer);
     redis_glue_command(g, got_put_sha, q, "SCRIPT LOAD %s", PUT_LUA);
     redis_glue_command(g, got_ack_sha, q, "SCRIPT LOAD %s", ACK_LUA);
+    redis_glue_command(g, got_admit_sha, q, "SCRIPT LOAD %s", ADMIT_LUA);
+    redis_glue_command(g, got_promote_sha, q, "SCRIPT LOAD %s", PROMOTE_LUA);
     /* Bounded: the glue fails the connection after REDIS_TIMEOUT_MS of silence. */
     while (q->opening > 0 && !q->error && !redis_glue_error(g))
         if (selector_run_once(loop, 100) < 0)
@@ -626,6 +834,14 @@ rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const ch
     }
     q->heartbeat = selector_call_later(loop, q->claim_after_ms / 3 + 1, heartbeat_cb, q);
     return q;
+}
+
+void rqueue_politeness(rqueue *q, int per_host, double delay, bool random_delay)
+{
+    q->per_host = per_host;
+    q->delay = delay;
+    q->random_delay = random_delay;
+    q->polite = per_host > 0 || delay > 0;
 }
 
 static void drop_item(strmap_node *n)
@@ -670,6 +886,8 @@ void rqueue_free(rqueue *q)
     free(q->seen);
     free(q->unfinished);
     free(q->fpkey_key);
+    free(q->prefix);
+    free(q->delayed);
     free(q->consumer);
     free(q->error);
     free(q);

@@ -23,6 +23,7 @@
 #ifndef CRAWL_REDISQUEUE_H
 #define CRAWL_REDISQUEUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "coro.h"
@@ -36,6 +37,11 @@ typedef struct rqueue rqueue;
  * over. NULL with one line in err on failure. */
 rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const char *consumer,
                    char *err, size_t errlen);
+/* Politeness for the whole crawl, every process's requests counted (docs/scale.md):
+ * at most per_host requests in flight per host (0: no cap), starts delay seconds
+ * apart (x [0.5, 1.5) with random_delay). Every process of the crawl must give the
+ * same. Call before the first get. */
+void rqueue_politeness(rqueue *q, int per_host, double delay, bool random_delay);
 /* Send what is still waiting to be sent (task_done's acknowledgements), then close.
  * No coroutine may be waiting in get or join. */
 void rqueue_free(rqueue *q);

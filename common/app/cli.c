@@ -441,18 +441,18 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
     case OPT_PER_HOST:
         o->polite = 1;
         return parse_int(prog, "per-host", arg, 1, 1000000, &o->per_host);
-    case OPT_PER_IP: o->polite = o->per_ip = 1; return CLI_OK;
+    case OPT_PER_IP: o->polite = o->per_ip = o->polite_local = 1; return CLI_OK;
     case OPT_DELAY:
         o->polite = 1;
         return parse_decimal(prog, "delay", arg, 0, 86400, "seconds", &o->delay);
     case OPT_RANDOM_DELAY: o->polite = o->random_delay = 1; return CLI_OK;
     case OPT_MAX_CRAWL_DELAY:
-        o->polite = 1;
+        o->polite = o->polite_local = 1;
         return parse_decimal(prog, "max-crawl-delay", arg, 0, 86400, "seconds",
                              &o->max_crawl_delay);
-    case OPT_AUTOTHROTTLE: o->polite = o->autothrottle = 1; return CLI_OK;
+    case OPT_AUTOTHROTTLE: o->polite = o->autothrottle = o->polite_local = 1; return CLI_OK;
     case OPT_TARGET_CONCURRENCY:
-        o->polite = 1;
+        o->polite = o->polite_local = 1;
         return parse_decimal(prog, "target-concurrency", arg, 0.01, 1000000, "requests",
                              &o->target_concurrency);
     case OPT_SITEMAPS: o->sitemaps = 1; return CLI_OK;
@@ -566,9 +566,10 @@ static int check_files(const crawl_options *o, const char *prog)
     if (o->target_concurrency != 1 && !o->autothrottle)
         return usage_error(prog, "--target-concurrency is --autothrottle's aim: give "
                            "--autothrottle too");
-    if (o->frontier && o->polite)
-        return usage_error(prog, "--frontier '%s' does not take politeness flags (--per-host, "
-                           "--delay, ...) yet", o->frontier);
+    if (o->frontier && o->polite_local)
+        return usage_error(prog, "--frontier '%s' keeps --per-host and --delay for the whole "
+                           "crawl; --per-ip, --max-crawl-delay and --autothrottle are one "
+                           "process's (not with --frontier yet)", o->frontier);
     if (o->frontier && o->state)
         return usage_error(prog, "--frontier '%s' keeps the frontier in Redis: --state is for "
                            "one process", o->frontier);

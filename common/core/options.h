@@ -41,6 +41,7 @@ typedef struct crawl_options {
     /* Politeness (crawl-queue): any of these flags sets polite, and the Queue becomes
      * the polite one (stage3_queue/hostqueue.h). */
     int polite;
+    int polite_local;        /* one of them holds per process only (not with --frontier) */
     int per_host;            /* --per-host N (0: no cap beyond --max-tasks) */
     int per_ip;              /* --per-ip: the cap and delay per address, not per name */
     double delay;            /* --delay SECS between starts on one host (0) */

@@ -835,6 +835,14 @@ static void test_politeness(void **state)
     r = parse("--target-concurrency", "4", "a.example", NULL);
     assert_usage_error(r, "--target-concurrency is --autothrottle's aim", NULL);
     run_free(r);
+    r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--per-host", "2", "--delay",
+              "1", "--random-delay", "a.example", NULL);        /* held in Redis */
+    assert_ok(r);
+    run_free(r);
+    r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--autothrottle", "a.example",
+              NULL);
+    assert_usage_error(r, "--frontier 'redis://x/c' keeps --per-host and --delay", NULL);
+    run_free(r);
     r = parse("--autothrottle", "--target-concurrency", "0", "a.example", NULL);
     assert_usage_error(r, "--target-concurrency: 0 is out of range", NULL);
     run_free(r);

@@ -9,6 +9,7 @@
  *    acknowledged) — at most its --max-tasks of them.
  *  - Redis unreachable at the start, and killed mid-crawl: one line, exit 1.
  *  - Redis with its AOF killed under 2 processes and restarted: --resume finishes.
+ *  - --per-host 2 --delay 0.03 across 3 processes, checked in the server's log.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -408,6 +409,70 @@ static void test_three_processes_one_crawl(void **state)
     recs_free(&want);
 }
 
+/* Politeness across processes: 3 processes with --per-host 2 --delay 0.03 on a site of
+ * its own (100 pages, 50 ms each): at the server, never more than 2 requests at once
+ * (and 2 at times: a cap, not a line), no two starts closer than the delay (less the
+ * loopback's jitter), every page once, and the union is the whole site. */
+static void test_politeness_across_processes(void **state)
+{
+    fx *f = *state;
+    testsite polite;
+    char log[400], url[128];
+    snprintf(log, sizeof log, "%s/polite.log", f->dir);
+    const char *const args[] = {"--delay", "50", "--log", log, "--generate",
+                                "pages=100,links=5,size=300,seed=3", NULL};
+    assert_int_equal(testsite_start(&polite, args), 0);
+    redis_server_url(&f->rs, "polite", url, sizeof url);
+    pid_t pids[NPROC];
+    for (int i = 0; i < NPROC; i++) {
+        char out[400], err[400];
+        snprintf(out, sizeof out, "%s/q%d.jsonl", f->dir, i);
+        snprintf(err, sizeof err, "%s/q%d.err", f->dir, i);
+        char *argv[] = {crawl_queue(), "-q", "--max-tasks", "10", "--frontier", url,
+                        "--per-host", "2", "--delay", "0.03", "--ignore-robots", "--format",
+                        "jsonl", "--output", out, polite.url, NULL};
+        pids[i] = spawn(argv, "/dev/null", err);
+    }
+    long long deadline = now_ms() + LIMIT_MS;
+    for (int i = 0; i < NPROC; i++)
+        assert_int_equal(reap(pids[i], deadline), 0);
+    testsite_stop(&polite);
+    recs got = {0};
+    for (int i = 0; i < NPROC; i++) {
+        char out[400];
+        snprintf(out, sizeof out, "%s/q%d.jsonl", f->dir, i);
+        read_records(&got, out, i);
+    }
+    assert_int_equal(got.n, 100);
+
+    char *text = slurp(log);
+    double b[256], e[256];
+    size_t n = 0;
+    for (char *line = strtok(text, "\n"); line && n < 256; line = strtok(NULL, "\n")) {
+        char host[256], path[1024], how[32];
+        if (sscanf(line, "%lf %lf %255s %1023s %31s", &b[n], &e[n], host, path, how) == 5)
+            n++;
+    }
+    free(text);
+    assert_int_equal(n, 100);
+    int peak = 0;
+    double gap = 1e18;
+    for (size_t i = 0; i < n; i++) {
+        int at = 0;
+        for (size_t j = 0; j < n; j++) {
+            at += b[j] <= b[i] && b[i] < e[j];
+            if (j != i && b[j] >= b[i] && b[j] - b[i] < gap)
+                gap = b[j] - b[i];
+        }
+        peak = at > peak ? at : peak;
+    }
+    if (peak != 2)
+        fail_msg("at most %d request(s) at once across 3 processes (--per-host 2)", peak);
+    if (gap < 30 - 15)
+        fail_msg("two starts %.1f ms apart across 3 processes (--delay 0.03)", gap);
+    recs_free(&got);
+}
+
 static void test_kill_one_of_three(void **state)
 {
     fx *f = *state;
@@ -577,6 +642,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_three_processes_one_crawl, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kill_one_of_three, setup_slow, teardown),
+        cmocka_unit_test_setup_teardown(test_politeness_across_processes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_redis_unreachable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_redis_killed_mid_crawl, setup_slow, teardown),
         cmocka_unit_test_setup_teardown(test_redis_restarted_resume, setup_aof, teardown),
