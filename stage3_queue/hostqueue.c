@@ -320,19 +320,11 @@ static double slot_delay(const hostqueue *q, const hq_slot *s)
     return d;
 }
 
-static uint64_t next_random(hostqueue *q)
-{
-    q->rng ^= q->rng << 13;             /* xorshift64 */
-    q->rng ^= q->rng >> 7;
-    q->rng ^= q->rng << 17;
-    return q->rng;
-}
-
 static uint64_t delay_ms(hostqueue *q, const hq_slot *s)
 {
     double d = slot_delay(q, s) * 1000.0;
     if (q->cfg.random_delay)
-        d *= 0.5 + (double)(next_random(q) >> 11) / 9007199254740992.0;   /* [0.5, 1.5) */
+        d *= hash_jitter(&q->rng);
     return (uint64_t)llround(d);
 }
 

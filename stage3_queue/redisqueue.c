@@ -547,14 +547,6 @@ static void got_admit(redis_glue *g, redisReply *r, void *data)
     free(ad);
 }
 
-static uint64_t next_random(rqueue *q)
-{
-    q->rng ^= q->rng << 13;             /* xorshift64 */
-    q->rng ^= q->rng >> 7;
-    q->rng ^= q->rng << 17;
-    return q->rng;
-}
-
 /* Ask Redis whether f->it's host may start a request now (got_admit answers). */
 static int admit_send(rget_frame *f)
 {
@@ -568,7 +560,7 @@ static int admit_send(rget_frame *f)
     free(pq);
     double d = q->delay * 1000.0;
     if (q->random_delay)
-        d *= 0.5 + (double)(next_random(q) >> 11) / 9007199254740992.0;   /* [0.5, 1.5) */
+        d *= hash_jitter(&q->rng);
     char cap[16], delay[32], ttl[32], redir[16];
     snprintf(cap, sizeof cap, "%d", q->per_host);
     snprintf(delay, sizeof delay, "%llu", (unsigned long long)(d + 0.999));
