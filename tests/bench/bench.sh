@@ -32,6 +32,16 @@
 #               pages/s, the speed-up of 2 processes over 1 — and Redis's CPU seconds
 #               per 10,000 URLs and its memory per URL (used_memory's growth).
 #               Medians of BENCH_RUNS runs. Needs redis-server (skipped without it).
+#   politeness  BENCH_POL_HOSTS hosts (50: 127.0.0.1 ... 127.0.0.50, one testsite each)
+#               of BENCH_POL_PAGES pages (40; 5 links, ~800 B), host 1 answering in
+#               BENCH_POL_SLOW ms (2000), the others at once: crawl-queue --max-tasks
+#               BENCH_POL_TASKS (20) --per-host 2 --delay BENCH_POL_DELAY (0.1) against
+#               Scrapy with the same settings (tests/bench/scrapy_polite.py; Debian's
+#               /usr/bin/scrapy, skipped without it or with BENCH_POL_SCRAPY=0), with its
+#               default scheduler queue and with DownloaderAwarePriorityQueue, and the
+#               theoretical bound. From the servers' --log files: how long the fast hosts
+#               took, their pages/s, the most requests in flight to one host and the
+#               shortest gap between two starts on one host. One run each (~3 minutes).
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
 # 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
@@ -44,7 +54,7 @@ cd "$(dirname "$0")/../.."
 
 runs=${BENCH_RUNS:-3}
 build=${BENCH_BUILD:-build-release}
-sections=${BENCH_SECTIONS:-throughput latency c10k memory cluster}
+sections=${BENCH_SECTIONS:-throughput latency c10k memory cluster politeness}
 pages=${BENCH_PAGES:-2000}
 links=${BENCH_LINKS:-12}
 size=${BENCH_SIZE:-7000}
@@ -59,6 +69,12 @@ mid_tasks=${BENCH_MID_TASKS:-1000}
 mid_pages=${BENCH_MID_PAGES:-5000}
 mem_pages=${BENCH_MEM_PAGES:-200000 1000000}
 cluster_pages=${BENCH_CLUSTER_PAGES:-2000 20000}
+pol_hosts=${BENCH_POL_HOSTS:-50}
+pol_pages=${BENCH_POL_PAGES:-40}
+pol_slow=${BENCH_POL_SLOW:-2000}
+pol_delay=${BENCH_POL_DELAY:-0.1}
+pol_tasks=${BENCH_POL_TASKS:-20}
+pol_scrapy=${BENCH_POL_SCRAPY:-1}
 bin=$build/bin
 out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
@@ -98,11 +114,18 @@ stop_tiny() { stop "$tiny_pid"; tiny_pid=; }
 redis_pid=
 redis_port=
 stop_redis() { stop "$redis_pid"; redis_pid=; }
+pol_pids=()
+stop_pol() {
+    local p
+    for p in "${pol_pids[@]}"; do stop "$p"; done
+    pol_pids=()
+}
 cleanup() {
     [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
     stop_site
     stop_tiny
     stop_redis
+    stop_pol
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -473,6 +496,130 @@ section_cluster() {
     stop_redis
 }
 
+# ---- 6. politeness: many hosts, one slow -------------------------------------------------
+# pol_sites TAG: one testsite per host 127.0.0.K, K = 1..pol_hosts, each logging its
+# requests to $out/pol.TAG.K.log; host 1 answers in pol_slow ms. Sets pol_roots.
+pol_sites() {
+    local tag=$1 k
+    stop_pol
+    pol_roots=()
+    for k in $(seq "$pol_hosts"); do
+        rm -f "$out/pol.$tag.$k.log"
+        launch "pol.$k" --bind "127.0.0.$k" --generate "pages=$pol_pages,links=5,size=800,seed=9" \
+            --delay "$([ "$k" = 1 ] && echo "$pol_slow" || echo 0)" --log "$out/pol.$tag.$k.log"
+        pol_pids+=("$launched_pid")
+        pol_roots+=("$launched_url")
+    done
+}
+
+# pol_figures TAG: from the servers' logs of run TAG (host 1 slow, the others fast),
+# "PAGES FAST_PAGES FAST_S MAX_IN_FLIGHT MIN_GAP_MS": the pages served (robots.txt not
+# counted), those of the fast hosts, the seconds from the fast hosts' first request to
+# their last answer, the most requests in flight to one host at once and the shortest
+# time between two starts on one host.
+pol_figures() {
+    local tag=$1 k files=()
+    for k in $(seq "$pol_hosts"); do files+=("$out/pol.$tag.$k.log"); done
+    awk -v nh="$pol_hosts" '
+        # the host from the file name (an empty log has no line to count it by)
+        { h = FILENAME; sub(/\.log$/, "", h); sub(/.*\./, "", h); h += 0 }
+        { n[h]++; b[h, n[h]] = $1; e[h, n[h]] = $2 }
+        $5 == "served" && $4 != "/robots.txt" { pages++; if (h > 1) fast++ }
+        h > 1 { if (!seen || $1 < first) first = $1; if (!seen || $2 > last) last = $2; seen = 1 }
+        END {
+            peak = 0; gap = -1
+            for (k = 1; k <= nh; k++)
+                for (i = 1; i <= n[k]; i++) {
+                    c = 0
+                    for (j = 1; j <= n[k]; j++) {
+                        if (b[k, j] <= b[k, i] && b[k, i] < e[k, j]) c++
+                        if (j != i) {
+                            d = b[k, j] - b[k, i]
+                            if (d < 0) d = -d
+                            if (gap < 0 || d < gap) gap = d
+                        }
+                    }
+                    if (c > peak) peak = c
+                }
+            printf "%d %d %s %d %s\n", pages, fast, seen ? sprintf("%.2f", (last - first) / 1000) : "-",
+                peak, gap < 0 ? "-" : sprintf("%.1f", gap)
+        }' "${files[@]}"
+}
+
+# pol_row NAME TAG: the table's row for run TAG.
+pol_row() {
+    local name=$1 tag=$2 pages fast fs peak gap w cpu
+    read -r pages fast fs peak gap < <(pol_figures "$tag")
+    w=$(rfield "$out/pol.$tag.stat" wall)
+    cpu=$(rfield "$out/pol.$tag.stat" cpu)
+    printf '%-24s %6s %6s %7s %8s %7s %7s %7s %6s %6s %7s\n' "$name" "$pages" "$fast" "$fs" \
+        "$(awk -v p="$fast" -v s="$fs" 'BEGIN { if (s > 0) printf "%.0f", p / s; else print "-" }')" \
+        "$(ratio "$fs" "$pol_fast_bound")" "$w" "$(ratio "$w" "$pol_bound")" "$cpu" "$peak" "$gap"
+}
+
+section_politeness() {
+    local h=$pol_hosts p=$pol_pages t=$pol_slow d=$pol_delay m=$pol_tasks
+    local r=$((p + 1)) fast=$((h - 1)) slow_b tasks_b
+    # The bounds: robots.txt and P pages a host (both crawlers obey robots.txt).
+    pol_fast_bound=$(awk -v r="$r" -v d="$d" 'BEGIN { printf "%.2f", (r - 1) * d }')
+    slow_b=$(awk -v p="$p" -v t="$t" 'BEGIN {
+        c = (p - 1) / 2; if (c > int(c)) c = int(c) + 1     # ceil
+        printf "%.2f", (2 + c) * t / 1000 }')
+    tasks_b=$(awk -v r="$r" -v t="$t" -v m="$m" 'BEGIN { printf "%.2f", r * t / 1000 / m }')
+    pol_bound=$(printf '%s\n' "$pol_fast_bound" "$slow_b" "$tasks_b" | sort -g | tail -n1)
+    say ""
+    say "== Politeness: $h hosts (127.0.0.1-$h, one testsite each) of $p pages (5 links, ~800 B); host 1 answers in $t ms, the others at once"
+    say "   crawl-queue --max-tasks $m --per-host 2 --delay $d; Scrapy: CONCURRENT_REQUESTS $m, CONCURRENT_REQUESTS_PER_DOMAIN 2,"
+    say "   DOWNLOAD_DELAY $d, RANDOMIZE_DOWNLOAD_DELAY False, ROBOTSTXT_OBEY True (tests/bench/scrapy_polite.py). One run each."
+    say "   Bounds, with R = $r requests a host (robots.txt and $p pages), D = $d s, T = $t ms:"
+    say "     fast hosts: (R - 1) x D = $pol_fast_bound s (their answers taken as instant)"
+    say "     slow host:  (2 + ceil((P - 1) / 2)) x T = $slow_b s (robots.txt, then the root, before any other page is known; then 2 at a time)"
+    say "     --max-tasks: the answers' total time / max-tasks = R x T / $m = $tasks_b s"
+    say "     whole crawl: the largest, $pol_bound s"
+    say "   fast_s: the fast hosts' first request to their last answer (servers' logs); wall_s: the crawler's run;"
+    say "   peak: the most requests in flight to one host; gap_ms: the shortest time between two starts on one host"
+    printf '%-24s %6s %6s %7s %8s %7s %7s %7s %6s %6s %7s\n' crawler pages fast fast_s fast_p/s fast/bnd wall_s \
+        all/bnd cpu_s peak gap_ms
+    printf '%-24s %6s %6s %7s %8s %7s %7s %7s %6s %6s %7s\n' bound "$((h * p))" "$((fast * p))" "$pol_fast_bound" \
+        "$(awk -v n="$((fast * p))" -v s="$pol_fast_bound" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "-" }')" \
+        1.00 "$pol_bound" 1.00 - 2 "$(awk -v d="$d" 'BEGIN { printf "%.0f", d * 1000 }')"
+
+    pol_sites cq
+    "$bin/runstat" -o "$out/pol.cq.stat" "$bin/crawl-queue" -q --format jsonl --output "$out/pol.cq.jsonl" \
+        --max-tasks "$m" --per-host 2 --delay "$d" "${pol_roots[@]}" 2>"$out/pol.cq.err"
+    local rc=$?
+    stop_pol
+    if [ "$rc" -ne 0 ] || [ -z "$(sfield "$out/pol.cq.jsonl" done)" ]; then
+        warn "crawl-queue (politeness) failed: exit $rc; $(head -c 300 "$out/pol.cq.err")"
+        status=1
+    fi
+    pol_row "crawl-queue" cq
+
+    if [ "$pol_scrapy" != 1 ]; then
+        say "(Scrapy rows skipped: BENCH_POL_SCRAPY=$pol_scrapy)"
+        return
+    fi
+    if [ ! -x /usr/bin/scrapy ]; then
+        say "(Scrapy rows skipped: /usr/bin/scrapy not found; apt-get install python3-scrapy)"
+        return
+    fi
+    local q tag
+    for q in default daq; do
+        tag=scrapy.$q
+        pol_sites "$tag"
+        "$bin/runstat" -o "$out/pol.$tag.stat" /usr/bin/python3 tests/bench/scrapy_polite.py \
+            $([ "$q" = daq ] && echo --queue daq) "$d" "${pol_roots[@]}" >"$out/pol.$tag.out" 2>"$out/pol.$tag.err"
+        rc=$?
+        stop_pol
+        if [ "$rc" -ne 0 ] || ! grep -q '^pages=' "$out/pol.$tag.out"; then
+            warn "Scrapy ($tag) failed: exit $rc; $(head -c 300 "$out/pol.$tag.err")"
+            status=1
+        fi
+        pol_row "scrapy $(/usr/bin/python3 -c 'import scrapy; print(scrapy.__version__)' 2>/dev/null)$([ "$q" = daq ] && echo ', DAQ')" "$tag"
+    done
+    say "   DAQ: SCHEDULER_PRIORITY_QUEUE = scrapy.pqueues.DownloaderAwarePriorityQueue, Scrapy's advice for broad crawls"
+}
+
 say "crawlstages benchmarks — $(nproc) CPU(s), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1), Linux $(uname -r), $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)"
 say "open files: $(ulimit -n); data in $out"
 for s in $sections; do
@@ -482,6 +629,7 @@ for s in $sections; do
     c10k) section_c10k ;;
     memory) section_memory ;;
     cluster) section_cluster ;;
+    politeness) section_politeness ;;
     *) warn "unknown section '$s'" ;;
     esac
 done
