@@ -45,12 +45,8 @@ typedef struct hq_host {
  * their fetches fail at once). The caller frees it. */
 static char *host_name(const char *url)
 {
-    char *scheme = NULL, *host = NULL, *pq = NULL;
-    int port;
-    if (url_split(url, &scheme, &host, &port, &pq) != 0)
-        host = NULL;
-    free(scheme);
-    free(pq);
+    char *host = NULL;
+    url_split(url, NULL, &host, NULL, NULL);        /* host stays NULL on failure */
     return host ? host : xstrdup("");
 }
 

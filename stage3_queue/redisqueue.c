@@ -552,12 +552,9 @@ static int admit_send(rget_frame *f)
 {
     rqueue *q = f->q;
     item *it = f->it;
-    char *scheme = NULL, *pq = NULL;
-    int port;
-    if (url_split(it->url, &scheme, &it->host, &port, &pq) != 0 || !it->host)
+    url_split(it->url, NULL, &it->host, NULL, NULL);    /* host stays NULL on failure */
+    if (!it->host)
         it->host = xstrdup("");
-    free(scheme);
-    free(pq);
     double d = q->delay * 1000.0;
     if (q->random_delay)
         d *= hash_jitter(&q->rng);

@@ -29,7 +29,8 @@ char *url_resolve(const char *base, const char *href);
 
 /* Split an absolute http(s) URL. Returns 0, or -1 if it is not one. Outputs are
  * malloc'd: scheme ("http"/"https"), host (lower case, IPv6 without brackets),
- * port (the default for the scheme when absent), path_query ("/p?q", never empty). */
+ * port (the default for the scheme when absent), path_query ("/p?q", never empty).
+ * Any output may be NULL: that part is not wanted. */
 int url_split(const char *url, char **scheme, char **host, int *port, char **path_query);
 
 typedef struct url_policy url_policy;
