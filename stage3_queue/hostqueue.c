@@ -393,7 +393,7 @@ coro *hostqueue_get(hostqueue *q)
 
 /* ---- task_done and join: the chapter's, after the slot gets its request back ---- */
 
-static hq_slot *slot_of(hostqueue *q, const char *url)
+hq_slot *hostqueue_slot(hostqueue *q, const char *url)
 {
     char *name = host_name(url);
     strmap_node *n = strmap_find(&q->hosts, name);
@@ -403,7 +403,7 @@ static hq_slot *slot_of(hostqueue *q, const char *url)
 
 void hostqueue_task_done(hostqueue *q, const char *url)
 {
-    hq_slot *s = slot_of(q, url);
+    hq_slot *s = hostqueue_slot(q, url);
     if (s && s->inflight > 0) {
         s->inflight--;
         slot_update(q, s);
@@ -416,9 +416,8 @@ coro *hostqueue_join(hostqueue *q) { return queue_join(&q->base); }
 
 /* ---- what the engine learns ---- */
 
-void hostqueue_backoff(hostqueue *q, const char *url, uint64_t ms)
+void hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms)
 {
-    hq_slot *s = slot_of(q, url);
     if (!s)
         return;
     uint64_t until = selector_now_ms(q->loop) + ms;
@@ -428,9 +427,8 @@ void hostqueue_backoff(hostqueue *q, const char *url, uint64_t ms)
     }
 }
 
-bool hostqueue_crawl_delay(hostqueue *q, const char *url, double secs)
+bool hostqueue_crawl_delay(hostqueue *q, hq_slot *s, double secs)
 {
-    hq_slot *s = slot_of(q, url);
     bool capped = secs > q->cfg.max_crawl_delay;
     if (capped)
         secs = q->cfg.max_crawl_delay;
@@ -451,9 +449,8 @@ bool hostqueue_crawl_delay(hostqueue *q, const char *url, double secs)
  * differs where Scrapy's is blind: trouble (no answer, a 429, a 5xx) doubles the delay
  * — Scrapy leaves errors out, so a host that times out is never slowed down. The
  * delay stays within [--delay, max_delay]. */
-void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, hq_outcome how)
+void hostqueue_latency(hostqueue *q, hq_slot *s, uint64_t ms, hq_outcome how)
 {
-    hq_slot *s = slot_of(q, url);
     if (!s || !q->cfg.autothrottle)
         return;
     double old = s->auto_delay < 0 ? AUTOTHROTTLE_START_DELAY : s->auto_delay;
@@ -479,23 +476,20 @@ void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, hq_outcome ho
     s->auto_delay = d;
 }
 
-unsigned hostqueue_server_error(hostqueue *q, const char *url, bool error)
+unsigned hostqueue_server_error(hq_slot *s, bool error)
 {
-    hq_slot *s = slot_of(q, url);
     if (!s)
         return 0;
     s->errors5 = error ? s->errors5 + 1 : 0;
     return s->errors5;
 }
 
-double hostqueue_delay_of(hostqueue *q, const char *url)
+double hostqueue_delay_of(const hostqueue *q, const hq_slot *s)
 {
-    hq_slot *s = slot_of(q, url);
     return s ? slot_delay(q, s) : -1;
 }
 
-const char *hostqueue_key_of(hostqueue *q, const char *url)
+const char *hostqueue_key(const hq_slot *s)
 {
-    hq_slot *s = slot_of(q, url);
     return s ? s->key : NULL;
 }

@@ -90,20 +90,25 @@ static inline size_t hostqueue_qsize(const hostqueue *q) { return q->queued; }
  * lowers the delay); trouble (no answer, a 429, a 5xx: the delay doubles). */
 typedef enum { HQ_GOOD, HQ_OTHER, HQ_TROUBLE } hq_outcome;
 
-/* What the engine learns about url's host. backoff: nothing starts there for ms.
+/* The slot of url's host: what the calls below take, looked up once per answer. NULL
+ * for a host never put (or, with --per-ip, still being looked up); the calls below
+ * then do nothing. Valid until the queue is cleared. */
+hq_slot *hostqueue_slot(hostqueue *q, const char *url);
+
+/* What the engine learns about a host. backoff: nothing starts there for ms.
  * crawl_delay: robots.txt asks this many seconds between requests (capped by
  * max_crawl_delay; returns true when the cap applied). latency: a try took ms. */
-void hostqueue_backoff(hostqueue *q, const char *url, uint64_t ms);
-bool hostqueue_crawl_delay(hostqueue *q, const char *url, double secs);
-void hostqueue_latency(hostqueue *q, const char *url, uint64_t ms, hq_outcome how);
-/* An answer of url's host: a 5xx (error) or not. Returns how many 5xx the host gave in
- * a row, this one included (0 after any other answer). */
-unsigned hostqueue_server_error(hostqueue *q, const char *url, bool error);
+void hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms);
+bool hostqueue_crawl_delay(hostqueue *q, hq_slot *s, double secs);
+void hostqueue_latency(hostqueue *q, hq_slot *s, uint64_t ms, hq_outcome how);
+/* An answer of the host: a 5xx (error) or not. Returns how many 5xx it gave in a row,
+ * this one included (0 after any other answer). */
+unsigned hostqueue_server_error(hq_slot *s, bool error);
 
-/* The host's current delay between starts, in seconds (tests, -v); -1: unknown host. */
-double hostqueue_delay_of(hostqueue *q, const char *url);
-/* The politeness key of url ("127.0.0.1", or its address with --per-ip once known);
- * NULL when url has no host. Valid until the queue is cleared. */
-const char *hostqueue_key_of(hostqueue *q, const char *url);
+/* The host's current delay between starts, in seconds (tests, -v); -1: no slot. */
+double hostqueue_delay_of(const hostqueue *q, const hq_slot *s);
+/* The politeness key of a slot ("127.0.0.1", or the host's address with --per-ip);
+ * NULL for no slot. */
+const char *hostqueue_key(const hq_slot *s);
 
 #endif

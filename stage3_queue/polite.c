@@ -133,10 +133,11 @@ static coro *process_response(void *self, request *req, const response *resp,
     hq_outcome how = status == 429 || status >= 500 ? HQ_TROUBLE
                      : status >= 200 && status < 400 ? HQ_GOOD
                                                      : HQ_OTHER;
-    hostqueue_latency(p->hq, req->url, now_ms(p) - a->started_ms, how);
+    hq_slot *host = hostqueue_slot(p->hq, req->url);
+    hostqueue_latency(p->hq, host, now_ms(p) - a->started_ms, how);
 
     /* The host's back-off: Retry-After of a 429 or 503, or a 5xx after another. */
-    unsigned errors5 = hostqueue_server_error(p->hq, req->url, status >= 500);
+    unsigned errors5 = hostqueue_server_error(host, status >= 500);
     long long backoff = -1;
     if (status == 429 || status == 503) {
         const char *ra = response_header(resp, "Retry-After");
@@ -147,7 +148,7 @@ static coro *process_response(void *self, request *req, const response *resp,
         backoff = (long long)doubling_ms((int)errors5 - 1);
     }
     if (backoff >= 0) {
-        hostqueue_backoff(p->hq, req->url, (uint64_t)backoff);
+        hostqueue_backoff(p->hq, host, (uint64_t)backoff);
         log_info("%s answered %d: its host gets nothing for %.1f s", req->url, status,
                  (double)backoff / 1000);
     }
@@ -169,7 +170,8 @@ static coro *process_exception(void *self, request *req, const char *error, mw_r
 {
     polite *p = self;
     attempt *a = attempt_of(p, req->url);
-    hostqueue_latency(p->hq, req->url, now_ms(p) - a->started_ms, HQ_TROUBLE);
+    hostqueue_latency(p->hq, hostqueue_slot(p->hq, req->url), now_ms(p) - a->started_ms,
+                      HQ_TROUBLE);
     mw_continue(out);
     if (a->tries < engine_app(p->e)->opt.max_tries)
         retry_later(p, a, req, out, error);

@@ -78,7 +78,7 @@ static void obey_crawl_delay(fetch_frame *f)
     double d = robots_crawl_delay(f->o->rules);
     if (!hq || d <= 0)
         return;
-    if (hostqueue_crawl_delay(hq, f->url, d))
+    if (hostqueue_crawl_delay(hq, hostqueue_slot(hq, f->url), d))
         log_info("robots.txt of %s asks a Crawl-delay of %g s: capped at %g s "
                  "(--max-crawl-delay)", f->o->key, d, hq->cfg.max_crawl_delay);
     else

@@ -213,23 +213,25 @@ static void test_autothrottle_rule(void **state)
     hostqueue_init(&q, loop, NULL, &cfg);
     const char *u = "http://a.example/x";
     hostqueue_put_nowait(&q, u, 0);
-    assert_true(hostqueue_delay_of(&q, u) == 1.0);        /* the start delay */
+    hq_slot *h = hostqueue_slot(&q, u);
+    assert_non_null(h);
+    assert_true(hostqueue_delay_of(&q, h) == 1.0);        /* the start delay */
     for (int i = 0; i < 20; i++)                          /* 400 ms answers, aim 2 */
-        hostqueue_latency(&q, u, 400, HQ_GOOD);
-    double d = hostqueue_delay_of(&q, u);
+        hostqueue_latency(&q, h, 400, HQ_GOOD);
+    double d = hostqueue_delay_of(&q, h);
     assert_true(d > 0.199 && d < 0.201);                  /* latency / target */
-    hostqueue_latency(&q, u, 10, HQ_OTHER);               /* a fast 404: no lower */
-    assert_true(hostqueue_delay_of(&q, u) > 0.199);
-    hostqueue_latency(&q, u, 400, HQ_TROUBLE);            /* a failed try: doubled */
-    assert_true(hostqueue_delay_of(&q, u) > 0.39);
+    hostqueue_latency(&q, h, 10, HQ_OTHER);               /* a fast 404: no lower */
+    assert_true(hostqueue_delay_of(&q, h) > 0.199);
+    hostqueue_latency(&q, h, 400, HQ_TROUBLE);            /* a failed try: doubled */
+    assert_true(hostqueue_delay_of(&q, h) > 0.39);
     for (int i = 0; i < 20; i++)                          /* 10 ms answers */
-        hostqueue_latency(&q, u, 10, HQ_GOOD);
-    assert_true(hostqueue_delay_of(&q, u) >= 0.05);       /* never below --delay */
+        hostqueue_latency(&q, h, 10, HQ_GOOD);
+    assert_true(hostqueue_delay_of(&q, h) >= 0.05);       /* never below --delay */
     for (int i = 0; i < 30; i++)                          /* failures: capped */
-        hostqueue_latency(&q, u, 30000, HQ_TROUBLE);
-    assert_true(hostqueue_delay_of(&q, u) <= 60);
-    assert_true(hostqueue_crawl_delay(&q, u, 45));        /* capped at 30 */
-    assert_false(hostqueue_crawl_delay(&q, u, 10));
+        hostqueue_latency(&q, h, 30000, HQ_TROUBLE);
+    assert_true(hostqueue_delay_of(&q, h) <= 60);
+    assert_true(hostqueue_crawl_delay(&q, h, 45));        /* capped at 30 */
+    assert_false(hostqueue_crawl_delay(&q, h, 10));
     /* the queue holds the URL: the join counter says so */
     assert_int_equal(q.base.unfinished_tasks, 1);
     hostqueue_clear(&q);
@@ -286,11 +288,11 @@ static void test_per_ip_keys(void **state)
         selector_call_later(loop, 100, stop_loop, NULL);
         selector_run(loop);
     }
-    assert_string_equal(hostqueue_key_of(&q, a), "10.0.0.1");
-    assert_string_equal(hostqueue_key_of(&q, b), "10.0.0.1");
-    assert_string_equal(hostqueue_key_of(&q, c), "10.0.0.2");
-    assert_string_equal(hostqueue_key_of(&q, lit), "10.0.0.2");   /* numeric: itself */
-    assert_string_equal(hostqueue_key_of(&q, n), "nowhere.example");
+    assert_string_equal(hostqueue_key(hostqueue_slot(&q, a)), "10.0.0.1");
+    assert_string_equal(hostqueue_key(hostqueue_slot(&q, b)), "10.0.0.1");
+    assert_string_equal(hostqueue_key(hostqueue_slot(&q, c)), "10.0.0.2");
+    assert_string_equal(hostqueue_key(hostqueue_slot(&q, lit)), "10.0.0.2");   /* numeric: itself */
+    assert_string_equal(hostqueue_key(hostqueue_slot(&q, n)), "nowhere.example");
     assert_int_equal(q.nheap, 3);                       /* three keys wait to start */
     assert_int_equal(hostqueue_qsize(&q), 5);
     hostqueue_clear(&q);
