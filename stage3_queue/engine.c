@@ -183,12 +183,17 @@ static void download_finally(coro *co)
 static const coro_def download_def = {"download", __FILE__, download_body, download_finally,
                                       sizeof(download_frame)};
 
-task *engine_download(engine *e, request *req)
+coro *engine_fetch(engine *e, request *req)
 {
     download_frame *f = (download_frame *)coro_new(&download_def);
     f->e = e;
     f->req = req;
-    task *t = task_new(e->a->loop, &f->co, "download");
+    return &f->co;
+}
+
+task *engine_download(engine *e, request *req)
+{
+    task *t = task_new(e->a->loop, engine_fetch(e, req), "download");
     t->report_errors = 0;       /* the awaiter reads the error */
     return t;
 }

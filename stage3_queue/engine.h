@@ -143,5 +143,8 @@ bool engine_crawl(engine *e, request *req);
  * awaiter's to free) or fails with the last error. Takes req. Free the task
  * (task_free) once its result is read. */
 task *engine_download(engine *e, request *req);
+/* The same download as a coroutine, for a coroutine to AWAIT itself (no Task to free):
+ * returns the response (response *, the awaiter's to free) or raises. Takes req. */
+coro *engine_fetch(engine *e, request *req);
 
 #endif

@@ -128,53 +128,11 @@ static void read_robots(seed_frame *f, const response *r)
     free(u);
 }
 
-/* ---- fetch_file: one download (no record, no middleware); the response, or NULL
- * (a -v line says why) ---- */
-
-typedef struct {
-    coro co;
-    engine *e;
-    char *url;
-    task *dl;                   /* engine_download's Task, while it runs */
-} file_frame;
-
-static int file_body(coro *co)
-{
-    file_frame *f = (file_frame *)co;
-    CORO_BEGIN(co);
-    f->dl = engine_download(f->e, request_new(f->url, 5, REQ_DONT_OBEY_ROBOTS));
-    AWAIT_FUTURE_CATCH(co, task_future(f->dl));
-    if (co->err && co->err->kind == CORO_CANCELLED) {
-        if (future_done(task_future(f->dl)))
-            f->dl = NULL;       /* the download was cancelled: its canceller frees it */
-        CORO_RAISE_ERR(co);
-    }
-    if (co->err) {
-        log_info("sitemaps: %s: %s", f->url, co->err->msg);
-        coro_error_free(co->err);
-        co->err = NULL;
-        CORO_RETURN(co, NULL, 0);
-    }
-    CORO_RETURN(co, co->value.p, 0);
-    CORO_END(co);
-}
-
-static void file_finally(coro *co)
-{
-    file_frame *f = (file_frame *)co;
-    task_free(f->dl);
-    free(f->url);
-}
-
-static const coro_def file_def = {"sitemap_file", __FILE__, file_body, file_finally,
-                                  sizeof(file_frame)};
+/* ---- one download at a time: engine_fetch (no record, no middleware) ---- */
 
 static coro *fetch_file(engine *e, const char *url)
 {
-    file_frame *f = (file_frame *)coro_new(&file_def);
-    f->e = e;
-    f->url = xstrdup(url);
-    return &f->co;
+    return engine_fetch(e, request_new(url, 5, REQ_DONT_OBEY_ROBOTS));
 }
 
 /* fetch_file of the origin's robots.txt (a C local would not survive the await:
@@ -185,6 +143,21 @@ static coro *fetch_robots(seed_frame *f)
     coro *c = fetch_file(f->e, url ? url : f->origin);
     free(url);
     return c;
+}
+
+/* After an AWAIT_CATCH of fetch_file: the response, or NULL after a -v line saying why
+ * the download of base+rest failed. A cancellation stays in co->err, for the caller
+ * to raise. */
+static response *fetched(coro *co, const char *base, const char *rest)
+{
+    if (!co->err)
+        return co->value.p;
+    if (co->err->kind != CORO_CANCELLED) {
+        log_info("sitemaps: %s%s: %s", base, rest, co->err->msg);
+        coro_error_free(co->err);
+        co->err = NULL;
+    }
+    return NULL;
 }
 
 static int seed_body(coro *co)
@@ -202,15 +175,25 @@ static int seed_body(coro *co)
         }
         if (!f->origin || origin_done(f))
             continue;
-        AWAIT(co, fetch_robots(f));
-        read_robots(f, co->value.p);
-        response_free(co->value.p);
+        AWAIT_CATCH(co, fetch_robots(f));
+        {
+            response *r = fetched(co, f->origin, "robots.txt");
+            if (co->err)
+                CORO_RAISE_ERR(co);
+            read_robots(f, r);
+            response_free(r);
+        }
         while (f->next < f->n) {
             f->next++;
-            AWAIT(co, fetch_file(f->e, f->list[f->next - 1].url));
-            if (co->value.p)
-                read_sitemap(f, co->value.p);
-            response_free(co->value.p);
+            AWAIT_CATCH(co, fetch_file(f->e, f->list[f->next - 1].url));
+            {
+                response *r = fetched(co, f->list[f->next - 1].url, "");
+                if (co->err)
+                    CORO_RAISE_ERR(co);
+                if (r)
+                    read_sitemap(f, r);
+                response_free(r);
+            }
         }
         clear_todo(f);
     }

@@ -1,7 +1,7 @@
 /* sitemaps.h — --sitemaps: seed the crawl from each root host's sitemaps.
  *
  * For each root's origin, one after the other: its robots.txt's Sitemap lines and
- * /sitemap.xml are downloaded (engine_download: no record), each through the
+ * /sitemap.xml are downloaded (engine_fetch: no record), each through the
  * streaming parser of common/web/sitemap.h (libxml2's push parser; gzip inflated on
  * the way; the protocol's 50,000 URLs and 50 MB per file; nothing expanded); every
  * URL it lists goes through engine_crawl — the host policy, the seen set and
