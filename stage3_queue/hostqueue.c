@@ -120,21 +120,7 @@ static void slot_update(hostqueue *q, hq_slot *s)
     heap_down(q, s->heap_idx);
 }
 
-/* ---- waking getters ---- */
-
-typedef struct getter {
-    future wake;
-    sel_timer *wakeup;          /* the scheduled set_result, if any */
-    list_node link;             /* in q->getters while waiting */
-} getter;
-
-static void wake_getter(selector *s, void *arg)
-{
-    (void)s;
-    getter *g = arg;
-    g->wakeup = NULL;
-    future_set_result(&g->wake, (coro_value){NULL, 0});
-}
+/* ---- waking getters (queue.h's getter line) ---- */
 
 static void on_timer(selector *s, void *arg);
 
@@ -147,8 +133,7 @@ static void kick(hostqueue *q)
     uint64_t now = selector_now_ms(q->loop);
     uint64_t at = q->heap[0]->next_ms;
     if (at <= now) {
-        getter *g = list_entry(list_pop_front(&q->getters), getter, link);
-        g->wakeup = selector_call_soon(q->loop, wake_getter, g);
+        getter_wake_oldest(q->loop, &q->getters);
         return;
     }
     if (q->timer && q->timer_at <= at)

@@ -3,13 +3,6 @@
 
 #include <stdlib.h>
 
-/* A get() waiting for an item: its future, and its place in the line. */
-typedef struct getter {
-    future wake;
-    sel_timer *wakeup;       /* the scheduled set_result, if any */
-    list_node link;          /* in q->getters while waiting */
-} getter;
-
 void queue_init(queue *q, selector *loop)
 {
     q->loop = loop;
@@ -37,21 +30,21 @@ static void wake_getter(selector *s, void *arg)
     future_set_result(&g->wake, (coro_value){NULL, 0});
 }
 
-/* Wake the oldest get() waiting, if any: it leaves the line now. */
-static void wake_oldest_getter(queue *q)
+bool getter_wake_oldest(selector *loop, list_node *line)
 {
-    list_node *n = list_pop_front(&q->getters);
-    if (n) {
-        getter *g = list_entry(n, getter, link);
-        g->wakeup = selector_call_soon(q->loop, wake_getter, g);
-    }
+    list_node *n = list_pop_front(line);
+    if (!n)
+        return false;
+    getter *g = list_entry(n, getter, link);
+    g->wakeup = selector_call_soon(loop, wake_getter, g);
+    return true;
 }
 
 void queue_put_nowait(queue *q, const char *url, int max_redirect)
 {
     jobq_push(&q->items, url, max_redirect);
     q->unfinished_tasks++;
-    wake_oldest_getter(q);
+    getter_wake_oldest(q->loop, &q->getters);   /* the oldest get() waiting */
 }
 
 /* ---- get ---- */
@@ -88,7 +81,7 @@ static void get_finally(coro *co)
         /* Woken but cancelled before it ran: pass the wake-up on. */
         selector_cancel(f->q->loop, f->g.wakeup);
         if (queue_qsize(f->q) > 0)
-            wake_oldest_getter(f->q);
+            getter_wake_oldest(f->q->loop, &f->q->getters);
     }
     future_clear(&f->g.wake);
 }

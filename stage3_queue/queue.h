@@ -13,6 +13,7 @@
 #ifndef CRAWL_QUEUE_H
 #define CRAWL_QUEUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "coro.h"
@@ -20,6 +21,18 @@
 #include "jobq.h"
 #include "list.h"
 #include "selector.h"
+
+/* A get() waiting for an item: its future, and its place in the line. Stage 3's other
+ * Queues (hostqueue.h, redisqueue.h) keep their waiting getters the same way. */
+typedef struct getter {
+    future wake;
+    sel_timer *wakeup;       /* the scheduled set_result, if any */
+    list_node link;          /* in the line while waiting */
+} getter;
+
+/* Wake the oldest get() waiting in line, if any (at the loop's next turn, call_soon):
+ * it leaves the line now. Returns whether one was waiting. */
+bool getter_wake_oldest(selector *loop, list_node *line);
 
 typedef struct queue {
     selector *loop;

@@ -28,6 +28,7 @@
 #include "hash.h"
 #include "list.h"
 #include "log.h"
+#include "queue.h"
 #include "redisglue.h"
 #include "strmap.h"
 #include "url.h"
@@ -131,12 +132,6 @@ typedef struct item {
     list_node link;          /* in q->ready, or q->taken */
 } item;
 
-typedef struct getter {
-    future wake;
-    sel_timer *wakeup;
-    list_node link;          /* in q->getters while waiting */
-} getter;
-
 struct rqueue {
     selector *loop;
     redis_glue *g;
@@ -225,22 +220,10 @@ static void free_item(item *it)
     free(it);
 }
 
-static void rwake_getter(selector *s, void *arg)
-{
-    (void)s;
-    getter *gt = arg;
-    gt->wakeup = NULL;
-    future_set_result(&gt->wake, (coro_value){NULL, 0});
-}
-
 static void rwake_oldest_getter(rqueue *q)
 {
-    list_node *n = list_pop_front(&q->getters);
-    if (n) {
+    if (getter_wake_oldest(q->loop, &q->getters))
         q->ngetters--;
-        getter *gt = list_entry(n, getter, link);
-        gt->wakeup = selector_call_soon(q->loop, rwake_getter, gt);
-    }
 }
 
 /* An entry of the stream ([id, [field, value, ...]]): ready for a worker, unless this
