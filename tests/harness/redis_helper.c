@@ -2,6 +2,7 @@
 #include "redis_helper.h"
 
 #include "alloc.h"
+#include "testsite_helper.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -43,22 +44,6 @@ static void nap_ms(long ms)
 {
     struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&t, NULL);
-}
-
-/* A port nobody listens on now: the kernel's choice for a socket bound to port 0. */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t l = sizeof a;
-    int port = -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *)&a, &l) == 0)
-        port = ntohs(a.sin_port);
-    close(fd);
-    return port;
 }
 
 static int connect_to(int port, long long deadline)
@@ -199,7 +184,7 @@ int redis_server_start(redis_server *rs, const char *const extra_args[])
         return -1;
     }
     for (int attempt = 0; attempt < 5; attempt++) {
-        rs->port = free_port();
+        rs->port = testsite_free_port();
         if (rs->port < 0)
             break;
         char port[16], log[PATH_MAX + 16];

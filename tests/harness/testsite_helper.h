@@ -41,6 +41,9 @@ int testsite_stop_status(testsite *ts);
 
 /* The server's port, from ts->url. */
 int testsite_port(const testsite *ts);
+/* A port on 127.0.0.1 nobody listens on now (the kernel's choice for a socket bound to
+ * port 0, released at once), for a server started with --port; -1 on failure. */
+int testsite_free_port(void);
 /* A blocking socket connected to the server (5 s at most), or -1. */
 int testsite_connect(const testsite *ts);
 

@@ -3,15 +3,12 @@
  * an index, the index a plain and a gzip-compressed sitemap (a .xml.gz file, inflated
  * by the parser), and /sitemap.xml one more page; an offsite URL in a sitemap is left
  * to the host policy. Without --sitemaps the orphans stay unknown. */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <cmocka.h>
@@ -23,25 +20,12 @@ static char dir[] = "/tmp/test_sitemaps.XXXXXX";
 static testsite site;
 static char log_path[300];
 
-/* A port nobody listens on now (the kernel's pick, released at once). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) < 0)
-        return -1;
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
 static int setup(void **state)
 {
     (void)state;
     if (!mkdtemp(dir))
         return -1;
-    int port = free_port();
+    int port = testsite_free_port();
     if (port < 0)
         return -1;
     char path[400], gz[400], portarg[16];
