@@ -87,6 +87,7 @@ trace *trace_open(const char *path, int pid, const char *process_name, char *err
     t->out = out;
     setvbuf(t->out, NULL, _IOFBF, TRACE_BUF);
     t->pid = pid;
+    strmap_init(&t->groups);
     clock_gettime(CLOCK_MONOTONIC, &t->t0);
     fputs("{\"traceEvents\": [", t->out);
     metadata(t, 0, "process_name", &(trace_arg){"name", process_name ? process_name : "", 0});
@@ -180,8 +181,6 @@ int trace_slot_acquire(trace *t)
 
 int trace_lane_acquire(trace *t, const char *group)
 {
-    if (!t->groups.buckets)
-        strmap_init(&t->groups);
     strmap_node *n = strmap_find(&t->groups, group);
     lane_group *g;
     if (n) {
