@@ -16,34 +16,20 @@ command -v redis-server >/dev/null && command -v redis-cli >/dev/null ||
     { echo "demo-cluster: redis-server and redis-cli are needed: make -f Makefile.tutorial setup" >&2; exit 1; }
 
 . "$here/testsite-lib.sh"
+. "$here/redis-lib.sh"
 work=$(mktemp -d)
-redis_pid=
 stop_all() {
-    [ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null && wait "$redis_pid" 2>/dev/null
+    redis_stop
     site_stop
     rm -rf "$work"
 }
 trap stop_all EXIT
 
-# A free port: one nothing answers on (a few tries at random), then Redis must PONG.
-for _ in $(seq 20); do
-    port=$((20000 + RANDOM % 40000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
-    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" \
-        --logfile "$work/redis.log" --daemonize no </dev/null >/dev/null 2>&1 &
-    redis_pid=$!
-    for _ in $(seq 100); do
-        [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break 2
-        kill -0 "$redis_pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill "$redis_pid" 2>/dev/null; wait "$redis_pid" 2>/dev/null; redis_pid=
-done
-[ -n "$redis_pid" ] || { echo "demo-cluster: redis-server did not start" >&2; exit 1; }
+redis_start "$work" || { echo "demo-cluster: redis-server did not start" >&2; exit 1; }
 
 site_start "$bin" "pages=$pages,links=8,size=2000,seed=3" --delay "$delay" ||
     { echo "demo-cluster: testsite did not start" >&2; exit 1; }
-frontier="redis://127.0.0.1:$port/demo"
+frontier="redis://127.0.0.1:$redis_port/demo"
 echo "Crawling $site_url ($pages pages, $delay ms per response) with $procs crawl-queue processes"
 echo "sharing --frontier $frontier (--max-tasks $tasks each)"
 echo
@@ -62,9 +48,9 @@ files=()
 for i in $(seq "$procs"); do files+=("$work/p$i.jsonl"); done
 bash "$here/merge-jsonl.sh" --table "${files[@]}"
 echo
-echo "Redis: $(redis-cli -p "$port" scard crawl:demo:seen) URLs seen, counter" \
-     "$(redis-cli -p "$port" get crawl:demo:unfinished), seen set" \
-     "$(redis-cli -p "$port" memory usage crawl:demo:seen samples 0) bytes"
+echo "Redis: $(redis-cli -p "$redis_port" scard crawl:demo:seen) URLs seen, counter" \
+     "$(redis-cli -p "$redis_port" get crawl:demo:unfinished), seen set" \
+     "$(redis-cli -p "$redis_port" memory usage crawl:demo:seen samples 0) bytes"
 "$bin/crawl-queue" -q --max-tasks "$tasks" --format jsonl --output "$work/one.jsonl" "$site_url"
 t2=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v n="$procs" -v pages="$(grep -vc '^{"summary"' "$work/one.jsonl")" 'BEGIN {

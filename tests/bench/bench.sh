@@ -111,9 +111,8 @@ sampler_pid=
 stop() { [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null; }
 stop_site() { stop "$site_pid"; site_pid=; }
 stop_tiny() { stop "$tiny_pid"; tiny_pid=; }
-redis_pid=
-redis_port=
-stop_redis() { stop "$redis_pid"; redis_pid=; }
+# redis_start DIR / redis_stop: a redis-server of our own (scripts/redis-lib.sh)
+. scripts/redis-lib.sh
 pol_pids=()
 stop_pol() {
     local p
@@ -124,7 +123,7 @@ cleanup() {
     [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
     stop_site
     stop_tiny
-    stop_redis
+    redis_stop
     stop_pol
 }
 trap cleanup EXIT
@@ -407,25 +406,6 @@ section_memory() {
 
 # ---- 5. many processes, one crawl (--frontier on Redis) ---------------------------------------
 # A redis-server of our own on a free port, nothing saved, in $out/redis.
-start_redis() {
-    mkdir -p "$out/redis"
-    local _
-    for _ in $(seq 20); do
-        redis_port=$((20000 + RANDOM % 40000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$redis_port") 2>/dev/null && continue
-        redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
-            --dir "$out/redis" --logfile "$out/redis/redis.log" </dev/null >/dev/null 2>&1 &
-        redis_pid=$!
-        for _ in $(seq 100); do
-            [ "$(redis-cli -p "$redis_port" ping 2>/dev/null)" = PONG ] && return 0
-            kill -0 "$redis_pid" 2>/dev/null || break
-            sleep 0.05
-        done
-        stop_redis
-    done
-    warn "redis-server did not start"
-    return 1
-}
 # Redis's used_memory, bytes.
 redis_mem() { redis-cli -p "$redis_port" info memory | sed -nE 's/^used_memory:([0-9]+).*/\1/p'; }
 # CPU seconds redis-server has used so far.
@@ -461,7 +441,8 @@ section_cluster() {
     say "   redis-server and the crawlers. Medians of $runs run(s); Redis CPU s per 10,000 URLs,"
     say "   Redis memory per URL (used_memory after the crawl less before it, / pages)"
     printf '%-8s %-26s %8s %9s %8s %9s %8s\n' pages run wall_s pages/s speedup redis_cpu B/URL
-    start_redis || { status=1; return; }
+    mkdir -p "$out/redis"
+    redis_start "$out/redis" || { warn "redis-server did not start"; status=1; return; }
     local n
     for n in $cluster_pages; do
         start_site "pages=$n,links=12,size=2000,seed=1" 0
@@ -493,7 +474,7 @@ section_cluster() {
         done
         stop_site
     done
-    stop_redis
+    redis_stop
 }
 
 # ---- 6. politeness: many hosts, one slow -------------------------------------------------
