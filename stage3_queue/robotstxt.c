@@ -70,15 +70,16 @@ typedef struct {
     task *dl;                   /* engine_download's Task, while it runs */
 } fetch_frame;
 
-/* Politeness on: the Crawl-delay of our group slows the host down — up to
- * --max-crawl-delay (a -v line each time that cap applies). */
+/* Politeness on: the Crawl-delay of our group slows the origin's host down — up to
+ * --max-crawl-delay (a -v line each time that cap applies). The origin's, not the last
+ * hop's: robots.txt may have been redirected to another host. */
 static void obey_crawl_delay(fetch_frame *f)
 {
     hostqueue *hq = engine_hosts(f->mw->e);
     double d = robots_crawl_delay(f->o->rules);
     if (!hq || d <= 0)
         return;
-    if (hostqueue_crawl_delay(hq, hostqueue_slot(hq, f->url), d))
+    if (hostqueue_crawl_delay(hq, hostqueue_slot(hq, f->o->key), d))
         log_info("robots.txt of %s asks a Crawl-delay of %g s: capped at %g s "
                  "(--max-crawl-delay)", f->o->key, d, hq->cfg.max_crawl_delay);
     else

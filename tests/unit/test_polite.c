@@ -401,6 +401,31 @@ static void test_crawl_delay(void **state)
     stop_sites();
 }
 
+/* robots.txt redirected to another host: its Crawl-delay is the first origin's (host
+ * 1's pages 0.5 s apart), not the host it was found on. */
+static void test_crawl_delay_redirected(void **state)
+{
+    (void)state;
+    start_site(2,                                   /* sites[0]: host 2 is started first */
+               "page /robots.txt type=text/plain body=\"User-agent: *\\nCrawl-delay: 0.5\\n\"\n",
+               NULL, NULL, NULL);
+    char site1[512];
+    snprintf(site1, sizeof site1,
+             "page /robots.txt status=301 location=%srobots.txt\n"
+             "page /\n link /a /b /c\npage /a\npage /b\npage /c\n", sites[0].url);
+    start_site(1, site1, NULL, NULL, NULL);
+    crawl_run r;
+    run_crawl(&r, 60, "--per-host", "1", NULL);
+    hit h[16];
+    size_t n = read_log(1, h, 16);
+    assert_int_equal(n, 5);                     /* robots.txt (the 301), 4 pages */
+    if (min_gap(h, n) < 500 - JITTER_MS)
+        fail_msg("Crawl-delay 0.5 through a redirect: two starts %.1f ms apart",
+                 min_gap(h, n));
+    crawl_run_free(&r);
+    stop_sites();
+}
+
 /* A 429 with Retry-After: 2: that host gets nothing for 2 s, the other goes on; the
  * URL is fetched again and its record is the 200. One that stays 503 past
  * --max-tries is recorded with its 503. */
@@ -560,6 +585,7 @@ int main(void)
         cmocka_unit_test_teardown(test_per_host_and_delay, stop_all),
         cmocka_unit_test_teardown(test_random_delay, stop_all),
         cmocka_unit_test_teardown(test_crawl_delay, stop_all),
+        cmocka_unit_test_teardown(test_crawl_delay_redirected, stop_all),
         cmocka_unit_test_teardown(test_retry_after, stop_all),
         cmocka_unit_test_teardown(test_head_of_line, stop_all),
     };
