@@ -219,7 +219,7 @@ static int close_engine(crawler *cr)
     return r == 0 ? 0 : -1;
 }
 
-/* The Queues and the engine, freed: the crawl could not start. */
+/* The in-memory Queues, freed (the Redis one goes after the last acknowledgements). */
 static void free_queues(crawler *cr)
 {
     queue_clear(&cr->q);
@@ -228,6 +228,7 @@ static void free_queues(crawler *cr)
     free(cr->hq);
 }
 
+/* The crawl could not start: free what crawler_run made so far. */
 static int not_started(crawler *cr, crawl_frame *main_coro)
 {
     free_queues(cr);
