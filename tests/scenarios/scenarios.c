@@ -85,22 +85,6 @@ static const char *stage_of(const char *bin)
     return strncmp(b, "crawl-", 6) == 0 ? b + 6 : b;
 }
 
-/* A free TCP port on 127.0.0.1 (bound, read back, closed). */
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
-
 static bool port_accepts(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -720,7 +704,7 @@ static void test_dropped_connection(void **state)
 static void test_refused_port(void **state)
 {
     case_ctx *c = *state;
-    int port = free_port();
+    int port = testsite_free_port();
     assert_true(port > 0);
     char root[64];
     snprintf(root, sizeof root, "http://127.0.0.1:%d/", port);
@@ -1257,7 +1241,7 @@ static void test_output_files(void **state)
     snprintf(out, sizeof out, "%s/out", c->tmpdir);
     snprintf(fifo, sizeof fifo, "%s/fifo", c->tmpdir);
     assert_int_equal(mkfifo(fifo, 0600), 0);
-    int port = free_port();
+    int port = testsite_free_port();
     assert_true(port > 0);
     snprintf(root, sizeof root, "http://127.0.0.1:%d/", port);   /* refused: quick */
 
@@ -2368,7 +2352,7 @@ static void test_https(void **state)
     int port = -1;
     /* a few tries in case another process takes the port between probe and bind */
     for (int attempt = 0; attempt < 3 && port < 0; attempt++) {
-        int p = free_port();
+        int p = testsite_free_port();
         assert_true(p > 0);
         char accept[64];
         snprintf(accept, sizeof accept, "127.0.0.1:%d", p);
