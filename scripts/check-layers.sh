@@ -14,7 +14,7 @@ for i in "${!layers[@]}"; do
         [ -e "$h" ] && rank[$(basename "$h")]=$i
     done
 done
-stage_headers=$(ls stage1_callbacks/*.h stage2_generators/*.h stage3_queue/*.h 2>/dev/null |
+stage_headers=$(ls stage1_callbacks/*.h stage2_generators/*.h stage3_queue/*.h stage3_queue/*/*.h 2>/dev/null |
                 xargs -n1 basename | sort -u)
 bad=0
 for i in "${!layers[@]}"; do

@@ -39,7 +39,7 @@ typedef struct crawl_options {
     const char *fetched_by;  /* with --frontier: "HOST:PID", this process's name in Redis
                               * and in each of its records */
     /* Politeness (crawl-queue): any of these flags sets polite, and the Queue becomes
-     * the polite one (stage3_queue/hostqueue.h). */
+     * the polite one (stage3_queue/frontier/hostqueue.h). */
     int polite;
     int polite_local;        /* one of them holds per process only (not with --frontier) */
     int per_host;            /* --per-host N (0: no cap beyond --max-tasks) */
