@@ -37,27 +37,29 @@ sys.exit(1 if bad else 0)
     bad=1
 fi
 
+# The files added since .clang-format was: as clang-format writes them, whole.
 base=$(git log --diff-filter=A --format=%H -- .clang-format | tail -n 1)
-if ! command -v git-clang-format >/dev/null 2>&1; then
-    echo "format-check: git-clang-format is missing (Debian: clang-format)"; exit 1
-elif [ -z "$base" ] || ! git cat-file -e "$base^" 2>/dev/null; then
-    echo "format-check: no history before .clang-format here (a shallow clone?): whole-file rules only"
-else
-    if [ "$fix" -eq 1 ]; then
-        git clang-format --extensions c,h "$base^" -- $files
-    else
-        diff=$(git clang-format --diff --extensions c,h "$base^" -- $files 2>&1)
-        case "$diff" in
-        "" | *"no modified files to format"* | *"did not modify any files"*) ;;
-        *)
-            echo "$diff"
-            echo "format-check: the lines above are not as clang-format writes them" \
-                 "(scripts/format-check.sh --fix)"
-            bad=1
-            ;;
-        esac
-    fi
+if ! command -v clang-format >/dev/null 2>&1; then
+    echo "format-check: clang-format is missing (Debian: clang-format)"; exit 1
 fi
+if [ -z "$base" ]; then
+    new_files=""      # .clang-format not committed yet: every file is older
+elif ! git cat-file -e "$base^" 2>/dev/null; then
+    echo "format-check: no history before .clang-format here (a shallow clone?): whole-tree rules only"
+    new_files=""
+else
+    new_files=$(git diff --diff-filter=A --name-only "$base^" -- '*.c' '*.h')
+    new_files+=$'\n'$(git ls-files --others --exclude-standard -- '*.c' '*.h')
+fi
+for f in $new_files; do
+    [ -f "$f" ] || continue
+    if [ "$fix" -eq 1 ]; then
+        clang-format -i "$f"
+    elif ! clang-format --dry-run -Werror "$f" 2>/dev/null; then
+        echo "$f: not as clang-format writes it (clang-format -i $f)"
+        bad=1
+    fi
+done
 n=$(printf '%s\n' $files | wc -l)
 if [ "$bad" -eq 0 ]; then echo "format-check: $n files clean"; else echo "format-check: FAILED"; fi
 exit "$bad"
