@@ -76,7 +76,7 @@ engine *engine_new(app *a, crawl_add_fn schedule, void *ctx)
     e->a = a;
     e->schedule = schedule;
     e->schedule_ctx = ctx;
-    crawl_set_record_hook(a->crawl, on_record, e);
+    crawl_add_record_listener(a->crawl, on_record, e);
     return e;
 }
 
@@ -84,13 +84,19 @@ void engine_free(engine *e)
 {
     if (!e)
         return;
-    crawl_set_record_hook(e->a->crawl, NULL, NULL);
-    for (size_t i = 0; i < e->nmw; i++)
+    /* Whoever goes listens no more: the engine, its middlewares and stages. */
+    crawl *c = e->a->crawl;
+    crawl_remove_listeners(c, e);
+    for (size_t i = 0; i < e->nmw; i++) {
+        crawl_remove_listeners(c, e->mw[i].self);
         if (e->mw[i].free)
             e->mw[i].free(e->mw[i].self);
-    for (size_t i = 0; i < e->npipe; i++)
+    }
+    for (size_t i = 0; i < e->npipe; i++) {
+        crawl_remove_listeners(c, e->pipe[i].self);
         if (e->pipe[i].free)
             e->pipe[i].free(e->pipe[i].self);
+    }
     free(e->mw);
     free(e->pipe);
     free(e);
