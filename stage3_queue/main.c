@@ -1,18 +1,23 @@
 /* main.c — crawl-queue: the Crawler (crawler.c) with the engine its options ask for. */
 #include "crawler.h"
 #include "engine.h"
+#include "headers.h"
 #include "robotstxt.h"
 #include "store.h"
 #include "warc.h"
 
-/* The engine of this run: robots.txt is obeyed unless --ignore-robots, --state keeps
- * the frontier, --store adds the SQLite pipeline stage, --warc the WARC archive (with
- * none, this is the chapter's crawler). */
+/* The engine of this run: robots.txt is obeyed unless --ignore-robots, --header adds
+ * header fields to every request, --state keeps the frontier, --store adds the SQLite
+ * pipeline stage, --warc the WARC archive (with none, this is the chapter's crawler). */
 static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
 {
     engine *e = engine_new(a, put, ctx);
     if (!a->opt.ignore_robots) {
         downloader_middleware mw = robotstxt_middleware(e, a->opt.user_agent);
+        engine_add_middleware(e, &mw);
+    }
+    if (a->opt.nheaders) {      /* --header */
+        downloader_middleware mw = headers_middleware(a->opt.headers, (size_t)a->opt.nheaders);
         engine_add_middleware(e, &mw);
     }
     if (a->opt.state) {         /* the frontier: every URL scheduled, every one done */
