@@ -757,6 +757,8 @@ void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx)
 
 void crawl_remove_listeners(crawl *c, const void *ctx)
 {
+    if (!ctx)
+        return;                  /* no owner named: a listener without one stays */
     listeners_remove(&c->on_record, ctx);
     listeners_remove(&c->on_add, ctx);
 }

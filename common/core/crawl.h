@@ -103,7 +103,8 @@ size_t crawl_longest_probe(const crawl *c);
 typedef void (*crawl_record_fn)(void *ctx, const fetch_stat *st, const crawl_fetch *f);
 void crawl_add_record_listener(crawl *c, crawl_record_fn fn, void *ctx);
 void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx);
-/* Remove every listener, of either kind, added with ctx (its owner is going away). */
+/* Remove every listener, of either kind, added with ctx (its owner is going away); a
+ * NULL ctx removes nothing. */
 void crawl_remove_listeners(crawl *c, const void *ctx);
 
 /* seen_urls takes url without scheduling it (--resume: URLs of an earlier run).

@@ -983,9 +983,14 @@ static void test_listeners_in_order(void **state)
     assert_string_equal(h.log, "A:/x C:/x A:/y ");
 
     h.log[0] = '\0';
+    crawl_remove_listeners(fx->c, NULL);                /* names no owner: nothing */
+    fetch(fx, ROOT "y", 10, 200, "text/html", NULL, "");
+    assert_string_equal(h.log, "A:/y C:/y ");
+
+    h.log[0] = '\0';
     crawl_remove_listeners(fx->c, &a);
     crawl_remove_listeners(fx->c, &c);
-    crawl_record_failure(fx->c, ROOT "y", "refused");
+    crawl_record_failure(fx->c, ROOT "z", "refused");
     assert_string_equal(h.log, "");
 }
 
