@@ -12,7 +12,7 @@
 #include "http.h"
 
 typedef struct headers {
-    header *fields;             /* name and value each, as the request will send them */
+    header *fields; /* name and value each, as the request will send them */
     size_t n;
 } headers;
 

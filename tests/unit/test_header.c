@@ -36,8 +36,8 @@ static const char site_text[] =
     "page /old status=301 location=/new\n";
 
 /* Every path the crawl asks for: the robots.txt hops, the sitemap, each page. */
-static const char *const paths[] = {"/robots.txt", "/rules.txt", "/sitemap.xml", "/", "/a",
-                                    "/b", "/old", "/new", "/from-sitemap"};
+static const char *const paths[] = {"/robots.txt", "/rules.txt", "/sitemap.xml", "/", "/a", "/b",
+                                    "/old",        "/new",       "/from-sitemap"};
 enum { NPATHS = sizeof paths / sizeof paths[0] };
 
 static int setup(void **state)
@@ -53,9 +53,9 @@ static int setup(void **state)
     fputs(site_text, f);
     fclose(f);
     snprintf(log_path, sizeof log_path, "%s/log", dir);
-    const char *const args[] = {"--log", log_path, "--log-header", "X-Crawl-Run",
-                                "--log-header", "Accept", "--log-header", "X-Empty",
-                                "--log-header", "User-Agent", path, NULL};
+    const char *const args[] = {"--log",        log_path,     "--log-header", "X-Crawl-Run",
+                                "--log-header", "Accept",     "--log-header", "X-Empty",
+                                "--log-header", "User-Agent", path,           NULL};
     return testsite_start(&site, args);
 }
 
@@ -109,22 +109,22 @@ static void crawl_with_headers(const char *transport)
     char run_field[64], want_fields[128];
     snprintf(run_field, sizeof run_field, "X-Crawl-Run: %s run", transport);
     snprintf(want_fields, sizeof want_fields, "=%s%%20run =text/html = =Bot/7", transport);
-    char *argv[] = {bin("crawl-queue"), "--format", "jsonl", "--transport", (char *)transport,
-                    "--sitemaps", "--user-agent", "Bot/7", "--header", run_field,
-                    "--header", "accept:  text/html ", "--header", "X-Empty:", site.url,
-                    NULL};
+    char *argv[] = {bin("crawl-queue"), "--format",   "jsonl",        "--transport",
+                    (char *)transport,  "--sitemaps", "--user-agent", "Bot/7",
+                    "--header",         run_field,    "--header",     "accept:  text/html ",
+                    "--header",         "X-Empty:",   site.url,       NULL};
     crawl_run r;
     assert_int_equal(run_crawler(&r, argv, 60), 0);
     if (r.exit_code != 0)
         fail_msg("%s", crawl_run_describe(&r));
-    assert_int_equal(r.nrecords, 7);      /* 5 pages, /old's 301, /private ignored */
+    assert_int_equal(r.nrecords, 7); /* 5 pages, /old's 301, /private ignored */
     crawl_run_free(&r);
 
     read_log(before, lines, 64, &n);
     bool ok = n >= NPATHS;
-    for (size_t j = 0; j < n; j++)             /* every request: the fields, once each */
+    for (size_t j = 0; j < n; j++) /* every request: the fields, once each */
         ok &= strcmp(strchr(lines[j], ' ') + 1, want_fields) == 0;
-    for (size_t i = 0; i < NPATHS; i++) {      /* every kind of request */
+    for (size_t i = 0; i < NPATHS; i++) { /* every kind of request */
         size_t len = strlen(paths[i]), seen = 0;
         for (size_t j = 0; j < n; j++)
             seen += strncmp(lines[j], paths[i], len) == 0 && lines[j][len] == ' ';
@@ -166,12 +166,11 @@ static void test_header_refused(void **state)
         {"crawl-generators", "X-A: 1", "--header is a crawl-queue (stage 3) option"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *argv[] = {bin(cases[i].prog), "--header", (char *)cases[i].value, site.url,
-                        NULL};
+        char *argv[] = {bin(cases[i].prog), "--header", (char *)cases[i].value, site.url, NULL};
         crawl_run r;
         assert_int_equal(run_crawler(&r, argv, 30), 0);
-        if (r.exit_code != 2 || !strstr(r.err, cases[i].says) ||
-            strchr(r.err, '\n') != r.err + r.err_len - 1)
+        if (r.exit_code != 2 || !strstr(r.err, cases[i].says)
+            || strchr(r.err, '\n') != r.err + r.err_len - 1)
             fail_msg("%s --header: want exit 2 and one line with \"%s\"; %s", cases[i].prog,
                      cases[i].says, crawl_run_describe(&r));
         crawl_run_free(&r);
