@@ -36,7 +36,7 @@ typedef void (*crawl_add_fn)(void *ctx, const char *url, int max_redirect);
 
 /* Build the policy from the options (roots, strict/lenient, exclude), open --output
  * (--format jsonl: from now on each record goes there as it is made).
- * stage is "callbacks", "generators" or "queue". NULL with one line in err on failure
+ * stage is the stage's name, for the report. NULL with one line in err on failure
  * (bad regex, --output or --trace-events file that cannot be opened). */
 crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen);
 void crawl_free(crawl *c);

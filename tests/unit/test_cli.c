@@ -1,5 +1,7 @@
 /* test_cli.c — cli_parse: defaults, every option, every kind of usage error (one line
- * on stderr naming the bad argument), --help and --version.
+ * on stderr naming the bad argument), --help and --version; a crawler's own table of
+ * flags (cli_table: each kind of argument, ranges, a repeatable flag, the rules between
+ * flags, its help), and crawl-queue's table (stage3_queue/engine/settings.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "settings.h"
 
 #define PROG "crawl-queue"
 #define MAX_ARGS 32
@@ -23,6 +26,7 @@
 typedef struct run {
     int rc;
     crawl_options o;
+    settings s;          /* crawl-queue's flags, with parse_table == &settings_table */
     char *out;           /* what was written to stdout */
     char *err;           /* what was written to stderr */
     char *argv[MAX_ARGS + 1];
@@ -63,9 +67,12 @@ static char *capture_end(int fd, int saved, FILE *tmp)
     return text;
 }
 
-/* Which crawler parse() parses as: stages 1 and 2, or crawl-queue (reset after each
- * test). */
-static cli_stage parse_stage = CLI_CHAPTER;
+/* What parse() parses as (reset after each test): the core's flags only, with the
+ * note stages 1 and 2 give an unknown option; or a crawler's table filling run.s
+ * (crawl-queue's, settings_table) or parse_settings (another). */
+#define NOTE "the engine's flags are elsewhere"
+static const cli_table *parse_table;
+static void *parse_settings;
 
 /* cli_parse(PROG, args...) with stdout and stderr captured. args ends with NULL. */
 static run *parse(const char *first, ...)
@@ -87,7 +94,10 @@ static run *parse(const char *first, ...)
     fflush(stderr);
     int sout = capture_start(STDOUT_FILENO, &tout);
     int serr = capture_start(STDERR_FILENO, &terr);
-    r->rc = cli_parse(&r->o, argc, r->argv, PROG, "raw", parse_stage);
+    cli_command cmd = {.prog = PROG, .default_transport = "raw", .table = parse_table,
+                       .settings = parse_settings ? parse_settings : &r->s,
+                       .unknown_note = parse_table ? NULL : NOTE};
+    r->rc = cli_parse(&r->o, argc, r->argv, &cmd);
     fflush(stdout);
     fflush(stderr);
     r->err = capture_end(STDERR_FILENO, serr, terr);
@@ -137,7 +147,8 @@ static int reset_log_level(void **state)
 {
     (void)state;
     log_level = LOG_WARN;
-    parse_stage = CLI_CHAPTER;
+    parse_table = NULL;
+    parse_settings = NULL;
     return 0;
 }
 
@@ -176,7 +187,8 @@ static void test_default_transport_is_the_stages(void **state)
     (void)state;
     char *argv[] = {PROG, "http://a/", NULL};
     crawl_options o;
-    assert_int_equal(cli_parse(&o, 2, argv, PROG, "curl", CLI_CHAPTER), CLI_OK);
+    const cli_command cmd = {.prog = PROG, .default_transport = "curl"};
+    assert_int_equal(cli_parse(&o, 2, argv, &cmd), CLI_OK);
     assert_string_equal(o.transport, "curl");
 }
 
@@ -595,16 +607,16 @@ static void test_callable_repeatedly(void **state)
 static void test_stage3_options(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("http://a/", NULL);
     assert_ok(r);
     assert_null(r->o.user_agent);
-    assert_int_equal(r->o.ignore_robots, 0);
+    assert_int_equal(r->s.ignore_robots, 0);
     run_free(r);
     r = parse("--user-agent", "MyBot/2.0 (+http://x/)", "--ignore-robots", "http://a/", NULL);
     assert_ok(r);
     assert_string_equal(r->o.user_agent, "MyBot/2.0 (+http://x/)");
-    assert_int_equal(r->o.ignore_robots, 1);
+    assert_int_equal(r->s.ignore_robots, 1);
     run_free(r);
     r = parse("--user-agent=x", "http://a/", NULL);
     assert_ok(r);
@@ -616,17 +628,17 @@ static void test_stage3_options_refused_by_chapter(void **state)
 {
     (void)state;
     run *r = parse("--user-agent", "MyBot", "http://a/", NULL);
-    assert_usage_error(r, "--user-agent is a crawl-queue (stage 3) option", NULL);
+    assert_usage_error(r, "unknown option '--user-agent' (see --help); " NOTE, NULL);
     run_free(r);
     r = parse("--ignore-robots", "http://a/", NULL);
-    assert_usage_error(r, "--ignore-robots is a crawl-queue (stage 3) option", NULL);
+    assert_usage_error(r, "unknown option '--ignore-robots' (see --help); " NOTE, NULL);
     run_free(r);
 }
 
 static void test_bad_user_agent(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     char long_ua[300];
     memset(long_ua, 'a', 257);
     long_ua[257] = '\0';
@@ -654,7 +666,7 @@ static void test_help_stage3(void **state)
     assert_null(strstr(r->out, "--threads"));
     assert_null(strstr(r->out, "--ignore-robots"));
     run_free(r);
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     r = parse("--help", NULL);
     assert_int_equal(r->rc, CLI_EXIT_OK);
     assert_non_null(strstr(r->out, "--user-agent NAME"));
@@ -671,7 +683,7 @@ static void test_help_stage3(void **state)
 static void test_threads_and_dns_timeout(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("a.example", NULL);
     assert_ok(r);
     assert_int_equal(r->o.threads, 4);
@@ -698,7 +710,8 @@ static void test_threads_and_dns_timeout(void **state)
     run_free(r);
 }
 
-/* Stages 1 and 2 keep the chapter's crawler: one line, exit 2, even with a good value. */
+/* Stages 1 and 2 keep the chapter's crawler: they pass no table, and each row of
+ * crawl-queue's is refused with one line, exit 2, even with a good value. */
 static void test_stage3_options_refused_by_chapter_stages(void **state)
 {
     (void)state;
@@ -714,7 +727,18 @@ static void test_stage3_options_refused_by_chapter_stages(void **state)
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
         run *r = args[i][1] ? parse(args[i][0], args[i][1], "a.example", NULL)
                             : parse(args[i][0], "a.example", NULL);
-        assert_usage_error(r, args[i][0], "is a crawl-queue (stage 3) option");
+        char want[128];
+        snprintf(want, sizeof want, "unknown option '%s' (see --help); " NOTE, args[i][0]);
+        assert_usage_error(r, want, NULL);
+        run_free(r);
+    }
+    /* every row of the table, by its name (its value, if it takes one, is good) */
+    for (const cli_flag *f = settings_table.flags; f->name; f++) {
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s", f->name);
+        run *r = f->arg == CLI_ARG_NONE ? parse(flag, "a.example", NULL)
+                                        : parse(flag, "1", "a.example", NULL);
+        assert_usage_error(r, "unknown option", flag);
         run_free(r);
     }
 }
@@ -724,13 +748,13 @@ static void test_stage3_options_refused_by_chapter_stages(void **state)
 static void test_archive_and_store_files(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("--warc", "c.warc.gz", "--cdx", "c.cdxj", "--store", "c.db", "a.example",
                    NULL);
     assert_ok(r);
-    assert_string_equal(r->o.warc, "c.warc.gz");
-    assert_string_equal(r->o.cdx, "c.cdxj");
-    assert_string_equal(r->o.store, "c.db");
+    assert_string_equal(r->s.warc, "c.warc.gz");
+    assert_string_equal(r->s.cdx, "c.cdxj");
+    assert_string_equal(r->s.store, "c.db");
     run_free(r);
     r = parse("--cdx", "c.cdxj", "a.example", NULL);
     assert_usage_error(r, "--cdx 'c.cdxj' indexes a --warc file: give --warc too", NULL);
@@ -751,18 +775,18 @@ static void test_archive_and_store_files(void **state)
 static void test_frontier(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("a.example", NULL);
     assert_ok(r);
-    assert_null(r->o.frontier);
+    assert_null(r->s.frontier);
     assert_null(r->o.fetched_by);
-    assert_true(r->o.claim_after == 60.0);
+    assert_true(r->s.claim_after == 60.0);
     run_free(r);
     r = parse("--frontier", "redis://127.0.0.1:7000/c1", "--claim-after", "2.5", "--format",
               "jsonl", "a.example", NULL);
     assert_ok(r);
-    assert_string_equal(r->o.frontier, "redis://127.0.0.1:7000/c1");
-    assert_true(r->o.claim_after == 2.5);
+    assert_string_equal(r->s.frontier, "redis://127.0.0.1:7000/c1");
+    assert_true(r->s.claim_after == 2.5);
     char pid[32];
     snprintf(pid, sizeof pid, ":%ld", (long)getpid());
     assert_non_null(r->o.fetched_by);
@@ -784,7 +808,8 @@ static void test_frontier(void **state)
     r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--resume", "--output", "o",
               "a.example", NULL);
     assert_ok(r);
-    assert_int_equal(r->o.resume, 1);
+    assert_int_equal(r->s.resume, 1);
+    assert_int_equal(r->o.append_output, 1);    /* what the core is told */
     run_free(r);
     r = parse("--claim-after", "0", "a.example", NULL);
     assert_usage_error(r, "--claim-after: 0 is out of range", NULL);
@@ -796,29 +821,29 @@ static void test_frontier(void **state)
 static void test_politeness(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("a.example", NULL);
     assert_ok(r);
-    assert_int_equal(r->o.polite, 0);
-    assert_true(r->o.max_crawl_delay == 30 && r->o.target_concurrency == 1);
+    assert_int_equal(r->s.polite, 0);
+    assert_true(r->s.max_crawl_delay == 30 && r->s.target_concurrency == 1);
     run_free(r);
     r = parse("--per-host", "2", "--delay", "0.25", "--random-delay", "--per-ip",
               "--max-crawl-delay", "10", "--autothrottle", "--target-concurrency", "3",
               "--sitemaps", "a.example", NULL);
     assert_ok(r);
-    assert_int_equal(r->o.polite, 1);
-    assert_int_equal(r->o.per_host, 2);
-    assert_true(r->o.delay == 0.25 && r->o.max_crawl_delay == 10);
-    assert_true(r->o.random_delay && r->o.per_ip && r->o.autothrottle && r->o.sitemaps);
-    assert_true(r->o.target_concurrency == 3);
+    assert_int_equal(r->s.polite, 1);
+    assert_int_equal(r->s.per_host, 2);
+    assert_true(r->s.delay == 0.25 && r->s.max_crawl_delay == 10);
+    assert_true(r->s.random_delay && r->s.per_ip && r->s.autothrottle && r->s.sitemaps);
+    assert_true(r->s.target_concurrency == 3);
     run_free(r);
     r = parse("--delay", "0", "a.example", NULL);           /* on, with no delay */
     assert_ok(r);
-    assert_int_equal(r->o.polite, 1);
+    assert_int_equal(r->s.polite, 1);
     run_free(r);
     r = parse("--sitemaps", "a.example", NULL);             /* seeds; not politeness */
     assert_ok(r);
-    assert_int_equal(r->o.polite, 0);
+    assert_int_equal(r->s.polite, 0);
     run_free(r);
     r = parse("--per-host", "0", "a.example", NULL);
     assert_usage_error(r, "--per-host: 0 is out of range", NULL);
