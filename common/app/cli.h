@@ -39,7 +39,7 @@ void cli_list_clear(cli_list *l);
 
 /* One flag of a table. */
 typedef struct cli_flag {
-    const char *name;       /* the long option without "--": "per-host" */
+    const char *name;       /* the long option without "--": "max-depth" */
     cli_arg arg;
     const char *metavar;    /* the value's name in --help: "N", "SECS", "FILE" */
     double min, max;        /* CLI_ARG_INT, _BYTES, _DOUBLE: the range */

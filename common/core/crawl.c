@@ -296,7 +296,7 @@ static void on_body(void *ctx, const char *data, size_t len)
         links_feed(f->parser, data, len);
 }
 
-/* --warc: what went over the wire. The body as received is kept up to --max-size
+/* An archive's: what went over the wire. The body as received is kept up to --max-size
  * bytes (beyond that it is cut, and said so: wire->truncated). */
 static void on_wire(void *ctx, int part, const char *data, size_t len)
 {

@@ -107,6 +107,7 @@ static run *parse(const char *first, ...)
 
 static void run_free(run *r)
 {
+    cli_table_free(parse_table, parse_settings ? parse_settings : &r->s);
     free(r->out);
     free(r->err);
     free(r);
@@ -873,6 +874,264 @@ static void test_politeness(void **state)
     run_free(r);
 }
 
+/* ---- a crawler's own table -------------------------------------------------- */
+
+/* A crawler's flags, one of each kind. */
+typedef struct fake {
+    int count;              /* --count N, 1 to 10 [3] */
+    long long size;         /* --size BYTES, at least 1 */
+    double ratio;           /* --ratio X, 0.5 to 2 [1] */
+    const char *name;       /* --name WORD */
+    cli_list header;        /* --header "Name: value", repeatable */
+    int on;                 /* --on */
+    const char *a, *b;      /* --a FILE, --b FILE: files it writes; --b needs --a */
+    int hooked;             /* the --on row's hook ran */
+} fake;
+
+static fake the_fake;
+
+static int check_header(void *p, const char *arg, char *why, size_t n)
+{
+    (void)p;
+    if (strchr(arg, ':'))
+        return 0;
+    snprintf(why, n, "--header '%s': give \"Name: value\"", arg);
+    return -1;
+}
+
+static int hook_on(void *p, const char *arg, char *why, size_t n)
+{
+    (void)arg, (void)why, (void)n;
+    ((fake *)p)->hooked++;
+    return 0;
+}
+
+static void fake_defaults(void *p)
+{
+    fake *f = p;
+    *f = (fake){.count = 3, .ratio = 1};
+}
+
+/* The rules between its flags, and what it tells the core. */
+static int fake_finish(void *p, crawl_options *o, char *why, size_t n)
+{
+    fake *f = p;
+    if (f->b && !f->a) {
+        snprintf(why, n, "--b '%s' needs --a: give --a too", f->b);
+        return -1;
+    }
+    if (f->on && f->name) {
+        snprintf(why, n, "--on refuses --name '%s'", f->name);
+        return -1;
+    }
+    o->threads = f->on ? f->count : 0;
+    return 0;
+}
+
+static const cli_flag fake_rows[] = {
+    {.name = "count", .arg = CLI_ARG_INT, .metavar = "N", .min = 1, .max = 10,
+     .offset = offsetof(fake, count), .help = "how many [3]"},
+    {.name = "size", .arg = CLI_ARG_BYTES, .metavar = "BYTES", .min = 1,
+     .offset = offsetof(fake, size), .help = "how large"},
+    {.name = "ratio", .arg = CLI_ARG_DOUBLE, .metavar = "X", .min = 0.5, .max = 2,
+     .noun = "times", .offset = offsetof(fake, ratio), .help = "how much [1]"},
+    {.name = "name", .arg = CLI_ARG_STRING, .metavar = "WORD", .offset = offsetof(fake, name),
+     .section = "Names:", .help = "first line\nsecond line"},
+    {.name = "header", .arg = CLI_ARG_LIST, .metavar = "\"Name: value\"",
+     .offset = offsetof(fake, header), .set = check_header,
+     .help = "sent on every request (repeatable)"},
+    {.name = "on", .arg = CLI_ARG_NONE, .offset = offsetof(fake, on), .set = hook_on,
+     .section = "", .help = "switch it on"},
+    {.name = "a", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = offsetof(fake, a),
+     .out_file = true, .help = "file a"},
+    {.name = "b", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = offsetof(fake, b),
+     .out_file = true, .help = "file b (needs --a)"},
+    {0}
+};
+
+static const cli_table fake_table = {.title = "The fake's own:", .flags = fake_rows,
+                                     .defaults = fake_defaults, .finish = fake_finish};
+
+static void use_fake(void)
+{
+    parse_table = &fake_table;
+    parse_settings = &the_fake;
+}
+
+static void test_table_values(void **state)
+{
+    (void)state;
+    use_fake();
+    run *r = parse("a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(the_fake.count, 3);            /* the table's defaults */
+    assert_true(the_fake.ratio == 1);
+    assert_null(the_fake.name);
+    assert_int_equal(the_fake.header.n, 0);
+    assert_int_equal(the_fake.on, 0);
+    assert_int_equal(the_fake.hooked, 0);
+    run_free(r);
+    r = parse("--count", "10", "--size=9223372036854775807", "--ratio", "0.5", "--on",
+              "--max-tasks", "7", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(the_fake.count, 10);
+    assert_true(the_fake.size == 9223372036854775807LL);
+    assert_true(the_fake.ratio == 0.5);
+    assert_int_equal(the_fake.on, 1);
+    assert_int_equal(the_fake.hooked, 1);
+    assert_int_equal(r->o.max_tasks, 7);            /* the core's flags still parse */
+    assert_int_equal(r->o.threads, 10);             /* what finish told the core */
+    run_free(r);
+    r = parse("--name", "w", "a.example", NULL);
+    assert_ok(r);
+    assert_string_equal(the_fake.name, "w");
+    assert_int_equal(r->o.threads, 0);
+    run_free(r);
+    r = parse("--on", "--name", "w", "a.example", NULL);
+    assert_usage_error(r, "--on refuses --name 'w'", NULL);
+    run_free(r);
+}
+
+static void test_table_ranges(void **state)
+{
+    (void)state;
+    use_fake();
+    const char *bad[][3] = {{"--count", "0", "--count: 0 is out of range (1 to 10)"},
+                            {"--count", "11", "--count: 11 is out of range (1 to 10)"},
+                            {"--count", "two", "--count: 'two' is not a whole number"},
+                            {"--size", "0", "--size: 0 is out of range (at least 1)"},
+                            {"--size", "1.5", "--size: '1.5' is not a whole number"},
+                            {"--ratio", "2.5", "--ratio: 2.5 is out of range (0.5 to 2)"},
+                            {"--ratio", "0.4", "--ratio: 0.4 is out of range"},
+                            {"--ratio", "nan", "--ratio: 'nan' is not a number of times"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        run *r = parse(bad[i][0], bad[i][1], "a.example", NULL);
+        assert_usage_error(r, bad[i][2], NULL);
+        run_free(r);
+    }
+    run *r = parse("--count", "1", "--ratio", "2", "--size", "1", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(the_fake.count, 1);
+    assert_true(the_fake.ratio == 2);
+    run_free(r);
+}
+
+/* A repeatable flag keeps every value, in order; its hook checks each. */
+static void test_table_repeatable(void **state)
+{
+    (void)state;
+    use_fake();
+    for (int round = 0; round < 2; round++) {       /* parsed again: a fresh list */
+        run *r = parse("--header", "A: 1", "a.example", "--header=B: 2", "--header", "A: 3",
+                       NULL);
+        assert_ok(r);
+        assert_int_equal(the_fake.header.n, 3);
+        assert_string_equal(the_fake.header.v[0], "A: 1");
+        assert_string_equal(the_fake.header.v[1], "B: 2");
+        assert_string_equal(the_fake.header.v[2], "A: 3");
+        assert_int_equal(r->o.nroots, 1);
+        run_free(r);
+        assert_int_equal(the_fake.header.n, 0);     /* cli_table_free emptied it */
+    }
+    run *r = parse("--header", "A: 1", "--header", "no colon\n", "a.example", NULL);
+    assert_usage_error(r, "--header 'no colon?': give \"Name: value\"", NULL);
+    run_free(r);
+}
+
+/* The rules between flags (finish), and the table's files against the core's. */
+static void test_table_rules_and_files(void **state)
+{
+    (void)state;
+    use_fake();
+    run *r = parse("--b", "b.out", "a.example", NULL);
+    assert_usage_error(r, "--b 'b.out' needs --a: give --a too", NULL);
+    run_free(r);
+    r = parse("--a", "a.out", "--b", "b.out", "a.example", NULL);
+    assert_ok(r);
+    assert_string_equal(the_fake.a, "a.out");
+    assert_string_equal(the_fake.b, "b.out");
+    run_free(r);
+    r = parse("--a", "same", "--b", "./same", "a.example", NULL);
+    assert_usage_error(r, "--a 'same' and --b './same' are the same file", NULL);
+    run_free(r);
+    r = parse("--output", "same", "--a", "same", "a.example", NULL);
+    assert_usage_error(r, "--output 'same' and --a 'same' are the same file", NULL);
+    run_free(r);
+    r = parse("--trace-events", "t.json", "--b", "t.json", "--a", "x", "a.example", NULL);
+    assert_usage_error(r, "--trace-events 't.json' and --b 't.json' are the same file", NULL);
+    run_free(r);
+}
+
+static void test_table_usage_errors(void **state)
+{
+    (void)state;
+    use_fake();
+    run *r = parse("--on=yes", "a.example", NULL);
+    assert_usage_error(r, "option '--on' takes no value", NULL);
+    run_free(r);
+    r = parse("a.example", "--count", NULL);
+    assert_usage_error(r, "option '--count' needs a value", NULL);
+    run_free(r);
+    r = parse("--bogus", "a.example", NULL);         /* no note: the table is the stage's */
+    assert_usage_error(r, "unknown option '--bogus' (see --help)", NULL);
+    assert_null(strstr(r->err, NOTE));
+    run_free(r);
+    r = parse("--si", "5", "a.example", NULL);       /* an abbreviation of a row */
+    assert_ok(r);
+    assert_int_equal(the_fake.size, 5);
+    run_free(r);
+}
+
+/* --help lists the table's rows from the table: title, sections, metavars, every help
+ * line at column 26; without the table, none of them. */
+static void test_table_help(void **state)
+{
+    (void)state;
+    run *r = parse("--help", NULL);
+    assert_null(strstr(r->out, "The fake's own:"));
+    assert_null(strstr(r->out, "--count"));
+    run_free(r);
+    use_fake();
+    r = parse("--help", NULL);
+    assert_int_equal(r->rc, CLI_EXIT_OK);
+    const char *want[] = {
+        "\nThe fake's own:\n",
+        "\n      --count N           how many [3]\n",
+        "\n      --size BYTES        how large\n",
+        "\n\nNames:\n      --name WORD         first line\n"
+        "                          second line\n",
+        "\n      --header \"Name: value\"  sent on every request (repeatable)\n",
+        "second line\n      --header",
+        "(repeatable)\n\n      --on                switch it on\n",
+        "--max-tasks N",                            /* the core's, still */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(r->out, want[i]))
+            fail_msg("help lacks '%s' in:\n%s", want[i], r->out);
+    assert_true(strstr(r->out, "--max-tasks") < strstr(r->out, "The fake's own:"));
+    assert_true(strstr(r->out, "--b FILE") < strstr(r->out, "Exit status:"));
+    run_free(r);
+}
+
+/* crawl-queue's --help lists every row of its table, with its value's name. */
+static void test_help_lists_stage3_rows(void **state)
+{
+    (void)state;
+    parse_table = &settings_table;
+    run *r = parse("--help", NULL);
+    assert_int_equal(r->rc, CLI_EXIT_OK);
+    size_t rows = 0;
+    for (const cli_flag *f = settings_table.flags; f->name; f++, rows++) {
+        char line[128];
+        snprintf(line, sizeof line, "      --%s%s%s", f->name, f->metavar ? " " : "",
+                 f->metavar ? f->metavar : "");
+        if (!strstr(r->out, line))
+            fail_msg("crawl-queue's help lacks '%s'", line);
+    }
+    assert_true(rows >= 19);
+    run_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -909,6 +1168,13 @@ int main(void)
         cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter_stages,
                                   reset_log_level),
         cmocka_unit_test_teardown(test_archive_and_store_files, reset_log_level),
+        cmocka_unit_test_teardown(test_table_values, reset_log_level),
+        cmocka_unit_test_teardown(test_table_ranges, reset_log_level),
+        cmocka_unit_test_teardown(test_table_repeatable, reset_log_level),
+        cmocka_unit_test_teardown(test_table_rules_and_files, reset_log_level),
+        cmocka_unit_test_teardown(test_table_usage_errors, reset_log_level),
+        cmocka_unit_test_teardown(test_table_help, reset_log_level),
+        cmocka_unit_test_teardown(test_help_lists_stage3_rows, reset_log_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
