@@ -106,7 +106,7 @@ selftest() {
     }
     make_tree
     expect pass "a clean tree"
-    plant common/app/cli.c 'if (strcmp(stage, "queue") == 0) {}' 'a stage name as a string'
+    plant common/app/cli.c 'static const char *stage = "queue";' 'a stage name as a string'
     plant common/core/crawl.h '/* crawl-queue only */' 'a stage program in a comment'
     plant common/app/cli.c 'int stage3;' 'a stage folder-like name'
     plant common/core/crawl.h '/* as stage 2 does */' '"stage 2" in a comment'
