@@ -150,10 +150,10 @@ const char *crawl_fetch_content_type(const crawl_fetch *f);
 
 /* Write the report to --output or stdout — text: every record, sorted, and the counters;
  * jsonl: only the summary line, for each record was written as it was made (one line,
- * one write(2): recstream.h) — and finish and close the --trace-events file. todo: URLs that were still waiting; interrupted:
- * the crawl was stopped by a signal. Returns 0, or -1 with one line in err saying
- * which write failed and why ("writing --trace-events 'x' failed: No space left on
- * device"). */
+ * one write(2): recstream.h) — and finish and close the --trace-events file. todo: URLs
+ * that were still waiting; interrupted: the crawl was stopped by a signal. Returns 0, or
+ * -1 with one line in err saying which write failed and why ("writing --trace-events 'x'
+ * failed: No space left on device"). */
 int crawl_write_report(crawl *c, size_t todo, const char *transport,
                        const char *selector, bool interrupted, char *err, size_t errlen);
 

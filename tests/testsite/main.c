@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,10 +59,14 @@ static void on_wake(selector *s, int fd, int events, void *data)
     selector_stop(s);
 }
 
-static int bad_usage(const char *fmt, const char *arg)
+__attribute__((format(printf, 1, 2)))
+static int bad_usage(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "testsite: ");
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, " (try --help)\n");
     return -1;
 }

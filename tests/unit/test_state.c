@@ -1,4 +1,4 @@
-/* test_state.c — --state / --resume (stage3_queue/state.h): crawl-queue killed with
+/* test_state.c — --state / --resume (stage3_queue/pipelines/state.h): crawl-queue killed with
  * SIGKILL at random moments and resumed each time until it finishes: the union of the
  * runs' records holds every URL of one uninterrupted crawl, nothing else, and URLs twice
  * only within what can have been in flight or not yet committed at a kill; interrupted

@@ -9,7 +9,7 @@
 #include "alloc.h"
 #include "log.h"
 #include "robots.h"
-#include "sitemap.h"
+#include "sitemap_parser.h"
 #include "url.h"
 
 #define FEED_CHUNK (64 * 1024)      /* what the parser is given at a time */
