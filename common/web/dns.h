@@ -1,6 +1,6 @@
 /* dns.h — DNS off the loop: Scrapy's CachingThreadedResolver, for the raw transport
- * of a crawler with a thread pool. getaddrinfo blocks, so it runs in the thread pool (threadpool.h) while the
- * loop goes on; the answers are cached.
+ * of a crawler with a thread pool. getaddrinfo blocks, so it runs in the thread pool
+ * (threadpool.h) while the loop goes on; the answers are cached.
  *
  *   dns_lookup(r, &f->waiter, "example.org", 80, got_address, f);
  *   ...later, on the loop thread: got_address(&f->waiter, &addr, len, NULL)

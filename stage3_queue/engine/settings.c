@@ -11,7 +11,7 @@
 #include "threadpool.h"
 
 #define STR_(x) #x
-#define STR(x) STR_(x)
+#define STR(x)  STR_(x)
 
 /* ---- the rows' own checks -------------------------------------------------------- */
 
@@ -26,8 +26,10 @@ static int check_user_agent(void *s, const char *arg, char *why, size_t n)
         printable &= *p >= 0x20 && *p < 0x7f;
     if (len > 0 && len <= 256 && printable && arg[0] != ' ' && arg[len - 1] != ' ')
         return 0;
-    snprintf(why, n, "--user-agent: '%s' is not a User-Agent (printable ASCII, 1 to 256 "
-             "characters, no space at either end)", arg);
+    snprintf(why, n,
+             "--user-agent: '%s' is not a User-Agent (printable ASCII, 1 to 256 "
+             "characters, no space at either end)",
+             arg);
     return -1;
 }
 
@@ -59,6 +61,8 @@ static int set_polite_local(void *s, const char *arg, char *why, size_t n)
 
 #define AT(field) offsetof(settings, field)
 
+/* One row per flag, read as a table: clang-format would put each field on a line. */
+/* clang-format off */
 static const cli_flag rows[] = {
     {.name = "user-agent", .arg = CLI_ARG_STRING, .metavar = "NAME", .offset = AT(user_agent),
      .set = check_user_agent,
@@ -126,13 +130,16 @@ static const cli_flag rows[] = {
      .help = "per DNS lookup on the raw transport [60]"},
     {0}
 };
+/* clang-format on */
 
 static void defaults(void *p)
 {
     settings *s = p;
-    *s = (settings){.threads = 4, .dns_timeout = 60, .claim_after = 60,
+    *s = (settings){.threads = 4,
+                    .dns_timeout = 60,
+                    .claim_after = 60,
                     .max_crawl_delay = 30,
-                    .target_concurrency = 1};  /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
+                    .target_concurrency = 1}; /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
 }
 
 /* ---- the rules between flags ----------------------------------------------------- */
@@ -152,10 +159,12 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
                       s->frontier);
     if (s->state && (to_stdout || !jsonl))
         return REFUSE("--state '%s' needs --format jsonl --output FILE (the records of every "
-                      "run go to that file)", s->state);
+                      "run go to that file)",
+                      s->state);
     if (s->frontier && !jsonl)
         return REFUSE("--frontier '%s' needs --format jsonl (a URL is acknowledged to the "
-                      "other processes once its record is written)", s->frontier);
+                      "other processes once its record is written)",
+                      s->frontier);
     if (s->random_delay && s->delay <= 0)
         return REFUSE("--random-delay varies --delay SECS: give --delay too");
     if (s->target_concurrency != 1 && !s->autothrottle)
@@ -163,10 +172,12 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
     if (s->frontier && s->polite_local)
         return REFUSE("--frontier '%s' keeps --per-host and --delay for the whole crawl; "
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
-                      "with --frontier yet)", s->frontier);
+                      "with --frontier yet)",
+                      s->frontier);
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
-                      "process", s->frontier);
+                      "process",
+                      s->frontier);
     return 0;
 }
 
@@ -179,7 +190,7 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     o->user_agent = s->user_agent;
     o->threads = s->threads;
     o->dns_timeout = s->dns_timeout;
-    o->pool_dns = s->per_ip;            /* the polite Queue's lookups */
+    o->pool_dns = s->per_ip; /* the polite Queue's lookups */
     o->append_output = s->resume;
     o->host_lanes = s->polite;
     if (s->frontier) {
@@ -188,7 +199,7 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
         char host[256] = "localhost";
         gethostname(host, sizeof host - 1);
         snprintf(name, sizeof name, "%s:%ld", host, (long)getpid());
-        o->fetched_by = name;   /* its name in Redis and in each of its records */
+        o->fetched_by = name; /* its name in Redis and in each of its records */
     }
     return 0;
 }
@@ -202,9 +213,10 @@ const cli_table settings_table = {
 
 app_stage settings_stage(const char *prog, settings *s)
 {
-    return (app_stage){.cli = {.prog = prog, .default_transport = "curl",
-                               .table = &settings_table, .settings = s},
-                       .name = "queue", .number = 3};
+    return (app_stage){
+        .cli = {.prog = prog, .default_transport = "curl", .table = &settings_table, .settings = s},
+        .name = "queue",
+        .number = 3};
 }
 
 const settings *settings_of(const app *a)
