@@ -1,7 +1,9 @@
 /* options.h — what a crawl is asked to do: the crawl core's settings. The app layer
  * fills them from the command line (cli.c); the core and the stages only read them.
- * Each field names the flag that sets it, for the reader; the layers below the app
- * never word a message with a flag name. */
+ * Each field of the core's own flags names the flag that sets it, for the reader; the
+ * layers below the app never word a message with a flag name. A crawler's own flags
+ * live in its own struct (cli.h's table); the last fields here are what such a crawler
+ * tells the core and the shared main, in their words. */
 #ifndef CRAWL_OPTIONS_H
 #define CRAWL_OPTIONS_H
 
@@ -24,12 +26,12 @@ typedef struct crawl_options {
     const char *trace_events;/* --trace-events FILE */
     int verbose;             /* -v, repeatable */
     int quiet;               /* -q */
-    /* Set by a crawler's own table (cli.h: its finish hook), not by a flag of the core:
-     * what the core and the shared main must know of the crawler's features. */
+    /* Set by a crawler (its table's finish hook, cli.h; trace_pid: app_main), not by a
+     * flag of the core: what the core and the shared main must know of its features. */
     const char *user_agent;  /* the User-Agent both transports send (NULL: their default,
                               * crawlstages/VERSION) */
     int threads;             /* the thread pool's threads (0: no pool) */
-    double dns_timeout;      /* with a pool: a DNS lookup in it, in seconds (0: 60) */
+    double dns_timeout;      /* with a pool: a DNS lookup in it, in seconds */
     int pool_dns;            /* with a pool: its resolver even on the curl transport, for
                               * lookups of the crawler's own */
     int append_output;       /* --output goes on from the end of the file (a crawl resumed) */
