@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "http.h"
 #include "threadpool.h"
 
 #define STR_(x) #x
@@ -30,6 +32,34 @@ static int check_user_agent(void *s, const char *arg, char *why, size_t n)
              "--user-agent: '%s' is not a User-Agent (printable ASCII, 1 to 256 "
              "characters, no space at either end)",
              arg);
+    return -1;
+}
+
+/* --header "Name: value" (the last one given, appended to s->header): a field both
+ * transports can send (http_field_check); not User-Agent, which --user-agent gives (it
+ * picks the robots.txt group too); each name once (a field's values are joined with
+ * ", " in one, RFC 9110 5.3). */
+static int check_header(void *p, const char *arg, char *why, size_t n)
+{
+    const cli_list *h = &((const settings *)p)->header;
+    const char *bad = http_field_check(arg);
+    size_t len = http_field_name_len(arg);
+    if (bad)
+        snprintf(why, n, "--header '%s': %s", arg, bad);
+    else if (len == 10 && strncasecmp(arg, "User-Agent", len) == 0)
+        snprintf(why, n, "--header '%s': give --user-agent (it also picks the robots.txt "
+                 "group)", arg);
+    else if (h->n > SETTINGS_MAX_HEADERS)
+        snprintf(why, n, "--header '%s': at most %d --header", arg, SETTINGS_MAX_HEADERS);
+    else {
+        for (size_t i = 0; i + 1 < h->n; i++)
+            if (http_field_name_len(h->v[i]) == len && strncasecmp(h->v[i], arg, len) == 0) {
+                snprintf(why, n, "--header '%s': %.*s given twice (join the values with ', ' "
+                         "in one)", arg, (int)len, arg);
+                return -1;
+            }
+        return 0;
+    }
     return -1;
 }
 
@@ -71,6 +101,10 @@ static const cli_flag rows[] = {
              "[crawlstages/" CRAWL_VERSION "]"},
     {.name = "ignore-robots", .arg = CLI_ARG_NONE, .offset = AT(ignore_robots),
      .help = "fetch what robots.txt forbids [obey robots.txt]"},
+    {.name = "header", .arg = CLI_ARG_LIST, .metavar = "\"Name: value\"", .offset = AT(header),
+     .set = check_header,
+     .help = "send this header field on every request\n"
+             "(repeatable; docs/extensions.md) [none]"},
     {.name = "store", .arg = CLI_ARG_STRING, .metavar = "FILE.db", .offset = AT(store),
      .out_file = true,
      .help = "store every record, headers and body in SQLite\n"

@@ -12,6 +12,8 @@
 
 #include "app.h"
 
+#define SETTINGS_MAX_HEADERS 64 /* --header given at most this many times */
+
 typedef struct settings {
     const char *user_agent; /* --user-agent NAME (NULL: the transports' default) */
     int threads;            /* --threads N (4): the thread pool */
@@ -22,6 +24,7 @@ typedef struct settings {
     const char *warc;       /* --warc FILE: WARC/1.1, FILE.gz compressed */
     const char *cdx;        /* --cdx FILE (with --warc): a CDXJ index */
     int ignore_robots;      /* --ignore-robots */
+    cli_list header;        /* --header "Name: value", repeatable: sent on every request */
     const char *frontier;   /* --frontier redis://HOST:PORT/NAME: the Queue on Redis
                              * Streams, shared by every process of the crawl */
     double claim_after;     /* --claim-after SECS (60): take over entries left that long
