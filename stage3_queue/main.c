@@ -2,6 +2,7 @@
 #include "crawler.h"
 #include "engine.h"
 #include "robotstxt.h"
+#include "state.h"
 #include "store.h"
 #include "warc.h"
 
@@ -17,7 +18,7 @@ static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
     }
     if (a->opt.state) {         /* the frontier: every URL scheduled, every one done */
         item_pipeline p = state_pipeline(a, a->opt.state);
-        crawl_set_add_hook(a->crawl, store_frontier_add, p.self);
+        crawl_set_add_hook(a->crawl, state_frontier_add, p.self);
         engine_add_pipeline(e, &p);
     }
     if (a->opt.store) {

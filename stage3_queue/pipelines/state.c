@@ -1,4 +1,6 @@
-/* state.c — --state / --resume: see state.h. Runs once, before the crawl. */
+/* state.c — --state / --resume (state.h): the state's writer, an item pipeline stage
+ * on the background writer (writer.h) with the store's pages table (store.h), and its
+ * reader, state_restore, which runs once before the crawl. */
 #include "state.h"
 
 #include <sqlite3.h>
@@ -9,12 +11,157 @@
 #include "alloc.h"
 #include "fpset.h"
 #include "log.h"
+#include "store.h"
+#include "writer.h"
 
+/* The state's own tables; pages is the store's (state.h). */
 static const char schema[] =
-    "PRAGMA journal_mode=WAL;"
     "CREATE TABLE IF NOT EXISTS frontier (url TEXT PRIMARY KEY,"
     " max_redirect INTEGER NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+
+static const char insert_page_sql[] =
+    "INSERT INTO pages (" STORE_PAGE_COLUMNS ") VALUES (" STORE_PAGE_VALUES ")";
+
+static const char insert_frontier_sql[] =
+    "INSERT OR IGNORE INTO frontier (url, max_redirect) VALUES (?1, ?2)";
+
+/* ---- the writer: frontier rows and pages rows, in one line of batches ---- */
+
+typedef struct state_row {
+    char *frontier_url;         /* a URL scheduled: a frontier row, not a page */
+    int max_redirect;
+    store_page page;
+} state_row;
+
+typedef struct state {
+    char *path;
+    sqlite3 *db;                /* touched by one pool job at a time */
+    sqlite3_stmt *insert_page, *insert_frontier;
+    writer w;
+    writer_rows rows;           /* of state_row */
+} state;
+
+static void row_free(void *row)
+{
+    state_row *r = row;
+    free(r->frontier_url);
+    store_page_clear(&r->page);
+}
+
+static coro_value open_work(void *arg, coro_error **err)
+{
+    state *s = arg;
+    s->db = store_db_open("--state", s->path, schema, err);
+    if (s->db && (sqlite3_prepare_v2(s->db, insert_page_sql, -1, &s->insert_page, NULL) !=
+                      SQLITE_OK ||
+                  sqlite3_prepare_v2(s->db, insert_frontier_sql, -1, &s->insert_frontier,
+                                     NULL) != SQLITE_OK))
+        *err = store_db_error(s->db, "--state", s->path, "open");
+    return (coro_value){NULL, 0};
+}
+
+static int insert_row(void *self, const void *row)
+{
+    state *s = self;
+    const state_row *r = row;
+    sqlite3_stmt *st;
+    if (r->frontier_url) {
+        st = s->insert_frontier;
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, r->frontier_url, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, r->max_redirect);
+    } else {
+        st = s->insert_page;
+        store_page_bind(st, &r->page);
+    }
+    return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+static coro_value write_work(void *arg, coro_error **err)
+{
+    writer_rows_job *j = arg;
+    state *s = j->self;
+    return store_write_rows(s->db, "--state", s->path, j->b->rows, j->b->n,
+                            sizeof(state_row), insert_row, s, err);
+}
+
+static void finalize(state *s)
+{
+    sqlite3_finalize(s->insert_page);
+    sqlite3_finalize(s->insert_frontier);
+    s->insert_page = s->insert_frontier = NULL;
+    sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
+    s->db = NULL;
+}
+
+static coro_value close_work(void *arg, coro_error **err)
+{
+    (void)err;
+    finalize(arg);
+    return (coro_value){NULL, 0};
+}
+
+static const writer_ops state_ops = {
+    .name = "state_writer",
+    .open = open_work,
+    .write = write_work,
+    .close = close_work,
+};
+
+static coro *state_open(void *self, engine *e) { return writer_open(&((state *)self)->w, e); }
+
+static coro *state_process_item(void *self, item *it, bool *drop)
+{
+    (void)drop;
+    state *s = self;
+    state_row *r = writer_row(&s->rows);
+    store_page_fill(&r->page, it, false);
+    writer_row_added(&s->rows);
+    return writer_room(&s->w);
+}
+
+void state_frontier_add(void *self, const char *url, int max_redirect)
+{
+    state *s = self;
+    state_row *r = writer_row(&s->rows);
+    r->frontier_url = xstrdup(url);
+    r->max_redirect = max_redirect;
+    writer_row_added(&s->rows);
+}
+
+static coro *state_close(void *self) { return writer_close(&((state *)self)->w); }
+
+static void state_free(void *self)
+{
+    state *s = self;
+    writer_rows_clear(&s->rows);
+    writer_clear(&s->w);
+    if (s->db)
+        finalize(s);
+    free(s->path);
+    free(s);
+}
+
+item_pipeline state_pipeline(app *a, const char *path)
+{
+    state *s = xcalloc(1, sizeof *s);
+    s->path = xstrdup(path);
+    /* a now: frontier rows come before open (the roots) */
+    writer_init(&s->w, &state_ops, s, a);
+    writer_rows_init(&s->rows, &s->w, sizeof(state_row), STATE_BATCH_ROWS,
+                     STATE_BATCH_MS /* what a kill -9 can make repeat */, row_free);
+    return (item_pipeline){
+        .name = "state",
+        .self = s,
+        .open = state_open,
+        .process_item = state_process_item,
+        .close = state_close,
+        .free = state_free,
+    };
+}
+
+/* ---- state_restore: before the crawl ---- */
 
 /* What makes two runs one crawl: the roots and the options that decide which URLs are
  * scheduled. */

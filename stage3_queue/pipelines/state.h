@@ -1,9 +1,18 @@
 /* state.h — --state FILE.db and --resume (docs/state.md): a crawl that survives kill -9.
  *
- * The frontier lives in SQLite, written by the store's batched writer in the thread
- * pool (state_pipeline in store.h): every URL scheduled (frontier), every URL recorded
- * (pages), and the crawl's roots and options (meta). state_restore runs before the crawl
- * starts, on the loop thread, while nothing else runs:
+ * The frontier lives in SQLite, written by the background writer in the thread pool
+ * (writer.h; state_pipeline): every URL scheduled (frontier), every URL recorded (pages,
+ * the store's table, store.h), and the crawl's roots and options (meta):
+ *
+ *   CREATE TABLE frontier (url TEXT PRIMARY KEY, max_redirect INTEGER NOT NULL);
+ *   CREATE TABLE pages (... as store.h ...);
+ *   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+ *
+ * A URL is in frontier once scheduled (state_frontier_add, the crawl core's add hook),
+ * in pages once it has a record; both go through the same batches, in order.
+ *
+ * state_restore runs before the crawl starts, on the loop thread, while nothing else
+ * runs:
  *
  *   - a state file that holds a crawl is refused without --resume, and with --resume
  *     when its roots or options differ: one line each;
@@ -20,6 +29,17 @@
 
 #include "app.h"
 #include "crawl.h"
+#include "engine.h"
+
+/* The --state stage of the item pipeline, writing to path, and the crawl core's add
+ * hook that gives it the frontier (its self: the stage's). */
+item_pipeline state_pipeline(app *a, const char *path);
+void state_frontier_add(void *self, const char *url, int max_redirect);
+
+/* Rows per transaction, and the longest a row waits for its batch to be written: the
+ * rows are small (a URL, or a record without body), so more to a transaction than the
+ * store's (store.h). */
+enum { STATE_BATCH_ROWS = 4096, STATE_BATCH_MS = 100 };
 
 /* Check path against this crawl and, with --resume, put the URLs left to do (put). 0, or
  * -1 with one line in err. */

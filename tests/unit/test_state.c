@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "jsonl.h"
-#include "store.h"
+#include "state.h"
 #include "testsite_helper.h"
 
 static testsite site;
