@@ -5,22 +5,27 @@
  * the store's table, store.h), and the crawl's roots and options (meta):
  *
  *   CREATE TABLE frontier (url TEXT PRIMARY KEY, max_redirect INTEGER NOT NULL);
- *   CREATE TABLE pages (... as store.h ...);
+ *   CREATE TABLE pages (... as store.h ..., output_end INTEGER);
  *   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
  *
  * A URL is in frontier once scheduled (state_frontier_add, the crawl core's add hook),
- * in pages once it has a record; both go through the same batches, in order.
+ * in pages once its record is written to --output (the engine hands the pipeline only
+ * records whose line was written); output_end is where that line ends in --output. Both
+ * go through the same batches, in order.
  *
  * state_restore runs before the crawl starts, on the loop thread, while nothing else
  * runs:
  *
  *   - a state file that holds a crawl is refused without --resume, and with --resume
  *     when its roots or options differ: one line each;
- *   - with --resume, a URL is done when the file has its record (pages) or when the
- *     --output of the earlier runs has it (a record written just before a kill -9 whose
- *     row was not yet committed); every other URL of the frontier goes back in the Queue,
- *     every URL of the frontier is in seen_urls again. So a URL with a record is never
- *     fetched again; one in flight at the kill is fetched once more.
+ *   - with --resume, the file must pass SQLite's quick_check and every row must be
+ *     whole: a damaged file is one line;
+ *   - a pages row whose line lies past the end of --output (the output was cut or
+ *     deleted) is forgotten, with one warning: its URL is fetched again;
+ *   - a URL is done when the file has its record (pages); every other URL of the
+ *     frontier goes back in the Queue, every URL of the frontier is in seen_urls again.
+ *     So a URL with a record in --output is not fetched again; one in flight at a
+ *     kill -9, or recorded in a batch not yet committed, is fetched once more.
  */
 #ifndef CRAWL_STATE_H
 #define CRAWL_STATE_H
