@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "fpset.h"
 #include "log.h"
+#include "settings.h"
 #include "store.h"
 #include "writer.h"
 
@@ -207,6 +208,7 @@ static char *crawl_identity(const crawl_options *o)
 
 typedef struct restore {
     const crawl_options *o;
+    const settings *s;
     sqlite3 *db;
     sqlite3_stmt *st;
     char *err;
@@ -218,7 +220,7 @@ static int fail(restore *r, const char *fmt, ...) __attribute__((format(printf, 
 static int fail(restore *r, const char *fmt, ...)
 {
     if (!r->err[0]) {
-        int n = snprintf(r->err, r->errlen, "--state '%s': ", r->o->state);
+        int n = snprintf(r->err, r->errlen, "--state '%s': ", r->s->state);
         va_list ap;
         va_start(ap, fmt);
         if (n >= 0 && (size_t)n < r->errlen)
@@ -285,7 +287,7 @@ static int check_crawl(restore *r, long long *known)
     *known = sqlite3_column_int64(r->st, 0);
     char *id = crawl_identity(r->o);
     int rc = 0;
-    if (*known > 0 && !r->o->resume) {
+    if (*known > 0 && !r->s->resume) {
         rc = fail(r, "holds a crawl already (%lld URLs): add --resume to go on with it, or "
                   "name a new file", *known);
     } else if (*known > 0) {
@@ -326,7 +328,7 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
         return -1;
     if (lost > 0)
         log_warn("--resume: --output '%s' lacks %lld record(s) that --state '%s' counted "
-                 "done: fetching them again", a->opt.output, lost, a->opt.state);
+                 "done: fetching them again", a->opt.output, lost, r->s->state);
     fpset *done = fpset_new();
     int rc = prepare(r, "SELECT url FROM pages");
     const char *url;
@@ -363,18 +365,18 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
 
 int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
 {
-    restore r = {.o = &a->opt, .err = err, .errlen = errlen};
+    restore r = {.o = &a->opt, .s = settings_of(a), .err = err, .errlen = errlen};
     err[0] = '\0';
     long long known = 0;
     int rc;
     coro_error *e = NULL;
-    r.db = store_db_open("--state", r.o->state, schema, &e);
+    r.db = store_db_open("--state", r.s->state, schema, &e);
     if (!r.db) {
         snprintf(err, errlen, "%s", e->msg);
         coro_error_free(e);
         return -1;
     }
-    if ((r.o->resume && check_intact(&r) < 0) || has_output_end(r.db) < 0)
+    if ((r.s->resume && check_intact(&r) < 0) || has_output_end(r.db) < 0)
         rc = db_fail(&r);
     else if ((rc = check_crawl(&r, &known)) == 0 && known > 0)
         rc = requeue(&r, a, put, ctx);

@@ -8,7 +8,7 @@
  *   CREATE TABLE pages (... as store.h ..., output_end INTEGER);
  *   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
  *
- * A URL is in frontier once scheduled (state_frontier_add, the crawl core's add hook),
+ * A URL is in frontier once scheduled (state_frontier_add, an add listener of the crawl core),
  * in pages once its record is written to --output (the engine hands the pipeline only
  * records whose line was written); output_end is where that line ends in --output. Both
  * go through the same batches, in order.
@@ -37,7 +37,7 @@
 #include "engine.h"
 
 /* The --state stage of the item pipeline, writing to path, and the crawl core's add
- * hook that gives it the frontier (its self: the stage's). */
+ * listener that gives it the frontier (its ctx: the stage's self). */
 item_pipeline state_pipeline(app *a, const char *path);
 void state_frontier_add(void *self, const char *url, int max_redirect);
 

@@ -32,9 +32,15 @@ static void resolve(future *f)
         future_set_result(f, (coro_value){NULL, 0});
 }
 
-void writer_wake(writer *w) { resolve(&w->wake); }
+void writer_wake(writer *w)
+{
+    resolve(&w->wake);
+}
 
-const char *writer_error(const writer *w) { return w->error; }
+const char *writer_error(const writer *w)
+{
+    return w->error;
+}
 
 static void set_error(writer *w, const coro_error *err)
 {
@@ -78,8 +84,8 @@ static bool full(const writer *w)
 typedef struct {
     coro co;
     writer *w;
-    void *job;                  /* in the pool, while fut runs */
-    future *fut;                /* the pool job awaited, and its cleanup */
+    void *job;   /* in the pool, while fut runs */
+    future *fut; /* the pool job awaited, and its cleanup */
     void (*cleanup)(void *arg);
 } writer_frame;
 
@@ -95,7 +101,7 @@ static int writer_body(coro *co)
             AWAIT_FUTURE(co, &w->wake);
         }
         if (!f->job)
-            break;                              /* closing, and nothing is left */
+            break; /* closing, and nothing is left */
         f->fut = defer_to_thread(w->a->pool, w->ops->write, f->job);
         f->cleanup = w->ops->job_free ? w->ops->job_free : rows_job_free;
         AWAIT_FUTURE_CATCH(co, f->fut);
@@ -107,7 +113,7 @@ static int writer_body(coro *co)
         resolve(&w->room);
         if (co->err) {
             set_error(w, co->err);
-            CORO_RAISE_ERR(co);                 /* nothing more is written */
+            CORO_RAISE_ERR(co); /* nothing more is written */
         }
     }
     f->fut = defer_to_thread(w->a->pool, w->ops->close, w->self);
@@ -153,8 +159,8 @@ static int open_body(coro *co)
         writer_frame *wf = (writer_frame *)coro_new(&writer_def);
         wf->w = w;
         w->task = task_new(w->a->loop, &wf->co, w->ops->name);
-        w->task->report_errors = 0;         /* said once, by room or close */
-        writer_wake(w);                     /* what came before open (state's roots) */
+        w->task->report_errors = 0; /* said once, by room or close */
+        writer_wake(w);             /* what came before open (state's roots) */
     }
     CORO_END(co);
 }
@@ -199,13 +205,12 @@ static int room_body(coro *co)
     CORO_END(co);
 }
 
-static const coro_def room_def = {"writer_room", __FILE__, room_body, NULL,
-                                  sizeof(room_frame)};
+static const coro_def room_def = {"writer_room", __FILE__, room_body, NULL, sizeof(room_frame)};
 
 coro *writer_room(writer *w)
 {
     if (!full(w) && !w->error)
-        return NULL;                            /* at once: the usual case */
+        return NULL; /* at once: the usual case */
     room_frame *f = (room_frame *)coro_new(&room_def);
     f->w = w;
     return &f->co;
@@ -224,11 +229,11 @@ static int close_body(coro *co)
     writer *w = f->w;
     CORO_BEGIN(co);
     if (!w->task)
-        CORO_RETURN(co, NULL, 0);               /* never opened */
+        CORO_RETURN(co, NULL, 0); /* never opened */
     w->closing = true;
     writer_wake(w);
     AWAIT_FUTURE_CATCH(co, task_future(w->task));
-    task_free(w->task);         /* done: its last done-callback was this resumption */
+    task_free(w->task); /* done: its last done-callback was this resumption */
     w->task = NULL;
     if (co->err && w->error) {
         coro_error_free(co->err);
@@ -240,8 +245,7 @@ static int close_body(coro *co)
     CORO_END(co);
 }
 
-static const coro_def close_def = {"writer_close", __FILE__, close_body, NULL,
-                                   sizeof(close_frame)};
+static const coro_def close_def = {"writer_close", __FILE__, close_body, NULL, sizeof(close_frame)};
 
 coro *writer_close(writer *w)
 {
@@ -252,8 +256,8 @@ coro *writer_close(writer *w)
 
 /* ---- rows in batches ---- */
 
-void writer_rows_init(writer_rows *r, writer *w, size_t size, size_t batch_rows,
-                      uint64_t batch_ms, void (*row_free)(void *row))
+void writer_rows_init(writer_rows *r, writer *w, size_t size, size_t batch_rows, uint64_t batch_ms,
+                      void (*row_free)(void *row))
 {
     memset(r, 0, sizeof *r);
     r->w = w;
@@ -349,7 +353,7 @@ static writer_batch *rows_take(writer_rows *r, bool closing)
         if (r->timer)
             selector_cancel(r->w->a->loop, r->timer);
         r->timer = NULL;
-        seal(r);                                /* what is left */
+        seal(r); /* what is left */
     }
     writer_batch *b = r->full;
     if (!b)

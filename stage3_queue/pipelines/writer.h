@@ -33,30 +33,30 @@
 #include "threads.h"
 
 typedef struct writer_ops {
-    const char *name;                           /* its Tasks' names: "store_writer"... */
-    thread_work_fn open;                        /* pool: open the file(s); arg: self */
-    void (*opened)(void *self);                 /* loop, after open; NULL: nothing */
-    void *(*take)(void *self, bool closing);    /* loop: the next job, or NULL for none
-                                                 * (closing: what is left, too) */
-    thread_work_fn write;                       /* pool: write one job */
-    void (*written)(void *self, void *job);     /* loop, after write succeeded; NULL */
-    void (*job_free)(void *job);                /* loop: a job written, or not */
-    bool (*full)(const void *self);             /* loop: process_item must wait */
+    const char *name;           /* its Tasks' names: "store_writer"... */
+    thread_work_fn open;        /* pool: open the file(s); arg: self */
+    void (*opened)(void *self); /* loop, after open; NULL: nothing */
+    /* loop: the next job, or NULL for none (closing: what is left, too) */
+    void *(*take)(void *self, bool closing);
+    thread_work_fn write;                   /* pool: write one job */
+    void (*written)(void *self, void *job); /* loop, after write succeeded; NULL */
+    void (*job_free)(void *job);            /* loop: a job written, or not */
+    bool (*full)(const void *self);         /* loop: process_item must wait */
     /* take, job_free and full NULL: the stage's writer_rows give the jobs, each a
      * writer_rows_job, and two batches waiting is full. */
-    thread_work_fn close;                       /* pool: close the file(s); arg: self */
+    thread_work_fn close; /* pool: close the file(s); arg: self */
 } writer_ops;
 
 typedef struct writer {
     const writer_ops *ops;
-    void *self;                 /* the stage */
+    void *self; /* the stage */
     app *a;
     task *task;
-    future wake;                /* the writer waits here for a job */
-    future room;                /* process_item waits here for room */
+    future wake; /* the writer waits here for a job */
+    future room; /* process_item waits here for room */
     bool closing;
-    char *error;                /* the first write that failed */
-    struct writer_rows *rows;   /* the stage's rows, if it writes rows */
+    char *error;              /* the first write that failed */
+    struct writer_rows *rows; /* the stage's rows, if it writes rows */
 } writer;
 
 /* a: NULL until writer_open, unless the stage gathers rows before (state's roots). */
@@ -76,28 +76,29 @@ coro *writer_close(writer *w);
 /* ---- rows in batches (store, state) ---- */
 
 typedef struct writer_batch {
-    void *rows;                 /* n rows of size bytes */
+    void *rows; /* n rows of size bytes */
     size_t n, cap, size;
     void (*row_free)(void *row);
     struct writer_batch *next;
 } writer_batch;
 
 typedef struct writer_rows {
-    size_t size;                /* bytes per row */
-    size_t batch_rows;          /* rows per batch */
-    uint64_t batch_ms;          /* the longest a row waits for its batch to go */
+    size_t size;       /* bytes per row */
+    size_t batch_rows; /* rows per batch */
+    uint64_t batch_ms; /* the longest a row waits for its batch to go */
     void (*row_free)(void *row);
-    writer_batch *filling;      /* rows being collected */
-    writer_batch *full, *full_tail;  /* batches waiting for the writer */
+    writer_batch *filling;          /* rows being collected */
+    writer_batch *full, *full_tail; /* batches waiting for the writer */
     size_t nfull;
-    sel_timer *timer;           /* sends a non-empty batch after batch_ms */
+    sel_timer *timer; /* sends a non-empty batch after batch_ms */
     writer *w;
 } writer_rows;
 
-void writer_rows_init(writer_rows *r, writer *w, size_t size, size_t batch_rows,
-                      uint64_t batch_ms, void (*row_free)(void *row));
+void writer_rows_init(writer_rows *r, writer *w, size_t size, size_t batch_rows, uint64_t batch_ms,
+                      void (*row_free)(void *row));
 void writer_rows_clear(writer_rows *r);
-/* (writer_rows_init makes r w's rows.) A zeroed row at the end of the filling batch; writer_row_added once it is filled. */
+/* A zeroed row at the end of the filling batch (writer_rows_init made r w's rows);
+ * writer_row_added once it is filled. */
 void *writer_row(writer_rows *r);
 void writer_row_added(writer_rows *r);
 /* A job of rows, for ops->write: the stage and one batch. */
