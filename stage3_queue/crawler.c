@@ -231,6 +231,7 @@ static void free_queues(crawler *cr)
 /* The crawl could not start: free what crawler_run made so far. */
 static int not_started(crawler *cr, crawl_frame *main_coro)
 {
+    rqueue_free(cr->rq);
     free_queues(cr);
     coro_free(&main_coro->co);
     engine_free(cr->engine);
@@ -264,6 +265,9 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         fprintf(stderr, "crawl-queue: %s\n", err);
         return not_started(&cr, main_coro);
     }
+    /* Every check has passed: now, and not before, the report's file is written. */
+    if (app_open_outputs(a) < 0)
+        return not_started(&cr, main_coro);
     crawl_add_roots(a->crawl, put_url, &cr);    /* on --resume: seen already */
 
     progress *p = progress_start(a, q_qsize, &cr);

@@ -8,6 +8,7 @@
 
 #include "alloc.h"
 #include "log.h"
+#include "outpaths.h"
 
 volatile sig_atomic_t app_interrupted;
 static selector *volatile signal_loop;   /* read by the handler */
@@ -150,11 +151,51 @@ static void log_lookups(const app *a, const char *prog)
                  resolver_lookups(a->resolver));
 }
 
+/* Claim every file the crawl writes (outclaim.h), before anything is written. A crawl
+ * that goes on with its --output (--state, --frontier) never replaces one that holds
+ * records: that takes --resume. */
+static int claim_files(app *a, const char *prog)
+{
+    const crawl_options *o = &a->opt;
+    char err[1024];
+    cli_output out[8];
+    size_t n = cli_outputs(o, out);
+    a->claim = outclaim_new();
+    for (size_t i = 0; i < n; i++) {
+        long long size = 0;
+        if (!out[i].path)
+            continue;
+        if (outclaim_add(a->claim, out[i].flag, out[i].path, &size, err, sizeof err) < 0) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            return -1;
+        }
+        if (i == 0 && size > 0 && !o->resume && (o->state || o->frontier)) {
+            fprintf(stderr, "%s: --output '%s' holds a crawl already (%lld bytes): add "
+                    "--resume to go on with it, or name a new file\n", prog, out[i].path,
+                    size);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int app_open_outputs(app *a)
+{
+    char err[512];
+    if (crawl_open_files(a->crawl, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", a->prog, err);
+        return -1;
+    }
+    outclaim_keep(a->claim);
+    return 0;
+}
+
 int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
              const char *default_transport)
 {
     char err[512];
     memset(a, 0, sizeof *a);
+    a->prog = prog;
     alloc_set_progname(prog);   /* "crawl-queue: out of memory (N bytes)" */
     bool stage3 = strcmp(stage, "queue") == 0;
     int r = cli_parse(&a->opt, argc, argv, prog, default_transport,
@@ -167,12 +208,19 @@ int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
     if (check_roots(a, prog) < 0)
         return 2;
 
+    if (claim_files(a, prog) < 0) {
+        app_close(a);
+        return 1;
+    }
     install_signals();
     warn_nofile(a, prog, net_raise_nofile());
     warn_select(a, prog);
     a->loop = selector_new(a->opt.selector, err, sizeof err);
     if (a->loop)
-        a->crawl = crawl_new(&a->opt, stage, err, sizeof err);
+        a->crawl = stage3 ? crawl_prepare(&a->opt, stage, err, sizeof err)
+                          : crawl_new(&a->opt, stage, err, sizeof err);
+    if (a->crawl && !stage3)
+        outclaim_keep(a->claim);
     if (a->crawl && (!stage3 || start_pool(a, err, sizeof err) == 0)) {
         if (!a->raw)
             a->curl = curl_glue_new(a->loop, a->opt.max_tasks, a->opt.cacert, err, sizeof err);
@@ -201,6 +249,7 @@ void app_close(app *a)
     resolver_free(a->resolver);
     crawl_free(a->crawl);
     selector_free(a->loop);
+    outclaim_free(a->claim);    /* last: SQLite's files are closed */
     memset(a, 0, sizeof *a);
 }
 

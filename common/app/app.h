@@ -14,11 +14,13 @@
 #include "curlglue.h"
 #include "dns.h"
 #include "net.h"
+#include "outclaim.h"
 #include "selector.h"
 #include "threadpool.h"
 
 typedef struct app {
     crawl_options opt;
+    const char *prog;       /* "crawl-queue", for messages */
     selector *loop;
     crawl *crawl;
     curl_glue *curl;        /* --transport curl */
@@ -26,6 +28,7 @@ typedef struct app {
     threadpool *pool;       /* stage 3: --threads */
     dns_resolver *dns;      /* stage 3, --transport raw: lookups in the pool */
     bool raw;               /* which of the two */
+    outclaim *claim;        /* every file the crawl writes, locked (outclaim.h) */
     size_t todo;            /* set by the stage: URLs still waiting when it returned */
     /* Set by the stage: print its work in flight (stages 2, 3: the task tree, as gdb's
      * `info tasks`; stage 1: the live Fetchers). `kill -USR1 PID` runs it at the
@@ -47,12 +50,19 @@ extern volatile sig_atomic_t app_interrupted;
 int app_main(int argc, char **argv, const char *prog, const char *stage,
              const char *default_transport, int (*crawl_fn)(app *a));
 
-/* app_main's first half, for tests and tools: parse argv, make the loop, the crawl
- * core and the transport. Returns 0; -1 when --help or --version was printed; or the
+/* app_main's first half, for tests and tools: parse argv, claim the files the crawl
+ * writes (outclaim.h: a file another crawl holds is refused), make the loop, the crawl
+ * core and the transport. Stages 1 and 2 open --output and --trace-events here;
+ * crawl-queue opens them with app_open_outputs, once its own checks have passed. Returns 0; -1 when --help or --version was printed; or the
  * exit code (1, 2) after one line on stderr. app_close frees what app_open made. */
 int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
              const char *default_transport);
 void app_close(app *a);
+
+/* crawl-queue, after its checks (the --state file's crawl, the --frontier crawl's
+ * roots): open --output and --trace-events. Every check comes before: a refused crawl
+ * leaves every file as it was. 0, or -1 after one line on stderr. */
+int app_open_outputs(app *a);
 
 /* The --timeout in milliseconds, at least 1. */
 long app_timeout_ms(const app *a);

@@ -5,6 +5,7 @@
 
 #include "alloc.h"
 #include "log.h"
+#include "outpaths.h"
 #include "selector.h"
 #include "threadpool.h"
 #include "url.h"
@@ -486,49 +487,10 @@ static int check_roots(const crawl_options *o, const char *prog)
 
 /* ---- files --------------------------------------------------------------------- */
 
-/* dev+ino of a path's directory, and where its last component starts. */
-static bool stat_dir_of(const char *path, struct stat *st, const char **last)
-{
-    const char *slash = strrchr(path, '/');
-    *last = slash ? slash + 1 : path;
-    if (!slash)
-        return stat(".", st) == 0;
-    char *dir = xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
-    bool ok = stat(dir, st) == 0;
-    free(dir);
-    return ok;
-}
-
-/* Whether a and b name one file. Both exist: the same device and inode (a link, a
- * "./" or "/dev/stdout" is seen through). Neither exists: the same directory (device
- * and inode) and the same last component. Character devices (/dev/null, a terminal)
- * are never "the same file": writing both there corrupts nothing. */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-    if (ea && eb)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !S_ISCHR(sa.st_mode);
-    if (ea || eb)
-        return false;
-    const char *la, *lb;
-    if (!stat_dir_of(a, &sa, &la) || !stat_dir_of(b, &sb, &lb))
-        return strcmp(a, b) == 0;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && strcmp(la, lb) == 0;
-}
-
-/* Whether path is the file stdout writes to (the report, without --output). */
-static bool is_stdout(const char *path)
-{
-    struct stat sp, so;
-    return stat(path, &sp) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
-           sp.st_dev == so.st_dev && sp.st_ino == so.st_ino && !S_ISCHR(sp.st_mode);
-}
-
 /* The files named on the command line: --cacert must be readable now (on either
  * transport: a typo is caught before the crawl, not as a certificate error per
- * fetch); the report and the trace cannot share a file (two streams writing one file
- * each from its own offset garble both). */
+ * fetch); no two outputs may share a file (two streams writing one file each from its
+ * own offset garble both; SQLite deletes its -wal file): outpaths.h. */
 static int check_files(const crawl_options *o, const char *prog)
 {
     if (o->cacert) {
@@ -544,9 +506,6 @@ static int check_files(const crawl_options *o, const char *prog)
                                "certificates", o->cacert);
     }
     bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
-    if (o->trace_events && !to_stdout && same_file(o->output, o->trace_events))
-        return usage_error(prog, "--output '%s' and --trace-events '%s' are the same file "
-                           "(give each its own)", o->output, o->trace_events);
     if (o->cdx && !o->warc)
         return usage_error(prog, "--cdx '%s' indexes a --warc file: give --warc too", o->cdx);
     if (o->resume && !o->state && !o->frontier)
@@ -573,19 +532,10 @@ static int check_files(const crawl_options *o, const char *prog)
     if (o->frontier && o->state)
         return usage_error(prog, "--frontier '%s' keeps the frontier in Redis: --state is for "
                            "one process", o->frontier);
-    const char *const named[][2] = {{"--output", to_stdout ? NULL : o->output},
-                                    {"--trace-events", o->trace_events},
-                                    {"--store", o->store}, {"--warc", o->warc},
-                                    {"--cdx", o->cdx}, {"--state", o->state}};
-    for (size_t i = 2; i < 6; i++)     /* --output and --trace-events: checked above */
-        for (size_t j = 0; j < i && named[i][1]; j++)
-            if (named[j][1] && same_file(named[i][1], named[j][1]))
-                return usage_error(prog, "%s '%s' and %s '%s' are the same file (give each "
-                                   "its own)", named[j][0], named[j][1], named[i][0],
-                                   named[i][1]);
-    if (o->trace_events && to_stdout && is_stdout(o->trace_events))
-        return usage_error(prog, "--trace-events '%s' is where the report goes (stdout); "
-                           "give it a file of its own", o->trace_events);
+    cli_output out[8];
+    char err[1024];
+    if (cli_check_outputs(out, cli_outputs(o, out), to_stdout, err, sizeof err) < 0)
+        return usage_error(prog, "%s", err);
     return CLI_OK;
 }
 

@@ -16,24 +16,6 @@ static const char schema[] =
     " max_redirect INTEGER NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
 
-/* What makes two runs one crawl: the roots and the options that decide which URLs are
- * scheduled. */
-static char *crawl_identity(const crawl_options *o)
-{
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *m = open_memstream(&buf, &size);
-    if (!m)
-        alloc_oom(0);
-    for (int i = 0; i < o->nroots; i++)
-        fprintf(m, "root %s\n", o->roots[i]);
-    fprintf(m, "max_redirect %d\nmax_pages %ld\nexclude %s\nstrict %d\n", o->max_redirect,
-            o->max_pages, o->exclude ? o->exclude : "", o->strict);
-    if (fclose(m) != 0)
-        alloc_oom(0);
-    return buf;
-}
-
 static int db_fail(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
     snprintf(err, errlen, "--state '%s': %s", path, db ? sqlite3_errmsg(db) : "cannot open");
