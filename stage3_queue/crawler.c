@@ -228,6 +228,17 @@ static void free_queues(crawler *cr)
     free(cr->hq);
 }
 
+/* What makes the processes of a --frontier crawl one crawl: what --state keeps
+ * (crawl_identity), and what the engine and the shared politeness change. */
+static char *frontier_identity(const crawl_options *o)
+{
+    char *base = crawl_identity(o);
+    char *id = xasprintf("%signore_robots %d\nper_host %d\ndelay %g\nrandom_delay %d\n",
+                         base, o->ignore_robots, o->per_host, o->delay, o->random_delay);
+    free(base);
+    return id;
+}
+
 /* The crawl could not start: free what crawler_run made so far. */
 static int not_started(crawler *cr, crawl_frame *main_coro)
 {
@@ -252,8 +263,10 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         be_polite(&cr);
     char err[1024];
     if (a->opt.frontier) {
-        cr.rq = rqueue_new(a->loop, a->opt.frontier, a->opt.claim_after, a->opt.fetched_by,
-                           err, sizeof err);
+        char *id = frontier_identity(&a->opt);
+        cr.rq = rqueue_new(a->loop, a->opt.frontier, id, a->opt.claim_after,
+                           a->opt.fetched_by, err, sizeof err);
+        free(id);
         if (!cr.rq) {
             fprintf(stderr, "crawl-queue: --frontier: %s\n", err);
             return not_started(&cr, main_coro);

@@ -6,6 +6,7 @@
 #include "alloc.h"
 #include "log.h"
 #include "outpaths.h"
+#include "redisurl.h"
 #include "selector.h"
 #include "threadpool.h"
 #include "url.h"
@@ -430,11 +431,16 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
     case OPT_CDX: o->cdx = arg; return CLI_OK;
     case OPT_STATE: o->state = arg; return CLI_OK;
     case OPT_RESUME: o->resume = 1; return CLI_OK;
-    case OPT_FRONTIER:
-        if (strncmp(arg, "redis://", 8) != 0)
-            return usage_error(prog, "--frontier '%s': give redis://HOST:PORT/NAME", arg);
+    case OPT_FRONTIER: {
+        redis_url u;
+        char err[700];
+        int bad = redis_url_parse(arg, &u, err, sizeof err);
+        redis_url_forget(&u);
+        if (bad)
+            return usage_error(prog, "--frontier %s", err);   /* the password masked */
         o->frontier = arg;
         return CLI_OK;
+    }
     case OPT_CLAIM_AFTER:
         return parse_seconds(prog, "claim-after", arg, &o->claim_after);
     case OPT_IGNORE_ROBOTS: o->ignore_robots = 1; return CLI_OK;
@@ -506,6 +512,9 @@ static int check_files(const crawl_options *o, const char *prog)
                                "certificates", o->cacert);
     }
     bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
+    char frontier[700] = "";        /* as it may be shown: without its password */
+    if (o->frontier)
+        redis_url_shown(o->frontier, frontier, sizeof frontier);
     if (o->cdx && !o->warc)
         return usage_error(prog, "--cdx '%s' indexes a --warc file: give --warc too", o->cdx);
     if (o->resume && !o->state && !o->frontier)
@@ -513,13 +522,13 @@ static int check_files(const crawl_options *o, const char *prog)
                            "--state too");
     if (o->resume && o->frontier && to_stdout)
         return usage_error(prog, "--resume with --frontier '%s' appends to --output FILE: "
-                           "give --output", o->frontier);
+                           "give --output", frontier);
     if (o->state && (to_stdout || !o->format || strcmp(o->format, "jsonl") != 0))
         return usage_error(prog, "--state '%s' needs --format jsonl --output FILE (the "
                            "records of every run go to that file)", o->state);
     if (o->frontier && (!o->format || strcmp(o->format, "jsonl") != 0))
         return usage_error(prog, "--frontier '%s' needs --format jsonl (a URL is acknowledged "
-                           "to the other processes once its record is written)", o->frontier);
+                           "to the other processes once its record is written)", frontier);
     if (o->random_delay && o->delay <= 0)
         return usage_error(prog, "--random-delay varies --delay SECS: give --delay too");
     if (o->target_concurrency != 1 && !o->autothrottle)
@@ -528,10 +537,10 @@ static int check_files(const crawl_options *o, const char *prog)
     if (o->frontier && o->polite_local)
         return usage_error(prog, "--frontier '%s' keeps --per-host and --delay for the whole "
                            "crawl; --per-ip, --max-crawl-delay and --autothrottle are one "
-                           "process's (not with --frontier yet)", o->frontier);
+                           "process's (not with --frontier yet)", frontier);
     if (o->frontier && o->state)
         return usage_error(prog, "--frontier '%s' keeps the frontier in Redis: --state is for "
-                           "one process", o->frontier);
+                           "one process", frontier);
     cli_output out[8];
     char err[1024];
     if (cli_check_outputs(out, cli_outputs(o, out), to_stdout, err, sizeof err) < 0)
