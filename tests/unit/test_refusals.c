@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "jsonl.h"
+#include "redis_helper.h"
 #include "testsite_helper.h"
 
 #define PAGES 300
@@ -287,6 +288,130 @@ static void test_fifo_without_reader(void **state)
     assert_int_not_equal(access(warc, F_OK), 0);    /* refused: not created */
 }
 
+/* ---- --frontier: Redis ------------------------------------------------------------ */
+
+/* crawl-queue --frontier url --format jsonl --output out ROOT [extra...] */
+static void run_frontier(crawl_run *r, const char *url, const char *out, const char *root,
+                         const char *extra1, const char *extra2)
+{
+    char *argv[] = {crawl_queue(), "-q", "--max-tasks", "20", "--frontier", (char *)url,
+                    "--format", "jsonl", "--output", (char *)out, (char *)root,
+                    (char *)extra1, (char *)extra2, NULL};
+    assert_int_equal(run_crawler(r, argv, 60), 0);
+}
+
+static void assert_finished(const crawl_run *r, const char *out, size_t want)
+{
+    if (r->exit_code != 0)
+        fail_msg("%s", crawl_run_describe(r));
+    bool summary;
+    assert_int_equal(whole_records(out, &summary), want);
+    assert_true(summary);
+}
+
+/* M1: a second crawl of one NAME with other roots or options is refused, before it
+ * puts anything in the crawl; with the same ones it joins. */
+static void test_frontier_other_roots(void **state)
+{
+    (void)state;
+    redis_server rs;
+    assert_int_equal(redis_server_start(&rs, NULL), 0);
+    char url[160], reply[256];
+    redis_server_url(&rs, "m1", url, sizeof url);
+    crawl_run r;
+    char *a = in_dir("m1a.jsonl"), *b = in_dir("m1b.jsonl");
+    run_frontier(&r, url, a, site.url, NULL, NULL);
+    assert_finished(&r, a, PAGES);
+    crawl_run_free(&r);
+
+    run_frontier(&r, url, b, "http://127.0.0.1:1/", NULL, NULL);       /* other roots */
+    assert_one_line(&r, 1, "has other roots or options");
+    crawl_run_free(&r);
+    run_frontier(&r, url, b, site.url, "--max-redirect", "3");          /* other options */
+    assert_one_line(&r, 1, "has other roots or options");
+    crawl_run_free(&r);
+    assert_int_not_equal(access(b, F_OK), 0);               /* refused: no output made */
+    assert_int_equal(redis_server_cmd(&rs, "SCARD crawl:m1:seen", reply, sizeof reply), 0);
+    char want[32];
+    snprintf(want, sizeof want, ":%d", PAGES);
+    assert_string_equal(reply, want);                       /* nothing put by them */
+    assert_int_equal(redis_server_cmd(&rs, "XINFO CONSUMERS crawl:m1:stream crawlers",
+                                      reply, sizeof reply), 0);
+    assert_string_equal(reply, "*1");                       /* nor joined the group */
+
+    run_frontier(&r, url, b, site.url, NULL, NULL);         /* the same: it joins */
+    assert_finished(&r, b, 0);                              /* the crawl is done */
+    crawl_run_free(&r);
+    redis_server_stop(&rs);
+}
+
+/* L7: redis://[USER:]PASSWORD@HOST:PORT/NAME (AUTH), the password never shown. */
+static void test_frontier_password(void **state)
+{
+    (void)state;
+    const char *const args[] = {"--requirepass", "s3cret-Pw", NULL};
+    redis_server rs;
+    assert_int_equal(redis_server_start(&rs, args), 0);
+    char url[200];
+    crawl_run r;
+    char *out = in_dir("pw.jsonl");
+    redis_server_url(&rs, "pw", url, sizeof url);           /* redis://:s3cret-Pw@... */
+    assert_non_null(strstr(url, ":s3cret-Pw@"));
+    run_frontier(&r, url, out, site.url, NULL, NULL);
+    assert_finished(&r, out, PAGES);
+    assert_null(strstr(r.err, "s3cret"));
+    crawl_run_free(&r);
+
+    /* the ACL form, the default user */
+    snprintf(url, sizeof url, "redis://default:s3cret-Pw@127.0.0.1:%d/pw2", rs.port);
+    out = in_dir("pw2.jsonl");
+    run_frontier(&r, url, out, site.url, NULL, NULL);
+    assert_finished(&r, out, PAGES);
+    crawl_run_free(&r);
+
+    /* a wrong password, none, a malformed URL with a password: one line, never the
+     * secret */
+    const char *fmt[] = {"redis://:Not-The-Pw@127.0.0.1:%d/pw3", "redis://127.0.0.1:%d/pw3",
+                         "redis://crawler:Not-The-Pw@127.0.0.1:%d"};
+    const char *why[] = {"AUTH: WRONGPASS", "NOAUTH", "no crawl name"};
+    const int code[] = {1, 1, 2};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(url, sizeof url, fmt[i], rs.port);
+        run_frontier(&r, url, in_dir("pw3.jsonl"), site.url, NULL, NULL);
+        assert_one_line(&r, code[i], why[i]);
+        if (strstr(r.err, "Not-The-Pw"))
+            fail_msg("the password is in: %s", r.err);
+        crawl_run_free(&r);
+    }
+    redis_server_stop(&rs);
+}
+
+/* H3 c: a --frontier process started again without --resume keeps what it wrote. */
+static void test_frontier_restart_keeps_records(void **state)
+{
+    (void)state;
+    redis_server rs;
+    assert_int_equal(redis_server_start(&rs, NULL), 0);
+    char url[160];
+    redis_server_url(&rs, "h3c", url, sizeof url);
+    char *out = in_dir("h3c.jsonl");
+    crawl_run r;
+    run_frontier(&r, url, out, site.url, NULL, NULL);
+    assert_finished(&r, out, PAGES);
+    crawl_run_free(&r);
+    size_t len;
+    char *before = slurp(out, &len);
+    run_frontier(&r, url, out, site.url, NULL, NULL);       /* no --resume */
+    assert_one_line(&r, 1, "holds a crawl already");
+    crawl_run_free(&r);
+    assert_same_bytes(out, before, len);
+    free(before);
+    run_frontier(&r, url, out, site.url, "--resume", NULL);  /* appends: nothing to do */
+    assert_finished(&r, out, PAGES);
+    crawl_run_free(&r);
+    redis_server_stop(&rs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +419,9 @@ int main(void)
         cmocka_unit_test(test_second_process_refused),
         cmocka_unit_test(test_outputs_that_are_one_file),
         cmocka_unit_test(test_fifo_without_reader),
+        cmocka_unit_test(test_frontier_other_roots),
+        cmocka_unit_test(test_frontier_password),
+        cmocka_unit_test(test_frontier_restart_keeps_records),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
