@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -176,14 +175,6 @@ static void free_args(redis_server *rs)
     }
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 int redis_server_start(redis_server *rs, const char *const extra_args[])
 {
     memset(rs, 0, sizeof *rs);
@@ -258,7 +249,7 @@ void redis_server_stop(redis_server *rs)
         rs->pid = 0;
     }
     if (rs->dir[0])
-        nftw(rs->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        test_remove_tree(rs->dir);
     rs->dir[0] = '\0';
     free_args(rs);
 }

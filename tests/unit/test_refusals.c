@@ -66,9 +66,7 @@ static int teardown(void **state)
 {
     (void)state;
     testsite_stop(&site);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_remove_tree(dir);
 }
 
 /* The whole file (NULL when absent), its length in *len. */
@@ -108,12 +106,8 @@ static void assert_same_bytes(const char *path, const char *before, size_t befor
 
 static void assert_one_line(const crawl_run *r, int code, const char *text)
 {
-    if (r->exit_code != code || !strstr(r->err, text))
-        fail_msg("want exit %d and '%s': %s", code, text, crawl_run_describe(r));
-    int lines = 0;
-    for (size_t i = 0; i < r->err_len; i++)
-        lines += r->err[i] == '\n';
-    assert_int_equal(lines, 1);
+    if (!crawl_run_one_line(r, code, text))
+        fail_msg("want exit %d and one line with '%s': %s", code, text, crawl_run_describe(r));
 }
 
 /* Whole JSONL lines, each an object, no NUL byte; returns how many records (the
