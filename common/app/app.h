@@ -53,8 +53,9 @@ int app_main(int argc, char **argv, const char *prog, const char *stage,
 /* app_main's first half, for tests and tools: parse argv, claim the files the crawl
  * writes (outclaim.h: a file another crawl holds is refused), make the loop, the crawl
  * core and the transport. Stages 1 and 2 open --output and --trace-events here;
- * crawl-queue opens them with app_open_outputs, once its own checks have passed. Returns 0; -1 when --help or --version was printed; or the
- * exit code (1, 2) after one line on stderr. app_close frees what app_open made. */
+ * crawl-queue opens them with app_open_outputs, once its own checks have passed.
+ * Returns 0; -1 when --help or --version was printed; or the exit code (1, 2) after
+ * one line on stderr. app_close frees what app_open made. */
 int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
              const char *default_transport);
 void app_close(app *a);

@@ -17,8 +17,9 @@
  *
  * Keys: crawl:NAME:stream, :seen, :unfinished, :fpkey (the fingerprints' SipHash key,
  * drawn at random by the first process), :crawl (its roots and options, kept by the
- * first process); the group is "crawlers", a consumer is HOST:PID. A Redis error or a lost connection is fatal: the join returns, and
- * rqueue_error says why in one line; what was acknowledged stays acknowledged.
+ * first process); the group is "crawlers", a consumer is HOST:PID. A Redis error or a
+ * lost connection is fatal: the join returns, and rqueue_error says why in one line;
+ * what was acknowledged stays acknowledged.
  */
 #ifndef CRAWL_REDISQUEUE_H
 #define CRAWL_REDISQUEUE_H

@@ -365,12 +365,12 @@ static void test_frontier_password(void **state)
 
     /* a wrong password, none, a malformed URL with a password: one line, never the
      * secret */
-    const char *fmt[] = {"redis://:Not-The-Pw@127.0.0.1:%d/pw3", "redis://127.0.0.1:%d/pw3",
-                         "redis://crawler:Not-The-Pw@127.0.0.1:%d"};
+    const char *before[] = {"redis://:Not-The-Pw@", "redis://", "redis://crawler:Not-The-Pw@"};
+    const char *after[] = {"/pw3", "/pw3", ""};
     const char *why[] = {"AUTH: WRONGPASS", "NOAUTH", "no crawl name"};
     const int code[] = {1, 1, 2};
     for (size_t i = 0; i < 3; i++) {
-        snprintf(url, sizeof url, fmt[i], rs.port);
+        snprintf(url, sizeof url, "%s127.0.0.1:%d%s", before[i], rs.port, after[i]);
         run_frontier(&r, url, in_dir("pw3.jsonl"), site.url, NULL, NULL);
         assert_one_line(&r, code[i], why[i]);
         if (strstr(r.err, "Not-The-Pw"))
