@@ -704,7 +704,7 @@ static void got_identity(redis_glue *g, redisReply *r, void *data)
     if (bad_reply(q, r, "GET"))
         return;
     if (r->type != REDIS_REPLY_STRING || strcmp(r->str, q->identity) != 0) {
-        char msg[512];
+        char msg[800];
         snprintf(msg, sizeof msg, "redis %s: crawl '%s' has other roots or options (every "
                  "process of a crawl gives the same roots, --max-redirect, --max-pages, "
                  "--exclude, --strict, --ignore-robots, --per-host, --delay and "
