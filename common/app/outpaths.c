@@ -58,8 +58,8 @@ static bool same_file(const char *a, const char *b)
 static bool is_stdout(const char *path)
 {
     struct stat sp, so;
-    return stat(path, &sp) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
-           sp.st_dev == so.st_dev && sp.st_ino == so.st_ino && !S_ISCHR(sp.st_mode);
+    return stat(path, &sp) == 0 && fstat(STDOUT_FILENO, &so) == 0 && sp.st_dev == so.st_dev
+        && sp.st_ino == so.st_ino && !S_ISCHR(sp.st_mode);
 }
 
 /* The names an output stands for: itself, and a SQLite file's siblings. */
@@ -95,12 +95,15 @@ int cli_check_outputs(const cli_output *out, size_t n, bool report_to_stdout, ch
             if (!out[j].path || !overlap(&out[j], &out[i], &kj, &ki))
                 continue;
             if (kj == 0 && ki == 0) {
-                snprintf(err, errlen, "%s '%s' and %s '%s' are the same file (give each its "
-                         "own)", out[j].flag, out[j].path, out[i].flag, out[i].path);
+                snprintf(err, errlen,
+                         "%s '%s' and %s '%s' are the same file (give each its "
+                         "own)",
+                         out[j].flag, out[j].path, out[i].flag, out[i].path);
             } else {
                 const cli_output *db = kj ? &out[j] : &out[i];
                 char *name = name_of(db, kj ? kj : ki);
-                snprintf(err, errlen, "%s '%s' and %s '%s' are the same file: SQLite writes "
+                snprintf(err, errlen,
+                         "%s '%s' and %s '%s' are the same file: SQLite writes "
                          "'%s' beside %s '%s' and deletes it (give each its own)",
                          out[j].flag, out[j].path, out[i].flag, out[i].path, name, db->flag,
                          db->path);
@@ -114,8 +117,10 @@ int cli_check_outputs(const cli_output *out, size_t n, bool report_to_stdout, ch
             bool same = is_stdout(name);
             free(name);
             if (same) {
-                snprintf(err, errlen, "%s '%s' is where the report goes (stdout); give it a "
-                         "file of its own", out[i].flag, out[i].path);
+                snprintf(err, errlen,
+                         "%s '%s' is where the report goes (stdout); give it a "
+                         "file of its own",
+                         out[i].flag, out[i].path);
                 return -1;
             }
         }

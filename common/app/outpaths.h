@@ -18,9 +18,9 @@
 #include "options.h"
 
 typedef struct cli_output {
-    const char *flag;        /* "--warc" */
-    const char *path;        /* NULL: not given */
-    bool sqlite;             /* with its -wal, -shm and -journal siblings */
+    const char *flag; /* "--warc" */
+    const char *path; /* NULL: not given */
+    bool sqlite;      /* with its -wal, -shm and -journal siblings */
 } cli_output;
 
 /* The outputs o names: --output (unless the report goes to stdout), --trace-events,

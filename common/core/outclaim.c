@@ -15,9 +15,9 @@
 #include "outfile.h"
 
 typedef struct claimed {
-    int fd;                  /* -1: nothing held (a character device) */
+    int fd; /* -1: nothing held (a character device) */
     char *path;
-    bool created;            /* made by the claim: removed if refused and still empty */
+    bool created; /* made by the claim: removed if refused and still empty */
 } claimed;
 
 struct outclaim {
@@ -40,14 +40,14 @@ static void push(outclaim *c, int fd, const char *path, bool created)
     c->files[c->n++] = (claimed){fd, xstrdup(path), created};
 }
 
-int outclaim_add(outclaim *c, const char *what, const char *path, long long *size,
-                 char *err, size_t errlen)
+int outclaim_add(outclaim *c, const char *what, const char *path, long long *size, char *err,
+                 size_t errlen)
 {
     struct stat st;
     if (size)
         *size = 0;
     bool exists = stat(path, &st) == 0;
-    if (exists && S_ISCHR(st.st_mode)) {        /* /dev/null, a terminal: no lock */
+    if (exists && S_ISCHR(st.st_mode)) { /* /dev/null, a terminal: no lock */
         push(c, -1, path, false);
         return 0;
     }
@@ -69,11 +69,13 @@ int outclaim_add(outclaim *c, const char *what, const char *path, long long *siz
     }
     if (S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) < 0) {
         if (errno == EWOULDBLOCK)
-            snprintf(err, errlen, "%s '%s' is in use by another crawl (it holds the file's "
-                     "lock): wait for it to end, or name another file", what, path);
+            snprintf(err, errlen,
+                     "%s '%s' is in use by another crawl (it holds the file's "
+                     "lock): wait for it to end, or name another file",
+                     what, path);
         else
             snprintf(err, errlen, "cannot lock %s '%s': %s", what, path, strerror(errno));
-        close(fd);      /* nothing was written; a file made here is still ours to remove */
+        close(fd); /* nothing was written; a file made here is still ours to remove */
         if (created)
             unlink(path);
         return -1;
@@ -99,12 +101,11 @@ void outclaim_free(outclaim *c)
         /* still the file made here (same inode), and still empty: as it was, absent */
         if (!c->keep && f->created && fstat(f->fd, &st) == 0 && st.st_size == 0) {
             struct stat now;
-            if (stat(f->path, &now) == 0 && now.st_dev == st.st_dev &&
-                now.st_ino == st.st_ino)
+            if (stat(f->path, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino)
                 unlink(f->path);
         }
         if (f->fd >= 0)
-            close(f->fd);       /* and with it the lock */
+            close(f->fd); /* and with it the lock */
         free(f->path);
     }
     free(c->files);

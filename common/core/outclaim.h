@@ -33,8 +33,8 @@ outclaim *outclaim_new(void);
 /* Claim path; what names it in messages ("--output"). *size (may be NULL): the bytes
  * it holds now (0 for a file created here, or not regular). 0, or -1 with one line in
  * err. */
-int outclaim_add(outclaim *c, const char *what, const char *path, long long *size,
-                 char *err, size_t errlen);
+int outclaim_add(outclaim *c, const char *what, const char *path, long long *size, char *err,
+                 size_t errlen);
 /* The crawl begins: the files created by the claim are the crawl's now. */
 void outclaim_keep(outclaim *c);
 /* Release every lock and descriptor. Without outclaim_keep (the crawl was refused), a

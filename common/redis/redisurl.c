@@ -36,8 +36,9 @@ void redis_url_forget(redis_url *u)
 static int hexval(char c)
 {
     return c >= '0' && c <= '9' ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        : c >= 'a' && c <= 'f'  ? c - 'a' + 10
+        : c >= 'A' && c <= 'F'  ? c - 'A' + 10
+                                : -1;
 }
 
 /* [s, e) percent-decoded into out. -1 when it does not fit or has a bad escape. */
@@ -49,7 +50,7 @@ static int decode(const char *s, const char *e, char *out, size_t outlen)
         if (c == '%') {
             int hi = e - s >= 3 ? hexval(s[1]) : -1;
             int lo = hi >= 0 ? hexval(s[2]) : -1;
-            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))       /* no NUL inside */
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) /* no NUL inside */
                 return -1;
             c = (char)(hi * 16 + lo);
             s += 2;
@@ -74,7 +75,8 @@ int redis_url_parse(const char *url, redis_url *u, char *err, size_t errlen)
 {
     memset(u, 0, sizeof *u);
     if (strncmp(url, "redis://", 8) != 0)
-        return url_error(err, errlen, url, "give redis://HOST:PORT/NAME (or "
+        return url_error(err, errlen, url,
+                         "give redis://HOST:PORT/NAME (or "
                          "redis://[USER:]PASSWORD@HOST:PORT/NAME)");
     const char *start, *at = userinfo(url, &start);
     const char *p = start;
@@ -82,14 +84,17 @@ int redis_url_parse(const char *url, redis_url *u, char *err, size_t errlen)
         const char *colon = memchr(start, ':', (size_t)(at - start));
         const char *pw = colon ? colon + 1 : start;
         if (colon && decode(start, colon, u->user, sizeof u->user) < 0)
-            return url_error(err, errlen, url, "the user name is too long or has a bad "
+            return url_error(err, errlen, url,
+                             "the user name is too long or has a bad "
                              "%-escape");
         if (decode(pw, at, u->password, sizeof u->password) < 0)
-            return url_error(err, errlen, url, "the password is too long or has a bad "
+            return url_error(err, errlen, url,
+                             "the password is too long or has a bad "
                              "%-escape");
         if (!u->password[0]) {
             redis_url_forget(u);
-            return url_error(err, errlen, url, "an empty password (give "
+            return url_error(err, errlen, url,
+                             "an empty password (give "
                              "redis://[USER:]PASSWORD@HOST:PORT/NAME)");
         }
         u->auth = true;
@@ -132,8 +137,8 @@ int redis_url_parse(const char *url, redis_url *u, char *err, size_t errlen)
     }
     p++;
     size_t n = strlen(p);
-    if (n > 64 || n >= sizeof u->name ||
-        strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != n) {
+    if (n > 64 || n >= sizeof u->name
+        || strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != n) {
         redis_url_forget(u);
         return url_error(err, errlen, url,
                          "the crawl name is 1 to 64 letters, digits, '-', '_' or '.'");

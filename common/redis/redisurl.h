@@ -17,11 +17,11 @@
 #include <stddef.h>
 
 typedef struct redis_url {
-    char host[256];          /* an address or a name; [v6] without its brackets */
-    int port;                /* 6379 unless given */
-    char name[80];           /* the crawl: letters, digits, '-', '_', '.', 1 to 64 */
-    bool auth;               /* a password was given: AUTH [user] password */
-    char user[256];          /* "": none (the default user) */
+    char host[256]; /* an address or a name; [v6] without its brackets */
+    int port;       /* 6379 unless given */
+    char name[80];  /* the crawl: letters, digits, '-', '_', '.', 1 to 64 */
+    bool auth;      /* a password was given: AUTH [user] password */
+    char user[256]; /* "": none (the default user) */
     char password[512];
 } redis_url;
 

@@ -117,7 +117,7 @@ static size_t whole_records(const char *path, bool *summary)
     size_t len;
     char *s = slurp(path, &len);
     assert_non_null(s);
-    assert_int_equal(strlen(s), len);           /* no NUL byte anywhere */
+    assert_int_equal(strlen(s), len); /* no NUL byte anywhere */
     size_t n = 0;
     *summary = false;
     for (char *line = s; *line;) {
@@ -140,9 +140,10 @@ static size_t whole_records(const char *path, bool *summary)
 static void run_state(crawl_run *r, const char *db, const char *out, const char *extra1,
                       const char *extra2, const char *extra3)
 {
-    char *argv[] = {crawl_queue(), "-q", "--max-tasks", "2", "--state", (char *)db,
-                    "--format", "jsonl", "--output", (char *)out, site.url,
-                    (char *)extra1, (char *)extra2, (char *)extra3, NULL};
+    char *argv[] = {crawl_queue(),  "-q",           "--max-tasks", "2",
+                    "--state",      (char *)db,     "--format",    "jsonl",
+                    "--output",     (char *)out,    site.url,      (char *)extra1,
+                    (char *)extra2, (char *)extra3, NULL};
     assert_int_equal(run_crawler(r, argv, 60), 0);
 }
 
@@ -163,12 +164,12 @@ static void test_rerun_refused_touches_nothing(void **state)
     assert_int_equal(whole_records(out, &summary), PAGES);
     assert_true(summary);
 
-    run_state(&r, db, out, "--resume", "--max-redirect", "3");  /* another crawl */
+    run_state(&r, db, out, "--resume", "--max-redirect", "3"); /* another crawl */
     assert_one_line(&r, 1, "is the crawl of other roots or options");
     crawl_run_free(&r);
-    assert_same_bytes(out, before, len);                        /* its summary too */
+    assert_same_bytes(out, before, len); /* its summary too */
 
-    run_state(&r, db, out, NULL, NULL, NULL);                   /* no --resume */
+    run_state(&r, db, out, NULL, NULL, NULL); /* no --resume */
     assert_one_line(&r, 1, "holds a crawl already");
     crawl_run_free(&r);
     assert_same_bytes(out, before, len);
@@ -203,7 +204,7 @@ static void second_process(pid_t pid, void *arg)
     crawl_run_free(&r);
     struct stat after;
     assert_int_equal(stat(c->out, &after), 0);
-    assert_true(after.st_size >= before.st_size);     /* the first crawl only adds */
+    assert_true(after.st_size >= before.st_size); /* the first crawl only adds */
     c->checked = 1;
 }
 
@@ -211,14 +212,14 @@ static void test_second_process_refused(void **state)
 {
     (void)state;
     second_ctx c = {in_dir("b.db"), in_dir("b.jsonl"), 0};
-    char *argv[] = {crawl_queue(), "-q", "--max-tasks", "2", "--state", (char *)c.db,
-                    "--format", "jsonl", "--output", (char *)c.out, site.url, NULL};
+    char *argv[] = {crawl_queue(), "-q",    "--max-tasks", "2",           "--state", (char *)c.db,
+                    "--format",    "jsonl", "--output",    (char *)c.out, site.url,  NULL};
     crawl_run r;
     assert_int_equal(run_crawler_at(&r, argv, 60, 0.3, second_process, &c), 0);
     if (r.exit_code != 0)
         fail_msg("%s", crawl_run_describe(&r));
     crawl_run_free(&r);
-    assert_int_equal(c.checked, 1);       /* the second process ran while the first did */
+    assert_int_equal(c.checked, 1); /* the second process ran while the first did */
     bool summary;
     assert_int_equal(whole_records(c.out, &summary), PAGES);
     assert_true(summary);
@@ -232,7 +233,7 @@ static void test_outputs_that_are_one_file(void **state)
     /* run_crawler's stdout is a pipe: /dev/stdout and /proc/self/fd/1 are that pipe */
     const char *stdouts[] = {"/dev/stdout", "/proc/self/fd/1"};
     for (size_t i = 0; i < 2; i++) {
-        char *argv[] = {crawl_queue(), "-q", "--format", "jsonl", "--warc",
+        char *argv[] = {crawl_queue(),      "-q",     "--format", "jsonl", "--warc",
                         (char *)stdouts[i], site.url, NULL};
         assert_int_equal(run_crawler(&r, argv, 30), 0);
         assert_one_line(&r, 2, "is where the report goes (stdout)");
@@ -242,12 +243,12 @@ static void test_outputs_that_are_one_file(void **state)
     char *db = in_dir("x.db"), *wal = in_dir("x.db-wal"), *shm = in_dir("x.db-shm");
     char *out = in_dir("x.jsonl");
     char *state_wal[] = {crawl_queue(), "-q", "--format", "jsonl", "--output", out,
-                         "--warc", wal, "--state", db, site.url, NULL};
+                         "--warc",      wal,  "--state",  db,      site.url,   NULL};
     assert_int_equal(run_crawler(&r, state_wal, 30), 0);
     assert_one_line(&r, 2, "are the same file: SQLite writes");
     crawl_run_free(&r);
-    char *store_shm[] = {crawl_queue(), "-q", "--store", db, "--warc", out, "--cdx", shm,
-                         site.url, NULL};
+    char *store_shm[] = {crawl_queue(), "-q",    "--store", db,       "--warc",
+                         out,           "--cdx", shm,       site.url, NULL};
     assert_int_equal(run_crawler(&r, store_shm, 30), 0);
     assert_one_line(&r, 2, "are the same file: SQLite writes");
     crawl_run_free(&r);
@@ -273,13 +274,12 @@ static void test_fifo_without_reader(void **state)
         if (r.timed_out)
             fail_msg("%s FIFO without a reader: still running after 20 s", flag[i]);
         char want[400];
-        snprintf(want, sizeof want, "cannot open %s '%s': a FIFO with no reader", flag[i],
-                 fifo);
+        snprintf(want, sizeof want, "cannot open %s '%s': a FIFO with no reader", flag[i], fifo);
         assert_one_line(&r, 1, want);
         assert_int_equal(r.out_len, 0);
         crawl_run_free(&r);
     }
-    assert_int_not_equal(access(warc, F_OK), 0);    /* refused: not created */
+    assert_int_not_equal(access(warc, F_OK), 0); /* refused: not created */
 }
 
 /* ---- --frontier: Redis ------------------------------------------------------------ */
@@ -288,9 +288,9 @@ static void test_fifo_without_reader(void **state)
 static void run_frontier(crawl_run *r, const char *url, const char *out, const char *root,
                          const char *extra1, const char *extra2)
 {
-    char *argv[] = {crawl_queue(), "-q", "--max-tasks", "20", "--frontier", (char *)url,
-                    "--format", "jsonl", "--output", (char *)out, (char *)root,
-                    (char *)extra1, (char *)extra2, NULL};
+    char *argv[] = {crawl_queue(), "-q",           "--max-tasks",  "20",       "--frontier",
+                    (char *)url,   "--format",     "jsonl",        "--output", (char *)out,
+                    (char *)root,  (char *)extra1, (char *)extra2, NULL};
     assert_int_equal(run_crawler(r, argv, 60), 0);
 }
 
@@ -318,23 +318,23 @@ static void test_frontier_other_roots(void **state)
     assert_finished(&r, a, PAGES);
     crawl_run_free(&r);
 
-    run_frontier(&r, url, b, "http://127.0.0.1:1/", NULL, NULL);       /* other roots */
+    run_frontier(&r, url, b, "http://127.0.0.1:1/", NULL, NULL); /* other roots */
     assert_one_line(&r, 1, "has other roots or options");
     crawl_run_free(&r);
-    run_frontier(&r, url, b, site.url, "--max-redirect", "3");          /* other options */
+    run_frontier(&r, url, b, site.url, "--max-redirect", "3"); /* other options */
     assert_one_line(&r, 1, "has other roots or options");
     crawl_run_free(&r);
-    assert_int_not_equal(access(b, F_OK), 0);               /* refused: no output made */
+    assert_int_not_equal(access(b, F_OK), 0); /* refused: no output made */
     assert_int_equal(redis_server_cmd(&rs, "SCARD crawl:m1:seen", reply, sizeof reply), 0);
     char want[32];
     snprintf(want, sizeof want, ":%d", PAGES);
-    assert_string_equal(reply, want);                       /* nothing put by them */
-    assert_int_equal(redis_server_cmd(&rs, "XINFO CONSUMERS crawl:m1:stream crawlers",
-                                      reply, sizeof reply), 0);
-    assert_string_equal(reply, "*1");                       /* nor joined the group */
+    assert_string_equal(reply, want); /* nothing put by them */
+    assert_int_equal(
+        redis_server_cmd(&rs, "XINFO CONSUMERS crawl:m1:stream crawlers", reply, sizeof reply), 0);
+    assert_string_equal(reply, "*1"); /* nor joined the group */
 
-    run_frontier(&r, url, b, site.url, NULL, NULL);         /* the same: it joins */
-    assert_finished(&r, b, 0);                              /* the crawl is done */
+    run_frontier(&r, url, b, site.url, NULL, NULL); /* the same: it joins */
+    assert_finished(&r, b, 0);                      /* the crawl is done */
     crawl_run_free(&r);
     redis_server_stop(&rs);
 }
@@ -349,7 +349,7 @@ static void test_frontier_password(void **state)
     char url[200];
     crawl_run r;
     char *out = in_dir("pw.jsonl");
-    redis_server_url(&rs, "pw", url, sizeof url);           /* redis://:s3cret-Pw@... */
+    redis_server_url(&rs, "pw", url, sizeof url); /* redis://:s3cret-Pw@... */
     assert_non_null(strstr(url, ":s3cret-Pw@"));
     run_frontier(&r, url, out, site.url, NULL, NULL);
     assert_finished(&r, out, PAGES);
@@ -395,12 +395,12 @@ static void test_frontier_restart_keeps_records(void **state)
     crawl_run_free(&r);
     size_t len;
     char *before = slurp(out, &len);
-    run_frontier(&r, url, out, site.url, NULL, NULL);       /* no --resume */
+    run_frontier(&r, url, out, site.url, NULL, NULL); /* no --resume */
     assert_one_line(&r, 1, "holds a crawl already");
     crawl_run_free(&r);
     assert_same_bytes(out, before, len);
     free(before);
-    run_frontier(&r, url, out, site.url, "--resume", NULL);  /* appends: nothing to do */
+    run_frontier(&r, url, out, site.url, "--resume", NULL); /* appends: nothing to do */
     assert_finished(&r, out, PAGES);
     crawl_run_free(&r);
     redis_server_stop(&rs);
