@@ -107,6 +107,9 @@ void crawl_set_add_hook(crawl *c, crawl_add_fn fn, void *ctx);
  * Returns whether it was new. */
 bool crawl_mark_seen(crawl *c, const char *url);
 
+/* Whether the host policy and --exclude allow url (what crawl_schedule checks before
+ * the seen set and --max-pages): for a download that is no record, a sitemap say. */
+bool crawl_allowed(const crawl *c, const char *url);
 /* crawling.py's add_url for a URL that did not come from a page: scheduled (add is
  * called) when allowed by the host policy, not seen and within --max-pages. Returns
  * whether it was. */
