@@ -27,7 +27,7 @@ typedef struct todo {
 
 /* An origin's robots.txt, as far as the seeder needs it. */
 typedef struct origin_rules {
-    char *origin;               /* "http://host:80" */
+    char *origin;               /* "http://host:8080/" (origin_of) */
     robots *rules;
 } origin_rules;
 
@@ -53,20 +53,18 @@ typedef struct {
 
 /* ---- where a sitemap may be fetched from ---- */
 
-/* url's origin, "scheme://host:port" (an IPv6 host in brackets), and its path and
- * query in *path_query (the caller frees both); NULL for a URL that is no http(s)
- * URL. */
+/* url's origin as libcurl writes its root, "http://host:8080/", and its path and query
+ * in *path_query (the caller frees both); NULL for a URL that is no http(s) URL. */
 static char *origin_of(const char *url, char **path_query)
 {
-    char *scheme = NULL, *host = NULL;
-    int port = 0;
-    if (url_split(url, &scheme, &host, &port, path_query) != 0)
+    if (url_split(url, NULL, NULL, NULL, path_query) != 0)
         return NULL;
-    bool v6 = strchr(host, ':') != NULL;
-    char *key = xasprintf("%s://%s%s%s:%d", scheme, v6 ? "[" : "", host, v6 ? "]" : "", port);
-    free(scheme);
-    free(host);
-    return key;
+    char *root = url_resolve(url, "/");
+    if (!root && path_query) {
+        free(*path_query);
+        *path_query = NULL;
+    }
+    return root;
 }
 
 static bool same_origin(const char *a, const char *b)
@@ -200,11 +198,10 @@ static bool origin_done(seed_frame *f)
     return false;
 }
 
-/* The root's robots.txt: its Sitemap lines (a 2xx answer) — on another host only
- * where the host policy lets a page be — then /sitemap.xml. */
-static void read_robots(seed_frame *f, const response *r)
+/* The root's robots.txt (its rules learned): its Sitemap lines (a 2xx answer) — on
+ * another host only where the host policy lets a page be — then /sitemap.xml. */
+static void read_robots(seed_frame *f, const response *r, const robots *rb)
 {
-    robots *rb = rules_learn(f, f->robots_url, r);
     if (r && r->status >= 200 && r->status < 300) {
         for (size_t i = 0; i < robots_sitemap_count(rb); i++) {
             char *u = url_resolve(f->origin, robots_sitemap(rb, i));
@@ -304,6 +301,18 @@ static response *fetched(seed_frame *f, const char *url)
     return NULL;
 }
 
+/* After the AWAIT_CATCH of a robots.txt download (not the root's): its rules learned.
+ * -1 when cancelled (co->err, for the caller to raise). */
+static int robots_fetched(seed_frame *f)
+{
+    response *r = fetched(f, f->robots_url);
+    if (f->co.err)
+        return -1;
+    rules_learn(f, f->robots_url, r);
+    response_free(r);
+    return 0;
+}
+
 /* The robots.txt URL of url's origin (a C local would not survive the await). */
 static void set_robots_url(seed_frame *f, const char *url)
 {
@@ -337,7 +346,7 @@ static int seed_body(coro *co)
             response *r = fetched(f, f->robots_url);
             if (co->err)
                 CORO_RAISE_ERR(co);
-            read_robots(f, r);
+            read_robots(f, r, rules_learn(f, f->robots_url, r));
             response_free(r);
         }
         while (f->next < f->n && !max_pages_reached(f)) {
@@ -357,11 +366,8 @@ static int seed_body(coro *co)
                     if (!f->robots_url)
                         continue;
                     AWAIT_CATCH(co, download(f, f->robots_url));
-                    response *r = fetched(f, f->robots_url);
-                    if (co->err)
+                    if (robots_fetched(f) < 0)
                         CORO_RAISE_ERR(co);
-                    rules_learn(f, f->robots_url, r);
-                    response_free(r);
                     rules_known(f, f->list[f->next - 1].url, &allowed);
                 }
                 if (!allowed) {
