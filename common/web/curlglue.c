@@ -45,7 +45,9 @@
  *   - the DNS cache is pruned after every transfer (Curl_hostcache_prune, a walk over
  *     every name younger than CURLOPT_DNS_CACHE_TIMEOUT). We set it to -1 (never
  *     pruned) and expire names ourselves: the share is replaced by a new one every
- *     DNS_SHARE_TTL_S seconds, and an old one freed once no handle uses it;
+ *     DNS_SHARE_TTL_S seconds, or once DNS_SHARE_MAX_NAMES connections were made with
+ *     it (its hash has 23 chains: a lookup walks a chain), and an old one is freed once
+ *     no handle uses it;
  *   - when the connection cache is full, Curl_conncache_extract_oldest closes the
  *     oldest idle connection but leaves its host's empty bundle in the cache's hash,
  *     and walks every bundle the next time: one more per eviction, for good. So
@@ -79,6 +81,7 @@ const char curl_glue_truncated[] = "body over the size limit";
 /* Transfers added to the multi handle per admit() call: one turn of the loop. */
 #define ADMIT_BATCH 256
 #define DNS_SHARE_TTL_S 60          /* a name looked up is used this long, at most twice */
+#define DNS_SHARE_MAX_NAMES 1000    /* connections made with one share: about its names */
 #define CONN_IDLE_MAX_S 20          /* an idle connection kept longer is closed */
 
 enum req_state { REQ_FREE, REQ_QUEUED, REQ_ACTIVE, REQ_FINISHING };
@@ -157,6 +160,7 @@ struct curl_glue {
 static CURLSH *dns_share;
 static int dns_share_users;
 static uint64_t dns_share_born;     /* monotonic ms */
+static size_t dns_share_names;      /* connections made since: names looked up, at most */
 static CURLSH **dns_retired;        /* replaced shares some handle may still use */
 static size_t dns_nretired;
 
@@ -174,6 +178,7 @@ static CURLSH *dns_share_new(void)
         alloc_oom(0);
     curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
     dns_share_born = mono_ms();
+    dns_share_names = 0;
     return sh;
 }
 
@@ -195,10 +200,12 @@ static CURLSH *dns_share_take(void)
 }
 
 /* The share a new transfer uses: the current one, or a new one once it is
- * DNS_SHARE_TTL_S old (its names are then looked up again). */
+ * DNS_SHARE_TTL_S old or holds about DNS_SHARE_MAX_NAMES names (they are then looked
+ * up again). */
 static CURLSH *dns_share_now(void)
 {
-    if (mono_ms() - dns_share_born >= DNS_SHARE_TTL_S * 1000ull) {
+    if (dns_share_names >= DNS_SHARE_MAX_NAMES ||
+        mono_ms() - dns_share_born >= DNS_SHARE_TTL_S * 1000ull) {
         dns_retired = xreallocarray(dns_retired, dns_nretired + 1, sizeof *dns_retired);
         dns_retired[dns_nretired++] = dns_share;
         dns_share = dns_share_new();
@@ -464,6 +471,7 @@ static curl_socket_t open_socket_cb(void *userp, curlsocktype purpose,
     if (fd != CURL_SOCKET_BAD) {
         r->g->backoff = 0;      /* had a descriptor: a later wait starts short again */
         r->g->conns++;
+        dns_share_names++;      /* a new connection: its name may be new to the share */
     }
     return fd;
 }
