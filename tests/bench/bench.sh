@@ -49,6 +49,11 @@
 #               on each transport, then on curl with robots.txt and --per-host 1 — wall
 #               seconds, pages, and curl's time over raw's (issue #27 M4). Not in the
 #               default list.
+#   sitemaps    BENCH_SITEMAPS gzip sitemaps of 50,000 URLs each (default 20: a million
+#               URLs, ~5 MB on the wire) named by robots.txt, crawled with crawl-queue
+#               --sitemaps and interrupted (SIGINT) after BENCH_SITEMAPS_SECS (20) s:
+#               the peak RSS, the URLs left to do and the records (issue #27 L2). Not in
+#               the default list.
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
 # 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
@@ -83,6 +88,8 @@ pol_delay=${BENCH_POL_DELAY:-0.1}
 pol_tasks=${BENCH_POL_TASKS:-20}
 pol_scrapy=${BENCH_POL_SCRAPY:-1}
 many_hosts=${BENCH_HOSTS:-5000 20000 50000}
+sm_files=${BENCH_SITEMAPS:-20}
+sm_secs=${BENCH_SITEMAPS_SECS:-20}
 bin=$build/bin
 out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
@@ -661,6 +668,40 @@ section_manyhosts() {
     stop "$pid"
 }
 
+# ---- 8. sitemaps: a million URLs ---------------------------------------------------------
+section_sitemaps() {
+    say ""
+    say "== Sitemaps: $sm_files gzip sitemaps of 50,000 URLs, crawl-queue --sitemaps, SIGINT after $sm_secs s"
+    local dir=$out/sitemaps port i
+    mkdir -p "$dir"
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    {
+        printf 'page /robots.txt type=text/plain body="User-agent: *\\n'
+        for i in $(seq "$sm_files"); do printf 'Sitemap: {base}/s%d.xml.gz\\n' "$i"; done
+        printf '"\npage /\n'
+        for i in $(seq "$sm_files"); do
+            printf 'page /s%d.xml.gz type=application/gzip body=@s%d.xml.gz\n' "$i" "$i"
+        done
+    } >"$dir/site"
+    for i in $(seq "$sm_files"); do
+        awk -v i="$i" -v p="$port" 'BEGIN {
+            print "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+            for (j = 0; j < 50000; j++)
+                printf "<url><loc>http://127.0.0.1:%d/u/%d/%d</loc></url>\n", p, i, j
+            print "</urlset>"
+        }' | gzip -c >"$dir/s$i.xml.gz"
+    done
+    say "   on the wire: $(du -ck "$dir"/s*.xml.gz | tail -n1 | cut -f1) KB"
+    launch sitemaps --port "$port" "$dir/site"
+    local pid=$launched_pid
+    "$bin/runstat" -o "$out/sitemaps.stat" timeout -s INT "$sm_secs" "$bin/crawl-queue" -q \
+        --format jsonl --sitemaps --output "$out/sitemaps.jsonl" "$launched_url" \
+        2>"$out/sitemaps.err"
+    say "   peak RSS $(mb "$(rfield "$out/sitemaps.stat" maxrss_kb)") MB;" \
+        "todo $(sfield "$out/sitemaps.jsonl" todo); records $(sfield "$out/sitemaps.jsonl" done)"
+    stop "$pid"
+}
+
 for s in $sections; do
     case $s in
     throughput) section_throughput ;;
@@ -670,6 +711,7 @@ for s in $sections; do
     cluster) section_cluster ;;
     politeness) section_politeness ;;
     manyhosts) section_manyhosts ;;
+    sitemaps) section_sitemaps ;;
     *) warn "unknown section '$s'" ;;
     esac
 done
