@@ -694,7 +694,7 @@ section_sitemaps() {
     say "   on the wire: $(du -ck "$dir"/s*.xml.gz | tail -n1 | cut -f1) KB"
     launch sitemaps --port "$port" "$dir/site"
     local pid=$launched_pid
-    "$bin/runstat" -o "$out/sitemaps.stat" timeout -s INT "$sm_secs" "$bin/crawl-queue" -q \
+    "$bin/runstat" -o "$out/sitemaps.stat" timeout --preserve-status -s INT "$sm_secs" "$bin/crawl-queue" -q \
         --format jsonl --sitemaps --output "$out/sitemaps.jsonl" "$launched_url" \
         2>"$out/sitemaps.err"
     say "   peak RSS $(mb "$(rfield "$out/sitemaps.stat" maxrss_kb)") MB;" \
