@@ -191,11 +191,11 @@ static int requests_of(const char *name, const char *prefix, double *min_gap)
     double begins[256];
     int n = 0, all = 0;
     while (f && fgets(line, sizeof line, f)) {
-        double b, e;
-        if (sscanf(line, "%lf %lf %199s %399s", &b, &e, host, path) != 4)
+        double begin, end;
+        if (sscanf(line, "%lf %lf %199s %399s", &begin, &end, host, path) != 4)
             continue;
         if (all < 256)
-            begins[all++] = b;
+            begins[all++] = begin;
         n += strncmp(path, prefix, strlen(prefix)) == 0;
     }
     if (f)
