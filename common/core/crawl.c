@@ -31,6 +31,36 @@
 #include "trace.h"
 #include "url.h"
 
+/* Who is told of records, or of URLs scheduled: called in registration order. */
+typedef struct listener {
+    union {
+        crawl_record_fn record;
+        crawl_add_fn add;
+    } fn;
+    void *ctx;
+} listener;
+
+typedef struct listeners {
+    listener *v;
+    size_t n;
+} listeners;
+
+static void listeners_add(listeners *l, listener x)
+{
+    l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+    l->v[l->n++] = x;
+}
+
+/* Remove every listener of ctx, keeping the others' order. */
+static void listeners_remove(listeners *l, const void *ctx)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].ctx != ctx)
+            l->v[kept++] = l->v[i];
+    l->n = kept;
+}
+
 struct crawl {
     crawl_options o;         /* a copy; o.roots etc. still point at the caller's */
     char *stage;
@@ -41,16 +71,15 @@ struct crawl {
     size_t done;             /* records made */
     FILE *out;
     recstream *stream;       /* --format jsonl: each record written as it is made */
+    char *failure;           /* crawl_fail's reason, or NULL */
     struct timespec t0;
     size_t in_flight, peak_in_flight;
     size_t waiting_fd;       /* attempts whose transport waits for a descriptor */
     bool max_pages_logged;
     trace *trace;            /* --trace-events, or NULL */
     size_t page_probe;       /* the longest probe in any page's link set so far */
-    crawl_record_fn on_record;   /* told of each record as it is made */
-    void *on_record_ctx;
-    crawl_add_fn on_add;         /* told of each URL scheduled */
-    void *on_add_ctx;
+    listeners on_record;     /* told of each record as it is made */
+    listeners on_add;        /* told of each URL scheduled */
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -265,7 +294,7 @@ static void keep_header_part(crawl_fetch *f, const char *s, size_t n)
 }
 
 /* Each field of the head, before on_head: kept for whoever wants the response's
- * headers (stage 3's engine gives them to its Response). At most the head's own limit,
+ * headers (an engine gives them to its Response). At most the head's own limit,
  * HTTP_MAX_HEAD bytes, per attempt. */
 static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
                       size_t vlen)
@@ -296,7 +325,7 @@ static void on_body(void *ctx, const char *data, size_t len)
         links_feed(f->parser, data, len);
 }
 
-/* --warc: what went over the wire. The body as received is kept up to --max-size
+/* An archive's: what went over the wire. The body as received is kept up to --max-size
  * bytes (beyond that it is cut, and said so: wire->truncated). */
 static void on_wire(void *ctx, int part, const char *data, size_t len)
 {
@@ -431,8 +460,8 @@ static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn ad
     if (!fpset_add(c->seen_urls, url))
         return false;
     log_debug("adding %s %d", url, max_redirect);
-    if (c->on_add)
-        c->on_add(c->on_add_ctx, url, max_redirect);
+    for (size_t i = 0; i < c->on_add.n; i++)
+        c->on_add.v[i].fn.add(c->on_add.v[i].ctx, url, max_redirect);
     add(ctx, url, max_redirect);
     return true;
 }
@@ -445,8 +474,8 @@ static void record(crawl *c, const fetch_stat *st, const crawl_fetch *f)
         recstream_record(c->stream, st);
     else
         report_add(c->stats, st);
-    if (c->on_record)
-        c->on_record(c->on_record_ctx, st, f);
+    for (size_t i = 0; i < c->on_record.n; i++)
+        c->on_record.v[i].fn.record(c->on_record.v[i].ctx, st, f);
 }
 
 /* The redirect branch of crawling.py's fetch, with the redirect join. */
@@ -555,7 +584,7 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         free(root);
     }
     if (o->output && strcmp(o->output, "-") != 0) {
-        c->out = o->resume ? outfile_open_append(o->output, "--output", err, errlen)
+        c->out = o->append_output ? outfile_open_append(o->output, "--output", err, errlen)
                            : outfile_open(o->output, "--output", err, errlen);
         if (!c->out) {
             crawl_free(c);
@@ -570,12 +599,7 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         recstream_set_fetched_by(c->stream, o->fetched_by);
     }
     if (o->trace_events) {
-        /* the process is the stage: pid 1, 2, 3 */
-        static const char *const stages[] = {"callbacks", "generators", "queue"};
-        int pid = 1;
-        for (int i = 0; i < 3; i++)
-            if (strcmp(c->stage, stages[i]) == 0)
-                pid = i + 1;
+        int pid = o->trace_pid > 0 ? o->trace_pid : 1;    /* the process is the stage */
         char name[128];
         snprintf(name, sizeof name, "stage %d: crawl-%s (%s, --max-tasks %d)", pid,
                  c->stage, o->transport ? o->transport : "?", o->max_tasks);
@@ -593,12 +617,15 @@ void crawl_free(crawl *c)
     if (!c)
         return;
     recstream_free(c->stream);
+    free(c->failure);
     if (c->out && c->out != stdout)
         fclose(c->out);
     trace_close(c->trace, NULL, 0);   /* only when the report was never written */
     url_policy_free(c->policy);
     fpset_free(c->seen_urls);
     report_free(c->stats);
+    free(c->on_record.v);
+    free(c->on_add.v);
     free(c->stage);
     free(c);
 }
@@ -631,8 +658,9 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
     }
 }
 
-/* With politeness the timeline has lanes per host ("http://h:80" from the URL's
- * scheme://host[:port]), so a host's delays show as the gaps on its own tracks. */
+/* With host_lanes (a crawler that paces each host) the timeline has lanes per host
+ * ("http://h:80" from the URL's scheme://host[:port]), so a host's delays show as the
+ * gaps on its own tracks. */
 static int host_lane(trace *t, const char *url)
 {
     const char *p = strstr(url, "://");
@@ -655,7 +683,7 @@ crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
     f->slot = -1;
     if (c->trace) {
         f->sink.on_connect = on_connect;
-        f->slot = c->o.polite ? host_lane(c->trace, url) : trace_slot_acquire(c->trace);
+        f->slot = c->o.host_lanes ? host_lane(c->trace, url) : trace_slot_acquire(c->trace);
         f->t_start = trace_now(c->trace);
     }
     if (++c->in_flight > c->peak_in_flight)
@@ -715,16 +743,35 @@ void crawl_record_failure(crawl *c, const char *url, const char *error)
     record(c, &st, NULL);
 }
 
-void crawl_set_record_hook(crawl *c, crawl_record_fn fn, void *ctx)
+long long crawl_output_end(const crawl *c) { return c->stream ? recstream_end(c->stream) : -1; }
+
+bool crawl_write_failed(const crawl *c, char *err, size_t errlen)
 {
-    c->on_record = fn;
-    c->on_record_ctx = ctx;
+    return c->stream && recstream_failed(c->stream, err, errlen);
 }
 
-void crawl_set_add_hook(crawl *c, crawl_add_fn fn, void *ctx)
+void crawl_fail(crawl *c, const char *reason)
 {
-    c->on_add = fn;
-    c->on_add_ctx = ctx;
+    if (!c->failure)
+        c->failure = xstrdup(reason);
+}
+
+void crawl_add_record_listener(crawl *c, crawl_record_fn fn, void *ctx)
+{
+    listeners_add(&c->on_record, (listener){.fn.record = fn, .ctx = ctx});
+}
+
+void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx)
+{
+    listeners_add(&c->on_add, (listener){.fn.add = fn, .ctx = ctx});
+}
+
+void crawl_remove_listeners(crawl *c, const void *ctx)
+{
+    if (!ctx)
+        return;                  /* no owner named: a listener without one stays */
+    listeners_remove(&c->on_record, ctx);
+    listeners_remove(&c->on_add, ctx);
 }
 
 bool crawl_mark_seen(crawl *c, const char *url)
@@ -803,6 +850,11 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
         .peak_in_flight = c->peak_in_flight,
         .interrupted = interrupted,
     };
+    char write_err[512];
+    if (crawl_write_failed(c, write_err, sizeof write_err))
+        crawl_fail(c, write_err);      /* for the trace; the summary cannot follow it */
+    sum.error = c->failure;
+    sum.interrupted |= c->failure != NULL;
     char report_err[512] = "", trace_err[512] = "";
     int r;
     if (c->stream)      /* the records are written already: the summary ends the file */
@@ -822,7 +874,7 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
             {"peak_in_flight", NULL, (long long)c->peak_in_flight},
             {"transport", transport ? transport : "", 0},
             {"selector", selector ? selector : "", 0},
-            {"interrupted", NULL, interrupted},
+            {"interrupted", NULL, sum.interrupted},
         };
         trace_instant(c->trace, -1, "crawl finished", "crawl", trace_now(c->trace), args,
                       sizeof args / sizeof args[0]);

@@ -25,12 +25,14 @@
  *   process_response  in reverse order: CONTINUE keeps the response, a Response
  *                     replaces it, a Request reschedules, IGNORE records
  *   record            the crawl core records the response and queues its links
- *                     (or the failure: every URL ends as exactly one record)
+ *                     (or the failure: every URL ends as exactly one record); a
+ *                     record whose --output write failed stops the crawl here
  *   process_item      each pipeline stage in order, until one drops the item
  *
  * Two doors in, as in Scrapy: engine_crawl (through the Queue — it counts for join —
  * the middlewares, a record and the pipeline) and engine_download (straight to the
- * downloader: no queue, no middleware, no record; a Future of the response).
+ * downloader: no queue, no record, and only the middlewares that see all_requests; a
+ * Future of the response).
  */
 #ifndef CRAWL_ENGINE_H
 #define CRAWL_ENGINE_H
@@ -70,6 +72,10 @@ void mw_ignore(mw_result *out, const char *fmt, ...) __attribute__((format(print
 typedef struct downloader_middleware {
     const char *name;
     void *self;
+    /* process_request sees the engine's own downloads too (engine_download: robots.txt,
+     * sitemaps), as every middleware does in Scrapy; there a Response answers the
+     * download, IGNORE fails it, a Request is an error. Off: the crawl's URLs only. */
+    bool all_requests;
     /* Each may be NULL (skipped). NULL return: *out is set; else a coroutine to await. */
     coro *(*process_request)(void *self, request *req, mw_result *out);
     coro *(*process_response)(void *self, request *req, const response *resp,
@@ -88,6 +94,7 @@ typedef struct item {
     const request *request;
     const response *response;   /* NULL for a failure; else status, kept headers, and
                                  * the body if a stage wants_body */
+    long long output_end;       /* where its line ends in --output (-1: no offset) */
 } item;
 
 typedef struct item_pipeline {
@@ -135,7 +142,8 @@ struct hostqueue *engine_hosts(const engine *e);
  * seeder's back-pressure (seeds/sitemaps.c); 0 until it does. */
 void engine_set_backlog(engine *e, size_t (*qsize)(const void *ctx), const void *ctx);
 size_t engine_backlog(const engine *e);
-/* Whether a pipeline stage failed (the crawl then ends with exit 1). */
+/* Whether a pipeline stage failed, or the write of a record to --output (the crawl
+ * then stops at once and ends with exit 1; a worker acknowledges nothing after it). */
 bool engine_failed(const engine *e);
 
 /* Scrapy's engine.crawl: schedule req through the Queue (unless seen, or not allowed
@@ -143,9 +151,9 @@ bool engine_failed(const engine *e);
  * it was scheduled. */
 bool engine_crawl(engine *e, request *req);
 /* Scrapy's engine.download: a Task (a Future) that downloads req — up to --max-tries
- * attempts (one with REQ_ONE_TRY), no redirect followed — and resolves to the response (response *, the
- * awaiter's to free) or fails with the last error. Takes req. Free the task
- * (task_free) once its result is read. */
+ * attempts (one with REQ_ONE_TRY), no redirect followed — and resolves to the response
+ * (response *, the awaiter's to free) or fails with the last error. Takes req. Free the
+ * task (task_free) once its result is read. */
 task *engine_download(engine *e, request *req);
 /* The same download as a coroutine, for a coroutine to AWAIT itself (no Task to free):
  * returns the response (response *, the awaiter's to free) or raises. Takes req. */

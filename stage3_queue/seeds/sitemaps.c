@@ -12,6 +12,7 @@
 #include "hostqueue.h"
 #include "log.h"
 #include "robots.h"
+#include "settings.h"
 #include "sitemap_parser.h"
 #include "sockio.h"
 #include "url.h"
@@ -221,7 +222,7 @@ static void read_robots(seed_frame *f, const response *r, const robots *rb)
 static bool rules_known(seed_frame *f, const char *url, bool *allowed)
 {
     *allowed = true;
-    if (engine_app(f->e)->opt.ignore_robots)
+    if (settings_of(engine_app(f->e))->ignore_robots)
         return true;
     char *pq = NULL;
     char *origin = origin_of(url, &pq);
