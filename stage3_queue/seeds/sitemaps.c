@@ -12,6 +12,7 @@
 #include "hostqueue.h"
 #include "log.h"
 #include "robots.h"
+#include "robotstxt.h"
 #include "settings.h"
 #include "sitemap_parser.h"
 #include "sockio.h"
@@ -86,8 +87,8 @@ static origin_rules *rules_find(seed_frame *f, const char *origin)
 }
 
 /* The rules robots.txt's answer gives (RFC 9309, 2.3.1), kept for its origin: 2xx,
- * the file's; 4xx, everything allowed; anything else (a redirect, 5xx, no answer),
- * nothing read from there. */
+ * the file's; 4xx, or redirects past ROBOTSTXT_MAX_REDIRECTS, everything allowed (as
+ * the robots.txt middleware decides); a 5xx or no answer, nothing read from there. */
 static robots *rules_learn(seed_frame *f, const char *robots_url, const response *r)
 {
     const char *agent = engine_app(f->e)->opt.user_agent;
@@ -95,7 +96,7 @@ static robots *rules_learn(seed_frame *f, const char *robots_url, const response
     if (r && r->status >= 200 && r->status < 300)
         rb = robots_parse(r->body ? r->body : "", r->body ? r->body_len : 0,
                           agent ? agent : "crawlstages");
-    else if (r && r->status >= 400 && r->status < 500)
+    else if (r && r->status >= 300 && r->status < 500)
         rb = robots_allow_all();
     else
         rb = robots_disallow_all();
@@ -242,6 +243,7 @@ typedef struct {
     coro co;
     engine *e;
     char *url;
+    int hops;                   /* redirects still followed (robots.txt's) */
     bool claimed;               /* holds a start on the polite Queue's host */
 } download_frame;
 
@@ -250,19 +252,33 @@ static int download_body(coro *co)
     download_frame *f = (download_frame *)co;
     hostqueue *hq = engine_hosts(f->e);
     CORO_BEGIN(co);
-    if (hq) {
-        AWAIT(co, hostqueue_claim(hq, f->url));
-        f->claimed = true;
+    for (;;) {
+        if (hq) {
+            AWAIT(co, hostqueue_claim(hq, f->url));
+            f->claimed = true;
+        }
+        AWAIT_CATCH(co, engine_fetch(f->e, request_new(f->url, 0,
+                                                       REQ_DONT_OBEY_ROBOTS | REQ_ONE_TRY)));
+        if (f->claimed) {
+            hostqueue_release(hq, f->url);
+            f->claimed = false;
+        }
+        if (co->err)
+            CORO_RAISE_ERR(co);
+        {
+            response *r = co->value.p;
+            const char *loc = response_header(r, "Location");
+            char *next = f->hops > 0 && r->status >= 300 && r->status < 400 && loc
+                             ? url_resolve(r->url, loc)
+                             : NULL;
+            if (!next)
+                CORO_RETURN(co, r, 0);
+            response_free(r);
+            free(f->url);
+            f->url = next;
+            f->hops--;
+        }
     }
-    AWAIT_CATCH(co, engine_fetch(f->e, request_new(f->url, 0,
-                                                   REQ_DONT_OBEY_ROBOTS | REQ_ONE_TRY)));
-    if (f->claimed) {
-        hostqueue_release(hq, f->url);
-        f->claimed = false;
-    }
-    if (co->err)
-        CORO_RAISE_ERR(co);
-    CORO_RETURN(co, co->value.p, 0);
     CORO_END(co);
 }
 
@@ -277,11 +293,14 @@ static void download_finally(coro *co)
 static const coro_def download_def = {"sitemap download", __FILE__, download_body,
                                       download_finally, sizeof(download_frame)};
 
-static coro *download(seed_frame *f, const char *url)
+/* url's download; hops: the redirects followed (ROBOTSTXT_MAX_REDIRECTS for
+ * robots.txt, as RFC 9309 asks; none for a sitemap, whose redirect could lead anywhere). */
+static coro *download(seed_frame *f, const char *url, int hops)
 {
     download_frame *d = (download_frame *)coro_new(&download_def);
     d->e = f->e;
     d->url = xstrdup(url);
+    d->hops = hops;
     return &d->co;
 }
 
@@ -342,7 +361,7 @@ static int seed_body(coro *co)
         set_robots_url(f, f->origin);
         if (!f->robots_url)
             continue;
-        AWAIT_CATCH(co, download(f, f->robots_url));
+        AWAIT_CATCH(co, download(f, f->robots_url, ROBOTSTXT_MAX_REDIRECTS));
         {
             response *r = fetched(f, f->robots_url);
             if (co->err)
@@ -366,7 +385,7 @@ static int seed_body(coro *co)
                     set_robots_url(f, f->list[f->next - 1].url);
                     if (!f->robots_url)
                         continue;
-                    AWAIT_CATCH(co, download(f, f->robots_url));
+                    AWAIT_CATCH(co, download(f, f->robots_url, ROBOTSTXT_MAX_REDIRECTS));
                     if (robots_fetched(f) < 0)
                         CORO_RAISE_ERR(co);
                     rules_known(f, f->list[f->next - 1].url, &allowed);
@@ -377,7 +396,7 @@ static int seed_body(coro *co)
                     continue;
                 }
             }
-            AWAIT_CATCH(co, download(f, f->list[f->next - 1].url));
+            AWAIT_CATCH(co, download(f, f->list[f->next - 1].url, 0));
             f->resp = fetched(f, f->list[f->next - 1].url);
             if (co->err)
                 CORO_RAISE_ERR(co);

@@ -15,8 +15,9 @@
  *   - a robots.txt Sitemap line may name another host only if the host policy and
  *     --exclude allow a page there; so must every sitemap URL;
  *   - the robots.txt of the sitemap's origin must allow its path (read once per
- *     origin; a robots.txt that cannot be read, a redirect or a 5xx: no sitemap read
- *     there; a 4xx: all allowed), unless --ignore-robots;
+ *     origin, its redirects followed ROBOTSTXT_MAX_REDIRECTS deep; a 5xx or no answer:
+ *     no sitemap read there; a 4xx: all allowed), unless --ignore-robots; a sitemap's
+ *     own redirect is not followed;
  *   - with politeness on, each download takes a start on its host (hostqueue_claim):
  *     the host's delay and cap of requests in flight hold for it as for a page.
  *
