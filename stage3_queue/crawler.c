@@ -289,6 +289,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         return not_started(&cr, main_coro);
     crawl_add_roots(a->crawl, put_url, &cr);    /* on --resume: seen already */
 
+    engine_set_backlog(cr.engine, q_qsize, &cr);   /* --sitemaps' back-pressure */
     progress *p = progress_start(a, q_qsize, &cr);
     task *t = task_new(a->loop, &main_coro->co, "crawl");
     int status = 0;

@@ -809,10 +809,15 @@ bool crawl_mark_seen(crawl *c, const char *url)
     return fpset_add(c->seen_urls, url);
 }
 
+bool crawl_allowed(const crawl *c, const char *url)
+{
+    return url_policy_allowed(c->policy, url);
+}
+
 bool crawl_schedule(crawl *c, const char *url, int max_redirect, crawl_add_fn add,
                     void *ctx)
 {
-    if (!url_policy_allowed(c->policy, url))
+    if (!crawl_allowed(c, url))
         return false;
     return add_url(c, url, max_redirect, add, ctx);
 }

@@ -134,6 +134,9 @@ bool crawl_write_failed(const crawl *c, char *err, size_t errlen);
  * "interrupted": true and "error": reason. */
 void crawl_fail(crawl *c, const char *reason);
 
+/* Whether the host policy and --exclude allow url (what crawl_schedule checks before
+ * the seen set and --max-pages): for a download that is no record, a sitemap say. */
+bool crawl_allowed(const crawl *c, const char *url);
 /* crawling.py's add_url for a URL that did not come from a page: scheduled (add is
  * called) when allowed by the host policy, not seen and within --max-pages. Returns
  * whether it was. */

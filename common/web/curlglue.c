@@ -38,6 +38,24 @@
  * to a free list. Connections live in the multi handle's cache and are reused across
  * requests. Host names live in one DNS cache for every handle of every glue (dns_share
  * below).
+ *
+ * Many hosts (issue #27 M4: 50,000 hosts took 206.8 s where the raw transport took
+ * 7.1 s). Two of libcurl 7.88's caches cost time in proportion to the hosts met, on
+ * every transfer, so a crawl of N hosts cost N^2:
+ *   - the DNS cache is pruned after every transfer (Curl_hostcache_prune, a walk over
+ *     every name younger than CURLOPT_DNS_CACHE_TIMEOUT). We set it to -1 (never
+ *     pruned) and expire names ourselves: the share is replaced by a new one every
+ *     DNS_SHARE_TTL_S seconds, or once DNS_SHARE_MAX_NAMES connections were made with
+ *     it (its hash has 23 chains: a lookup walks a chain), and an old one is freed once
+ *     no handle uses it;
+ *   - when the connection cache is full, Curl_conncache_extract_oldest closes the
+ *     oldest idle connection but leaves its host's empty bundle in the cache's hash,
+ *     and walks every bundle the next time: one more per eviction, for good. So
+ *     libcurl never has to evict here: a transfer admitted while g->keep connections
+ *     are idle (g->conns open, less one per transfer) is told to close its own when
+ *     done (CURLOPT_FORBID_REUSE, which closes it the ordinary way, bundle and all),
+ *     and the limits leave room for every connection the others may keep. Idle
+ *     connections older than CONN_IDLE_MAX_S are closed by libcurl, making room.
  */
 #include "curlglue.h"
 
@@ -50,6 +68,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -61,6 +80,9 @@ const char curl_glue_truncated[] = "body over the size limit";
 
 /* Transfers added to the multi handle per admit() call: one turn of the loop. */
 #define ADMIT_BATCH 256
+#define DNS_SHARE_TTL_S 60          /* a name looked up is used this long, at most twice */
+#define DNS_SHARE_MAX_NAMES 1000    /* connections made with one share: about its names */
+#define CONN_IDLE_MAX_S 20          /* an idle connection kept longer is closed */
 
 enum req_state { REQ_FREE, REQ_QUEUED, REQ_ACTIVE, REQ_FINISHING };
 
@@ -119,6 +141,8 @@ struct curl_glue {
     size_t nqueued;
     size_t active;             /* REQ_ACTIVE: in the multi handle */
     size_t cap, max_cap;       /* admit while active < cap; cap never over max_cap */
+    size_t keep;               /* idle connections the cache may hold (0: as libcurl) */
+    size_t conns;              /* connections open now (sockets made, not yet closed) */
     sel_timer *admit_timer;    /* the next admit(): a call_soon, or a backoff's wait */
     unsigned backoff;          /* out of descriptors with none in use: last wait, ms */
     curl_req *dead;            /* cancelled or failed during socket_action */
@@ -136,13 +160,57 @@ struct curl_glue {
 
 static CURLSH *dns_share;
 static int dns_share_users;
+static uint64_t dns_share_born;     /* monotonic ms */
+static size_t dns_share_names;      /* connections made since: names looked up, at most */
+static CURLSH **dns_retired;        /* replaced shares some handle may still use */
+static size_t dns_nretired;
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static CURLSH *dns_share_new(void)
+{
+    CURLSH *sh = curl_share_init();
+    if (!sh)
+        alloc_oom(0);
+    curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    dns_share_born = mono_ms();
+    dns_share_names = 0;
+    return sh;
+}
+
+/* Free the replaced shares no handle uses any more (libcurl says which). */
+static void dns_retired_sweep(void)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < dns_nretired; i++)
+        if (curl_share_cleanup(dns_retired[i]) != CURLSHE_OK)
+            dns_retired[kept++] = dns_retired[i];
+    dns_nretired = kept;
+}
 
 static CURLSH *dns_share_take(void)
 {
-    if (dns_share_users++ == 0) {
-        if (!(dns_share = curl_share_init()))
-            alloc_oom(0);
-        curl_share_setopt(dns_share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    if (dns_share_users++ == 0)
+        dns_share = dns_share_new();
+    return dns_share;
+}
+
+/* The share a new transfer uses: the current one, or a new one once it is
+ * DNS_SHARE_TTL_S old or holds about DNS_SHARE_MAX_NAMES names (they are then looked
+ * up again). */
+static CURLSH *dns_share_now(void)
+{
+    if (dns_share_names >= DNS_SHARE_MAX_NAMES ||
+        mono_ms() - dns_share_born >= DNS_SHARE_TTL_S * 1000ull) {
+        dns_retired = xreallocarray(dns_retired, dns_nretired + 1, sizeof *dns_retired);
+        dns_retired[dns_nretired++] = dns_share;
+        dns_share = dns_share_new();
+        dns_retired_sweep();
     }
     return dns_share;
 }
@@ -150,6 +218,10 @@ static CURLSH *dns_share_take(void)
 static void dns_share_drop(void)
 {
     if (--dns_share_users == 0) {
+        dns_retired_sweep();    /* every handle is gone: all of them */
+        free(dns_retired);
+        dns_retired = NULL;
+        dns_nretired = 0;
         curl_share_cleanup(dns_share);
         dns_share = NULL;
     }
@@ -241,6 +313,7 @@ static void req_recycle(curl_glue *g, curl_req *r)
         return;
     }
     http_head_parser_reset(r->head);    /* drops a large head's buffers */
+    curl_easy_setopt(r->easy, CURLOPT_SHARE, NULL);     /* an old share may go */
     list_push_front(&g->free_list, &r->node);
     g->free_count++;
 }
@@ -399,9 +472,21 @@ static curl_socket_t open_socket_cb(void *userp, curlsocktype purpose,
     curl_req *r = userp;
     curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
     r->out_of_fds = fd == CURL_SOCKET_BAD && net_out_of_fds(errno);
-    if (fd != CURL_SOCKET_BAD)
+    if (fd != CURL_SOCKET_BAD) {
         r->g->backoff = 0;      /* had a descriptor: a later wait starts short again */
+        r->g->conns++;
+        dns_share_names++;      /* a new connection: its name may be new to the share */
+    }
     return fd;
+}
+
+/* libcurl closes a connection's socket (the glue's, whichever handle made it). */
+static int close_socket_cb(void *userp, curl_socket_t fd)
+{
+    curl_glue *g = userp;
+    if (g->conns > 0)
+        g->conns--;
+    return close(fd);
 }
 
 /* ---- finishing ------------------------------------------------------------------- */
@@ -560,6 +645,10 @@ static void finish(curl_glue *g, curl_req *r, CURLcode res)
 
 static int add_to_multi(curl_glue *g, curl_req *r)
 {
+    if (g->keep) {              /* at most g->keep idle: it may add one */
+        size_t idle = g->conns > g->active ? g->conns - g->active : 0;
+        curl_easy_setopt(r->easy, CURLOPT_FORBID_REUSE, idle <= g->keep ? 0L : 1L);
+    }
     CURLMcode mc = curl_multi_add_handle(g->multi, r->easy);
     if (mc != CURLM_OK) {
         r->fail = curl_multi_strerror(mc);
@@ -797,11 +886,17 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
     curl_multi_setopt(g->multi, CURLMOPT_SOCKETDATA, g);
     curl_multi_setopt(g->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
     curl_multi_setopt(g->multi, CURLMOPT_TIMERDATA, g);
-    /* Idle connections too hold descriptors: past the budget libcurl closes the oldest
-     * idle one before it opens another. */
-    curl_multi_setopt(g->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)g->max_cap);
+    /* Idle connections too hold descriptors. A transfer keeps its connection while
+     * fewer than g->keep are idle, so at most g->keep plus one per transfer end up
+     * idle beside the transfers' own: the limits leave room for them all, and libcurl
+     * never evicts (see the top of this file) — if the descriptors allow; else, as
+     * before, libcurl closes the oldest idle connection before it opens another. */
+    long spare = (budget > 0 ? budget : 4 * (long)g->max_cap) - 2 * (long)g->max_cap - 1;
+    g->keep = spare >= (long)g->max_cap ? g->max_cap : spare > 0 ? (size_t)spare : 0;
+    long total = g->keep ? (long)(2 * g->max_cap + g->keep + 1) : (long)g->max_cap;
+    curl_multi_setopt(g->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, total);
     curl_multi_setopt(g->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)g->max_cap);
-    curl_multi_setopt(g->multi, CURLMOPT_MAXCONNECTS, (long)g->max_cap);
+    curl_multi_setopt(g->multi, CURLMOPT_MAXCONNECTS, total);
     return g;
 }
 
@@ -859,7 +954,11 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 0L);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_SHARE, g->share);
+    curl_easy_setopt(e, CURLOPT_SHARE, dns_share_now());
+    curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, -1L);   /* dns_share_now expires */
+    curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, (long)CONN_IDLE_MAX_S);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, close_socket_cb);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, g);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
     if (g->cacert)

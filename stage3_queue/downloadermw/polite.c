@@ -87,6 +87,11 @@ static uint64_t now_ms(polite *p) { return selector_now_ms(engine_app(p->e)->loo
 static coro *process_request(void *self, request *req, mw_result *out)
 {
     polite *p = self;
+    const char *gave_up = hostqueue_gave_up(hostqueue_slot(p->hq, req->url));
+    if (gave_up) {              /* recorded, not fetched */
+        mw_ignore(out, "host gave up: %s", gave_up);
+        return NULL;
+    }
     attempt *a = attempt_of(p, req->url);
     a->tries++;
     a->started_ms = now_ms(p);
@@ -147,14 +152,22 @@ static coro *process_response(void *self, request *req, const response *resp,
     } else if (errors5 >= 2) {
         backoff = (long long)doubling_ms((int)errors5 - 1);
     }
+    bool gave_up = false;
     if (backoff >= 0) {
-        hostqueue_backoff(p->hq, host, (uint64_t)backoff);
-        log_info("%s answered %d: its host gets nothing for %.1f s", req->url, status,
-                 (double)backoff / 1000);
+        bool before = hostqueue_gave_up(host) != NULL;
+        gave_up = hostqueue_backoff(p->hq, host, (uint64_t)backoff);
+        if (gave_up && !before)
+            log_info("%s answered %d: its host is given up (%s): its URLs left are "
+                     "recorded as failures", req->url, status, hostqueue_gave_up(host));
+        else if (!gave_up)
+            log_info("%s answered %d: its host gets nothing for %.1f s", req->url, status,
+                     (double)backoff / 1000);
+    } else {
+        hostqueue_backoff_end(host);
     }
 
     mw_continue(out);
-    if (worth_retrying(status) && a->tries < engine_app(p->e)->opt.max_tries) {
+    if (worth_retrying(status) && !gave_up && a->tries < engine_app(p->e)->opt.max_tries) {
         char why[32];
         snprintf(why, sizeof why, "status %d", status);
         retry_later(p, a, req, out, why);

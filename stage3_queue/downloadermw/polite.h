@@ -2,14 +2,16 @@
  * RetryMiddleware and its AutoThrottle extension, on stage 3's engine, telling the
  * polite Queue (hostqueue.h) what each answer says about its host.
  *
- *   process_request    notes when the try starts (for the latency)
+ *   process_request    notes when the try starts (for the latency); a URL of a host
+ *                      given up (hostqueue.h: too many back-offs in a row) is
+ *                      ignored instead — its record says "host gave up: ..."
  *   process_response   the latency goes to autothrottle; a 429 or 503 backs the host
  *                      off for its Retry-After (seconds or an HTTP date; none given:
  *                      1 s, doubled on each try of the URL), and so does a 5xx that
  *                      follows another 5xx of the host; a 408, 429, 500, 502, 503 or
  *                      504 is tried again later (a Request for itself, through the
  *                      Queue), until --max-tries tries — the last answer is then the
- *                      URL's record
+ *                      URL's record (at once when the back-off gives the host up)
  *   process_exception  a failed try (timeout, refused, reset): slows autothrottle
  *                      down and is tried again later, until --max-tries
  *

@@ -25,6 +25,8 @@ struct engine {
     item *capture;               /* the item whose record the crawl core is making */
     bool failed;                 /* a pipeline stage raised */
     struct hostqueue *hosts;     /* politeness: the polite Queue, or NULL */
+    size_t (*backlog)(const void *ctx);     /* the Queue's size, or NULL */
+    const void *backlog_ctx;
 };
 
 /* ---- results ---- */
@@ -133,6 +135,14 @@ bool engine_failed(const engine *e) { return e->failed; }
 void engine_set_hosts(engine *e, struct hostqueue *hq) { e->hosts = hq; }
 struct hostqueue *engine_hosts(const engine *e) { return e->hosts; }
 
+void engine_set_backlog(engine *e, size_t (*qsize)(const void *ctx), const void *ctx)
+{
+    e->backlog = qsize;
+    e->backlog_ctx = ctx;
+}
+
+size_t engine_backlog(const engine *e) { return e->backlog ? e->backlog(e->backlog_ctx) : 0; }
+
 /* ---- engine.crawl: through the Queue ---- */
 
 bool engine_crawl(engine *e, request *req)
@@ -206,7 +216,9 @@ static int download_body(coro *co)
                        f->e->mw[f->i].name, f->req->url);
     }
     AWAIT(co, fetch_response(f->e->a, f->req->url, f->req->max_redirect,
-                             request_fields(f->req), FETCH_KEEP_BODY));
+                             request_fields(f->req),
+                             FETCH_KEEP_BODY |
+                                 (f->req->flags & REQ_ONE_TRY ? FETCH_ONE_TRY : 0)));
     {
         crawl_fetch *cf = co->value.p;
         response *r = response_of(cf, co->value.n == 1);

@@ -138,6 +138,10 @@ coro *engine_close(engine *e);
 struct hostqueue;
 void engine_set_hosts(engine *e, struct hostqueue *hq);
 struct hostqueue *engine_hosts(const engine *e);
+/* The Crawler tells the engine how to read its Queue's size (URLs waiting), for a
+ * seeder's back-pressure (seeds/sitemaps.c); 0 until it does. */
+void engine_set_backlog(engine *e, size_t (*qsize)(const void *ctx), const void *ctx);
+size_t engine_backlog(const engine *e);
 /* Whether a pipeline stage failed, or the write of a record to --output (the crawl
  * then stops at once and ends with exit 1; a worker acknowledges nothing after it). */
 bool engine_failed(const engine *e);
@@ -147,9 +151,9 @@ bool engine_failed(const engine *e);
  * it was scheduled. */
 bool engine_crawl(engine *e, request *req);
 /* Scrapy's engine.download: a Task (a Future) that downloads req — up to --max-tries
- * attempts, no redirect followed — and resolves to the response (response *, the
- * awaiter's to free) or fails with the last error. Takes req. Free the task
- * (task_free) once its result is read. */
+ * attempts (one with REQ_ONE_TRY), no redirect followed — and resolves to the response
+ * (response *, the awaiter's to free) or fails with the last error. Takes req. Free the
+ * task (task_free) once its result is read. */
 task *engine_download(engine *e, request *req);
 /* The same download as a coroutine, for a coroutine to AWAIT itself (no Task to free):
  * returns the response (response *, the awaiter's to free) or raises. Takes req. */

@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "hash.h"
 #include "log.h"
+#include "sockio.h"
 #include "url.h"
 
 #define NOT_IN_HEAP ((size_t)-1)
@@ -27,6 +28,13 @@ struct hq_slot {
     double auto_delay;          /* --autothrottle's; < 0 until the first answer */
     unsigned errors5;           /* 5xx answers in a row */
     size_t heap_idx;            /* in q->heap, or NOT_IN_HEAP */
+    bool started;               /* a request started here once: no longer fresh */
+    list_node fresh;            /* in q->fresh while it is fresh and wants a start */
+    unsigned claiming;          /* hostqueue_claim()s waiting for a start here */
+    unsigned backoffs;          /* back-offs in a row (no answer without one since) */
+    uint64_t backoff_ms;        /* their total */
+    uint64_t backoff_until;     /* the end of the latest */
+    char *gave_up;              /* why the host was given up, or NULL */
 };
 
 /* A host name and the slot its URLs go to (NULL with --per-ip while it is looked up:
@@ -99,12 +107,21 @@ static void heap_remove(hostqueue *q, hq_slot *s)
     heap_down(q, last->heap_idx);
 }
 
-/* Put s in the heap, take it out, or move it, as its URLs, room and time say. */
+/* Put s where a getter finds it, take it out, or move it, as its URLs, room and time
+ * say: a slot that never started a request waits in the fresh line (FIFO), the others
+ * in the heap by next start. A slot being claimed (hostqueue_claim) is in neither: the
+ * claim takes its next start. */
 static void slot_update(hostqueue *q, hq_slot *s)
 {
     bool room = q->cfg.per_host <= 0 || s->inflight < (unsigned)q->cfg.per_host;
-    bool want = room && jobq_size(&s->items) > 0;
-    if (!want) {
+    bool want = room && jobq_size(&s->items) > 0 && !s->claiming;
+    if (!want || s->started) {
+        list_remove(&s->fresh);
+    } else if (!list_linked(&s->fresh)) {
+        list_push_back(&q->fresh, &s->fresh);
+        return;
+    }
+    if (!want || !s->started) {
         if (s->heap_idx != NOT_IN_HEAP)
             heap_remove(q, s);
         return;
@@ -120,6 +137,21 @@ static void slot_update(hostqueue *q, hq_slot *s)
     heap_down(q, s->heap_idx);
 }
 
+/* The slot whose URL a getter takes now, or NULL when none may start now. Fresh slots
+ * and due ones of the heap take turns: a crawl of many hosts starts pages on the hosts
+ * it knows while it meets new ones (their first request is often robots.txt), rather
+ * than every new host first. */
+static hq_slot *slot_next(hostqueue *q)
+{
+    list_node *n = list_first(&q->fresh);
+    hq_slot *fresh = n ? list_entry(n, hq_slot, fresh) : NULL;
+    hq_slot *due = q->nheap && q->heap[0]->next_ms <= selector_now_ms(q->loop) ? q->heap[0]
+                                                                               : NULL;
+    if (fresh && due)
+        return (q->turns++ & 1) ? fresh : due;
+    return fresh ? fresh : due;
+}
+
 /* ---- waking getters (queue.h's getter line) ---- */
 
 static void on_timer(selector *s, void *arg);
@@ -128,14 +160,16 @@ static void on_timer(selector *s, void *arg);
  * the URL and kicks again for the next). Its time is later: one timer for it. */
 static void kick(hostqueue *q)
 {
-    if (list_empty(&q->getters) || q->nheap == 0)
+    if (list_empty(&q->getters))
         return;
     uint64_t now = selector_now_ms(q->loop);
-    uint64_t at = q->heap[0]->next_ms;
-    if (at <= now) {
+    if (!list_empty(&q->fresh) || (q->nheap && q->heap[0]->next_ms <= now)) {
         getter_wake_oldest(q->loop, &q->getters);
         return;
     }
+    if (q->nheap == 0)
+        return;
+    uint64_t at = q->heap[0]->next_ms;
     if (q->timer && q->timer_at <= at)
         return;                 /* one is set for then or sooner */
     if (q->timer)
@@ -164,6 +198,7 @@ static hq_slot *slot_get(hostqueue *q, const char *key)
     jobq_init(&s->items);
     s->auto_delay = -1;
     s->heap_idx = NOT_IN_HEAP;
+    list_node_init(&s->fresh);
     strmap_add(&q->slots, &s->node, s->key);
     return s;
 }
@@ -236,6 +271,7 @@ void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns,
     q->cfg = *cfg;
     strmap_init(&q->hosts);
     strmap_init(&q->slots);
+    list_init(&q->fresh);
     list_init(&q->getters);
     q->rng = hash_str("hostqueue") | 1;     /* keyed per process: no fixed sequence */
 }
@@ -254,6 +290,7 @@ static void slot_drop(strmap_node *n)
 {
     hq_slot *s = strmap_entry(n, hq_slot, node);
     jobq_clear(&s->items);
+    free(s->gave_up);
     free(s->key);
     free(s);
 }
@@ -270,6 +307,7 @@ void hostqueue_clear(hostqueue *q)
     free(q->heap);
     q->heap = NULL;
     q->nheap = q->capheap = 0;
+    list_init(&q->fresh);
     queue_clear(&q->base);
 }
 
@@ -315,20 +353,28 @@ typedef struct {
     coro co;
     hostqueue *q;
     getter g;
+    hq_slot *s;                 /* slot_next's choice */
 } hget_frame;
 
-/* Take the top slot's oldest URL: a request starts there now. */
-static job take(hostqueue *q)
+/* A request starts on s now: in flight + 1, the next start after the host's delay (a
+ * host given up has no delay: its URLs are recorded without a request). */
+static void slot_start(hostqueue *q, hq_slot *s)
 {
-    hq_slot *s = q->heap[0];
     uint64_t now = selector_now_ms(q->loop);
+    s->inflight++;
+    s->started = true;
+    s->last_start_ms = now;
+    s->next_ms = s->gave_up ? now : now + delay_ms(q, s) + 1;  /* now is whole ms */
+    slot_update(q, s);
+}
+
+/* Take the oldest URL of s (slot_next's choice): a request starts there now. */
+static job take(hostqueue *q, hq_slot *s)
+{
     job j;
     jobq_pop(&s->items, &j);
     q->queued--;
-    s->inflight++;
-    s->last_start_ms = now;
-    s->next_ms = now + delay_ms(q, s) + 1;     /* now is whole ms: never early */
-    slot_update(q, s);
+    slot_start(q, s);
     return j;
 }
 
@@ -337,7 +383,7 @@ static int hget_body(coro *co)
     hget_frame *f = (hget_frame *)co;
     hostqueue *q = f->q;
     CORO_BEGIN(co);
-    while (q->nheap == 0 || q->heap[0]->next_ms > selector_now_ms(q->loop)) {
+    while (!(f->s = slot_next(q))) {
         /* Nothing may start now: wait for a put, a task_done or the top's time. */
         future_clear(&f->g.wake);
         list_push_back(&q->getters, &f->g.link);
@@ -345,7 +391,7 @@ static int hget_body(coro *co)
         AWAIT_FUTURE(co, &f->g.wake);            /* a worker is cancelled here */
     }
     {
-        job j = take(q);
+        job j = take(q, f->s);
         kick(q);                                 /* the next getter, if another may go */
         CORO_RETURN(co, j.url, j.max_redirect);
     }
@@ -386,7 +432,8 @@ hq_slot *hostqueue_slot(hostqueue *q, const char *url)
     return n ? strmap_entry(n, hq_host, node)->slot : NULL;
 }
 
-void hostqueue_task_done(hostqueue *q, const char *url)
+/* A request on url's host ended: its slot gets the request back. */
+static void slot_end(hostqueue *q, const char *url)
 {
     hq_slot *s = hostqueue_slot(q, url);
     if (s && s->inflight > 0) {
@@ -394,22 +441,131 @@ void hostqueue_task_done(hostqueue *q, const char *url)
         slot_update(q, s);
         kick(q);
     }
+}
+
+void hostqueue_task_done(hostqueue *q, const char *url)
+{
+    slot_end(q, url);
     queue_task_done(&q->base);
 }
 
 coro *hostqueue_join(hostqueue *q) { return queue_join(&q->base); }
 
+/* ---- a start for a download that is no URL of the Queue (a sitemap) ---- */
+
+#define CLAIM_POLL_MS 20        /* a claim waiting for room or a lookup looks again */
+
+typedef struct {
+    coro co;
+    hostqueue *q;
+    char *url;
+    hq_slot *s;                 /* the slot whose claiming count holds this claim */
+} claim_frame;
+
+/* Wait until the host may start a request, as a getter would for one of its URLs;
+ * meanwhile the slot is kept out of the getters' way, so the claim cannot starve. */
+static int claim_body(coro *co)
+{
+    claim_frame *f = (claim_frame *)co;
+    hostqueue *q = f->q;
+    CORO_BEGIN(co);
+    for (;;) {
+        if (!f->s) {
+            f->s = host_of(q, f->url)->slot;    /* NULL while --per-ip looks it up */
+            if (f->s) {
+                f->s->claiming++;
+                slot_update(q, f->s);
+            }
+        }
+        if (f->s) {
+            hq_slot *s = f->s;
+            bool room = q->cfg.per_host <= 0 || s->inflight < (unsigned)q->cfg.per_host;
+            uint64_t now = selector_now_ms(q->loop);
+            if (room && s->next_ms <= now) {
+                s->claiming--;
+                f->s = NULL;
+                slot_start(q, s);
+                kick(q);
+                break;
+            }
+            if (room) {
+                AWAIT(co, sock_sleep(s->next_ms - now));
+                continue;
+            }
+        }
+        AWAIT(co, sock_sleep(CLAIM_POLL_MS));
+    }
+    CORO_END(co);
+}
+
+static void claim_finally(coro *co)
+{
+    claim_frame *f = (claim_frame *)co;
+    if (f->s) {                 /* cancelled while waiting */
+        f->s->claiming--;
+        slot_update(f->q, f->s);
+        kick(f->q);
+    }
+    free(f->url);
+}
+
+static const coro_def claim_def = {"hostqueue_claim", __FILE__, claim_body, claim_finally,
+                                   sizeof(claim_frame)};
+
+coro *hostqueue_claim(hostqueue *q, const char *url)
+{
+    claim_frame *f = (claim_frame *)coro_new(&claim_def);
+    f->q = q;
+    f->url = xstrdup(url);
+    return &f->co;
+}
+
+void hostqueue_release(hostqueue *q, const char *url) { slot_end(q, url); }
+
 /* ---- what the engine learns ---- */
 
-void hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms)
+/* A back-off that starts while an earlier one lasts (the answers of requests that were
+ * in flight together) lengthens it; only one that starts after it counts in the run. */
+bool hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms)
 {
-    if (!s)
-        return;
-    uint64_t until = selector_now_ms(q->loop) + ms;
+    if (!s || s->gave_up)
+        return s && s->gave_up;
+    uint64_t now = selector_now_ms(q->loop);
+    uint64_t until = now + ms;
+    if (now >= s->backoff_until) {
+        s->backoffs++;
+        s->backoff_ms += ms;
+    } else if (until > s->backoff_until) {
+        s->backoff_ms += until - s->backoff_until;
+    }
+    if (until > s->backoff_until)
+        s->backoff_until = until;
+    if (s->backoffs >= HQ_GIVE_UP_BACKOFFS || s->backoff_ms >= HQ_GIVE_UP_S * 1000ull) {
+        s->gave_up = xasprintf("%u back-offs in a row, %.1f s in all", s->backoffs,
+                               (double)s->backoff_ms / 1000);
+        s->next_ms = now;       /* what is left goes at once, to be recorded */
+        slot_update(q, s);
+        kick(q);
+        return true;
+    }
     if (until > s->next_ms) {
         s->next_ms = until;
         slot_update(q, s);
     }
+    return false;
+}
+
+void hostqueue_backoff_end(hq_slot *s)
+{
+    if (s && !s->gave_up) {
+        s->backoffs = 0;
+        s->backoff_ms = 0;
+    }
+}
+
+const char *hostqueue_gave_up(const hq_slot *s)
+{
+    return s ? s->gave_up : NULL;
 }
 
 bool hostqueue_crawl_delay(hostqueue *q, hq_slot *s, double secs)

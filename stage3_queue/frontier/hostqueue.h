@@ -15,11 +15,25 @@
  * otherwise the getter waits — for a put, for a task_done that frees a slot, or for
  * one timer set at the top slot's time. No worker ever waits on a host.
  *
+ * A slot that never started a request (a host just met) is not in the heap but in a
+ * FIFO of fresh slots, and get takes from the fresh FIFO and from the heap's due slots
+ * in turn: a crawl meeting thousands of hosts goes on with the pages of the hosts it
+ * knows, rather than starting every new host first (each new host's first request
+ * is often its robots.txt).
+ *
  *   the start of a request  get: in flight + 1, next start = now + the host's delay
  *   its end                 task_done(url): in flight - 1 (the chapter's task_done too)
  *   a 429, 503, 5xx, error  hostqueue_backoff: the host's next start moves later
  *   robots.txt Crawl-delay  hostqueue_crawl_delay: the host's delay grows (capped)
  *   --autothrottle          hostqueue_latency: the delay follows the latency
+ *   a sitemap download      hostqueue_claim / hostqueue_release: a start and its end
+ *                           on the host, for a download that is no URL of the Queue
+ *
+ * A host that keeps asking to be left alone is given up: after HQ_GIVE_UP_BACKOFFS
+ * back-offs in a row (none of its answers between them without one), or once those
+ * add up to HQ_GIVE_UP_S seconds, hostqueue_gave_up says why, its delay no longer
+ * applies, and the politeness middleware records each of its URLs left as a failure
+ * without fetching it.
  *
  * join and task_done keep the chapter's meaning: the unfinished count is the embedded
  * chapter Queue's (`base`), and join is its join.
@@ -67,6 +81,8 @@ typedef struct hostqueue {
     hq_slot **heap;             /* slots with URLs and room, by next start */
     size_t nheap, capheap;
     size_t queued;              /* URLs in every FIFO */
+    list_node fresh;            /* slots that never started a request, with URLs */
+    unsigned turns;             /* get's alternation between fresh and heap */
     list_node getters;          /* get()s waiting, oldest first */
     sel_timer *timer;           /* wakes a getter when the top slot's time comes */
     uint64_t timer_at;
@@ -84,6 +100,13 @@ void hostqueue_put_nowait(hostqueue *q, const char *url, int max_redirect);
 coro *hostqueue_get(hostqueue *q);
 void hostqueue_task_done(hostqueue *q, const char *url);
 coro *hostqueue_join(hostqueue *q);
+
+/* A download outside the Queue (a sitemap file) obeys the host's politeness too: claim
+ * waits until url's host may start a request (its delay, its cap of requests in flight;
+ * the host's URLs in the Queue wait meanwhile) and takes that start; release, after the
+ * download, gives it back. claim never raises but CancelledError. */
+coro *hostqueue_claim(hostqueue *q, const char *url);
+void hostqueue_release(hostqueue *q, const char *url);
 static inline size_t hostqueue_qsize(const hostqueue *q) { return q->queued; }
 
 /* How a try went, for autothrottle: a 2xx/3xx answer; another answer (a 404: it never
@@ -95,10 +118,18 @@ typedef enum { HQ_GOOD, HQ_OTHER, HQ_TROUBLE } hq_outcome;
  * then do nothing. Valid until the queue is cleared. */
 hq_slot *hostqueue_slot(hostqueue *q, const char *url);
 
-/* What the engine learns about a host. backoff: nothing starts there for ms.
+#define HQ_GIVE_UP_BACKOFFS 5    /* back-offs in a row before a host is given up */
+#define HQ_GIVE_UP_S 900          /* or seconds of back-off in a row */
+
+/* What the engine learns about a host. backoff: nothing starts there for ms (returns
+ * true when the host is given up, now or before); backoff_end: an answer that asked
+ * for no back-off ends the run of back-offs.
  * crawl_delay: robots.txt asks this many seconds between requests (capped by
  * max_crawl_delay; returns true when the cap applied). latency: a try took ms. */
-void hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms);
+bool hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms);
+void hostqueue_backoff_end(hq_slot *s);
+/* Why the host was given up ("5 back-offs in a row, 5.0 s in all"), or NULL. */
+const char *hostqueue_gave_up(const hq_slot *s);
 bool hostqueue_crawl_delay(hostqueue *q, hq_slot *s, double secs);
 void hostqueue_latency(hostqueue *q, hq_slot *s, uint64_t ms, hq_outcome how);
 /* An answer of the host: a 5xx (error) or not. Returns how many 5xx it gave in a row,

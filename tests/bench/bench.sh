@@ -42,6 +42,18 @@
 #               theoretical bound. From the servers' --log files: how long the fast hosts
 #               took, their pages/s, the most requests in flight to one host and the
 #               shortest gap between two starts on one host. One run each (~3 minutes).
+#   manyhosts   BENCH_HOSTS hosts (default "5000 20000 50000": 127.0.0.1, 127.0.0.2, ...,
+#               skipping .0 and .255) of one page each, served by one testsite that
+#               listens on 0.0.0.0 (so every 127.x.y.z reaches it; the crawler talks to
+#               127.0.0.0/8 only): every host a root of crawl-queue -q --ignore-robots
+#               on each transport, then on curl with robots.txt and --per-host 1 — wall
+#               seconds, pages, and curl's time over raw's (issue #27 M4). Not in the
+#               default list.
+#   sitemaps    BENCH_SITEMAPS gzip sitemaps of 50,000 URLs each (default 20: a million
+#               URLs, ~5 MB on the wire) named by robots.txt, crawled with crawl-queue
+#               --sitemaps and interrupted (SIGINT) after BENCH_SITEMAPS_SECS (20) s:
+#               the peak RSS, the URLs left to do and the records (issue #27 L2). Not in
+#               the default list.
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
 # 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
@@ -75,6 +87,9 @@ pol_slow=${BENCH_POL_SLOW:-2000}
 pol_delay=${BENCH_POL_DELAY:-0.1}
 pol_tasks=${BENCH_POL_TASKS:-20}
 pol_scrapy=${BENCH_POL_SCRAPY:-1}
+many_hosts=${BENCH_HOSTS:-5000 20000 50000}
+sm_files=${BENCH_SITEMAPS:-20}
+sm_secs=${BENCH_SITEMAPS_SECS:-20}
 bin=$build/bin
 out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
@@ -603,6 +618,90 @@ section_politeness() {
 
 say "crawlstages benchmarks — $(nproc) CPU(s), $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n1), Linux $(uname -r), $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)"
 say "open files: $(ulimit -n); data in $out"
+# ---- 7. many hosts ---------------------------------------------------------------------
+# hosts_roots N PORT: N root URLs, one per address 127.a.b.c (c neither 0 nor 255).
+hosts_roots() {
+    awk -v n="$1" -v p="$2" 'BEGIN {
+        for (i = 1; k < n; i++) {
+            c = i % 256
+            if (c == 0 || c == 255) continue
+            printf "http://127.%d.%d.%d:%s/\n", int(i / 65536) % 256, int(i / 256) % 256, c, p
+            k++
+        }
+    }'
+}
+
+# many_run TAG TRANSPORT N ARGS...: crawl-queue on the N roots of $out/hosts.N.
+many_run() {
+    local tag=$1 transport=$2 n=$3
+    shift 3
+    # shellcheck disable=SC2046 # one root per word
+    "$bin/runstat" -o "$out/$tag.stat" timeout 600 "$bin/crawl-queue" -q --format jsonl \
+        --transport "$transport" --output "$out/$tag.jsonl" "$@" $(cat "$out/hosts.$n") \
+        2>"$out/$tag.err" || warn "crawl-queue ($tag) failed: $(head -c 300 "$out/$tag.err")"
+}
+
+section_manyhosts() {
+    say ""
+    say "== Many hosts: N hosts (127.0.0.1, 127.0.0.2, ...) of one page, one testsite on 0.0.0.0;"
+    say "   crawl-queue --ignore-robots on each transport, and on curl with robots.txt and --per-host 1"
+    launch hosts --bind 0.0.0.0 --generate "pages=1,links=0,size=200,seed=1"
+    local pid=$launched_pid port=${launched_url##*:}
+    port=${port%/}
+    printf '%-7s %-26s %8s %8s %9s\n' hosts run wall_s pages vs_raw
+    local n raw curl
+    for n in $many_hosts; do
+        hosts_roots "$n" "$port" >"$out/hosts.$n"
+        many_run "many.$n.raw" raw "$n" --ignore-robots
+        many_run "many.$n.curl" curl "$n" --ignore-robots
+        many_run "many.$n.polite" curl "$n" --per-host 1
+        raw=$(rfield "$out/many.$n.raw.stat" wall)
+        curl=$(rfield "$out/many.$n.curl.stat" wall)
+        printf '%-7s %-26s %8s %8s %9s\n' "$n" "raw --ignore-robots" "$raw" \
+            "$(sfield "$out/many.$n.raw.jsonl" done)" "1.00"
+        printf '%-7s %-26s %8s %8s %9s\n' "$n" "curl --ignore-robots" "$curl" \
+            "$(sfield "$out/many.$n.curl.jsonl" done)" "$(ratio "$curl" "$raw")"
+        printf '%-7s %-26s %8s %8s %9s\n' "$n" "curl robots --per-host 1" \
+            "$(rfield "$out/many.$n.polite.stat" wall)" "$(sfield "$out/many.$n.polite.jsonl" done)" \
+            "$(ratio "$(rfield "$out/many.$n.polite.stat" wall)" "$raw")"
+    done
+    stop "$pid"
+}
+
+# ---- 8. sitemaps: a million URLs ---------------------------------------------------------
+section_sitemaps() {
+    say ""
+    say "== Sitemaps: $sm_files gzip sitemaps of 50,000 URLs, crawl-queue --sitemaps, SIGINT after $sm_secs s"
+    local dir=$out/sitemaps port i
+    mkdir -p "$dir"
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    {
+        printf 'page /robots.txt type=text/plain body="User-agent: *\\n'
+        for i in $(seq "$sm_files"); do printf 'Sitemap: {base}/s%d.xml.gz\\n' "$i"; done
+        printf '"\npage /\n'
+        for i in $(seq "$sm_files"); do
+            printf 'page /s%d.xml.gz type=application/gzip body=@s%d.xml.gz\n' "$i" "$i"
+        done
+    } >"$dir/site"
+    for i in $(seq "$sm_files"); do
+        awk -v i="$i" -v p="$port" 'BEGIN {
+            print "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"
+            for (j = 0; j < 50000; j++)
+                printf "<url><loc>http://127.0.0.1:%d/u/%d/%d</loc></url>\n", p, i, j
+            print "</urlset>"
+        }' | gzip -c >"$dir/s$i.xml.gz"
+    done
+    say "   on the wire: $(du -ck "$dir"/s*.xml.gz | tail -n1 | cut -f1) KB"
+    launch sitemaps --port "$port" "$dir/site"
+    local pid=$launched_pid
+    "$bin/runstat" -o "$out/sitemaps.stat" timeout --preserve-status -s INT "$sm_secs" "$bin/crawl-queue" -q \
+        --format jsonl --sitemaps --output "$out/sitemaps.jsonl" "$launched_url" \
+        2>"$out/sitemaps.err"
+    say "   peak RSS $(mb "$(rfield "$out/sitemaps.stat" maxrss_kb)") MB;" \
+        "todo $(sfield "$out/sitemaps.jsonl" todo); records $(sfield "$out/sitemaps.jsonl" done)"
+    stop "$pid"
+}
+
 for s in $sections; do
     case $s in
     throughput) section_throughput ;;
@@ -611,6 +710,8 @@ for s in $sections; do
     memory) section_memory ;;
     cluster) section_cluster ;;
     politeness) section_politeness ;;
+    manyhosts) section_manyhosts ;;
+    sitemaps) section_sitemaps ;;
     *) warn "unknown section '$s'" ;;
     esac
 done

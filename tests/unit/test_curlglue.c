@@ -783,6 +783,51 @@ static void test_connection_cap(void **state)
     result_free(r, N);
 }
 
+/* Many hosts (issue #27 M4). libcurl 7.88, evicting an idle connection from a full
+ * cache, leaves its host's empty bundle behind and walks them all at every later
+ * eviction: a crawl of N hosts cost N^2 (50,000 hosts: 206.8 s, the raw transport
+ * 7.1 s; docs/benchmarks.md). So the glue never lets the cache fill: once its idle
+ * budget is used, a transfer closes its own connection when done. With max_conns 2,
+ * twelve servers (twelve ports: twelve hosts to libcurl) one after the other: the
+ * first servers' idle connections stay open, none evicted (before, libcurl closed the
+ * oldest idle one for each new server), and the others' connections are closed. */
+enum { MANY_HOSTS = 12 };
+
+static void test_many_hosts_no_eviction(void **state)
+{
+    (void)state;
+    regrow(2);
+    static tsrv srv[MANY_HOSTS];
+    result r[MANY_HOSTS] = {{0}};
+    for (int i = 0; i < MANY_HOSTS; i++)
+        srv_start(&srv[i], E.s);
+    for (int i = 0; i < MANY_HOSTS; i++) {
+        char url[128];
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/ok", srv[i].port);
+        http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = &r[i],
+                          .on_header = on_header};
+        r[i].req = curl_glue_get(E.g, url, NULL, 5000, 0, &sink, on_done, &r[i]);
+        assert_non_null(r[i].req);
+        E.outstanding++;
+        run_until_done();
+        assert_null(r[i].err_ptr);
+        assert_int_equal(r[i].status, 200);
+    }
+    run_for(100);                   /* the servers see every close made so far */
+    int open = 0;
+    for (int i = 0; i < MANY_HOSTS; i++) {
+        assert_int_equal(srv[i].accepted, 1);
+        open += srv[i].open;
+    }
+    assert_int_equal(srv[0].open, 1);       /* kept, not evicted */
+    assert_int_equal(srv[1].open, 1);
+    assert_int_equal(srv[MANY_HOSTS - 1].open, 0);  /* past the idle budget: closed */
+    assert_true(open <= 3);
+    for (int i = 0; i < MANY_HOSTS; i++)
+        srv_stop(&srv[i]);
+    result_free(r, MANY_HOSTS);
+}
+
 static void test_many_in_flight(void **state)
 {
     (void)state;
@@ -1115,6 +1160,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sequential_reuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_hosts_no_eviction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connection_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_in_flight, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_size, setup, teardown),

@@ -263,6 +263,15 @@ static void stop_loop(selector *s, void *arg)
     selector_stop(s);
 }
 
+/* Keys with URLs that may start: in the heap, or new (the fresh line). */
+static size_t waiting_keys(const hostqueue *q)
+{
+    size_t n = q->nheap;
+    list_for_each(node, &q->fresh)
+        n++;
+    return n;
+}
+
 static void test_per_ip_keys(void **state)
 {
     (void)state;
@@ -284,7 +293,7 @@ static void test_per_ip_keys(void **state)
     hostqueue_put_nowait(&q, c, 0);
     hostqueue_put_nowait(&q, n, 0);
     hostqueue_put_nowait(&q, lit, 0);
-    for (int i = 0; i < 50 && q.nheap < 3; i++) {      /* the lookups: 5 s at most */
+    for (int i = 0; i < 50 && waiting_keys(&q) < 3; i++) {  /* the lookups: 5 s at most */
         selector_call_later(loop, 100, stop_loop, NULL);
         selector_run(loop);
     }
@@ -293,7 +302,7 @@ static void test_per_ip_keys(void **state)
     assert_string_equal(hostqueue_key(hostqueue_slot(&q, c)), "10.0.0.2");
     assert_string_equal(hostqueue_key(hostqueue_slot(&q, lit)), "10.0.0.2");   /* numeric: itself */
     assert_string_equal(hostqueue_key(hostqueue_slot(&q, n)), "nowhere.example");
-    assert_int_equal(q.nheap, 3);                       /* three keys wait to start */
+    assert_int_equal(waiting_keys(&q), 3);              /* three keys wait to start */
     assert_int_equal(hostqueue_qsize(&q), 5);
     hostqueue_clear(&q);
     dns_free(dns);
@@ -475,6 +484,94 @@ static void test_retry_after(void **state)
     stop_sites();
 }
 
+/* A host answering 503 with Retry-After forever (issue #27 L3): it is given up after
+ * HQ_GIVE_UP_BACKOFFS back-offs in a row, and each of its URLs left is a record "host
+ * gave up: ..." without a request — before, 30 URLs x 3 tries x 1 s of back-off each
+ * (with Retry-After: 600, hours). Checked at the server (the requests it got) and in
+ * the records (every URL one). */
+enum { GIVE_UP_PAGES = 30 };
+
+static void test_give_up(void **state)
+{
+    (void)state;
+    char site[4096];
+    size_t n = (size_t)snprintf(site, sizeof site, "page /\n link");
+    for (int i = 1; i <= GIVE_UP_PAGES; i++)
+        n += (size_t)snprintf(site + n, sizeof site - n, " /p%d", i);
+    n += (size_t)snprintf(site + n, sizeof site - n, "\n");
+    for (int i = 1; i <= GIVE_UP_PAGES; i++)
+        n += (size_t)snprintf(site + n, sizeof site - n, "page /p%d busy=1000000/503 retry=1\n",
+                              i);
+    assert_true(n < sizeof site);
+    start_site(1, site, NULL, NULL, NULL);
+    crawl_run r;
+    run_crawl(&r, 60, "--per-host", "1", "--max-tries", "3", "--ignore-robots", NULL);
+    assert_int_equal(r.nrecords, 1 + GIVE_UP_PAGES);      /* never a lost URL */
+    int gave_up = 0, answered = 0;
+    for (int i = 1; i <= GIVE_UP_PAGES; i++) {
+        char u[300];
+        snprintf(u, sizeof u, "%sp%d", url_of(1), i);
+        const jobj *o = crawl_run_find(&r, u);
+        assert_non_null(o);
+        const char *ex = jobj_str(o, "exception");
+        if (ex && strstr(ex, "host gave up: "))
+            gave_up++;
+        else if (jobj_int(o, "status", 0) == 503)
+            answered++;
+        else
+            fail_msg("%s: neither its 503 nor given up", u);
+    }
+    hit h[128];
+    size_t nh = read_log(1, h, 128);
+    size_t pages = 0;
+    for (size_t i = 0; i < nh; i++)
+        pages += strncmp(h[i].path, "/p", 2) == 0;
+    print_message("%zu requests for the 503 pages, %d URLs given up, %d recorded with "
+                  "their 503\n", pages, gave_up, answered);
+    assert_true(pages <= HQ_GIVE_UP_BACKOFFS);            /* --per-host 1: one per back-off */
+    assert_int_equal(gave_up + answered, GIVE_UP_PAGES);
+    assert_true(gave_up >= GIVE_UP_PAGES - HQ_GIVE_UP_BACKOFFS);
+    assert_non_null(strstr(r.err, "its host is given up (5 back-offs in a row"));
+    crawl_run_free(&r);
+    stop_sites();
+}
+
+/* Many new hosts, robots.txt obeyed (issue #27 L4): a new host's first start (its
+ * robots.txt) takes turns with the pages of the hosts already met, instead of every
+ * new host going first. --max-tasks 1 makes the crawler's starts one at a time, so the
+ * servers' logs, merged by time, are its order of starts. */
+enum { FAIR_HOSTS = 12 };
+
+static void test_new_hosts_take_turns(void **state)
+{
+    (void)state;
+    for (int k = 1; k <= FAIR_HOSTS; k++)
+        start_site(k, NULL, "pages=4,links=2,size=300,seed=3", NULL, NULL);
+    crawl_run r;
+    run_crawl(&r, 60, "--per-host", "1", "--max-tasks", "1", NULL);
+    assert_int_equal(r.nrecords, FAIR_HOSTS * 4);
+    double first_page = 1e18;
+    for (int k = 1; k <= FAIR_HOSTS; k++) {
+        hit h[16];
+        size_t n = read_log(k, h, 16);
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(h[i].path, "/robots.txt") != 0 && h[i].begin < first_page)
+                first_page = h[i].begin;
+    }
+    int robots_before = 0;
+    for (int k = 1; k <= FAIR_HOSTS; k++) {
+        hit h[16];
+        size_t n = read_log(k, h, 16);
+        for (size_t i = 0; i < n; i++)
+            robots_before += strcmp(h[i].path, "/robots.txt") == 0 && h[i].begin < first_page;
+    }
+    print_message("%d of %d robots.txt files fetched before the first page\n", robots_before,
+                  FAIR_HOSTS);
+    assert_true(robots_before <= FAIR_HOSTS / 3);      /* all of them before the fix */
+    crawl_run_free(&r);
+    stop_sites();
+}
+
 /* Head-of-line: 50 hosts of 40 pages, one answering in 2 s: with --max-tasks 20
  * --per-host 2 --delay 0.1 the other 49 reach >= 95 % of their throughput without it.
  * With the delay, the crawl is bound by politeness (49 hosts x 10 starts/s), not by
@@ -587,6 +684,8 @@ int main(void)
         cmocka_unit_test_teardown(test_crawl_delay, stop_all),
         cmocka_unit_test_teardown(test_crawl_delay_redirected, stop_all),
         cmocka_unit_test_teardown(test_retry_after, stop_all),
+        cmocka_unit_test_teardown(test_give_up, stop_all),
+        cmocka_unit_test_teardown(test_new_hosts_take_turns, stop_all),
         cmocka_unit_test_teardown(test_head_of_line, stop_all),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
