@@ -121,6 +121,12 @@ static void put_url(void *ctx, const char *url, int max_redirect)
     q_put_nowait(cr, url, max_redirect);
 }
 
+/* engine_unpark's task_done: a parked URL's visit is over. */
+static void unparked(void *ctx, const char *url)
+{
+    q_task_done(ctx, url);
+}
+
 /* ---- work: get, fetch, task_done, forever ---- */
 
 typedef struct {
@@ -140,10 +146,16 @@ static int work_body(coro *co)
         f->max_redirect = (int)co->value.n;
 
         /* Download the page and put its new links in the queue. */
-        if (engine_plain(f->cr->engine))
+        if (engine_plain(f->cr->engine)) {
             AWAIT(co, fetch(f->cr->a, f->url, f->max_redirect, put_url, f->cr));
-        else
+        } else {
             AWAIT(co, engine_handle(f->cr->engine, f->url, f->max_redirect));
+            if (co->value.n == ENGINE_PARKED) { /* engine_unpark calls task_done */
+                free(f->url);
+                f->url = NULL;
+                continue;
+            }
+        }
         q_task_done(f->cr, f->url);      /* its record is written */
         free(f->url);
         f->url = NULL;
@@ -259,6 +271,10 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         }
         /* Politeness across processes: the cap and the delay hold in Redis. */
         rqueue_politeness(cr.rq, a->opt.per_host, a->opt.delay, a->opt.random_delay);
+    } else {
+        /* Parking needs a Queue that takes a URL back as itself: Redis's put drops a
+         * URL the crawl has seen. */
+        engine_set_task_done(cr.engine, unparked);
     }
     if (a->opt.state && state_restore(a, put_url, &cr, err, sizeof err) < 0) {
         fprintf(stderr, "crawl-queue: %s\n", err);
