@@ -43,6 +43,7 @@ typedef struct origin {
     char *robots_url;           /* its robots.txt, while it waits for a download slot */
     list_node to_fetch;         /* in the middleware's line then */
     list_node waiters;          /* the wait_rules Tasks of the requests parked here */
+    size_t unparked;            /* requests handed back and not yet seen again */
     list_node lru;              /* in the middleware's list once rules is set */
     size_t bytes;               /* what the entry holds, rules included, once set */
     uint64_t fetched_ms;        /* when rules was set (the loop's clock) */
@@ -87,10 +88,11 @@ static origin *origin_add(robotstxt *mw, const char *key)
 
 static void origin_free(strmap_node *n);
 
-/* Whether o may go: its rules known, no download and no request waiting on it. */
+/* Whether o may go: its rules known, no download and no request waiting on it, nor
+ * handed back and on its way (dropping the rules then would only fetch them again). */
 static bool origin_idle(const origin *o)
 {
-    return o->rules && !o->fetcher && list_empty(&o->waiters);
+    return o->rules && !o->fetcher && list_empty(&o->waiters) && o->unparked == 0;
 }
 
 /* Out of the table and freed: the next request to the origin fetches its robots.txt
@@ -108,8 +110,24 @@ static void origin_touch(robotstxt *mw, origin *o)
     list_push_front(&mw->lru, &o->lru);
 }
 
-/* o's rules are set: account for them, then drop the least recently used origins
- * while the rules of all take more than max_bytes (never o itself). */
+/* While the rules of all origins take more than max_bytes, drop the least recently
+ * used that may go (never keep). */
+static void evict(robotstxt *mw, const origin *keep)
+{
+    robotstxt_stats *st = mw->stats;
+    for (list_node *n = mw->lru.prev; st->bytes > mw->max_bytes && n != &mw->lru;) {
+        origin *old = list_entry(n, origin, lru);
+        n = n->prev;
+        if (old != keep && origin_idle(old)) {
+            log_info("robots.txt of %s dropped from memory (%zu octets of rules over "
+                     "%zu): fetched again when needed", old->key, st->bytes, mw->max_bytes);
+            st->evictions++;
+            origin_drop(mw, old);
+        }
+    }
+}
+
+/* o's rules are set: account for them, then make room. */
 static void origin_settled(robotstxt *mw, origin *o)
 {
     robotstxt_stats *st = mw->stats;
@@ -118,20 +136,10 @@ static void origin_settled(robotstxt *mw, origin *o)
     o->fetched_ms = selector_now_ms(engine_app(mw->e)->loop);
     st->bytes += o->bytes;
     st->fetches++;
-    origin_touch(mw, o);
-    list_node *n = list_last(&mw->lru);
-    while (st->bytes > mw->max_bytes && n != &mw->lru) {
-        origin *old = list_entry(n, origin, lru);
-        n = n->prev;
-        if (old != o && origin_idle(old)) {
-            log_info("robots.txt of %s dropped from memory (%zu octets of rules over "
-                     "%zu): fetched again when needed", old->key, st->bytes, mw->max_bytes);
-            st->evictions++;
-            origin_drop(mw, old);
-        }
-    }
     if (st->bytes > st->peak_bytes)
         st->peak_bytes = st->bytes;
+    origin_touch(mw, o);
+    evict(mw, o);
 }
 
 /* ---- fetching robots.txt: one Task per origin ---- */
@@ -325,6 +333,7 @@ static void answer(wait_frame *f)
     if (f->req) {
         request *req = f->req;
         f->req = NULL;
+        f->o->unparked++;
         engine_unpark(f->mw->e, req);
     } else {
         decide(f->o, f->path_query, f->out);
@@ -428,8 +437,11 @@ static coro *process_request(void *self, request *req, mw_result *out)
     if (!o) {
         mw_ignore(out, "robots.txt: no entry for this origin (origin_rules)");
     } else if (o->rules) {
+        if (o->unparked > 0) /* most likely one handed back (else one comes later) */
+            o->unparked--;
         origin_touch(mw, o);
         decide(o, pq, out); /* known: at once, no coroutine */
+        evict(mw, o); /* others may have become free to go */
     } else {
         return wait_rules(mw, o, req, pq, out);
     }
