@@ -23,12 +23,13 @@
 #include "hostqueue.h"
 #include "jsonl.h"
 #include "polite.h"
+#include "scratch.h"
 #include "testsite_helper.h"
 
 #define JITTER_MS 15.0
 enum { MAX_HOSTS = 50 };
 
-static char dir[] = "/tmp/test_polite.XXXXXX";
+static char *const dir = scratch_dir;
 static testsite sites[MAX_HOSTS];
 static int nsites;
 
@@ -37,20 +38,6 @@ static char *crawler(void)
     static char path[512];
     snprintf(path, sizeof path, "%s/crawl-queue", BIN_DIR);
     return path;
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 static void stop_sites(void)
@@ -650,5 +637,5 @@ int main(void)
         cmocka_unit_test_teardown(test_retry_after, stop_all),
         cmocka_unit_test_teardown(test_head_of_line, stop_all),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

@@ -21,11 +21,12 @@
 #include "engine.h"
 #include "robots.h"
 #include "robotstxt.h"
+#include "scratch.h"
 #include "testsite_helper.h"
 
 enum { NSITES = 8 };
 
-static char dir[] = "/tmp/test_robotstxt.XXXXXX";
+static char *const dir = scratch_dir;
 static testsite sites[NSITES];
 static app the_app;
 static robotstxt_limits limits;
@@ -82,20 +83,6 @@ static void start_sites(int n, long delay_ms)
         const char *args[] = {site_path, NULL};
         assert_int_equal(testsite_start(&sites[k], args), 0);
     }
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 static int stop_sites(void **state)
@@ -216,5 +203,5 @@ int main(void)
         cmocka_unit_test_teardown(test_rules_bounded, stop_sites),
         cmocka_unit_test_teardown(test_rules_expire, stop_sites),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }
