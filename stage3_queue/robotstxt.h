@@ -3,11 +3,15 @@
  *
  * The first request to an origin (scheme://host:port) starts the one download of its
  * /robots.txt, through engine_download (no record, no middleware); every request to
- * that origin, the first included, is parked on the same Future until the rules are
- * known — one fetch per host however many requests arrive meanwhile — and its worker
- * goes on with other URLs (engine.h, Parking). Then the requests go back in the
- * Queue, and each URL is allowed (the chain goes on) or ignored: a record with status
- * null and the exception "IgnoreRequest: forbidden by robots.txt ...".
+ * that origin, the first included, waits on the same Future until the rules are
+ * known — one fetch per host however many requests arrive meanwhile. Then each URL is
+ * allowed (the chain goes on) or ignored: a record with status null and the
+ * exception "IgnoreRequest: forbidden by robots.txt ...".
+ *
+ * Waiting: a request that finds its origin's rules unknown is parked (engine.h,
+ * Parking): a Task of its own waits on the Future and the worker goes on with other
+ * URLs; when the rules are known, the request goes back in the Queue. At most half of
+ * --max-tasks robots.txt downloads run at once; the other origins wait in line.
  *
  * Memory: the rules of all origins together are kept under max_bytes (robots_bytes:
  * only our group, each rule once); past it the least recently used origins are
