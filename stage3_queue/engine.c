@@ -152,7 +152,7 @@ bool engine_can_park(const engine *e)
 void engine_unpark(engine *e, request *req)
 {
     char *url = xstrdup(req->url);
-    req->flags |= REQ_DONT_FILTER;              /* this very URL, once more */
+    req->flags |= REQ_DONT_FILTER; /* this very URL, once more */
     engine_crawl(e, req);
     e->task_done(e->schedule_ctx, url);
     free(url);
@@ -411,7 +411,7 @@ static int handle_body(coro *co)
             break;
     }
     if (f->res.kind == MW_PARK)
-        CORO_RETURN(co, NULL, ENGINE_PARKED);   /* no record: engine_unpark brings it back */
+        CORO_RETURN(co, NULL, ENGINE_PARKED); /* no record: engine_unpark brings it back */
     if (f->res.kind == MW_IGNORE || f->res.kind == MW_REQUEST) {
         settle(f);
         goto pipeline;

@@ -48,12 +48,13 @@ typedef struct engine engine;
 /* ---- downloader middleware ---- */
 
 typedef enum {
-    MW_CONTINUE = 0,    /* None: go on with the chain */
-    MW_RESPONSE,        /* a Response: out->response, handed to the engine */
-    MW_REQUEST,         /* a Request: out->request, scheduled instead of this one */
-    MW_IGNORE,          /* IgnoreRequest: out->reason is recorded */
-    MW_PARK,            /* process_request only: the middleware keeps the URL for later
-                         * (engine_unpark) and the worker goes on to another */
+    MW_CONTINUE = 0, /* None: go on with the chain */
+    MW_RESPONSE,     /* a Response: out->response, handed to the engine */
+    MW_REQUEST,      /* a Request: out->request, scheduled instead of this one */
+    MW_IGNORE,       /* IgnoreRequest: out->reason is recorded */
+    /* process_request only: the middleware keeps the URL for later (engine_unpark) and
+     * the worker goes on to another */
+    MW_PARK,
 } mw_kind;
 
 typedef struct mw_result {
@@ -136,7 +137,8 @@ app *engine_app(engine *e);
  * engine_can_park says whether the Crawler's Queue allows it (not the Redis frontier,
  * whose put drops a URL the crawl has seen); when not, the middleware returns a
  * coroutine that waits, as any other. */
-#define ENGINE_PARKED 1     /* engine_handle's result (value.n) for a parked URL */
+/* engine_handle's result (value.n) for a parked URL */
+#define ENGINE_PARKED 1
 coro *engine_open(engine *e);
 coro *engine_handle(engine *e, const char *url, int max_redirect);
 coro *engine_close(engine *e);

@@ -60,7 +60,7 @@ typedef struct robotstxt {
     size_t max_bytes;
     uint64_t max_age_ms;
     robotstxt_stats own_stats;
-    robotstxt_stats *stats;     /* own_stats, or the caller's */
+    robotstxt_stats *stats; /* own_stats, or the caller's */
 } robotstxt;
 
 /* ---- the table of origins (their names come from strangers' links: strmap's keyed
@@ -120,7 +120,8 @@ static void evict(robotstxt *mw, const origin *keep)
         n = n->prev;
         if (old != keep && origin_idle(old)) {
             log_info("robots.txt of %s dropped from memory (%zu octets of rules over "
-                     "%zu): fetched again when needed", old->key, st->bytes, mw->max_bytes);
+                     "%zu): fetched again when needed",
+                     old->key, st->bytes, mw->max_bytes);
             st->evictions++;
             origin_drop(mw, old);
         }
@@ -131,8 +132,8 @@ static void evict(robotstxt *mw, const origin *keep)
 static void origin_settled(robotstxt *mw, origin *o)
 {
     robotstxt_stats *st = mw->stats;
-    o->bytes = sizeof *o + strlen(o->key) + 1 + (o->why ? strlen(o->why) + 1 : 0) +
-               robots_bytes(o->rules);
+    o->bytes =
+        sizeof *o + strlen(o->key) + 1 + (o->why ? strlen(o->why) + 1 : 0) + robots_bytes(o->rules);
     o->fetched_ms = selector_now_ms(engine_app(mw->e)->loop);
     st->bytes += o->bytes;
     st->fetches++;
@@ -304,8 +305,10 @@ static void decide(const origin *o, const char *path_query, mw_result *out)
     else if (o->why)
         mw_ignore(out, "forbidden by robots.txt (%s)", o->why);
     else if (v.over_budget)
-        mw_ignore(out, "forbidden by robots.txt (its rules cost over %d octets of "
-                       "matching for this URL)", ROBOTS_MAX_WORK);
+        mw_ignore(out,
+                  "forbidden by robots.txt (its rules cost over %d octets of "
+                  "matching for this URL)",
+                  ROBOTS_MAX_WORK);
     else
         mw_ignore(out, "forbidden by robots.txt");
 }
@@ -317,11 +320,11 @@ typedef struct {
     coro co;
     robotstxt *mw;
     origin *o;
-    request *req;               /* the parked request: the Queue gets it back */
-    task *t;                    /* the Task running this frame, when parked */
-    char *path_query;           /* awaited by the worker: the URL's, */
-    mw_result *out;             /* and where its answer goes */
-    list_node link;             /* in o->waiters */
+    request *req;     /* the parked request: the Queue gets it back */
+    task *t;          /* the Task running this frame, when parked */
+    char *path_query; /* awaited by the worker: the URL's, */
+    mw_result *out;   /* and where its answer goes */
+    list_node link;   /* in o->waiters */
 } wait_frame;
 
 /* The rules are known. A parked request goes back in the Queue, where its next visit
@@ -369,8 +372,8 @@ static int wait_body(coro *co)
 static void wait_finally(coro *co)
 {
     wait_frame *f = (wait_frame *)co;
-    list_remove(&f->link);      /* cancelled (the crawl ends) or done */
-    request_free(f->req);       /* cancelled: the URL stays unfinished, to do */
+    list_remove(&f->link); /* cancelled (the crawl ends) or done */
+    request_free(f->req);  /* cancelled: the URL stays unfinished, to do */
     free(f->path_query);
 }
 
@@ -394,8 +397,7 @@ static char *origin_of(const char *url, char **path_query)
 
 /* req waits for o's rules: parked, a wait_rules Task of its own (the worker goes on
  * with another URL), or else the coroutine its worker awaits (returned). Takes pq. */
-static coro *wait_rules(robotstxt *mw, origin *o, const request *req, char *pq,
-                        mw_result *out)
+static coro *wait_rules(robotstxt *mw, origin *o, const request *req, char *pq, mw_result *out)
 {
     wait_frame *f = (wait_frame *)coro_new(&wait_def);
     f->mw = mw;
@@ -425,8 +427,8 @@ static coro *process_request(void *self, request *req, mw_result *out)
         return NULL;
     }
     origin *o = origin_find(mw, key);
-    if (o && origin_idle(o) &&
-        selector_now_ms(engine_app(mw->e)->loop) - o->fetched_ms >= mw->max_age_ms) {
+    if (o && origin_idle(o)
+        && selector_now_ms(engine_app(mw->e)->loop) - o->fetched_ms >= mw->max_age_ms) {
         log_info("robots.txt of %s is older than %g s: fetched again", o->key,
                  (double)mw->max_age_ms / 1000);
         mw->stats->expiries++;
@@ -441,7 +443,7 @@ static coro *process_request(void *self, request *req, mw_result *out)
             o->unparked--;
         origin_touch(mw, o);
         decide(o, pq, out); /* known: at once, no coroutine */
-        evict(mw, o); /* others may have become free to go */
+        evict(mw, o);       /* others may have become free to go */
     } else {
         return wait_rules(mw, o, req, pq, out);
     }

@@ -35,22 +35,22 @@
 #include "engine.h"
 
 #define ROBOTSTXT_MAX_REDIRECTS 5
-#define ROBOTSTXT_MAX_BYTES (64u << 20)             /* the rules of all origins */
-#define ROBOTSTXT_MAX_AGE_MS (24ull * 3600 * 1000)  /* RFC 9309, 2.4 */
+#define ROBOTSTXT_MAX_BYTES     (64u << 20)           /* the rules of all origins */
+#define ROBOTSTXT_MAX_AGE_MS    (24ull * 3600 * 1000) /* RFC 9309, 2.4 */
 
 /* What the middleware did, for tests and benchmarks. */
 typedef struct robotstxt_stats {
-    size_t fetches;             /* robots.txt answers settled (each origin's, each time) */
-    size_t parked;              /* requests that waited for their origin's rules */
-    size_t evictions;           /* origins dropped past max_bytes */
-    size_t expiries;            /* origins dropped for their age */
-    size_t bytes, peak_bytes;   /* the origins' entries and rules now, and at most */
+    size_t fetches;           /* robots.txt answers settled (each origin's, each time) */
+    size_t parked;            /* requests that waited for their origin's rules */
+    size_t evictions;         /* origins dropped past max_bytes */
+    size_t expiries;          /* origins dropped for their age */
+    size_t bytes, peak_bytes; /* the origins' entries and rules now, and at most */
 } robotstxt_stats;
 
 typedef struct robotstxt_limits {
-    size_t max_bytes;           /* 0: ROBOTSTXT_MAX_BYTES */
-    uint64_t max_age_ms;        /* 0: ROBOTSTXT_MAX_AGE_MS */
-    robotstxt_stats *stats;     /* NULL, or kept up to date here (the caller's) */
+    size_t max_bytes;       /* 0: ROBOTSTXT_MAX_BYTES */
+    uint64_t max_age_ms;    /* 0: ROBOTSTXT_MAX_AGE_MS */
+    robotstxt_stats *stats; /* NULL, or kept up to date here (the caller's) */
 } robotstxt_limits;
 
 /* The middleware, for engine_add_middleware (which then owns it). user_agent is

@@ -48,7 +48,7 @@ typedef struct rule_list {
 struct robots {
     rule_list rules; /* the rules for us, sorted: longest first, allow first; no two alike */
     bool disallow_all;
-    char *sitemaps;  /* the Sitemap values, each NUL-terminated, one after the other */
+    char *sitemaps; /* the Sitemap values, each NUL-terminated, one after the other */
     size_t sitemaps_len, sitemaps_cap;
     uint32_t *sitemap_off; /* where each starts in sitemaps */
     size_t nsitemaps, capsitemaps;
@@ -133,8 +133,7 @@ static size_t canonical(const char *s, size_t n, bool pattern, char *out, bool *
 
 /* Does the rule's pattern p match the canonical path (n octets) from its start — to
  * its end when anchored? Adds the octets it compared or scanned to *work. */
-static bool pattern_match(const rule *ru, const char *p, const char *path, size_t n,
-                          size_t *work)
+static bool pattern_match(const rule *ru, const char *p, const char *path, size_t n, size_t *work)
 {
     if (n < ru->minlen) { /* too short for it, whatever the stars match */
         *work += 1;
@@ -257,8 +256,8 @@ void robots_free(robots *r)
 
 size_t robots_bytes(const robots *r)
 {
-    return sizeof *r + r->rules.cap * sizeof(rule) + r->rules.acap + r->sitemaps_cap +
-           r->capsitemaps * sizeof(uint32_t);
+    return sizeof *r + r->rules.cap * sizeof(rule) + r->rules.acap + r->sitemaps_cap
+        + r->capsitemaps * sizeof(uint32_t);
 }
 
 double robots_crawl_delay(const robots *r)
@@ -438,8 +437,8 @@ static void parse_line(parser *p, const char *s, size_t n)
         i++;
         while (i < n && is_ws(s[i]))
             i++;
-    } else if (memchr(s + i, ':', n - i) || memchr(s + i, ' ', n - i) ||
-               memchr(s + i, '\t', n - i)) {
+    } else if (memchr(s + i, ':', n - i) || memchr(s + i, ' ', n - i)
+               || memchr(s + i, '\t', n - i)) {
         return; /* neither "key: value" nor "key value" */
     }
     const char *v = s + i;

@@ -52,7 +52,7 @@
 /* The parsing limit: RFC 9309 asks crawlers to read at least 500 KiB. */
 #define ROBOTS_MAX_BYTES (500 * 1024)
 /* The most octets one URL's answer may compare or scan (a millisecond or two). */
-#define ROBOTS_MAX_WORK (2 * 1024 * 1024)
+#define ROBOTS_MAX_WORK  (2 * 1024 * 1024)
 
 typedef struct robots robots;
 

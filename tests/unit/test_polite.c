@@ -455,18 +455,20 @@ static void test_robots_drip_holds_no_worker(void **state)
         for (size_t i = 0; i < n; i++)
             last = h[i].end > last ? h[i].end : last;
         printf("%s %s: the good host's %zu requests done %.0f ms after the start; the "
-               "crawl took %.1f s\n", modes[m][0], modes[m][1], n, last - t0, r.seconds);
+               "crawl took %.1f s\n",
+               modes[m][0], modes[m][1], n, last - t0, r.seconds);
         if (last - t0 > 2500)
             fail_msg("the good host's last request ended %.0f ms after the start: workers "
-                     "waited for the dripping robots.txt files", last - t0);
-        assert_true(r.seconds > 4.8);           /* the drips did take their time */
+                     "waited for the dripping robots.txt files",
+                     last - t0);
+        assert_true(r.seconds > 4.8); /* the drips did take their time */
         assert_int_equal(r.nrecords, 200 + 2 * 5);
         int forbidden = 0;
         for (size_t i = 0; i < r.nrecords; i++) {
             const char *ex = jobj_str(r.records[i], "exception");
             forbidden += ex && strstr(ex, "forbidden by robots.txt") != NULL;
         }
-        assert_int_equal(forbidden, 2);         /* each slow host's /x */
+        assert_int_equal(forbidden, 2); /* each slow host's /x */
         free(h);
         crawl_run_free(&r);
         stop_sites();

@@ -367,7 +367,8 @@ static void test_line_without_colon(void **state)
     check(r, "/x/y", false);
     robots_free(r);
     r = parse("User-agent\t*\nDisallow \t /a   # comment\nAllow /a/b\n"
-              "Disallow /c d\nDisallow /e:f\nCrawl-delay 3\nSitemap http://x/s.xml\n", "x");
+              "Disallow /c d\nDisallow /e:f\nCrawl-delay 3\nSitemap http://x/s.xml\n",
+              "x");
     assert_int_equal(robots_rule_count(r), 2);
     check(r, "/a", false);
     check(r, "/a/b", true);
@@ -579,8 +580,8 @@ static void test_hostile_stars_bounded(void **state)
         bool again = robots_allowed(r, path);
         double dt = (seconds_now() - t0) / 2;
         printf("hostile robots.txt, %zu rules %s, 60,000-octet path: %.3f ms per URL, "
-               "%zu octets of work\n", rules, distinct ? "all different" : "alike",
-               dt * 1e3, v.work);
+               "%zu octets of work\n",
+               rules, distinct ? "all different" : "alike", dt * 1e3, v.work);
         if (!distinct) { /* the one rule scans the path once: no "aab" in it */
             assert_true(v.allowed && !v.over_budget && again);
             assert_true(v.work <= 2 * 60000);
@@ -632,13 +633,13 @@ static void test_rules_kept_once(void **state)
     robots *rs[] = {r1, r2};
     for (int i = 0; i < 2; i++) {
         robots *r = rs[i];
-        check(r, "/a", true);       /* /a$ (3) beats /a (2) */
+        check(r, "/a", true); /* /a$ (3) beats /a (2) */
         check(r, "/ab", false);
-        check(r, "/x.php", false);  /* the .php$ rule (7) beats the .php one (6) */
+        check(r, "/x.php", false); /* the .php$ rule (7) beats the .php one (6) */
         check(r, "/x.php5", true);
-        check(r, "/b/x/c", true);   /* equal length: allow wins */
+        check(r, "/b/x/c", true); /* equal length: allow wins */
         check(r, "/b/y/c", false);
-        check(r, "/tie", true);     /* /tie and /t*e* tie with /t*e: allow wins */
+        check(r, "/tie", true); /* /tie and /t*e* tie with /t*e: allow wins */
         check(r, "/te", true);
         check(r, "/other", true);
     }

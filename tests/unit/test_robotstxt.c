@@ -75,8 +75,9 @@ static void start_sites(int n, long delay_ms)
     free(text);
     FILE *f = fopen(site_path, "w");
     assert_non_null(f);
-    fprintf(f, "page /robots.txt type=text/plain body=@robots.txt\n"
-               "page /\n link /a /secret\npage /a delay=%ld\n link /b\npage /b\npage /secret\n",
+    fprintf(f,
+            "page /robots.txt type=text/plain body=@robots.txt\n"
+            "page /\n link /a /secret\npage /a delay=%ld\n link /b\npage /b\npage /secret\n",
             delay_ms);
     fclose(f);
     for (int k = 0; k < n; k++) {
@@ -170,8 +171,8 @@ static void test_rules_bounded(void **state)
     limits = (robotstxt_limits){.stats = &stats};
     crawl_sites(NSITES);
     check_records(NSITES);
-    printf("%d origins, default max_bytes: peak %zu octets, %zu fetches, %zu evictions\n",
-           NSITES, stats.peak_bytes, stats.fetches, stats.evictions);
+    printf("%d origins, default max_bytes: peak %zu octets, %zu fetches, %zu evictions\n", NSITES,
+           stats.peak_bytes, stats.fetches, stats.evictions);
     assert_int_equal(stats.evictions, 0);
     assert_int_equal(stats.fetches, NSITES);
     assert_true(stats.peak_bytes < NSITES * (b1 + 1024));
@@ -190,7 +191,8 @@ static void test_rules_expire(void **state)
     struct testsite_stats st;
     assert_int_equal(testsite_stats(&sites[0], &st), 0);
     printf("max_age 300 ms: %zu fetches, %zu expiries; the site saw %ld robots.txt "
-           "requests\n", stats.fetches, stats.expiries, st.robots_txt);
+           "requests\n",
+           stats.fetches, stats.expiries, st.robots_txt);
     assert_true(stats.expiries >= 1);
     assert_int_equal(st.robots_txt, (long)stats.fetches);
     assert_true(st.robots_txt >= 2);
