@@ -16,7 +16,9 @@
  * Memory: the rules of all origins together are kept under max_bytes (robots_bytes:
  * only our group, each rule once); past it the least recently used origins are
  * dropped, and rules older than max_age too (RFC 9309, 2.4, allows caching for 24
- * hours): the next request to such an origin fetches its robots.txt again.
+ * hours): the next request to such an origin fetches its robots.txt again. An origin
+ * whose requests are parked, or handed back and not seen again yet, keeps its rules
+ * until they are answered: the rules of the origins in use at once may pass the bound.
  *
  * What the answer means (RFC 9309, 2.3.1): 2xx, the file's rules for our product
  * token (common/web/robots.h); 3xx, followed (each hop through engine_download), up
