@@ -285,8 +285,8 @@ static void fetch_next(robotstxt *mw)
 
 /* Start the Task that fetches o's robots.txt (url: any URL of the origin) and
  * resolves o->ready when the rules are known — at once, or when a download slot is
- * free: at most max_fetching run at once (half of --max-tasks), so that robots.txt
- * files arriving slowly leave libcurl's connections (--max-tasks of them) to pages. */
+ * free: at most max_fetching (--max-tasks) run at once, as many as when each waited
+ * in a worker, now that a parked request no longer holds one. */
 static void fetch_start(robotstxt *mw, origin *o, const char *url)
 {
     o->robots_url = url_resolve(url, "/robots.txt");
@@ -499,9 +499,7 @@ downloader_middleware robotstxt_middleware_limits(engine *e, const char *user_ag
     strmap_init(&mw->origins);
     list_init(&mw->lru);
     list_init(&mw->to_fetch);
-    mw->max_fetching = engine_app(e)->opt.max_tasks / 2;
-    if (mw->max_fetching < 1)
-        mw->max_fetching = 1;
+    mw->max_fetching = engine_app(e)->opt.max_tasks;
     mw->max_bytes = lim && lim->max_bytes ? lim->max_bytes : ROBOTSTXT_MAX_BYTES;
     mw->max_age_ms = lim && lim->max_age_ms ? lim->max_age_ms : ROBOTSTXT_MAX_AGE_MS;
     mw->stats = lim && lim->stats ? lim->stats : &mw->own_stats;

@@ -10,7 +10,7 @@
  *
  * Waiting: a request that finds its origin's rules unknown is parked (engine.h,
  * Parking): a Task of its own waits on the Future and the worker goes on with other
- * URLs; when the rules are known, the request goes back in the Queue. At most half of
+ * URLs; when the rules are known, the request goes back in the Queue. At most
  * --max-tasks robots.txt downloads run at once; the other origins wait in line.
  *
  * Memory: the rules of all origins together are kept under max_bytes (robots_bytes:
