@@ -271,16 +271,16 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         }
         /* Politeness across processes: the cap and the delay hold in Redis. */
         rqueue_politeness(cr.rq, a->opt.per_host, a->opt.delay, a->opt.random_delay);
-    } else {
-        /* Parking needs a Queue that takes a URL back as itself: Redis's put drops a
-         * URL the crawl has seen. */
-        engine_set_task_done(cr.engine, unparked);
     }
     if (a->opt.state && state_restore(a, put_url, &cr, err, sizeof err) < 0) {
         fprintf(stderr, "crawl-queue: %s\n", err);
         return not_started(&cr, main_coro);
     }
     crawl_add_roots(a->crawl, put_url, &cr);    /* on --resume: seen already */
+    /* Parking needs a Queue that takes a URL back as itself: Redis's put drops a URL
+     * the crawl has seen. */
+    if (!cr.rq)
+        engine_set_task_done(cr.engine, unparked);
 
     progress *p = progress_start(a, q_qsize, &cr);
     task *t = task_new(a->loop, &main_coro->co, "crawl");
