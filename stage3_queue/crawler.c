@@ -38,6 +38,7 @@
 #include "sitemaps.h"
 #include "queue.h"
 #include "redisqueue.h"
+#include "settings.h"
 #include "state.h"
 #include "task.h"
 
@@ -98,7 +99,7 @@ static size_t q_unfinished(const crawler *cr)
  * process_response runs first). */
 static void be_polite(crawler *cr)
 {
-    const crawl_options *o = &cr->a->opt;
+    const settings *o = settings_of(cr->a);
     hostqueue_config cfg = {.per_host = o->per_host,
                             .per_ip = o->per_ip,
                             .delay = o->delay,
@@ -204,7 +205,7 @@ static int crawl_body(coro *co)
 
     /* --sitemaps: seed from the roots' sitemaps while the workers crawl (join must not
      * end the crawl before the last sitemap is read). */
-    if (cr->a->opt.sitemaps)
+    if (settings_of(cr->a)->sitemaps)
         AWAIT(co, sitemaps_seed(cr->engine));
 
     /* When all work is done, exit. */
@@ -253,26 +254,27 @@ static int not_started(crawler *cr, crawl_frame *main_coro)
 int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *ctx))
 {
     crawler cr = {.a = a};
+    const settings *s = settings_of(a);
     a->dump = task_dump_all;    /* kill -USR1: the task tree, as gdb's `info tasks` */
     cr.workers = xcalloc((size_t)a->opt.max_tasks, sizeof *cr.workers);
     cr.engine = make_engine(a, put_url, &cr);
     crawl_frame *main_coro = (crawl_frame *)coro_new(&crawl_def);
     main_coro->cr = &cr;
     queue_init(&cr.q, a->loop);
-    if (a->opt.polite && !a->opt.frontier)
+    if (s->polite && !s->frontier)
         be_polite(&cr);
     char err[1024];
-    if (a->opt.frontier) {
-        cr.rq = rqueue_new(a->loop, a->opt.frontier, a->opt.claim_after, a->opt.fetched_by,
+    if (s->frontier) {
+        cr.rq = rqueue_new(a->loop, s->frontier, s->claim_after, a->opt.fetched_by,
                            err, sizeof err);
         if (!cr.rq) {
             fprintf(stderr, "crawl-queue: --frontier: %s\n", err);
             return not_started(&cr, main_coro);
         }
         /* Politeness across processes: the cap and the delay hold in Redis. */
-        rqueue_politeness(cr.rq, a->opt.per_host, a->opt.delay, a->opt.random_delay);
+        rqueue_politeness(cr.rq, s->per_host, s->delay, s->random_delay);
     }
-    if (a->opt.state && state_restore(a, put_url, &cr, err, sizeof err) < 0) {
+    if (s->state && state_restore(a, put_url, &cr, err, sizeof err) < 0) {
         fprintf(stderr, "crawl-queue: %s\n", err);
         return not_started(&cr, main_coro);
     }

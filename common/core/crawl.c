@@ -31,6 +31,36 @@
 #include "trace.h"
 #include "url.h"
 
+/* Who is told of records, or of URLs scheduled: called in registration order. */
+typedef struct listener {
+    union {
+        crawl_record_fn record;
+        crawl_add_fn add;
+    } fn;
+    void *ctx;
+} listener;
+
+typedef struct listeners {
+    listener *v;
+    size_t n;
+} listeners;
+
+static void listeners_add(listeners *l, listener x)
+{
+    l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+    l->v[l->n++] = x;
+}
+
+/* Remove every listener of ctx, keeping the others' order. */
+static void listeners_remove(listeners *l, const void *ctx)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].ctx != ctx)
+            l->v[kept++] = l->v[i];
+    l->n = kept;
+}
+
 struct crawl {
     crawl_options o;         /* a copy; o.roots etc. still point at the caller's */
     char *stage;
@@ -47,10 +77,8 @@ struct crawl {
     bool max_pages_logged;
     trace *trace;            /* --trace-events, or NULL */
     size_t page_probe;       /* the longest probe in any page's link set so far */
-    crawl_record_fn on_record;   /* told of each record as it is made */
-    void *on_record_ctx;
-    crawl_add_fn on_add;         /* told of each URL scheduled */
-    void *on_add_ctx;
+    listeners on_record;     /* told of each record as it is made */
+    listeners on_add;        /* told of each URL scheduled */
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -265,7 +293,7 @@ static void keep_header_part(crawl_fetch *f, const char *s, size_t n)
 }
 
 /* Each field of the head, before on_head: kept for whoever wants the response's
- * headers (stage 3's engine gives them to its Response). At most the head's own limit,
+ * headers (an engine gives them to its Response). At most the head's own limit,
  * HTTP_MAX_HEAD bytes, per attempt. */
 static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
                       size_t vlen)
@@ -296,7 +324,7 @@ static void on_body(void *ctx, const char *data, size_t len)
         links_feed(f->parser, data, len);
 }
 
-/* --warc: what went over the wire. The body as received is kept up to --max-size
+/* An archive's: what went over the wire. The body as received is kept up to --max-size
  * bytes (beyond that it is cut, and said so: wire->truncated). */
 static void on_wire(void *ctx, int part, const char *data, size_t len)
 {
@@ -431,8 +459,8 @@ static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn ad
     if (!fpset_add(c->seen_urls, url))
         return false;
     log_debug("adding %s %d", url, max_redirect);
-    if (c->on_add)
-        c->on_add(c->on_add_ctx, url, max_redirect);
+    for (size_t i = 0; i < c->on_add.n; i++)
+        c->on_add.v[i].fn.add(c->on_add.v[i].ctx, url, max_redirect);
     add(ctx, url, max_redirect);
     return true;
 }
@@ -445,8 +473,8 @@ static void record(crawl *c, const fetch_stat *st, const crawl_fetch *f)
         recstream_record(c->stream, st);
     else
         report_add(c->stats, st);
-    if (c->on_record)
-        c->on_record(c->on_record_ctx, st, f);
+    for (size_t i = 0; i < c->on_record.n; i++)
+        c->on_record.v[i].fn.record(c->on_record.v[i].ctx, st, f);
 }
 
 /* The redirect branch of crawling.py's fetch, with the redirect join. */
@@ -555,7 +583,7 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         free(root);
     }
     if (o->output && strcmp(o->output, "-") != 0) {
-        c->out = o->resume ? outfile_open_append(o->output, "--output", err, errlen)
+        c->out = o->append_output ? outfile_open_append(o->output, "--output", err, errlen)
                            : outfile_open(o->output, "--output", err, errlen);
         if (!c->out) {
             crawl_free(c);
@@ -570,12 +598,7 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         recstream_set_fetched_by(c->stream, o->fetched_by);
     }
     if (o->trace_events) {
-        /* the process is the stage: pid 1, 2, 3 */
-        static const char *const stages[] = {"callbacks", "generators", "queue"};
-        int pid = 1;
-        for (int i = 0; i < 3; i++)
-            if (strcmp(c->stage, stages[i]) == 0)
-                pid = i + 1;
+        int pid = o->trace_pid > 0 ? o->trace_pid : 1;    /* the process is the stage */
         char name[128];
         snprintf(name, sizeof name, "stage %d: crawl-%s (%s, --max-tasks %d)", pid,
                  c->stage, o->transport ? o->transport : "?", o->max_tasks);
@@ -599,6 +622,8 @@ void crawl_free(crawl *c)
     url_policy_free(c->policy);
     fpset_free(c->seen_urls);
     report_free(c->stats);
+    free(c->on_record.v);
+    free(c->on_add.v);
     free(c->stage);
     free(c);
 }
@@ -631,8 +656,9 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
     }
 }
 
-/* With politeness the timeline has lanes per host ("http://h:80" from the URL's
- * scheme://host[:port]), so a host's delays show as the gaps on its own tracks. */
+/* With host_lanes (a crawler that paces each host) the timeline has lanes per host
+ * ("http://h:80" from the URL's scheme://host[:port]), so a host's delays show as the
+ * gaps on its own tracks. */
 static int host_lane(trace *t, const char *url)
 {
     const char *p = strstr(url, "://");
@@ -655,7 +681,7 @@ crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
     f->slot = -1;
     if (c->trace) {
         f->sink.on_connect = on_connect;
-        f->slot = c->o.polite ? host_lane(c->trace, url) : trace_slot_acquire(c->trace);
+        f->slot = c->o.host_lanes ? host_lane(c->trace, url) : trace_slot_acquire(c->trace);
         f->t_start = trace_now(c->trace);
     }
     if (++c->in_flight > c->peak_in_flight)
@@ -715,16 +741,22 @@ void crawl_record_failure(crawl *c, const char *url, const char *error)
     record(c, &st, NULL);
 }
 
-void crawl_set_record_hook(crawl *c, crawl_record_fn fn, void *ctx)
+void crawl_add_record_listener(crawl *c, crawl_record_fn fn, void *ctx)
 {
-    c->on_record = fn;
-    c->on_record_ctx = ctx;
+    listeners_add(&c->on_record, (listener){.fn.record = fn, .ctx = ctx});
 }
 
-void crawl_set_add_hook(crawl *c, crawl_add_fn fn, void *ctx)
+void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx)
 {
-    c->on_add = fn;
-    c->on_add_ctx = ctx;
+    listeners_add(&c->on_add, (listener){.fn.add = fn, .ctx = ctx});
+}
+
+void crawl_remove_listeners(crawl *c, const void *ctx)
+{
+    if (!ctx)
+        return;                  /* no owner named: a listener without one stays */
+    listeners_remove(&c->on_record, ctx);
+    listeners_remove(&c->on_add, ctx);
 }
 
 bool crawl_mark_seen(crawl *c, const char *url)

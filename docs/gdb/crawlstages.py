@@ -539,8 +539,10 @@ class QueuePrinter(StructPrinter):
             urls.append(repr(_cstr(items["items"][(head + i) % cap]["url"]) or "?"))
         if n > 5:
             urls.append("... %d more" % (n - 5))
-        getters, g = 0, q["getters_head"]
-        while int(g) != 0 and getters < 100000:
+        # getters: a circular list_node line, its head inside the Queue.
+        line = q["getters"]
+        head, g, getters = int(line.address), line["next"], 0
+        while int(g) != head and int(g) != 0 and getters < 100000:
             getters += 1
             g = g["next"]
         s = "<Queue _queue=[%s]" % ", ".join(urls)

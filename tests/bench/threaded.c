@@ -116,7 +116,7 @@ static const char *fetch_once(crawler *cr, const char *url, crawl_fetch *f, char
                                     : raw_error(err, errlen, "connect", errno);
         goto out;
     }
-    req = http_build_get(url, NULL, &reqlen);
+    req = http_build_get(url, NULL, NULL, &reqlen);
     p = http_parser_new(crawl_fetch_sink(f));
     if (!req) {
         fail = "not an http URL";
@@ -297,7 +297,8 @@ int main(int argc, char **argv)
     long stack_kb = take_stack_size(&argc, argv);
     crawler cr;
     memset(&cr, 0, sizeof cr);
-    int r = cli_parse(&cr.opt, argc, argv, PROG, "raw", CLI_CHAPTER);
+    const cli_command cmd = {.prog = PROG, .default_transport = "raw"};
+    int r = cli_parse(&cr.opt, argc, argv, &cmd);
     if (r == CLI_EXIT_OK)
         return 0;
     if (r != CLI_OK)

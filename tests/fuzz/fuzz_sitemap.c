@@ -1,4 +1,4 @@
-/* fuzz_sitemap.c — libFuzzer target for the sitemap parser (common/web/sitemap.h).
+/* fuzz_sitemap.c — libFuzzer target for the sitemap parser (common/web/sitemap_parser.h).
  *
  * Input: a mode byte (bit 0: small limits — 5 URLs, 24-byte locs, depth 4, 4 KB — else
  * the defaults; bit 1: the payload is gzipped here first, so that the inflating path
@@ -16,7 +16,7 @@
  */
 #include "fuzz_common.h"
 
-#include "sitemap.h"
+#include "sitemap_parser.h"
 
 #include <stdbool.h>
 #include <zlib.h>

@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "crawler.h"
 #include "engine.h"
+#include "settings.h"
 #include "future.h"
 #include "sockio.h"
 #include "testsite_helper.h"
@@ -239,6 +240,7 @@ static const fetch_stat *need(const report *r, const char *path, const char *ctx
 }
 
 static app the_app;
+static settings the_settings;     /* crawl-queue's flags, which the_app reads */
 static testsite site;       /* engine.site, for the whole group: a failed test leaves no server */
 
 static int start_site(void **state)
@@ -255,12 +257,13 @@ static int stop_site(void **state)
     return 0;
 }
 
-static void crawl_site(const char *root, const char *transport, const char *selector)
+static void crawl_site(const char *root, const char *transport, const char *sel)
 {
     char *argv[] = {"test_engine", "--transport", (char *)transport, "--selector",
-                    (char *)selector, "--max-tries", "1", "--timeout", "5", "-q",
+                    (char *)sel, "--max-tries", "1", "--timeout", "5", "-q",
                     (char *)root, NULL};
-    assert_int_equal(app_open(&the_app, 11, argv, "test_engine", "queue", "curl"), 0);
+    app_stage stage = settings_stage("test_engine", &the_settings);
+    assert_int_equal(app_open(&the_app, 11, argv, &stage), 0);
     assert_int_equal(crawler_run(&the_app, make_engine), 0);
 }
 
@@ -388,7 +391,8 @@ static void test_download(void **state)
     for (size_t t = 0; t < 2; t++) {
         char *argv[] = {"test_engine", "--transport", (char *)transports[t], "-q", ts.url,
                         NULL};
-        assert_int_equal(app_open(&the_app, 5, argv, "test_engine", "queue", "curl"), 0);
+        app_stage stage = settings_stage("test_engine", &the_settings);
+        assert_int_equal(app_open(&the_app, 5, argv, &stage), 0);
         engine *e = engine_new(&the_app, NULL, NULL);
         dl_frame *f = (dl_frame *)coro_new(&dl_def);
         f->e = e;

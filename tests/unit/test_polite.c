@@ -1,4 +1,4 @@
-/* test_polite.c — politeness (stage3_queue/hostqueue.h, polite.h), checked where it
+/* test_polite.c — politeness (stage3_queue/frontier/hostqueue.h, polite.h), checked where it
  * matters: at the servers. Each host is a testsite of its own on 127.0.0.K with a
  * request log (--log: begin and end of each request, monotonic ms); crawl-queue runs
  * as a process against them.

@@ -441,7 +441,7 @@ static void test_crawl_delay(void **state)
     robots_free(r);
 }
 
-static void test_sitemaps(void **state)
+static void test_seeds_sitemaps(void **state)
 {
     (void)state;
     robots *r = parse("Sitemap: http://h/one.xml\n"
@@ -687,7 +687,7 @@ int main(void)
         cmocka_unit_test(test_empty_and_robots_txt),
         cmocka_unit_test(test_allow_all_disallow_all),
         cmocka_unit_test(test_crawl_delay),
-        cmocka_unit_test(test_sitemaps),
+        cmocka_unit_test(test_seeds_sitemaps),
         cmocka_unit_test(test_size_limit),
         cmocka_unit_test(test_many_stars),
         cmocka_unit_test(test_line_without_colon),

@@ -1,4 +1,4 @@
-/* test_state.c — --state / --resume (stage3_queue/state.h): crawl-queue killed with
+/* test_state.c — --state / --resume (stage3_queue/pipelines/state.h): crawl-queue killed with
  * SIGKILL at random moments and resumed each time until it finishes: the union of the
  * runs' records holds every URL of one uninterrupted crawl, nothing else, and URLs twice
  * only within what can have been in flight or not yet committed at a kill; interrupted
@@ -267,7 +267,8 @@ static void test_refusals(void **state)
     crawl_run_free(&r);
     char *stage2[] = {crawler("crawl-generators"), "--state", db, site.url, NULL};
     assert_int_equal(run_crawler(&r, stage2, 30), 0);
-    assert_one_line(&r, 2, "--state is a crawl-queue (stage 3) option");
+    assert_one_line(&r, 2, "unknown option '--state' (see --help); this is the chapter's "
+                           "stage 2: the engine's flags");
     crawl_run_free(&r);
 }
 

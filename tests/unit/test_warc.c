@@ -1,4 +1,4 @@
-/* test_warc.c — the pieces of the WARC writer (stage3_queue/warc.c) that need no crawl:
+/* test_warc.c — the pieces of the WARC writer (stage3_queue/pipelines/warc.c) that need no crawl:
  * the digest form (SHA-1, base32) and the SURT keys of the CDXJ index; and a --warc
  * path that cannot be opened (one line, exit 1, no report). The archives themselves
  * are checked by the scenario test_warc, with a strict reader and warcio.js. */

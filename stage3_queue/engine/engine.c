@@ -83,7 +83,7 @@ engine *engine_new(app *a, crawl_add_fn schedule, void *ctx)
     e->a = a;
     e->schedule = schedule;
     e->schedule_ctx = ctx;
-    crawl_set_record_hook(a->crawl, on_record, e);
+    crawl_add_record_listener(a->crawl, on_record, e);
     return e;
 }
 
@@ -91,13 +91,19 @@ void engine_free(engine *e)
 {
     if (!e)
         return;
-    crawl_set_record_hook(e->a->crawl, NULL, NULL);
-    for (size_t i = 0; i < e->nmw; i++)
+    /* Whoever goes listens no more: the engine, its middlewares and stages. */
+    crawl *c = e->a->crawl;
+    crawl_remove_listeners(c, e);
+    for (size_t i = 0; i < e->nmw; i++) {
+        crawl_remove_listeners(c, e->mw[i].self);
         if (e->mw[i].free)
             e->mw[i].free(e->mw[i].self);
-    for (size_t i = 0; i < e->npipe; i++)
+    }
+    for (size_t i = 0; i < e->npipe; i++) {
+        crawl_remove_listeners(c, e->pipe[i].self);
         if (e->pipe[i].free)
             e->pipe[i].free(e->pipe[i].self);
+    }
     free(e->mw);
     free(e->pipe);
     free(e);
@@ -184,14 +190,38 @@ typedef struct {
     coro co;
     engine *e;
     request *req;
+    size_t i;                   /* the middleware being called */
+    coro *call;
+    mw_result res;
 } download_frame;
 
-/* The downloader alone: fetch_response's tries, the body kept, no record. */
+/* The downloader alone: fetch_response's tries, the body kept, no record — after the
+ * process_request of the middlewares that see all requests. */
 static int download_body(coro *co)
 {
     download_frame *f = (download_frame *)co;
     CORO_BEGIN(co);
-    AWAIT(co, fetch_response(f->e->a, f->req->url, f->req->max_redirect, FETCH_KEEP_BODY));
+    for (f->i = 0; f->i < f->e->nmw; f->i++) {
+        downloader_middleware *m = &f->e->mw[f->i];
+        if (!m->all_requests || !m->process_request)
+            continue;
+        mw_continue(&f->res);
+        f->call = m->process_request(m->self, f->req, &f->res);
+        if (f->call)
+            AWAIT(co, f->call);
+        if (f->res.kind == MW_RESPONSE) {
+            response *r = f->res.response;
+            f->res.response = NULL;
+            CORO_RETURN(co, r, 0);
+        }
+        if (f->res.kind == MW_IGNORE)
+            CORO_RAISE(co, CORO_ERROR, 0, "IgnoreRequest: %s", f->res.reason);
+        if (f->res.kind == MW_REQUEST)
+            CORO_RAISE(co, CORO_ERROR, 0, "the %s middleware rescheduled a download (%s)",
+                       f->e->mw[f->i].name, f->req->url);
+    }
+    AWAIT(co, fetch_response(f->e->a, f->req->url, f->req->max_redirect,
+                             request_fields(f->req), FETCH_KEEP_BODY));
     {
         crawl_fetch *cf = co->value.p;
         response *r = response_of(cf, co->value.n == 1);
@@ -203,7 +233,10 @@ static int download_body(coro *co)
 
 static void download_finally(coro *co)
 {
-    request_free(((download_frame *)co)->req);
+    download_frame *f = (download_frame *)co;
+    response_free(f->res.response);
+    request_free(f->res.request);
+    request_free(f->req);
 }
 
 static const coro_def download_def = {"download", __FILE__, download_body, download_finally,
@@ -423,6 +456,7 @@ static int handle_body(coro *co)
     } else {
         /* The download: the chapter's retry loop. */
         AWAIT_CATCH(co, fetch_response(e->a, f->req->url, f->req->max_redirect,
+                                       request_fields(f->req),
                                        (e->keep_bodies ? FETCH_KEEP_BODY : 0) |
                                            (e->keep_wire ? FETCH_KEEP_WIRE : 0) |
                                            (e->hosts ? FETCH_ONE_TRY : 0)));

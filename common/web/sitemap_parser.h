@@ -1,4 +1,4 @@
-/* sitemap.h — sitemaps (the sitemaps.org protocol): a streaming parser, fed the file's
+/* sitemap_parser.h — sitemaps (the sitemaps.org protocol): a streaming parser, fed the file's
  * bytes as they arrive off the network, that hands over each <loc> as soon as its end
  * tag has been parsed. Pure C on libxml2's SAX push parser and zlib, no I/O, no tree.
  *
@@ -37,7 +37,7 @@
  * what libxml2 allocates, under SITEMAP_MEMORY_BOUND — it holds at most
  * SITEMAP_MAX_HELD bytes it has not parsed yet (a longer tag, comment or attribute
  * refuses the file: no real sitemap has one) and at most SITEMAP_MAX_NAMES bytes of
- * distinct element and attribute names (tests/unit/test_sitemap.c measures it on a
+ * distinct element and attribute names (tests/unit/test_sitemap_parser.c measures it on a
  * gzip bomb, a nesting bomb, billion laughs and endless constructs: about 100 KB,
  * 140 KB when fed 100 KB at a time).
  *

@@ -99,7 +99,8 @@ static const char PROMOTE_LUA[] =
     "local moved = 0\n"
     "local function back(m)\n"
     "  local sp = string.find(m, ' ', 1, true)\n"
-    "  redis.call('XADD', KEYS[1], '*', 'u', string.sub(m, sp + 1), 'r', string.sub(m, 1, sp - 1))\n"
+    "  redis.call('XADD', KEYS[1], '*', 'u', string.sub(m, sp + 1),\n"
+    "             'r', string.sub(m, 1, sp - 1))\n"
     "  moved = moved + 1\n"
     "end\n"
     "for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 200)) do\n"
@@ -123,14 +124,14 @@ static const char PROMOTE_LUA[] =
     "return moved\n";
 
 /* An entry this process holds. */
-typedef struct item {
+typedef struct stream_entry {
     char *url;
     int max_redirect;
     char id[48];             /* the stream entry's id, "1700000000000-0" */
     char *host;              /* politeness: its host, once it holds a lease there */
     strmap_node node;        /* in q->items, by url */
     list_node link;          /* in q->ready, or q->taken */
-} item;
+} stream_entry;
 
 struct rqueue {
     selector *loop;
@@ -213,7 +214,7 @@ static bool bad_reply(rqueue *q, redisReply *r, const char *what)
 
 /* ---- the entries this process holds ---- */
 
-static void free_item(item *it)
+static void free_stream_entry(stream_entry *it)
 {
     free(it->host);
     free(it->url);
@@ -245,11 +246,11 @@ static void take_entry(rqueue *q, const redisReply *e)
         else if (strcmp(k->str, "r") == 0)
             max_redirect = atoi(v->str);
     }
-    if (!url || e->element[0]->len >= sizeof ((item *)0)->id)
+    if (!url || e->element[0]->len >= sizeof ((stream_entry *)0)->id)
         return;
     if (strmap_find(&q->items, url))
         return;
-    item *it = xcalloc(1, sizeof *it);
+    stream_entry *it = xcalloc(1, sizeof *it);
     it->url = xstrdup(url);
     it->max_redirect = max_redirect;
     memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);
@@ -432,7 +433,7 @@ static void heartbeat_cb(selector *s, void *arg)
         argv[argc++] = q->consumer;
         argv[argc++] = "0";
         for (; n != &q->taken && argc < 5 + HEARTBEAT_BATCH; n = n->next)
-            argv[argc++] = list_entry(n, item, link)->id;
+            argv[argc++] = list_entry(n, stream_entry, link)->id;
         argv[argc++] = "JUSTID";
         redis_glue_argv(q->g, ignore_reply, q, argc, argv, NULL);
     }
@@ -482,7 +483,7 @@ void rqueue_task_done(rqueue *q, const char *url)
     strmap_node *n = strmap_find(&q->items, url);
     if (!n)
         return;
-    item *it = strmap_entry(n, item, node);
+    stream_entry *it = strmap_entry(n, stream_entry, node);
     strmap_remove(&q->items, n);
     list_remove(&it->link);
     q->ntaken--;
@@ -494,7 +495,7 @@ void rqueue_task_done(rqueue *q, const char *url)
             redis_glue_command(q->g, got_ack, q, "ZREM %shost:%s:inflight %s", q->prefix,
                                it->host, it->id);
     }
-    free_item(it);
+    free_stream_entry(it);
 }
 
 /* ---- get ---- */
@@ -512,7 +513,7 @@ struct rget_frame {
     coro co;
     rqueue *q;
     getter g;
-    item *it;                /* the entry being admitted */
+    stream_entry *it;                /* the entry being admitted */
     admit *ad;               /* its admit, while out */
 };
 
@@ -534,7 +535,7 @@ static void got_admit(redis_glue *g, redisReply *r, void *data)
 static int admit_send(rget_frame *f)
 {
     rqueue *q = f->q;
-    item *it = f->it;
+    stream_entry *it = f->it;
     url_split(it->url, NULL, &it->host, NULL, NULL);    /* host stays NULL on failure */
     if (!it->host)
         it->host = xstrdup("");
@@ -562,10 +563,10 @@ static int admit_send(rget_frame *f)
 }
 
 /* The entry left this process (deferred in Redis, or another's now). */
-static void drop_entry(rqueue *q, item *it)
+static void drop_entry(rqueue *q, stream_entry *it)
 {
     strmap_remove(&q->items, &it->node);
-    free_item(it);
+    free_stream_entry(it);
 }
 
 static int rget_body(coro *co)
@@ -580,7 +581,7 @@ static int rget_body(coro *co)
             kick(f->q);
             AWAIT_FUTURE(co, &f->g.wake);   /* a worker is cancelled here at the end */
         }
-        f->it = list_entry(list_pop_front(&f->q->ready), item, link);
+        f->it = list_entry(list_pop_front(&f->q->ready), stream_entry, link);
         f->q->nready--;
         list_node_init(&f->it->link);
         if (!f->q->polite)
@@ -597,7 +598,7 @@ static int rget_body(coro *co)
     }
     {
         rqueue *q = f->q;
-        item *it = f->it;
+        stream_entry *it = f->it;
         f->it = NULL;
         list_push_back(&q->taken, &it->link);
         q->ntaken++;
@@ -818,7 +819,7 @@ void rqueue_politeness(rqueue *q, int per_host, double delay, bool random_delay)
 
 static void drop_item(strmap_node *n)
 {
-    free_item(strmap_entry(n, item, node));
+    free_stream_entry(strmap_entry(n, stream_entry, node));
 }
 
 void rqueue_free(rqueue *q)

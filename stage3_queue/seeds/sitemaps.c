@@ -9,7 +9,7 @@
 #include "alloc.h"
 #include "log.h"
 #include "robots.h"
-#include "sitemap.h"
+#include "sitemap_parser.h"
 #include "url.h"
 
 #define FEED_CHUNK (64 * 1024)      /* what the parser is given at a time */
@@ -128,7 +128,7 @@ static void read_robots(seed_frame *f, const response *r)
     free(u);
 }
 
-/* ---- one download at a time: engine_fetch (no record, no middleware) ---- */
+/* ---- one download at a time: engine_fetch (no record; --header's fields) ---- */
 
 static coro *fetch_file(engine *e, const char *url)
 {

@@ -1,4 +1,4 @@
-/* sitemap.c — the sitemap parser; see sitemap.h.
+/* sitemap_parser.c — the sitemap parser; see sitemap_parser.h.
  *
  * The bytes go: gzip sniffing (the first two) -> zlib (http_inflate) when gzip -> the
  * byte limit -> sniffing the kind (the first non-blank byte) -> libxml2's SAX push
@@ -6,7 +6,7 @@
  * Both end in the same place: a loc's text is collected (collect) and, at its end,
  * trimmed and delivered (deliver).
  */
-#include "sitemap.h"
+#include "sitemap_parser.h"
 
 #include "alloc.h"
 #include "http_inflate.h"

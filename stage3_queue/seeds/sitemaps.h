@@ -2,7 +2,7 @@
  *
  * For each root's origin, one after the other: its robots.txt's Sitemap lines and
  * /sitemap.xml are downloaded (engine_fetch: no record), each through the
- * streaming parser of common/web/sitemap.h (libxml2's push parser; gzip inflated on
+ * streaming parser of common/web/sitemap_parser.h (libxml2's push parser; gzip inflated on
  * the way; the protocol's 50,000 URLs and 50 MB per file; nothing expanded); every
  * URL it lists goes through engine_crawl — the host policy, the seen set and
  * --max-pages decide, as for a link — and every sitemap an index lists is read in

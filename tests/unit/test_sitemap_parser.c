@@ -1,4 +1,4 @@
-/* test_sitemap.c — the sitemap parser (common/web/sitemap.h): urlsets and sitemap
+/* test_sitemap_parser.c — the sitemap parser (common/web/sitemap_parser.h): urlsets and sitemap
  * indexes in any namespace, entities, gzip fed a byte at a time, text sitemaps; what it
  * refuses (another root, broken XML, too many URLs, too deep, a construct too long) and
  * what it skips (a loc too long); hostile files (billion laughs, a gzip bomb, a nesting
@@ -21,7 +21,7 @@
 
 #include "alloc.h"
 #include "memcount.h"
-#include "sitemap.h"
+#include "sitemap_parser.h"
 
 /* What the callback got: "U loc\n" per URL, "I loc\n" per index entry. */
 typedef struct got {

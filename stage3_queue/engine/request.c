@@ -2,13 +2,15 @@
 #include "request.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "alloc.h"
+#include "http.h"
 
 request *request_new(const char *url, int max_redirect, unsigned flags)
 {
-    request *r = xmalloc(sizeof *r);
+    request *r = xcalloc(1, sizeof *r);
     r->url = xstrdup(url);
     r->max_redirect = max_redirect;
     r->flags = flags;
@@ -19,8 +21,32 @@ void request_free(request *r)
 {
     if (!r)
         return;
+    for (size_t i = 0; i < r->nheaders; i++)
+        free(r->headers[i]);
+    free(r->headers);
     free(r->url);
     free(r);
+}
+
+void request_add_header(request *r, const char *name, const char *value)
+{
+    r->headers = xreallocarray(r->headers, r->nheaders + 2, sizeof *r->headers);
+    r->headers[r->nheaders++] = xasprintf("%s: %s", name, value);
+    r->headers[r->nheaders] = NULL;
+}
+
+const char *request_header(const request *r, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < r->nheaders; i++)
+        if (http_field_name_len(r->headers[i]) == n && strncasecmp(r->headers[i], name, n) == 0)
+            return r->headers[i] + n + 2;           /* after ": " */
+    return NULL;
+}
+
+const char *const *request_fields(const request *r)
+{
+    return (const char *const *)r->headers;
 }
 
 response *response_new(const char *url, int status)

@@ -1,4 +1,4 @@
-/* test_sitemaps.c — crawl-queue --sitemaps (stage3_queue/sitemaps.h) against a testsite
+/* test_seeds_sitemaps.c — crawl-queue --sitemaps (stage3_queue/seeds/sitemaps.h) against a testsite
  * whose pages are only reachable through its sitemaps: robots.txt's Sitemap line names
  * an index, the index a plain and a gzip-compressed sitemap (a .xml.gz file, inflated
  * by the parser), and /sitemap.xml one more page; an offsite URL in a sitemap is left
@@ -16,7 +16,7 @@
 #include "jsonl.h"
 #include "testsite_helper.h"
 
-static char dir[] = "/tmp/test_sitemaps.XXXXXX";
+static char dir[] = "/tmp/test_seeds_sitemaps.XXXXXX";
 static testsite site;
 static char log_path[300];
 
@@ -41,7 +41,8 @@ static int setup(void **state)
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fputs("page /robots.txt type=text/plain body=\"User-agent: *\\nSitemap: {base}/maps/index.xml\\n\"\n"
+    fputs("page /robots.txt type=text/plain "
+          "body=\"User-agent: *\\nSitemap: {base}/maps/index.xml\\n\"\n"
           "page /\n  link /a\n"
           "page /a\npage /orphan1\npage /orphan2\npage /orphan3\npage /deep\n"
           "page /maps/index.xml type=application/xml\n"

@@ -1,10 +1,11 @@
 /* request.h — the engine's two messages, after Scrapy's Request and Response.
  *
- * A request is a URL to fetch (with the chapter's max_redirect) and a few flags a
- * middleware reads. A response is what came back: the final status, the headers the
- * engine kept, and the body when someone asked for it (an item pipeline stage that
- * stores pages); a middleware may also make one itself (a cache, say), in which case
- * the download is skipped.
+ * A request is a URL to fetch (with the chapter's max_redirect), a few flags a
+ * middleware reads, and the header fields middlewares add to what the transport sends.
+ * A response is what came back: the final status, the headers the engine kept, and
+ * the body when someone asked for it (an item pipeline stage that stores pages); a
+ * middleware may also make one itself (a cache, say), in which case the download is
+ * skipped.
  */
 #ifndef CRAWL_REQUEST_H
 #define CRAWL_REQUEST_H
@@ -23,10 +24,22 @@ typedef struct request {
     char *url;
     int max_redirect;                /* redirects still allowed from this URL */
     unsigned flags;
+    char **headers;                  /* extra header fields, "Name: value" each, in a
+                                      * NULL-terminated list (common/web/http.h), or
+                                      * NULL: none */
+    size_t nheaders;
 } request;
 
 request *request_new(const char *url, int max_redirect, unsigned flags);
 void request_free(request *r);
+/* Add a header field to send (copies both strings; name: an RFC 9110 token, value
+ * without control characters — http_field_check). */
+void request_add_header(request *r, const char *name, const char *value);
+/* The value of the request's first header field of that name (case-insensitive), or
+ * NULL. */
+const char *request_header(const request *r, const char *name);
+/* The fields as the transports take them (http_build_get, curl_glue_get). */
+const char *const *request_fields(const request *r);
 
 typedef struct header {
     char *name;
