@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "robots.h"
 #include "robotstxt.h"
+#include "settings.h"
 #include "scratch.h"
 #include "testsite_helper.h"
 
@@ -29,6 +30,7 @@ enum { NSITES = 8 };
 static char *const dir = scratch_dir;
 static testsite sites[NSITES];
 static app the_app;
+static settings the_settings; /* crawl-queue's flags, which the_app reads */
 static robotstxt_limits limits;
 static robotstxt_stats stats;
 
@@ -102,7 +104,8 @@ static void crawl_sites(int n)
     for (int k = 0; k < n; k++)
         argv[argc++] = sites[k].url;
     argv[argc] = NULL;
-    assert_int_equal(app_open(&the_app, argc, argv, "test_robotstxt", "queue", "curl"), 0);
+    app_stage stage = settings_stage("test_robotstxt", &the_settings);
+    assert_int_equal(app_open(&the_app, argc, argv, &stage), 0);
     assert_int_equal(crawler_run(&the_app, make_engine), 0);
 }
 
