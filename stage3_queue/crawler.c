@@ -157,6 +157,10 @@ static int work_body(coro *co)
                 continue;
             }
         }
+        /* Done only once its record is written: after a failed write (or pipeline
+         * stage) the crawl stops, and this URL stays unacknowledged — to do. */
+        if (engine_failed(f->cr->engine))
+            break;
         q_task_done(f->cr, f->url);      /* its record is written */
         free(f->url);
         f->url = NULL;

@@ -4,6 +4,7 @@
 #include "headers.h"
 #include "robotstxt.h"
 #include "settings.h"
+#include "state.h"
 #include "store.h"
 #include "warc.h"
 
@@ -24,7 +25,7 @@ static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
     }
     if (s->state) {             /* the frontier: every URL scheduled, every one done */
         item_pipeline p = state_pipeline(a, s->state);
-        crawl_add_add_listener(a->crawl, store_frontier_add, p.self);
+        crawl_add_add_listener(a->crawl, state_frontier_add, p.self);
         engine_add_pipeline(e, &p);
     }
     if (s->store) {

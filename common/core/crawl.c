@@ -71,6 +71,7 @@ struct crawl {
     size_t done;             /* records made */
     FILE *out;
     recstream *stream;       /* --format jsonl: each record written as it is made */
+    char *failure;           /* crawl_fail's reason, or NULL */
     struct timespec t0;
     size_t in_flight, peak_in_flight;
     size_t waiting_fd;       /* attempts whose transport waits for a descriptor */
@@ -616,6 +617,7 @@ void crawl_free(crawl *c)
     if (!c)
         return;
     recstream_free(c->stream);
+    free(c->failure);
     if (c->out && c->out != stdout)
         fclose(c->out);
     trace_close(c->trace, NULL, 0);   /* only when the report was never written */
@@ -741,6 +743,19 @@ void crawl_record_failure(crawl *c, const char *url, const char *error)
     record(c, &st, NULL);
 }
 
+long long crawl_output_end(const crawl *c) { return c->stream ? recstream_end(c->stream) : -1; }
+
+bool crawl_write_failed(const crawl *c, char *err, size_t errlen)
+{
+    return c->stream && recstream_failed(c->stream, err, errlen);
+}
+
+void crawl_fail(crawl *c, const char *reason)
+{
+    if (!c->failure)
+        c->failure = xstrdup(reason);
+}
+
 void crawl_add_record_listener(crawl *c, crawl_record_fn fn, void *ctx)
 {
     listeners_add(&c->on_record, (listener){.fn.record = fn, .ctx = ctx});
@@ -830,6 +845,11 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
         .peak_in_flight = c->peak_in_flight,
         .interrupted = interrupted,
     };
+    char write_err[512];
+    if (crawl_write_failed(c, write_err, sizeof write_err))
+        crawl_fail(c, write_err);      /* for the trace; the summary cannot follow it */
+    sum.error = c->failure;
+    sum.interrupted |= c->failure != NULL;
     char report_err[512] = "", trace_err[512] = "";
     int r;
     if (c->stream)      /* the records are written already: the summary ends the file */
@@ -849,7 +869,7 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
             {"peak_in_flight", NULL, (long long)c->peak_in_flight},
             {"transport", transport ? transport : "", 0},
             {"selector", selector ? selector : "", 0},
-            {"interrupted", NULL, interrupted},
+            {"interrupted", NULL, sum.interrupted},
         };
         trace_instant(c->trace, -1, "crawl finished", "crawl", trace_now(c->trace), args,
                       sizeof args / sizeof args[0]);

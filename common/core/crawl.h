@@ -111,6 +111,18 @@ void crawl_remove_listeners(crawl *c, const void *ctx);
  * Returns whether it was new. */
 bool crawl_mark_seen(crawl *c, const char *url);
 
+/* --format jsonl: where the last record's line ends in --output (before the first
+ * record: where the file ended when it was opened); -1 when there is no such offset
+ * (the text format, a pipe). */
+long long crawl_output_end(const crawl *c);
+/* Whether a record's write to --output (or stdout) failed; if so, one line in err
+ * ("writing --output 'x' failed: No space left on device"). Nothing is written after
+ * the first failure: a stage stops the crawl and acknowledges nothing more. */
+bool crawl_write_failed(const crawl *c, char *err, size_t errlen);
+/* The crawl did not complete, for this reason (the first one is kept): the summary says
+ * "interrupted": true and "error": reason. */
+void crawl_fail(crawl *c, const char *reason);
+
 /* crawling.py's add_url for a URL that did not come from a page: scheduled (add is
  * called) when allowed by the host policy, not seen and within --max-pages. Returns
  * whether it was. */
@@ -155,9 +167,10 @@ const char *crawl_fetch_content_type(const crawl_fetch *f);
 /* Write the report to --output or stdout — text: every record, sorted, and the counters;
  * jsonl: only the summary line, for each record was written as it was made (one line,
  * one write(2): recstream.h) — and finish and close the --trace-events file. todo: URLs
- * that were still waiting; interrupted: the crawl was stopped by a signal. Returns 0, or
- * -1 with one line in err saying which write failed and why ("writing --trace-events 'x'
- * failed: No space left on device"). */
+ * that were still waiting; interrupted: the crawl was stopped by a signal (or failed:
+ * crawl_fail, a failed record write). Returns 0, or -1 with one line in err saying
+ * which write failed and why ("writing --trace-events 'x' failed: No space left on
+ * device"). */
 int crawl_write_report(crawl *c, size_t todo, const char *transport,
                        const char *selector, bool interrupted, char *err, size_t errlen);
 

@@ -18,6 +18,7 @@ struct recstream {
     size_t size;
     FILE *line;
     size_t count;
+    long long end;           /* the file offset after the last line, or -1 */
     int error;               /* errno of the first failed write, or 0 */
 };
 
@@ -30,6 +31,8 @@ recstream *recstream_new(int fd, const char *what, const char *path)
     s->line = open_memstream(&s->buf, &s->size);
     if (!s->line)
         alloc_oom(0);
+    off_t at = lseek(fd, 0, SEEK_CUR);
+    s->end = at < 0 ? -1 : (long long)at;
     return s;
 }
 
@@ -77,6 +80,8 @@ static void put_line(recstream *s)
         return;
     if (write_all(s->fd, s->buf, (size_t)len) < 0)
         s->error = errno ? errno : EIO;
+    else if (s->end >= 0)
+        s->end += (long long)len;
 }
 
 void recstream_record(recstream *s, const fetch_stat *st)
@@ -89,6 +94,16 @@ void recstream_record(recstream *s, const fetch_stat *st)
 
 size_t recstream_count(const recstream *s) { return s->count; }
 
+long long recstream_end(const recstream *s) { return s->end; }
+
+bool recstream_failed(const recstream *s, char *err, size_t errlen)
+{
+    if (s->error)
+        snprintf(err, errlen, "writing %s '%s' failed: %s", s->what, s->path,
+                 strerror(s->error));
+    return s->error != 0;
+}
+
 void recstream_set_fetched_by(recstream *s, const char *name)
 {
     free(s->fetched_by);
@@ -100,9 +115,5 @@ int recstream_summary(recstream *s, size_t done, const report_summary *sum, char
 {
     report_write_jsonl_summary(done, sum, s->line);
     put_line(s);
-    if (!s->error)
-        return 0;
-    snprintf(err, errlen, "writing %s '%s' failed: %s", s->what, s->path,
-             strerror(s->error));
-    return -1;
+    return recstream_failed(s, err, errlen) ? -1 : 0;
 }

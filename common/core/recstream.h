@@ -15,6 +15,7 @@
 #ifndef CRAWL_RECSTREAM_H
 #define CRAWL_RECSTREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "report.h"
@@ -33,6 +34,11 @@ void recstream_record(recstream *s, const fetch_stat *st);
 void recstream_set_fetched_by(recstream *s, const char *name);
 /* Records written so far (whole lines handed to the kernel). */
 size_t recstream_count(const recstream *s);
+/* Where the last line written ends in the file (the file's offset when the stream
+ * started, if none yet); -1 when the file has no offsets (a pipe, a terminal). */
+long long recstream_end(const recstream *s);
+/* Whether a write failed; if so, "writing <what> '<path>' failed: <reason>" in err. */
+bool recstream_failed(const recstream *s, char *err, size_t errlen);
 
 /* The summary line ({"summary": {...}}, done: the records of the crawl). Returns 0, or
  * -1 with "writing <what> '<path>' failed: <reason>" in err when this or any earlier

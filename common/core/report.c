@@ -232,7 +232,9 @@ void report_write_text(report *r, const report_summary *sum, FILE *out)
     for (size_t i = 0; i < n; i++)
         url_report(view[i], &s, out);
     free(view);
-    if (sum->interrupted)
+    if (sum->error)
+        fprintf(out, "Failed: %s\n", sum->error);
+    else if (sum->interrupted)
         fputs("Interrupted\n", out);
 
     double dt = isfinite(sum->seconds) && sum->seconds > 0 ? sum->seconds : 0;
@@ -430,8 +432,13 @@ void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *ou
     json_write_string(out, sum->transport);
     fputs(", \"selector\": ", out);
     json_write_string(out, sum->selector);
-    fprintf(out, ", \"peak_in_flight\": %zu, \"interrupted\": %s}}\n", sum->peak_in_flight,
+    fprintf(out, ", \"peak_in_flight\": %zu, \"interrupted\": %s", sum->peak_in_flight,
             sum->interrupted ? "true" : "false");
+    if (sum->error) {
+        fputs(", \"error\": ", out);
+        json_write_string(out, sum->error);
+    }
+    fputs("}}\n", out);
 }
 
 void report_write_jsonl(report *r, const report_summary *sum, FILE *out)

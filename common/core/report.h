@@ -46,7 +46,8 @@ typedef struct report_summary {
     const char *transport;   /* "raw" | "curl" */
     const char *selector;    /* backend name */
     size_t peak_in_flight;   /* most fetches in progress at once */
-    int interrupted;         /* stopped by a signal */
+    int interrupted;         /* stopped by a signal, or failed */
+    const char *error;       /* why it failed (NULL: it did not) */
 } report_summary;
 
 typedef struct report report;

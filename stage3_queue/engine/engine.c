@@ -68,13 +68,24 @@ void mw_park(mw_result *out)
 /* ---- the engine ---- */
 
 /* The crawl core made a record: if a worker is recording a response for the
- * pipeline, the item gets a copy of it. */
+ * pipeline, the item gets a copy of it — once its --output line is written. A record
+ * whose write failed reaches no stage (the state would count its URL done) and stops
+ * the crawl at once: the worker acknowledges nothing more (crawler.c), and the report
+ * says which write failed. */
 static void on_record(void *ctx, const fetch_stat *st, const crawl_fetch *f)
 {
     (void)f;
     engine *e = ctx;
-    if (e->capture && !e->capture->record.url)
+    char err[512];
+    if (crawl_write_failed(e->a->crawl, err, sizeof err)) {
+        e->failed = true;
+        selector_stop(e->a->loop);
+        return;
+    }
+    if (e->capture && !e->capture->record.url) {
         fetch_stat_copy(&e->capture->record, st);
+        e->capture->output_end = crawl_output_end(e->a->crawl);
+    }
 }
 
 engine *engine_new(app *a, crawl_add_fn schedule, void *ctx)
@@ -282,8 +293,11 @@ static int pipeline_body(coro *co)
         if (co->err) {
             if (co->err->kind == CORO_CANCELLED)
                 CORO_RAISE_ERR(co);
-            log_error("crawl-queue: %s the %s failed: %s", f->closing ? "closing" : "opening",
-                      f->e->pipe[f->i].name, co->err->msg);
+            char why[1024];
+            snprintf(why, sizeof why, "%s the %s failed: %s", f->closing ? "closing" : "opening",
+                     f->e->pipe[f->i].name, co->err->msg);
+            log_error("crawl-queue: %s", why);
+            crawl_fail(f->e->a->crawl, why);
             f->e->failed = true;
             coro_error_free(co->err);
             co->err = NULL;
@@ -520,8 +534,11 @@ pipeline:
         if (co->err) {
             if (co->err->kind == CORO_CANCELLED)
                 CORO_RAISE_ERR(co);
-            log_error("crawl-queue: the %s failed on %s: %s", e->pipe[f->i].name, f->req->url,
-                      co->err->msg);
+            char why[1024];
+            snprintf(why, sizeof why, "the %s failed on %s: %s", e->pipe[f->i].name,
+                     f->req->url, co->err->msg);
+            log_error("crawl-queue: %s", why);
+            crawl_fail(e->a->crawl, why);
             e->failed = true;
             selector_stop(e->a->loop);          /* a lost item is not a finished crawl */
             coro_error_free(co->err);

@@ -25,7 +25,8 @@
  *   process_response  in reverse order: CONTINUE keeps the response, a Response
  *                     replaces it, a Request reschedules, IGNORE records
  *   record            the crawl core records the response and queues its links
- *                     (or the failure: every URL ends as exactly one record)
+ *                     (or the failure: every URL ends as exactly one record); a
+ *                     record whose --output write failed stops the crawl here
  *   process_item      each pipeline stage in order, until one drops the item
  *
  * Two doors in, as in Scrapy: engine_crawl (through the Queue — it counts for join —
@@ -97,6 +98,7 @@ typedef struct item {
     const request *request;
     const response *response;   /* NULL for a failure; else status, kept headers, and
                                  * the body if a stage wants_body */
+    long long output_end;       /* where its line ends in --output (-1: no offset) */
 } item;
 
 typedef struct item_pipeline {
@@ -153,7 +155,8 @@ coro *engine_close(engine *e);
 struct hostqueue;
 void engine_set_hosts(engine *e, struct hostqueue *hq);
 struct hostqueue *engine_hosts(const engine *e);
-/* Whether a pipeline stage failed (the crawl then ends with exit 1). */
+/* Whether a pipeline stage failed, or the write of a record to --output (the crawl
+ * then stops at once and ends with exit 1; a worker acknowledges nothing after it). */
 bool engine_failed(const engine *e);
 
 /* Scrapy's engine.crawl: schedule req through the Queue (unless seen, or not allowed

@@ -1,7 +1,10 @@
-/* state.c — --state / --resume: see state.h. Runs once, before the crawl. */
+/* state.c — --state / --resume (state.h): the state's writer, an item pipeline stage
+ * on the background writer (writer.h) with the store's pages table (store.h), and its
+ * reader, state_restore, which runs once before the crawl. */
 #include "state.h"
 
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +13,180 @@
 #include "fpset.h"
 #include "log.h"
 #include "settings.h"
+#include "store.h"
+#include "writer.h"
 
+/* The state's own tables; pages is the store's, with one more column (state.h). */
 static const char schema[] =
-    "PRAGMA journal_mode=WAL;"
     "CREATE TABLE IF NOT EXISTS frontier (url TEXT PRIMARY KEY,"
     " max_redirect INTEGER NOT NULL) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+
+/* A state file from before output_end: its rows are trusted (NULL). */
+static const char add_output_end[] = "ALTER TABLE pages ADD COLUMN output_end INTEGER";
+
+static const char insert_page_sql[] =
+    "INSERT INTO pages (" STORE_PAGE_COLUMNS ", output_end) VALUES (" STORE_PAGE_VALUES
+    ", ?14)";
+
+static const char insert_frontier_sql[] =
+    "INSERT OR IGNORE INTO frontier (url, max_redirect) VALUES (?1, ?2)";
+
+/* Whether pages has output_end, adding it if not. */
+static int has_output_end(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT output_end FROM pages LIMIT 0", -1, &st, NULL) ==
+        SQLITE_OK) {
+        sqlite3_finalize(st);
+        return 0;
+    }
+    return sqlite3_exec(db, add_output_end, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+/* ---- the writer: frontier rows and pages rows, in one line of batches ---- */
+
+typedef struct state_row {
+    char *frontier_url;         /* a URL scheduled: a frontier row, not a page */
+    int max_redirect;
+    store_page page;
+    long long output_end;       /* where its --output line ends (-1: unknown) */
+} state_row;
+
+typedef struct state {
+    char *path;
+    sqlite3 *db;                /* touched by one pool job at a time */
+    sqlite3_stmt *insert_page, *insert_frontier;
+    writer w;
+    writer_rows rows;           /* of state_row */
+} state;
+
+static void row_free(void *row)
+{
+    state_row *r = row;
+    free(r->frontier_url);
+    store_page_clear(&r->page);
+}
+
+static coro_value open_work(void *arg, coro_error **err)
+{
+    state *s = arg;
+    s->db = store_db_open("--state", s->path, schema, err);
+    if (s->db && (has_output_end(s->db) < 0 ||
+                  sqlite3_prepare_v2(s->db, insert_page_sql, -1, &s->insert_page, NULL) !=
+                      SQLITE_OK ||
+                  sqlite3_prepare_v2(s->db, insert_frontier_sql, -1, &s->insert_frontier,
+                                     NULL) != SQLITE_OK))
+        *err = store_db_error(s->db, "--state", s->path, "open");
+    return (coro_value){NULL, 0};
+}
+
+static int insert_row(void *self, const void *row)
+{
+    state *s = self;
+    const state_row *r = row;
+    sqlite3_stmt *st;
+    if (r->frontier_url) {
+        st = s->insert_frontier;
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, r->frontier_url, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, r->max_redirect);
+    } else {
+        st = s->insert_page;
+        store_page_bind(st, &r->page);
+        if (r->output_end >= 0)
+            sqlite3_bind_int64(st, 14, r->output_end);
+    }
+    return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+}
+
+static coro_value write_work(void *arg, coro_error **err)
+{
+    writer_rows_job *j = arg;
+    state *s = j->self;
+    return store_write_rows(s->db, "--state", s->path, j->b->rows, j->b->n,
+                            sizeof(state_row), insert_row, s, err);
+}
+
+static void finalize(state *s)
+{
+    sqlite3_finalize(s->insert_page);
+    sqlite3_finalize(s->insert_frontier);
+    s->insert_page = s->insert_frontier = NULL;
+    sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
+    s->db = NULL;
+}
+
+static coro_value close_work(void *arg, coro_error **err)
+{
+    (void)err;
+    finalize(arg);
+    return (coro_value){NULL, 0};
+}
+
+static const writer_ops state_ops = {
+    .name = "state_writer",
+    .open = open_work,
+    .write = write_work,
+    .close = close_work,
+};
+
+static coro *state_open(void *self, engine *e) { return writer_open(&((state *)self)->w, e); }
+
+/* The engine hands a record to the pipeline only once its --output line is written
+ * (engine.h): so a pages row is never ahead of the output. */
+static coro *state_process_item(void *self, item *it, bool *drop)
+{
+    (void)drop;
+    state *s = self;
+    state_row *r = writer_row(&s->rows);
+    store_page_fill(&r->page, it, false);
+    r->output_end = it->output_end;
+    writer_row_added(&s->rows);
+    return writer_room(&s->w);
+}
+
+void state_frontier_add(void *self, const char *url, int max_redirect)
+{
+    state *s = self;
+    state_row *r = writer_row(&s->rows);
+    r->frontier_url = xstrdup(url);
+    r->max_redirect = max_redirect;
+    writer_row_added(&s->rows);
+}
+
+static coro *state_close(void *self) { return writer_close(&((state *)self)->w); }
+
+static void state_free(void *self)
+{
+    state *s = self;
+    writer_rows_clear(&s->rows);
+    writer_clear(&s->w);
+    if (s->db)
+        finalize(s);
+    free(s->path);
+    free(s);
+}
+
+item_pipeline state_pipeline(app *a, const char *path)
+{
+    state *s = xcalloc(1, sizeof *s);
+    s->path = xstrdup(path);
+    /* a now: frontier rows come before open (the roots) */
+    writer_init(&s->w, &state_ops, s, a);
+    writer_rows_init(&s->rows, &s->w, sizeof(state_row), STATE_BATCH_ROWS,
+                     STATE_BATCH_MS /* what a kill -9 can make repeat */, row_free);
+    return (item_pipeline){
+        .name = "state",
+        .self = s,
+        .open = state_open,
+        .process_item = state_process_item,
+        .close = state_close,
+        .free = state_free,
+    };
+}
+
+/* ---- state_restore: before the crawl ---- */
 
 /* What makes two runs one crawl: the roots and the options that decide which URLs are
  * scheduled. */
@@ -35,100 +206,181 @@ static char *crawl_identity(const crawl_options *o)
     return buf;
 }
 
-static int db_fail(sqlite3 *db, const char *path, char *err, size_t errlen)
+typedef struct restore {
+    const crawl_options *o;
+    const settings *s;
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    char *err;
+    size_t errlen;
+} restore;
+
+/* The first failure says it, in one line; -1. */
+static int fail(restore *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(restore *r, const char *fmt, ...)
 {
-    snprintf(err, errlen, "--state '%s': %s", path, db ? sqlite3_errmsg(db) : "cannot open");
-    sqlite3_close(db);
+    if (!r->err[0]) {
+        int n = snprintf(r->err, r->errlen, "--state '%s': ", r->s->state);
+        va_list ap;
+        va_start(ap, fmt);
+        if (n >= 0 && (size_t)n < r->errlen)
+            vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
     return -1;
 }
 
-int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
+static int db_fail(restore *r)
 {
-    const crawl_options *o = &a->opt;
-    const settings *s = settings_of(a);
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(s->state, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-            SQLITE_OK ||
-        sqlite3_busy_timeout(db, 5000) != SQLITE_OK ||
-        sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK)
-        return db_fail(db, s->state, err, errlen);
+    return fail(r, "%s", r->db ? sqlite3_errmsg(r->db) : "cannot allocate a connection");
+}
 
-    sqlite3_stmt *st;
-    long long known = 0;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM frontier", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, s->state, err, errlen);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        known = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+static int prepare(restore *r, const char *sql)
+{
+    sqlite3_finalize(r->st);
+    r->st = NULL;
+    return sqlite3_prepare_v2(r->db, sql, -1, &r->st, NULL) == SQLITE_OK ? 0 : db_fail(r);
+}
 
-    char *id = crawl_identity(o);
+/* sqlite3_step: 1 a row, 0 the end, -1 an error (said). */
+static int step(restore *r)
+{
+    int rc = sqlite3_step(r->st);
+    if (rc == SQLITE_ROW)
+        return 1;
+    return rc == SQLITE_DONE ? 0 : db_fail(r);
+}
+
+/* A text column that must be there: NULL (said) when the row is damaged. */
+static const char *text(restore *r, int col, const char *table)
+{
+    const char *v = (const char *)sqlite3_column_text(r->st, col);
+    if (!v) {
+        if (sqlite3_errcode(r->db) == SQLITE_NOMEM)
+            alloc_oom(0);
+        fail(r, "damaged: a row of %s without a URL (--state needs a new file)", table);
+    }
+    return v;
+}
+
+/* PRAGMA quick_check: "ok", or the file is damaged. */
+static int check_intact(restore *r)
+{
+    if (prepare(r, "PRAGMA quick_check(1)") < 0 || step(r) <= 0)
+        return db_fail(r);
+    const char *v = (const char *)sqlite3_column_text(r->st, 0);
+    if (v && strcmp(v, "ok") == 0)
+        return 0;
+    char what[256];
+    snprintf(what, sizeof what, "%s", v ? v : "no answer");
+    for (char *c = what; *c; c++)           /* its report: one line */
+        if (*c == '\n')
+            *c = ' ';
+    return fail(r, "damaged (%s): --resume cannot trust it", what);
+}
+
+/* The crawl of this file, if it holds one: the same roots and options, and --resume. */
+static int check_crawl(restore *r, long long *known)
+{
+    if (prepare(r, "SELECT count(*) FROM frontier") < 0 || step(r) <= 0)
+        return db_fail(r);
+    *known = sqlite3_column_int64(r->st, 0);
+    char *id = crawl_identity(r->o);
     int rc = 0;
-    if (known > 0 && !s->resume) {
-        snprintf(err, errlen, "--state '%s' holds a crawl already (%lld URLs): add --resume "
-                 "to go on with it, or name a new file", s->state, known);
-        rc = -1;
-    } else if (known > 0) {
-        const unsigned char *was = NULL;
-        if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'crawl'", -1, &st,
-                               NULL) != SQLITE_OK) {
-            free(id);
-            return db_fail(db, s->state, err, errlen);
-        }
-        if (sqlite3_step(st) == SQLITE_ROW)
-            was = sqlite3_column_text(st, 0);
-        if (!was || strcmp((const char *)was, id) != 0) {
-            snprintf(err, errlen, "--state '%s' is the crawl of other roots or options "
-                     "(--resume needs the same roots, --max-redirect, --max-pages, "
-                     "--exclude and --strict)", s->state);
+    if (*known > 0 && !r->s->resume) {
+        rc = fail(r, "holds a crawl already (%lld URLs): add --resume to go on with it, or "
+                  "name a new file", *known);
+    } else if (*known > 0) {
+        int got = prepare(r, "SELECT value FROM meta WHERE key = 'crawl'") < 0 ? -1 : step(r);
+        const char *was = got > 0 ? (const char *)sqlite3_column_text(r->st, 0) : NULL;
+        if (got < 0)
             rc = -1;
-        }
-        sqlite3_finalize(st);
-    } else {
-        if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta VALUES ('crawl', ?1)", -1, &st,
-                               NULL) != SQLITE_OK || (sqlite3_bind_text(st, 1, id, -1,
-                                                                        SQLITE_STATIC),
-                                                      sqlite3_step(st) != SQLITE_DONE)) {
-            sqlite3_finalize(st);
-            free(id);
-            return db_fail(db, s->state, err, errlen);
-        }
-        sqlite3_finalize(st);
+        else if (!was || strcmp(was, id) != 0)
+            rc = fail(r, "is the crawl of other roots or options (--resume needs the same "
+                      "roots, --max-redirect, --max-pages, --exclude and --strict)");
+    } else if (prepare(r, "INSERT OR REPLACE INTO meta VALUES ('crawl', ?1)") < 0 ||
+               sqlite3_bind_text(r->st, 1, id, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+               step(r) < 0) {
+        rc = db_fail(r);
     }
     free(id);
-    if (rc < 0 || known == 0) {
-        sqlite3_close(db);
-        return rc;
-    }
+    return rc;
+}
 
-    /* --resume: done = its record is in the file. A page's row comes after the frontier
-     * rows of its links, in the same batch or a later one: a page done here has its
-     * links in the frontier. A page recorded in --output whose row was not committed
-     * before a kill -9 is fetched again, and finds its links again. */
+/* The pages rows whose --output line is not in the output (it was cut, or deleted):
+ * gone, so that their URLs are fetched again. How many, or -1. */
+static long long forget_unwritten(restore *r, long long output_size)
+{
+    if (prepare(r, "DELETE FROM pages WHERE output_end > ?1") < 0 ||
+        sqlite3_bind_int64(r->st, 1, output_size) != SQLITE_OK || step(r) < 0)
+        return db_fail(r);
+    return sqlite3_changes(r->db);
+}
+
+/* --resume: done = its record is in the file (and in --output). A page's row comes
+ * after the frontier rows of its links, in the same batch or a later one: a page done
+ * here has its links in the frontier. */
+static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
+{
+    long long output_size = crawl_output_end(a->crawl);
+    long long lost = output_size >= 0 ? forget_unwritten(r, output_size) : 0;
+    if (lost < 0)
+        return -1;
+    if (lost > 0)
+        log_warn("--resume: --output '%s' lacks %lld record(s) that --state '%s' counted "
+                 "done: fetching them again", a->opt.output, lost, r->s->state);
     fpset *done = fpset_new();
-    if (sqlite3_prepare_v2(db, "SELECT url FROM pages", -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW)
-            fpset_add(done, (const char *)sqlite3_column_text(st, 0));
-        sqlite3_finalize(st);
+    int rc = prepare(r, "SELECT url FROM pages");
+    const char *url;
+    while (rc == 0 && (rc = step(r)) > 0) {
+        if (!(url = text(r, 0, "pages"))) {
+            rc = -1;
+            break;
+        }
+        fpset_add(done, url);
+        rc = 0;
     }
     size_t todo = 0, finished = 0;
-    if (sqlite3_prepare_v2(db, "SELECT url, max_redirect FROM frontier", -1, &st, NULL) !=
-        SQLITE_OK) {
-        fpset_free(done);
-        return db_fail(db, s->state, err, errlen);
-    }
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *url = (const char *)sqlite3_column_text(st, 0);
+    if (rc == 0)
+        rc = prepare(r, "SELECT url, max_redirect FROM frontier");
+    while (rc == 0 && (rc = step(r)) > 0) {
+        if (!(url = text(r, 0, "frontier"))) {
+            rc = -1;
+            break;
+        }
         crawl_mark_seen(a->crawl, url);
         if (fpset_has(done, url)) {
             finished++;
         } else {
-            put(ctx, url, sqlite3_column_int(st, 1));
+            put(ctx, url, sqlite3_column_int(r->st, 1));
             todo++;
         }
+        rc = 0;
     }
-    sqlite3_finalize(st);
     fpset_free(done);
-    sqlite3_close(db);
-    log_info("--resume: %zu URL(s) done in earlier runs, %zu to do", finished, todo);
-    return 0;
+    if (rc == 0)
+        log_info("--resume: %zu URL(s) done in earlier runs, %zu to do", finished, todo);
+    return rc;
+}
+
+int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
+{
+    restore r = {.o = &a->opt, .s = settings_of(a), .err = err, .errlen = errlen};
+    err[0] = '\0';
+    long long known = 0;
+    int rc;
+    coro_error *e = NULL;
+    r.db = store_db_open("--state", r.s->state, schema, &e);
+    if (!r.db) {
+        snprintf(err, errlen, "%s", e->msg);
+        coro_error_free(e);
+        return -1;
+    }
+    if ((r.s->resume && check_intact(&r) < 0) || has_output_end(r.db) < 0)
+        rc = db_fail(&r);
+    else if ((rc = check_crawl(&r, &known)) == 0 && known > 0)
+        rc = requeue(&r, a, put, ctx);
+    sqlite3_finalize(r.st);
+    sqlite3_close(r.db);
+    return rc;
 }

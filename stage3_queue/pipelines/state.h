@@ -1,17 +1,31 @@
 /* state.h — --state FILE.db and --resume (docs/state.md): a crawl that survives kill -9.
  *
- * The frontier lives in SQLite, written by the store's batched writer in the thread
- * pool (state_pipeline in store.h): every URL scheduled (frontier), every URL recorded
- * (pages), and the crawl's roots and options (meta). state_restore runs before the crawl
- * starts, on the loop thread, while nothing else runs:
+ * The frontier lives in SQLite, written by the background writer in the thread pool
+ * (writer.h; state_pipeline): every URL scheduled (frontier), every URL recorded (pages,
+ * the store's table, store.h), and the crawl's roots and options (meta):
+ *
+ *   CREATE TABLE frontier (url TEXT PRIMARY KEY, max_redirect INTEGER NOT NULL);
+ *   CREATE TABLE pages (... as store.h ..., output_end INTEGER);
+ *   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+ *
+ * A URL is in frontier once scheduled (state_frontier_add, an add listener of the crawl core),
+ * in pages once its record is written to --output (the engine hands the pipeline only
+ * records whose line was written); output_end is where that line ends in --output. Both
+ * go through the same batches, in order.
+ *
+ * state_restore runs before the crawl starts, on the loop thread, while nothing else
+ * runs:
  *
  *   - a state file that holds a crawl is refused without --resume, and with --resume
  *     when its roots or options differ: one line each;
- *   - with --resume, a URL is done when the file has its record (pages) or when the
- *     --output of the earlier runs has it (a record written just before a kill -9 whose
- *     row was not yet committed); every other URL of the frontier goes back in the Queue,
- *     every URL of the frontier is in seen_urls again. So a URL with a record is never
- *     fetched again; one in flight at the kill is fetched once more.
+ *   - with --resume, the file must pass SQLite's quick_check and every row must be
+ *     whole: a damaged file is one line;
+ *   - a pages row whose line lies past the end of --output (the output was cut or
+ *     deleted) is forgotten, with one warning: its URL is fetched again;
+ *   - a URL is done when the file has its record (pages); every other URL of the
+ *     frontier goes back in the Queue, every URL of the frontier is in seen_urls again.
+ *     So a URL with a record in --output is not fetched again; one in flight at a
+ *     kill -9, or recorded in a batch not yet committed, is fetched once more.
  */
 #ifndef CRAWL_STATE_H
 #define CRAWL_STATE_H
@@ -20,6 +34,17 @@
 
 #include "app.h"
 #include "crawl.h"
+#include "engine.h"
+
+/* The --state stage of the item pipeline, writing to path, and the crawl core's add
+ * listener that gives it the frontier (its ctx: the stage's self). */
+item_pipeline state_pipeline(app *a, const char *path);
+void state_frontier_add(void *self, const char *url, int max_redirect);
+
+/* Rows per transaction, and the longest a row waits for its batch to be written: the
+ * rows are small (a URL, or a record without body), so more to a transaction than the
+ * store's (store.h). */
+enum { STATE_BATCH_ROWS = 4096, STATE_BATCH_MS = 100 };
 
 /* Check path against this crawl and, with --resume, put the URLs left to do (put). 0, or
  * -1 with one line in err. */

@@ -17,33 +17,62 @@
  *     fetched_at   TEXT NOT NULL          -- UTC, ISO 8601 with milliseconds
  *   );
  *
- * The first eleven columns are the JSONL record's fields. Writes are batched: rows are
- * collected on the loop thread and each batch is one transaction written by a pool
- * thread (journal_mode=WAL, synchronous=NORMAL), so a crash loses at most the batches
- * not yet committed and never leaves a torn database.
+ * The first eleven columns are the JSONL record's fields. Writes are batched (writer.h):
+ * rows are collected on the loop thread and each batch is one transaction written by a
+ * pool thread (journal_mode=WAL, synchronous=NORMAL), so a crash loses at most the
+ * batches not yet committed and never leaves a torn database.
  */
 #ifndef CRAWL_STORE_H
 #define CRAWL_STORE_H
+
+#include <sqlite3.h>
 
 #include "engine.h"
 
 /* The storage stage of the item pipeline, writing to path. */
 item_pipeline store_pipeline(const char *path);
 
-/* --state FILE.db (state.h): the same writer keeping the crawl's frontier. Its pages
- * rows have no headers or body; two more tables:
- *
- *   CREATE TABLE frontier (url TEXT PRIMARY KEY, max_redirect INTEGER NOT NULL);
- *   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
- *
- * A URL is in frontier once scheduled (store_frontier_add, the crawl core's add hook),
- * in pages once it has a record; both go through the same batches, in order. */
-item_pipeline state_pipeline(app *a, const char *path);
-void store_frontier_add(void *self, const char *url, int max_redirect);
+/* Rows per transaction, and the longest a row waits for its batch to be written. */
+enum { STORE_BATCH_ROWS = 256, STORE_BATCH_MS = 500 };
 
-/* Rows per transaction, and the longest a row waits for its batch to be written. The
- * state's rows are small (a URL, or a record without body): more to a transaction. */
-enum { STORE_BATCH_ROWS = 256, STATE_BATCH_ROWS = 4096, STORE_BATCH_MS = 500,
-       STATE_BATCH_MS = 100 };
+/* ---- shared with --state (state.c), whose pages table is this one ---- */
+
+/* A pages row: the record, and what came with its response. */
+typedef struct store_page {
+    fetch_stat rec;             /* owned copy */
+    char *final_url;
+    char *headers;              /* "Name: value\r\n"... or NULL */
+    char *body;
+    size_t body_len;
+    char fetched_at[32];
+} store_page;
+
+/* Fill p from it: the record and the time; with_response: the final URL, the headers
+ * and the body too. */
+void store_page_fill(store_page *p, const item *it, bool with_response);
+void store_page_clear(store_page *p);
+
+/* The pages INSERT's columns and parameters (store_page_bind binds ?1 to ?13). */
+#define STORE_PAGE_COLUMNS                                                                 \
+    "url, final_url, next_url, status, exception, size, content_type, encoding, num_urls," \
+    " num_new_urls, headers, body, fetched_at"
+#define STORE_PAGE_VALUES "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13"
+
+/* On a pool thread: open path (WAL, synchronous=NORMAL, a busy timeout, the pages
+ * table), then run schema (NULL: none). NULL with *err set ("<what> '<path>': open:
+ * <reason>"). */
+sqlite3 *store_db_open(const char *what, const char *path, const char *schema,
+                       coro_error **err);
+coro_error *store_db_error(sqlite3 *db, const char *what, const char *path,
+                           const char *step);
+/* Bind p to a pages INSERT. */
+void store_page_bind(sqlite3_stmt *st, const store_page *p);
+/* One batch, one transaction: insert(self, row) for each of the n rows of size bytes
+ * (0, or -1 on failure). Returns the rows written; *err set on failure (and the
+ * transaction rolled back). */
+coro_value store_write_rows(sqlite3 *db, const char *what, const char *path,
+                            const void *rows, size_t n, size_t size,
+                            int (*insert)(void *self, const void *row), void *self,
+                            coro_error **err);
 
 #endif

@@ -4,8 +4,8 @@
  *   process_item   a response that came over the wire: its records, built here on the
  *                  loop (SHA-1 digests with OpenSSL's libcrypto), appended to the batch
  *                  waiting for the writer, with the index lines that point at them
- *   writer         wait for a batch; in the pool (defer_to_thread): a gzip member per
- *                  record for FILE.gz (zlib), the index lines' offsets and lengths, the
+ *   the writer     (writer.h) takes what waits; in the pool: a gzip member per record
+ *                  for FILE.gz (zlib), the index lines' offsets and lengths, the
  *                  write — so compressing costs the loop nothing
  *   close          the writer writes what is left; the CDXJ index, sorted; close
  */
@@ -32,6 +32,7 @@
 #include "strmap.h"
 #include "threads.h"
 #include "url.h"
+#include "writer.h"
 
 /* A payload already archived: where a revisit record points. */
 typedef struct archived {
@@ -70,10 +71,7 @@ typedef struct warc {
     strmap payloads;            /* digest -> archived */
     char **cdx;                 /* CDXJ lines, sorted at close */
     size_t ncdx, cdx_cap;
-    task *writer;
-    future wake, room;
-    bool writing, closing;
-    char *error;                /* the first write that failed */
+    writer w;                   /* the background writer (writer.h) */
 } warc;
 
 /* ---- digests, ids, dates ---------------------------------------------------------- */
@@ -583,206 +581,79 @@ static coro_value close_work(void *arg, coro_error **err)
     return (coro_value){NULL, 0};
 }
 
-/* ---- the writer (a Task on the loop) ------------------------------------------------ */
+/* ---- the writer's operations (writer.h) ------------------------------------------- */
 
-typedef struct {
-    coro co;
-    warc *w;
-    future *job;
-    write_job *j;               /* the batch in the pool, while job runs */
-    void (*cleanup)(void *arg);
-} writer_frame;
-
-static void wake(future *f)
+/* What waits goes in one job: the writer takes whatever gathered while it wrote. */
+static void *take(void *self, bool closing)
 {
-    if (!future_done(f))
-        future_set_result(f, (coro_value){NULL, 0});
+    (void)closing;
+    warc *w = self;
+    if (!w->pend.len)
+        return NULL;
+    write_job *j = xcalloc(1, sizeof *j);
+    j->w = w;
+    j->b = w->pend;
+    j->offset = w->offset;
+    memset(&w->pend, 0, sizeof w->pend);
+    return j;
 }
 
-static int writer_body(coro *co)
+/* Written: the file grew, and its index lines join the rest. */
+static void written(void *self, void *job)
 {
-    writer_frame *f = (writer_frame *)co;
-    warc *w = f->w;
-    CORO_BEGIN(co);
-    for (;;) {
-        while (!w->pend.len && !w->closing) {
-            future_clear(&w->wake);
-            future_init(&w->wake);
-            AWAIT_FUTURE(co, &w->wake);
-        }
-        if (!w->pend.len)
-            break;
-        f->j = xcalloc(1, sizeof *f->j);
-        f->j->w = w;
-        f->j->b = w->pend;
-        f->j->offset = w->offset;
-        memset(&w->pend, 0, sizeof w->pend);
-        w->writing = true;
-        f->job = defer_to_thread(w->a->pool, write_work, f->j);
-        f->cleanup = write_job_free;
-        AWAIT_FUTURE_CATCH(co, f->job);
-        if (!co->err)
-            w->offset += f->j->written;
-        if (!co->err && f->j->b.ncdx) {         /* its index lines join the rest */
-            write_job *j = f->j;
-            if (w->ncdx + j->b.ncdx > w->cdx_cap) {
-                w->cdx_cap = 2 * (w->ncdx + j->b.ncdx);
-                w->cdx = xreallocarray(w->cdx, w->cdx_cap, sizeof *w->cdx);
-            }
-            memcpy(w->cdx + w->ncdx, j->lines, j->b.ncdx * sizeof *j->lines);
-            w->ncdx += j->b.ncdx;
-            free(j->lines);
-            j->lines = NULL;
-        }
-        defer_release(f->job, f->cleanup);
-        f->job = NULL;
-        f->j = NULL;
-        w->writing = false;
-        wake(&w->room);
-        if (co->err) {
-            if (co->err->kind != CORO_CANCELLED && !w->error)
-                w->error = xstrdup(co->err->msg);
-            CORO_RAISE_ERR(co);                 /* nothing more is written */
-        }
+    warc *w = self;
+    write_job *j = job;
+    w->offset += j->written;
+    if (!j->b.ncdx)
+        return;
+    if (w->ncdx + j->b.ncdx > w->cdx_cap) {
+        w->cdx_cap = 2 * (w->ncdx + j->b.ncdx);
+        w->cdx = xreallocarray(w->cdx, w->cdx_cap, sizeof *w->cdx);
     }
-    f->job = defer_to_thread(w->a->pool, close_work, w);
-    f->cleanup = NULL;
-    AWAIT_FUTURE_CATCH(co, f->job);
-    defer_release(f->job, NULL);
-    f->job = NULL;
-    if (co->err && !w->error)
-        w->error = xstrdup(co->err->msg);
-    if (co->err)
-        CORO_RAISE_ERR(co);
-    CORO_END(co);
+    memcpy(w->cdx + w->ncdx, j->lines, j->b.ncdx * sizeof *j->lines);
+    w->ncdx += j->b.ncdx;
+    free(j->lines);
+    j->lines = NULL;
 }
 
-static void writer_finally(coro *co)
-{
-    writer_frame *f = (writer_frame *)co;
-    defer_release(f->job, f->cleanup);
-}
+/* WARC_MAX_PENDING bytes wait for the disk already. */
+static bool full(const void *self) { return ((const warc *)self)->pend.len >= WARC_MAX_PENDING; }
 
-static const coro_def writer_def = {"warc_writer", __FILE__, writer_body, writer_finally,
-                                    sizeof(writer_frame)};
+static void opened(void *self) { warcinfo(self); }
+
+static const writer_ops warc_ops = {
+    .name = "warc_writer",
+    .open = open_work,
+    .opened = opened,
+    .take = take,
+    .write = write_work,
+    .written = written,
+    .job_free = write_job_free,
+    .full = full,
+    .close = close_work,
+};
 
 /* ---- the pipeline stage ------------------------------------------------------------- */
-
-typedef struct {
-    coro co;
-    warc *w;
-    future *job;
-} open_frame;
-
-static int open_body(coro *co)
-{
-    open_frame *f = (open_frame *)co;
-    CORO_BEGIN(co);
-    f->job = defer_to_thread(f->w->a->pool, open_work, f->w);
-    AWAIT_FUTURE(co, f->job);
-    {
-        warc *w = f->w;
-        warcinfo(w);
-        writer_frame *wf = (writer_frame *)coro_new(&writer_def);
-        wf->w = w;
-        w->writer = task_new(w->a->loop, &wf->co, "warc_writer");
-        w->writer->report_errors = 0;       /* said once, by process_item or close */
-        wake(&w->wake);
-    }
-    CORO_END(co);
-}
-
-static void open_finally(coro *co)
-{
-    defer_release(((open_frame *)co)->job, NULL);
-}
-
-static const coro_def open_def = {"warc_open", __FILE__, open_body, open_finally,
-                                  sizeof(open_frame)};
 
 static coro *warc_open(void *self, engine *e)
 {
     warc *w = self;
     w->a = engine_app(e);
-    open_frame *f = (open_frame *)coro_new(&open_def);
-    f->w = w;
-    return &f->co;
+    return writer_open(&w->w, e);
 }
-
-/* Waiting for room: WARC_MAX_PENDING bytes wait for the disk already. */
-typedef struct {
-    coro co;
-    warc *w;
-} room_frame;
-
-static int room_body(coro *co)
-{
-    room_frame *f = (room_frame *)co;
-    CORO_BEGIN(co);
-    while (f->w->pend.len >= WARC_MAX_PENDING && f->w->writing && !f->w->error) {
-        future_clear(&f->w->room);
-        future_init(&f->w->room);
-        AWAIT_FUTURE(co, &f->w->room);
-    }
-    if (f->w->error)
-        CORO_RAISE(co, CORO_ERROR, 0, "%s", f->w->error);
-    CORO_END(co);
-}
-
-static const coro_def room_def = {"warc_room", __FILE__, room_body, NULL,
-                                  sizeof(room_frame)};
 
 static coro *warc_process_item(void *self, item *it, bool *drop)
 {
     (void)drop;
     warc *w = self;
-    if (!w->error)
+    if (!writer_error(&w->w))
         archive(w, it);
     if (w->pend.len)
-        wake(&w->wake);
-    if (w->pend.len < WARC_MAX_PENDING && !w->error)
-        return NULL;                            /* at once: the usual case */
-    room_frame *f = (room_frame *)coro_new(&room_def);
-    f->w = w;
-    return &f->co;
+        writer_wake(&w->w);
+    return writer_room(&w->w);
 }
 
-typedef struct {
-    coro co;
-    warc *w;
-} close_frame;
-
-static int close_body(coro *co)
-{
-    close_frame *f = (close_frame *)co;
-    warc *w = f->w;
-    CORO_BEGIN(co);
-    if (!w->writer)
-        CORO_RETURN(co, NULL, 0);               /* never opened */
-    w->closing = true;
-    wake(&w->wake);
-    AWAIT_FUTURE_CATCH(co, task_future(w->writer));
-    task_free(w->writer);
-    w->writer = NULL;
-    if (co->err && w->error) {
-        coro_error_free(co->err);
-        co->err = NULL;
-        CORO_RAISE(co, CORO_ERROR, 0, "%s", w->error);
-    }
-    if (co->err)
-        CORO_RAISE_ERR(co);
-    CORO_END(co);
-}
-
-static const coro_def close_def = {"warc_close", __FILE__, close_body, NULL,
-                                   sizeof(close_frame)};
-
-static coro *warc_close(void *self)
-{
-    close_frame *f = (close_frame *)coro_new(&close_def);
-    f->w = self;
-    return &f->co;
-}
+static coro *warc_close(void *self) { return writer_close(&((warc *)self)->w); }
 
 static void drop_archived(strmap_node *n)
 {
@@ -797,7 +668,7 @@ static void drop_archived(strmap_node *n)
 static void warc_free(void *self)
 {
     warc *w = self;
-    task_free(w->writer);
+    writer_clear(&w->w);
     if (w->fd >= 0)
         close(w->fd);
     if (w->cdx_fd >= 0)
@@ -807,11 +678,8 @@ static void warc_free(void *self)
     for (size_t i = 0; i < w->ncdx; i++)
         free(w->cdx[i]);
     free(w->cdx);
-    future_clear(&w->wake);
-    future_clear(&w->room);
     batch_free(&w->pend);
     free(w->rec);
-    free(w->error);
     free(w->path);
     free(w->cdx_path);
     free(w);
@@ -828,8 +696,7 @@ item_pipeline warc_pipeline(const char *path, const char *cdx_path)
     w->gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
     w->fd = w->cdx_fd = -1;
     strmap_init(&w->payloads);
-    future_init(&w->wake);
-    future_init(&w->room);
+    writer_init(&w->w, &warc_ops, w, NULL);
     return (item_pipeline){
         .name = "warc",
         .self = w,

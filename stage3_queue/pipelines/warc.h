@@ -11,9 +11,9 @@
  * identical-payload-digest) holding only the head. FILE ending in ".gz": each record
  * is its own gzip member, so a reader can seek to any record.
  *
- * Records are built on the loop thread and written by a writer task through the thread
- * pool, one write at a time, as store.c writes its batches; process_item waits only
- * when WARC_MAX_PENDING bytes are already waiting for the disk.
+ * Records are built on the loop thread and written by the background writer (writer.h)
+ * through the thread pool, one write at a time, as the store's batches are; process_item
+ * waits only when WARC_MAX_PENDING bytes are already waiting for the disk.
  */
 #ifndef CRAWL_WARC_H
 #define CRAWL_WARC_H

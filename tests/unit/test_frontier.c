@@ -7,6 +7,8 @@
  *  - kill -9 of one of 3 mid-crawl: the other two finish the crawl, nothing is missing,
  *    and a URL recorded twice is one the killed process recorded (written, not yet
  *    acknowledged) — at most its --max-tasks of them.
+ *  - one of 3 with its --output on a full disk: it stops, acknowledging nothing it did
+ *    not record; the other two finish the crawl, nothing is missing.
  *  - Redis unreachable at the start, and killed mid-crawl: one line, exit 1.
  *  - Redis with its AOF killed under 2 processes and restarted: --resume finishes.
  *  - --per-host 2 --delay 0.03 across 3 processes, checked in the server's log.
@@ -24,9 +26,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <errno.h>
 
 #include "jsonl.h"
 #include "redis_helper.h"
+#include "smallfs.h"
 #include "testsite_helper.h"
 
 #define PAGES 5000
@@ -94,6 +98,9 @@ static int teardown(void **state)
 {
     fx *f = *state;
     testsite_stop(&f->site);
+    char disk[300];                   /* left mounted by a test that failed */
+    snprintf(disk, sizeof disk, "%s/disk", f->dir);
+    smallfs_unmount(disk);
     redis_server_stop(&f->rs);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
@@ -528,6 +535,57 @@ static void test_kill_one_of_three(void **state)
     recs_free(&want);
 }
 
+/* H2 (issue #27): one process's --output on a full disk (a tmpfs of the test's own;
+ * skipped where mounting is not allowed). It stops at its first failed write without
+ * acknowledging what it could not record (exit 1, one line naming the file); the others
+ * take its entries over after --claim-after and finish the crawl: nothing is missing. */
+static void test_full_disk_one_of_three(void **state)
+{
+    fx *f = *state;
+    enum { VICTIM = 0 };
+    char disk[300], cmd[600];
+    snprintf(disk, sizeof disk, "%s/disk", f->dir);
+    if (smallfs_mount(disk, 128 << 10) < 0) {
+        print_message("cannot mount a tmpfs on %s (%s): skipped\n", disk, strerror(errno));
+        skip();
+    }
+    snprintf(cmd, sizeof cmd, "head -c 40000 /dev/zero > '%s/filler'", disk);
+    assert_int_equal(system(cmd), 0);
+    char url[128];
+    redis_server_url(&f->rs, "full", url, sizeof url);
+    pid_t pids[NPROC];
+    char outs[NPROC][400], errs[NPROC][400];
+    for (int i = 0; i < NPROC; i++) {
+        snprintf(outs[i], sizeof outs[i], "%s/p%d.jsonl", i == VICTIM ? disk : f->dir, i);
+        snprintf(errs[i], sizeof errs[i], "%s/p%d.err", f->dir, i);
+        char *argv[] = {crawl_queue(), "-q", "--max-tasks", "10", "--frontier", url,
+                        "--claim-after", "1", "--format", "jsonl", "--output", outs[i],
+                        f->site.url, NULL};
+        pids[i] = spawn(argv, "/dev/null", errs[i]);
+    }
+    long long deadline = now_ms() + LIMIT_MS;
+    for (int i = 0; i < NPROC; i++) {
+        int code = reap(pids[i], deadline);
+        char *err = slurp(errs[i]);
+        if (i == VICTIM && (code != 1 || !strstr(err, "No space left on device") ||
+                            !strstr(err, outs[i]) || strchr(err, '\n') != strrchr(err, '\n')))
+            fail_msg("the process on the full disk: exit %d, stderr: %s", code, err);
+        if (i != VICTIM && code != 0)
+            fail_msg("process %d: exit %d, stderr: %s", i, code, err);
+        free(err);
+    }
+    recs got = {0}, want;
+    for (int i = 0; i < NPROC; i++)
+        read_records(&got, outs[i], i);
+    print_message("%zu whole records on the full disk\n", count_lines(outs[VICTIM]));
+    single_crawl(f, &want);
+    same_pages(&got, &want);                        /* nothing missing, nothing else */
+    check_counter_zero(f, "full");
+    recs_free(&got);
+    recs_free(&want);
+    smallfs_unmount(disk);
+}
+
 /* Nothing listens on the port: one line naming --frontier, exit 1, no report. */
 static void test_redis_unreachable(void **state)
 {
@@ -652,6 +710,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_three_processes_one_crawl, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kill_one_of_three, setup_slow, teardown),
+        cmocka_unit_test_setup_teardown(test_full_disk_one_of_three, setup_slow, teardown),
         cmocka_unit_test_setup_teardown(test_politeness_across_processes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_redis_unreachable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_redis_killed_mid_crawl, setup_slow, teardown),

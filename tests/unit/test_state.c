@@ -14,9 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
 
 #include "jsonl.h"
-#include "store.h"
+#include "smallfs.h"
+#include "state.h"
 #include "testsite_helper.h"
 
 static testsite site;
@@ -53,6 +57,12 @@ static int teardown(void **state)
 {
     (void)state;
     testsite_stop(&site);
+    const char *const disks[] = {"disk", "warcdisk"};
+    for (size_t i = 0; i < 2; i++) {       /* left mounted by a test that failed */
+        char path[300];
+        snprintf(path, sizeof path, "%s/%s", dir, disks[i]);
+        smallfs_unmount(path);
+    }
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0 ? 0 : -1;
@@ -64,8 +74,9 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The URLs of the records in a JSONL file, sorted, one string each (duplicates kept);
- * every line whole (a resumed run cuts a torn one) and summary lines counted. */
-static char **record_urls(const char *path, size_t *n, size_t *summaries)
+ * every line whole (a resumed run cuts a torn one; torn_ok: a last line without its
+ * newline is left out) and summary lines counted. */
+static char **record_urls_of(const char *path, size_t *n, size_t *summaries, bool torn_ok)
 {
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -77,6 +88,8 @@ static char **record_urls(const char *path, size_t *n, size_t *summaries)
             (*summaries)++;
             continue;
         }
+        if (torn_ok && line[strlen(line) - 1] != '\n')
+            break;                                          /* the last line, torn */
         assert_true(strncmp(line, "{\"url\": \"", 9) == 0);
         char *end = strstr(line, "\", \"next_url\"");
         assert_non_null(end);
@@ -89,6 +102,11 @@ static char **record_urls(const char *path, size_t *n, size_t *summaries)
     fclose(f);
     qsort(urls, *n, sizeof *urls, cmp_str);
     return urls;
+}
+
+static char **record_urls(const char *path, size_t *n, size_t *summaries)
+{
+    return record_urls_of(path, n, summaries, false);
 }
 
 static void free_urls(char **u, size_t n)
@@ -272,12 +290,287 @@ static void test_refusals(void **state)
     crawl_run_free(&r);
 }
 
+/* ---- a URL is done only when its record is written ---- */
+
+/* The URLs of the state's pages table. */
+static char **state_pages(const char *db, size_t *n)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(h, "SELECT url FROM pages", -1, &st, NULL), SQLITE_OK);
+    char **urls = NULL;
+    size_t cap = 0;
+    *n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap)
+            urls = realloc(urls, (cap = cap ? 2 * cap : 1024) * sizeof *urls);
+        urls[(*n)++] = strdup((const char *)sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return urls;
+}
+
+/* A tmpfs of `bytes` at dir/name, or skip the test where mounting is not allowed. */
+static bool small_disk(char *path, size_t len, const char *name, size_t bytes)
+{
+    snprintf(path, len, "%s/%s", dir, name);
+    if (smallfs_mount(path, bytes) == 0)
+        return true;
+    print_message("cannot mount a tmpfs on %s (%s): the full-disk test is skipped\n", path,
+                  strerror(errno));
+    return false;
+}
+
+/* Fill a small disk: the output takes it and more. */
+static void fill(const char *disk)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "head -c 40000 /dev/zero > '%s/filler'", disk);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* H1: --output on a full disk. The crawl stops at the first failed write (exit 1, one
+ * line naming the file and the error); the state counts done only what --output holds;
+ * with room again, --resume finishes the crawl and nothing is missing. */
+static void test_full_disk_then_resume(void **state)
+{
+    (void)state;
+    char disk[300], db[300], out[400];
+    if (!small_disk(disk, sizeof disk, "disk", 128 << 10))
+        skip();
+    fill(disk);
+    size_t nref;
+    char **ref = reference(&nref);
+    snprintf(db, sizeof db, "%s/full.db", dir);
+    snprintf(out, sizeof out, "%s/full.jsonl", disk);
+    crawl_run r;
+    run(&r, db, out, false, 0, NULL);
+    if (r.exit_code != 1 || !strstr(r.err, "No space left on device") || !strstr(r.err, out))
+        fail_msg("want exit 1 and the full disk named: %s", crawl_run_describe(&r));
+    int lines = 0;
+    for (size_t i = 0; i < r.err_len; i++)
+        lines += r.err[i] == '\n';
+    assert_int_equal(lines, 1);
+    crawl_run_free(&r);
+
+    size_t nout, summaries, ndone;
+    char **written = record_urls_of(out, &nout, &summaries, true);
+    char **done = state_pages(db, &ndone);
+    assert_true(nout < (size_t)pages);
+    print_message("%zu records on the full disk, %zu pages done in the state\n", nout, ndone);
+    for (size_t i = 0; i < ndone; i++)
+        if (!bsearch(&done[i], written, nout, sizeof *written, cmp_str))
+            fail_msg("the state counts %s done; --output has no record of it", done[i]);
+    free_urls(done, ndone);
+    free_urls(written, nout);
+
+    assert_int_equal(smallfs_resize(disk, 8 << 20), 0);
+    run(&r, db, out, true, 0, NULL);
+    if (r.exit_code != 0)
+        fail_msg("resume: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t n;
+    char **got = record_urls(out, &n, &summaries);
+    assert_int_equal(summaries, 1);
+    compare_union(got, n, ref, nref);           /* nothing missing */
+    free_urls(got, n);
+    free_urls(ref, nref);
+    smallfs_unmount(disk);
+}
+
+/* L5: a pipeline stage that fails (--warc on a full disk) stops the crawl, exit 1, and
+ * the summary, which can be written, says the crawl did not complete, and why. */
+static void test_failed_stage_summary(void **state)
+{
+    (void)state;
+    char disk[300], warc[400], out[300];
+    if (!small_disk(disk, sizeof disk, "warcdisk", 128 << 10))
+        skip();
+    fill(disk);
+    snprintf(warc, sizeof warc, "%s/crawl.warc", disk);
+    snprintf(out, sizeof out, "%s/warc.jsonl", dir);
+    char *argv[] = {crawler("crawl-queue"), "-q", "--warc", warc, "--format", "jsonl",
+                    "--output", out, site.url, NULL};
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, 60), 0);
+    if (r.exit_code != 1 || !strstr(r.err, "No space left on device"))
+        fail_msg("want exit 1 and the full disk named: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char *line = NULL, *last = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        free(last);
+        last = strdup(line);
+    }
+    free(line);
+    fclose(f);
+    assert_non_null(last);
+    char perr[200];
+    jobj *o = jobj_parse(last, strlen(last), perr, sizeof perr);
+    assert_non_null(o);
+    const jv *sum = jobj_get(o, "summary");
+    assert_non_null(sum);
+    assert_int_equal(sum->type, JV_OBJ);
+    const jv *interrupted = jobj_get(sum->obj, "interrupted");
+    assert_non_null(interrupted);
+    if (!interrupted->b)
+        fail_msg("the summary of a failed crawl: %s", last);
+    const char *error = jobj_str(sum->obj, "error");
+    if (!error || !strstr(error, "warc") || !strstr(error, "No space left on device"))
+        fail_msg("the summary names no error: %s", last);
+    jobj_free(o);
+    free(last);
+    smallfs_unmount(disk);
+}
+
+/* M8: --output cut in half, then deleted, after a finished crawl: --resume fetches
+ * again what the output lacks (one warning), and the union is the whole crawl. */
+static void test_resume_output_cut(void **state)
+{
+    (void)state;
+    size_t nref;
+    char **ref = reference(&nref);
+    char db[300], out[300];
+    snprintf(db, sizeof db, "%s/cut.db", dir);
+    snprintf(out, sizeof out, "%s/cut.jsonl", dir);
+    crawl_run r;
+    run(&r, db, out, false, 0, NULL);
+    assert_int_equal(r.exit_code, 0);
+    crawl_run_free(&r);
+    for (int round = 0; round < 2; round++) {
+        struct stat sb;
+        assert_int_equal(stat(out, &sb), 0);
+        if (round == 0)
+            assert_int_equal(truncate(out, sb.st_size / 2), 0);     /* mid-line, likely */
+        else
+            assert_int_equal(unlink(out), 0);
+        char *argv[] = {crawler("crawl-queue"), "--max-tasks", "50", "--state", db,
+                        "--resume", "--format", "jsonl", "--output", out, site.url, NULL};
+        assert_int_equal(run_crawler(&r, argv, 60), 0);
+        if (r.exit_code != 0 || !strstr(r.err, "record(s) that --state") ||
+            !strstr(r.err, "counted done: fetching them again"))
+            fail_msg("round %d: %s", round, crawl_run_describe(&r));
+        crawl_run_free(&r);
+        size_t n, summaries;
+        char **got = record_urls(out, &n, &summaries);
+        assert_int_equal(summaries, 1);
+        compare_union(got, n, ref, nref);
+        free_urls(got, n);
+    }
+    free_urls(ref, nref);
+}
+
+/* M2: a damaged state file is one line and exit 1 at --resume, never a crash or a
+ * partial resume: a page of random bytes (at several places), the file cut in half, a
+ * pages row without a URL. Each on a copy of one finished crawl's state. */
+typedef void damage_fn(const char *db, long arg);
+
+static void damaged(const char *name, damage_fn *damage, const long *args, size_t nargs)
+{
+    char base[200], out[200];
+    snprintf(base, sizeof base, "%.150s/%.20s.db", dir, name);
+    snprintf(out, sizeof out, "%.150s/%.20s.jsonl", dir, name);
+    crawl_run r;
+    run(&r, base, out, false, 0, NULL);         /* whole: every table has its rows */
+    assert_int_equal(r.exit_code, 0);
+    crawl_run_free(&r);
+    for (size_t i = 0; i < nargs; i++) {
+        char db[200], copy[200], cmd[1024];
+        snprintf(db, sizeof db, "%.150s/%.20s-%zu.db", dir, name, i);
+        snprintf(copy, sizeof copy, "%.150s/%.20s-%zu.jsonl", dir, name, i);
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s' && cp '%s' '%s'", base, db, out, copy);
+        assert_int_equal(system(cmd), 0);
+        damage(db, args[i]);
+        run(&r, db, copy, true, 0, NULL);
+        assert_one_line(&r, 1, db);
+        crawl_run_free(&r);
+    }
+}
+
+/* The page at `sixths` sixths of the file (the last page for 6), 4 KiB of random bytes. */
+static void garble(const char *db, long sixths)
+{
+    struct stat sb;
+    assert_int_equal(stat(db, &sb), 0);
+    off_t pages4k = sb.st_size / 4096, page = pages4k * sixths / 6;
+    if (page >= pages4k)
+        page = pages4k - 1;
+    FILE *f = fopen(db, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseeko(f, page * 4096, SEEK_SET), 0);
+    unsigned seed = (unsigned)sixths;
+    for (int i = 0; i < 4096; i++)
+        fputc(rand_r(&seed) & 0xff, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void cut_half(const char *db, long unused)
+{
+    (void)unused;
+    struct stat sb;
+    assert_int_equal(stat(db, &sb), 0);
+    assert_int_equal(truncate(db, sb.st_size / 2), 0);
+}
+
+/* pages.url loses its NOT NULL (the schema rewritten), and a row without one. */
+static void null_url(const char *db, long unused)
+{
+    (void)unused;
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h,
+                                  "PRAGMA writable_schema=ON;"
+                                  "UPDATE sqlite_master SET sql = replace(sql, "
+                                  "'url TEXT NOT NULL', 'url TEXT') WHERE name = 'pages';",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h,
+                                  "INSERT INTO pages (url, size, num_urls, num_new_urls,"
+                                  " fetched_at) VALUES (NULL, 0, 0, 0, 'x')",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
+}
+
+static void test_damaged_garbled(void **state)
+{
+    (void)state;
+    const long sixths[] = {2, 3, 4, 5, 6};
+    damaged("garbled", garble, sixths, 5);
+}
+
+static void test_damaged_cut_half(void **state)
+{
+    (void)state;
+    const long none[] = {0};
+    damaged("half", cut_half, none, 1);
+}
+
+static void test_damaged_null_url(void **state)
+{
+    (void)state;
+    const long none[] = {0};
+    damaged("nullurl", null_url, none, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kill_9_and_resume),
         cmocka_unit_test(test_sigint_resumes_exactly),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_full_disk_then_resume),
+        cmocka_unit_test(test_failed_stage_summary),
+        cmocka_unit_test(test_resume_output_cut),
+        cmocka_unit_test(test_damaged_garbled),
+        cmocka_unit_test(test_damaged_cut_half),
+        cmocka_unit_test(test_damaged_null_url),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
