@@ -245,9 +245,21 @@ static void free_queues(crawler *cr)
     free(cr->hq);
 }
 
+/* What makes the processes of a --frontier crawl one crawl: what --state keeps
+ * (crawl_identity), and what the engine and the shared politeness change. */
+static char *frontier_identity(const crawl_options *o, const settings *s)
+{
+    char *base = crawl_identity(o);
+    char *id = xasprintf("%signore_robots %d\nper_host %d\ndelay %g\nrandom_delay %d\n",
+                         base, s->ignore_robots, s->per_host, s->delay, s->random_delay);
+    free(base);
+    return id;
+}
+
 /* The crawl could not start: free what crawler_run made so far. */
 static int not_started(crawler *cr, crawl_frame *main_coro)
 {
+    rqueue_free(cr->rq);
     free_queues(cr);
     coro_free(&main_coro->co);
     engine_free(cr->engine);
@@ -269,8 +281,10 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         be_polite(&cr);
     char err[1024];
     if (s->frontier) {
-        cr.rq = rqueue_new(a->loop, s->frontier, s->claim_after, a->opt.fetched_by,
-                           err, sizeof err);
+        char *id = frontier_identity(&a->opt, s);
+        cr.rq = rqueue_new(a->loop, s->frontier, id, s->claim_after, a->opt.fetched_by, err,
+                           sizeof err);
+        free(id);
         if (!cr.rq) {
             fprintf(stderr, "crawl-queue: --frontier: %s\n", err);
             return not_started(&cr, main_coro);
@@ -282,6 +296,9 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         fprintf(stderr, "crawl-queue: %s\n", err);
         return not_started(&cr, main_coro);
     }
+    /* Every check has passed: now, and not before, the report's file is written. */
+    if (app_open_outputs(a) < 0)
+        return not_started(&cr, main_coro);
     crawl_add_roots(a->crawl, put_url, &cr);    /* on --resume: seen already */
     /* Parking needs a Queue that takes a URL back as itself: Redis's put drops a URL
      * the crawl has seen. */

@@ -2,12 +2,14 @@
 #include "app.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sys/select.h>
 
 #include "alloc.h"
 #include "log.h"
+#include "outpaths.h"
 
 volatile sig_atomic_t app_interrupted;
 static selector *volatile signal_loop;   /* read by the handler */
@@ -151,11 +153,54 @@ static void log_lookups(const app *a, const char *prog)
                  resolver_lookups(a->resolver));
 }
 
+/* Claim every file the crawl writes (outclaim.h), before anything is written. A crawler
+ * that goes on with its --output (keep_output) never replaces one that holds records. */
+static int claim_files(app *a, const char *prog)
+{
+    const crawl_options *o = &a->opt;
+    char err[1024];
+    size_t max = 2;
+    for (const cli_flag *f = a->stage.cli.table ? a->stage.cli.table->flags : NULL; f && f->name;
+         f++)
+        max++;
+    cli_output *out = xcalloc(max, sizeof *out);
+    size_t n = cli_outputs(o, &a->stage.cli, out, max);
+    int rc = 0;
+    a->claim = outclaim_new();
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        long long size = 0;
+        if (!out[i].path)
+            continue;
+        if (outclaim_add(a->claim, out[i].flag, out[i].path, &size, err, sizeof err) < 0) {
+            fprintf(stderr, "%s: %s\n", prog, err);
+            rc = -1;
+        } else if (i == 0 && size > 0 && o->keep_output) {
+            fprintf(stderr, "%s: --output '%s' holds a crawl already (%lld bytes): %s, or "
+                    "name a new file\n", prog, out[i].path, size, o->keep_output);
+            rc = -1;
+        }
+    }
+    free(out);
+    return rc;
+}
+
+int app_open_outputs(app *a)
+{
+    char err[512];
+    if (crawl_open_files(a->crawl, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", a->prog, err);
+        return -1;
+    }
+    outclaim_keep(a->claim);
+    return 0;
+}
+
 int app_open(app *a, int argc, char **argv, const app_stage *stage)
 {
     char err[512];
     memset(a, 0, sizeof *a);
     const char *prog = stage->cli.prog;
+    a->prog = prog;
     alloc_set_progname(prog);   /* "PROG: out of memory (N bytes)" */
     a->stage = *stage;
     a->settings = stage->cli.settings;
@@ -169,12 +214,20 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
     if (check_roots(a, prog) < 0)
         return 2;
 
+    if (claim_files(a, prog) < 0) {
+        app_close(a);
+        return 1;
+    }
     install_signals();
     warn_nofile(a, prog, net_raise_nofile());
     warn_select(a, prog);
     a->loop = selector_new(a->opt.selector, err, sizeof err);
     if (a->loop)
-        a->crawl = crawl_new(&a->opt, stage->name, err, sizeof err);
+        a->crawl = stage->open_outputs_late
+                       ? crawl_prepare(&a->opt, stage->name, err, sizeof err)
+                       : crawl_new(&a->opt, stage->name, err, sizeof err);
+    if (a->crawl && !stage->open_outputs_late)
+        outclaim_keep(a->claim);
     if (a->crawl && (a->opt.threads <= 0 || start_pool(a, err, sizeof err) == 0)) {
         if (!a->raw)
             a->curl = curl_glue_new(a->loop, a->opt.max_tasks, a->opt.cacert, err, sizeof err);
@@ -204,6 +257,7 @@ void app_close(app *a)
     crawl_free(a->crawl);
     selector_free(a->loop);
     cli_table_free(a->stage.cli.table, a->settings);
+    outclaim_free(a->claim);    /* last: SQLite's files are closed */
     memset(a, 0, sizeof *a);
 }
 

@@ -15,18 +15,22 @@
 #include "curlglue.h"
 #include "dns.h"
 #include "net.h"
+#include "outclaim.h"
 #include "selector.h"
 #include "threadpool.h"
 
 /* A stage, as its main() describes it. */
 typedef struct app_stage {
     cli_command cli;        /* its program name, default transport, own flags (cli.h) */
+    bool open_outputs_late; /* --output and --trace-events are opened by the crawler, once
+                             * its own checks have passed (app_open_outputs) */
     const char *name;       /* the report's "stage" */
     int number;             /* its pid in --trace-events' timeline */
 } app_stage;
 
 typedef struct app {
     crawl_options opt;
+    const char *prog;       /* the program's name, for messages */
     selector *loop;
     crawl *crawl;
     curl_glue *curl;        /* --transport curl */
@@ -37,6 +41,7 @@ typedef struct app {
     dns_resolver *dns;      /* with the pool, --transport raw (or opt.pool_dns): lookups
                              * in the pool */
     bool raw;               /* which of the two */
+    outclaim *claim;        /* every file the crawl writes, locked (outclaim.h) */
     size_t todo;            /* set by the stage: URLs still waiting when it returned */
     /* Set by the stage: print its work in flight (the task tree, as gdb's `info
      * tasks`, or the live Fetchers). `kill -USR1 PID` runs it at the
@@ -57,11 +62,20 @@ extern volatile sig_atomic_t app_interrupted;
 #define APP_NOT_STARTED (-2)
 int app_main(int argc, char **argv, const app_stage *stage, int (*crawl_fn)(app *a));
 
-/* app_main's first half, for tests and tools: parse argv, make the loop, the crawl
- * core and the transport. Returns 0; -1 when --help or --version was printed; or the
- * exit code (1, 2) after one line on stderr. app_close frees what app_open made. */
+/* app_main's first half, for tests and tools: parse argv, claim the files the crawl
+ * writes (outclaim.h: a file another crawl holds is refused), make the loop, the crawl
+ * core and the transport. A crawler that opens --output and --trace-events itself,
+ * once its own checks have passed, says so in its app_stage (open_outputs_late) and
+ * calls app_open_outputs; the others have them opened here. Returns 0; -1 when --help
+ * or --version was printed; or the exit code (1, 2) after one line on stderr.
+ * app_close frees what app_open made. */
 int app_open(app *a, int argc, char **argv, const app_stage *stage);
 void app_close(app *a);
+
+/* A crawler that opens its outputs late (app_stage's open_outputs_late), once its own
+ * checks have passed: open --output and --trace-events. Every check comes before: a
+ * refused crawl leaves every file as it was. 0, or -1 after one line on stderr. */
+int app_open_outputs(app *a);
 
 /* The --timeout in milliseconds, at least 1. */
 long app_timeout_ms(const app *a);

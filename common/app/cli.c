@@ -6,6 +6,7 @@
 
 #include "alloc.h"
 #include "log.h"
+#include "outpaths.h"
 #include "selector.h"
 #include "url.h"
 
@@ -452,49 +453,9 @@ static int check_roots(const crawl_options *o, const char *prog)
 
 /* ---- files --------------------------------------------------------------------- */
 
-/* dev+ino of a path's directory, and where its last component starts. */
-static bool stat_dir_of(const char *path, struct stat *st, const char **last)
-{
-    const char *slash = strrchr(path, '/');
-    *last = slash ? slash + 1 : path;
-    if (!slash)
-        return stat(".", st) == 0;
-    char *dir = xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
-    bool ok = stat(dir, st) == 0;
-    free(dir);
-    return ok;
-}
-
-/* Whether a and b name one file. Both exist: the same device and inode (a link, a
- * "./" or "/dev/stdout" is seen through). Neither exists: the same directory (device
- * and inode) and the same last component. Character devices (/dev/null, a terminal)
- * are never "the same file": writing both there corrupts nothing. */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-    if (ea && eb)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && !S_ISCHR(sa.st_mode);
-    if (ea || eb)
-        return false;
-    const char *la, *lb;
-    if (!stat_dir_of(a, &sa, &la) || !stat_dir_of(b, &sb, &lb))
-        return strcmp(a, b) == 0;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && strcmp(la, lb) == 0;
-}
-
-/* Whether path is the file stdout writes to (the report, without --output). */
-static bool is_stdout(const char *path)
-{
-    struct stat sp, so;
-    return stat(path, &sp) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
-           sp.st_dev == so.st_dev && sp.st_ino == so.st_ino && !S_ISCHR(sp.st_mode);
-}
-
 /* The files named on the command line: --cacert must be readable now (on either
  * transport: a typo is caught before the crawl, not as a certificate error per
- * fetch); the report and the trace cannot share a file (two streams writing one file
- * each from its own offset garble both). */
+ * fetch). The outputs: check_outputs, below. */
 static int check_files(const crawl_options *o, const char *prog)
 {
     if (o->cacert) {
@@ -509,44 +470,23 @@ static int check_files(const crawl_options *o, const char *prog)
             return usage_error(prog, "--cacert: '%s' is a directory, not a file of "
                                "certificates", o->cacert);
     }
-    bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
-    if (o->trace_events && !to_stdout && same_file(o->output, o->trace_events))
-        return usage_error(prog, "--output '%s' and --trace-events '%s' are the same file "
-                           "(give each its own)", o->output, o->trace_events);
-    if (o->trace_events && to_stdout && is_stdout(o->trace_events))
-        return usage_error(prog, "--trace-events '%s' is where the report goes (stdout); "
-                           "give it a file of its own", o->trace_events);
     return CLI_OK;
 }
 
-/* The table's files (rows marked out_file) against --output, --trace-events and one
- * another: no two may be one file. */
-static int check_table_files(const crawl_options *o, const cli_command *cmd)
+/* Every file the crawl writes — --output, --trace-events and the table's rows marked
+ * out_file — against one another and stdout (outpaths.h): no two may be one file (two
+ * streams writing one file each from its own offset garble both; SQLite deletes its
+ * -wal file). */
+static int check_outputs(const crawl_options *o, const cli_command *cmd)
 {
     bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
-    size_t nrows = count_rows(cmd->table);
-    const char **flag = xcalloc(nrows + 2, sizeof *flag);
-    const char **path = xcalloc(nrows + 2, sizeof *path);
-    flag[0] = "output";
-    path[0] = to_stdout ? NULL : o->output;
-    flag[1] = "trace-events";
-    path[1] = o->trace_events;
-    size_t n = 2;
+    size_t max = 2 + count_rows(cmd->table);
+    cli_output *out = xcalloc(max, sizeof *out);
+    char err[1024];
     int rc = CLI_OK;
-    for (size_t i = 0; i < nrows && rc == CLI_OK; i++) {
-        const cli_flag *f = &cmd->table->flags[i];
-        if (!f->out_file || f->arg != CLI_ARG_STRING)
-            continue;
-        const char *p = *(const char **)((char *)cmd->settings + f->offset);
-        for (size_t j = 0; j < n && p && rc == CLI_OK; j++)
-            if (path[j] && same_file(p, path[j]))
-                rc = usage_error(cmd->prog, "--%s '%s' and --%s '%s' are the same file (give "
-                                 "each its own)", flag[j], path[j], f->name, p);
-        flag[n] = f->name;
-        path[n++] = p;
-    }
-    free(flag);
-    free(path);
+    if (cli_check_outputs(out, cli_outputs(o, cmd, out, max), to_stdout, err, sizeof err) < 0)
+        rc = usage_error(cmd->prog, "%s", err);
+    free(out);
     return rc;
 }
 
@@ -556,7 +496,7 @@ static int finish_table(crawl_options *o, const cli_command *cmd)
     char why[512];
     if (cmd->table->finish && cmd->table->finish(cmd->settings, o, why, sizeof why) < 0)
         return usage_error(cmd->prog, "%s", why);
-    return check_table_files(o, cmd);
+    return CLI_OK;
 }
 
 /* The crawler logs in nowhere: a root's "user:password@" is dropped (url.h), which the
@@ -625,6 +565,8 @@ int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *in)
         rc = check_files(o, prog);
     if (rc == CLI_OK && cmd.table)
         rc = finish_table(o, &cmd);
+    if (rc == CLI_OK)
+        rc = check_outputs(o, &cmd);
     if (rc != CLI_OK)
         return rc;
     set_log_level(o);

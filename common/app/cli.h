@@ -49,7 +49,9 @@ typedef struct cli_flag {
      * in why, which is the whole message after "PROG: ") or sets more fields. */
     int (*set)(void *settings, const char *value, char *why, size_t whylen);
     bool out_file;          /* a file the crawl writes: no two of them (nor --output or
-                             * --trace-events) may be one file */
+                             * --trace-events) may be one file; each is claimed */
+    bool out_sqlite;        /* with out_file: a SQLite database, whose -wal, -shm and
+                             * -journal siblings count as the same file */
     const char *section;    /* NULL, or a heading --help prints before this row */
     const char *help;       /* its lines in --help, '\n' between them, "[default]" last */
 } cli_flag;

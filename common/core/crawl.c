@@ -562,7 +562,7 @@ static void finish(crawl_fetch *f, const char *exception, crawl_add_fn add, void
 
 /* ---- public API ---------------------------------------------------------------------- */
 
-crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen)
+crawl *crawl_prepare(const crawl_options *o, const char *stage, char *err, size_t errlen)
 {
     crawl *c = xcalloc(1, sizeof *c);
     c->o = *o;
@@ -583,12 +583,18 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
             url_policy_add_root(c->policy, root);
         free(root);
     }
+    return c;
+}
+
+int crawl_open_files(crawl *c, char *err, size_t errlen)
+{
+    const crawl_options *o = &c->o;
     if (o->output && strcmp(o->output, "-") != 0) {
         c->out = o->append_output ? outfile_open_append(o->output, "--output", err, errlen)
                            : outfile_open(o->output, "--output", err, errlen);
         if (!c->out) {
-            crawl_free(c);
-            return NULL;
+            c->out = stdout;
+            return -1;
         }
     }
     if (o->format && strcmp(o->format, "jsonl") == 0) {
@@ -604,12 +610,36 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         snprintf(name, sizeof name, "stage %d: crawl-%s (%s, --max-tasks %d)", pid,
                  c->stage, o->transport ? o->transport : "?", o->max_tasks);
         c->trace = trace_open(o->trace_events, pid, name, err, errlen);
-        if (!c->trace) {
-            crawl_free(c);
-            return NULL;
-        }
+        if (!c->trace)
+            return -1;
+    }
+    return 0;
+}
+
+crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen)
+{
+    crawl *c = crawl_prepare(o, stage, err, errlen);
+    if (c && crawl_open_files(c, err, errlen) < 0) {
+        crawl_free(c);
+        return NULL;
     }
     return c;
+}
+
+char *crawl_identity(const crawl_options *o)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&buf, &size);
+    if (!m)
+        alloc_oom(0);
+    for (int i = 0; i < o->nroots; i++)
+        fprintf(m, "root %s\n", o->roots[i]);
+    fprintf(m, "max_redirect %d\nmax_pages %ld\nexclude %s\nstrict %d\n", o->max_redirect,
+            o->max_pages, o->exclude ? o->exclude : "", o->strict);
+    if (fclose(m) != 0)
+        alloc_oom(0);
+    return buf;
 }
 
 void crawl_free(crawl *c)

@@ -39,6 +39,17 @@ typedef void (*crawl_add_fn)(void *ctx, const char *url, int max_redirect);
  * stage is the stage's name, for the report. NULL with one line in err on failure
  * (bad regex, --output or --trace-events file that cannot be opened). */
 crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen);
+/* crawl_new in two steps, for a crawler that checks more before it writes anything (a
+ * saved crawl's state, say): crawl_prepare opens no file; crawl_open_files opens
+ * --output (appending with append_output) and --trace-events. 0, or -1 with one line in
+ * err (then crawl_free). */
+crawl *crawl_prepare(const crawl_options *o, const char *stage, char *err, size_t errlen);
+int crawl_open_files(crawl *c, char *err, size_t errlen);
+/* What makes two runs, or two processes, one crawl: the roots and the options that
+ * decide which URLs are scheduled (--max-redirect, --max-pages, --exclude, --strict),
+ * one per line, for a crawler that keeps a crawl's state to compare; the caller frees
+ * it. */
+char *crawl_identity(const crawl_options *o);
 void crawl_free(crawl *c);
 const crawl_options *crawl_opts(const crawl *c);
 

@@ -35,6 +35,8 @@ typedef struct crawl_options {
     int pool_dns;            /* with a pool: its resolver even on the curl transport, for
                               * lookups of the crawler's own */
     int append_output;       /* --output goes on from the end of the file (a crawl resumed) */
+    const char *keep_output; /* NULL, or: an --output that holds records is not replaced
+                              * (this crawl would go on with it); the words saying how */
     const char *fetched_by;  /* NULL, or this process's name in each record (one crawl
                               * shared by many processes) */
     int host_lanes;          /* --trace-events: a timeline lane per host, not per slot */

@@ -8,21 +8,32 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-FILE *outfile_open(const char *path, const char *what, char *err, size_t errlen)
+int outfile_open_fd(const char *path, int flags, const char *what, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0666);
+    int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0666);
     if (fd < 0) {
         if (errno == ENXIO)     /* O_NONBLOCK on a FIFO that no process reads */
             snprintf(err, errlen, "cannot open %s '%s': a FIFO with no reader (start its "
                      "reader first)", what, path);
         else
             snprintf(err, errlen, "cannot open %s '%s': %s", what, path, strerror(errno));
-        return NULL;
+        return -1;
     }
-    int flags = fcntl(fd, F_GETFL);
-    FILE *f = NULL;
-    if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0)
-        f = fdopen(fd, "w");
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        snprintf(err, errlen, "cannot open %s '%s': %s", what, path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+FILE *outfile_open(const char *path, const char *what, char *err, size_t errlen)
+{
+    int fd = outfile_open_fd(path, O_WRONLY | O_CREAT | O_TRUNC, what, err, errlen);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
     if (!f) {
         snprintf(err, errlen, "cannot open %s '%s': %s", what, path, strerror(errno));
         close(fd);

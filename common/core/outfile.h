@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* open(path, flags | O_CLOEXEC, 0666) without waiting for a FIFO's reader (O_NONBLOCK,
+ * cleared once open): the descriptor, or -1 with one line in err ("cannot open <what>
+ * '<path>': a FIFO with no reader (start its reader first)", or the errno's reason). */
+int outfile_open_fd(const char *path, int flags, const char *what, char *err, size_t errlen);
+
 /* Create or truncate path for writing. what names it in messages ("--output"). NULL
  * with one line in err ("cannot open --output 'x': No such file or directory"). */
 FILE *outfile_open(const char *path, const char *what, char *err, size_t errlen);

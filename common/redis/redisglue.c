@@ -48,6 +48,10 @@ struct redis_glue {
     redis_error_fn on_error;
     void *on_error_data;
     char peer[300];
+    size_t max_reply;           /* bytes a reply may take (REDIS_GLUE_MAX_REPLY) */
+    size_t reply_bytes;         /* the reply being read, so far */
+    bool reply_over;            /* it went past max_reply: the connection fails */
+    redisReplyObjectFunctions *base_fn;     /* hiredis's own */
 };
 
 /* One command in flight: whose callback gets its reply. */
@@ -103,6 +107,12 @@ static void fail(redis_glue *g, const char *why)
 {
     if (g->error)
         return;
+    char over[128];
+    if (g->reply_over) {        /* hiredis says "Out of memory": say what it was */
+        snprintf(over, sizeof over, "a reply of more than %zu bytes (is it a Redis server?)",
+                 g->max_reply);
+        why = over;
+    }
     size_t n = strlen(g->peer) + strlen(why) + 16;
     g->error = xmalloc(n);
     snprintf(g->error, n, "redis %s: %s", g->peer, why);
@@ -141,15 +151,79 @@ static void start_wait(redis_glue *g)
 
 /* ---- hiredis's event hooks ---- */
 
+/* ---- the size of a reply ---- */
+
+/* Each object of a reply counts its bytes against max_reply; past it, hiredis is told
+ * there is no memory (NULL), which fails the connection. A top-level object (no parent)
+ * starts a new reply. */
+static bool too_big(const redisReadTask *t, size_t bytes)
+{
+    redis_glue *g = t->privdata;
+    if (!t->parent)
+        g->reply_bytes = 0;
+    g->reply_bytes += bytes + sizeof(redisReply);
+    if (g->reply_bytes > g->max_reply || bytes > g->max_reply)
+        g->reply_over = true;
+    return g->reply_over;
+}
+
+static void *make_string(const redisReadTask *t, char *str, size_t len)
+{
+    redis_glue *g = t->privdata;
+    return too_big(t, len) ? NULL : g->base_fn->createString(t, str, len);
+}
+
+static void *make_array(const redisReadTask *t, int n)
+{
+    redis_glue *g = t->privdata;
+    if (n < 0)                  /* a count past INT_MAX, as hiredis 0.14 stores it */
+        g->reply_over = true;
+    return n < 0 || too_big(t, (size_t)n * sizeof(redisReply *)) ? NULL
+                                                                 : g->base_fn->createArray(t, n);
+}
+
+static void *make_integer(const redisReadTask *t, long long v)
+{
+    redis_glue *g = t->privdata;
+    return too_big(t, 0) ? NULL : g->base_fn->createInteger(t, v);
+}
+
+static void *make_nil(const redisReadTask *t)
+{
+    redis_glue *g = t->privdata;
+    return too_big(t, 0) ? NULL : g->base_fn->createNil(t);
+}
+
+static void free_object(void *obj)
+{
+    freeReplyObject(obj);
+}
+
+static redisReplyObjectFunctions bounded_fn = {make_string, make_array, make_integer,
+                                               make_nil, free_object};
+
+/* A bulk string is kept whole in the reader's buffer before it becomes an object:
+ * bound the buffer too ("$999999999999" and a stream of bytes). */
+static void check_buffer(redis_glue *g)
+{
+    redisReader *rd = g->ac ? g->ac->c.reader : NULL;
+    if (rd && rd->len - rd->pos > g->max_reply && !g->error) {
+        g->reply_over = true;
+        fail(g, "");
+    }
+}
+
 static void io_cb(selector *s, int fd, int events, void *data)
 {
     (void)s;
     (void)fd;
     redis_glue *g = data;
     g->busy++;
-    if ((events & SEL_READ) && g->ac)
+    if ((events & SEL_READ) && g->ac && !g->error) {
         redisAsyncHandleRead(g->ac);
-    if ((events & SEL_WRITE) && g->ac)
+        check_buffer(g);
+    }
+    if ((events & SEL_WRITE) && g->ac && !g->error)
         redisAsyncHandleWrite(g->ac);
     g->busy--;
     maybe_free(g);
@@ -294,6 +368,10 @@ redis_glue *redis_glue_connect(selector *s, const char *host, int port, int time
     g->ac = ac;
     g->fd = ac->c.fd;
     g->timeout_ms = timeout_ms;
+    g->max_reply = REDIS_GLUE_MAX_REPLY;
+    g->base_fn = ac->c.reader->fn;
+    ac->c.reader->fn = &bounded_fn;
+    ac->c.reader->privdata = g;
     snprintf(g->peer, sizeof g->peer, "%s", peer);
     ac->data = g;
     ac->ev.data = g;
@@ -337,65 +415,8 @@ void redis_glue_on_error(redis_glue *g, redis_error_fn fn, void *data)
         g->error_timer = selector_call_soon(g->s, failed_cb, g);
 }
 
+void redis_glue_set_max_reply(redis_glue *g, size_t bytes) { g->max_reply = bytes; }
 const char *redis_glue_error(const redis_glue *g) { return g->error; }
 size_t redis_glue_pending(const redis_glue *g) { return g->pending; }
 const char *redis_glue_peer(const redis_glue *g) { return g->peer; }
 int redis_glue_connected(const redis_glue *g) { return g->connected; }
-
-/* ---- redis://HOST:PORT/NAME ---- */
-
-int redis_parse_url(const char *url, char *host, size_t hostlen, int *port, char *name,
-                    size_t namelen, char *err, size_t errlen)
-{
-    const char *p = url;
-    if (strncmp(p, "redis://", 8) != 0) {
-        snprintf(err, errlen, "'%s' is not a redis://HOST:PORT/NAME URL", url);
-        return -1;
-    }
-    p += 8;
-    const char *h = p, *he;
-    if (*p == '[') {
-        h = p + 1;
-        he = strchr(h, ']');
-        if (!he) {
-            snprintf(err, errlen, "'%s': no ']' after the IPv6 address", url);
-            return -1;
-        }
-        p = he + 1;
-    } else {
-        he = p + strcspn(p, ":/");
-        p = he;
-    }
-    if (he == h || (size_t)(he - h) >= hostlen) {
-        snprintf(err, errlen, "'%s': %s host", url, he == h ? "no" : "too long a");
-        return -1;
-    }
-    memcpy(host, h, (size_t)(he - h));
-    host[he - h] = '\0';
-    *port = 6379;
-    if (*p == ':') {
-        char *end;
-        errno = 0;
-        long v = strtol(p + 1, &end, 10);
-        if (end == p + 1 || errno || v < 1 || v > 65535) {
-            snprintf(err, errlen, "'%s': the port is not a number in 1..65535", url);
-            return -1;
-        }
-        *port = (int)v;
-        p = end;
-    }
-    if (*p != '/' || !p[1]) {
-        snprintf(err, errlen, "'%s': no crawl name (redis://HOST:PORT/NAME)", url);
-        return -1;
-    }
-    p++;
-    size_t n = strlen(p);
-    if (n > 64 || n >= namelen || strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                           "0123456789-_.") != n) {
-        snprintf(err, errlen,
-                 "'%s': the crawl name is 1 to 64 letters, digits, '-', '_' or '.'", url);
-        return -1;
-    }
-    memcpy(name, p, n + 1);
-    return 0;
-}

@@ -65,6 +65,15 @@ int redis_glue_command(redis_glue *g, redis_reply_fn fn, void *data, const char 
 int redis_glue_argv(redis_glue *g, redis_reply_fn fn, void *data, int argc,
                     const char **argv, const size_t *argvlen);
 
+/* The most a reply may take: its objects' bytes (strings, element arrays, hiredis's
+ * per-object header) and, while a bulk string arrives, the bytes buffered for it. A
+ * server answering "$999999999999" and streaming, or "*2000000000", fails the
+ * connection ("a reply of more than N bytes") instead of taking the machine's memory.
+ * The default is far above any reply the crawler asks for (the largest, XREADGROUP,
+ * holds at most --max-tasks entries) and below Redis's own proto-max-bulk-len. */
+#define REDIS_GLUE_MAX_REPLY ((size_t)256 << 20)
+void redis_glue_set_max_reply(redis_glue *g, size_t bytes);
+
 /* The connection's failure as one line, or NULL while it is fine. */
 const char *redis_glue_error(const redis_glue *g);
 /* Commands sent and not answered yet. */
@@ -73,11 +82,5 @@ size_t redis_glue_pending(const redis_glue *g);
 const char *redis_glue_peer(const redis_glue *g);
 /* The connection is established (the connect has completed). */
 int redis_glue_connected(const redis_glue *g);
-
-/* Split "redis://HOST:PORT/NAME" (HOST may be [v6]; PORT defaults to 6379; NAME:
- * letters, digits, '-', '_' and '.', at most 64). Returns 0, or -1 with one line in
- * err. */
-int redis_parse_url(const char *url, char *host, size_t hostlen, int *port, char *name,
-                    size_t namelen, char *err, size_t errlen);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "http.h"
+#include "redisurl.h"
 #include "threadpool.h"
 
 #define STR_(x) #x
@@ -67,13 +68,18 @@ static int check_header(void *p, const char *arg, char *why, size_t n)
     return -1;
 }
 
+/* redis://[[USER:]PASSWORD@]HOST:PORT/NAME, checked now (a malformed one is bad usage);
+ * its password is never shown (redisurl.h). */
 static int check_frontier(void *s, const char *arg, char *why, size_t n)
 {
     (void)s;
-    if (strncmp(arg, "redis://", 8) == 0)
-        return 0;
-    snprintf(why, n, "--frontier '%s': give redis://HOST:PORT/NAME", arg);
-    return -1;
+    redis_url u;
+    char err[700];
+    int bad = redis_url_parse(arg, &u, err, sizeof err);
+    redis_url_forget(&u);
+    if (bad)
+        snprintf(why, n, "--frontier %s", err);
+    return bad ? -1 : 0;
 }
 
 /* Politeness: any of its flags turns it on (the polite Queue, hostqueue.h); some hold
@@ -110,7 +116,7 @@ static const cli_flag rows[] = {
      .help = "send this header field on every request\n"
              "(repeatable; docs/extensions.md) [none]"},
     {.name = "store", .arg = CLI_ARG_STRING, .metavar = "FILE.db", .offset = AT(store),
-     .out_file = true,
+     .out_file = true, .out_sqlite = true,
      .help = "store every record, headers and body in SQLite\n"
              "(docs/storage.md) [none]"},
     {.name = "warc", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(warc),
@@ -121,17 +127,19 @@ static const cli_flag rows[] = {
     {.name = "cdx", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(cdx),
      .out_file = true, .help = "with --warc: a CDXJ index of it [none]"},
     {.name = "state", .arg = CLI_ARG_STRING, .metavar = "FILE.db", .offset = AT(state),
-     .out_file = true,
+     .out_file = true, .out_sqlite = true,
      .help = "keep the crawl's frontier in SQLite, so that a\n"
              "crawl stopped (even by kill -9) can --resume;\n"
              "needs --format jsonl --output FILE (docs/state.md)"},
     {.name = "resume", .arg = CLI_ARG_NONE, .offset = AT(resume),
      .help = "go on with --state's (or --frontier's) crawl,\n"
              "appending to --output"},
-    {.name = "frontier", .arg = CLI_ARG_STRING, .metavar = "redis://HOST:PORT/NAME",
-     .offset = AT(frontier), .set = check_frontier,
+    {.name = "frontier", .arg = CLI_ARG_STRING,
+     .metavar = "redis://[[USER:]PASSWORD@]HOST:PORT/NAME", .offset = AT(frontier),
+     .set = check_frontier,
      .help = "one crawl NAME run by many processes: the Queue\n"
-             "and seen URLs in Redis; needs --format jsonl\n"
+             "and seen URLs in Redis; needs --format jsonl;\n"
+             "every process gives the same roots and options\n"
              "(docs/scale.md) [the Queue in memory]"},
     {.name = "claim-after", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001,
      .max = 86400, .offset = AT(claim_after),
@@ -188,13 +196,16 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
 {
     bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
     bool jsonl = o->format && strcmp(o->format, "jsonl") == 0;
+    char frontier[700] = ""; /* as it may be shown: without its password */
+    if (s->frontier)
+        redis_url_shown(s->frontier, frontier, sizeof frontier);
     if (s->cdx && !s->warc)
         return REFUSE("--cdx '%s' indexes a --warc file: give --warc too", s->cdx);
     if (s->resume && !s->state && !s->frontier)
         return REFUSE("--resume goes on with the crawl of a --state file: give --state too");
     if (s->resume && s->frontier && to_stdout)
         return REFUSE("--resume with --frontier '%s' appends to --output FILE: give --output",
-                      s->frontier);
+                      frontier);
     if (s->state && (to_stdout || !jsonl))
         return REFUSE("--state '%s' needs --format jsonl --output FILE (the records of every "
                       "run go to that file)",
@@ -202,7 +213,7 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
     if (s->frontier && !jsonl)
         return REFUSE("--frontier '%s' needs --format jsonl (a URL is acknowledged to the "
                       "other processes once its record is written)",
-                      s->frontier);
+                      frontier);
     if (s->random_delay && s->delay <= 0)
         return REFUSE("--random-delay varies --delay SECS: give --delay too");
     if (s->target_concurrency != 1 && !s->autothrottle)
@@ -211,11 +222,11 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
         return REFUSE("--frontier '%s' keeps --per-host and --delay for the whole crawl; "
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
                       "with --frontier yet)",
-                      s->frontier);
+                      frontier);
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
-                      s->frontier);
+                      frontier);
     return 0;
 }
 
@@ -230,6 +241,9 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     o->dns_timeout = s->dns_timeout;
     o->pool_dns = s->per_ip; /* the polite Queue's lookups */
     o->append_output = s->resume;
+    /* A crawl that goes on with its --output never replaces one that holds records. */
+    if ((s->state || s->frontier) && !s->resume)
+        o->keep_output = "add --resume to go on with it";
     o->host_lanes = s->polite;
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
@@ -253,6 +267,7 @@ app_stage settings_stage(const char *prog, settings *s)
 {
     return (app_stage){
         .cli = {.prog = prog, .default_transport = "curl", .table = &settings_table, .settings = s},
+        .open_outputs_late = true, /* after --state's and --frontier's checks: crawler.c */
         .name = "queue",
         .number = 3};
 }

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "queue.h"
 #include "redisglue.h"
+#include "redisurl.h"
 #include "strmap.h"
 #include "url.h"
 
@@ -137,6 +138,8 @@ struct rqueue {
     selector *loop;
     redis_glue *g;
     char *stream, *seen, *unfinished, *fpkey_key, *consumer;
+    char *name;              /* the crawl's NAME */
+    char *identity, *identity_key;  /* its roots and options, and their key */
     uint8_t fpkey[16];
     char put_sha[41], ack_sha[41], admit_sha[41], promote_sha[41];
     char *prefix, *delayed;  /* "crawl:NAME:", and its delayed set */
@@ -693,6 +696,24 @@ static void got_group(redis_glue *g, redisReply *r, void *data)
     (void)bad_reply(q, r, "XGROUP CREATE");
 }
 
+/* The crawl's roots and options as the first process gave them (SET NX, then GET). */
+static void got_identity(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    q->opening--;
+    if (bad_reply(q, r, "GET"))
+        return;
+    if (r->type != REDIS_REPLY_STRING || strcmp(r->str, q->identity) != 0) {
+        char msg[800];
+        snprintf(msg, sizeof msg, "redis %s: crawl '%s' has other roots or options (every "
+                 "process of a crawl gives the same roots, --max-redirect, --max-pages, "
+                 "--exclude, --strict, --ignore-robots, --per-host, --delay and "
+                 "--random-delay; or name another crawl)", redis_glue_peer(q->g), q->name);
+        fail(q, msg);
+    }
+}
+
 static void got_fpkey(redis_glue *g, redisReply *r, void *data)
 {
     (void)g;
@@ -739,6 +760,14 @@ static void got_promote_sha(redis_glue *g, redisReply *r, void *data)
     got_sha(g, r, data, ((rqueue *)data)->promote_sha);
 }
 
+static void got_auth(redis_glue *g, redisReply *r, void *data)
+{
+    (void)g;
+    rqueue *q = data;
+    q->opening--;
+    (void)bad_reply(q, r, "AUTH");
+}
+
 static char *key(const char *name, const char *what)
 {
     size_t n = strlen(name) + strlen(what) + 8;
@@ -747,19 +776,36 @@ static char *key(const char *name, const char *what)
     return k;
 }
 
-rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const char *consumer,
-                   char *err, size_t errlen)
+/* Run the loop until every setup reply is in. Bounded: the glue fails the connection
+ * after REDIS_TIMEOUT_MS of silence. 0, or -1 with q->error set. */
+static int wait_opening(rqueue *q)
 {
-    char host[256], name[80];
-    int port;
-    if (redis_parse_url(url, host, sizeof host, &port, name, sizeof name, err, errlen) < 0)
+    while (q->opening > 0 && !q->error && !redis_glue_error(q->g))
+        if (selector_run_once(q->loop, 100) < 0)
+            fail(q, selector_error(q->loop));
+    if (!q->error && redis_glue_error(q->g))
+        fail(q, redis_glue_error(q->g));
+    return q->error ? -1 : 0;
+}
+
+rqueue *rqueue_new(selector *loop, const char *url, const char *identity, double claim_after,
+                   const char *consumer, char *err, size_t errlen)
+{
+    redis_url u;
+    if (redis_url_parse(url, &u, err, errlen) < 0)
         return NULL;
-    redis_glue *g = redis_glue_connect(loop, host, port, REDIS_TIMEOUT_MS, err, errlen);
-    if (!g)
+    const char *name = u.name;
+    redis_glue *g = redis_glue_connect(loop, u.host, u.port, REDIS_TIMEOUT_MS, err, errlen);
+    if (!g) {
+        redis_url_forget(&u);
         return NULL;
+    }
     rqueue *q = xcalloc(1, sizeof *q);
     q->loop = loop;
     q->g = g;
+    q->name = xstrdup(name);
+    q->identity = xstrdup(identity);
+    q->identity_key = key(name, "crawl");
     q->stream = key(name, "stream");
     q->seen = key(name, "seen");
     q->unfinished = key(name, "unfinished");
@@ -779,27 +825,38 @@ rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const ch
     future_init(&q->join_future);
     redis_glue_on_error(g, on_glue_error, q);
 
-    /* The crawl's fingerprint key: the first process's random one. */
-    uint8_t mine[16];
-    if (getrandom(mine, sizeof mine, 0) != (ssize_t)sizeof mine)
-        for (size_t i = 0; i < sizeof mine; i++)
-            mine[i] = (uint8_t)(hash_str(consumer) >> (i % 8 * 8)) ^ (uint8_t)i;
-    q->opening = 8;
-    redis_glue_command(g, got_setup, q, "SET %s %b NX", q->fpkey_key, mine, sizeof mine);
-    redis_glue_command(g, got_fpkey, q, "GET %s", q->fpkey_key);
-    redis_glue_command(g, got_group, q, "XGROUP CREATE %s %s 0 MKSTREAM", q->stream, GROUP);
-    redis_glue_command(g, got_setup, q, "XGROUP CREATECONSUMER %s %s %s", q->stream, GROUP,
-                       q->consumer);
-    redis_glue_command(g, got_put_sha, q, "SCRIPT LOAD %s", PUT_LUA);
-    redis_glue_command(g, got_ack_sha, q, "SCRIPT LOAD %s", ACK_LUA);
-    redis_glue_command(g, got_admit_sha, q, "SCRIPT LOAD %s", ADMIT_LUA);
-    redis_glue_command(g, got_promote_sha, q, "SCRIPT LOAD %s", PROMOTE_LUA);
-    /* Bounded: the glue fails the connection after REDIS_TIMEOUT_MS of silence. */
-    while (q->opening > 0 && !q->error && !redis_glue_error(g))
-        if (selector_run_once(loop, 100) < 0)
-            fail(q, selector_error(loop));
-    if (!q->error && redis_glue_error(g))
-        fail(q, redis_glue_error(g));
+    /* First: who we are (AUTH), and whether this is the crawl Redis has under NAME —
+     * a refused process changes nothing else of it. */
+    q->opening = 2;
+    if (u.auth) {
+        q->opening++;
+        if (u.user[0])
+            redis_glue_command(g, got_auth, q, "AUTH %s %s", u.user, u.password);
+        else
+            redis_glue_command(g, got_auth, q, "AUTH %s", u.password);
+    }
+    redis_url_forget(&u);
+    redis_glue_command(g, got_setup, q, "SET %s %s NX", q->identity_key, q->identity);
+    redis_glue_command(g, got_identity, q, "GET %s", q->identity_key);
+    if (wait_opening(q) == 0) {
+        /* The crawl's fingerprint key: the first process's random one. */
+        uint8_t mine[16];
+        if (getrandom(mine, sizeof mine, 0) != (ssize_t)sizeof mine)
+            for (size_t i = 0; i < sizeof mine; i++)
+                mine[i] = (uint8_t)(hash_str(consumer) >> (i % 8 * 8)) ^ (uint8_t)i;
+        q->opening = 8;
+        redis_glue_command(g, got_setup, q, "SET %s %b NX", q->fpkey_key, mine, sizeof mine);
+        redis_glue_command(g, got_fpkey, q, "GET %s", q->fpkey_key);
+        redis_glue_command(g, got_group, q, "XGROUP CREATE %s %s 0 MKSTREAM", q->stream,
+                           GROUP);
+        redis_glue_command(g, got_setup, q, "XGROUP CREATECONSUMER %s %s %s", q->stream,
+                           GROUP, q->consumer);
+        redis_glue_command(g, got_put_sha, q, "SCRIPT LOAD %s", PUT_LUA);
+        redis_glue_command(g, got_ack_sha, q, "SCRIPT LOAD %s", ACK_LUA);
+        redis_glue_command(g, got_admit_sha, q, "SCRIPT LOAD %s", ADMIT_LUA);
+        redis_glue_command(g, got_promote_sha, q, "SCRIPT LOAD %s", PROMOTE_LUA);
+        wait_opening(q);
+    }
     if (q->error) {
         snprintf(err, errlen, "%s", q->error);
         rqueue_free(q);
@@ -859,6 +916,9 @@ void rqueue_free(rqueue *q)
     free(q->seen);
     free(q->unfinished);
     free(q->fpkey_key);
+    free(q->name);
+    free(q->identity);
+    free(q->identity_key);
     free(q->prefix);
     free(q->delayed);
     free(q->consumer);

@@ -16,9 +16,10 @@
  *               that ends the crawl and cannot end it early).
  *
  * Keys: crawl:NAME:stream, :seen, :unfinished, :fpkey (the fingerprints' SipHash key,
- * drawn at random by the first process); the group is "crawlers", a consumer is
- * HOST:PID. A Redis error or a lost connection is fatal: the join returns, and
- * rqueue_error says why in one line; what was acknowledged stays acknowledged.
+ * drawn at random by the first process), :crawl (its roots and options, kept by the
+ * first process); the group is "crawlers", a consumer is HOST:PID. A Redis error or a
+ * lost connection is fatal: the join returns, and rqueue_error says why in one line;
+ * what was acknowledged stays acknowledged.
  */
 #ifndef CRAWL_REDISQUEUE_H
 #define CRAWL_REDISQUEUE_H
@@ -31,12 +32,15 @@
 
 typedef struct rqueue rqueue;
 
-/* Connect to url's server and join its crawl as `consumer` (the loop runs until the
- * server has answered, at most the connection's timeout). claim_after: seconds an
- * entry may sit unacknowledged in another consumer's hands before this one takes it
- * over. NULL with one line in err on failure. */
-rqueue *rqueue_new(selector *loop, const char *url, double claim_after, const char *consumer,
-                   char *err, size_t errlen);
+/* Connect to url's server (redisurl.h; AUTH first when it gives a password) and join
+ * its crawl as `consumer` (the loop runs until the server has answered, at most the
+ * connection's timeout). identity: the crawl's roots and options (crawl_identity and
+ * more); the first process keeps them in crawl:NAME:crawl, and a process that gives
+ * others is refused. claim_after: seconds an entry may sit unacknowledged in another
+ * consumer's hands before this one takes it over. NULL with one line in err on
+ * failure: a process refused for other roots or options has changed nothing in Redis. */
+rqueue *rqueue_new(selector *loop, const char *url, const char *identity, double claim_after,
+                   const char *consumer, char *err, size_t errlen);
 /* Politeness for the whole crawl, every process's requests counted (docs/scale.md):
  * at most per_host requests in flight per host (0: no cap), starts delay seconds
  * apart (x [0.5, 1.5) with random_delay). Every process of the crawl must give the

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "alloc.h"
 #include "fpset.h"
@@ -188,24 +189,6 @@ item_pipeline state_pipeline(app *a, const char *path)
 
 /* ---- state_restore: before the crawl ---- */
 
-/* What makes two runs one crawl: the roots and the options that decide which URLs are
- * scheduled. */
-static char *crawl_identity(const crawl_options *o)
-{
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *m = open_memstream(&buf, &size);
-    if (!m)
-        alloc_oom(0);
-    for (int i = 0; i < o->nroots; i++)
-        fprintf(m, "root %s\n", o->roots[i]);
-    fprintf(m, "max_redirect %d\nmax_pages %ld\nexclude %s\nstrict %d\n", o->max_redirect,
-            o->max_pages, o->exclude ? o->exclude : "", o->strict);
-    if (fclose(m) != 0)
-        alloc_oom(0);
-    return buf;
-}
-
 typedef struct restore {
     const crawl_options *o;
     const settings *s;
@@ -322,7 +305,12 @@ static long long forget_unwritten(restore *r, long long output_size)
  * here has its links in the frontier. */
 static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
 {
+    /* The output is opened after these checks (a refused --resume leaves it as it
+     * was): its size on disk says where its last whole line can end. */
     long long output_size = crawl_output_end(a->crawl);
+    struct stat st;
+    if (output_size < 0 && a->opt.output)
+        output_size = stat(a->opt.output, &st) == 0 ? (long long)st.st_size : 0;
     long long lost = output_size >= 0 ? forget_unwritten(r, output_size) : 0;
     if (lost < 0)
         return -1;

@@ -27,6 +27,7 @@
 #include "alloc.h"
 #include "future.h"
 #include "http.h"
+#include "outfile.h"
 #include "recstream.h"
 #include "settings.h"
 #include "strmap.h"
@@ -458,15 +459,17 @@ static coro_error *file_error(const char *what, const char *path, int e)
     return coro_error_new(CORO_ERROR, 0, "%s '%s': %s", what, path, strerror(e));
 }
 
+/* Never waits for a FIFO's reader (outfile.h): without one, the crawl does not start. */
 static coro_value open_work(void *arg, coro_error **err)
 {
     warc *w = arg;
-    int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-    w->fd = open(w->path, flags, 0666);
-    if (w->fd < 0)
-        *err = file_error("cannot open --warc", w->path, errno);
-    else if (w->cdx_path && (w->cdx_fd = open(w->cdx_path, flags, 0666)) < 0)
-        *err = file_error("cannot open --cdx", w->cdx_path, errno);
+    int flags = O_WRONLY | O_CREAT | O_TRUNC;
+    char why[1024];
+    w->fd = outfile_open_fd(w->path, flags, "--warc", why, sizeof why);
+    if (w->fd >= 0 && w->cdx_path)
+        w->cdx_fd = outfile_open_fd(w->cdx_path, flags, "--cdx", why, sizeof why);
+    if (w->fd < 0 || (w->cdx_path && w->cdx_fd < 0))
+        *err = coro_error_new(CORO_ERROR, 0, "%s", why);
     return (coro_value){NULL, 0};
 }
 

@@ -709,6 +709,14 @@ const jobj *crawl_run_find(const crawl_run *r, const char *url)
     return NULL;
 }
 
+bool crawl_run_one_line(const crawl_run *r, int code, const char *text)
+{
+    size_t lines = 0;
+    for (size_t i = 0; i < r->err_len; i++)
+        lines += r->err[i] == '\n';
+    return r->exit_code == code && lines == 1 && strstr(r->err, text) != NULL;
+}
+
 const char *crawl_run_describe(const crawl_run *r)
 {
     static char msg[8192];

@@ -96,6 +96,9 @@ void crawl_run_free(crawl_run *r);
 
 /* The record whose "url" is url, or NULL. */
 const jobj *crawl_run_find(const crawl_run *r, const char *url);
+/* Whether the run exited with code and wrote exactly one line on stderr, containing
+ * text (a refusal, a usage error). */
+bool crawl_run_one_line(const crawl_run *r, int code, const char *text);
 /* A description of the run (exit code, stderr head, stdout head) for failure messages;
  * a static buffer, overwritten by the next call. */
 const char *crawl_run_describe(const crawl_run *r);

@@ -7,7 +7,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -67,14 +66,19 @@ static int connect_to(int port, long long deadline)
     return fd;
 }
 
-/* Send line + CRLF, read the reply's first line (a bulk reply: its content's). */
-static int command(int port, const char *line, char *out, size_t outlen, long long deadline)
+/* Send line + CRLF (after "AUTH password" when the server has one), read the reply's
+ * first line (a bulk reply: its content's). */
+static int command(int port, const char *password, const char *line, char *out,
+                   size_t outlen, long long deadline)
 {
     int fd = connect_to(port, deadline);
     if (fd < 0)
         return -1;
     char req[1024];
-    int n = snprintf(req, sizeof req, "%s\r\n", line);
+    int n = password && password[0]
+                ? snprintf(req, sizeof req, "AUTH %s\r\n%s\r\n", password, line)
+                : snprintf(req, sizeof req, "%s\r\n", line);
+    size_t skip = password && password[0] ? 1 : 0;      /* AUTH's "+OK" */
     if (n < 0 || (size_t)n >= sizeof req || send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
         close(fd);
         return -1;
@@ -97,6 +101,15 @@ static int command(int port, const char *line, char *out, size_t outlen, long lo
         char *eol = strstr(buf, "\r\n");
         if (!eol)
             continue;
+        if (skip > 0) {
+            if (strncmp(buf, "+OK\r\n", 5) != 0)
+                break;          /* AUTH refused */
+            skip--;
+            got -= 5;
+            memmove(buf, buf + 5, got + 1);
+            if (!(eol = strstr(buf, "\r\n")))
+                continue;
+        }
         if (buf[0] == '$' && atol(buf + 1) >= 0) {      /* a bulk string: its content */
             char *eol2 = strstr(eol + 2, "\r\n");
             if (!eol2)
@@ -143,7 +156,7 @@ static int spawn(redis_server *rs)
             return -1;
         }
         char reply[64];
-        if (command(rs->port, "PING", reply, sizeof reply, now_ms() + 500) == 0 &&
+        if (command(rs->port, rs->password, "PING", reply, sizeof reply, now_ms() + 500) == 0 &&
             strcmp(reply, "+PONG") == 0)
             return 0;
         nap_ms(10);
@@ -160,14 +173,6 @@ static void free_args(redis_server *rs)
         free(rs->args[i]);
         rs->args[i] = NULL;
     }
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
 }
 
 int redis_server_start(redis_server *rs, const char *const extra_args[])
@@ -201,6 +206,8 @@ int redis_server_start(redis_server *rs, const char *const extra_args[])
             if (n + 1 >= sizeof rs->args / sizeof rs->args[0])
                 break;
             rs->args[n++] = xstrdup(extra_args[i]);
+            if (strcmp(extra_args[i], "--requirepass") == 0 && extra_args[i + 1])
+                snprintf(rs->password, sizeof rs->password, "%s", extra_args[i + 1]);
         }
         if (spawn(rs) == 0)
             return 0;
@@ -242,17 +249,20 @@ void redis_server_stop(redis_server *rs)
         rs->pid = 0;
     }
     if (rs->dir[0])
-        nftw(rs->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        test_remove_tree(rs->dir);
     rs->dir[0] = '\0';
     free_args(rs);
 }
 
 int redis_server_cmd(const redis_server *rs, const char *line, char *out, size_t outlen)
 {
-    return command(rs->port, line, out, outlen, now_ms() + CMD_TIMEOUT_MS);
+    return command(rs->port, rs->password, line, out, outlen, now_ms() + CMD_TIMEOUT_MS);
 }
 
 void redis_server_url(const redis_server *rs, const char *name, char *out, size_t outlen)
 {
-    snprintf(out, outlen, "redis://127.0.0.1:%d/%s", rs->port, name);
+    if (rs->password[0])
+        snprintf(out, outlen, "redis://:%s@127.0.0.1:%d/%s", rs->password, rs->port, name);
+    else
+        snprintf(out, outlen, "redis://127.0.0.1:%d/%s", rs->port, name);
 }

@@ -7,8 +7,10 @@
  *
  * The server runs in a directory of its own under the build tree (BUILD_DIR/redis-tmp/),
  * with no config file: everything is on its command line, --save '' and --appendonly no
- * unless extra_args says otherwise (later arguments win). It dies with the test process
- * (PR_SET_PDEATHSIG), so a test that fails or crashes leaves no server behind; put
+ * unless extra_args says otherwise (later arguments win). With "--requirepass", "PW"
+ * among them, the helper's own commands (the start's PING, redis_server_cmd) send
+ * AUTH PW first. It dies with the test process (PR_SET_PDEATHSIG), so a test that
+ * fails or crashes leaves no server behind; put
  * redis_server_stop in the test's teardown all the same. Every wait is bounded: the
  * start waits 10 s at most for the server to answer PING.
  */
@@ -24,6 +26,7 @@ typedef struct redis_server {
     int port;
     char dir[PATH_MAX];     /* its working directory ("" once removed) */
     char *args[40];         /* the command line, for a restart (owned) */
+    char password[128];     /* --requirepass PW in extra_args: "" when none */
 } redis_server;
 
 /* Start redis-server (REDIS_SERVER_BIN) with extra_args (NULL-terminated, may be NULL)
@@ -40,7 +43,8 @@ void redis_server_stop(redis_server *rs);
  * at most) into out without its CRLF. A bulk reply gives its first line of content.
  * Returns 0, or -1. */
 int redis_server_cmd(const redis_server *rs, const char *line, char *out, size_t outlen);
-/* "redis://127.0.0.1:PORT/name" into out. */
+/* "redis://127.0.0.1:PORT/name" into out ("redis://:PW@127.0.0.1:PORT/name" for a
+ * server started with --requirepass PW). */
 void redis_server_url(const redis_server *rs, const char *name, char *out, size_t outlen);
 
 #endif

@@ -58,6 +58,10 @@ char *testsite_request(const testsite *ts, const char *request, size_t *len, int
 /* GET /__stats (5 s timeout). Returns 0, or -1. */
 int testsite_stats(const testsite *ts, struct testsite_stats *out);
 
+/* Remove dir and everything below it (a test's temporary directory; links are not
+ * followed). 0, or -1 when something could not be removed. */
+int test_remove_tree(const char *dir);
+
 /* The value of header `name` (case-insensitive) in a raw response head, copied into
  * out. Returns 0, or -1 when absent. */
 int testsite_header(const char *response, const char *name, char *out, size_t outlen);

@@ -884,6 +884,27 @@ static void test_frontier(void **state)
     r = parse("--claim-after", "0", "a.example", NULL);
     assert_usage_error(r, "--claim-after: 0 is out of range", NULL);
     run_free(r);
+    /* a malformed URL is bad usage now, not a failure once the crawl starts */
+    const char *bad[] = {"redis://x:0/c", "redis://x:1", "redis://x/a b", "redis://:pw@/c",
+                         NULL};
+    for (int i = 0; bad[i]; i++) {
+        r = parse("--frontier", bad[i], "--format", "jsonl", "a.example", NULL);
+        assert_usage_error(r, "--frontier '", NULL);
+        run_free(r);
+    }
+    /* a password: accepted (AUTH), and never shown in a message */
+    r = parse("--frontier", "redis://crawler:secret@x:7000/c", "--format", "jsonl",
+              "a.example", NULL);
+    assert_ok(r);
+    run_free(r);
+    r = parse("--frontier", "redis://crawler:secret@x:0/c", "a.example", NULL);
+    assert_usage_error(r, "--frontier 'redis://crawler:***@x:0/c': the port", NULL);
+    assert_null(strstr(r->err, "secret"));
+    run_free(r);
+    r = parse("--frontier", "redis://:secret@x/c", "a.example", NULL);
+    assert_usage_error(r, "--frontier 'redis://:***@x/c' needs --format jsonl", NULL);
+    assert_null(strstr(r->err, "secret"));
+    run_free(r);
 }
 
 /* Politeness: any flag turns it on; values in range; --random-delay and

@@ -9,7 +9,8 @@
  *    acknowledged) — at most its --max-tasks of them.
  *  - one of 3 with its --output on a full disk: it stops, acknowledging nothing it did
  *    not record; the other two finish the crawl, nothing is missing.
- *  - Redis unreachable at the start, and killed mid-crawl: one line, exit 1.
+ *  - Redis unreachable at the start, and killed mid-crawl: one line, exit 1 (a malformed
+ *    URL: exit 2).
  *  - Redis with its AOF killed under 2 processes and restarted: --resume finishes.
  *  - --per-host 2 --delay 0.03 across 3 processes, checked in the server's log.
  */
@@ -606,12 +607,12 @@ static void test_redis_unreachable(void **state)
     assert_string_equal(strchr(e, '\n'), "\n");   /* one line */
     free(e);
     assert_int_equal(count_lines(out), 0);
-    /* A bad URL after redis://: one line too. */
+    /* A bad URL after redis://: bad usage, one line too. */
     char *argv2[] = {crawl_queue(), "--frontier", "redis://127.0.0.1:1/bad name", "--format",
                      "jsonl", f->site.url, NULL};
-    assert_int_equal(reap(spawn(argv2, "/dev/null", err), now_ms() + LIMIT_MS), 1);
+    assert_int_equal(reap(spawn(argv2, "/dev/null", err), now_ms() + LIMIT_MS), 2);
     e = slurp(err);
-    assert_non_null(strstr(e, "crawl-queue: --frontier: 'redis://127.0.0.1:1/bad name': the "
+    assert_non_null(strstr(e, "crawl-queue: --frontier 'redis://127.0.0.1:1/bad name': the "
                               "crawl name is"));
     free(e);
 }

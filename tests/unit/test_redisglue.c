@@ -18,10 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "redis_helper.h"
 #include "redisglue.h"
+#include "redisurl.h"
 #include "selector.h"
 
 #define DEADLINE_MS 20000
@@ -321,6 +323,89 @@ static void test_timeout_silent_server(void **state)
     assert_non_null(strstr(f->error, "no answer in 200 ms"));
 }
 
+/* ---- a server that is no Redis: replies without end (issue #27 M5) ---- */
+
+#define STREAM_CAP ((size_t)256 << 20)     /* the fake server gives up after this */
+
+/* Fork a server on 127.0.0.1 that reads the first command, answers head, then streams
+ * `unit` over and over until the client closes (exit 0) or STREAM_CAP bytes went out
+ * (exit 1: the client never stopped it) — 30 s at most. Returns its port; *pid. */
+static int endless_server(const char *head, const char *unit, pid_t *pid)
+{
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t l = sizeof a;
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &l), 0);
+    fflush(NULL);
+    *pid = fork();
+    assert_true(*pid >= 0);
+    if (*pid == 0) {
+        alarm(30);
+        int c = accept(lfd, NULL, NULL);
+        char req[512];
+        if (c < 0 || recv(c, req, sizeof req, 0) <= 0)
+            _exit(2);
+        char chunk[65536];
+        size_t ul = strlen(unit), n = 0;
+        while (n + ul <= sizeof chunk) {
+            memcpy(chunk + n, unit, ul);
+            n += ul;
+        }
+        if (send(c, head, strlen(head), MSG_NOSIGNAL) < 0)
+            _exit(2);
+        for (size_t sent = 0; sent < STREAM_CAP; sent += n)
+            if (send(c, chunk, n, MSG_NOSIGNAL) < 0)
+                _exit(0);       /* the client closed: it stopped the reply */
+        _exit(1);
+    }
+    close(lfd);
+    return ntohs(a.sin_port);
+}
+
+static void expect_bounded(fx *f, const char *head, const char *unit, const char *why)
+{
+    pid_t pid;
+    int port = endless_server(head, unit, &pid);
+    char err[256];
+    f->s = selector_new("epoll", err, sizeof err);
+    f->g = redis_glue_connect(f->s, "127.0.0.1", port, 10000, err, sizeof err);
+    assert_non_null(f->g);
+    redis_glue_set_max_reply(f->g, 1 << 20);
+    redis_glue_on_error(f->g, on_error, f);
+    assert_int_equal(redis_glue_command(f->g, got_any, f, "GET k"), 0);
+    run(f, NULL);
+    redis_glue_free(f->g);
+    f->g = NULL;
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("'%.20s': the server streamed %zu bytes and was never stopped", head,
+                 STREAM_CAP);
+    assert_int_equal(f->errors_seen, 1);
+    assert_int_equal(f->nulls, 1);              /* the command's callback: NULL */
+    assert_int_equal(f->replies, 0);
+    if (!strstr(f->error, why))
+        fail_msg("%.20s: %s", head, f->error);
+    assert_null(strchr(f->error, '\n'));
+    selector_free(f->s);
+    f->s = NULL;
+    f->errors_seen = f->nulls = f->replies = f->bad = 0;
+}
+
+static void test_reply_size_bounded(void **state)
+{
+    fx *f = *state;
+    const char *ours = "a reply of more than 1048576 bytes";
+    expect_bounded(f, "$999999999999\r\n", "x", ours);        /* one bulk string, endless */
+    expect_bounded(f, "*2000000000\r\n", ":1\r\n", ours);    /* 16 GB of element slots */
+    expect_bounded(f, "*50000\r\n", ":1\r\n", ours);         /* small array, its objects */
+    expect_bounded(f, "*3\r\n$5\r\nabcde\r\n*1\r\n$999999999\r\n", "y", ours);  /* nested */
+    /* past INT_MAX: hiredis 0.14 refuses the count itself */
+    expect_bounded(f, "*999999999999\r\n", ":1\r\n", "Multi-bulk length out of range");
+}
+
 /* Freed from inside a reply's callback with more commands waiting: the others are
  * dropped (no callback), nothing leaks (ASan/valgrind), the loop ends. */
 static void free_me(redis_glue *g, redisReply *r, void *data)
@@ -396,29 +481,72 @@ static void test_free_in_error_paths(void **state)
 static void test_parse_url(void **state)
 {
     (void)state;
-    char host[64], name[80], err[256];
-    int port;
-    assert_int_equal(redis_parse_url("redis://127.0.0.1:7000/crawl-1", host, sizeof host, &port,
-                                     name, sizeof name, err, sizeof err), 0);
-    assert_string_equal(host, "127.0.0.1");
-    assert_int_equal(port, 7000);
-    assert_string_equal(name, "crawl-1");
-    assert_int_equal(redis_parse_url("redis://localhost/x", host, sizeof host, &port, name,
-                                     sizeof name, err, sizeof err), 0);
-    assert_string_equal(host, "localhost");
-    assert_int_equal(port, 6379);
-    assert_int_equal(redis_parse_url("redis://[::1]:1/a.b", host, sizeof host, &port, name,
-                                     sizeof name, err, sizeof err), 0);
-    assert_string_equal(host, "::1");
-    assert_int_equal(port, 1);
+    char err[700];
+    redis_url u;
+    assert_int_equal(redis_url_parse("redis://127.0.0.1:7000/crawl-1", &u, err, sizeof err), 0);
+    assert_string_equal(u.host, "127.0.0.1");
+    assert_int_equal(u.port, 7000);
+    assert_string_equal(u.name, "crawl-1");
+    assert_false(u.auth);
+    assert_int_equal(redis_url_parse("redis://localhost/x", &u, err, sizeof err), 0);
+    assert_string_equal(u.host, "localhost");
+    assert_int_equal(u.port, 6379);
+    assert_int_equal(redis_url_parse("redis://[::1]:1/a.b", &u, err, sizeof err), 0);
+    assert_string_equal(u.host, "::1");
+    assert_int_equal(u.port, 1);
     const char *bad[] = {"http://x/y", "redis://x:0/y", "redis://x:70000/y", "redis://x:1",
                          "redis://x:1/", "redis://:1/y", "redis://x/a b", "redis://[::1/y",
                          "redis://x:12a/y", NULL};
     for (int i = 0; bad[i]; i++) {
         err[0] = '\0';
-        assert_int_equal(redis_parse_url(bad[i], host, sizeof host, &port, name, sizeof name,
-                                         err, sizeof err), -1);
+        assert_int_equal(redis_url_parse(bad[i], &u, err, sizeof err), -1);
         assert_non_null(strstr(err, bad[i]));
+    }
+}
+
+/* redis://[USER:]PASSWORD@HOST:PORT/NAME, as redis-cli reads it; the password never in
+ * a message (issue #27 L7). */
+static void test_parse_url_password(void **state)
+{
+    (void)state;
+    char err[700], shown[700];
+    redis_url u;
+    assert_int_equal(redis_url_parse("redis://:pw@127.0.0.1:7000/c", &u, err, sizeof err), 0);
+    assert_true(u.auth);
+    assert_string_equal(u.user, "");
+    assert_string_equal(u.password, "pw");
+    assert_string_equal(u.host, "127.0.0.1");
+    assert_int_equal(u.port, 7000);
+    assert_string_equal(u.name, "c");
+    assert_int_equal(redis_url_parse("redis://pw@h/c", &u, err, sizeof err), 0);
+    assert_string_equal(u.user, "");
+    assert_string_equal(u.password, "pw");
+    assert_int_equal(redis_url_parse("redis://crawler:s%40cr%3At/x@[::1]:2/c", &u, err,
+                                     sizeof err), 0);
+    assert_string_equal(u.user, "crawler");
+    assert_string_equal(u.password, "s@cr:t/x");
+    assert_string_equal(u.host, "::1");
+    redis_url_forget(&u);
+    assert_string_equal(u.password, "");
+
+    redis_url_shown("redis://user:secret@h:1/c", shown, sizeof shown);
+    assert_string_equal(shown, "redis://user:***@h:1/c");
+    redis_url_shown("redis://secret@h/c", shown, sizeof shown);
+    assert_string_equal(shown, "redis://***@h/c");
+    redis_url_shown("redis://h/c", shown, sizeof shown);
+    assert_string_equal(shown, "redis://h/c");
+    /* every malformed URL with a secret: the error masks it */
+    const char *bad[] = {"redis://user:secret@h:0/c", "redis://user:secret@h", "redis://:secret@/c",
+                         "redis://user:secret@h/a b", "http://user:secret@h/c",
+                         "redis://user:secret%zz@h/c", "redis://user:@h/c",
+                         "redis://user:secret@[::1/c", NULL};
+    for (int i = 0; bad[i]; i++) {
+        err[0] = '\0';
+        assert_int_equal(redis_url_parse(bad[i], &u, err, sizeof err), -1);
+        assert_true(err[0] != '\0');
+        if (strstr(err, "secret"))
+            fail_msg("%s: the secret is in the error: %s", bad[i], err);
+        assert_null(strchr(err, '\n'));
     }
 }
 
@@ -434,7 +562,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_timeout_silent_server, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_in_callback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_in_error_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reply_size_bounded, setup, teardown),
         cmocka_unit_test(test_parse_url),
+        cmocka_unit_test(test_parse_url_password),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -165,8 +165,8 @@ static char **reference(size_t *n)
     char db[300], out[300];
     snprintf(db, sizeof db, "%s/ref.db", dir);
     snprintf(out, sizeof out, "%s/ref.jsonl", dir);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm'", db, db, db);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm' '%s'", db, db, db, out);
     assert_int_equal(system(cmd), 0);
     crawl_run r;
     run(&r, db, out, false, 0, NULL);
