@@ -1,8 +1,9 @@
 /* scratch.c — a test program's scratch directory (scratch.h). */
 #include "scratch.h"
 
-#include <stdio.h>
 #include <stdlib.h>
+
+#include "testsite_helper.h"
 
 char scratch_dir[] = "/tmp/crawltest.XXXXXX";
 
@@ -15,7 +16,5 @@ int scratch_setup(void **state)
 int scratch_teardown(void **state)
 {
     (void)state;
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_remove_tree(scratch_dir);
 }
