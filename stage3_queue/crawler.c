@@ -122,6 +122,12 @@ static void put_url(void *ctx, const char *url, int max_redirect)
     q_put_nowait(cr, url, max_redirect);
 }
 
+/* engine_unpark's task_done: a parked URL's visit is over. */
+static void unparked(void *ctx, const char *url)
+{
+    q_task_done(ctx, url);
+}
+
 /* ---- work: get, fetch, task_done, forever ---- */
 
 typedef struct {
@@ -141,10 +147,16 @@ static int work_body(coro *co)
         f->max_redirect = (int)co->value.n;
 
         /* Download the page and put its new links in the queue. */
-        if (engine_plain(f->cr->engine))
+        if (engine_plain(f->cr->engine)) {
             AWAIT(co, fetch(f->cr->a, f->url, f->max_redirect, put_url, f->cr));
-        else
+        } else {
             AWAIT(co, engine_handle(f->cr->engine, f->url, f->max_redirect));
+            if (co->value.n == ENGINE_PARKED) { /* engine_unpark calls task_done */
+                free(f->url);
+                f->url = NULL;
+                continue;
+            }
+        }
         /* Done only once its record is written: after a failed write (or pipeline
          * stage) the crawl stops, and this URL stays unacknowledged — to do. */
         if (engine_failed(f->cr->engine))
@@ -288,6 +300,10 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     if (app_open_outputs(a) < 0)
         return not_started(&cr, main_coro);
     crawl_add_roots(a->crawl, put_url, &cr);    /* on --resume: seen already */
+    /* Parking needs a Queue that takes a URL back as itself: Redis's put drops a URL
+     * the crawl has seen. */
+    if (!cr.rq)
+        engine_set_task_done(cr.engine, unparked);
 
     engine_set_backlog(cr.engine, q_qsize, &cr);   /* --sitemaps' back-pressure */
     progress *p = progress_start(a, q_qsize, &cr);

@@ -20,28 +20,37 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+/* One rule, its pattern in the owner's arena (rules of a big file cost 24 octets each
+ * plus their patterns, not a malloc'd string each). */
 typedef struct rule {
-    char *pattern;   /* canonical; a '*' in it is the wildcard; '$' is not kept */
-    size_t len;      /* strlen(pattern) */
-    size_t priority; /* its length as written canonically, with the '$' */
+    uint32_t off;    /* the canonical pattern at arena + off; a '*' is the wildcard */
+    uint32_t len;    /* its length ('$' is not kept) */
+    uint32_t prefix; /* its octets before the first '*' (len when it has none) */
+    uint32_t minlen; /* the fewest octets a path it matches has: len minus the stars */
     bool anchored;   /* ended with '$': must match to the end of the path */
     bool allow;
 } rule;
 
+/* Rules and the arena of their patterns. */
 typedef struct rule_list {
     rule *v;
     size_t n, cap;
+    char *arena;
+    size_t alen, acap;
     double delay; /* Crawl-delay, -1 when none */
 } rule_list;
 
 struct robots {
-    rule_list rules; /* the rules for us, sorted: longest first, allow first */
+    rule_list rules; /* the rules for us, sorted: longest first, allow first; no two alike */
     bool disallow_all;
-    char **sitemaps;
+    char *sitemaps; /* the Sitemap values, each NUL-terminated, one after the other */
+    size_t sitemaps_len, sitemaps_cap;
+    uint32_t *sitemap_off; /* where each starts in sitemaps */
     size_t nsitemaps, capsitemaps;
 };
 
@@ -122,26 +131,31 @@ static size_t canonical(const char *s, size_t n, bool pattern, char *out, bool *
 
 /* ---- matching ------------------------------------------------------------------ */
 
-/* Does the canonical pattern p (plen octets, '*' wildcards) match the canonical path
- * (n octets) from its start — to its end when anchored? */
-static bool pattern_match(const char *p, size_t plen, bool anchored, const char *path, size_t n)
+/* Does the rule's pattern p match the canonical path (n octets) from its start — to
+ * its end when anchored? Adds the octets it compared or scanned to *work. */
+static bool pattern_match(const rule *ru, const char *p, const char *path, size_t n, size_t *work)
 {
-    const char *star = memchr(p, '*', plen);
-    if (!star) {
-        if (anchored)
-            return n == plen && memcmp(path, p, plen) == 0;
-        return n >= plen && memcmp(path, p, plen) == 0;
-    }
-    size_t seg = (size_t)(star - p);
-    if (n < seg || memcmp(path, p, seg) != 0)
+    if (n < ru->minlen) { /* too short for it, whatever the stars match */
+        *work += 1;
         return false;
-    size_t pos = seg;
-    p = star + 1;
-    plen -= seg + 1;
+    }
+    size_t k = 0; /* the literal prefix, octet by octet: most rules fail here */
+    while (k < ru->prefix && path[k] == p[k])
+        k++;
+    *work += k + 1;
+    if (k < ru->prefix)
+        return false;
+    if (ru->prefix == ru->len)
+        return !ru->anchored || n == ru->len;
+    size_t pos = ru->prefix;
+    p += ru->prefix + 1;
+    size_t plen = ru->len - ru->prefix - 1;
     /* The pieces between stars, each at its leftmost place after the one before. */
+    const char *star;
     while ((star = memchr(p, '*', plen)) != NULL) {
-        seg = (size_t)(star - p);
+        size_t seg = (size_t)(star - p);
         if (seg) {
+            *work += n - pos;
             const char *at = memmem(path + pos, n - pos, p, seg);
             if (!at)
                 return false;
@@ -151,13 +165,19 @@ static bool pattern_match(const char *p, size_t plen, bool anchored, const char 
         plen -= seg + 1;
     }
     /* The last piece: at the end when anchored, anywhere after pos otherwise. */
-    if (anchored)
+    if (ru->anchored) {
+        *work += plen;
         return n - pos >= plen && memcmp(path + n - plen, p, plen) == 0;
-    return plen == 0 || memmem(path + pos, n - pos, p, plen) != NULL;
+    }
+    if (plen == 0)
+        return true;
+    *work += n - pos;
+    return memmem(path + pos, n - pos, p, plen) != NULL;
 }
 
-bool robots_allowed(const robots *r, const char *path_and_query)
+robots_verdict robots_check(const robots *r, const char *path_and_query)
 {
+    robots_verdict v = {.allowed = true};
     if (!path_and_query || !path_and_query[0])
         path_and_query = "/";
     size_t n = strlen(path_and_query);
@@ -165,22 +185,33 @@ bool robots_allowed(const robots *r, const char *path_and_query)
     char *path = 3 * n + 1 <= sizeof stackbuf ? stackbuf : xmalloc(3 * n + 1);
     size_t len = canonical(path_and_query, n, false, path, NULL);
 
-    bool allowed = true;
-    if (len == sizeof ROBOTS_PATH - 1 && memcmp(path, ROBOTS_PATH, len) == 0)
-        allowed = true;
-    else if (r->disallow_all)
-        allowed = false;
-    else
+    if (len == sizeof ROBOTS_PATH - 1 && memcmp(path, ROBOTS_PATH, len) == 0) {
+        v.allowed = true;
+    } else if (r->disallow_all) {
+        v.allowed = false;
+    } else {
+        /* Longest first: the first rule that matches is the answer. */
         for (size_t i = 0; i < r->rules.n; i++) {
+            if (v.work > ROBOTS_MAX_WORK) {
+                v.allowed = false;
+                v.over_budget = true;
+                break;
+            }
             const rule *ru = &r->rules.v[i];
-            if (pattern_match(ru->pattern, ru->len, ru->anchored, path, len)) {
-                allowed = ru->allow;
+            if (pattern_match(ru, r->rules.arena + ru->off, path, len, &v.work)) {
+                v.allowed = ru->allow;
                 break;
             }
         }
+    }
     if (path != stackbuf)
         free(path);
-    return allowed;
+    return v;
+}
+
+bool robots_allowed(const robots *r, const char *path_and_query)
+{
+    return robots_check(r, path_and_query).allowed;
 }
 
 /* ---- the object ---------------------------------------------------------------- */
@@ -206,11 +237,11 @@ robots *robots_disallow_all(void)
 
 static void rules_free(rule_list *l)
 {
-    for (size_t i = 0; i < l->n; i++)
-        free(l->v[i].pattern);
     free(l->v);
+    free(l->arena);
     l->v = NULL;
-    l->n = l->cap = 0;
+    l->arena = NULL;
+    l->n = l->cap = l->alen = l->acap = 0;
 }
 
 void robots_free(robots *r)
@@ -218,10 +249,15 @@ void robots_free(robots *r)
     if (!r)
         return;
     rules_free(&r->rules);
-    for (size_t i = 0; i < r->nsitemaps; i++)
-        free(r->sitemaps[i]);
     free(r->sitemaps);
+    free(r->sitemap_off);
     free(r);
+}
+
+size_t robots_bytes(const robots *r)
+{
+    return sizeof *r + r->rules.cap * sizeof(rule) + r->rules.acap + r->sitemaps_cap
+        + r->capsitemaps * sizeof(uint32_t);
 }
 
 double robots_crawl_delay(const robots *r)
@@ -236,7 +272,7 @@ size_t robots_sitemap_count(const robots *r)
 
 const char *robots_sitemap(const robots *r, size_t i)
 {
-    return i < r->nsitemaps ? r->sitemaps[i] : NULL;
+    return i < r->nsitemaps ? r->sitemaps + r->sitemap_off[i] : NULL;
 }
 
 size_t robots_rule_count(const robots *r)
@@ -256,15 +292,17 @@ typedef struct parser {
     robots *r;
 } parser;
 
-static void rule_add(rule_list *l, const rule *ru)
+/* Add the rule whose canonical pattern is p (ru->len octets) to l, the pattern at the
+ * end of l's arena. */
+static void rule_add(rule_list *l, rule ru, const char *p)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 16;
         l->v = xreallocarray(l->v, l->cap, sizeof *l->v);
     }
-    l->v[l->n] = *ru;
-    l->v[l->n].pattern = xmemdup(ru->pattern, ru->len + 1);
-    l->n++;
+    ru.off = (uint32_t)l->alen;
+    xappend(&l->arena, &l->alen, &l->acap, p, ru.len);
+    l->v[l->n++] = ru;
 }
 
 /* The length of the leading run of product-token characters: letters, '_', '-'. */
@@ -302,13 +340,18 @@ static void on_rule(parser *p, bool allow, const char *v, size_t n)
         return;
     char stackbuf[1024];
     char *buf = 3 * n + 1 <= sizeof stackbuf ? stackbuf : xmalloc(3 * n + 1);
-    rule ru = {.pattern = buf, .allow = allow};
-    ru.len = canonical(v, n, true, buf, &ru.anchored);
-    ru.priority = ru.len + ru.anchored;
+    rule ru = {.allow = allow};
+    size_t len = canonical(v, n, true, buf, &ru.anchored);
+    ru.len = (uint32_t)len; /* at most 3 x ROBOTS_MAX_BYTES */
+    const char *star = memchr(buf, '*', len);
+    ru.prefix = star ? (uint32_t)(star - buf) : ru.len;
+    ru.minlen = ru.len;
+    for (size_t i = ru.prefix; i < len; i++)
+        ru.minlen -= buf[i] == '*';
     if (p->cur_ours)
-        rule_add(&p->ours, &ru);
+        rule_add(&p->ours, ru, buf);
     if (p->cur_star)
-        rule_add(&p->star, &ru);
+        rule_add(&p->star, ru, buf);
     if (buf != stackbuf)
         free(buf);
 }
@@ -363,17 +406,22 @@ static void on_sitemap(parser *p, const char *v, size_t n)
         return;
     if (r->nsitemaps == r->capsitemaps) {
         r->capsitemaps = r->capsitemaps ? 2 * r->capsitemaps : 4;
-        r->sitemaps = xreallocarray(r->sitemaps, r->capsitemaps, sizeof *r->sitemaps);
+        r->sitemap_off = xreallocarray(r->sitemap_off, r->capsitemaps, sizeof *r->sitemap_off);
     }
-    r->sitemaps[r->nsitemaps++] = xstrndup(v, n);
+    r->sitemap_off[r->nsitemaps++] = (uint32_t)r->sitemaps_len;
+    xappend(&r->sitemaps, &r->sitemaps_len, &r->sitemaps_cap, v, n);
+    xappend(&r->sitemaps, &r->sitemaps_len, &r->sitemaps_cap, "", 1);
 }
 
-/* One line (without its end): "key: value # comment". */
+/* One line (without its end): "key: value # comment", or as Google's parser also
+ * accepts, "key value" — two runs of non-blanks, no colon. */
 static void parse_line(parser *p, const char *s, size_t n)
 {
     const char *hash = memchr(s, '#', n);
     if (hash)
         n = (size_t)(hash - s);
+    while (n > 0 && is_ws(s[n - 1]))
+        n--;
     size_t i = 0;
     while (i < n && is_ws(s[i]))
         i++;
@@ -383,13 +431,16 @@ static void parse_line(parser *p, const char *s, size_t n)
     size_t klen = (size_t)(s + i - key);
     while (i < n && is_ws(s[i]))
         i++;
-    if (klen == 0 || i == n || s[i] != ':')
-        return; /* empty, a comment, or not "key: value" */
-    i++;
-    while (i < n && is_ws(s[i]))
+    if (klen == 0 || i == n)
+        return; /* empty, a comment, or a key alone */
+    if (s[i] == ':') {
         i++;
-    while (n > i && is_ws(s[n - 1]))
-        n--;
+        while (i < n && is_ws(s[i]))
+            i++;
+    } else if (memchr(s + i, ':', n - i) || memchr(s + i, ' ', n - i)
+               || memchr(s + i, '\t', n - i)) {
+        return; /* neither "key: value" nor "key value" */
+    }
     const char *v = s + i;
     size_t vlen = n - i;
 
@@ -405,16 +456,54 @@ static void parse_line(parser *p, const char *s, size_t n)
         on_sitemap(p, v, vlen);
 }
 
-/* Longest first; on equal length allow first (rules equal in both give the same
- * answer, so their order does not matter). */
+/* A rule and its pattern, while the chosen rules are sorted. */
+typedef struct sort_rule {
+    rule ru;
+    const char *p;
+} sort_rule;
+
+/* Longest first (the '$' counts), on equal length allow first, then by pattern: rules
+ * alike are then next to each other. */
 static int rule_order(const void *a, const void *b)
 {
-    const rule *x = a, *y = b;
-    if (x->priority != y->priority)
-        return x->priority > y->priority ? -1 : 1;
-    if (x->allow != y->allow)
-        return x->allow ? -1 : 1;
-    return 0;
+    const sort_rule *x = a, *y = b;
+    size_t px = x->ru.len + x->ru.anchored, py = y->ru.len + y->ru.anchored;
+    if (px != py)
+        return px > py ? -1 : 1;
+    if (x->ru.allow != y->ru.allow)
+        return x->ru.allow ? -1 : 1;
+    if (x->ru.anchored != y->ru.anchored)
+        return x->ru.anchored ? -1 : 1;
+    return memcmp(x->p, y->p, x->ru.len);
+}
+
+/* l's rules sorted, each once, in an arena of their own just big enough: a file that
+ * says one rule 46,000 times keeps one. */
+static void rules_compact(rule_list *l)
+{
+    sort_rule *s = xreallocarray(NULL, l->n ? l->n : 1, sizeof *s);
+    for (size_t i = 0; i < l->n; i++)
+        s[i] = (sort_rule){l->v[i], l->arena + l->v[i].off};
+    if (l->n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(s, l->n, sizeof *s, rule_order);
+    size_t n = 0, bytes = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (n == 0 || rule_order(&s[n - 1], &s[i]) != 0) {
+            s[n++] = s[i];
+            bytes += s[i].ru.len;
+        }
+    rule_list out = {.delay = l->delay, .n = n, .cap = n, .acap = bytes};
+    out.v = n ? xreallocarray(NULL, n, sizeof *out.v) : NULL;
+    out.arena = bytes ? xmalloc(bytes) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        out.v[i] = s[i].ru;
+        out.v[i].off = (uint32_t)out.alen;
+        memcpy(out.arena + out.alen, s[i].p, s[i].ru.len);
+        out.alen += s[i].ru.len;
+    }
+    free(s);
+    rules_free(l);
+    *l = out;
 }
 
 robots *robots_parse(const char *data, size_t n, const char *agent)
@@ -444,12 +533,20 @@ robots *robots_parse(const char *data, size_t n, const char *agent)
 
     rule_list *chosen = p.any_ours ? &p.ours : p.any_star ? &p.star : NULL;
     if (chosen) {
+        rules_compact(chosen);
         p.r->rules = *chosen;
         *chosen = (rule_list){0};
-        if (p.r->rules.n > 1) /* qsort(NULL, 0, ...) is undefined */
-            qsort(p.r->rules.v, p.r->rules.n, sizeof(rule), rule_order);
     }
     rules_free(&p.ours);
     rules_free(&p.star);
-    return p.r;
+    robots *r = p.r;
+    if (r->sitemaps_cap > r->sitemaps_len) { /* no slack kept for the crawl */
+        r->sitemaps = xrealloc(r->sitemaps, r->sitemaps_len);
+        r->sitemaps_cap = r->sitemaps_len;
+    }
+    if (r->capsitemaps > r->nsitemaps) {
+        r->sitemap_off = xreallocarray(r->sitemap_off, r->nsitemaps, sizeof *r->sitemap_off);
+        r->capsitemaps = r->nsitemaps;
+    }
+    return r;
 }

@@ -25,9 +25,21 @@
  *     * and $.
  *   - only the first ROBOTS_MAX_BYTES octets are read (a line cut by that limit is
  *     dropped); a UTF-8 BOM is skipped; lines end with CR, LF or CRLF; `#` starts a
- *     comment; keys are case-insensitive; lines that are not `key: value` are ignored.
+ *     comment; keys are case-insensitive; a line is `key: value`, or as Google's parser
+ *     accepts, `key value` (two runs of non-blanks, no colon); other lines are ignored.
  *   - kept beside the rules: Crawl-delay (of the group chosen for us) and every Sitemap
  *     line, for politeness.
+ *
+ * What it costs (a robots.txt is a stranger's file):
+ *   - memory: only the group chosen for us is kept, each rule once (a file that says
+ *     one rule 46,000 times keeps one), its patterns in one arena; robots_bytes says
+ *     how much, for a cache of many origins to bound.
+ *   - time: the rules are tried longest first and the first that matches answers; a
+ *     rule's literal prefix is compared first and a path too short for it is skipped
+ *     at once; the pieces between stars are found with memmem, leftmost, without
+ *     backtracking. So one rule costs at most about the path's length, and one URL at
+ *     most ROBOTS_MAX_WORK octets compared: a URL whose answer would cost more is
+ *     disallowed (robots_check says so) — the crawler errs on the side of the file.
  *
  * Strings are copied: the input may be freed once robots_parse returns.
  */
@@ -39,6 +51,8 @@
 
 /* The parsing limit: RFC 9309 asks crawlers to read at least 500 KiB. */
 #define ROBOTS_MAX_BYTES (500 * 1024)
+/* The most octets one URL's answer may compare or scan (a millisecond or two). */
+#define ROBOTS_MAX_WORK  (2 * 1024 * 1024)
 
 typedef struct robots robots;
 
@@ -59,6 +73,14 @@ void robots_free(robots *r);
  * An empty string is "/". */
 bool robots_allowed(const robots *r, const char *path_and_query);
 
+/* robots_allowed's answer, with what it cost. */
+typedef struct robots_verdict {
+    bool allowed;
+    bool over_budget; /* disallowed because the answer would cost over ROBOTS_MAX_WORK */
+    size_t work;      /* octets of the path compared or scanned */
+} robots_verdict;
+robots_verdict robots_check(const robots *r, const char *path_and_query);
+
 /* The Crawl-delay of the group chosen for us, in seconds; -1 when it has none. */
 double robots_crawl_delay(const robots *r);
 
@@ -66,7 +88,9 @@ double robots_crawl_delay(const robots *r);
 size_t robots_sitemap_count(const robots *r);
 const char *robots_sitemap(const robots *r, size_t i);
 
-/* The rules that apply to us (for -v and tests). */
+/* The rules that apply to us, each once (for -v and tests). */
 size_t robots_rule_count(const robots *r);
+/* The heap octets r holds (what malloc was asked for). */
+size_t robots_bytes(const robots *r);
 
 #endif

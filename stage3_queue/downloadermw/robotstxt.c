@@ -6,9 +6,16 @@
  * Here the netloc is an origin (scheme://host:port) in a hash table of `origin`
  * entries; the Deferred is the entry's Future, `ready`; the download is a Task of our
  * own (fetch_rules) that awaits engine_download once per hop; and process_request
- * answers at once when the rules are known, or else returns a coroutine (wait_rules)
- * that awaits `ready` — the engine awaits it, as Scrapy's inlineCallbacks chain waits
- * for the Deferred that robot_parser returns.
+ * answers at once when the rules are known, or else parks the request: a wait_rules
+ * Task of its own awaits `ready` and then hands the request back to the Queue
+ * (engine_unpark), while the worker goes on with other URLs. Scrapy's inlineCallbacks
+ * chain holds nothing while it waits for the Deferred; a worker here is a slot of
+ * --max-tasks, and a robots.txt dripping one byte a second must not keep it.
+ *
+ * The entries with rules are also in a list, most recently used first: past the
+ * limits' max_bytes of rules (robots_bytes, all origins together), the least recently
+ * used go, and rules older than max_age (RFC 9309, 2.4: 24 hours) too — the next
+ * request to such an origin fetches its robots.txt again.
  */
 #include "robotstxt.h"
 
@@ -19,6 +26,7 @@
 #include "alloc.h"
 #include "hostqueue.h"
 #include "http.h"
+#include "list.h"
 #include "log.h"
 #include "robots.h"
 #include "strmap.h"
@@ -32,12 +40,27 @@ typedef struct origin {
     robots *rules;              /* NULL while robots.txt is being fetched */
     char *why;                  /* why everything is forbidden, or NULL */
     task *fetcher;              /* fetch_rules, while it runs */
+    char *robots_url;           /* its robots.txt, while it waits for a download slot */
+    list_node to_fetch;         /* in the middleware's line then */
+    list_node waiters;          /* the wait_rules Tasks of the requests parked here */
+    size_t unparked;            /* requests handed back and not yet seen again */
+    list_node lru;              /* in the middleware's list once rules is set */
+    size_t bytes;               /* what the entry holds, rules included, once set */
+    uint64_t fetched_ms;        /* when rules was set (the loop's clock) */
+    robotstxt_stats *stats;     /* the middleware's, where bytes is counted */
 } origin;
 
 typedef struct robotstxt {
     engine *e;
     const char *agent;          /* the User-Agent: its product token picks the group */
     strmap origins;             /* origin by key */
+    list_node lru;              /* origins with rules, most recently used first */
+    int fetching, max_fetching; /* robots.txt downloads running, and at most */
+    list_node to_fetch;         /* origins waiting for a download slot, oldest first */
+    size_t max_bytes;
+    uint64_t max_age_ms;
+    robotstxt_stats own_stats;
+    robotstxt_stats *stats; /* own_stats, or the caller's */
 } robotstxt;
 
 /* ---- the table of origins (their names come from strangers' links: strmap's keyed
@@ -54,9 +77,70 @@ static origin *origin_add(robotstxt *mw, const char *key)
 {
     origin *o = xcalloc(1, sizeof *o);
     o->key = xstrdup(key);
+    o->stats = mw->stats;
     future_init(&o->ready);
+    list_init(&o->waiters);
+    list_node_init(&o->lru);
+    list_node_init(&o->to_fetch);
     strmap_add(&mw->origins, &o->node, o->key);
     return o;
+}
+
+static void origin_free(strmap_node *n);
+
+/* Whether o may go: its rules known, no download and no request waiting on it, nor
+ * handed back and on its way (dropping the rules then would only fetch them again). */
+static bool origin_idle(const origin *o)
+{
+    return o->rules && !o->fetcher && list_empty(&o->waiters) && o->unparked == 0;
+}
+
+/* Out of the table and freed: the next request to the origin fetches its robots.txt
+ * again. */
+static void origin_drop(robotstxt *mw, origin *o)
+{
+    strmap_remove(&mw->origins, &o->node);
+    origin_free(&o->node);
+}
+
+/* o's rules were used: it goes to the front of the list. */
+static void origin_touch(robotstxt *mw, origin *o)
+{
+    list_remove(&o->lru);
+    list_push_front(&mw->lru, &o->lru);
+}
+
+/* While the rules of all origins take more than max_bytes, drop the least recently
+ * used that may go (never keep). */
+static void evict(robotstxt *mw, const origin *keep)
+{
+    robotstxt_stats *st = mw->stats;
+    for (list_node *n = mw->lru.prev; st->bytes > mw->max_bytes && n != &mw->lru;) {
+        origin *old = list_entry(n, origin, lru);
+        n = n->prev;
+        if (old != keep && origin_idle(old)) {
+            log_info("robots.txt of %s dropped from memory (%zu octets of rules over "
+                     "%zu): fetched again when needed",
+                     old->key, st->bytes, mw->max_bytes);
+            st->evictions++;
+            origin_drop(mw, old);
+        }
+    }
+}
+
+/* o's rules are set: account for them, then make room. */
+static void origin_settled(robotstxt *mw, origin *o)
+{
+    robotstxt_stats *st = mw->stats;
+    o->bytes =
+        sizeof *o + strlen(o->key) + 1 + (o->why ? strlen(o->why) + 1 : 0) + robots_bytes(o->rules);
+    o->fetched_ms = selector_now_ms(engine_app(mw->e)->loop);
+    st->bytes += o->bytes;
+    st->fetches++;
+    if (st->bytes > st->peak_bytes)
+        st->peak_bytes = st->bytes;
+    origin_touch(mw, o);
+    evict(mw, o);
 }
 
 /* ---- fetching robots.txt: one Task per origin ---- */
@@ -68,7 +152,10 @@ typedef struct {
     char *url;                  /* the robots.txt URL of this hop */
     int redirects;
     task *dl;                   /* engine_download's Task, while it runs */
+    bool counted;               /* in mw->fetching */
 } fetch_frame;
+
+static void fetch_next(robotstxt *mw);
 
 /* Politeness on: the Crawl-delay of our group slows the origin's host down — up to
  * --max-crawl-delay (a -v line each time that cap applies). The origin's, not the last
@@ -150,6 +237,10 @@ static int fetch_body(coro *co)
             f->redirects++;
         }
     }
+    origin_settled(f->mw, f->o);
+    f->counted = false;
+    f->mw->fetching--;
+    fetch_next(f->mw); /* the next origin in line gets this download slot */
     /* Everyone waiting on this origin goes on. */
     future_set_result(&f->o->ready, (coro_value){f->o->rules, 0});
     CORO_END(co);
@@ -161,21 +252,46 @@ static void fetch_finally(coro *co)
     task_free(f->dl); /* cancelled while downloading */
     free(f->url);
     f->o->fetcher = NULL;
+    if (f->counted) /* cancelled: the crawl ends, nothing more is started */
+        f->mw->fetching--;
 }
 
 static const coro_def fetch_def = {"robots.txt", __FILE__, fetch_body, fetch_finally,
                                    sizeof(fetch_frame)};
 
-/* Start the Task that fetches o's robots.txt (url: any URL of the origin) and
- * resolves o->ready when the rules are known. */
-static void fetch_start(robotstxt *mw, origin *o, const char *url)
+/* Start the Task that downloads robots_url (taken) for o. */
+static void fetch_run(robotstxt *mw, origin *o, char *robots_url)
 {
     fetch_frame *f = (fetch_frame *)coro_new(&fetch_def);
     f->mw = mw;
     f->o = o;
-    f->url = url_resolve(url, "/robots.txt");
+    f->url = robots_url;
+    f->counted = true;
+    mw->fetching++;
     o->fetcher = task_new(engine_app(mw->e)->loop, &f->co, "robots.txt");
     task_detach(o->fetcher); /* it frees itself when done */
+}
+
+/* Origins in line get the download slots that are free. */
+static void fetch_next(robotstxt *mw)
+{
+    while (mw->fetching < mw->max_fetching && !list_empty(&mw->to_fetch)) {
+        origin *o = list_entry(list_pop_front(&mw->to_fetch), origin, to_fetch);
+        char *u = o->robots_url;
+        o->robots_url = NULL;
+        fetch_run(mw, o, u);
+    }
+}
+
+/* Start the Task that fetches o's robots.txt (url: any URL of the origin) and
+ * resolves o->ready when the rules are known — at once, or when a download slot is
+ * free: at most max_fetching (--max-tasks) run at once, as many as when each waited
+ * in a worker, now that a parked request no longer holds one. */
+static void fetch_start(robotstxt *mw, origin *o, const char *url)
+{
+    o->robots_url = url_resolve(url, "/robots.txt");
+    list_push_back(&mw->to_fetch, &o->to_fetch);
+    fetch_next(mw);
 }
 
 /* ---- the answer for one request ---- */
@@ -183,21 +299,49 @@ static void fetch_start(robotstxt *mw, origin *o, const char *url)
 /* Allowed: the chain goes on; forbidden: IgnoreRequest. */
 static void decide(const origin *o, const char *path_query, mw_result *out)
 {
-    if (robots_allowed(o->rules, path_query))
+    robots_verdict v = robots_check(o->rules, path_query);
+    if (v.allowed)
         mw_continue(out);
     else if (o->why)
         mw_ignore(out, "forbidden by robots.txt (%s)", o->why);
+    else if (v.over_budget)
+        mw_ignore(out,
+                  "forbidden by robots.txt (its rules cost over %d octets of "
+                  "matching for this URL)",
+                  ROBOTS_MAX_WORK);
     else
         mw_ignore(out, "forbidden by robots.txt");
 }
 
+/* One request waiting for its origin's rules: parked (a Task of its own, req set), or
+ * — when the Queue cannot take it back (engine_can_park) — awaited by its worker
+ * (path_query and out set). */
 typedef struct {
     coro co;
+    robotstxt *mw;
     origin *o;
-    char *path_query;
-    mw_result *out;
-    const request *trigger;     /* politeness: the request whose turn the download took */
+    request *req;     /* the parked request: the Queue gets it back */
+    task *t;          /* the Task running this frame, when parked */
+    char *path_query; /* awaited by the worker: the URL's, */
+    mw_result *out;   /* and where its answer goes */
+    list_node link;   /* in o->waiters */
 } wait_frame;
+
+/* The rules are known. A parked request goes back in the Queue, where its next visit
+ * finds them and is answered at once (politeness: robots.txt was its start on the
+ * host; the page waits its turn like any other request). One its worker awaits is
+ * answered here. */
+static void answer(wait_frame *f)
+{
+    if (f->req) {
+        request *req = f->req;
+        f->req = NULL;
+        f->o->unparked++;
+        engine_unpark(f->mw->e, req);
+    } else {
+        decide(f->o, f->path_query, f->out);
+    }
+}
 
 /* EXERCISE stage3-robots: BEGIN (docs/exercises.md) */
 /* The entry of key (an origin: "http://host:80"); on the first request to it, a new
@@ -213,27 +357,24 @@ static origin *origin_rules(robotstxt *mw, const char *key, const char *url)
     return o;
 }
 
-/* process_request's coroutine while the rules are being fetched: wait for them (with
- * every other request to the origin), then answer. */
+/* A request's coroutine while the rules are being fetched: wait for them (with every
+ * other request to the origin), then answer. */
 static int wait_body(coro *co)
 {
     wait_frame *f = (wait_frame *)co;
     CORO_BEGIN(co);
     AWAIT_FUTURE(co, &f->o->ready);
-    decide(f->o, f->path_query, f->out);
-    if (f->trigger && f->out->kind == MW_CONTINUE) {
-        /* Politeness: robots.txt was this request's start on the host; the page
-         * waits its turn in the Queue like any other request. */
-        const request *r = f->trigger;
-        mw_reschedule(f->out, request_new(r->url, r->max_redirect, r->flags));
-    }
+    answer(f);
     CORO_END(co);
 }
 /* EXERCISE stage3-robots: END */
 
 static void wait_finally(coro *co)
 {
-    free(((wait_frame *)co)->path_query);
+    wait_frame *f = (wait_frame *)co;
+    list_remove(&f->link); /* cancelled (the crawl ends) or done */
+    request_free(f->req);  /* cancelled: the URL stays unfinished, to do */
+    free(f->path_query);
 }
 
 static const coro_def wait_def = {"wait_rules", __FILE__, wait_body, wait_finally,
@@ -254,6 +395,28 @@ static char *origin_of(const char *url, char **path_query)
     return key;
 }
 
+/* req waits for o's rules: parked, a wait_rules Task of its own (the worker goes on
+ * with another URL), or else the coroutine its worker awaits (returned). Takes pq. */
+static coro *wait_rules(robotstxt *mw, origin *o, const request *req, char *pq, mw_result *out)
+{
+    wait_frame *f = (wait_frame *)coro_new(&wait_def);
+    f->mw = mw;
+    f->o = o;
+    list_push_back(&o->waiters, &f->link);
+    mw->stats->parked++;
+    if (!engine_can_park(mw->e)) {
+        f->path_query = pq;
+        f->out = out;
+        return &f->co;
+    }
+    free(pq);
+    f->req = request_new(req->url, req->max_redirect, req->flags);
+    f->t = task_new(engine_app(mw->e)->loop, &f->co, "wait_rules");
+    task_detach(f->t); /* it frees itself when done */
+    mw_park(out);
+    return NULL;
+}
+
 static coro *process_request(void *self, request *req, mw_result *out)
 {
     robotstxt *mw = self;
@@ -263,25 +426,29 @@ static coro *process_request(void *self, request *req, mw_result *out)
         mw_continue(out); /* not an http(s) URL (or told so): not ours to judge */
         return NULL;
     }
-    bool first = !origin_find(mw, key);
-    origin *o = origin_rules(mw, key, req->url);
+    origin *o = origin_find(mw, key);
+    if (o && origin_idle(o)
+        && selector_now_ms(engine_app(mw->e)->loop) - o->fetched_ms >= mw->max_age_ms) {
+        log_info("robots.txt of %s is older than %g s: fetched again", o->key,
+                 (double)mw->max_age_ms / 1000);
+        mw->stats->expiries++;
+        origin_drop(mw, o);
+    }
+    o = origin_rules(mw, key, req->url);
     free(key);
-    coro *wait = NULL;
     if (!o) {
         mw_ignore(out, "robots.txt: no entry for this origin (origin_rules)");
     } else if (o->rules) {
+        if (o->unparked > 0) /* most likely one handed back (else one comes later) */
+            o->unparked--;
+        origin_touch(mw, o);
         decide(o, pq, out); /* known: at once, no coroutine */
+        evict(mw, o);       /* others may have become free to go */
     } else {
-        wait_frame *f = (wait_frame *)coro_new(&wait_def);
-        f->o = o;
-        f->path_query = pq;
-        f->out = out;
-        f->trigger = first && engine_hosts(mw->e) ? req : NULL;
-        pq = NULL;
-        wait = &f->co;
+        return wait_rules(mw, o, req, pq, out);
     }
     free(pq);
-    return wait;
+    return NULL;
 }
 
 /* ---- the middleware ---- */
@@ -290,6 +457,19 @@ static void origin_free(strmap_node *n)
 {
     origin *o = strmap_entry(n, origin, node);
     task_free(o->fetcher); /* still running (its finally clears o->fetcher) */
+    list_remove(&o->to_fetch);
+    free(o->robots_url);
+    while (!list_empty(&o->waiters)) { /* a parked one's finally unlinks its frame */
+        wait_frame *f = list_entry(list_first(&o->waiters), wait_frame, link);
+        if (f->t)
+            task_free(f->t);
+        else
+            list_remove(&f->link); /* its worker's, freed with it */
+    }
+    if (list_linked(&o->lru)) {
+        o->stats->bytes -= o->bytes;
+        list_remove(&o->lru);
+    }
     future_clear(&o->ready);
     robots_free(o->rules);
     free(o->why);
@@ -307,10 +487,23 @@ static void robotstxt_free(void *self)
 
 downloader_middleware robotstxt_middleware(engine *e, const char *user_agent)
 {
+    return robotstxt_middleware_limits(e, user_agent, NULL);
+}
+
+downloader_middleware robotstxt_middleware_limits(engine *e, const char *user_agent,
+                                                  const robotstxt_limits *lim)
+{
     robotstxt *mw = xcalloc(1, sizeof *mw);
     mw->e = e;
     mw->agent = user_agent ? user_agent : http_default_user_agent;
     strmap_init(&mw->origins);
+    list_init(&mw->lru);
+    list_init(&mw->to_fetch);
+    mw->max_fetching = engine_app(e)->opt.max_tasks;
+    mw->max_bytes = lim && lim->max_bytes ? lim->max_bytes : ROBOTSTXT_MAX_BYTES;
+    mw->max_age_ms = lim && lim->max_age_ms ? lim->max_age_ms : ROBOTSTXT_MAX_AGE_MS;
+    mw->stats = lim && lim->stats ? lim->stats : &mw->own_stats;
+    *mw->stats = (robotstxt_stats){0};
     return (downloader_middleware){.name = "robots.txt",
                                    .self = mw,
                                    .process_request = process_request,

@@ -16,6 +16,7 @@ struct engine {
     app *a;
     crawl_add_fn schedule;       /* the Crawler's put_url */
     void *schedule_ctx;
+    void (*task_done)(void *ctx, const char *url); /* the Crawler's, for engine_unpark */
     downloader_middleware *mw;
     size_t nmw;
     item_pipeline *pipe;
@@ -58,6 +59,12 @@ void mw_ignore(mw_result *out, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(out->reason, sizeof out->reason, fmt, ap);
     va_end(ap);
+}
+
+void mw_park(mw_result *out)
+{
+    mw_continue(out);
+    out->kind = MW_PARK;
 }
 
 /* ---- the engine ---- */
@@ -157,6 +164,25 @@ bool engine_crawl(engine *e, request *req)
     }
     request_free(req);
     return scheduled;
+}
+
+void engine_set_task_done(engine *e, void (*task_done)(void *ctx, const char *url))
+{
+    e->task_done = task_done;
+}
+
+bool engine_can_park(const engine *e)
+{
+    return e->task_done != NULL;
+}
+
+void engine_unpark(engine *e, request *req)
+{
+    char *url = xstrdup(req->url);
+    req->flags |= REQ_DONT_FILTER; /* this very URL, once more */
+    engine_crawl(e, req);
+    e->task_done(e->schedule_ctx, url);
+    free(url);
 }
 
 /* ---- engine.download: straight to the downloader, a Future of the response ---- */
@@ -443,6 +469,8 @@ static int handle_body(coro *co)
         if (f->res.kind != MW_CONTINUE)
             break;
     }
+    if (f->res.kind == MW_PARK)
+        CORO_RETURN(co, NULL, ENGINE_PARKED); /* no record: engine_unpark brings it back */
     if (f->res.kind == MW_IGNORE || f->res.kind == MW_REQUEST) {
         settle(f);
         goto pipeline;

@@ -50,10 +50,13 @@ typedef struct engine engine;
 /* ---- downloader middleware ---- */
 
 typedef enum {
-    MW_CONTINUE = 0,    /* None: go on with the chain */
-    MW_RESPONSE,        /* a Response: out->response, handed to the engine */
-    MW_REQUEST,         /* a Request: out->request, scheduled instead of this one */
-    MW_IGNORE,          /* IgnoreRequest: out->reason is recorded */
+    MW_CONTINUE = 0, /* None: go on with the chain */
+    MW_RESPONSE,     /* a Response: out->response, handed to the engine */
+    MW_REQUEST,      /* a Request: out->request, scheduled instead of this one */
+    MW_IGNORE,       /* IgnoreRequest: out->reason is recorded */
+    /* process_request only: the middleware keeps the URL for later (engine_unpark) and
+     * the worker goes on to another */
+    MW_PARK,
 } mw_kind;
 
 typedef struct mw_result {
@@ -68,6 +71,7 @@ void mw_continue(mw_result *out);
 void mw_respond(mw_result *out, response *r);
 void mw_reschedule(mw_result *out, request *r);
 void mw_ignore(mw_result *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mw_park(mw_result *out);
 
 typedef struct downloader_middleware {
     const char *name;
@@ -128,7 +132,20 @@ bool engine_plain(const engine *e);
 app *engine_app(engine *e);
 
 /* Coroutines for the Crawler: open the pipeline; handle one URL from the Queue (the
- * life above; never raises but CancelledError); close the pipeline. */
+ * life above; never raises but CancelledError); close the pipeline.
+ *
+ * Parking: a process_request that must wait for something slow (robots.txt dripping
+ * one byte a second) need not hold the worker. It copies the request, answers
+ * mw_park, and engine_handle returns ENGINE_PARKED at once: no record, and the Crawler
+ * does not call the Queue's task_done — the URL stays unfinished, so join waits for
+ * it. When the wait is over the middleware calls engine_unpark: the URL goes back in
+ * the Queue as itself (its next visit makes its record), then task_done is called for
+ * the visit that parked it, in that order so join never sees zero between.
+ * engine_can_park says whether the Crawler's Queue allows it (not the Redis frontier,
+ * whose put drops a URL the crawl has seen); when not, the middleware returns a
+ * coroutine that waits, as any other. */
+/* engine_handle's result (value.n) for a parked URL */
+#define ENGINE_PARKED 1
 coro *engine_open(engine *e);
 coro *engine_handle(engine *e, const char *url, int max_redirect);
 coro *engine_close(engine *e);
@@ -150,6 +167,12 @@ bool engine_failed(const engine *e);
  * by the host policy; REQ_DONT_FILTER skips both checks). Takes req. Returns whether
  * it was scheduled. */
 bool engine_crawl(engine *e, request *req);
+/* The Crawler's task_done(ctx, url), for engine_unpark (ctx: engine_new's): set when
+ * its Queue can take a parked URL back. */
+void engine_set_task_done(engine *e, void (*task_done)(void *ctx, const char *url));
+bool engine_can_park(const engine *e);
+/* Hand back a request a middleware parked (see Parking above). Takes req. */
+void engine_unpark(engine *e, request *req);
 /* Scrapy's engine.download: a Task (a Future) that downloads req — up to --max-tries
  * attempts (one with REQ_ONE_TRY), no redirect followed — and resolves to the response
  * (response *, the awaiter's to free) or fails with the last error. Takes req. Free the

@@ -1,0 +1,16 @@
+/* scratch.h — a test program's scratch directory: made by its cmocka group setup,
+ * removed with everything in it by the group teardown.
+ *
+ *   static char *const dir = scratch_dir;           ... files in dir ...
+ *   return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
+ */
+#ifndef CRAWL_TEST_SCRATCH_H
+#define CRAWL_TEST_SCRATCH_H
+
+/* "/tmp/crawltest.XXXXXX", the X's filled by scratch_setup. */
+extern char scratch_dir[];
+
+int scratch_setup(void **state);
+int scratch_teardown(void **state);
+
+#endif
