@@ -19,8 +19,9 @@ guide1=(bt 'info fetchers' 'p *(Fetcher *)data' 'p ((Fetcher *)data)->url' finis
 guide2=('info tasks' coro-bt coro-list 'p *co' 'p co->line' 'p *(fetch_frame *)co' bt
         'display co->line' next 'watch -l co->line' continue 'delete 5' 'undisplay' up
         'p co->line' 'enable 1')
-guide3=('info tasks' coro-bt 'p *co->task' 'p *co' bt continue 'p *((get_frame *)co)->q'
-        'disable 1 2' continue 'enable 1 2')
+# (get_frame's cast is for a stop in get_body: the one the temporary breakpoint makes.)
+guide3=('info tasks' coro-bt 'p *co->task' 'p *co' bt disable 'tbreak get_body' continue
+        'p *((get_frame *)co)->q' enable 'disable 1 2' continue 'enable 1 2')
 progs=(x crawl-callbacks crawl-generators crawl-queue)
 # Then: continue until the crawl exits, and report.
 cat >"$work/finish.gdb" <<'GDB'
@@ -46,7 +47,7 @@ for stage in 1 2 3; do
     awk '/^Num +Type/ { n = 0 } { last[++n] = $0 } END { for (i = 1; i <= n; i++) print last[i] }' \
         "$log" >"$log.bp"
     hits=$(grep -c 'breakpoint already hit' "$log.bp")
-    errs=$(grep -E 'No symbol|Cannot access|A syntax error|not defined|Error in sourced|Function ".*" not defined|Python Exception|Error occurred in Python|Undefined command|Cannot call functions' "$log")
+    errs=$(grep -E 'No symbol|Cannot access|There is no member|A syntax error|not defined|Error in sourced|Function ".*" not defined|Python Exception|Error occurred in Python|Undefined command|Cannot call functions' "$log")
     # The stages' gdb commands printed what they read (not an empty answer).
     case $stage in
         1) grep -qE "^[0-9]+ live Fetcher\(s\):" "$log" && grep -q "^  Fetcher '" "$log" ||

@@ -4,7 +4,7 @@
  * once (coroutines are cheap), and waits on the queue's join. Each worker loops
  * forever: get a (url, max_redirect) pair, fetch it, task_done. fetch is stage 2's
  * coroutine (stage2_generators/fetch.c): retries, then the shared crawl core records
- * the response and, through put_url, puts each new link or redirect target back in
+ * the response and, through frontier_add, puts each new link or redirect target back in
  * the queue — the redirect join happens there, against seen_urls. When join returns,
  * crawl cancels the workers, which are all waiting in get.
  *
@@ -15,16 +15,13 @@
  * Stage 3 is also where the crawler grows an engine (engine.h): with downloader
  * middlewares or item pipeline stages enabled, a worker hands each URL to
  * engine_handle instead of calling fetch itself. With none, this is the chapter's
- * crawler line for line (its Queue's get/task_done/join are spelled q_get, ... here).
+ * crawler line for line.
  *
- * With --frontier redis://..., the Queue is redisqueue.h's: the same put_nowait, get,
- * task_done and join over Redis Streams, shared with every other process of the crawl
- * (docs/scale.md). The in-memory Queue stays the default; the q_* functions below pick.
- *
- * With a politeness flag (--per-host, --delay, ...), the Queue is hostqueue.h's: a FIFO
- * per host and a heap of the hosts that may start a request, so that get never hands
- * a worker a URL it would have to wait for; and the engine gets the politeness
- * middleware (polite.h), which tries URLs again through that Queue.
+ * The Queue is a Frontier (frontier.h): the chapter's Queue by default, the polite one
+ * (hostqueue.h: a FIFO per host) with a politeness flag, the one on Redis
+ * (redisqueue.h, shared with every other process of the crawl) with --frontier. The
+ * Crawler calls the same put_nowait, get, task_done and join on each, and never asks
+ * which it has.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +29,10 @@
 #include "alloc.h"
 #include "crawler.h"
 #include "fetch.h"
+#include "frontier.h"
 #include "hostqueue.h"
-#include "polite.h"
 #include "progress.h"
 #include "sitemaps.h"
-#include "queue.h"
 #include "redisqueue.h"
 #include "state.h"
 #include "task.h"
@@ -44,81 +40,45 @@
 struct crawler {
     app *a;
     engine *engine;
-    queue q;
-    rqueue *rq;              /* --frontier: the Queue on Redis instead of q */
-    hostqueue *hq;           /* politeness: the polite Queue instead of q */
+    frontier q;              /* the Queue: the chapter's, the polite one or Redis's */
     task **workers;
 };
 
-/* The Queue's four operations, in memory or on Redis. */
-static void q_put_nowait(crawler *cr, const char *url, int max_redirect)
+/* The Queue of this run: Redis's with --frontier, the polite one with a politeness
+ * flag, else the chapter's. 0, or -1 with one line in err. */
+static int make_frontier(app *a, frontier *out, char *err, size_t errlen)
 {
-    if (cr->rq)
-        rqueue_put_nowait(cr->rq, url, max_redirect);
-    else if (cr->hq)
-        hostqueue_put_nowait(cr->hq, url, max_redirect);
-    else
-        queue_put_nowait(&cr->q, url, max_redirect);
+    const crawl_options *o = &a->opt;
+    if (o->frontier) {
+        char why[1024];
+        rqueue *rq = rqueue_new(a->loop, o->frontier, o->claim_after, o->fetched_by, why,
+                                sizeof why);
+        if (!rq) {
+            snprintf(err, errlen, "--frontier: %s", why);
+            return -1;
+        }
+        /* Politeness across processes: the cap and the delay hold in Redis. */
+        rqueue_politeness(rq, o->per_host, o->delay, o->random_delay);
+        *out = rqueue_frontier(rq);
+    } else if (o->polite) {
+        hostqueue_config cfg = {.per_host = o->per_host,
+                                .per_ip = o->per_ip,
+                                .delay = o->delay,
+                                .random_delay = o->random_delay,
+                                .max_crawl_delay = o->max_crawl_delay,
+                                .autothrottle = o->autothrottle,
+                                .target_concurrency = o->target_concurrency,
+                                .max_delay = o->delay > 60 ? o->delay : 60};
+        *out = hostqueue_frontier(a->loop, a->dns, &cfg);
+    } else {
+        *out = queue_frontier(a->loop);
+    }
+    return 0;
 }
 
-static coro *q_get(crawler *cr)
+static size_t queued(const void *ctx)
 {
-    return cr->rq ? rqueue_get(cr->rq) : cr->hq ? hostqueue_get(cr->hq) : queue_get(&cr->q);
-}
-
-/* Redis must know which entry is done, and the polite Queue which host: its URL's. */
-static void q_task_done(crawler *cr, const char *url)
-{
-    if (cr->rq)
-        rqueue_task_done(cr->rq, url);
-    else if (cr->hq)
-        hostqueue_task_done(cr->hq, url);
-    else
-        queue_task_done(&cr->q);
-}
-
-static coro *q_join(crawler *cr)
-{
-    return cr->rq ? rqueue_join(cr->rq) : cr->hq ? hostqueue_join(cr->hq) : queue_join(&cr->q);
-}
-
-static size_t q_qsize(const void *ctx)
-{
-    const crawler *cr = ctx;
-    return cr->rq ? rqueue_qsize(cr->rq) : cr->hq ? hostqueue_qsize(cr->hq) : queue_qsize(&cr->q);
-}
-
-static size_t q_unfinished(const crawler *cr)
-{
-    return cr->rq ? rqueue_unfinished(cr->rq)
-                  : cr->hq ? cr->hq->base.unfinished_tasks : cr->q.unfinished_tasks;
-}
-
-/* Politeness asked for: the polite Queue, and its middleware last in the chain (its
- * process_response runs first). */
-static void be_polite(crawler *cr)
-{
-    const crawl_options *o = &cr->a->opt;
-    hostqueue_config cfg = {.per_host = o->per_host,
-                            .per_ip = o->per_ip,
-                            .delay = o->delay,
-                            .random_delay = o->random_delay,
-                            .max_crawl_delay = o->max_crawl_delay,
-                            .autothrottle = o->autothrottle,
-                            .target_concurrency = o->target_concurrency,
-                            .max_delay = o->delay > 60 ? o->delay : 60};
-    cr->hq = xmalloc(sizeof *cr->hq);
-    hostqueue_init(cr->hq, cr->a->loop, cr->a->dns, &cfg);
-    engine_set_hosts(cr->engine, cr->hq);
-    downloader_middleware mw = polite_middleware(cr->engine, cr->hq);
-    engine_add_middleware(cr->engine, &mw);
-}
-
-/* The crawl core's add_url: seen_urls already has it; the queue gets it. */
-static void put_url(void *ctx, const char *url, int max_redirect)
-{
-    crawler *cr = ctx;
-    q_put_nowait(cr, url, max_redirect);
+    return frontier_qsize(ctx);
 }
 
 /* ---- work: get, fetch, task_done, forever ---- */
@@ -135,16 +95,16 @@ static int work_body(coro *co)
     work_frame *f = (work_frame *)co;
     CORO_BEGIN(co);
     for (;;) {
-        AWAIT(co, q_get(f->cr));
+        AWAIT(co, frontier_get(&f->cr->q));
         f->url = co->value.p;
         f->max_redirect = (int)co->value.n;
 
         /* Download the page and put its new links in the queue. */
         if (engine_plain(f->cr->engine))
-            AWAIT(co, fetch(f->cr->a, f->url, f->max_redirect, put_url, f->cr));
+            AWAIT(co, fetch(f->cr->a, f->url, f->max_redirect, frontier_add, &f->cr->q));
         else
             AWAIT(co, engine_handle(f->cr->engine, f->url, f->max_redirect));
-        q_task_done(f->cr, f->url);      /* its record is written */
+        frontier_task_done(&f->cr->q, f->url);     /* its record is written */
         free(f->url);
         f->url = NULL;
     }
@@ -196,11 +156,11 @@ static int crawl_body(coro *co)
         AWAIT(co, sitemaps_seed(cr->engine));
 
     /* When all work is done, exit. */
-    AWAIT(co, q_join(cr));
+    AWAIT(co, frontier_join(&cr->q));
     for (int i = 0; i < n; i++)
         task_cancel(cr->workers[i]);
-    if (cr->rq && rqueue_error(cr->rq))
-        CORO_RETURN(co, NULL, -1);           /* Redis failed: said after the crawl */
+    if (frontier_error(&cr->q))
+        CORO_RETURN(co, NULL, -1);           /* the Queue failed: said after the crawl */
     CORO_END(co);
 }
 
@@ -219,64 +179,46 @@ static int close_engine(crawler *cr)
     return r == 0 ? 0 : -1;
 }
 
-/* The in-memory Queues, freed (the Redis one goes after the last acknowledgements). */
-static void free_queues(crawler *cr)
-{
-    queue_clear(&cr->q);
-    if (cr->hq)
-        hostqueue_clear(cr->hq);
-    free(cr->hq);
-}
-
 /* The crawl could not start: free what crawler_run made so far. */
 static int not_started(crawler *cr, crawl_frame *main_coro)
 {
-    free_queues(cr);
     coro_free(&main_coro->co);
     engine_free(cr->engine);
+    frontier_free(&cr->q);
     free(cr->workers);
     return APP_NOT_STARTED;
 }
 
-int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *ctx))
+int crawler_run(app *a, engine *(*make_engine)(app *a, frontier *q))
 {
     crawler cr = {.a = a};
+    char err[1024];
     a->dump = task_dump_all;    /* kill -USR1: the task tree, as gdb's `info tasks` */
+    if (make_frontier(a, &cr.q, err, sizeof err) < 0) {
+        fprintf(stderr, "crawl-queue: %s\n", err);
+        return APP_NOT_STARTED;
+    }
     cr.workers = xcalloc((size_t)a->opt.max_tasks, sizeof *cr.workers);
-    cr.engine = make_engine(a, put_url, &cr);
+    cr.engine = make_engine(a, &cr.q);
     crawl_frame *main_coro = (crawl_frame *)coro_new(&crawl_def);
     main_coro->cr = &cr;
-    queue_init(&cr.q, a->loop);
-    if (a->opt.polite && !a->opt.frontier)
-        be_polite(&cr);
-    char err[1024];
-    if (a->opt.frontier) {
-        cr.rq = rqueue_new(a->loop, a->opt.frontier, a->opt.claim_after, a->opt.fetched_by,
-                           err, sizeof err);
-        if (!cr.rq) {
-            fprintf(stderr, "crawl-queue: --frontier: %s\n", err);
-            return not_started(&cr, main_coro);
-        }
-        /* Politeness across processes: the cap and the delay hold in Redis. */
-        rqueue_politeness(cr.rq, a->opt.per_host, a->opt.delay, a->opt.random_delay);
-    }
-    if (a->opt.state && state_restore(a, put_url, &cr, err, sizeof err) < 0) {
+    if (a->opt.state && state_restore(a, frontier_add, &cr.q, err, sizeof err) < 0) {
         fprintf(stderr, "crawl-queue: %s\n", err);
         return not_started(&cr, main_coro);
     }
-    crawl_add_roots(a->crawl, put_url, &cr);    /* on --resume: seen already */
+    crawl_add_roots(a->crawl, frontier_add, &cr.q);     /* on --resume: seen already */
 
-    progress *p = progress_start(a, q_qsize, &cr);
+    progress *p = progress_start(a, queued, &cr.q);
     task *t = task_new(a->loop, &main_coro->co, "crawl");
     int status = 0;
     if (run_until_complete(a->loop, t) < 0 && !app_interrupted && !engine_failed(cr.engine)) {
         fprintf(stderr, "crawl-queue: the event loop stopped: %s\n", selector_error(a->loop));
         status = -1;
     }
-    if (cr.rq && rqueue_error(cr.rq)) {
-        /* A lost connection, say: what was acknowledged stays so; the rest is
+    if (frontier_error(&cr.q)) {
+        /* Redis's lost connection, say: what was acknowledged stays so; the rest is
          * taken over by the other processes, or by this crawl run again. */
-        fprintf(stderr, "crawl-queue: --frontier: %s\n", rqueue_error(cr.rq));
+        fprintf(stderr, "crawl-queue: --frontier: %s\n", frontier_error(&cr.q));
         status = -1;
     } else if (future_done(&t->fut) && t->fut.result.n < 0) {
         status = APP_NOT_STARTED;           /* the pipeline did not open: no fetch */
@@ -286,7 +228,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
     /* Left to do: every URL put and not yet done — queued, being fetched, waiting for
      * a descriptor, or waiting inside the engine (for its host's robots.txt, say); not
      * the robots.txt downloads, which are no URL of the crawl. */
-    a->todo = q_unfinished(&cr);
+    a->todo = frontier_unfinished(&cr.q);
     /* The workers (cancelled where they wait, if interrupted), then the pipeline's
      * close — its stages' own tasks still run — then whatever is left. */
     for (int i = 0; i < a->opt.max_tasks; i++)
@@ -296,8 +238,7 @@ int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *c
         status = -1;
     engine_free(cr.engine);     /* its stages free their own tasks */
     task_free_all();
-    rqueue_free(cr.rq);         /* after the acknowledgements of the last records */
-    free_queues(&cr);
+    frontier_free(&cr.q);       /* Redis's: after the acknowledgements of the last records */
     free(cr.workers);
     return status;
 }

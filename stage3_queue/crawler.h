@@ -8,8 +8,8 @@
 #include "app.h"
 #include "engine.h"
 
-/* The Crawler's way to schedule a URL (put_url), for engine_new. ctx: the crawler. */
+/* make_engine(a, q): the engine of this run over the crawl's Queue q. */
 typedef struct crawler crawler;
-int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *ctx));
+int crawler_run(app *a, engine *(*make_engine)(app *a, frontier *q));
 
 #endif

@@ -1,6 +1,7 @@
 /* main.c — crawl-queue: the Crawler (crawler.c) with the engine its options ask for. */
 #include "crawler.h"
 #include "engine.h"
+#include "polite.h"
 #include "robotstxt.h"
 #include "store.h"
 #include "warc.h"
@@ -8,11 +9,15 @@
 /* The engine of this run: robots.txt is obeyed unless --ignore-robots, --state keeps
  * the frontier, --store adds the SQLite pipeline stage, --warc the WARC archive (with
  * none, this is the chapter's crawler). */
-static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
+static engine *make_engine(app *a, frontier *q)
 {
-    engine *e = engine_new(a, put, ctx);
+    engine *e = engine_new(a, q);
     if (!a->opt.ignore_robots) {
         downloader_middleware mw = robotstxt_middleware(e, a->opt.user_agent);
+        engine_add_middleware(e, &mw);
+    }
+    if (a->opt.polite && !a->opt.frontier) {   /* last: its process_response runs first */
+        downloader_middleware mw = polite_middleware(e);
         engine_add_middleware(e, &mw);
     }
     if (a->opt.state) {         /* the frontier: every URL scheduled, every one done */

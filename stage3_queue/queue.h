@@ -56,5 +56,7 @@ void queue_task_done(queue *q);
 /* Coroutine: wait until every item put has been marked done. */
 coro *queue_join(queue *q);
 static inline size_t queue_qsize(const queue *q) { return jobq_size(&q->items); }
+/* Items put and not yet marked done. */
+static inline size_t queue_unfinished(const queue *q) { return q->unfinished_tasks; }
 
 #endif

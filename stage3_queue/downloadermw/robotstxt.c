@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "hostqueue.h"
 #include "http.h"
 #include "log.h"
 #include "robots.h"
@@ -38,6 +37,7 @@ typedef struct robotstxt {
     engine *e;
     const char *agent;          /* the User-Agent: its product token picks the group */
     strmap origins;             /* origin by key */
+    bool polite;                /* the Queue is polite (frontier_hosts) */
 } robotstxt;
 
 /* ---- the table of origins (their names come from strangers' links: strmap's keyed
@@ -75,13 +75,13 @@ typedef struct {
  * hop's: robots.txt may have been redirected to another host. */
 static void obey_crawl_delay(fetch_frame *f)
 {
-    hostqueue *hq = engine_hosts(f->mw->e);
+    host_feedback hosts;
     double d = robots_crawl_delay(f->o->rules);
-    if (!hq || d <= 0)
+    if (!frontier_hosts(engine_frontier(f->mw->e), &hosts) || d <= 0)
         return;
-    if (hostqueue_crawl_delay(hq, hostqueue_slot(hq, f->o->key), d))
+    if (hosts_crawl_delay(&hosts, hosts_slot(&hosts, f->o->key), d))
         log_info("robots.txt of %s asks a Crawl-delay of %g s: capped at %g s "
-                 "(--max-crawl-delay)", f->o->key, d, hq->cfg.max_crawl_delay);
+                 "(--max-crawl-delay)", f->o->key, d, hosts_max_crawl_delay(&hosts));
     else
         log_info("robots.txt of %s: Crawl-delay %g s", f->o->key, d);
 }
@@ -276,7 +276,7 @@ static coro *process_request(void *self, request *req, mw_result *out)
         f->o = o;
         f->path_query = pq;
         f->out = out;
-        f->trigger = first && engine_hosts(mw->e) ? req : NULL;
+        f->trigger = first && mw->polite ? req : NULL;
         pq = NULL;
         wait = &f->co;
     }
@@ -308,7 +308,9 @@ static void robotstxt_free(void *self)
 downloader_middleware robotstxt_middleware(engine *e, const char *user_agent)
 {
     robotstxt *mw = xcalloc(1, sizeof *mw);
+    host_feedback hosts;
     mw->e = e;
+    mw->polite = frontier_hosts(engine_frontier(e), &hosts);
     mw->agent = user_agent ? user_agent : http_default_user_agent;
     strmap_init(&mw->origins);
     return (downloader_middleware){.name = "robots.txt",

@@ -14,8 +14,10 @@
 
 struct engine {
     app *a;
-    crawl_add_fn schedule;       /* the Crawler's put_url */
+    frontier *fr;                /* the crawl's Queue (the Crawler's) */
+    crawl_add_fn schedule;       /* frontier_add, ctx fr: put in the Queue */
     void *schedule_ctx;
+    bool one_try;                /* the Queue is polite: each try is one of its starts */
     downloader_middleware *mw;
     size_t nmw;
     item_pipeline *pipe;
@@ -24,7 +26,6 @@ struct engine {
     bool keep_wire;              /* a pipeline stage wants the wire bytes (--warc) */
     item *capture;               /* the item whose record the crawl core is making */
     bool failed;                 /* a pipeline stage raised */
-    struct hostqueue *hosts;     /* politeness: the polite Queue, or NULL */
 };
 
 /* ---- results ---- */
@@ -70,12 +71,15 @@ static void on_record(void *ctx, const fetch_stat *st, const crawl_fetch *f)
         fetch_stat_copy(&e->capture->record, st);
 }
 
-engine *engine_new(app *a, crawl_add_fn schedule, void *ctx)
+engine *engine_new(app *a, frontier *fr)
 {
     engine *e = xcalloc(1, sizeof *e);
+    host_feedback hosts;
     e->a = a;
-    e->schedule = schedule;
-    e->schedule_ctx = ctx;
+    e->fr = fr;
+    e->schedule = frontier_add;
+    e->schedule_ctx = fr;
+    e->one_try = frontier_hosts(fr, &hosts);
     crawl_set_record_hook(a->crawl, on_record, e);
     return e;
 }
@@ -113,8 +117,7 @@ void engine_add_pipeline(engine *e, const item_pipeline *p)
 bool engine_plain(const engine *e) { return e->nmw == 0 && e->npipe == 0; }
 app *engine_app(engine *e) { return e->a; }
 bool engine_failed(const engine *e) { return e->failed; }
-void engine_set_hosts(engine *e, struct hostqueue *hq) { e->hosts = hq; }
-struct hostqueue *engine_hosts(const engine *e) { return e->hosts; }
+frontier *engine_frontier(engine *e) { return e->fr; }
 
 /* ---- engine.crawl: through the Queue ---- */
 
@@ -397,7 +400,7 @@ static int handle_body(coro *co)
         AWAIT_CATCH(co, fetch_response(e->a, f->req->url, f->req->max_redirect,
                                        (e->keep_bodies ? FETCH_KEEP_BODY : 0) |
                                            (e->keep_wire ? FETCH_KEEP_WIRE : 0) |
-                                           (e->hosts ? FETCH_ONE_TRY : 0)));
+                                           (e->one_try ? FETCH_ONE_TRY : 0)));
         if (!co->err) {
             f->fetch = co->value.p;
             f->truncated = co->value.n == 1;

@@ -39,6 +39,7 @@
 
 #include "app.h"
 #include "coro.h"
+#include "frontier.h"
 #include "report.h"
 #include "request.h"
 #include "task.h"
@@ -108,9 +109,9 @@ typedef struct item_pipeline {
 
 /* ---- the engine ---- */
 
-/* schedule(ctx, url, max_redirect) puts a URL in the crawl's Queue (the Crawler's
- * put_url): the crawl core calls it for new links, engine_crawl for new requests. */
-engine *engine_new(app *a, crawl_add_fn schedule, void *ctx);
+/* fr: the crawl's Queue (frontier.h; not owned), where the crawl core puts new links
+ * and engine_crawl new requests. NULL for an engine that only downloads. */
+engine *engine_new(app *a, frontier *fr);
 /* Frees the middlewares and pipeline stages too. */
 void engine_free(engine *e);
 /* Add at the end of the chain (the engine takes mw / p and frees them). */
@@ -125,12 +126,10 @@ app *engine_app(engine *e);
 coro *engine_open(engine *e);
 coro *engine_handle(engine *e, const char *url, int max_redirect);
 coro *engine_close(engine *e);
-/* Politeness (crawler.c sets it when a politeness flag is given): the polite Queue,
- * which middlewares tell what they learn of a host (robots.txt's Crawl-delay); the
- * download then makes one try — retries go back through the Queue (polite.h). */
-struct hostqueue;
-void engine_set_hosts(engine *e, struct hostqueue *hq);
-struct hostqueue *engine_hosts(const engine *e);
+/* The crawl's Queue. When it is polite (frontier_hosts: it offers what it learns of a
+ * host, as robots.txt's Crawl-delay), the download makes one try — retries go back
+ * through the Queue (polite.h). */
+frontier *engine_frontier(engine *e);
 /* Whether a pipeline stage failed (the crawl then ends with exit 1). */
 bool engine_failed(const engine *e);
 

@@ -478,3 +478,80 @@ const char *hostqueue_key(const hq_slot *s)
 {
     return s ? s->key : NULL;
 }
+
+/* ---- behind the Frontier interface ---- */
+
+static void fr_put_nowait(void *self, const char *url, int max_redirect)
+{
+    hostqueue_put_nowait(self, url, max_redirect);
+}
+
+static coro *fr_get(void *self) { return hostqueue_get(self); }
+static void fr_task_done(void *self, const char *url) { hostqueue_task_done(self, url); }
+static coro *fr_join(void *self) { return hostqueue_join(self); }
+static size_t fr_qsize(const void *self) { return hostqueue_qsize(self); }
+
+static size_t fr_unfinished(const void *self)
+{
+    return queue_unfinished(&((const hostqueue *)self)->base);
+}
+
+static void fr_free(void *self)
+{
+    if (!self)
+        return;
+    hostqueue_clear(self);
+    free(self);
+}
+
+static hq_slot *fb_slot(void *self, const char *url) { return hostqueue_slot(self, url); }
+static void fb_backoff(void *self, hq_slot *s, uint64_t ms) { hostqueue_backoff(self, s, ms); }
+
+static bool fb_crawl_delay(void *self, hq_slot *s, double secs)
+{
+    return hostqueue_crawl_delay(self, s, secs);
+}
+
+static double fb_max_crawl_delay(const void *self)
+{
+    return ((const hostqueue *)self)->cfg.max_crawl_delay;
+}
+
+static void fb_latency(void *self, hq_slot *s, uint64_t ms, hq_outcome how)
+{
+    hostqueue_latency(self, s, ms, how);
+}
+
+static const host_feedback_ops feedback_ops = {
+    .slot = fb_slot,
+    .backoff = fb_backoff,
+    .crawl_delay = fb_crawl_delay,
+    .max_crawl_delay = fb_max_crawl_delay,
+    .latency = fb_latency,
+    .server_error = hostqueue_server_error,
+};
+
+static bool fr_hosts(void *self, host_feedback *out)
+{
+    *out = (host_feedback){&feedback_ops, self};
+    return true;
+}
+
+static const frontier_ops polite_ops = {
+    .name = "polite",
+    .put_nowait = fr_put_nowait,
+    .get = fr_get,
+    .task_done = fr_task_done,
+    .join = fr_join,
+    .qsize = fr_qsize,
+    .unfinished = fr_unfinished,
+    .hosts = fr_hosts,
+    .free = fr_free,
+};
+
+frontier hostqueue_frontier(selector *loop, dns_resolver *dns, const hostqueue_config *cfg)
+{
+    hostqueue *q = xmalloc(sizeof *q);
+    hostqueue_init(q, loop, dns, cfg);
+    return (frontier){&polite_ops, q};
+}

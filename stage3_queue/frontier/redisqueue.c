@@ -864,3 +864,35 @@ void rqueue_free(rqueue *q)
     free(q->error);
     free(q);
 }
+
+/* ---- behind the Frontier interface ---- */
+
+static void fr_put_nowait(void *self, const char *url, int max_redirect)
+{
+    rqueue_put_nowait(self, url, max_redirect);
+}
+
+static coro *fr_get(void *self) { return rqueue_get(self); }
+static void fr_task_done(void *self, const char *url) { rqueue_task_done(self, url); }
+static coro *fr_join(void *self) { return rqueue_join(self); }
+static size_t fr_qsize(const void *self) { return rqueue_qsize(self); }
+static size_t fr_unfinished(const void *self) { return rqueue_unfinished(self); }
+static const char *fr_error(const void *self) { return rqueue_error(self); }
+static void fr_free(void *self) { rqueue_free(self); }
+
+static const frontier_ops redis_ops = {
+    .name = "redis",
+    .put_nowait = fr_put_nowait,
+    .get = fr_get,
+    .task_done = fr_task_done,
+    .join = fr_join,
+    .qsize = fr_qsize,
+    .unfinished = fr_unfinished,
+    .error = fr_error,
+    .free = fr_free,
+};
+
+frontier rqueue_frontier(rqueue *q)
+{
+    return (frontier){&redis_ops, q};
+}

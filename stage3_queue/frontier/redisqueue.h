@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "coro.h"
+#include "frontier.h"
 #include "selector.h"
 
 typedef struct rqueue rqueue;
@@ -57,5 +58,8 @@ size_t rqueue_qsize(const rqueue *q);
 size_t rqueue_unfinished(const rqueue *q);
 /* The failure that ended the crawl for this process, or NULL. */
 const char *rqueue_error(const rqueue *q);
+/* q behind the Frontier interface (frontier.h): its error op is rqueue_error, its
+ * free rqueue_free. */
+frontier rqueue_frontier(rqueue *q);
 
 #endif

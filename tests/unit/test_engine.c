@@ -200,9 +200,9 @@ static test_mw the_mw;
 static test_pipe pipe_a, pipe_b;
 static bool with_mw, with_pipe;
 
-static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
+static engine *make_engine(app *a, frontier *q)
 {
-    engine *e = engine_new(a, put, ctx);
+    engine *e = engine_new(a, q);
     if (with_mw) {
         downloader_middleware mw = {.name = "test", .self = &the_mw,
                                     .process_request = tmw_request,
@@ -389,7 +389,7 @@ static void test_download(void **state)
         char *argv[] = {"test_engine", "--transport", (char *)transports[t], "-q", ts.url,
                         NULL};
         assert_int_equal(app_open(&the_app, 5, argv, "test_engine", "queue", "curl"), 0);
-        engine *e = engine_new(&the_app, NULL, NULL);
+        engine *e = engine_new(&the_app, NULL);
         dl_frame *f = (dl_frame *)coro_new(&dl_def);
         f->e = e;
         snprintf(f->url, sizeof f->url, "%sr/moved", ts.url);
