@@ -2,7 +2,8 @@
  *
  * A Crawler puts its roots in a joinable Queue, starts max_tasks worker coroutines at
  * once (coroutines are cheap), and waits on the queue's join. Each worker loops
- * forever: get a (url, max_redirect) pair, fetch it, task_done. fetch is stage 2's
+ * forever: get a (url, max_redirect) pair — a crawl_request, which carries the URL's
+ * depth and referrer too — fetch it, task_done. fetch is stage 2's
  * coroutine (stage2_generators/fetch.c): retries, then the shared crawl core records
  * the response and, through frontier_add, puts each new link or redirect target back in
  * the queue — the redirect join happens there, against seen_urls. When join returns,
@@ -86,8 +87,7 @@ static size_t queued(const void *ctx)
 typedef struct {
     coro co;
     crawler *cr;
-    char *url;
-    int max_redirect;
+    crawl_request *req;      /* the URL this worker holds, and what travels with it */
 } work_frame;
 
 static int work_body(coro *co)
@@ -96,24 +96,23 @@ static int work_body(coro *co)
     CORO_BEGIN(co);
     for (;;) {
         AWAIT(co, frontier_get(&f->cr->q));
-        f->url = co->value.p;
-        f->max_redirect = (int)co->value.n;
+        f->req = co->value.p;
 
         /* Download the page and put its new links in the queue. */
         if (engine_plain(f->cr->engine))
-            AWAIT(co, fetch(f->cr->a, f->url, f->max_redirect, frontier_add, &f->cr->q));
+            AWAIT(co, fetch(f->cr->a, f->req, frontier_add, &f->cr->q));
         else
-            AWAIT(co, engine_handle(f->cr->engine, f->url, f->max_redirect));
-        frontier_task_done(&f->cr->q, f->url);     /* its record is written */
-        free(f->url);
-        f->url = NULL;
+            AWAIT(co, engine_handle(f->cr->engine, f->req));
+        frontier_task_done(&f->cr->q, f->req->url);    /* its record is written */
+        free(f->req);
+        f->req = NULL;
     }
     CORO_END(co);
 }
 
 static void work_finally(coro *co)
 {
-    free(((work_frame *)co)->url);
+    free(((work_frame *)co)->req);
 }
 
 static const coro_def work_def = {"work", __FILE__, work_body, work_finally,

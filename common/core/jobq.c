@@ -1,10 +1,24 @@
-/* jobq.c — see jobq.h. */
+/* jobq.c — see jobq.h; and crawl_request_dup (crawl_request.h). */
 #include "jobq.h"
 
 #include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+crawl_request *crawl_request_dup(const crawl_request *r)
+{
+    size_t lu = strlen(r->url) + 1;
+    size_t lr = r->referrer ? strlen(r->referrer) + 1 : 0;
+    size_t lc = r->callback ? strlen(r->callback) + 1 : 0;
+    crawl_request *c = xmalloc(sizeof *c + lu + lr + lc);
+    char *p = (char *)(c + 1);
+    *c = *r;
+    c->url = memcpy(p, r->url, lu);
+    c->referrer = lr ? memcpy(p + lu, r->referrer, lr) : NULL;
+    c->callback = lc ? memcpy(p + lu + lr, r->callback, lc) : NULL;
+    return c;
+}
 
 void jobq_init(jobq *q)
 {
@@ -13,9 +27,9 @@ void jobq_init(jobq *q)
 
 void jobq_clear(jobq *q)
 {
-    job j;
-    while (jobq_pop(q, &j))
-        free(j.url);
+    crawl_request *r;
+    while ((r = jobq_pop(q)))
+        free(r);
     free(q->items);
     jobq_init(q);
 }
@@ -23,7 +37,7 @@ void jobq_clear(jobq *q)
 static void grow(jobq *q)
 {
     size_t cap = q->cap ? 2 * q->cap : 64;
-    job *items = xreallocarray(NULL, cap, sizeof *items);
+    crawl_request **items = xreallocarray(NULL, cap, sizeof *items);
     for (size_t i = 0; i < q->count; i++)
         items[i] = q->items[(q->head + i) % q->cap];
     free(q->items);
@@ -32,20 +46,20 @@ static void grow(jobq *q)
     q->cap = cap;
 }
 
-void jobq_push(jobq *q, const char *url, int max_redirect)
+void jobq_push(jobq *q, const crawl_request *r)
 {
     if (q->count == q->cap)
         grow(q);
-    q->items[(q->head + q->count) % q->cap] = (job){xstrdup(url), max_redirect};
+    q->items[(q->head + q->count) % q->cap] = crawl_request_dup(r);
     q->count++;
 }
 
-bool jobq_pop(jobq *q, job *out)
+crawl_request *jobq_pop(jobq *q)
 {
     if (q->count == 0)
-        return false;
-    *out = q->items[q->head];
+        return NULL;
+    crawl_request *r = q->items[q->head];
     q->head = (q->head + 1) % q->cap;
     q->count--;
-    return true;
+    return r;
 }

@@ -1,29 +1,27 @@
-/* jobq.h — a FIFO of (url, max_redirect) pairs: the chapter's queue items. Stages 1
- * and 2 keep the URLs waiting for a free slot under --max-tasks in one; stage 3's
- * Queue stores its items in one. A ring buffer that grows; no fixed capacity. */
+/* jobq.h — a FIFO of requests (crawl_request.h: a URL and what travels with it): the
+ * chapter's queue items. Stages 1 and 2 keep the URLs waiting for a free slot under
+ * --max-tasks in one; stage 3's Queue stores its items in one. A ring buffer that
+ * grows; no fixed capacity. */
 #ifndef CRAWL_JOBQ_H
 #define CRAWL_JOBQ_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct job {
-    char *url;              /* owned by the queue while queued, by the taker after */
-    int max_redirect;
-} job;
+#include "crawl_request.h"
 
 typedef struct jobq {
-    job *items;
+    crawl_request **items;  /* each owned by the queue while queued, by the taker after */
     size_t head, count, cap;
 } jobq;
 
 void jobq_init(jobq *q);
-/* Free the queue and every URL still in it. */
+/* Free the queue and every request still in it. */
 void jobq_clear(jobq *q);
-/* Append a copy of url (out of memory ends the process: alloc.h). */
-void jobq_push(jobq *q, const char *url, int max_redirect);
-/* Take the oldest job; the caller frees out->url. False when empty. */
-bool jobq_pop(jobq *q, job *out);
+/* Append a copy of r (out of memory ends the process: alloc.h). */
+void jobq_push(jobq *q, const crawl_request *r);
+/* Take the oldest request (the caller frees it, with free); NULL when empty. */
+crawl_request *jobq_pop(jobq *q);
 static inline size_t jobq_size(const jobq *q) { return q->count; }
 
 #endif

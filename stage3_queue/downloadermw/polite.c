@@ -116,7 +116,7 @@ static void retry_later(polite *p, attempt *a, request *req, mw_result *out, con
 {
     log_info("%s: %s: tried again later (try %d of %d)", req->url, why, a->tries,
              engine_app(p->e)->opt.max_tries);
-    mw_reschedule(out, request_new(req->url, req->max_redirect, req->flags));
+    mw_reschedule(out, request_copy(req));
 }
 
 static coro *process_response(void *self, request *req, const response *resp,

@@ -224,8 +224,7 @@ static int wait_body(coro *co)
     if (f->trigger && f->out->kind == MW_CONTINUE) {
         /* Politeness: robots.txt was this request's start on the host; the page
          * waits its turn in the Queue like any other request. */
-        const request *r = f->trigger;
-        mw_reschedule(f->out, request_new(r->url, r->max_redirect, r->flags));
+        mw_reschedule(f->out, request_copy(f->trigger));
     }
     CORO_END(co);
 }

@@ -124,12 +124,12 @@ frontier *engine_frontier(engine *e) { return e->fr; }
 bool engine_crawl(engine *e, request *req)
 {
     bool scheduled;
+    crawl_request r = request_fields(req);
     if (req->flags & REQ_DONT_FILTER) {
-        e->schedule(e->schedule_ctx, req->url, req->max_redirect);
+        e->schedule(e->schedule_ctx, &r);
         scheduled = true;
     } else {
-        scheduled = crawl_schedule(e->a->crawl, req->url, req->max_redirect, e->schedule,
-                                   e->schedule_ctx);
+        scheduled = crawl_schedule(e->a->crawl, &r, e->schedule, e->schedule_ctx);
     }
     request_free(req);
     return scheduled;
@@ -163,12 +163,19 @@ typedef struct {
     request *req;
 } download_frame;
 
+/* The chapter's retry loop for req (fetch_response), keeping what flags say. */
+static coro *download(engine *e, const request *req, unsigned flags)
+{
+    crawl_request r = request_fields(req);
+    return fetch_response(e->a, &r, flags);
+}
+
 /* The downloader alone: fetch_response's tries, the body kept, no record. */
 static int download_body(coro *co)
 {
     download_frame *f = (download_frame *)co;
     CORO_BEGIN(co);
-    AWAIT(co, fetch_response(f->e->a, f->req->url, f->req->max_redirect, FETCH_KEEP_BODY));
+    AWAIT(co, download(f->e, f->req, FETCH_KEEP_BODY));
     {
         crawl_fetch *cf = co->value.p;
         response *r = response_of(cf, co->value.n == 1);
@@ -310,7 +317,8 @@ static void record_response(handle_frame *f)
     } else {
         /* a Response a middleware made: fed through the core as if downloaded */
         response *r = f->resp;
-        crawl_fetch *cf = crawl_fetch_new(e->a->crawl, f->req->url, f->req->max_redirect);
+        crawl_request cr = request_fields(f->req);
+        crawl_fetch *cf = crawl_fetch_new(e->a->crawl, &cr);
         const http_sink *s = crawl_fetch_sink(cf);
         http_head head = {r->status, response_header(r, "Content-Type"),
                           response_header(r, "Location"), (long long)r->body_len};
@@ -397,10 +405,9 @@ static int handle_body(coro *co)
         f->res.response = NULL;
     } else {
         /* The download: the chapter's retry loop. */
-        AWAIT_CATCH(co, fetch_response(e->a, f->req->url, f->req->max_redirect,
-                                       (e->keep_bodies ? FETCH_KEEP_BODY : 0) |
-                                           (e->keep_wire ? FETCH_KEEP_WIRE : 0) |
-                                           (e->one_try ? FETCH_ONE_TRY : 0)));
+        AWAIT_CATCH(co, download(e, f->req, (e->keep_bodies ? FETCH_KEEP_BODY : 0) |
+                                                (e->keep_wire ? FETCH_KEEP_WIRE : 0) |
+                                                (e->one_try ? FETCH_ONE_TRY : 0)));
         if (!co->err) {
             f->fetch = co->value.p;
             f->truncated = co->value.n == 1;
@@ -489,10 +496,10 @@ static void handle_finally(coro *co)
 static const coro_def handle_def = {"engine_handle", __FILE__, handle_body, handle_finally,
                                     sizeof(handle_frame)};
 
-coro *engine_handle(engine *e, const char *url, int max_redirect)
+coro *engine_handle(engine *e, const crawl_request *r)
 {
     handle_frame *f = (handle_frame *)coro_new(&handle_def);
     f->e = e;
-    f->req = request_new(url, max_redirect, 0);
+    f->req = request_from(r, 0);
     return &f->co;
 }

@@ -124,7 +124,7 @@ app *engine_app(engine *e);
 /* Coroutines for the Crawler: open the pipeline; handle one URL from the Queue (the
  * life above; never raises but CancelledError); close the pipeline. */
 coro *engine_open(engine *e);
-coro *engine_handle(engine *e, const char *url, int max_redirect);
+coro *engine_handle(engine *e, const crawl_request *r);
 coro *engine_close(engine *e);
 /* The crawl's Queue. When it is polite (frontier_hosts: it offers what it learns of a
  * host, as robots.txt's Crawl-delay), the download makes one try — retries go back

@@ -8,11 +8,31 @@
 
 request *request_new(const char *url, int max_redirect, unsigned flags)
 {
+    crawl_request cr = {url, max_redirect, 0, NULL, NULL};
+    return request_from(&cr, flags);
+}
+
+request *request_from(const crawl_request *cr, unsigned flags)
+{
     request *r = xmalloc(sizeof *r);
-    r->url = xstrdup(url);
-    r->max_redirect = max_redirect;
+    r->url = xstrdup(cr->url);
+    r->max_redirect = cr->max_redirect;
+    r->depth = cr->depth;
+    r->referrer = cr->referrer ? xstrdup(cr->referrer) : NULL;
+    r->callback = cr->callback ? xstrdup(cr->callback) : NULL;
     r->flags = flags;
     return r;
+}
+
+crawl_request request_fields(const request *r)
+{
+    return (crawl_request){r->url, r->max_redirect, r->depth, r->referrer, r->callback};
+}
+
+request *request_copy(const request *r)
+{
+    crawl_request cr = request_fields(r);
+    return request_from(&cr, r->flags);
 }
 
 void request_free(request *r)
@@ -20,6 +40,8 @@ void request_free(request *r)
     if (!r)
         return;
     free(r->url);
+    free(r->referrer);
+    free(r->callback);
     free(r);
 }
 

@@ -1,6 +1,7 @@
 /* request.h — the engine's two messages, after Scrapy's Request and Response.
  *
- * A request is a URL to fetch (with the chapter's max_redirect) and a few flags a
+ * A request is a URL to fetch with what travels with it in the Queue (the crawl
+ * core's crawl_request: max_redirect, depth, referrer, callback) and a few flags a
  * middleware reads. A response is what came back: the final status, the headers the
  * engine kept, and the body when someone asked for it (an item pipeline stage that
  * stores pages); a middleware may also make one itself (a cache, say), in which case
@@ -22,10 +23,20 @@ enum {
 typedef struct request {
     char *url;
     int max_redirect;                /* redirects still allowed from this URL */
+    int depth;                       /* crawl_request.h's depth, referrer, callback */
+    char *referrer;                  /* or NULL */
+    char *callback;                  /* or NULL */
     unsigned flags;
 } request;
 
+/* A request of depth 0, with no referrer and no callback. */
 request *request_new(const char *url, int max_redirect, unsigned flags);
+/* A request with r's fields (copied). */
+request *request_from(const crawl_request *r, unsigned flags);
+/* A copy of r: the same URL, once more (a retry), with everything that travels. */
+request *request_copy(const request *r);
+/* r as the crawl core's crawl_request (pointing into r: valid while r lives). */
+crawl_request request_fields(const request *r);
 void request_free(request *r);
 
 typedef struct header {

@@ -7,14 +7,14 @@
 #include "alloc.h"
 #include "queue.h"
 
-void frontier_add(void *ctx, const char *url, int max_redirect)
+void frontier_add(void *ctx, const crawl_request *r)
 {
-    frontier_put_nowait(ctx, url, max_redirect);
+    frontier_put_nowait(ctx, r);
 }
 
-static void fifo_put_nowait(void *self, const char *url, int max_redirect)
+static void fifo_put_nowait(void *self, const crawl_request *r)
 {
-    queue_put_nowait(self, url, max_redirect);
+    queue_put_nowait(self, r);
 }
 
 static coro *fifo_get(void *self) { return queue_get(self); }

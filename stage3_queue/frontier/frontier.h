@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "coro.h"
+#include "crawl_request.h"
 #include "selector.h"
 
 /* ---- what a polite Queue learns of a host ---- */
@@ -85,9 +86,11 @@ static inline unsigned hosts_server_error(const host_feedback *h, hq_slot *s, bo
 
 typedef struct frontier_ops {
     const char *name;
-    /* Add (url, max_redirect) to do; wake the oldest waiting get. */
-    void (*put_nowait)(void *self, const char *url, int max_redirect);
-    /* Coroutine: {url (the caller frees it), max_redirect}, waiting while there is none. */
+    /* Add a copy of r (crawl_request.h: the URL and what travels with it) to do; wake
+     * the oldest waiting get. */
+    void (*put_nowait)(void *self, const crawl_request *r);
+    /* Coroutine: {crawl_request * (the caller frees it, with free), 0}, waiting while
+     * there is none. */
     coro *(*get)(void *self);
     /* The URL got with get has been dealt with (its record is written). */
     void (*task_done)(void *self, const char *url);
@@ -109,9 +112,9 @@ typedef struct frontier {
     void *self;
 } frontier;
 
-static inline void frontier_put_nowait(frontier *f, const char *url, int max_redirect)
+static inline void frontier_put_nowait(frontier *f, const crawl_request *r)
 {
-    f->ops->put_nowait(f->self, url, max_redirect);
+    f->ops->put_nowait(f->self, r);
 }
 static inline coro *frontier_get(frontier *f) { return f->ops->get(f->self); }
 static inline void frontier_task_done(frontier *f, const char *url)
@@ -145,7 +148,7 @@ static inline void frontier_free(frontier *f)
 
 /* The crawl core's add_url (crawl.h's crawl_add_fn) for a frontier: ctx is the
  * frontier; the URL is put in its Queue. */
-void frontier_add(void *ctx, const char *url, int max_redirect);
+void frontier_add(void *ctx, const crawl_request *r);
 
 /* The chapter's Queue (queue.h) behind the interface: one FIFO in memory. */
 frontier queue_frontier(selector *loop);

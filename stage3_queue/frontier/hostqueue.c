@@ -168,9 +168,9 @@ static hq_slot *slot_get(hostqueue *q, const char *key)
     return s;
 }
 
-static void slot_push(hostqueue *q, hq_slot *s, const char *url, int max_redirect)
+static void slot_push(hostqueue *q, hq_slot *s, const crawl_request *r)
 {
-    jobq_push(&s->items, url, max_redirect);
+    jobq_push(&s->items, r);
     q->queued++;
     slot_update(q, s);
 }
@@ -191,11 +191,11 @@ static void host_resolved(dns_waiter *w, const struct sockaddr_storage *addr,
     } else {
         h->slot = slot_get(q, ip);
     }
-    job j;
-    while (jobq_pop(&h->pending, &j)) {
+    crawl_request *r;
+    while ((r = jobq_pop(&h->pending))) {
         q->queued--;
-        slot_push(q, h->slot, j.url, j.max_redirect);
-        free(j.url);
+        slot_push(q, h->slot, r);
+        free(r);
     }
     jobq_clear(&h->pending);
     kick(q);
@@ -273,14 +273,14 @@ void hostqueue_clear(hostqueue *q)
     queue_clear(&q->base);
 }
 
-void hostqueue_put_nowait(hostqueue *q, const char *url, int max_redirect)
+void hostqueue_put_nowait(hostqueue *q, const crawl_request *r)
 {
     q->base.unfinished_tasks++;         /* the chapter's count, for task_done and join */
-    hq_host *h = host_of(q, url);
+    hq_host *h = host_of(q, r->url);
     if (h->slot) {
-        slot_push(q, h->slot, url, max_redirect);
+        slot_push(q, h->slot, r);
     } else {
-        jobq_push(&h->pending, url, max_redirect);
+        jobq_push(&h->pending, r);
         q->queued++;
     }
     kick(q);
@@ -318,18 +318,17 @@ typedef struct {
 } hget_frame;
 
 /* Take the top slot's oldest URL: a request starts there now. */
-static job take(hostqueue *q)
+static crawl_request *take(hostqueue *q)
 {
     hq_slot *s = q->heap[0];
     uint64_t now = selector_now_ms(q->loop);
-    job j;
-    jobq_pop(&s->items, &j);
+    crawl_request *r = jobq_pop(&s->items);
     q->queued--;
     s->inflight++;
     s->last_start_ms = now;
     s->next_ms = now + delay_ms(q, s) + 1;     /* now is whole ms: never early */
     slot_update(q, s);
-    return j;
+    return r;
 }
 
 static int hget_body(coro *co)
@@ -345,9 +344,9 @@ static int hget_body(coro *co)
         AWAIT_FUTURE(co, &f->g.wake);            /* a worker is cancelled here */
     }
     {
-        job j = take(q);
+        crawl_request *r = take(q);
         kick(q);                                 /* the next getter, if another may go */
-        CORO_RETURN(co, j.url, j.max_redirect);
+        CORO_RETURN(co, r, 0);
     }
     CORO_END(co);
 }
@@ -481,9 +480,9 @@ const char *hostqueue_key(const hq_slot *s)
 
 /* ---- behind the Frontier interface ---- */
 
-static void fr_put_nowait(void *self, const char *url, int max_redirect)
+static void fr_put_nowait(void *self, const crawl_request *r)
 {
-    hostqueue_put_nowait(self, url, max_redirect);
+    hostqueue_put_nowait(self, r);
 }
 
 static coro *fr_get(void *self) { return hostqueue_get(self); }

@@ -79,7 +79,7 @@ void hostqueue_clear(hostqueue *q);
 
 /* The chapter's four operations. task_done takes the URL that get handed out: its
  * slot gets its request back. */
-void hostqueue_put_nowait(hostqueue *q, const char *url, int max_redirect);
+void hostqueue_put_nowait(hostqueue *q, const crawl_request *r);
 coro *hostqueue_get(hostqueue *q);
 void hostqueue_task_done(hostqueue *q, const char *url);
 coro *hostqueue_join(hostqueue *q);

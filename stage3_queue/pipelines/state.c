@@ -10,11 +10,31 @@
 #include "fpset.h"
 #include "log.h"
 
-static const char schema[] =
-    "PRAGMA journal_mode=WAL;"
+const char state_schema[] =
     "CREATE TABLE IF NOT EXISTS frontier (url TEXT PRIMARY KEY,"
-    " max_redirect INTEGER NOT NULL) WITHOUT ROWID;"
+    " max_redirect INTEGER NOT NULL, depth INTEGER NOT NULL DEFAULT 0, referrer TEXT,"
+    " callback TEXT) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+
+/* A file of an older crawl-queue has frontier (url, max_redirect) only: the columns
+ * are added, its URLs get depth 0 and no referrer (that much is lost: a -v line). */
+static const char upgrade[] =
+    "ALTER TABLE frontier ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE frontier ADD COLUMN referrer TEXT;"
+    "ALTER TABLE frontier ADD COLUMN callback TEXT;";
+
+static int upgrade_frontier(sqlite3 *db, const char *path)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT depth, referrer, callback FROM frontier LIMIT 0", -1,
+                           &st, NULL) == SQLITE_OK) {
+        sqlite3_finalize(st);
+        return 0;
+    }
+    log_info("--state '%s': a file of an older crawl-queue: its URLs get depth 0 and no "
+             "referrer", path);
+    return sqlite3_exec(db, upgrade, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
 
 /* What makes two runs one crawl: the roots and the options that decide which URLs are
  * scheduled. */
@@ -48,7 +68,9 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
     if (sqlite3_open_v2(o->state, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
             SQLITE_OK ||
         sqlite3_busy_timeout(db, 5000) != SQLITE_OK ||
-        sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK)
+        sqlite3_exec(db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, state_schema, NULL, NULL, NULL) != SQLITE_OK ||
+        upgrade_frontier(db, o->state) < 0)
         return db_fail(db, o->state, err, errlen);
 
     sqlite3_stmt *st;
@@ -109,8 +131,8 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
         sqlite3_finalize(st);
     }
     size_t todo = 0, finished = 0;
-    if (sqlite3_prepare_v2(db, "SELECT url, max_redirect FROM frontier", -1, &st, NULL) !=
-        SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, "SELECT url, max_redirect, depth, referrer, callback FROM frontier",
+                           -1, &st, NULL) != SQLITE_OK) {
         fpset_free(done);
         return db_fail(db, o->state, err, errlen);
     }
@@ -120,7 +142,10 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
         if (fpset_has(done, url)) {
             finished++;
         } else {
-            put(ctx, url, sqlite3_column_int(st, 1));
+            crawl_request r = {url, sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
+                               (const char *)sqlite3_column_text(st, 3),
+                               (const char *)sqlite3_column_text(st, 4)};
+            put(ctx, &r);
             todo++;
         }
     }

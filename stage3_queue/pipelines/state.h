@@ -21,8 +21,14 @@
 #include "app.h"
 #include "crawl.h"
 
-/* Check path against this crawl and, with --resume, put the URLs left to do (put). 0, or
- * -1 with one line in err. */
+/* Check path against this crawl and, with --resume, put the URLs left to do (put), each
+ * with the depth, referrer and callback it was scheduled with. 0, or -1 with one line
+ * in err. A file of an older crawl-queue (no depth, referrer, callback) is upgraded:
+ * its URLs get depth 0. */
 int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen);
+
+/* The tables --state adds to the store's (frontier: every URL scheduled, with what
+ * travels with it; meta: the crawl's identity), for the store's writer too. */
+extern const char state_schema[];
 
 #endif

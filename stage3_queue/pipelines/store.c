@@ -23,11 +23,11 @@
 
 #include "alloc.h"
 #include "future.h"
+#include "state.h"
 #include "threads.h"
 
 typedef struct row {
-    char *frontier_url;         /* a URL scheduled (--state): a frontier row, not a page */
-    int max_redirect;
+    crawl_request *frontier;    /* a URL scheduled (--state): a frontier row, not a page */
     fetch_stat rec;             /* owned copy */
     char *final_url;
     char *headers;              /* "Name: value\r\n"... or NULL */
@@ -66,7 +66,7 @@ typedef struct store {
 
 static void row_free(row *r)
 {
-    free(r->frontier_url);
+    free(r->frontier);
     fetch_stat_clear(&r->rec);
     free(r->final_url);
     free(r->headers);
@@ -176,13 +176,9 @@ static const char insert_sql[] =
     " encoding, num_urls, num_new_urls, headers, body, fetched_at)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 
-static const char state_schema[] =
-    "CREATE TABLE IF NOT EXISTS frontier (url TEXT PRIMARY KEY,"
-    " max_redirect INTEGER NOT NULL) WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
-
 static const char insert_frontier_sql[] =
-    "INSERT OR IGNORE INTO frontier (url, max_redirect) VALUES (?1, ?2)";
+    "INSERT OR IGNORE INTO frontier (url, max_redirect, depth, referrer, callback)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
 
 static coro_error *db_error(store *s, const char *what)
 {
@@ -215,11 +211,14 @@ static void bind_text(sqlite3_stmt *st, int i, const char *v)
 
 static int insert_row(store *s, const row *r)
 {
-    if (r->frontier_url) {
+    if (r->frontier) {
         sqlite3_stmt *st = s->insert_frontier;
         sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, r->frontier_url, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 2, r->max_redirect);
+        sqlite3_bind_text(st, 1, r->frontier->url, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, r->frontier->max_redirect);
+        sqlite3_bind_int(st, 3, r->frontier->depth);
+        bind_text(st, 4, r->frontier->referrer);
+        bind_text(st, 5, r->frontier->callback);
         return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     }
     sqlite3_stmt *st = s->insert;
@@ -435,12 +434,11 @@ static void added(store *s)
     }
 }
 
-void store_frontier_add(void *self, const char *url, int max_redirect)
+void store_frontier_add(void *self, const crawl_request *req)
 {
     store *s = self;
     row *r = new_row(s);
-    r->frontier_url = xstrdup(url);
-    r->max_redirect = max_redirect;
+    r->frontier = crawl_request_dup(req);
     added(s);
 }
 

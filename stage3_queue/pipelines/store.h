@@ -39,7 +39,7 @@ item_pipeline store_pipeline(const char *path);
  * A URL is in frontier once scheduled (store_frontier_add, the crawl core's add hook),
  * in pages once it has a record; both go through the same batches, in order. */
 item_pipeline state_pipeline(app *a, const char *path);
-void store_frontier_add(void *self, const char *url, int max_redirect);
+void store_frontier_add(void *self, const crawl_request *r);
 
 /* Rows per transaction, and the longest a row waits for its batch to be written. The
  * state's rows are small (a URL, or a record without body): more to a transaction. */

@@ -70,7 +70,9 @@ static void on_loc(void *ctx, sitemap_kind kind, const char *loc)
         return;
     }
     f->found++;
-    if (engine_crawl(f->e, request_new(loc, a->opt.max_redirect, 0)))
+    /* A seed: depth 0, found in this sitemap (its referrer). */
+    crawl_request r = {loc, a->opt.max_redirect, 0, f->list[f->next - 1].url, NULL};
+    if (engine_crawl(f->e, request_from(&r, 0)))
         f->scheduled++;
 }
 
