@@ -22,7 +22,8 @@
  * (hostqueue.h: a FIFO per host) with a politeness flag, the one on Redis
  * (redisqueue.h, shared with every other process of the crawl) with --frontier. The
  * Crawler calls the same put_nowait, get, task_done and join on each, and never asks
- * which it has.
+ * which it has. The Queue, the engine's middlewares and pipeline, and the seeds are
+ * chosen from one table (engine/registry.c) before the crawl starts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +32,7 @@
 #include "crawler.h"
 #include "fetch.h"
 #include "frontier.h"
-#include "hostqueue.h"
 #include "progress.h"
-#include "sitemaps.h"
-#include "redisqueue.h"
-#include "state.h"
 #include "task.h"
 
 struct crawler {
@@ -44,38 +41,6 @@ struct crawler {
     frontier q;              /* the Queue: the chapter's, the polite one or Redis's */
     task **workers;
 };
-
-/* The Queue of this run: Redis's with --frontier, the polite one with a politeness
- * flag, else the chapter's. 0, or -1 with one line in err. */
-static int make_frontier(app *a, frontier *out, char *err, size_t errlen)
-{
-    const crawl_options *o = &a->opt;
-    if (o->frontier) {
-        char why[1024];
-        rqueue *rq = rqueue_new(a->loop, o->frontier, o->claim_after, o->fetched_by, why,
-                                sizeof why);
-        if (!rq) {
-            snprintf(err, errlen, "--frontier: %s", why);
-            return -1;
-        }
-        /* Politeness across processes: the cap and the delay hold in Redis. */
-        rqueue_politeness(rq, o->per_host, o->delay, o->random_delay);
-        *out = rqueue_frontier(rq);
-    } else if (o->polite) {
-        hostqueue_config cfg = {.per_host = o->per_host,
-                                .per_ip = o->per_ip,
-                                .delay = o->delay,
-                                .random_delay = o->random_delay,
-                                .max_crawl_delay = o->max_crawl_delay,
-                                .autothrottle = o->autothrottle,
-                                .target_concurrency = o->target_concurrency,
-                                .max_delay = o->delay > 60 ? o->delay : 60};
-        *out = hostqueue_frontier(a->loop, a->dns, &cfg);
-    } else {
-        *out = queue_frontier(a->loop);
-    }
-    return 0;
-}
 
 static size_t queued(const void *ctx)
 {
@@ -149,10 +114,10 @@ static int crawl_body(coro *co)
         cr->workers[i] = task_new(cr->a->loop, work(cr), name);
     }
 
-    /* --sitemaps: seed from the roots' sitemaps while the workers crawl (join must not
-     * end the crawl before the last sitemap is read). */
-    if (cr->a->opt.sitemaps)
-        AWAIT(co, sitemaps_seed(cr->engine));
+    /* Seeds (--sitemaps, say): start URLs from elsewhere, put while the workers crawl
+     * (join must not end the crawl before the last one is put). */
+    if (engine_has_seeds(cr->engine))
+        AWAIT(co, engine_seed(cr->engine));
 
     /* When all work is done, exit. */
     AWAIT(co, frontier_join(&cr->q));
@@ -178,33 +143,20 @@ static int close_engine(crawler *cr)
     return r == 0 ? 0 : -1;
 }
 
-/* The crawl could not start: free what crawler_run made so far. */
-static int not_started(crawler *cr, crawl_frame *main_coro)
-{
-    coro_free(&main_coro->co);
-    engine_free(cr->engine);
-    frontier_free(&cr->q);
-    free(cr->workers);
-    return APP_NOT_STARTED;
-}
-
-int crawler_run(app *a, engine *(*make_engine)(app *a, frontier *q))
+int crawler_run(app *a, const extension *rows, size_t nrows)
 {
     crawler cr = {.a = a};
     char err[1024];
     a->dump = task_dump_all;    /* kill -USR1: the task tree, as gdb's `info tasks` */
-    if (make_frontier(a, &cr.q, err, sizeof err) < 0) {
+    /* The Queue and the engine the options ask for (--state --resume has put back the
+     * URLs of the earlier runs). */
+    if (registry_assemble(a, rows, nrows, &cr.q, &cr.engine, err, sizeof err) < 0) {
         fprintf(stderr, "crawl-queue: %s\n", err);
         return APP_NOT_STARTED;
     }
     cr.workers = xcalloc((size_t)a->opt.max_tasks, sizeof *cr.workers);
-    cr.engine = make_engine(a, &cr.q);
     crawl_frame *main_coro = (crawl_frame *)coro_new(&crawl_def);
     main_coro->cr = &cr;
-    if (a->opt.state && state_restore(a, frontier_add, &cr.q, err, sizeof err) < 0) {
-        fprintf(stderr, "crawl-queue: %s\n", err);
-        return not_started(&cr, main_coro);
-    }
     crawl_add_roots(a->crawl, frontier_add, &cr.q);     /* on --resume: seen already */
 
     progress *p = progress_start(a, queued, &cr.q);

@@ -22,6 +22,8 @@ struct engine {
     size_t nmw;
     item_pipeline *pipe;
     size_t npipe;
+    coro *(**seeds)(engine *e);  /* seeding coroutines, in order */
+    size_t nseeds;
     bool keep_bodies;            /* a pipeline stage wants bodies */
     bool keep_wire;              /* a pipeline stage wants the wire bytes (--warc) */
     item *capture;               /* the item whose record the crawl core is making */
@@ -97,6 +99,7 @@ void engine_free(engine *e)
             e->pipe[i].free(e->pipe[i].self);
     free(e->mw);
     free(e->pipe);
+    free(e->seeds);
     free(e);
 }
 
@@ -112,6 +115,49 @@ void engine_add_pipeline(engine *e, const item_pipeline *p)
     e->pipe[e->npipe++] = *p;
     e->keep_bodies |= p->wants_body;
     e->keep_wire |= p->wants_wire;
+}
+
+void engine_add_seeds(engine *e, coro *(*seed)(engine *e))
+{
+    e->seeds = xreallocarray(e->seeds, e->nseeds + 1, sizeof *e->seeds);
+    e->seeds[e->nseeds++] = seed;
+}
+
+bool engine_has_seeds(const engine *e) { return e->nseeds > 0; }
+
+const char *engine_middleware_name(const engine *e, size_t i)
+{
+    return i < e->nmw ? e->mw[i].name : NULL;
+}
+
+const char *engine_pipeline_name(const engine *e, size_t i)
+{
+    return i < e->npipe ? e->pipe[i].name : NULL;
+}
+
+typedef struct {
+    coro co;
+    engine *e;
+    size_t i;
+} seed_frame;
+
+static int seed_body(coro *co)
+{
+    seed_frame *f = (seed_frame *)co;
+    CORO_BEGIN(co);
+    for (f->i = 0; f->i < f->e->nseeds; f->i++)
+        AWAIT(co, f->e->seeds[f->i](f->e));
+    CORO_END(co);
+}
+
+static const coro_def seed_def = {"engine_seed", __FILE__, seed_body, NULL,
+                                  sizeof(seed_frame)};
+
+coro *engine_seed(engine *e)
+{
+    seed_frame *f = (seed_frame *)coro_new(&seed_def);
+    f->e = e;
+    return &f->co;
 }
 
 bool engine_plain(const engine *e) { return e->nmw == 0 && e->npipe == 0; }

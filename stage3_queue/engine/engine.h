@@ -117,6 +117,17 @@ void engine_free(engine *e);
 /* Add at the end of the chain (the engine takes mw / p and frees them). */
 void engine_add_middleware(engine *e, const downloader_middleware *mw);
 void engine_add_pipeline(engine *e, const item_pipeline *p);
+/* A seeding coroutine (seeds/: start URLs from elsewhere than the roots), awaited by
+ * engine_seed after the ones added before it. */
+void engine_add_seeds(engine *e, coro *(*seed)(engine *e));
+bool engine_has_seeds(const engine *e);
+/* Coroutine: await each seeding coroutine in turn (the Crawler awaits it while its
+ * workers crawl, before join). */
+coro *engine_seed(engine *e);
+/* The names of the chain, for logs and tests: the i-th downloader middleware, the i-th
+ * pipeline stage, NULL past the last. */
+const char *engine_middleware_name(const engine *e, size_t i);
+const char *engine_pipeline_name(const engine *e, size_t i);
 /* No middleware and no pipeline stage: the Crawler awaits the chapter's fetch itself. */
 bool engine_plain(const engine *e);
 app *engine_app(engine *e);
