@@ -341,17 +341,17 @@ int main(int argc, char **argv)
      * started here once a thread is free again — or by the threads themselves. */
     while (cr.alive > 0 || (jobq_size(&cr.waiting) > 0 && !interrupted)) {
         if (cr.alive == 0) {
-            crawl_request *r = jobq_pop(&cr.waiting);
-            bool ok = start_thread(&cr, r);
+            crawl_request *next = jobq_pop(&cr.waiting);
+            bool ok = start_thread(&cr, next);
             if (!ok) {
                 fprintf(stderr, "%s: cannot start any thread: %s\n", PROG,
                         strerror(cr.create_errno ? cr.create_errno : ENOMEM));
-                jobq_push(&cr.waiting, r);
-                free(r);
+                jobq_push(&cr.waiting, next);
+                free(next);
                 status = 1;
                 break;
             }
-            free(r);
+            free(next);
             continue;
         }
         struct timespec ts;
