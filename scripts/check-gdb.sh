@@ -47,7 +47,7 @@ for stage in 1 2 3; do
     awk '/^Num +Type/ { n = 0 } { last[++n] = $0 } END { for (i = 1; i <= n; i++) print last[i] }' \
         "$log" >"$log.bp"
     hits=$(grep -c 'breakpoint already hit' "$log.bp")
-    errs=$(grep -E 'No symbol|Cannot access|There is no member|A syntax error|not defined|Error in sourced|Function ".*" not defined|Python Exception|Error occurred in Python|Undefined command|Cannot call functions' "$log")
+    errs=$(grep -E '<unreadable|There is no member|No symbol|Cannot access|A syntax error|not defined|Error in sourced|Function ".*" not defined|Python Exception|Error occurred in Python|Undefined command|Cannot call functions' "$log")
     # The stages' gdb commands printed what they read (not an empty answer).
     case $stage in
         1) grep -qE "^[0-9]+ live Fetcher\(s\):" "$log" && grep -q "^  Fetcher '" "$log" ||

@@ -57,10 +57,12 @@ in_gdb() {
     fi
     wait "$g"
     # From the stop on, without gdb's start-up chatter and the program's addresses.
-    sed -n '/^Program received signal SIGINT/,$p' "$work/gdb.out" |
+    # gdb says "Program received signal SIGINT", or with threads running (stage 3's
+    # pool) 'Thread 1 "crawl-queue" received signal SIGINT'.
+    sed -En '/^(Program|Thread [0-9]+ ".*") received signal SIGINT/,$p' "$work/gdb.out" |
         grep -v -e '^\[Inferior 1 .* killed\]' -e 'No such file or directory' | sed "s|$here/||g"
     if grep -qE 'Python Exception|Error occurred in Python|Undefined command|Cannot call functions' "$work/gdb.out" ||
-       ! grep -q '^Program received signal SIGINT' "$work/gdb.out"; then
+       ! grep -qE '^(Program|Thread [0-9]+ ".*") received signal SIGINT' "$work/gdb.out"; then
         echo "inflight.sh: gdb on $prog did not do it:" >&2
         tail -n 8 "$work/gdb.out" >&2
         status=1

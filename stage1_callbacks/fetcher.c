@@ -114,7 +114,7 @@ static int start_raw(Fetcher *f)
 
     /* From here the try has --timeout to complete: a timer, cancelled by end_attempt. */
     f->timer = selector_call_later(loop, (uint64_t)app_timeout_ms(f->a), timed_out, f);
-    f->request = http_build_get(f->url, f->a->opt.user_agent, &f->request_len);
+    f->request = http_build_get(f->url, f->a->opt.user_agent, NULL, &f->request_len);
     if (!f->request)
         return fetcher_fail_now(f, "not an http URL");
     f->parser = http_parser_new(crawl_fetch_sink(f->response));

@@ -10,8 +10,9 @@ static void response_done(void *data, const char *error);
  * start (the try has failed, for fetch's loop). */
 int fetcher_start_curl(Fetcher *f)
 {
-    f->req = curl_glue_get(f->a->curl, f->url, app_timeout_ms(f->a), f->a->opt.max_size,
-                           crawl_fetch_sink(f->response), response_done, f);
+    f->req = curl_glue_get(f->a->curl, f->url, NULL, app_timeout_ms(f->a),
+                           f->a->opt.max_size, crawl_fetch_sink(f->response), response_done,
+                           f);
     return f->req ? 0 : fetcher_fail_now(f, "could not start the transfer");
 }
 

@@ -21,6 +21,7 @@ typedef struct {
     coro co;
     app *a;
     char *url;
+    const char *const *fields;      /* extra request header fields, or NULL */
     const http_sink *sink;
     http_full_fn full;              /* the body went past the size limit: stop reading */
     const void *full_ctx;
@@ -73,7 +74,7 @@ static int raw_get_body(coro *co)
     f->deadline = selector_now_ms(f->a->loop) + (uint64_t)app_timeout_ms(f->a);
     AWAIT(co, sock_connect(f->fd, &f->addr, f->addrlen, f->deadline));
     http_sink_connected(f->sink);       /* --trace-events: connect is done */
-    f->request = http_build_get(f->url, f->a->opt.user_agent, &f->request_len);
+    f->request = http_build_get(f->url, f->a->opt.user_agent, f->fields, &f->request_len);
     if (!f->request)
         CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");    /* as stage 1 says it */
     if (f->sink->on_wire) {             /* --warc: the server's address, the request */
@@ -111,6 +112,7 @@ typedef struct {
     coro co;
     app *a;
     char *url;
+    const char *const *fields;
     const http_sink *sink;
     curl_req *req;
     future done;
@@ -132,8 +134,8 @@ static int curl_get_body(coro *co)
 {
     curl_get_frame *f = (curl_get_frame *)co;
     CORO_BEGIN(co);
-    f->req = curl_glue_get(f->a->curl, f->url, app_timeout_ms(f->a), f->a->opt.max_size,
-                           f->sink, curl_done, f);
+    f->req = curl_glue_get(f->a->curl, f->url, f->fields, app_timeout_ms(f->a),
+                           f->a->opt.max_size, f->sink, curl_done, f);
     if (!f->req)
         CORO_RAISE(co, CORO_ERROR, 0, "could not start the transfer");
     AWAIT_FUTURE(co, &f->done);
@@ -153,13 +155,14 @@ static void curl_get_finally(coro *co)
 static const coro_def curl_get_def = {"http_get", __FILE__, curl_get_body, curl_get_finally,
                                       sizeof(curl_get_frame)};
 
-coro *http_get_into(app *a, const char *url, const http_sink *sink, http_full_fn full,
-                   const void *full_ctx)
+coro *http_get_into(app *a, const char *url, const char *const *fields,
+                    const http_sink *sink, http_full_fn full, const void *full_ctx)
 {
     if (a->raw) {
         raw_get_frame *f = (raw_get_frame *)coro_new(&raw_get_def);
         f->a = a;
         f->url = xstrdup(url);
+        f->fields = fields;
         f->sink = sink;
         f->full = full;
         f->full_ctx = full_ctx;
@@ -169,6 +172,7 @@ coro *http_get_into(app *a, const char *url, const http_sink *sink, http_full_fn
     curl_get_frame *f = (curl_get_frame *)coro_new(&curl_get_def);
     f->a = a;
     f->url = xstrdup(url);
+    f->fields = fields;
     f->sink = sink;
     future_init(&f->done);
     return &f->co;
@@ -179,9 +183,9 @@ static bool response_full(const void *response)
     return crawl_fetch_full(response);
 }
 
-coro *http_get(app *a, crawl_fetch *response)
+coro *http_get(app *a, crawl_fetch *response, const char *const *fields)
 {
-    return http_get_into(a, crawl_fetch_url(response), crawl_fetch_sink(response),
+    return http_get_into(a, crawl_fetch_url(response), fields, crawl_fetch_sink(response),
                          response_full, response);
 }
 
@@ -191,6 +195,7 @@ typedef struct {
     coro co;
     app *a;
     crawl_request *req;        /* the URL and what travels with it (crawl_request.h) */
+    const char *const *fields; /* extra request header fields, or NULL */
     unsigned keep;             /* FETCH_KEEP_BODY | FETCH_KEEP_WIRE */
     int tries;
     crawl_fetch *response;     /* this attempt's page in the crawl core */
@@ -223,7 +228,7 @@ static int fetch_response_body(coro *co)
             crawl_fetch_keep_body(f->response);
         if (f->keep & FETCH_KEEP_WIRE)
             crawl_fetch_keep_wire(f->response);
-        AWAIT_CATCH(co, http_get(f->a, f->response));
+        AWAIT_CATCH(co, http_get(f->a, f->response, f->fields));
         if (!co->err) {
             crawl_fetch *response = f->response;
             f->response = NULL;             /* the caller's now */
@@ -256,11 +261,13 @@ static const coro_def fetch_response_def = {"fetch_response", __FILE__, fetch_re
                                             fetch_response_finally,
                                             sizeof(fetch_response_frame)};
 
-coro *fetch_response(app *a, const crawl_request *r, unsigned keep)
+coro *fetch_response(app *a, const crawl_request *r, const char *const *fields,
+                     unsigned keep)
 {
     fetch_response_frame *f = (fetch_response_frame *)coro_new(&fetch_response_def);
     f->a = a;
     f->req = crawl_request_dup(r);
+    f->fields = fields;
     f->keep = keep;
     return &f->co;
 }
@@ -279,7 +286,7 @@ static int fetch_body(coro *co)
 {
     fetch_frame *f = (fetch_frame *)co;
     CORO_BEGIN(co);
-    AWAIT_CATCH(co, fetch_response(f->a, f->req, false));
+    AWAIT_CATCH(co, fetch_response(f->a, f->req, NULL, 0));
     if (co->err) {
         if (co->err->kind == CORO_CANCELLED)
             CORO_RAISE_ERR(co);

@@ -1,11 +1,12 @@
 /* fetch.h — the chapter's `fetch` as a coroutine, and the HTTP GET under it.
  *
- * http_get(a, response): one attempt at crawl_fetch_url(response), into the crawl
- * core's sink. On the raw transport it is the chapter's connect → send → read_all
- * chain (sockio.h), read_all stopping once the body passes --max-size
- * (crawl_fetch_full); on the curl transport it waits for a Future that the shared
- * libcurl glue resolves. Returns {NULL, 1} when the body was cut at --max-size, else
- * {NULL, 0}. Raises on failure.
+ * http_get(a, response, fields): one attempt at crawl_fetch_url(response), into the
+ * crawl core's sink, with extra request header fields (http.h; NULL: none — the
+ * chapter's crawler sends none, stage 3's engine may). On the raw transport it is the
+ * chapter's connect → send → read_all chain (sockio.h), read_all stopping once the
+ * body passes --max-size (crawl_fetch_full); on the curl transport it waits for a
+ * Future that the shared libcurl glue resolves. Returns {NULL, 1} when the body was
+ * cut at --max-size, else {NULL, 0}. Raises on failure.
  *
  * fetch(a, request, add_url, ctx): crawling.py's fetch — up to --max-tries
  * attempts, then the response handed to the shared crawl core, which records it and
@@ -20,10 +21,10 @@
 #include "app.h"
 #include "coro.h"
 
-coro *http_get(app *a, crawl_fetch *response);
+coro *http_get(app *a, crawl_fetch *response, const char *const *fields);
 coro *fetch(app *a, const crawl_request *r, crawl_add_fn add_url, void *ctx);
 
-/* fetch_response(a, request, keep): fetch's retry loop alone — up to
+/* fetch_response(a, request, fields, keep): fetch's retry loop alone — up to
  * --max-tries attempts; returns {response, truncated} where response is the crawl
  * core's crawl_fetch, not yet recorded (the caller calls crawl_fetch_done or
  * crawl_fetch_truncated, or discards it), truncated 1 when cut at --max-size. After
@@ -34,17 +35,19 @@ coro *fetch(app *a, const crawl_request *r, crawl_add_fn add_url, void *ctx);
  * says (stage 3's politeness retries later, through its Queue). Stage 3's engine
  * awaits it between its middlewares. */
 enum { FETCH_KEEP_BODY = 1, FETCH_KEEP_WIRE = 2, FETCH_ONE_TRY = 4 };
-coro *fetch_response(app *a, const crawl_request *r, unsigned keep);
+coro *fetch_response(app *a, const crawl_request *r, const char *const *fields,
+                     unsigned keep);
 
 /* The exception text a failed attempt is recorded with (malloc'd): the error's
  * message, or for a timeout "timeout: no complete response within N s". */
 char *fetch_error_text(const app *a, const coro_error *e);
 
-/* http_get_into(a, url, sink, full, full_ctx): one attempt into any sink; full(ctx)
- * true means the body passed the size limit (the raw transport stops reading).
- * Returns {NULL, 1} when cut there, else {NULL, 0}; raises on failure. */
+/* http_get_into(a, url, fields, sink, full, full_ctx): one attempt into any sink;
+ * full(ctx) true means the body passed the size limit (the raw transport stops
+ * reading). fields must outlive the coroutine (those of http_get and fetch_response
+ * too). Returns {NULL, 1} when cut there, else {NULL, 0}; raises on failure. */
 typedef bool (*http_full_fn)(const void *ctx);
-coro *http_get_into(app *a, const char *url, const http_sink *sink, http_full_fn full,
-                    const void *full_ctx);
+coro *http_get_into(app *a, const char *url, const char *const *fields,
+                    const http_sink *sink, http_full_fn full, const void *full_ctx);
 
 #endif

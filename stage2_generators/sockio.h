@@ -31,7 +31,8 @@ coro *sock_getaddrinfo(dns_resolver *dns, const char *host, int port,
  * addr; returns {NULL, fd} once connected, at once if the handshake is already done. */
 coro *sock_connect(int fd, const struct sockaddr_storage *addr, socklen_t len,
                    uint64_t deadline_ms);
-/* Wait until fd is readable and receive one chunk (up to NET_READ_CHUNK, 64 KB); returns {bytes, n},
+/* Wait until fd is readable and receive one chunk (up to NET_READ_CHUNK, 64 KB);
+ * returns {bytes, n},
  * n == 0 at EOF. The bytes stay valid until the coroutine next suspends. */
 coro *sock_read(int fd, uint64_t deadline_ms);
 /* Send all of buf, waiting for writability whenever the socket buffer is full. */

@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "alloc.h"
+#include "http.h"
 #include "log.h"
 #include "selector.h"
 #include "threadpool.h"
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,7 +37,8 @@ enum {
     OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT, OPT_THREADS,
     OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS, OPT_WARC, OPT_CDX, OPT_STATE, OPT_RESUME,
     OPT_FRONTIER, OPT_CLAIM_AFTER, OPT_PER_HOST, OPT_PER_IP, OPT_DELAY, OPT_RANDOM_DELAY,
-    OPT_MAX_CRAWL_DELAY, OPT_AUTOTHROTTLE, OPT_TARGET_CONCURRENCY, OPT_SITEMAPS
+    OPT_MAX_CRAWL_DELAY, OPT_AUTOTHROTTLE, OPT_TARGET_CONCURRENCY, OPT_SITEMAPS,
+    OPT_HEADER
 };
 
 static const struct option long_opts[] = {
@@ -73,6 +76,7 @@ static const struct option long_opts[] = {
     {"autothrottle", no_argument, NULL, OPT_AUTOTHROTTLE},
     {"target-concurrency", required_argument, NULL, OPT_TARGET_CONCURRENCY},
     {"sitemaps", no_argument, NULL, OPT_SITEMAPS},
+    {"header", required_argument, NULL, OPT_HEADER},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -237,6 +241,28 @@ static int check_user_agent(const char *prog, const char *arg)
     return CLI_OK;
 }
 
+/* --header "Name: value": a field both transports can send (http_field_check); not
+ * User-Agent, which --user-agent gives (it picks the robots.txt group too); each name
+ * once (a field's values are joined with ", " in one, RFC 9110 5.3). */
+static int add_header(crawl_options *o, const char *prog, const char *arg)
+{
+    const char *why = http_field_check(arg);
+    size_t n = http_field_name_len(arg);
+    if (why)
+        return usage_error(prog, "--header '%s': %s", arg, why);
+    if (n == 10 && strncasecmp(arg, "User-Agent", n) == 0)
+        return usage_error(prog, "--header '%s': give --user-agent (it also picks the "
+                           "robots.txt group)", arg);
+    for (int i = 0; i < o->nheaders; i++)
+        if (http_field_name_len(o->headers[i]) == n && strncasecmp(o->headers[i], arg, n) == 0)
+            return usage_error(prog, "--header '%s': %.*s given twice (join the values with "
+                               "', ' in one)", arg, (int)n, arg);
+    if (o->nheaders == CRAWL_MAX_HEADERS)
+        return usage_error(prog, "--header '%s': at most %d --header", arg, CRAWL_MAX_HEADERS);
+    o->headers[o->nheaders++] = arg;
+    return CLI_OK;
+}
+
 /* ---- help ------------------------------------------------------------------- */
 
 static void print_help(const char *prog, const char *default_transport, cli_stage stage)
@@ -276,6 +302,9 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
                "                          before a '/') picks the robots.txt group\n"
                "                          [crawlstages/%s]\n"
                "      --ignore-robots     fetch what robots.txt forbids [obey robots.txt]\n"
+               "      --header \"Name: value\"\n"
+               "                          send this header field on every request\n"
+               "                          (repeatable; docs/extensions.md) [none]\n"
                "      --store FILE.db     store every record, headers and body in SQLite\n"
                "                          (docs/storage.md) [none]\n"
                "      --warc FILE         archive every response in WARC/1.1, as it came\n"
@@ -375,6 +404,7 @@ static bool stage3_only(int c)
     case OPT_AUTOTHROTTLE:
     case OPT_TARGET_CONCURRENCY:
     case OPT_SITEMAPS:
+    case OPT_HEADER:
         return true;
     default:
         return false;
@@ -456,6 +486,7 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
         return parse_decimal(prog, "target-concurrency", arg, 0.01, 1000000, "requests",
                              &o->target_concurrency);
     case OPT_SITEMAPS: o->sitemaps = 1; return CLI_OK;
+    case OPT_HEADER: return add_header(o, prog, arg);
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
     case 'h':

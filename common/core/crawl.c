@@ -31,6 +31,36 @@
 #include "trace.h"
 #include "url.h"
 
+/* Who is told of records, or of URLs scheduled: called in registration order. */
+typedef struct listener {
+    union {
+        crawl_record_fn record;
+        crawl_add_fn add;
+    } fn;
+    void *ctx;
+} listener;
+
+typedef struct listeners {
+    listener *v;
+    size_t n;
+} listeners;
+
+static void listeners_add(listeners *l, listener x)
+{
+    l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+    l->v[l->n++] = x;
+}
+
+/* Remove every listener of ctx, keeping the others' order. */
+static void listeners_remove(listeners *l, const void *ctx)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].ctx != ctx)
+            l->v[kept++] = l->v[i];
+    l->n = kept;
+}
+
 struct crawl {
     crawl_options o;         /* a copy; o.roots etc. still point at the caller's */
     char *stage;
@@ -47,10 +77,8 @@ struct crawl {
     bool max_pages_logged;
     trace *trace;            /* --trace-events, or NULL */
     size_t page_probe;       /* the longest probe in any page's link set so far */
-    crawl_record_fn on_record;   /* told of each record as it is made */
-    void *on_record_ctx;
-    crawl_add_fn on_add;         /* told of each URL scheduled */
-    void *on_add_ctx;
+    listeners on_record;     /* told of each record as it is made */
+    listeners on_add;        /* told of each URL scheduled */
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -433,8 +461,8 @@ static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
     if (!fpset_add(c->seen_urls, url))
         return false;
     log_debug("adding %s %d", url, r->max_redirect);
-    if (c->on_add)
-        c->on_add(c->on_add_ctx, r);
+    for (size_t i = 0; i < c->on_add.n; i++)
+        c->on_add.v[i].fn.add(c->on_add.v[i].ctx, r);
     add(ctx, r);
     return true;
 }
@@ -447,8 +475,8 @@ static void record(crawl *c, const fetch_stat *st, const crawl_fetch *f)
         recstream_record(c->stream, st);
     else
         report_add(c->stats, st);
-    if (c->on_record)
-        c->on_record(c->on_record_ctx, st, f);
+    for (size_t i = 0; i < c->on_record.n; i++)
+        c->on_record.v[i].fn.record(c->on_record.v[i].ctx, st, f);
 }
 
 /* The redirect branch of crawling.py's fetch, with the redirect join. */
@@ -605,6 +633,8 @@ void crawl_free(crawl *c)
     url_policy_free(c->policy);
     fpset_free(c->seen_urls);
     report_free(c->stats);
+    free(c->on_record.v);
+    free(c->on_add.v);
     free(c->stage);
     free(c);
 }
@@ -726,16 +756,22 @@ void crawl_record_failure(crawl *c, const char *url, const char *error)
     record(c, &st, NULL);
 }
 
-void crawl_set_record_hook(crawl *c, crawl_record_fn fn, void *ctx)
+void crawl_add_record_listener(crawl *c, crawl_record_fn fn, void *ctx)
 {
-    c->on_record = fn;
-    c->on_record_ctx = ctx;
+    listeners_add(&c->on_record, (listener){.fn.record = fn, .ctx = ctx});
 }
 
-void crawl_set_add_hook(crawl *c, crawl_add_fn fn, void *ctx)
+void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx)
 {
-    c->on_add = fn;
-    c->on_add_ctx = ctx;
+    listeners_add(&c->on_add, (listener){.fn.add = fn, .ctx = ctx});
+}
+
+void crawl_remove_listeners(crawl *c, const void *ctx)
+{
+    if (!ctx)
+        return;                  /* no owner named: a listener without one stays */
+    listeners_remove(&c->on_record, ctx);
+    listeners_remove(&c->on_add, ctx);
 }
 
 bool crawl_mark_seen(crawl *c, const char *url)

@@ -100,15 +100,19 @@ size_t crawl_longest_probe(const crawl *c);
 
 /* ---- for stage 3's engine ---- */
 
-/* Told of each record as it is made (after it joins the report): the record, and the
- * attempt it came from while that still exists (NULL for a failure recorded without a
- * response). Both are valid during the call only. One hook per crawl; NULL removes. */
+/* Listeners: told of each record as it is made (after it joins the report) — the
+ * record, and the attempt it came from while that still exists (NULL for a failure
+ * recorded without a response); both are valid during the call only — or of each URL
+ * add_url schedules (after seen_urls took it, before the stage's add): the frontier a
+ * --state file keeps. A crawl takes any number of each; they are called in the order
+ * they were added. None may add or remove a listener while it is being called. */
 typedef void (*crawl_record_fn)(void *ctx, const fetch_stat *st, const crawl_fetch *f);
-void crawl_set_record_hook(crawl *c, crawl_record_fn fn, void *ctx);
+void crawl_add_record_listener(crawl *c, crawl_record_fn fn, void *ctx);
+void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx);
+/* Remove every listener, of either kind, added with ctx (its owner is going away); a
+ * NULL ctx removes nothing. */
+void crawl_remove_listeners(crawl *c, const void *ctx);
 
-/* Told of each URL add_url schedules (after seen_urls took it, before the stage's add):
- * the frontier a --state file keeps. One hook per crawl; NULL removes. */
-void crawl_set_add_hook(crawl *c, crawl_add_fn fn, void *ctx);
 /* seen_urls takes url without scheduling it (--resume: URLs of an earlier run).
  * Returns whether it was new. */
 bool crawl_mark_seen(crawl *c, const char *url);
@@ -155,10 +159,10 @@ const char *crawl_fetch_content_type(const crawl_fetch *f);
 
 /* Write the report to --output or stdout — text: every record, sorted, and the counters;
  * jsonl: only the summary line, for each record was written as it was made (one line,
- * one write(2): recstream.h) — and finish and close the --trace-events file. todo: URLs that were still waiting; interrupted:
- * the crawl was stopped by a signal. Returns 0, or -1 with one line in err saying
- * which write failed and why ("writing --trace-events 'x' failed: No space left on
- * device"). */
+ * one write(2): recstream.h) — and finish and close the --trace-events file. todo: URLs
+ * that were still waiting; interrupted: the crawl was stopped by a signal. Returns 0, or
+ * -1 with one line in err saying which write failed and why ("writing --trace-events 'x'
+ * failed: No space left on device"). */
 int crawl_write_report(crawl *c, size_t todo, const char *transport,
                        const char *selector, bool interrupted, char *err, size_t errlen);
 

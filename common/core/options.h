@@ -5,6 +5,8 @@
 #ifndef CRAWL_OPTIONS_H
 #define CRAWL_OPTIONS_H
 
+#define CRAWL_MAX_HEADERS 64     /* --header given at most this many times */
+
 typedef struct crawl_options {
     char **roots;            /* as given on the command line (not owned) */
     int nroots;
@@ -50,6 +52,9 @@ typedef struct crawl_options {
     int autothrottle;        /* --autothrottle */
     double target_concurrency; /* --target-concurrency N (1) */
     int sitemaps;            /* --sitemaps: seed from each host's sitemaps */
+    /* --header "Name: value" (crawl-queue, repeatable): sent on every request */
+    const char *headers[CRAWL_MAX_HEADERS];
+    int nheaders;
     int verbose;             /* -v, repeatable */
     int quiet;               /* -q */
 } crawl_options;

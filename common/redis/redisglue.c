@@ -274,15 +274,17 @@ int redis_glue_argv(redis_glue *g, redis_reply_fn fn, void *data, int argc,
 redis_glue *redis_glue_connect(selector *s, const char *host, int port, int timeout_ms,
                                char *err, size_t errlen)
 {
-    const char *fmt = strchr(host, ':') ? "[%s]:%d" : "%s:%d";
+    char peer[300];          /* host:port, an IPv6 address in brackets */
+    if (strchr(host, ':'))
+        snprintf(peer, sizeof peer, "[%s]:%d", host, port);
+    else
+        snprintf(peer, sizeof peer, "%s:%d", host, port);
     redisAsyncContext *ac = redisAsyncConnect(host, port);
     if (!ac) {
         snprintf(err, errlen, "redis %s:%d: cannot make a connection", host, port);
         return NULL;
     }
     if (ac->err) {
-        char peer[300];
-        snprintf(peer, sizeof peer, fmt, host, port);
         snprintf(err, errlen, "redis %s: %s", peer, ac->errstr);
         redisAsyncFree(ac);
         return NULL;
@@ -292,7 +294,7 @@ redis_glue *redis_glue_connect(selector *s, const char *host, int port, int time
     g->ac = ac;
     g->fd = ac->c.fd;
     g->timeout_ms = timeout_ms;
-    snprintf(g->peer, sizeof g->peer, fmt, host, port);
+    snprintf(g->peer, sizeof g->peer, "%s", peer);
     ac->data = g;
     ac->ev.data = g;
     ac->ev.addRead = add_read;

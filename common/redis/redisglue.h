@@ -57,7 +57,8 @@ void redis_glue_free(redis_glue *g);
 void redis_glue_on_error(redis_glue *g, redis_error_fn fn, void *data);
 
 /* Queue a command (hiredis's printf-like format — %s a string, %b a binary string and
- * its length, %d, ...: redisvFormatCommand; not printf's, so not checked by gcc) or an argument vector. Returns 0, or -1
+ * its length, %d, ...: redisvFormatCommand; not printf's, so not checked by gcc) or an argument
+ * vector. Returns 0, or -1
  * when the connection has failed or the command cannot be formatted (fn is not
  * called then). */
 int redis_glue_command(redis_glue *g, redis_reply_fn fn, void *data, const char *fmt, ...);

@@ -77,6 +77,7 @@ struct curl_req {
     long long max_size;
     long long body_bytes;
     int truncated;
+    struct curl_slist *fields; /* the caller's extra header fields, or NULL */
     /* The head, line by line through the parser the raw transport uses too; kept
      * across reuse. head_sent: the sink has it. */
     http_head_parser *head;
@@ -167,6 +168,7 @@ const char *curl_glue_resolver(void)
 static void req_destroy(curl_req *r)
 {
     curl_easy_cleanup(r->easy);
+    curl_slist_free_all(r->fields);
     http_head_parser_free(r->head);
     http_parser_free(r->decoder);
     free(r);
@@ -230,6 +232,8 @@ static void req_recycle(curl_glue *g, curl_req *r)
     r->state = REQ_FREE;
     r->sink = (http_sink){0};
     r->done = NULL;
+    curl_slist_free_all(r->fields);
+    r->fields = NULL;
     http_parser_free(r->decoder);
     r->decoder = NULL;
     if (g->free_count >= g->free_cap) {
@@ -801,8 +805,34 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
     return g;
 }
 
-curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long long max_size,
-                        const http_sink *sink, curl_done_fn done, void *ctx)
+/* The caller's header fields for CURLOPT_HTTPHEADER, where "Name:" would remove the
+ * field: an empty value is written "Name;". NULL when there is none; false when one
+ * fails http_field_check. */
+static bool make_fields(curl_req *r, const char *const *fields)
+{
+    for (; fields && *fields; fields++) {
+        if (http_field_check(*fields))
+            return false;
+        const char *f = *fields;
+        size_t n = http_field_name_len(f);
+        struct curl_slist *l;
+        if (f[n + 1 + strspn(f + n + 1, " \t")] == '\0') {
+            char *semi = xasprintf("%.*s;", (int)n, f);
+            l = curl_slist_append(r->fields, semi);
+            free(semi);
+        } else {
+            l = curl_slist_append(r->fields, f);
+        }
+        if (!l)
+            alloc_oom(0);
+        r->fields = l;
+    }
+    return true;
+}
+
+curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields,
+                        long timeout_ms, long long max_size, const http_sink *sink,
+                        curl_done_fn done, void *ctx)
 {
     if (!g || !url || g->closing)
         return NULL;
@@ -818,7 +848,7 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
     r->ctx = ctx;
     r->max_size = max_size > 0 ? max_size : 0;
 
-    if (curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK) {
+    if (curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK || !make_fields(r, fields)) {
         req_recycle(g, r);
         return NULL;
     }
@@ -836,6 +866,7 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long lon
         curl_easy_setopt(e, CURLOPT_CAINFO, g->cacert);
     curl_easy_setopt(e, CURLOPT_USERAGENT,
                      g->user_agent ? g->user_agent : http_default_user_agent);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->fields);
     curl_easy_setopt(e, CURLOPT_PRIVATE, r);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);

@@ -45,19 +45,22 @@ void curl_glue_set_user_agent(curl_glue *g, const char *user_agent);
  * Not to be called from inside a sink or done callback of this glue. */
 void curl_glue_free(curl_glue *g);
 
-/* Start a GET (http and https URLs only). The sink gets on_connect (when set) once the
- * connection, new or reused, is ready (libcurl >= 7.80); on_head once, for the final
- * response (1xx interim heads are skipped), before any body; then on_body per chunk of
- * decoded body; then done(ctx, error) is called, from the selector loop, never from
- * inside this call. The head's strings live until on_head returns.
+/* Start a GET (http and https URLs only), with extra header fields (http.h: "Name:
+ * value" each, NULL-terminated; copied) or NULL. The sink gets on_connect (when set)
+ * once the connection, new or reused, is ready (libcurl >= 7.80); on_head once, for the
+ * final response (1xx interim heads are skipped), before any body; then on_body per
+ * chunk of decoded body; then done(ctx, error) is called, from the selector loop, never
+ * from inside this call. The head's strings live until on_head returns.
  * timeout_ms 0 means none. max_size > 0 ends the transfer with curl_glue_truncated once
  * the body passes that many bytes. A request that waits in the queue, or whose transfer
  * found no free descriptor for its socket (EMFILE/ENFILE) and waits to start again
  * (first in line, as many times as needed), is not in flight: its sink's on_wait_fd
  * hears of it. Returns NULL only if the request could not be made (a URL libcurl
- * refuses; done is then never called). May be called from any callback, sink or done. */
-curl_req *curl_glue_get(curl_glue *g, const char *url, long timeout_ms, long long max_size,
-                        const http_sink *sink, curl_done_fn done, void *ctx);
+ * refuses, a field that fails http_field_check; done is then never called). May be
+ * called from any callback, sink or done. */
+curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields,
+                        long timeout_ms, long long max_size, const http_sink *sink,
+                        curl_done_fn done, void *ctx);
 /* Abandon a request: no more sink calls and no done callback. Safe from inside the
  * request's own sink callbacks, from any other request's callbacks, and from outside;
  * r must not have finished (its done callback returned) already. */

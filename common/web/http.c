@@ -89,11 +89,77 @@ static bool user_agent_is_sane(const char *ua)
     return true;
 }
 
-char *http_build_get(const char *url, const char *user_agent, size_t *len)
+/* ---- extra request header fields -------------------------------------------- */
+
+/* RFC 9110, 5.6.2: tchar. */
+static bool is_tchar(unsigned char c)
 {
-    static const char tail[] = "\r\nAccept: */*\r\n"
-                               "Accept-Encoding: identity\r\n"
-                               "Connection: close\r\n\r\n";
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* The fields the transport writes itself, from the URL and the message it sends: a
+ * caller's would contradict them. */
+static const char *const own_fields[] = {"Host", "Connection", "Content-Length",
+                                         "Transfer-Encoding", NULL};
+
+size_t http_field_name_len(const char *field)
+{
+    size_t n = 0;
+    while (is_tchar((unsigned char)field[n]))
+        n++;
+    return field[n] == ':' ? n : 0;
+}
+
+const char *http_field_check(const char *field)
+{
+    if (!field || !strchr(field, ':'))
+        return "not a header field: give \"Name: value\"";
+    size_t n = http_field_name_len(field);
+    if (n == 0)
+        return field[0] == ':' ? "the name is empty" : "the name is not an RFC 9110 token "
+                                                      "(letters, digits, !#$%&'*+-.^_`|~)";
+    for (const unsigned char *v = (const unsigned char *)field + n + 1; *v; v++)
+        if ((*v < 0x20 && *v != '\t') || *v == 0x7f)
+            return "a control character (CR, LF, ...) in the value";
+    for (size_t i = 0; own_fields[i]; i++)
+        if (strlen(own_fields[i]) == n && strncasecmp(field, own_fields[i], n) == 0)
+            return "the transport writes this field itself";
+    return NULL;
+}
+
+/* Whether one of fields has the name name (case-insensitive). */
+static bool fields_have(const char *const *fields, const char *name)
+{
+    size_t n = strlen(name);
+    for (; fields && *fields; fields++)
+        if (http_field_name_len(*fields) == n && strncasecmp(*fields, name, n) == 0)
+            return true;
+    return false;
+}
+
+/* ---- the GET request ----------------------------------------------------------- */
+
+static void put(char **buf, size_t *len, size_t *cap, const char *s)
+{
+    xappend(buf, len, cap, s, strlen(s));
+}
+
+/* A field the builder writes unless the caller gives one of that name. */
+static void put_default(char **buf, size_t *len, size_t *cap, const char *const *fields,
+                        const char *name, const char *value)
+{
+    if (fields_have(fields, name))
+        return;
+    put(buf, len, cap, name);
+    put(buf, len, cap, ": ");
+    put(buf, len, cap, value);
+    put(buf, len, cap, "\r\n");
+}
+
+char *http_build_get(const char *url, const char *user_agent, const char *const *fields,
+                     size_t *len)
+{
     const char *ua = user_agent ? user_agent : http_default_user_agent;
     char *scheme = NULL, *host = NULL, *path = NULL, *req = NULL;
     int port = 0;
@@ -102,6 +168,9 @@ char *http_build_get(const char *url, const char *user_agent, size_t *len)
         goto out;
     if (strcmp(scheme, "http") != 0 || !host_is_sane(host) || port <= 0 || port > 65535)
         goto out;
+    for (const char *const *fl = fields; fl && *fl; fl++)
+        if (http_field_check(*fl))
+            goto out;
 
     bool v6 = strchr(host, ':') != NULL;
     char hostport[300];
@@ -114,23 +183,26 @@ char *http_build_get(const char *url, const char *user_agent, size_t *len)
         goto out;
 
     const char *pq = *path ? path : "/";
-    size_t plen = put_path(NULL, pq);
-    size_t ualen = strlen(ua);
-    size_t total = 4 + plen + 11 + 6 + (size_t)hl + 2 + 12 + ualen + sizeof tail - 1;
-    req = xmalloc(total + 1);
-    char *w = req;
-    memcpy(w, "GET ", 4), w += 4;
-    w += put_path(w, pq);
-    memcpy(w, " HTTP/1.0\r\n", 11), w += 11;
-    memcpy(w, "Host: ", 6), w += 6;
-    memcpy(w, hostport, (size_t)hl), w += hl;
-    memcpy(w, "\r\n", 2), w += 2;
-    memcpy(w, "User-Agent: ", 12), w += 12;
-    memcpy(w, ua, ualen), w += ualen;
-    memcpy(w, tail, sizeof tail - 1), w += sizeof tail - 1;
-    *w = '\0';
+    char *target = xmalloc(put_path(NULL, pq) + 1);
+    target[put_path(target, pq)] = '\0';
+    size_t n = 0, cap = 0;
+    put(&req, &n, &cap, "GET ");
+    put(&req, &n, &cap, target);
+    free(target);
+    put(&req, &n, &cap, " HTTP/1.0\r\nHost: ");
+    put(&req, &n, &cap, hostport);
+    put(&req, &n, &cap, "\r\n");
+    put_default(&req, &n, &cap, fields, "User-Agent", ua);
+    put_default(&req, &n, &cap, fields, "Accept", "*/*");
+    put_default(&req, &n, &cap, fields, "Accept-Encoding", "identity");
+    for (const char *const *fl = fields; fl && *fl; fl++) {
+        put(&req, &n, &cap, *fl);
+        put(&req, &n, &cap, "\r\n");
+    }
+    put(&req, &n, &cap, "Connection: close\r\n\r\n");
+    xappend(&req, &n, &cap, "", 1);             /* the NUL, not counted */
     if (len)
-        *len = total;
+        *len = n - 1;
 out:
     free(scheme);
     free(host);

@@ -17,11 +17,27 @@
 /* The User-Agent both transports send unless told otherwise: "crawlstages/VERSION". */
 extern const char http_default_user_agent[];
 
+/* Extra request header fields, for both transports: each "Name: value" (the value
+ * with or without spaces around it), in a NULL-terminated list. A field is sent as
+ * given, after the transport's own; one whose name is a field the transport would send
+ * by default (User-Agent, Accept, Accept-Encoding) replaces that default, as libcurl
+ * does for CURLOPT_HTTPHEADER. Fields the transport writes itself from the URL and the
+ * message (Host, Connection, Content-Length, Transfer-Encoding) are refused.
+ *
+ * http_field_check: NULL when field may be sent, else why not, in a few words ("the
+ * name is empty", "a control character (CR, LF, ...) in the value", ...). The name
+ * must be an RFC 9110 token; the value holds no control character but tab.
+ * http_field_name_len: the length of field's name (up to its ':'), 0 if not a token. */
+const char *http_field_check(const char *field);
+size_t http_field_name_len(const char *field);
+
 /* Build "GET path HTTP/1.0\r\nHost: host[:port]\r\nUser-Agent: ...\r\n..." for an
- * absolute http URL; user_agent NULL means http_default_user_agent. Returns a malloc'd
- * request (length in *len), or NULL if the URL is not an absolute http URL or the
- * user agent holds a control character. */
-char *http_build_get(const char *url, const char *user_agent, size_t *len);
+ * absolute http URL; user_agent NULL means http_default_user_agent; fields: extra
+ * header fields (above), or NULL. Returns a malloc'd request (length in *len), or NULL
+ * if the URL is not an absolute http URL, the user agent holds a control character or
+ * a field fails http_field_check. */
+char *http_build_get(const char *url, const char *user_agent, const char *const *fields,
+                     size_t *len);
 
 typedef struct http_parser http_parser;
 

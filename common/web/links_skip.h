@@ -35,7 +35,8 @@ typedef struct text_skip {
 } text_skip;
 
 /* Look for end1 or end2 (NULL: none; both non-empty, shorter than SKIP_MAX_END, with
- * the same first byte, which is not a letter). fed: the last fed_len bytes libxml2 has (only the last
+ * the same first byte, which is not a letter). fed: the last fed_len bytes libxml2
+ * has (only the last
  * SKIP_MAX_END - 1 of them matter). */
 void text_skip_start(text_skip *s, const char *end1, const char *end2, bool nocase,
                      const char *fed, size_t fed_len);

@@ -3,8 +3,8 @@
  *
  * Every URL that comes out goes through normalize(): parsed by libcurl (dot segments
  * removed, empty path as "/", spaces and non-ASCII bytes percent-encoded), host made
- * lower case, default port, fragment and user info ("user:password@") dropped. Feeding an output back in gives the
- * same string, so one page has one string in the seen set. */
+ * lower case, default port, fragment and user info ("user:password@") dropped. Feeding an
+ * output back in gives the same string, so one page has one string in the seen set. */
 #include "url.h"
 
 #include "alloc.h"

@@ -539,10 +539,10 @@ class QueuePrinter(StructPrinter):
             urls.append(repr(_cstr(items["items"][(head + i) % cap]["url"]) or "?"))
         if n > 5:
             urls.append("... %d more" % (n - 5))
-        # getters: a circular list (list.h) whose head is the queue's own node.
-        head = q["getters"].address
-        getters, g = 0, q["getters"]["next"]
-        while int(g) != 0 and int(g) != int(head) and getters < 100000:
+        # getters: a circular list_node line, its head inside the Queue.
+        line = q["getters"]
+        head, g, getters = int(line.address), line["next"], 0
+        while int(g) != head and int(g) != 0 and getters < 100000:
             getters += 1
             g = g["next"]
         s = "<Queue _queue=[%s]" % ", ".join(urls)

@@ -2,10 +2,10 @@
  * as the second source of this project reads it, on stage 3's engine.
  *
  * The first request to an origin (scheme://host:port) starts the one download of its
- * /robots.txt, through engine_download (no record, no middleware); every request to
- * that origin, the first included, waits on the same Future until the rules are
- * known — one fetch per host however many requests arrive meanwhile. Then each URL is
- * allowed (the chain goes on) or ignored: a record with status null and the
+ * /robots.txt, through engine_download (no record, no middleware but --header's); every
+ * request to that origin, the first included, waits on the same Future until the rules
+ * are known — one fetch per host however many requests arrive meanwhile. Then each URL
+ * is allowed (the chain goes on) or ignored: a record with status null and the
  * exception "IgnoreRequest: forbidden by robots.txt ...".
  *
  * What the answer means (RFC 9309, 2.3.1): 2xx, the file's rules for our product

@@ -82,7 +82,7 @@ engine *engine_new(app *a, frontier *fr)
     e->schedule = frontier_add;
     e->schedule_ctx = fr;
     e->one_try = frontier_hosts(fr, &hosts);
-    crawl_set_record_hook(a->crawl, on_record, e);
+    crawl_add_record_listener(a->crawl, on_record, e);
     return e;
 }
 
@@ -90,13 +90,19 @@ void engine_free(engine *e)
 {
     if (!e)
         return;
-    crawl_set_record_hook(e->a->crawl, NULL, NULL);
-    for (size_t i = 0; i < e->nmw; i++)
+    /* Whoever goes listens no more: the engine, its middlewares and stages. */
+    crawl *c = e->a->crawl;
+    crawl_remove_listeners(c, e);
+    for (size_t i = 0; i < e->nmw; i++) {
+        crawl_remove_listeners(c, e->mw[i].self);
         if (e->mw[i].free)
             e->mw[i].free(e->mw[i].self);
-    for (size_t i = 0; i < e->npipe; i++)
+    }
+    for (size_t i = 0; i < e->npipe; i++) {
+        crawl_remove_listeners(c, e->pipe[i].self);
         if (e->pipe[i].free)
             e->pipe[i].free(e->pipe[i].self);
+    }
     free(e->mw);
     free(e->pipe);
     free(e->seeds);
@@ -170,7 +176,7 @@ frontier *engine_frontier(engine *e) { return e->fr; }
 bool engine_crawl(engine *e, request *req)
 {
     bool scheduled;
-    crawl_request r = request_fields(req);
+    crawl_request r = request_view(req);
     if (req->flags & REQ_DONT_FILTER) {
         e->schedule(e->schedule_ctx, &r);
         scheduled = true;
@@ -207,20 +213,44 @@ typedef struct {
     coro co;
     engine *e;
     request *req;
+    size_t i;                   /* the middleware being called */
+    coro *call;
+    mw_result res;
 } download_frame;
 
-/* The chapter's retry loop for req (fetch_response), keeping what flags say. */
+/* The chapter's retry loop for req (fetch_response) with its header fields, keeping
+ * what flags say. */
 static coro *download(engine *e, const request *req, unsigned flags)
 {
-    crawl_request r = request_fields(req);
-    return fetch_response(e->a, &r, flags);
+    crawl_request r = request_view(req);
+    return fetch_response(e->a, &r, request_fields(req), flags);
 }
 
-/* The downloader alone: fetch_response's tries, the body kept, no record. */
+/* The downloader alone: fetch_response's tries, the body kept, no record — after the
+ * process_request of the middlewares that see all requests. */
 static int download_body(coro *co)
 {
     download_frame *f = (download_frame *)co;
     CORO_BEGIN(co);
+    for (f->i = 0; f->i < f->e->nmw; f->i++) {
+        downloader_middleware *m = &f->e->mw[f->i];
+        if (!m->all_requests || !m->process_request)
+            continue;
+        mw_continue(&f->res);
+        f->call = m->process_request(m->self, f->req, &f->res);
+        if (f->call)
+            AWAIT(co, f->call);
+        if (f->res.kind == MW_RESPONSE) {
+            response *r = f->res.response;
+            f->res.response = NULL;
+            CORO_RETURN(co, r, 0);
+        }
+        if (f->res.kind == MW_IGNORE)
+            CORO_RAISE(co, CORO_ERROR, 0, "IgnoreRequest: %s", f->res.reason);
+        if (f->res.kind == MW_REQUEST)
+            CORO_RAISE(co, CORO_ERROR, 0, "the %s middleware rescheduled a download (%s)",
+                       f->e->mw[f->i].name, f->req->url);
+    }
     AWAIT(co, download(f->e, f->req, FETCH_KEEP_BODY));
     {
         crawl_fetch *cf = co->value.p;
@@ -233,7 +263,10 @@ static int download_body(coro *co)
 
 static void download_finally(coro *co)
 {
-    request_free(((download_frame *)co)->req);
+    download_frame *f = (download_frame *)co;
+    response_free(f->res.response);
+    request_free(f->res.request);
+    request_free(f->req);
 }
 
 static const coro_def download_def = {"download", __FILE__, download_body, download_finally,
@@ -363,7 +396,7 @@ static void record_response(handle_frame *f)
     } else {
         /* a Response a middleware made: fed through the core as if downloaded */
         response *r = f->resp;
-        crawl_request cr = request_fields(f->req);
+        crawl_request cr = request_view(f->req);
         crawl_fetch *cf = crawl_fetch_new(e->a->crawl, &cr);
         const http_sink *s = crawl_fetch_sink(cf);
         http_head head = {r->status, response_header(r, "Content-Type"),

@@ -30,7 +30,8 @@
  *
  * Two doors in, as in Scrapy: engine_crawl (through the Queue — it counts for join —
  * the middlewares, a record and the pipeline) and engine_download (straight to the
- * downloader: no queue, no middleware, no record; a Future of the response).
+ * downloader: no queue, no record, and only the middlewares that see all_requests; a
+ * Future of the response).
  */
 #ifndef CRAWL_ENGINE_H
 #define CRAWL_ENGINE_H
@@ -71,6 +72,10 @@ void mw_ignore(mw_result *out, const char *fmt, ...) __attribute__((format(print
 typedef struct downloader_middleware {
     const char *name;
     void *self;
+    /* process_request sees the engine's own downloads too (engine_download: robots.txt,
+     * sitemaps), as every middleware does in Scrapy; there a Response answers the
+     * download, IGNORE fails it, a Request is an error. Off: the crawl's URLs only. */
+    bool all_requests;
     /* Each may be NULL (skipped). NULL return: *out is set; else a coroutine to await. */
     coro *(*process_request)(void *self, request *req, mw_result *out);
     coro *(*process_response)(void *self, request *req, const response *resp,

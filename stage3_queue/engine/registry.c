@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "headers.h"
 #include "hostqueue.h"
 #include "log.h"
 #include "polite.h"
@@ -23,6 +24,7 @@
 static bool on_frontier(const app *a) { return a->opt.frontier != NULL; }
 static bool on_polite(const app *a) { return a->opt.polite; }
 static bool on_robots(const app *a) { return !a->opt.ignore_robots; }
+static bool on_headers(const app *a) { return a->opt.nheaders > 0; }
 /* The Redis Queue keeps politeness in Redis: the middleware is for the polite Queue. */
 static bool on_polite_mw(const app *a) { return a->opt.polite && !a->opt.frontier; }
 static bool on_state(const app *a) { return a->opt.state != NULL; }
@@ -78,15 +80,22 @@ static downloader_middleware make_robots(engine *e)
     return robotstxt_middleware(e, engine_app(e)->opt.user_agent);
 }
 
+/* --header "Name: value", each field checked by the command line. */
+static downloader_middleware make_headers(engine *e)
+{
+    const app *a = engine_app(e);
+    return headers_middleware(a->opt.headers, (size_t)a->opt.nheaders);
+}
+
 /* --state: every URL scheduled and every one done, in the file; with --resume, the URLs
  * an earlier run left go back into the Queue first. */
 static int make_state(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     app *a = engine_app(e);
     *out = state_pipeline(a, a->opt.state);
-    crawl_set_add_hook(a->crawl, store_frontier_add, out->self);
+    crawl_add_add_listener(a->crawl, store_frontier_add, out->self);
     if (state_restore(a, frontier_add, engine_frontier(e), err, errlen) < 0) {
-        crawl_set_add_hook(a->crawl, NULL, NULL);
+        crawl_remove_listeners(a->crawl, out->self);
         if (out->free)
             out->free(out->self);
         return -1;
@@ -119,6 +128,7 @@ const extension registry[] = {
     /* Downloader middlewares: politeness last, so that its process_response (the retry
      * and back-off decisions) sees the download first. */
     {"robots.txt", EXT_DOWNLOADER_MW, 100, on_robots, .make_middleware = make_robots},
+    {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
     /* Item pipelines: --state first (its frontier rows before the pages' rows). */
     {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},

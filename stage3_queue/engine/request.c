@@ -2,9 +2,11 @@
 #include "request.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "alloc.h"
+#include "http.h"
 
 request *request_new(const char *url, int max_redirect, unsigned flags)
 {
@@ -14,7 +16,7 @@ request *request_new(const char *url, int max_redirect, unsigned flags)
 
 request *request_from(const crawl_request *cr, unsigned flags)
 {
-    request *r = xmalloc(sizeof *r);
+    request *r = xcalloc(1, sizeof *r);
     r->url = xstrdup(cr->url);
     r->max_redirect = cr->max_redirect;
     r->depth = cr->depth;
@@ -24,14 +26,14 @@ request *request_from(const crawl_request *cr, unsigned flags)
     return r;
 }
 
-crawl_request request_fields(const request *r)
+crawl_request request_view(const request *r)
 {
     return (crawl_request){r->url, r->max_redirect, r->depth, r->referrer, r->callback};
 }
 
 request *request_copy(const request *r)
 {
-    crawl_request cr = request_fields(r);
+    crawl_request cr = request_view(r);
     return request_from(&cr, r->flags);
 }
 
@@ -39,10 +41,34 @@ void request_free(request *r)
 {
     if (!r)
         return;
+    for (size_t i = 0; i < r->nheaders; i++)
+        free(r->headers[i]);
+    free(r->headers);
     free(r->url);
     free(r->referrer);
     free(r->callback);
     free(r);
+}
+
+void request_add_header(request *r, const char *name, const char *value)
+{
+    r->headers = xreallocarray(r->headers, r->nheaders + 2, sizeof *r->headers);
+    r->headers[r->nheaders++] = xasprintf("%s: %s", name, value);
+    r->headers[r->nheaders] = NULL;
+}
+
+const char *request_header(const request *r, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < r->nheaders; i++)
+        if (http_field_name_len(r->headers[i]) == n && strncasecmp(r->headers[i], name, n) == 0)
+            return r->headers[i] + n + 2;           /* after ": " */
+    return NULL;
+}
+
+const char *const *request_fields(const request *r)
+{
+    return (const char *const *)r->headers;
 }
 
 response *response_new(const char *url, int status)

@@ -1,11 +1,12 @@
 /* request.h — the engine's two messages, after Scrapy's Request and Response.
  *
  * A request is a URL to fetch with what travels with it in the Queue (the crawl
- * core's crawl_request: max_redirect, depth, referrer, callback) and a few flags a
- * middleware reads. A response is what came back: the final status, the headers the
- * engine kept, and the body when someone asked for it (an item pipeline stage that
- * stores pages); a middleware may also make one itself (a cache, say), in which case
- * the download is skipped.
+ * core's crawl_request: max_redirect, depth, referrer, callback), a few flags a
+ * middleware reads, and the header fields middlewares add to what the transport sends.
+ * A response is what came back: the final status, the headers the engine kept, and
+ * the body when someone asked for it (an item pipeline stage that stores pages); a
+ * middleware may also make one itself (a cache, say), in which case the download is
+ * skipped.
  */
 #ifndef CRAWL_REQUEST_H
 #define CRAWL_REQUEST_H
@@ -27,17 +28,30 @@ typedef struct request {
     char *referrer;                  /* or NULL */
     char *callback;                  /* or NULL */
     unsigned flags;
+    char **headers;                  /* extra header fields, "Name: value" each, in a
+                                      * NULL-terminated list (common/web/http.h), or
+                                      * NULL: none */
+    size_t nheaders;
 } request;
 
 /* A request of depth 0, with no referrer and no callback. */
 request *request_new(const char *url, int max_redirect, unsigned flags);
 /* A request with r's fields (copied). */
 request *request_from(const crawl_request *r, unsigned flags);
-/* A copy of r: the same URL, once more (a retry), with everything that travels. */
+/* A copy of r: the same URL, once more (a retry), with everything that travels in the
+ * Queue; not its header fields (the middlewares add them again on its next try). */
 request *request_copy(const request *r);
 /* r as the crawl core's crawl_request (pointing into r: valid while r lives). */
-crawl_request request_fields(const request *r);
+crawl_request request_view(const request *r);
 void request_free(request *r);
+/* Add a header field to send (copies both strings; name: an RFC 9110 token, value
+ * without control characters — http_field_check). */
+void request_add_header(request *r, const char *name, const char *value);
+/* The value of the request's first header field of that name (case-insensitive), or
+ * NULL. */
+const char *request_header(const request *r, const char *name);
+/* The fields as the transports take them (http_build_get, curl_glue_get). */
+const char *const *request_fields(const request *r);
 
 typedef struct header {
     char *name;

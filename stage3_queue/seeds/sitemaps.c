@@ -130,7 +130,7 @@ static void read_robots(seed_frame *f, const response *r)
     free(u);
 }
 
-/* ---- one download at a time: engine_fetch (no record, no middleware) ---- */
+/* ---- one download at a time: engine_fetch (no record; --header's fields) ---- */
 
 static coro *fetch_file(engine *e, const char *url)
 {

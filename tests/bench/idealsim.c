@@ -17,6 +17,7 @@
  * every slot were busy until the end (a floor that ignores the last round's tail).
  * No sockets, no clock: the result depends only on the arguments.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +86,14 @@ static int fetch(crawl *c, const gen_spec *g, pending p, sim *s)
     return 0;
 }
 
-static int usage(const char *msg, const char *arg)
+__attribute__((format(printf, 1, 2)))
+static int usage(const char *msg, ...)
 {
+    va_list ap;
+    va_start(ap, msg);
     fprintf(stderr, "idealsim: ");
-    fprintf(stderr, msg, arg);
+    vfprintf(stderr, msg, ap);
+    va_end(ap);
     fprintf(stderr, "\nusage: idealsim --generate SPEC --delay MS --max-tasks N\n");
     return 2;
 }

@@ -10,7 +10,8 @@
  * from /proc/PID/status: one line "t_ms rss_kb threads kstack_kb" per sample, t_ms on
  * the monotonic clock (the same clock as statsampler's -a), so that the two can be
  * lined up; kstack_kb is the whole system's KernelStack from /proc/meminfo (each
- * thread has a kernel stack, which no RSS shows). The wait for the command's end is a poll on a pidfd, so sampling does not delay
+ * thread has a kernel stack, which no RSS shows). The wait for the
+ * command's end is a poll on a pidfd, so sampling does not delay
  * it.
  */
 #include <poll.h>

@@ -9,7 +9,8 @@
  *   t_ms in_progress connections served
  *
  * t_ms counts from the first sample; with -a it is the monotonic clock in ms (as in
- * runstat -s), to line the samples up with another tool's. Runs until SIGTERM/SIGINT, or until the server
+ * runstat -s), to line the samples up with another tool's. Runs until SIGTERM/SIGINT,
+ * or until the server
  * cannot be reached any more; exits 0. Only http://127.0.0.1:PORT/-style URLs (an IPv4
  * literal host) are supported: it samples the local testsite, nothing else.
  */

@@ -116,7 +116,7 @@ static const char *fetch_once(crawler *cr, const char *url, crawl_fetch *f, char
                                     : raw_error(err, errlen, "connect", errno);
         goto out;
     }
-    req = http_build_get(url, NULL, &reqlen);
+    req = http_build_get(url, NULL, NULL, &reqlen);
     p = http_parser_new(crawl_fetch_sink(f));
     if (!req) {
         fail = "not an http URL";

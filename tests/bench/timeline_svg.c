@@ -129,7 +129,8 @@ int main(int argc, char **argv)
         const char *ph = jobj_str(e, "ph"), *name = jobj_str(e, "name"), *cat = jobj_str(e, "cat");
         if (!e || !ph || !name)
             continue;
-        if (!strcmp(ph, "M") && !strcmp(name, "process_name") && jobj_str(jobj_obj(e, "args"), "name"))
+        if (!strcmp(ph, "M") && !strcmp(name, "process_name")
+            && jobj_str(jobj_obj(e, "args"), "name"))
             title = jobj_str(jobj_obj(e, "args"), "name");
         if (!strcmp(ph, "i") && !strcmp(name, "crawl finished")) {
             finished = jobj_obj(e, "args");

@@ -88,7 +88,7 @@ static void check_output(const char *out)
         if (url_policy_allowed(policies[i], out))
             FUZZ_CHECK(rc == 0);
     size_t len = 0;
-    char *req = http_build_get(out, NULL, &len);
+    char *req = http_build_get(out, NULL, NULL, &len);
     if (req) {
         FUZZ_CHECK(rc == 0 && !strcmp(scheme, "http") && strlen(req) == len);
         free(req);

@@ -47,6 +47,7 @@ typedef struct conn {
     bool active;              /* a counted request is in progress */
     double begin_ms;          /* --log: when its head was read */
     char *log_host, *log_path;    /* --log: its Host and path */
+    char *log_fields;             /* --log-header: the fields asked for (server.h) */
     reply rep;
     uint64_t sent;            /* response bytes written so far */
     uint64_t drip_allowed;    /* body bytes released by the drip timer so far */
@@ -65,11 +66,13 @@ void conn_close(conn *c)
         selector_unregister(srv->sel, c->fd);
     close(c->fd);
     if (c->active) {
-        server_log_request(srv, c->begin_ms, c->log_host, c->log_path, END_ABORTED);
+        server_log_request(srv, c->begin_ms, c->log_host, c->log_path, c->log_fields,
+                           END_ABORTED);
         server_request_end(srv, END_ABORTED);
     }
     free(c->log_host);
     free(c->log_path);
+    free(c->log_fields);
     reply_clear(&c->rep);
     free(c->in);
     list_remove(&c->node);
@@ -205,7 +208,8 @@ static int linger_close(conn *c)
 static void end_request(conn *c, enum request_end how)
 {
     if (c->active) {
-        server_log_request(c->srv, c->begin_ms, c->log_host, c->log_path, how);
+        server_log_request(c->srv, c->begin_ms, c->log_host, c->log_path, c->log_fields,
+                           how);
         server_request_end(c->srv, how);
         c->active = false;
     }
@@ -368,17 +372,19 @@ static int process(conn *c)
             reply_error(status, &c->rep);
             return start(c);   /* closes after the response */
         }
+        if (c->srv->log && req.path) {
+            free(c->log_host);
+            free(c->log_path);
+            free(c->log_fields);
+            c->log_host = req.host ? xstrdup(req.host) : NULL;
+            c->log_path = xstrdup(req.path);
+            c->log_fields = server_log_fields(c->srv, c->in, (size_t)n);
+            c->begin_ms = server_now_ms();
+        }
         consume(c, (size_t)n);
         if (!req.path)   /* only empty lines */
             continue;
         c->skip = req.body_len;
-        if (c->srv->log) {
-            free(c->log_host);
-            free(c->log_path);
-            c->log_host = req.host ? xstrdup(req.host) : NULL;
-            c->log_path = xstrdup(req.path);
-            c->begin_ms = server_now_ms();
-        }
         reply_build(c->srv, &req, &c->rep);
         request_clear(&req);
         int rc = start(c);

@@ -62,7 +62,8 @@ int gen_parse_spec(const char *spec, gen_spec *out, char *err, size_t errlen)
         else if (klen == 4 && !memcmp(p, "size", 4))
             bad = parse_num(eq + 1, vlen, 0, GEN_MAX_SIZE, &v) || ((g.size = (long)v), 0);
         else if (klen == 4 && !memcmp(p, "seed", 4))
-            bad = parse_num(eq + 1, vlen, 0, INT64_MAX, &v) || ((g.seed = (unsigned long long)v), 0);
+            bad = parse_num(eq + 1, vlen, 0, INT64_MAX, &v)
+                  || ((g.seed = (unsigned long long)v), 0);
         else {
             snprintf(err, errlen, "unknown --generate key '%.*s' (pages, links, size, seed)",
                      (int)klen, p);

@@ -1,6 +1,7 @@
 /* main.c — testsite: a local HTTP/1.1 server for the crawler's tests.
  *
  *   testsite [--port N] [--bind ADDR] [--delay MS] [--selector NAME]
+ *            [--log FILE [--log-header NAME]...]
  *            (SITEFILE | --generate pages=N,links=K,size=B,seed=S)
  *
  * Prints its base URL as the first line of stdout, then serves until SIGTERM or
@@ -15,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +24,12 @@
 
 static const char usage[] =
     "usage: testsite [--port N] [--bind ADDR] [--delay MS] [--selector NAME]\n"
-    "                [--log FILE] (SITEFILE | --generate pages=N,links=K,size=B,seed=S)\n"
+    "                [--log FILE [--log-header NAME]...]\n"
+    "                (SITEFILE | --generate pages=N,links=K,size=B,seed=S)\n"
     "  --log FILE  a line per request when it ends: BEGIN_MS END_MS HOST PATH HOW\n"
-    "              (monotonic ms; HOW served, dropped or aborted; server.h)\n";
+    "              (monotonic ms; HOW served, dropped or aborted; server.h)\n"
+    "  --log-header NAME  and then the request's NAME fields: \"-\" for none, else\n"
+    "              \"=\" and the values, percent-encoded (up to 8 NAMEs)\n";
 
 typedef struct options {
     int port;
@@ -34,6 +39,8 @@ typedef struct options {
     const char *site_file;
     const char *generate;
     const char *log;
+    const char *log_headers[SERVER_MAX_LOG_HEADERS];
+    size_t nlog_headers;
 } options;
 
 static int wake_pipe[2] = {-1, -1};
@@ -58,10 +65,14 @@ static void on_wake(selector *s, int fd, int events, void *data)
     selector_stop(s);
 }
 
-static int bad_usage(const char *fmt, const char *arg)
+__attribute__((format(printf, 1, 2)))
+static int bad_usage(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "testsite: ");
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, " (try --help)\n");
     return -1;
 }
@@ -91,7 +102,7 @@ static int parse_args(int argc, char **argv, options *o)
             continue;
         }
         static const char *const with_value[] = {"--port", "--bind", "--delay", "--selector",
-                                                 "--generate", "--log"};
+                                                 "--generate", "--log", "--log-header"};
         const char *val = NULL;
         size_t k;
         for (k = 0; k < sizeof with_value / sizeof *with_value; k++) {
@@ -122,6 +133,11 @@ static int parse_args(int argc, char **argv, options *o)
         case 3: o->selector = val; break;
         case 4: o->generate = val; break;
         case 5: o->log = val; break;
+        case 6:
+            if (o->nlog_headers == SERVER_MAX_LOG_HEADERS)
+                return bad_usage("too many --log-header ('%s')", val);
+            o->log_headers[o->nlog_headers++] = val;
+            break;
         default: return bad_usage("unknown option '%s'", a);
         }
     }
@@ -129,6 +145,8 @@ static int parse_args(int argc, char **argv, options *o)
         return bad_usage("%s", "give a SITEFILE or --generate SPEC");
     if (o->site_file && o->generate)
         return bad_usage("%s", "give a SITEFILE or --generate SPEC, not both");
+    if (o->nlog_headers && !o->log)
+        return bad_usage("%s", "--log-header adds to the lines of --log FILE: give --log");
     return 0;
 }
 
@@ -156,7 +174,9 @@ int main(int argc, char **argv)
     }
     char err[600];
     gen_spec gen;
-    server srv = {.listen_fd = -1, .delay_ms = (uint64_t)o.delay_ms};
+    server srv = {.listen_fd = -1, .delay_ms = (uint64_t)o.delay_ms,
+                  .nlog_headers = o.nlog_headers};
+    memcpy(srv.log_headers, o.log_headers, sizeof srv.log_headers);
     if (o.generate) {
         if (gen_parse_spec(o.generate, &gen, err, sizeof err) < 0) {
             fprintf(stderr, "testsite: %s\n", err);

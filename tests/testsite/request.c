@@ -148,6 +148,44 @@ long request_parse(const char *buf, size_t len, request *req)
     return (long)end;
 }
 
+char *request_field_values(const char *buf, size_t len, const char *name)
+{
+    size_t nlen = strlen(name), pos = 0, total = 0;
+    char *out = NULL;
+    while (pos < len && (buf[pos] == '\r' || buf[pos] == '\n'))
+        pos++;                                  /* empty lines before the request */
+    const char *nl = memchr(buf + pos, '\n', len - pos);
+    pos = nl ? (size_t)(nl - buf) + 1 : len;    /* past the request line */
+    while (pos < len) {
+        const char *l = buf + pos;
+        nl = memchr(l, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - l) : len - pos;
+        pos += n + 1;
+        if (n && l[n - 1] == '\r')
+            n--;
+        if (n == 0)
+            break;                              /* the end of the head */
+        if (n <= nlen || l[nlen] != ':' || strncasecmp(l, name, nlen) != 0)
+            continue;
+        const char *v = l + nlen + 1;
+        size_t vlen = n - nlen - 1;
+        while (vlen && (*v == ' ' || *v == '\t'))
+            v++, vlen--;
+        while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
+            vlen--;
+        bool more = out != NULL;                /* a field of that name came before */
+        out = xrealloc(out, total + vlen + 3);
+        if (more) {
+            memcpy(out + total, ", ", 2);
+            total += 2;
+        }
+        memcpy(out + total, v, vlen);
+        total += vlen;
+        out[total] = '\0';
+    }
+    return out;
+}
+
 void request_clear(request *req)
 {
     free(req->path);

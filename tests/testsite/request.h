@@ -28,5 +28,9 @@ enum {
  * line) and fills req, or one of the REQ_ codes. Lines may end in CRLF or LF. */
 long request_parse(const char *buf, size_t len, request *req);
 void request_clear(request *req);
+/* The values of every header field named name (case-insensitive) in the head of
+ * length len at buf (as request_parse measured it), spaces around each trimmed, joined
+ * with ", " (RFC 9110, 5.3); malloc'd, or NULL when there is no such field. */
+char *request_field_values(const char *buf, size_t len, const char *name);
 
 #endif

@@ -4,6 +4,8 @@
 
 #include "conn.h"
 #include "log.h"
+#include "request.h"
+#include "sbuf.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -142,14 +144,33 @@ double server_now_ms(void)
 }
 
 void server_log_request(server *srv, double begin_ms, const char *host, const char *path,
-                        enum request_end how)
+                        const char *fields, enum request_end how)
 {
     if (!srv->log)
         return;
     static const char *const hows[] = {"served", "dropped", "aborted"};
-    fprintf(srv->log, "%.3f %.3f %s %s %s\n", begin_ms, server_now_ms(),
-            host && *host ? host : "-", path ? path : "-", hows[how]);
+    fprintf(srv->log, "%.3f %.3f %s %s %s%s\n", begin_ms, server_now_ms(),
+            host && *host ? host : "-", path ? path : "-", hows[how], fields ? fields : "");
     fflush(srv->log);
+}
+
+char *server_log_fields(const server *srv, const char *buf, size_t len)
+{
+    if (!srv->nlog_headers)
+        return NULL;
+    sbuf b = {0};
+    for (size_t i = 0; i < srv->nlog_headers; i++) {
+        char *v = request_field_values(buf, len, srv->log_headers[i]);
+        sbuf_adds(&b, v ? " =" : " -");
+        for (const unsigned char *p = (const unsigned char *)v; p && *p; p++) {
+            if (*p <= ' ' || *p == '%' || *p >= 0x7f)
+                sbuf_printf(&b, "%%%02X", *p);
+            else
+                sbuf_add(&b, p, 1);
+        }
+        free(v);
+    }
+    return sbuf_take(&b, NULL);
 }
 
 void server_request_end(server *srv, enum request_end how)

@@ -25,6 +25,8 @@ typedef struct server_stats {
 
 struct conn;
 
+#define SERVER_MAX_LOG_HEADERS 8
+
 typedef struct server {
     selector *sel;
     int listen_fd;
@@ -36,6 +38,8 @@ typedef struct server {
     server_stats stats;
     char *user_agent;           /* the last site request's User-Agent (malloc'd), or NULL */
     FILE *log;                  /* --log FILE: a line per counted request, or NULL */
+    const char *log_headers[SERVER_MAX_LOG_HEADERS];  /* --log-header NAME, in order */
+    size_t nlog_headers;
     list_node conns;            /* every open connection (conn.c) */
     bool warned_emfile;
     bool warned_register;
@@ -56,13 +60,20 @@ void server_request_begin(server *srv);
 void server_request_end(server *srv, enum request_end how);
 
 /* --log FILE: one line per counted request when it ends, written at once:
- *   BEGIN_MS END_MS HOST PATH HOW
+ *   BEGIN_MS END_MS HOST PATH HOW [FIELD...]
  * BEGIN_MS: its head was read; END_MS: its answer ended (CLOCK_MONOTONIC, ms, as
  * decimals with microseconds); HOST: the Host header ("-" without one); PATH: as
  * requested; HOW: served | dropped | aborted. So a test checks at the server how many
- * requests a crawler had in flight to one host, and how far apart it started them. */
+ * requests a crawler had in flight to one host, and how far apart it started them.
+ * FIELD: one per --log-header NAME, in order — "-" when the request had no such
+ * field, else "=" and its values (server_log_fields). fields: those FIELDs, each after
+ * a space, or NULL. */
 void server_log_request(server *srv, double begin_ms, const char *host, const char *path,
-                        enum request_end how);
+                        const char *fields, enum request_end how);
+/* The FIELDs of the request whose head is buf[0..len) (malloc'd), or NULL without
+ * --log-header: each value as request_field_values gives it, a byte that is a space,
+ * a control, '%' or not ASCII percent-encoded, so that a line splits at its spaces. */
+char *server_log_fields(const server *srv, const char *buf, size_t len);
 double server_now_ms(void);
 
 #endif

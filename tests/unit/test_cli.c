@@ -662,8 +662,73 @@ static void test_help_stage3(void **state)
     assert_non_null(strstr(r->out, "--threads N"));
     assert_non_null(strstr(r->out, "--dns-timeout SECS"));
     assert_non_null(strstr(r->out, "--ignore-robots"));
+    assert_non_null(strstr(r->out, "--header \"Name: value\""));
     assert_non_null(strstr(r->out, "Exit status:"));
     run_free(r);
+}
+
+/* ---- crawl-queue's options: --header ---------------------------------------- */
+
+/* --header "Name: value", repeatable, kept in order as given; each bad one is one line
+ * naming it and why. */
+static void test_header(void **state)
+{
+    (void)state;
+    parse_stage = CLI_STAGE3;
+    run *r = parse("--header", "X-One: 1", "--header=accept:text/html", "--header", "X-E:",
+                   "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->o.nheaders, 3);
+    assert_string_equal(r->o.headers[0], "X-One: 1");
+    assert_string_equal(r->o.headers[1], "accept:text/html");
+    assert_string_equal(r->o.headers[2], "X-E:");
+    run_free(r);
+    static const char *const bad[][2] = {
+        {"X-One", "not a header field: give \"Name: value\""},
+        {": v", "the name is empty"},
+        {"X One: v", "the name is not an RFC 9110 token"},
+        {"X-One : v", "the name is not an RFC 9110 token"},
+        {"X-One: a\r\nX-Evil: b", "a control character (CR, LF, ...) in the value"},
+        {"X-One: a\nb", "a control character"},
+        {"X\nOne: a", "the name is not an RFC 9110 token"},
+        {"Host: other.example", "the transport writes this field itself"},
+        {"content-length: 0", "the transport writes this field itself"},
+        {"Connection: keep-alive", "the transport writes this field itself"},
+        {"Transfer-Encoding: chunked", "the transport writes this field itself"},
+        {"user-agent: Bot/1", "give --user-agent (it also picks the robots.txt group)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r = parse("--header", bad[i][0], "a.example", NULL);
+        assert_usage_error(r, "--header '", bad[i][1]);
+        run_free(r);
+    }
+    r = parse("--header", "X-One: 1", "--header", "x-one: 2", "a.example", NULL);
+    assert_usage_error(r, "--header 'x-one: 2': x-one given twice", NULL);
+    run_free(r);
+    r = parse("--header", "a.example", NULL);
+    assert_usage_error(r, "--header 'a.example': not a header field", NULL);
+    run_free(r);
+    char names[CRAWL_MAX_HEADERS + 1][16];
+    const char *argv[2 * (CRAWL_MAX_HEADERS + 1) + 2];
+    int argc = 0;
+    argv[argc++] = PROG;
+    argv[argc++] = "a.example";
+    for (int i = 0; i <= CRAWL_MAX_HEADERS; i++) {       /* one too many */
+        snprintf(names[i], sizeof names[i], "X-%d: v", i);
+        argv[argc++] = "--header";
+        argv[argc++] = names[i];
+    }
+    crawl_options o;
+    FILE *terr;
+    fflush(stderr);
+    int serr = capture_start(STDERR_FILENO, &terr);
+    assert_int_equal(cli_parse(&o, argc, (char **)argv, PROG, "raw", CLI_STAGE3), CLI_USAGE);
+    char *err = capture_end(STDERR_FILENO, serr, terr);
+    assert_int_equal(count_lines(err), 1);
+    assert_non_null(strstr(err, "at most 64 --header"));
+    free(err);
+    assert_int_equal(cli_parse(&o, argc - 2, (char **)argv, PROG, "raw", CLI_STAGE3), CLI_OK);
+    assert_int_equal(o.nheaders, CRAWL_MAX_HEADERS);
 }
 
 /* ---- crawl-queue's options: --threads, --dns-timeout ------------------------ */
@@ -710,7 +775,7 @@ static void test_stage3_options_refused_by_chapter_stages(void **state)
                              {"--per-ip", NULL},       {"--delay", "1"},
                              {"--random-delay", NULL}, {"--max-crawl-delay", "5"},
                              {"--autothrottle", NULL}, {"--target-concurrency", "2"},
-                             {"--sitemaps", NULL}};
+                             {"--sitemaps", NULL},     {"--header", "X-A: b"}};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
         run *r = args[i][1] ? parse(args[i][0], args[i][1], "a.example", NULL)
                             : parse(args[i][0], "a.example", NULL);
@@ -879,6 +944,7 @@ int main(void)
         cmocka_unit_test_teardown(test_bad_user_agent, reset_log_level),
         cmocka_unit_test_teardown(test_help_stage3, reset_log_level),
         cmocka_unit_test_teardown(test_threads_and_dns_timeout, reset_log_level),
+        cmocka_unit_test_teardown(test_header, reset_log_level),
         cmocka_unit_test_teardown(test_frontier, reset_log_level),
         cmocka_unit_test_teardown(test_politeness, reset_log_level),
         cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter_stages,

@@ -979,6 +979,72 @@ static void count_add(void *ctx, const crawl_request *r)
     ++*(size_t *)ctx;
 }
 
+/* ---- listeners --------------------------------------------------------------------- */
+
+/* Each listener writes "<its name>:<what it heard> " into one shared log, so that the
+ * log shows who was called, with what, in which order. */
+typedef struct heard {
+    char log[512];
+} heard;
+
+typedef struct listener_ctx {
+    const char *name;
+    heard *h;
+} listener_ctx;
+
+static void heard_say(heard *h, const char *name, const char *what)
+{
+    size_t used = strlen(h->log);
+    snprintf(h->log + used, sizeof h->log - used, "%s:%s ", name, what);
+}
+
+static void on_record_listener(void *ctx, const fetch_stat *st, const crawl_fetch *f)
+{
+    (void)f;
+    listener_ctx *l = ctx;
+    heard_say(l->h, l->name, st->url + strlen(ROOT) - 1);
+}
+
+static void on_add_listener(void *ctx, const crawl_request *r)
+{
+    listener_ctx *l = ctx;
+    heard_say(l->h, l->name, r->url + strlen(ROOT) - 1);
+}
+
+/* Two listeners of each kind are both called, in the order they were added (one no
+ * longer replaces the other); removing one keeps the rest and their order. */
+static void test_listeners_in_order(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    heard h = {""};
+    listener_ctx a = {"A", &h}, b = {"B", &h}, c = {"C", &h};
+    crawl_add_record_listener(fx->c, on_record_listener, &a);
+    crawl_add_add_listener(fx->c, on_add_listener, &b);
+    crawl_add_record_listener(fx->c, on_record_listener, &b);
+    crawl_add_add_listener(fx->c, on_add_listener, &a);
+    crawl_add_record_listener(fx->c, on_record_listener, &c);
+
+    fetch(fx, ROOT, 10, 200, "text/html", NULL, "<a href=\"/x\">x</a>");
+    assert_string_equal(h.log, "A:/ B:/ C:/ B:/x A:/x ");   /* the record, then its links */
+
+    h.log[0] = '\0';
+    crawl_remove_listeners(fx->c, &b);
+    fetch(fx, ROOT "x", 10, 200, "text/html", NULL, "<a href=\"/y\">y</a>");
+    assert_string_equal(h.log, "A:/x C:/x A:/y ");
+
+    h.log[0] = '\0';
+    crawl_remove_listeners(fx->c, NULL);                /* names no owner: nothing */
+    fetch(fx, ROOT "y", 10, 200, "text/html", NULL, "");
+    assert_string_equal(h.log, "A:/y C:/y ");
+
+    h.log[0] = '\0';
+    crawl_remove_listeners(fx->c, &a);
+    crawl_remove_listeners(fx->c, &c);
+    crawl_record_failure(fx->c, ROOT "z", "refused");
+    assert_string_equal(h.log, "");
+}
+
 /* A page whose 4096 links share one FNV-1a hash, as a hostile server can build them:
  * the whole 32-bit hash, or the low 32 bits of the 64-bit one (which pick the slot in
  * any table under 2^32 slots). Both the page's link set and seen_urls take them; with
@@ -1057,6 +1123,7 @@ int main(void)
         T(test_output_fifo_without_reader),
         T(test_bad_options),
         T(test_fnv_flooded_page),
+        T(test_listeners_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,7 +83,7 @@ static void fetch_all(curl_glue *g, int n)
     for (int i = 0; i < n; i++) {
         char url[128];
         snprintf(url, sizeof url, "http://site" TEST_DOMAIN ":%d/p/%d", port, i);
-        assert_non_null(curl_glue_get(g, url, 10000, 0, NULL, fetched, NULL));
+        assert_non_null(curl_glue_get(g, url, NULL, 10000, 0, NULL, fetched, NULL));
     }
     selector_run(loop);
     if (guarded_loop_hit())

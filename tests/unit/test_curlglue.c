@@ -371,7 +371,7 @@ static curl_req *start(result *r, const char *path, long timeout_ms, long long m
     url_for(url, sizeof url, path);
     http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r,
                       .on_header = on_header};
-    r->req = curl_glue_get(E.g, url, timeout_ms, max_size, &sink, on_done, r);
+    r->req = curl_glue_get(E.g, url, NULL, timeout_ms, max_size, &sink, on_done, r);
     if (r->req)
         E.outstanding++;
     return r->req;
@@ -684,7 +684,7 @@ static void test_refused(void **state)
     snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
     result r = {0};
     http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = &r};
-    r.req = curl_glue_get(E.g, url, 5000, 0, &sink, on_done, &r);
+    r.req = curl_glue_get(E.g, url, NULL, 5000, 0, &sink, on_done, &r);
     assert_non_null(r.req);
     E.outstanding++;
     run_until_done();
@@ -703,8 +703,8 @@ static void test_bad_input(void **state)
     assert_null(curl_glue_new(E.s, 4, "/nonexistent/ca.pem", err, sizeof err));
     assert_non_null(strstr(err, "/nonexistent/ca.pem"));
     assert_null(curl_glue_new(NULL, 4, NULL, NULL, 0));
-    assert_null(curl_glue_get(E.g, NULL, 0, 0, NULL, NULL, NULL));
-    assert_null(curl_glue_get(NULL, "http://127.0.0.1/", 0, 0, NULL, NULL, NULL));
+    assert_null(curl_glue_get(E.g, NULL, NULL, 0, 0, NULL, NULL, NULL));
+    assert_null(curl_glue_get(NULL, "http://127.0.0.1/", NULL, 0, 0, NULL, NULL, NULL));
     curl_glue_cancel(E.g, NULL);
     curl_glue_cancel(NULL, NULL);
     curl_glue_free(NULL);
@@ -716,7 +716,7 @@ static void test_bad_input(void **state)
     result r[N] = {{0}};
     for (size_t i = 0; i < N; i++) {
         http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = &r[i]};
-        r[i].req = curl_glue_get(E.g, urls[i], 5000, 0, &sink, on_done, &r[i]);
+        r[i].req = curl_glue_get(E.g, urls[i], NULL, 5000, 0, &sink, on_done, &r[i]);
         assert_non_null(r[i].req);
         E.outstanding++;
     }
@@ -734,7 +734,7 @@ static void test_bad_input(void **state)
     /* No sink and no done: runs and is forgotten. */
     char url[128];
     url_for(url, sizeof url, "/ok");
-    assert_non_null(curl_glue_get(E.g, url, 5000, 0, NULL, NULL, NULL));
+    assert_non_null(curl_glue_get(E.g, url, NULL, 5000, 0, NULL, NULL, NULL));
     result w = {0};
     assert_non_null(start(&w, "/ok", 5000, 0));
     run_until_done();

@@ -177,10 +177,10 @@ static void test_concurrent_lookups_share_one(void **state)
     assert_int_equal(atomic_load(&calls), 1);
     assert_int_equal(dns_lookups(dns), 1);
     for (int i = 0; i < 100; i++) {
-        char want[64];
-        snprintf(want, sizeof want, "10.0.0.11:%d", 1000 + i);
+        char addr[64];
+        snprintf(addr, sizeof addr, "10.0.0.11:%d", 1000 + i);
         assert_int_equal(w[i].called, 1);
-        assert_string_equal(w[i].addr, want);
+        assert_string_equal(w[i].addr, addr);
     }
     waiter hit;
     lookup(&hit, "shared.test", 80);

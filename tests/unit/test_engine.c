@@ -278,10 +278,10 @@ static int stop_site(void **state)
     return 0;
 }
 
-static void crawl_site(const char *root, const char *transport, const char *selector)
+static void crawl_site(const char *root, const char *transport, const char *sel)
 {
     char *argv[] = {"test_engine", "--transport", (char *)transport, "--selector",
-                    (char *)selector, "--max-tries", "1", "--timeout", "5", "-q",
+                    (char *)sel, "--max-tries", "1", "--timeout", "5", "-q",
                     (char *)root, NULL};
     assert_int_equal(app_open(&the_app, 11, argv, "test_engine", "queue", "curl"), 0);
     assert_int_equal(crawler_run(&the_app, test_rows, sizeof test_rows / sizeof test_rows[0]),

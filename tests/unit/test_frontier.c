@@ -414,10 +414,20 @@ static void test_three_processes_one_crawl(void **state)
     recs_free(&want);
 }
 
-/* Politeness across processes: 3 processes with --per-host 2 --delay 0.03 on a site of
+/* Politeness across processes: 3 processes with --per-host 2 --delay 0.04 on a site of
  * its own (100 pages, 50 ms each): at the server, never more than 2 requests at once
- * (and 2 at times: a cap, not a line), no two starts closer than the delay (less the
- * loopback's jitter), every page once, and the union is the whole site. */
+ * (and 2 at times: a cap, not a line), the starts spread at the delay's pace, every page
+ * once, and the union is the whole site.
+ *
+ * The pace is checked on the span from the first start to the last, not on each gap:
+ * the server sees a start when the request arrives, and on a loaded machine a process
+ * can be descheduled between Redis admitting a request and sending it, so one gap may
+ * look tens of ms shorter than the delay the processes kept. Over the span, that
+ * jitter counts twice at most (the first start and the last): 99 gaps of 40 ms are
+ * 3,960 ms, less 250 ms of slack. With --delay 0.001 the same crawl spread them over
+ * 3,224 ms, so the check fails without the delay. The peak needs no slack: a lease is
+ * taken before the request goes and dropped after its answer came, so the server
+ * never sees more at once than the leases allow. */
 static void test_politeness_across_processes(void **state)
 {
     fx *f = *state;
@@ -434,7 +444,7 @@ static void test_politeness_across_processes(void **state)
         snprintf(out, sizeof out, "%s/q%d.jsonl", f->dir, i);
         snprintf(err, sizeof err, "%s/q%d.err", f->dir, i);
         char *argv[] = {crawl_queue(), "-q", "--max-tasks", "10", "--frontier", url,
-                        "--per-host", "2", "--delay", "0.03", "--ignore-robots", "--format",
+                        "--per-host", "2", "--delay", "0.04", "--ignore-robots", "--format",
                         "jsonl", "--output", out, polite.url, NULL};
         pids[i] = spawn(argv, "/dev/null", err);
     }
@@ -461,20 +471,20 @@ static void test_politeness_across_processes(void **state)
     free(text);
     assert_int_equal(n, 100);
     int peak = 0;
-    double gap = 1e18;
+    double first = b[0], last = b[0];
     for (size_t i = 0; i < n; i++) {
         int at = 0;
-        for (size_t j = 0; j < n; j++) {
+        for (size_t j = 0; j < n; j++)
             at += b[j] <= b[i] && b[i] < e[j];
-            if (j != i && b[j] >= b[i] && b[j] - b[i] < gap)
-                gap = b[j] - b[i];
-        }
         peak = at > peak ? at : peak;
+        first = b[i] < first ? b[i] : first;
+        last = b[i] > last ? b[i] : last;
     }
     if (peak != 2)
         fail_msg("at most %d request(s) at once across 3 processes (--per-host 2)", peak);
-    if (gap < 30 - 15)
-        fail_msg("two starts %.1f ms apart across 3 processes (--delay 0.03)", gap);
+    if (last - first < (double)(n - 1) * 40 - 250)
+        fail_msg("%zu starts over %.0f ms across 3 processes (--delay 0.04: at least %.0f)", n,
+                 last - first, (double)(n - 1) * 40 - 250);
     recs_free(&got);
 }
 

@@ -30,7 +30,7 @@
 static void expect_request(const char *url, const char *want)
 {
     size_t len = 0;
-    char *req = http_build_get(url, NULL, &len);
+    char *req = http_build_get(url, NULL, NULL, &len);
     assert_non_null(req);
     assert_string_equal(req, want);
     assert_int_equal(len, strlen(want));
@@ -72,15 +72,15 @@ static void test_build_rejects(void **state)
 {
     (void)state;
     size_t len = 12345;
-    assert_null(http_build_get("https://example.com/", NULL, &len));
-    assert_null(http_build_get("ftp://example.com/", NULL, &len));
-    assert_null(http_build_get("/relative/path", NULL, &len));
-    assert_null(http_build_get("", NULL, &len));
-    assert_null(http_build_get(NULL, NULL, &len));
+    assert_null(http_build_get("https://example.com/", NULL, NULL, &len));
+    assert_null(http_build_get("ftp://example.com/", NULL, NULL, &len));
+    assert_null(http_build_get("/relative/path", NULL, NULL, &len));
+    assert_null(http_build_get("", NULL, NULL, &len));
+    assert_null(http_build_get(NULL, NULL, NULL, &len));
     /* A user agent that would end the header early (or smuggle one in). */
-    assert_null(http_build_get("http://example.com/", "bot\r\nX-Evil: 1", &len));
-    assert_null(http_build_get("http://example.com/", "bot\n", &len));
-    assert_null(http_build_get("http://example.com/", "b\x7fot", &len));
+    assert_null(http_build_get("http://example.com/", "bot\r\nX-Evil: 1", NULL, &len));
+    assert_null(http_build_get("http://example.com/", "bot\n", NULL, &len));
+    assert_null(http_build_get("http://example.com/", "b\x7fot", NULL, &len));
 }
 
 /* --user-agent: the header says what it is given; NULL is the default. */
@@ -89,7 +89,7 @@ static void test_build_user_agent(void **state)
     (void)state;
     assert_string_equal(http_default_user_agent, "crawlstages/" CRAWL_VERSION);
     size_t len = 0;
-    char *req = http_build_get("http://example.com/", "MyBot/2.0 (+http://x/)", &len);
+    char *req = http_build_get("http://example.com/", "MyBot/2.0 (+http://x/)", NULL, &len);
     assert_non_null(req);
     assert_string_equal(req, "GET / HTTP/1.0\r\nHost: example.com\r\n"
                              "User-Agent: MyBot/2.0 (+http://x/)\r\n"
@@ -97,6 +97,56 @@ static void test_build_user_agent(void **state)
                              "Connection: close\r\n\r\n");
     assert_int_equal(len, strlen(req));
     free(req);
+}
+
+/* Extra header fields (--header): sent after the builder's own, in order; one named
+ * like a default (Accept here, any case) replaces it; a bad one makes no request. */
+static void test_build_fields(void **state)
+{
+    (void)state;
+    const char *const fields[] = {"X-One: 1", "accept: text/html", "X-Two:two  ", NULL};
+    size_t len = 0;
+    char *req = http_build_get("http://example.com/", NULL, fields, &len);
+    assert_non_null(req);
+    assert_string_equal(req, "GET / HTTP/1.0\r\nHost: example.com\r\n"
+                             "User-Agent: crawlstages/" CRAWL_VERSION "\r\n"
+                             "Accept-Encoding: identity\r\n"
+                             "X-One: 1\r\naccept: text/html\r\nX-Two:two  \r\n"
+                             "Connection: close\r\n\r\n");
+    assert_int_equal(len, strlen(req));
+    free(req);
+    const char *const ua[] = {"User-Agent: Other/1", NULL};
+    req = http_build_get("http://example.com/", "Mine/2", ua, &len);
+    assert_non_null(req);
+    assert_null(strstr(req, "Mine/2"));
+    assert_non_null(strstr(req, "\r\nUser-Agent: Other/1\r\n"));
+    free(req);
+    const char *const evil[] = {"X-A: 1", "X-B: 2\r\nX-Evil: 1", NULL};
+    assert_null(http_build_get("http://example.com/", NULL, evil, &len));
+    const char *const host[] = {"Host: other.org", NULL};
+    assert_null(http_build_get("http://example.com/", NULL, host, &len));
+}
+
+static void test_field_check(void **state)
+{
+    (void)state;
+    assert_null(http_field_check("X-A: b"));
+    assert_null(http_field_check("X-A:"));
+    assert_null(http_field_check("x!#$%&'*+-.^_`|~9: v\tw \x80"));
+    assert_int_equal(http_field_name_len("X-A: b"), 3);
+    assert_int_equal(http_field_name_len("X A: b"), 0);
+    assert_string_equal(http_field_check("X-A"), "not a header field: give \"Name: value\"");
+    assert_string_equal(http_field_check(": b"), "the name is empty");
+    assert_non_null(strstr(http_field_check("X A: b"), "not an RFC 9110 token"));
+    assert_non_null(strstr(http_field_check("X-A : b"), "not an RFC 9110 token"));
+    assert_non_null(strstr(http_field_check("X(A): b"), "not an RFC 9110 token"));
+    assert_non_null(strstr(http_field_check("X-A: b\r\nX-B: c"), "control character"));
+    assert_non_null(strstr(http_field_check("X-A: b\n"), "control character"));
+    assert_non_null(strstr(http_field_check("X-A: \x7f"), "control character"));
+    static const char *const own[] = {"Host: a", "host:a", "Connection: keep-alive",
+                                      "Content-Length: 5", "TRANSFER-ENCODING: chunked"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        assert_string_equal(http_field_check(own[i]), "the transport writes this field itself");
 }
 
 /* ---- a sink that records everything ------------------------------------------------ */
@@ -897,6 +947,8 @@ int main(void)
         cmocka_unit_test(test_build_ipv6),
         cmocka_unit_test(test_build_rejects),
         cmocka_unit_test(test_build_user_agent),
+        cmocka_unit_test(test_build_fields),
+        cmocka_unit_test(test_field_check),
         cmocka_unit_test(test_simple_content_length),
         cmocka_unit_test(test_body_not_copied),
         cmocka_unit_test(test_body_until_eof),

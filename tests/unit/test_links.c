@@ -710,9 +710,9 @@ static char *skip_through(const char *tail, const char *stream, size_t a, size_t
     char *out = calloc(1, len + SKIP_MAX_END + 1);
     assert_non_null(out);
     for (int i = 0; i < 3; i++) {
-        bool found;
-        size_t k = text_skip_scan(&s, stream + from, cuts[i] - from, &found);
-        if (found) {
+        bool hit;
+        size_t k = text_skip_scan(&s, stream + from, cuts[i] - from, &hit);
+        if (hit) {
             memcpy(out, s.emit, s.emit_len);
             strcpy(out + s.emit_len, stream + from + k);
             return out;

@@ -41,7 +41,8 @@ static int setup(void **state)
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fputs("page /robots.txt type=text/plain body=\"User-agent: *\\nSitemap: {base}/maps/index.xml\\n\"\n"
+    fputs("page /robots.txt type=text/plain "
+          "body=\"User-agent: *\\nSitemap: {base}/maps/index.xml\\n\"\n"
           "page /\n  link /a\n"
           "page /a\npage /orphan1\npage /orphan2\npage /orphan3\npage /deep\n"
           "page /maps/index.xml type=application/xml\n"

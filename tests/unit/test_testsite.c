@@ -478,6 +478,33 @@ static void test_request_log(void **state)
     assert_true(e[1] - b[1] >= 190);                      /* the page's 200 ms */
 }
 
+/* --log-header NAME: the request's NAME fields after the rest of the line — "-" for
+ * none, else "=" and the values (several fields joined with ", ", spaces around each
+ * trimmed), percent-encoded so that the line still splits at its spaces. */
+static void test_request_log_headers(void **state)
+{
+    testsite *ts = *state;
+    char path[] = "/tmp/test_testsite_log.XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *const args[] = {"--log", path, "--log-header", "X-A", "--log-header", "x-b",
+                                "--log-header", "X-C", SITES_DIR "/basic.site", NULL};
+    start_or_fail(ts, args);
+    size_t len;
+    free(testsite_request(ts, "GET /a.html HTTP/1.0\r\nx-a:  one two \r\nX-B:\r\n"
+                              "X-A:100%\r\nX-Ab: no\r\n\r\n", &len, 5000));
+    testsite_stop(ts);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_null(fgets(line + strlen(line), (int)(sizeof line - strlen(line)), f));
+    fclose(f);
+    unlink(path);
+    assert_non_null(strstr(line, " /a.html served =one%20two,%20100%25 = -\n"));
+}
+
 static void test_scenario_raw_and_reset(void **state)
 {
     testsite *ts = *state;
@@ -817,9 +844,10 @@ static void test_bad_arguments(void **state)
     const char *const opt[] = {"--frobnicate", NULL};
     const char *const sel[] = {"--selector", "kqueue", "--generate", "pages=5", NULL};
     const char *const bind[] = {"--bind", "not-an-address", "--generate", "pages=5", NULL};
-    const char *const *all[] = {none, port, gen, key, opt, sel, bind};
+    const char *const loghdr[] = {"--log-header", "X-A", "--generate", "pages=5", NULL};
+    const char *const *all[] = {none, port, gen, key, opt, sel, bind, loghdr};
     const char *const words[] = {"SITEFILE", "--port", "pages=0", "colour", "--frobnicate",
-                                 "kqueue", "not-an-address"};
+                                 "kqueue", "not-an-address", "give --log"};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         int rc = run_capture(all[i], err, sizeof err);
         if (rc != 2 || !strstr(err, words[i]))
@@ -860,6 +888,7 @@ int main(void)
         TS_TEST(test_scenario_drop),
         TS_TEST(test_scenario_delay_and_drip),
         TS_TEST(test_request_log),
+        TS_TEST(test_request_log_headers),
         TS_TEST(test_scenario_raw_and_reset),
         TS_TEST(test_keep_alive),
         TS_TEST(test_stats_counts),

@@ -198,8 +198,10 @@ static void test_resolve_bad_input(void **state)
 static void test_resolve_idempotent(void **state)
 {
     (void)state;
-    static const char alphabet[] = "aZ09./?#%:@[]-_~ \t\n\x01\x7f\x80\xc3\xa9\xff\\\"<>+&=;!$'()*,{}|^`";
-    static const char *bases[] = {BASE, "https://h:8443/a/b/", "http://[::1]/x?y", "HTTP://UP.PER/"};
+    static const char alphabet[] =
+        "aZ09./?#%:@[]-_~ \t\n\x01\x7f\x80\xc3\xa9\xff\\\"<>+&=;!$'()*,{}|^`";
+    static const char *bases[] = {BASE, "https://h:8443/a/b/", "http://[::1]/x?y",
+                                  "HTTP://UP.PER/"};
     unsigned seed = 12345;
     int outputs = 0;
     for (int i = 0; i < 20000; i++) {
