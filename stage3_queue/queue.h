@@ -2,9 +2,9 @@
  * Future and coroutines.
  *
  * Items are requests (crawl_request.h): the chapter's (url, max_redirect) pairs, with
- * the depth, referrer and callback that travel with each URL. put_nowait adds one and counts it as an
- * unfinished task; a worker takes one with the `get` coroutine (which waits while the
- * queue is empty) and, when it has dealt with it, calls task_done. The `join`
+ * the depth, referrer and callback that travel with each URL. put_nowait adds one and
+ * counts it as an unfinished task; a worker takes one with the `get` coroutine (which
+ * waits while the queue is empty) and, when it has dealt with it, calls task_done. The `join`
  * coroutine waits until every item ever put has been matched by a task_done.
  *
  * Waking a waiting getter or joiner is scheduled on the loop (call_soon), as asyncio

@@ -13,10 +13,10 @@
 
 typedef struct crawl_request {
     const char *url;
-    int max_redirect;           /* redirects still allowed from this URL */
-    int depth;                  /* links followed from a root: 0 for a root */
-    const char *referrer;       /* the URL where this one was found; NULL for a root */
-    const char *callback;       /* what handles the response; NULL: the default */
+    int max_redirect;     /* redirects still allowed from this URL */
+    int depth;            /* links followed from a root: 0 for a root */
+    const char *referrer; /* the URL where this one was found; NULL for a root */
+    const char *callback; /* what handles the response; NULL: the default */
 } crawl_request;
 
 /* A copy of r in one allocation, its strings after it: free() frees it all. Out of

@@ -21,16 +21,43 @@
 
 /* ---- when each is enabled ---- */
 
-static bool on_frontier(const app *a) { return a->opt.frontier != NULL; }
-static bool on_polite(const app *a) { return a->opt.polite; }
-static bool on_robots(const app *a) { return !a->opt.ignore_robots; }
-static bool on_headers(const app *a) { return a->opt.nheaders > 0; }
+static bool on_frontier(const app *a)
+{
+    return a->opt.frontier != NULL;
+}
+static bool on_polite(const app *a)
+{
+    return a->opt.polite;
+}
+static bool on_robots(const app *a)
+{
+    return !a->opt.ignore_robots;
+}
+static bool on_headers(const app *a)
+{
+    return a->opt.nheaders > 0;
+}
 /* The Redis Queue keeps politeness in Redis: the middleware is for the polite Queue. */
-static bool on_polite_mw(const app *a) { return a->opt.polite && !a->opt.frontier; }
-static bool on_state(const app *a) { return a->opt.state != NULL; }
-static bool on_store(const app *a) { return a->opt.store != NULL; }
-static bool on_warc(const app *a) { return a->opt.warc != NULL; }
-static bool on_sitemaps(const app *a) { return a->opt.sitemaps; }
+static bool on_polite_mw(const app *a)
+{
+    return a->opt.polite && !a->opt.frontier;
+}
+static bool on_state(const app *a)
+{
+    return a->opt.state != NULL;
+}
+static bool on_store(const app *a)
+{
+    return a->opt.store != NULL;
+}
+static bool on_warc(const app *a)
+{
+    return a->opt.warc != NULL;
+}
+static bool on_sitemaps(const app *a)
+{
+    return a->opt.sitemaps;
+}
 
 /* ---- how each is made ---- */
 
@@ -39,8 +66,7 @@ static int make_redis(app *a, frontier *out, char *err, size_t errlen)
 {
     const crawl_options *o = &a->opt;
     char why[1024];
-    rqueue *rq = rqueue_new(a->loop, o->frontier, o->claim_after, o->fetched_by, why,
-                            sizeof why);
+    rqueue *rq = rqueue_new(a->loop, o->frontier, o->claim_after, o->fetched_by, why, sizeof why);
     if (!rq) {
         snprintf(err, errlen, "--frontier: %s", why);
         return -1;
@@ -150,15 +176,15 @@ static size_t enabled_rows(const app *a, const extension *rows, size_t n, ext_ki
         if (rows[i].kind != kind || (rows[i].enabled && !rows[i].enabled(a)))
             continue;
         size_t j = k++;
-        for (; j > 0 && out[j - 1]->order > rows[i].order; j--)  /* insertion: stable */
+        for (; j > 0 && out[j - 1]->order > rows[i].order; j--) /* insertion: stable */
             out[j] = out[j - 1];
         out[j] = &rows[i];
     }
     return k;
 }
 
-int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, engine **e,
-                      char *err, size_t errlen)
+int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, engine **e, char *err,
+                      size_t errlen)
 {
     const extension **on = xcalloc(n ? n : 1, sizeof *on);
     *e = NULL;

@@ -44,7 +44,7 @@ extern const size_t registry_size;
 
 /* Make the Queue (*fr) and the engine (*e) of a's run from rows. 0, or -1 with one line
  * in err (nothing is left made). */
-int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, engine **e,
-                      char *err, size_t errlen);
+int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, engine **e, char *err,
+                      size_t errlen);
 
 #endif

@@ -17,7 +17,10 @@ static void fifo_put_nowait(void *self, const crawl_request *r)
     queue_put_nowait(self, r);
 }
 
-static coro *fifo_get(void *self) { return queue_get(self); }
+static coro *fifo_get(void *self)
+{
+    return queue_get(self);
+}
 
 /* The chapter's task_done counts; it needs no URL. */
 static void fifo_task_done(void *self, const char *url)
@@ -26,9 +29,18 @@ static void fifo_task_done(void *self, const char *url)
     queue_task_done(self);
 }
 
-static coro *fifo_join(void *self) { return queue_join(self); }
-static size_t fifo_qsize(const void *self) { return queue_qsize(self); }
-static size_t fifo_unfinished(const void *self) { return queue_unfinished(self); }
+static coro *fifo_join(void *self)
+{
+    return queue_join(self);
+}
+static size_t fifo_qsize(const void *self)
+{
+    return queue_qsize(self);
+}
+static size_t fifo_unfinished(const void *self)
+{
+    return queue_unfinished(self);
+}
 
 static void fifo_free(void *self)
 {

@@ -25,7 +25,7 @@
 
 /* ---- what a polite Queue learns of a host ---- */
 
-typedef struct hq_slot hq_slot;     /* a host's (or address's) place in the Queue */
+typedef struct hq_slot hq_slot; /* a host's (or address's) place in the Queue */
 
 /* How a try went, for autothrottle: a 2xx/3xx answer; another answer (a 404: it never
  * lowers the delay); trouble (no answer, a 429, a 5xx: the delay doubles). */
@@ -71,8 +71,7 @@ static inline double hosts_max_crawl_delay(const host_feedback *h)
 {
     return h->ops ? h->ops->max_crawl_delay(h->self) : 0;
 }
-static inline void hosts_latency(const host_feedback *h, hq_slot *s, uint64_t ms,
-                                 hq_outcome how)
+static inline void hosts_latency(const host_feedback *h, hq_slot *s, uint64_t ms, hq_outcome how)
 {
     if (h->ops)
         h->ops->latency(h->self, s, ms, how);
@@ -116,13 +115,22 @@ static inline void frontier_put_nowait(frontier *f, const crawl_request *r)
 {
     f->ops->put_nowait(f->self, r);
 }
-static inline coro *frontier_get(frontier *f) { return f->ops->get(f->self); }
+static inline coro *frontier_get(frontier *f)
+{
+    return f->ops->get(f->self);
+}
 static inline void frontier_task_done(frontier *f, const char *url)
 {
     f->ops->task_done(f->self, url);
 }
-static inline coro *frontier_join(frontier *f) { return f->ops->join(f->self); }
-static inline size_t frontier_qsize(const frontier *f) { return f->ops->qsize(f->self); }
+static inline coro *frontier_join(frontier *f)
+{
+    return f->ops->join(f->self);
+}
+static inline size_t frontier_qsize(const frontier *f)
+{
+    return f->ops->qsize(f->self);
+}
 static inline size_t frontier_unfinished(const frontier *f)
 {
     return f->ops->unfinished(f->self);
