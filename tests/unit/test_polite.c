@@ -23,6 +23,7 @@
 #include "hostqueue.h"
 #include "jsonl.h"
 #include "polite.h"
+#include "request_check.h"
 #include "task.h"
 #include "testsite_helper.h"
 
@@ -238,16 +239,8 @@ static void test_request_fields_survive(void **state)
         got[0] = got[1];
         got[1] = x;
     }
-    assert_string_equal(got[0]->url, "http://a.example/x");
-    assert_int_equal(got[0]->max_redirect, 3);
-    assert_int_equal(got[0]->depth, 7);
-    assert_string_equal(got[0]->referrer, "http://a.example/");
-    assert_string_equal(got[0]->callback, "parse_item");
-    assert_string_equal(got[1]->url, "http://b.example/");
-    assert_int_equal(got[1]->max_redirect, 10);
-    assert_int_equal(got[1]->depth, 0);
-    assert_null(got[1]->referrer);
-    assert_null(got[1]->callback);
+    assert_same_request(got[0], &deep);
+    assert_same_request(got[1], &root);
     assert_int_equal(frontier_unfinished(&fr), 2);
     for (int i = 0; i < 2; i++) {
         frontier_task_done(&fr, got[i]->url);
