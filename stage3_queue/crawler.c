@@ -167,9 +167,9 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
         status = -1;
     }
     if (frontier_error(&cr.q)) {
-        /* Redis's lost connection, say: what was acknowledged stays so; the rest is
-         * taken over by the other processes, or by this crawl run again. */
-        fprintf(stderr, "crawl-queue: --frontier: %s\n", frontier_error(&cr.q));
+        /* The Queue failed (Redis's lost connection, say): what it acknowledged stays
+         * so; the rest is taken over by other processes, or by this crawl run again. */
+        fprintf(stderr, "crawl-queue: %s\n", frontier_error(&cr.q));
         status = -1;
     } else if (future_done(&t->fut) && t->fut.result.n < 0) {
         status = APP_NOT_STARTED;           /* the pipeline did not open: no fetch */

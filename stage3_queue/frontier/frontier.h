@@ -98,7 +98,8 @@ typedef struct frontier_ops {
     /* URLs waiting for a worker; URLs put and not yet done. */
     size_t (*qsize)(const void *self);
     size_t (*unfinished)(const void *self);
-    /* Optional (NULL: never fails): the failure that ended the crawl, or NULL. */
+    /* Optional (NULL: never fails): the failure that ended the crawl, or NULL — one
+     * line, naming the option the Queue comes from ("--frontier: ..."). */
     const char *(*error)(const void *self);
     /* Optional (NULL: not polite): what the Queue learns of hosts, in *out. */
     bool (*hosts)(void *self, host_feedback *out);

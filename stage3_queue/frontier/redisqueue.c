@@ -171,6 +171,7 @@ struct rqueue {
     sel_timer *heartbeat;
     bool finished;
     char *error;
+    char *error_line;        /* "--frontier: " and error: the Frontier interface's */
     future join_future;
     sel_timer *join_wakeup;
     size_t put_new, put_seen;   /* put_nowait's answers: new, seen before */
@@ -199,6 +200,7 @@ static void fail(rqueue *q, const char *msg)
     if (q->error)
         return;
     q->error = xstrdup(msg);
+    q->error_line = xasprintf("--frontier: %s", msg);
     schedule_join_wakeup(q);
 }
 
@@ -920,6 +922,7 @@ void rqueue_free(rqueue *q)
     free(q->delayed);
     free(q->consumer);
     free(q->error);
+    free(q->error_line);
     free(q);
 }
 
@@ -935,7 +938,10 @@ static void fr_task_done(void *self, const char *url) { rqueue_task_done(self, u
 static coro *fr_join(void *self) { return rqueue_join(self); }
 static size_t fr_qsize(const void *self) { return rqueue_qsize(self); }
 static size_t fr_unfinished(const void *self) { return rqueue_unfinished(self); }
-static const char *fr_error(const void *self) { return rqueue_error(self); }
+static const char *fr_error(const void *self)
+{
+    return ((const rqueue *)self)->error_line;
+}
 static void fr_free(void *self) { rqueue_free(self); }
 
 static const frontier_ops redis_ops = {

@@ -60,8 +60,8 @@ size_t rqueue_qsize(const rqueue *q);
 size_t rqueue_unfinished(const rqueue *q);
 /* The failure that ended the crawl for this process, or NULL. */
 const char *rqueue_error(const rqueue *q);
-/* q behind the Frontier interface (frontier.h): its error op is rqueue_error, its
- * free rqueue_free. */
+/* q behind the Frontier interface (frontier.h): its error op says rqueue_error's
+ * failure as "--frontier: ..." (the option it comes from), its free is rqueue_free. */
 frontier rqueue_frontier(rqueue *q);
 
 #endif
