@@ -90,5 +90,10 @@ static int crawl_callbacks(app *a)
 
 int main(int argc, char **argv)
 {
-    return app_main(argc, argv, "crawl-callbacks", "callbacks", "raw", crawl_callbacks);
+    static const app_stage stage = {
+        .cli = {.prog = "crawl-callbacks", .default_transport = "raw",
+                .unknown_note = "this is the chapter's stage 1: the engine's flags "
+                                "(robots.txt, politeness, storage, ...) are crawl-queue's"},
+        .name = "callbacks", .number = 1};
+    return app_main(argc, argv, &stage, crawl_callbacks);
 }

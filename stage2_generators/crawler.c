@@ -98,5 +98,10 @@ static int crawl_generators(app *a)
 
 int main(int argc, char **argv)
 {
-    return app_main(argc, argv, "crawl-generators", "generators", "raw", crawl_generators);
+    static const app_stage stage = {
+        .cli = {.prog = "crawl-generators", .default_transport = "raw",
+                .unknown_note = "this is the chapter's stage 2: the engine's flags "
+                                "(robots.txt, politeness, storage, ...) are crawl-queue's"},
+        .name = "generators", .number = 2};
+    return app_main(argc, argv, &stage, crawl_generators);
 }

@@ -2,6 +2,7 @@
  * (engine/registry.c: with none, this is the chapter's crawler). */
 #include "crawler.h"
 #include "registry.h"
+#include "settings.h"
 
 static int crawl_queue(app *a)
 {
@@ -10,5 +11,7 @@ static int crawl_queue(app *a)
 
 int main(int argc, char **argv)
 {
-    return app_main(argc, argv, "crawl-queue", "queue", "curl", crawl_queue);
+    static settings s;          /* its flags, filled by the command line */
+    app_stage stage = settings_stage("crawl-queue", &s);
+    return app_main(argc, argv, &stage, crawl_queue);
 }

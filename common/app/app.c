@@ -113,14 +113,15 @@ static void warn_select(const app *a, const char *prog)
                  prog, FD_SETSIZE, a->opt.max_tasks);
 }
 
-/* Stage 3: the thread pool, and the raw transport's lookups in it. */
+/* The thread pool the stage asked for (opt.threads), and the raw transport's lookups
+ * in it (or the stage's own: opt.pool_dns). */
 static int start_pool(app *a, char *err, size_t errlen)
 {
     a->pool = threadpool_new(a->loop, a->opt.threads, 64 * (size_t)a->opt.threads, err,
                              errlen);
     if (!a->pool)
         return -1;
-    if (a->raw || a->opt.per_ip) {     /* --per-ip: the polite Queue's lookups */
+    if (a->raw || a->opt.pool_dns) {
         dns_config cfg = {.cache_size = DNS_CACHE_SIZE, .ttl_ms = DNS_TTL_MS,
                           .timeout_ms = (uint64_t)(a->opt.dns_timeout * 1000.0 + 0.5)};
         a->dns = dns_new(a->loop, a->pool, &cfg);
@@ -135,7 +136,7 @@ static void log_resolver(const app *a, const char *prog)
         log_info("%s: libcurl's resolver: %s; one DNS cache for every transfer", prog,
                  curl_glue_resolver());
     else if (a->dns)
-        log_info("%s: DNS in the thread pool (--threads %d), cached, --dns-timeout %g s",
+        log_info("%s: DNS in the thread pool (%d threads), cached, timeout %g s",
                  prog, a->opt.threads, a->opt.dns_timeout);
     else
         log_info("%s: DNS: getaddrinfo on the loop thread, cached", prog);
@@ -150,15 +151,16 @@ static void log_lookups(const app *a, const char *prog)
                  resolver_lookups(a->resolver));
 }
 
-int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
-             const char *default_transport)
+int app_open(app *a, int argc, char **argv, const app_stage *stage)
 {
     char err[512];
     memset(a, 0, sizeof *a);
-    alloc_set_progname(prog);   /* "crawl-queue: out of memory (N bytes)" */
-    bool stage3 = strcmp(stage, "queue") == 0;
-    int r = cli_parse(&a->opt, argc, argv, prog, default_transport,
-                      stage3 ? CLI_STAGE3 : CLI_CHAPTER);
+    const char *prog = stage->cli.prog;
+    alloc_set_progname(prog);   /* "PROG: out of memory (N bytes)" */
+    a->stage = *stage;
+    a->settings = stage->cli.settings;
+    int r = cli_parse(&a->opt, argc, argv, &stage->cli);
+    a->opt.trace_pid = stage->number;
     if (r == CLI_EXIT_OK)
         return -1;
     if (r != CLI_OK)
@@ -172,8 +174,8 @@ int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
     warn_select(a, prog);
     a->loop = selector_new(a->opt.selector, err, sizeof err);
     if (a->loop)
-        a->crawl = crawl_new(&a->opt, stage, err, sizeof err);
-    if (a->crawl && (!stage3 || start_pool(a, err, sizeof err) == 0)) {
+        a->crawl = crawl_new(&a->opt, stage->name, err, sizeof err);
+    if (a->crawl && (a->opt.threads <= 0 || start_pool(a, err, sizeof err) == 0)) {
         if (!a->raw)
             a->curl = curl_glue_new(a->loop, a->opt.max_tasks, a->opt.cacert, err, sizeof err);
         else if (!a->dns)
@@ -201,14 +203,15 @@ void app_close(app *a)
     resolver_free(a->resolver);
     crawl_free(a->crawl);
     selector_free(a->loop);
+    cli_table_free(a->stage.cli.table, a->settings);
     memset(a, 0, sizeof *a);
 }
 
-int app_main(int argc, char **argv, const char *prog, const char *stage,
-             const char *default_transport, int (*crawl_fn)(app *a))
+int app_main(int argc, char **argv, const app_stage *stage, int (*crawl_fn)(app *a))
 {
     app a;
-    int r = app_open(&a, argc, argv, prog, stage, default_transport);
+    const char *prog = stage->cli.prog;
+    int r = app_open(&a, argc, argv, stage);
     if (r != 0)
         return r < 0 ? 0 : r;
 

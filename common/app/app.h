@@ -1,7 +1,8 @@
 /* app.h — the main() every crawler shares: parse the command line, make the selector,
- * the crawl core and the transport, handle SIGINT/SIGTERM (and SIGUSR1: a dump of the
- * work in flight), run the stage's crawl, write the report. A stage supplies only its
- * crawl function — the part the chapter teaches. */
+ * the crawl core and the transport (and a thread pool when the crawler's flags ask for
+ * one), handle SIGINT/SIGTERM (and SIGUSR1: a dump of the work in flight), run the
+ * stage's crawl, write the report. A stage supplies its description (app_stage: its
+ * name, its own flags) and its crawl function — the part the chapter teaches. */
 #ifndef CRAWL_APP_H
 #define CRAWL_APP_H
 
@@ -17,18 +18,28 @@
 #include "selector.h"
 #include "threadpool.h"
 
+/* A stage, as its main() describes it. */
+typedef struct app_stage {
+    cli_command cli;        /* its program name, default transport, own flags (cli.h) */
+    const char *name;       /* the report's "stage" */
+    int number;             /* its pid in --trace-events' timeline */
+} app_stage;
+
 typedef struct app {
     crawl_options opt;
     selector *loop;
     crawl *crawl;
     curl_glue *curl;        /* --transport curl */
-    resolver *resolver;     /* --transport raw, stages 1 and 2: the chapter's */
-    threadpool *pool;       /* stage 3: --threads */
-    dns_resolver *dns;      /* stage 3, --transport raw: lookups in the pool */
+    resolver *resolver;     /* --transport raw without the pool: the chapter's */
+    app_stage stage;        /* what app_open was given */
+    void *settings;         /* the stage's own flags, as its table filled them */
+    threadpool *pool;       /* opt.threads > 0: the thread pool */
+    dns_resolver *dns;      /* with the pool, --transport raw (or opt.pool_dns): lookups
+                             * in the pool */
     bool raw;               /* which of the two */
     size_t todo;            /* set by the stage: URLs still waiting when it returned */
-    /* Set by the stage: print its work in flight (stages 2, 3: the task tree, as gdb's
-     * `info tasks`; stage 1: the live Fetchers). `kill -USR1 PID` runs it at the
+    /* Set by the stage: print its work in flight (the task tree, as gdb's `info
+     * tasks`, or the live Fetchers). `kill -USR1 PID` runs it at the
      * loop's next turn (the handler only notifies the loop: selector_notify). */
     void (*dump)(FILE *out);
 } app;
@@ -44,14 +55,12 @@ extern volatile sig_atomic_t app_interrupted;
  * it failed (after printing one line) before fetching anything: then no report is
  * written. Returns the exit code: 0 done, 1 fatal, 2 usage. */
 #define APP_NOT_STARTED (-2)
-int app_main(int argc, char **argv, const char *prog, const char *stage,
-             const char *default_transport, int (*crawl_fn)(app *a));
+int app_main(int argc, char **argv, const app_stage *stage, int (*crawl_fn)(app *a));
 
 /* app_main's first half, for tests and tools: parse argv, make the loop, the crawl
  * core and the transport. Returns 0; -1 when --help or --version was printed; or the
  * exit code (1, 2) after one line on stderr. app_close frees what app_open made. */
-int app_open(app *a, int argc, char **argv, const char *prog, const char *stage,
-             const char *default_transport);
+int app_open(app *a, int argc, char **argv, const app_stage *stage);
 void app_close(app *a);
 
 /* The --timeout in milliseconds, at least 1. */

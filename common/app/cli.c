@@ -1,13 +1,12 @@
-/* cli.c — the command line of the three crawlers: getopt_long, strict validation,
- * and usage errors as exactly one line on stderr naming the bad argument.
+/* cli.c — the command line every crawler shares: getopt_long over the core's flags and
+ * the crawler's table (cli.h), strict validation, and usage errors as exactly one line
+ * on stderr naming the bad argument.
  */
 #include "cli.h"
 
 #include "alloc.h"
-#include "http.h"
 #include "log.h"
 #include "selector.h"
-#include "threadpool.h"
 #include "url.h"
 
 #include <ctype.h>
@@ -22,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,14 +32,11 @@
 enum {
     OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
     OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
-    OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS, OPT_USER_AGENT, OPT_THREADS,
-    OPT_DNS_TIMEOUT, OPT_STORE, OPT_IGNORE_ROBOTS, OPT_WARC, OPT_CDX, OPT_STATE, OPT_RESUME,
-    OPT_FRONTIER, OPT_CLAIM_AFTER, OPT_PER_HOST, OPT_PER_IP, OPT_DELAY, OPT_RANDOM_DELAY,
-    OPT_MAX_CRAWL_DELAY, OPT_AUTOTHROTTLE, OPT_TARGET_CONCURRENCY, OPT_SITEMAPS,
-    OPT_HEADER
+    OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS,
+    OPT_TABLE = 512     /* + the row's index: a flag of the crawler's table */
 };
 
-static const struct option long_opts[] = {
+static const struct option core_opts[] = {
     {"max-tasks", required_argument, NULL, OPT_MAX_TASKS},
     {"max-redirect", required_argument, NULL, OPT_MAX_REDIRECT},
     {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
@@ -57,26 +52,6 @@ static const struct option long_opts[] = {
     {"max-size", required_argument, NULL, OPT_MAX_SIZE},
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"trace-events", required_argument, NULL, OPT_TRACE_EVENTS},
-    {"user-agent", required_argument, NULL, OPT_USER_AGENT},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    {"dns-timeout", required_argument, NULL, OPT_DNS_TIMEOUT},
-    {"store", required_argument, NULL, OPT_STORE},
-    {"warc", required_argument, NULL, OPT_WARC},
-    {"cdx", required_argument, NULL, OPT_CDX},
-    {"state", required_argument, NULL, OPT_STATE},
-    {"resume", no_argument, NULL, OPT_RESUME},
-    {"frontier", required_argument, NULL, OPT_FRONTIER},
-    {"claim-after", required_argument, NULL, OPT_CLAIM_AFTER},
-    {"ignore-robots", no_argument, NULL, OPT_IGNORE_ROBOTS},
-    {"per-host", required_argument, NULL, OPT_PER_HOST},
-    {"per-ip", no_argument, NULL, OPT_PER_IP},
-    {"delay", required_argument, NULL, OPT_DELAY},
-    {"random-delay", no_argument, NULL, OPT_RANDOM_DELAY},
-    {"max-crawl-delay", required_argument, NULL, OPT_MAX_CRAWL_DELAY},
-    {"autothrottle", no_argument, NULL, OPT_AUTOTHROTTLE},
-    {"target-concurrency", required_argument, NULL, OPT_TARGET_CONCURRENCY},
-    {"sitemaps", no_argument, NULL, OPT_SITEMAPS},
-    {"header", required_argument, NULL, OPT_HEADER},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -111,12 +86,37 @@ static int usage_error(const char *prog, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+/* The core's options and the table's rows, for getopt_long: made per parse. */
+static struct option *long_opts;
+
 static const char *opt_name(int val)
 {
     for (const struct option *lo = long_opts; lo->name; lo++)
         if (lo->val == val)
             return lo->name;
     return "?";
+}
+
+static size_t count_rows(const cli_table *t)
+{
+    size_t n = 0;
+    while (t && t->flags[n].name)
+        n++;
+    return n;
+}
+
+/* core_opts with the table's rows before its terminator. */
+static struct option *make_long_opts(const cli_table *t)
+{
+    size_t ncore = sizeof core_opts / sizeof core_opts[0] - 1, nrows = count_rows(t);
+    struct option *all = xcalloc(ncore + nrows + 1, sizeof *all);
+    memcpy(all, core_opts, ncore * sizeof *all);
+    for (size_t i = 0; i < nrows; i++)
+        all[ncore + i] = (struct option){t->flags[i].name,
+                                         t->flags[i].arg == CLI_ARG_NONE ? no_argument
+                                                                         : required_argument,
+                                         NULL, OPT_TABLE + (int)i};
+    return all;
 }
 
 /* ---- values ----------------------------------------------------------------- */
@@ -176,7 +176,7 @@ static int parse_decimal(const char *prog, const char *opt, const char *arg, dou
     return CLI_OK;
 }
 
-/* Seconds, MIN_TIMEOUT <= t <= 86400: --timeout, --dns-timeout, --claim-after. */
+/* Seconds, MIN_TIMEOUT <= t <= 86400: --timeout. */
 static int parse_seconds(const char *prog, const char *opt, const char *arg, double *out)
 {
     return parse_decimal(prog, opt, arg, MIN_TIMEOUT, 86400, "seconds", out);
@@ -227,45 +227,33 @@ static int check_regex(const char *prog, const char *arg)
     return usage_error(prog, "--exclude: bad regex '%s': %s", arg, why);
 }
 
-/* A User-Agent header value: printable ASCII (no control character could end the
- * header early), 1 to 256 characters, no space at either end. */
-static int check_user_agent(const char *prog, const char *arg)
-{
-    size_t n = strlen(arg);
-    bool printable = true;
-    for (const char *p = arg; *p; p++)
-        printable &= *p >= 0x20 && *p < 0x7f;
-    if (n == 0 || n > 256 || !printable || arg[0] == ' ' || arg[n - 1] == ' ')
-        return usage_error(prog, "--user-agent: '%s' is not a User-Agent (printable ASCII, "
-                           "1 to 256 characters, no space at either end)", arg);
-    return CLI_OK;
-}
-
-/* --header "Name: value": a field both transports can send (http_field_check); not
- * User-Agent, which --user-agent gives (it picks the robots.txt group too); each name
- * once (a field's values are joined with ", " in one, RFC 9110 5.3). */
-static int add_header(crawl_options *o, const char *prog, const char *arg)
-{
-    const char *why = http_field_check(arg);
-    size_t n = http_field_name_len(arg);
-    if (why)
-        return usage_error(prog, "--header '%s': %s", arg, why);
-    if (n == 10 && strncasecmp(arg, "User-Agent", n) == 0)
-        return usage_error(prog, "--header '%s': give --user-agent (it also picks the "
-                           "robots.txt group)", arg);
-    for (int i = 0; i < o->nheaders; i++)
-        if (http_field_name_len(o->headers[i]) == n && strncasecmp(o->headers[i], arg, n) == 0)
-            return usage_error(prog, "--header '%s': %.*s given twice (join the values with "
-                               "', ' in one)", arg, (int)n, arg);
-    if (o->nheaders == CRAWL_MAX_HEADERS)
-        return usage_error(prog, "--header '%s': at most %d --header", arg, CRAWL_MAX_HEADERS);
-    o->headers[o->nheaders++] = arg;
-    return CLI_OK;
-}
-
 /* ---- help ------------------------------------------------------------------- */
 
-static void print_help(const char *prog, const char *default_transport, cli_stage stage)
+/* One row of a table: "--name METAVAR" in a column of 20 (or alone on its line when
+ * longer than 24), its help lines at column 26. */
+static void print_row(const cli_flag *f)
+{
+    char head[128];
+    snprintf(head, sizeof head, "--%s%s%s", f->name, f->metavar ? " " : "",
+             f->metavar ? f->metavar : "");
+    size_t n = strlen(head);
+    if (n <= 19)
+        printf("      %-20s", head);
+    else if (n <= 24)
+        printf("      %s  ", head);
+    else
+        printf("      %s\n%26s", head, "");
+    for (const char *line = f->help ? f->help : ""; ; ) {
+        size_t len = strcspn(line, "\n");
+        printf("%.*s\n", (int)len, line);
+        if (!line[len])
+            break;
+        line += len + 1;
+        printf("%26s", "");
+    }
+}
+
+static void print_help(const char *prog, const char *default_transport, const cli_table *t)
 {
     char selectors[128];
     join_choices(selector_backends, selectors, sizeof selectors);
@@ -295,48 +283,14 @@ static void print_help(const char *prog, const char *default_transport, cli_stag
            "  -V, --version           show the version and exit\n",
            prog, selectors, selector_backends[0] ? selector_backends[0] : "epoll",
            default_transport);
-    if (stage == CLI_STAGE3)
-        printf("\n"
-               "crawl-queue's engine:\n"
-               "      --user-agent NAME   the User-Agent sent; its product token (the letters\n"
-               "                          before a '/') picks the robots.txt group\n"
-               "                          [crawlstages/%s]\n"
-               "      --ignore-robots     fetch what robots.txt forbids [obey robots.txt]\n"
-               "      --header \"Name: value\"\n"
-               "                          send this header field on every request\n"
-               "                          (repeatable; docs/extensions.md) [none]\n"
-               "      --store FILE.db     store every record, headers and body in SQLite\n"
-               "                          (docs/storage.md) [none]\n"
-               "      --warc FILE         archive every response in WARC/1.1, as it came\n"
-               "                          over the wire; FILE.gz: gzip per record\n"
-               "                          (docs/warc.md) [none]\n"
-               "      --cdx FILE          with --warc: a CDXJ index of it [none]\n"
-               "      --state FILE.db     keep the crawl's frontier in SQLite, so that a\n"
-               "                          crawl stopped (even by kill -9) can --resume;\n"
-               "                          needs --format jsonl --output FILE (docs/state.md)\n"
-               "      --resume            go on with --state's (or --frontier's) crawl,\n"
-               "                          appending to --output\n"
-               "      --frontier redis://HOST:PORT/NAME\n"
-               "                          one crawl NAME run by many processes: the Queue\n"
-               "                          and seen URLs in Redis; needs --format jsonl\n"
-               "                          (docs/scale.md) [the Queue in memory]\n"
-               "      --claim-after SECS  with --frontier: take over URLs a process left\n"
-               "                          unacknowledged this long (it died) [60]\n"
-               "\n"
-               "Politeness (any of these: a Queue per host, docs/politeness.md):\n"
-               "      --per-host N        at most N requests in flight per host [no cap]\n"
-               "      --per-ip            ... per address the host resolves to\n"
-               "      --delay SECS        between two starts on one host [0]\n"
-               "      --random-delay      each delay x 0.5 to 1.5 (needs --delay)\n"
-               "      --max-crawl-delay SECS  cap on robots.txt's Crawl-delay [30]\n"
-               "      --autothrottle      each host's delay follows its latency\n"
-               "      --target-concurrency N  autothrottle's aim per host [1]\n"
-               "      --sitemaps          also start from each host's sitemaps (robots.txt's\n"
-               "                          Sitemap lines, /sitemap.xml)\n"
-               "\n"
-               "      --threads N         the thread pool (DNS lookups, the store), 1 to %d [4]\n"
-               "      --dns-timeout SECS  per DNS lookup on the raw transport [60]\n",
-               CRAWL_VERSION, THREADPOOL_MAX_THREADS);
+    if (t) {
+        printf("\n%s\n", t->title);
+        for (const cli_flag *f = t->flags; f->name; f++) {
+            if (f->section)     /* "": a blank line only */
+                printf("\n%s%s", f->section, *f->section ? "\n" : "");
+            print_row(f);
+        }
+    }
     printf("\nExit status: 0 crawl completed, 1 fatal error, 2 bad usage.\n");
 }
 
@@ -354,17 +308,14 @@ static void set_defaults(crawl_options *o, const char *default_transport)
     o->format = "text";
     o->timeout = 30;
     o->max_size = DEFAULT_MAX_SIZE;
-    o->threads = 4;
-    o->dns_timeout = 60;
-    o->claim_after = 60;
-    o->max_crawl_delay = 30;
-    o->target_concurrency = 1;      /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
 }
 
 /* getopt returned '?': an unknown option, an ambiguous abbreviation, or a value given
- * to an option that takes none (optopt is then that option's val). */
-static int bad_option(const char *prog, int argc, char **argv)
+ * to an option that takes none (optopt is then that option's val). An unknown long
+ * option's line ends with the command's note (where the other options are). */
+static int bad_option(const cli_command *cmd, int argc, char **argv)
 {
+    const char *prog = cmd->prog;
     const char *arg = (optind >= 1 && optind <= argc) ? argv[optind - 1] : "";
     if (optopt >= OPT_MAX_TASKS || (optopt && strchr("vqhV", optopt)))
         return usage_error(prog, "option '--%s' takes no value", opt_name(optopt));
@@ -377,46 +328,70 @@ static int bad_option(const char *prog, int argc, char **argv)
             matches += strncmp(lo->name, arg + 2, len - 2) == 0;
     if (matches > 1)
         return usage_error(prog, "option '%.*s' is ambiguous (see --help)", (int)len, arg);
-    return usage_error(prog, "unknown option '%.*s' (see --help)", (int)len, arg);
+    const char *note = cmd->unknown_note;
+    return usage_error(prog, "unknown option '%.*s' (see --help)%s%s", (int)len, arg,
+                       note ? "; " : "", note ? note : "");
 }
 
-/* The options only crawl-queue's engine understands (robots.txt, storage, politeness,
- * the thread pool, ...): stages 1 and 2 refuse them. */
-static bool stage3_only(int c)
+void cli_list_clear(cli_list *l)
 {
-    switch (c) {
-    case OPT_USER_AGENT:
-    case OPT_THREADS:
-    case OPT_DNS_TIMEOUT:
-    case OPT_STORE:
-    case OPT_IGNORE_ROBOTS:
-    case OPT_WARC:
-    case OPT_CDX:
-    case OPT_STATE:
-    case OPT_RESUME:
-    case OPT_FRONTIER:
-    case OPT_CLAIM_AFTER:
-    case OPT_PER_HOST:
-    case OPT_PER_IP:
-    case OPT_DELAY:
-    case OPT_RANDOM_DELAY:
-    case OPT_MAX_CRAWL_DELAY:
-    case OPT_AUTOTHROTTLE:
-    case OPT_TARGET_CONCURRENCY:
-    case OPT_SITEMAPS:
-    case OPT_HEADER:
-        return true;
-    default:
-        return false;
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+void cli_table_free(const cli_table *t, void *settings)
+{
+    for (size_t i = 0; settings && i < count_rows(t); i++)
+        if (t->flags[i].arg == CLI_ARG_LIST)
+            cli_list_clear((cli_list *)((char *)settings + t->flags[i].offset));
+}
+
+/* A flag of the crawler's table: its value parsed by its kind, stored at its offset,
+ * then its own hook. */
+static int apply_row(const cli_command *cmd, const cli_flag *f, const char *arg)
+{
+    const char *prog = cmd->prog;
+    char *at = (char *)cmd->settings + f->offset;
+    long long v = 0;
+    int rc = CLI_OK;
+    switch (f->arg) {
+    case CLI_ARG_NONE: *(int *)at = 1; break;
+    case CLI_ARG_INT:
+        rc = parse_whole(prog, f->name, arg, (long long)f->min, (long long)f->max, &v);
+        if (rc == CLI_OK)
+            *(int *)at = (int)v;
+        break;
+    case CLI_ARG_BYTES:
+        rc = parse_whole(prog, f->name, arg, (long long)f->min,
+                         f->max > 0 ? (long long)f->max : LLONG_MAX, (long long *)at);
+        break;
+    case CLI_ARG_DOUBLE:
+        rc = parse_decimal(prog, f->name, arg, f->min, f->max, f->noun ? f->noun : "seconds",
+                           (double *)at);
+        break;
+    case CLI_ARG_STRING: *(const char **)at = arg; break;
+    case CLI_ARG_LIST: {
+        cli_list *l = (cli_list *)at;
+        l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+        l->v[l->n++] = arg;
+        break;
     }
+    }
+    char why[512];
+    if (rc == CLI_OK && f->set && f->set(cmd->settings, arg, why, sizeof why) < 0)
+        return usage_error(prog, "%s", why);
+    return rc;
 }
 
 /* One option with its value. */
-static int apply_option(crawl_options *o, int c, const char *arg, const char *prog,
-                        const char *default_transport, cli_stage stage)
+static int apply_option(crawl_options *o, int c, const char *arg, const cli_command *cmd)
 {
+    const char *prog = cmd->prog;
     long long v = 0;
     int rc = CLI_OK;
+    if (c >= OPT_TABLE)
+        return apply_row(cmd, &cmd->table->flags[c - OPT_TABLE], arg);
     switch (c) {
     case OPT_MAX_TASKS:
         return parse_int(prog, "max-tasks", arg, 1, 1000000, &o->max_tasks);
@@ -447,50 +422,10 @@ static int apply_option(crawl_options *o, int c, const char *arg, const char *pr
         return parse_whole(prog, "max-size", arg, 1, LLONG_MAX, &o->max_size);
     case OPT_CACERT: o->cacert = arg; return CLI_OK;
     case OPT_TRACE_EVENTS: o->trace_events = arg; return CLI_OK;
-    case OPT_USER_AGENT:
-        o->user_agent = arg;
-        return check_user_agent(prog, arg);
-    case OPT_THREADS:
-        return parse_int(prog, "threads", arg, 1, THREADPOOL_MAX_THREADS, &o->threads);
-    case OPT_DNS_TIMEOUT:
-        return parse_seconds(prog, "dns-timeout", arg, &o->dns_timeout);
-    case OPT_STORE: o->store = arg; return CLI_OK;
-    case OPT_WARC: o->warc = arg; return CLI_OK;
-    case OPT_CDX: o->cdx = arg; return CLI_OK;
-    case OPT_STATE: o->state = arg; return CLI_OK;
-    case OPT_RESUME: o->resume = 1; return CLI_OK;
-    case OPT_FRONTIER:
-        if (strncmp(arg, "redis://", 8) != 0)
-            return usage_error(prog, "--frontier '%s': give redis://HOST:PORT/NAME", arg);
-        o->frontier = arg;
-        return CLI_OK;
-    case OPT_CLAIM_AFTER:
-        return parse_seconds(prog, "claim-after", arg, &o->claim_after);
-    case OPT_IGNORE_ROBOTS: o->ignore_robots = 1; return CLI_OK;
-    /* Politeness: any of these turns it on (the polite Queue, hostqueue.h). */
-    case OPT_PER_HOST:
-        o->polite = 1;
-        return parse_int(prog, "per-host", arg, 1, 1000000, &o->per_host);
-    case OPT_PER_IP: o->polite = o->per_ip = o->polite_local = 1; return CLI_OK;
-    case OPT_DELAY:
-        o->polite = 1;
-        return parse_decimal(prog, "delay", arg, 0, 86400, "seconds", &o->delay);
-    case OPT_RANDOM_DELAY: o->polite = o->random_delay = 1; return CLI_OK;
-    case OPT_MAX_CRAWL_DELAY:
-        o->polite = o->polite_local = 1;
-        return parse_decimal(prog, "max-crawl-delay", arg, 0, 86400, "seconds",
-                             &o->max_crawl_delay);
-    case OPT_AUTOTHROTTLE: o->polite = o->autothrottle = o->polite_local = 1; return CLI_OK;
-    case OPT_TARGET_CONCURRENCY:
-        o->polite = o->polite_local = 1;
-        return parse_decimal(prog, "target-concurrency", arg, 0.01, 1000000, "requests",
-                             &o->target_concurrency);
-    case OPT_SITEMAPS: o->sitemaps = 1; return CLI_OK;
-    case OPT_HEADER: return add_header(o, prog, arg);
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
     case 'h':
-        print_help(prog, default_transport, stage);
+        print_help(prog, cmd->default_transport, cmd->table);
         return CLI_EXIT_OK;
     case 'V':
         printf("%s %s\n", prog, CRAWL_VERSION);
@@ -578,46 +513,50 @@ static int check_files(const crawl_options *o, const char *prog)
     if (o->trace_events && !to_stdout && same_file(o->output, o->trace_events))
         return usage_error(prog, "--output '%s' and --trace-events '%s' are the same file "
                            "(give each its own)", o->output, o->trace_events);
-    if (o->cdx && !o->warc)
-        return usage_error(prog, "--cdx '%s' indexes a --warc file: give --warc too", o->cdx);
-    if (o->resume && !o->state && !o->frontier)
-        return usage_error(prog, "--resume goes on with the crawl of a --state file: give "
-                           "--state too");
-    if (o->resume && o->frontier && to_stdout)
-        return usage_error(prog, "--resume with --frontier '%s' appends to --output FILE: "
-                           "give --output", o->frontier);
-    if (o->state && (to_stdout || !o->format || strcmp(o->format, "jsonl") != 0))
-        return usage_error(prog, "--state '%s' needs --format jsonl --output FILE (the "
-                           "records of every run go to that file)", o->state);
-    if (o->frontier && (!o->format || strcmp(o->format, "jsonl") != 0))
-        return usage_error(prog, "--frontier '%s' needs --format jsonl (a URL is acknowledged "
-                           "to the other processes once its record is written)", o->frontier);
-    if (o->random_delay && o->delay <= 0)
-        return usage_error(prog, "--random-delay varies --delay SECS: give --delay too");
-    if (o->target_concurrency != 1 && !o->autothrottle)
-        return usage_error(prog, "--target-concurrency is --autothrottle's aim: give "
-                           "--autothrottle too");
-    if (o->frontier && o->polite_local)
-        return usage_error(prog, "--frontier '%s' keeps --per-host and --delay for the whole "
-                           "crawl; --per-ip, --max-crawl-delay and --autothrottle are one "
-                           "process's (not with --frontier yet)", o->frontier);
-    if (o->frontier && o->state)
-        return usage_error(prog, "--frontier '%s' keeps the frontier in Redis: --state is for "
-                           "one process", o->frontier);
-    const char *const named[][2] = {{"--output", to_stdout ? NULL : o->output},
-                                    {"--trace-events", o->trace_events},
-                                    {"--store", o->store}, {"--warc", o->warc},
-                                    {"--cdx", o->cdx}, {"--state", o->state}};
-    for (size_t i = 2; i < 6; i++)     /* --output and --trace-events: checked above */
-        for (size_t j = 0; j < i && named[i][1]; j++)
-            if (named[j][1] && same_file(named[i][1], named[j][1]))
-                return usage_error(prog, "%s '%s' and %s '%s' are the same file (give each "
-                                   "its own)", named[j][0], named[j][1], named[i][0],
-                                   named[i][1]);
     if (o->trace_events && to_stdout && is_stdout(o->trace_events))
         return usage_error(prog, "--trace-events '%s' is where the report goes (stdout); "
                            "give it a file of its own", o->trace_events);
     return CLI_OK;
+}
+
+/* The table's files (rows marked out_file) against --output, --trace-events and one
+ * another: no two may be one file. */
+static int check_table_files(const crawl_options *o, const cli_command *cmd)
+{
+    bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
+    size_t nrows = count_rows(cmd->table);
+    const char **flag = xcalloc(nrows + 2, sizeof *flag);
+    const char **path = xcalloc(nrows + 2, sizeof *path);
+    flag[0] = "output";
+    path[0] = to_stdout ? NULL : o->output;
+    flag[1] = "trace-events";
+    path[1] = o->trace_events;
+    size_t n = 2;
+    int rc = CLI_OK;
+    for (size_t i = 0; i < nrows && rc == CLI_OK; i++) {
+        const cli_flag *f = &cmd->table->flags[i];
+        if (!f->out_file || f->arg != CLI_ARG_STRING)
+            continue;
+        const char *p = *(const char **)((char *)cmd->settings + f->offset);
+        for (size_t j = 0; j < n && p && rc == CLI_OK; j++)
+            if (path[j] && same_file(p, path[j]))
+                rc = usage_error(cmd->prog, "--%s '%s' and --%s '%s' are the same file (give "
+                                 "each its own)", flag[j], path[j], f->name, p);
+        flag[n] = f->name;
+        path[n++] = p;
+    }
+    free(flag);
+    free(path);
+    return rc;
+}
+
+/* The table's rules between flags, and what the core must know of them. */
+static int finish_table(crawl_options *o, const cli_command *cmd)
+{
+    char why[512];
+    if (cmd->table->finish && cmd->table->finish(cmd->settings, o, why, sizeof why) < 0)
+        return usage_error(cmd->prog, "%s", why);
+    return check_table_files(o, cmd);
 }
 
 /* The crawler logs in nowhere: a root's "user:password@" is dropped (url.h), which the
@@ -647,50 +586,48 @@ static void set_log_level(const crawl_options *o)
         log_level = LOG_WARN;
 }
 
-int cli_parse(crawl_options *o, int argc, char **argv, const char *prog,
-              const char *default_transport, cli_stage stage)
+int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *in)
 {
-    if (!prog)
-        prog = "crawl";
-    if (!default_transport)
-        default_transport = "raw";
-    set_defaults(o, default_transport);
+    cli_command cmd = *in;
+    if (!cmd.prog)
+        cmd.prog = "crawl";
+    if (!cmd.default_transport)
+        cmd.default_transport = "raw";
+    if (!cmd.settings)
+        cmd.table = NULL;
+    const char *prog = cmd.prog;
+    set_defaults(o, cmd.default_transport);
+    if (cmd.table && cmd.table->defaults)
+        cmd.table->defaults(cmd.settings);
     if (argc < 1 || !argv)
         return usage_error(prog, "no ROOT given (see --help)");
 
+    long_opts = make_long_opts(cmd.table);
     optind = 0;   /* GNU: full reinitialisation, so cli_parse can run again */
     opterr = 0;   /* our own messages, one line each */
-    int c;
-    while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
-        int rc;
+    int c, rc = CLI_OK;
+    while (rc == CLI_OK && (c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == ':')
             rc = usage_error(prog, "option '--%s' needs a value", opt_name(optopt));
         else if (c == '?')
-            rc = bad_option(prog, argc, argv);
-        else if (stage != CLI_STAGE3 && stage3_only(c))
-            rc = usage_error(prog, "--%s is a crawl-queue (stage 3) option; this stage keeps "
-                             "the chapter's crawler", opt_name(c));
+            rc = bad_option(&cmd, argc, argv);
         else
-            rc = apply_option(o, c, optarg, prog, default_transport, stage);
-        if (rc != CLI_OK)
-            return rc;
+            rc = apply_option(o, c, optarg, &cmd);
     }
+    free(long_opts);
+    long_opts = NULL;
+    if (rc != CLI_OK)
+        return rc;
     o->roots = argv + optind;
     o->nroots = argc - optind;
-    int rc = check_roots(o, prog);
+    rc = check_roots(o, prog);
     if (rc == CLI_OK)
         rc = check_files(o, prog);
+    if (rc == CLI_OK && cmd.table)
+        rc = finish_table(o, &cmd);
     if (rc != CLI_OK)
         return rc;
     set_log_level(o);
     warn_userinfo(o, prog);
-    if (o->frontier) {
-        /* This process among the crawl's: HOST:PID, unique while it runs. */
-        static char name[300];
-        char host[256] = "localhost";
-        gethostname(host, sizeof host - 1);
-        snprintf(name, sizeof name, "%s:%ld", host, (long)getpid());
-        o->fetched_by = name;
-    }
     return CLI_OK;
 }

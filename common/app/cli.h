@@ -1,26 +1,89 @@
-/* cli.h — the command line shared by crawl-callbacks, crawl-generators and crawl-queue.
+/* cli.h — the command line every crawler shares, and the table a crawler may add.
  *
  *   PROG [options] ROOT...
  * Exit codes: 0 the crawl completed (failed fetches are records in the report),
  * 1 a fatal error, 2 bad usage (one line on stderr naming the bad argument).
+ *
+ * cli_parse knows the crawl core's own flags (crawl_options). A crawler with more
+ * features declares its flags in a table of rows (cli_flag: name, argument, range,
+ * help, where the value goes), as Scrapy declares its settings; cli_parse fills the
+ * crawler's own struct from it, lists the rows in --help, and runs the table's cross
+ * checks. A crawler that passes no table refuses every other flag as unknown.
  */
 #ifndef CRAWL_CLI_H
 #define CRAWL_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "options.h"
 
 enum { CLI_OK = 0, CLI_EXIT_OK = -1, CLI_USAGE = 2 };
 
-/* Which crawler is parsing: the stage-3 options (the engine's: robots.txt, storage,
- * politeness, ...) are accepted by crawl-queue only; stages 1 and 2 keep the chapter's
- * crawler and refuse them with one line. */
-typedef enum { CLI_CHAPTER = 0, CLI_STAGE3 = 1 } cli_stage;
+/* What follows a flag of the table, and what is stored at the row's offset. */
+typedef enum {
+    CLI_ARG_NONE,       /* a switch: int, set to 1 */
+    CLI_ARG_INT,        /* a whole number in [min, max]: int */
+    CLI_ARG_BYTES,      /* a whole number in [min, max] (max 0: no bound): long long */
+    CLI_ARG_DOUBLE,     /* a decimal number in [min, max] (no hex, inf or nan): double */
+    CLI_ARG_STRING,     /* const char *, argv's own (last one given wins) */
+    CLI_ARG_LIST,       /* repeatable: each value appended to a cli_list */
+} cli_arg;
 
-/* Parse argv. prog names the program in messages; default_transport is the stage's.
- * Returns CLI_OK, CLI_EXIT_OK (help or version was printed: exit 0) or CLI_USAGE
- * (one line was printed on stderr: exit 2). Roots are checked here: each must be
- * accepted by url_fix. */
-int cli_parse(crawl_options *o, int argc, char **argv, const char *prog,
-              const char *default_transport, cli_stage stage);
+/* The values of a repeatable flag, in the order given (argv's own strings). */
+typedef struct cli_list {
+    const char **v;
+    size_t n;
+} cli_list;
+void cli_list_clear(cli_list *l);
+
+/* One flag of a table. */
+typedef struct cli_flag {
+    const char *name;       /* the long option without "--": "max-depth" */
+    cli_arg arg;
+    const char *metavar;    /* the value's name in --help: "N", "SECS", "FILE" */
+    double min, max;        /* CLI_ARG_INT, _BYTES, _DOUBLE: the range */
+    const char *noun;       /* CLI_ARG_DOUBLE: "is not a number of NOUN" (NULL: seconds) */
+    size_t offset;          /* where the value goes: offsetof(the crawler's struct, field) */
+    /* NULL, or called after the value is stored: checks it (returns -1 with one line
+     * in why, which is the whole message after "PROG: ") or sets more fields. */
+    int (*set)(void *settings, const char *value, char *why, size_t whylen);
+    bool out_file;          /* a file the crawl writes: no two of them (nor --output or
+                             * --trace-events) may be one file */
+    const char *section;    /* NULL, or a heading --help prints before this row */
+    const char *help;       /* its lines in --help, '\n' between them, "[default]" last */
+} cli_flag;
+
+/* A crawler's table. */
+typedef struct cli_table {
+    const char *title;      /* --help's heading for the rows */
+    const cli_flag *flags;  /* ended by a row whose name is NULL */
+    void (*defaults)(void *settings);   /* before parsing (NULL: all zero) */
+    /* NULL, or called once the whole command line is read and the core's checks
+     * passed: the rules between flags (one flag needs another, or refuses one), which
+     * may read the core's options, and what the core must know of the crawler's
+     * flags, which it sets in o. Returns -1 with one line in why (as above). */
+    int (*finish)(void *settings, crawl_options *o, char *why, size_t whylen);
+} cli_table;
+
+/* What is parsing. prog names the program in messages; default_transport is its own.
+ * table and settings: the crawler's flags and the struct they fill (both NULL: the
+ * core's flags only). unknown_note: NULL, or words added to an unknown option's line
+ * (where the other options are). */
+typedef struct cli_command {
+    const char *prog;
+    const char *default_transport;
+    const cli_table *table;
+    void *settings;
+    const char *unknown_note;
+} cli_command;
+
+/* Free what cli_parse put in settings (the lists of CLI_ARG_LIST rows). */
+void cli_table_free(const cli_table *t, void *settings);
+
+/* Parse argv. Returns CLI_OK, CLI_EXIT_OK (help or version was printed: exit 0) or
+ * CLI_USAGE (one line was printed on stderr: exit 2). Roots are checked here: each
+ * must be accepted by url_fix. */
+int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *cmd);
 
 #endif

@@ -28,7 +28,7 @@ uint64_t hash_str(const char *s);
  * hash differently). */
 void hash_set_seed(const uint8_t key[16]);
 
-/* --random-delay's factor, uniform in [0.5, 1.5) (Scrapy's RANDOMIZE_DOWNLOAD_DELAY),
+/* A random delay's factor, uniform in [0.5, 1.5) (Scrapy's RANDOMIZE_DOWNLOAD_DELAY),
  * from a xorshift64 generator whose state (never 0) is the caller's: not for secrets. */
 static inline double hash_jitter(uint64_t *state)
 {

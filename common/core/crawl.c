@@ -295,7 +295,7 @@ static void keep_header_part(crawl_fetch *f, const char *s, size_t n)
 }
 
 /* Each field of the head, before on_head: kept for whoever wants the response's
- * headers (stage 3's engine gives them to its Response). At most the head's own limit,
+ * headers (an engine gives them to its Response). At most the head's own limit,
  * HTTP_MAX_HEAD bytes, per attempt. */
 static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
                       size_t vlen)
@@ -326,7 +326,7 @@ static void on_body(void *ctx, const char *data, size_t len)
         links_feed(f->parser, data, len);
 }
 
-/* --warc: what went over the wire. The body as received is kept up to --max-size
+/* An archive's: what went over the wire. The body as received is kept up to --max-size
  * bytes (beyond that it is cut, and said so: wire->truncated). */
 static void on_wire(void *ctx, int part, const char *data, size_t len)
 {
@@ -589,7 +589,7 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         free(root);
     }
     if (o->output && strcmp(o->output, "-") != 0) {
-        c->out = o->resume ? outfile_open_append(o->output, "--output", err, errlen)
+        c->out = o->append_output ? outfile_open_append(o->output, "--output", err, errlen)
                            : outfile_open(o->output, "--output", err, errlen);
         if (!c->out) {
             crawl_free(c);
@@ -604,12 +604,7 @@ crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t er
         recstream_set_fetched_by(c->stream, o->fetched_by);
     }
     if (o->trace_events) {
-        /* the process is the stage: pid 1, 2, 3 */
-        static const char *const stages[] = {"callbacks", "generators", "queue"};
-        int pid = 1;
-        for (int i = 0; i < 3; i++)
-            if (strcmp(c->stage, stages[i]) == 0)
-                pid = i + 1;
+        int pid = o->trace_pid > 0 ? o->trace_pid : 1;    /* the process is the stage */
         char name[128];
         snprintf(name, sizeof name, "stage %d: crawl-%s (%s, --max-tasks %d)", pid,
                  c->stage, o->transport ? o->transport : "?", o->max_tasks);
@@ -668,8 +663,9 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
     }
 }
 
-/* With politeness the timeline has lanes per host ("http://h:80" from the URL's
- * scheme://host[:port]), so a host's delays show as the gaps on its own tracks. */
+/* With host_lanes (a crawler that paces each host) the timeline has lanes per host
+ * ("http://h:80" from the URL's scheme://host[:port]), so a host's delays show as the
+ * gaps on its own tracks. */
 static int host_lane(trace *t, const char *url)
 {
     const char *p = strstr(url, "://");
@@ -695,7 +691,7 @@ crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r)
     f->slot = -1;
     if (c->trace) {
         f->sink.on_connect = on_connect;
-        f->slot = c->o.polite ? host_lane(c->trace, url) : trace_slot_acquire(c->trace);
+        f->slot = c->o.host_lanes ? host_lane(c->trace, url) : trace_slot_acquire(c->trace);
         f->t_start = trace_now(c->trace);
     }
     if (++c->in_flight > c->peak_in_flight)

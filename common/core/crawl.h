@@ -40,7 +40,7 @@ typedef void (*crawl_add_fn)(void *ctx, const crawl_request *r);
 
 /* Build the policy from the options (roots, strict/lenient, exclude), open --output
  * (--format jsonl: from now on each record goes there as it is made).
- * stage is "callbacks", "generators" or "queue". NULL with one line in err on failure
+ * stage is the stage's name, for the report. NULL with one line in err on failure
  * (bad regex, --output or --trace-events file that cannot be opened). */
 crawl *crawl_new(const crawl_options *o, const char *stage, char *err, size_t errlen);
 void crawl_free(crawl *c);
@@ -70,7 +70,7 @@ void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx);
 /* The response was cut short by --max-size: record what arrived, with the exception
  * "body truncated at N bytes (--max-size)", and add its links. Frees f. */
 void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx);
-/* The response arrived and was used, but is not a record (stage 3's engine_download:
+/* The response arrived and was used, but is not a record (an engine's download:
  * robots.txt, say): its timeline span is written as a fetch's. Frees f. */
 void crawl_fetch_release(crawl_fetch *f);
 /* Forget this attempt (it failed and may be retried). Frees f. */
@@ -98,13 +98,13 @@ size_t crawl_seen_count(const crawl *c);
  * finished so far: stays small whatever the pages' links (hash flooding). */
 size_t crawl_longest_probe(const crawl *c);
 
-/* ---- for stage 3's engine ---- */
+/* ---- for an engine around the core ---- */
 
 /* Listeners: told of each record as it is made (after it joins the report) — the
  * record, and the attempt it came from while that still exists (NULL for a failure
  * recorded without a response); both are valid during the call only — or of each URL
- * add_url schedules (after seen_urls took it, before the stage's add): the frontier a
- * --state file keeps. A crawl takes any number of each; they are called in the order
+ * add_url schedules (after seen_urls took it, before the stage's add): a frontier kept
+ * on disk, say. A crawl takes any number of each; they are called in the order
  * they were added. None may add or remove a listener while it is being called. */
 typedef void (*crawl_record_fn)(void *ctx, const fetch_stat *st, const crawl_fetch *f);
 void crawl_add_record_listener(crawl *c, crawl_record_fn fn, void *ctx);
@@ -113,7 +113,7 @@ void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx);
  * NULL ctx removes nothing. */
 void crawl_remove_listeners(crawl *c, const void *ctx);
 
-/* seen_urls takes url without scheduling it (--resume: URLs of an earlier run).
+/* seen_urls takes url without scheduling it (a crawl resumed: URLs of an earlier run).
  * Returns whether it was new. */
 bool crawl_mark_seen(crawl *c, const char *url);
 
@@ -128,7 +128,7 @@ void crawl_fetch_keep_body(crawl_fetch *f);
 /* The kept body (malloc'd, the caller frees it; NULL when empty), handed over: the
  * attempt keeps no copy. */
 char *crawl_fetch_take_body(crawl_fetch *f, size_t *len);
-/* What went over the wire, for an archive (--warc): the server's address, the request
+/* What went over the wire, for an archive (WARC): the server's address, the request
  * head as sent, the final response head as received (status line to the empty line)
  * and the body as received (chunk framing and compression kept; at most --max-size
  * bytes, truncated says it was cut). */

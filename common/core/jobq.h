@@ -1,7 +1,7 @@
 /* jobq.h — a FIFO of requests (crawl_request.h: a URL and what travels with it): the
- * chapter's queue items. Stages 1 and 2 keep the URLs waiting for a free slot under
- * --max-tasks in one; stage 3's Queue stores its items in one. A ring buffer that
- * grows; no fixed capacity. */
+ * chapter's queue items. A crawler keeps the URLs waiting for a free slot under
+ * --max-tasks in one, or a Queue stores its items in one. A ring buffer that grows; no
+ * fixed capacity. */
 #ifndef CRAWL_JOBQ_H
 #define CRAWL_JOBQ_H
 

@@ -17,7 +17,7 @@
  * with one line in err ("cannot open --output 'x': No such file or directory"). */
 FILE *outfile_open(const char *path, const char *what, char *err, size_t errlen);
 
-/* For --resume: open the JSONL report of earlier runs to add to it. What a killed run
+/* For a crawl resumed: open the JSONL report of earlier runs to add to it. What a killed run
  * left half-written (a last line without its newline) and the summary line that ends a
  * finished or interrupted run are cut first, so the file stays one record a line. A
  * missing file is created. NULL with one line in err. */

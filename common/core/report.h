@@ -42,7 +42,7 @@ typedef struct report_summary {
     double seconds;
     int max_tasks;
     size_t todo;             /* URLs still queued when the crawl ended (0 normally) */
-    const char *stage;       /* "callbacks" | "generators" | "queue" */
+    const char *stage;       /* the stage's name, as its main() gives it */
     const char *transport;   /* "raw" | "curl" */
     const char *selector;    /* backend name */
     size_t peak_in_flight;   /* most fetches in progress at once */
@@ -70,8 +70,8 @@ void report_write_jsonl(report *r, const report_summary *sum, FILE *out);
  * of a crawl that recorded done URLs. A crawl writes each record as its URL finishes
  * (recstream.h). */
 void report_write_jsonl_record(const fetch_stat *st, FILE *out);
-/* The same with a last field "fetched_by": the process that fetched it (crawl-queue
- * --frontier: many processes, one crawl); none when fetched_by is NULL. */
+/* The same with a last field "fetched_by": the process that fetched it (many
+ * processes, one crawl); none when fetched_by is NULL. */
 void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, FILE *out);
 void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *out);
 

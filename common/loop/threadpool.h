@@ -7,8 +7,9 @@
  *   threadpool_submit(pool, work, done, arg)
  *                                           work(arg) on a pool thread, then
  *                                           done(arg, true) on the loop thread: the
- *                                           base of deferToThread (stage 2's
- *                                           defer_to_thread makes it a Future)
+ *                                           base of deferToThread (the
+ *                                           coroutines' defer_to_thread makes it a
+ *                                           Future)
  *   call_from_thread(pool, fn, arg)         reactor.callFromThread: fn(arg) on the loop
  *                                           thread, called from any thread
  *

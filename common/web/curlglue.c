@@ -295,7 +295,7 @@ static bool decoded_full(void *ctx)
     return r->truncated || r->cancelled;
 }
 
-/* --warc: the server's address, once per try, before its head. */
+/* on_wire (an archive): the server's address, once per try, before its head. */
 static void send_peer(curl_req *r)
 {
     char *ip = NULL;
@@ -366,7 +366,7 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
     return len;
 }
 
-/* --warc: the request head as libcurl sent it. */
+/* on_wire (an archive): the request head as libcurl sent it. */
 static int debug_cb(CURL *e, curl_infotype type, char *data, size_t size, void *userp)
 {
     (void)e;
@@ -876,7 +876,7 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields
     curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, open_socket_cb);
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, r);
     if (r->sink.on_wire) {
-        /* --warc: the bytes as sent, compressed and chunked; decoded here */
+        /* an archive: the bytes as sent, compressed and chunked; decoded here */
         curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
         curl_easy_setopt(e, CURLOPT_HTTP_TRANSFER_DECODING, 0L);
         curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, debug_cb);

@@ -1,6 +1,6 @@
-/* dns.h — DNS off the loop: Scrapy's CachingThreadedResolver, for crawl-queue's raw
- * transport. getaddrinfo blocks, so it runs in the thread pool (threadpool.h) while the
- * loop goes on; the answers are cached.
+/* dns.h — DNS off the loop: Scrapy's CachingThreadedResolver, for the raw transport
+ * of a crawler with a thread pool. getaddrinfo blocks, so it runs in the thread pool
+ * (threadpool.h) while the loop goes on; the answers are cached.
  *
  *   dns_lookup(r, &f->waiter, "example.org", 80, got_address, f);
  *   ...later, on the loop thread: got_address(&f->waiter, &addr, len, NULL)
@@ -16,7 +16,7 @@
  *   other. The thread cannot be stopped: its late answer is dropped.
  * - Numeric addresses are answered at once, without a thread.
  *
- * Stages 1 and 2 keep the chapter's synchronous cached resolver (net.h).
+ * Without a pool, the chapter's synchronous cached resolver (net.h) serves.
  */
 #ifndef CRAWL_DNS_H
 #define CRAWL_DNS_H

@@ -1,4 +1,4 @@
-/* http.c — raw HTTP/1.0 for stages 1 and 2: the GET request builder and the
+/* http.c — raw HTTP/1.0 for the raw transport: the GET request builder and the
  * incremental response parser (see http.h).
  *
  * The parser is a state machine fed arbitrary slices of the byte stream. The head goes

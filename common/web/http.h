@@ -1,4 +1,4 @@
-/* http.h — raw HTTP/1.0 for stages 1 and 2: a GET request builder and an incremental
+/* http.h — raw HTTP/1.0 for the raw transport: a GET request builder and an incremental
  * response parser.
  *
  * The parser is fed whatever bytes the socket gave (any split gives the same result)

@@ -1,4 +1,4 @@
-/* net.h — the socket plumbing under the raw transport of stages 1 and 2.
+/* net.h — the socket plumbing under the raw transport.
  *
  * Name resolution is getaddrinfo, once per host:port, cached. getaddrinfo blocks the
  * whole loop while the resolver works; asyncio and Scrapy move it to a thread pool
@@ -24,7 +24,7 @@ int resolver_lookup(resolver *r, const char *host, int port, struct sockaddr_sto
  * make none). */
 size_t resolver_lookups(const resolver *r);
 
-/* The parts, uncached (stage 3's threaded resolver, dns.h, uses them too). A numeric
+/* The parts, uncached (the threaded resolver, dns.h, uses them too). A numeric
  * IPv4 or IPv6 address: fills *addr (port 0) and *len, true; else false. */
 bool net_numeric_host(const char *host, struct sockaddr_storage *addr, socklen_t *len);
 /* getaddrinfo: the first IPv4 address, else the first IPv6 (port 0). Returns 0, or -1

@@ -1,5 +1,5 @@
 /* rawerr.h — the one-line exception texts of the raw transport, written by one
- * function so that stages 1 and 2 record failures with identical words. */
+ * function so that every crawler on it records failures with identical words. */
 #ifndef CRAWL_RAWERR_H
 #define CRAWL_RAWERR_H
 

@@ -1,5 +1,5 @@
 /* robots.h — robots.txt per RFC 9309 (the Robots Exclusion Protocol): a parser and a
- * matcher, pure C, no I/O. The downloader middleware of stage 3 fetches the file and
+ * matcher, pure C, no I/O. A crawler's downloader middleware fetches the file and
  * asks this module whether a URL may be fetched.
  *
  *   robots *r = robots_parse(body, len, "crawlstages/0.1");

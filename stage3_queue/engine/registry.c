@@ -14,6 +14,7 @@
 #include "polite.h"
 #include "redisqueue.h"
 #include "robotstxt.h"
+#include "settings.h"
 #include "sitemaps.h"
 #include "state.h"
 #include "store.h"
@@ -23,40 +24,40 @@
 
 static bool on_frontier(const app *a)
 {
-    return a->opt.frontier != NULL;
+    return settings_of(a)->frontier != NULL;
 }
 static bool on_polite(const app *a)
 {
-    return a->opt.polite;
+    return settings_of(a)->polite;
 }
 static bool on_robots(const app *a)
 {
-    return !a->opt.ignore_robots;
+    return !settings_of(a)->ignore_robots;
 }
 static bool on_headers(const app *a)
 {
-    return a->opt.nheaders > 0;
+    return settings_of(a)->header.n > 0;
 }
 /* The Redis Queue keeps politeness in Redis: the middleware is for the polite Queue. */
 static bool on_polite_mw(const app *a)
 {
-    return a->opt.polite && !a->opt.frontier;
+    return settings_of(a)->polite && !settings_of(a)->frontier;
 }
 static bool on_state(const app *a)
 {
-    return a->opt.state != NULL;
+    return settings_of(a)->state != NULL;
 }
 static bool on_store(const app *a)
 {
-    return a->opt.store != NULL;
+    return settings_of(a)->store != NULL;
 }
 static bool on_warc(const app *a)
 {
-    return a->opt.warc != NULL;
+    return settings_of(a)->warc != NULL;
 }
 static bool on_sitemaps(const app *a)
 {
-    return a->opt.sitemaps;
+    return settings_of(a)->sitemaps;
 }
 
 /* ---- how each is made ---- */
@@ -64,9 +65,10 @@ static bool on_sitemaps(const app *a)
 /* --frontier redis://...: the Queue on Redis, politeness across processes in Redis. */
 static int make_redis(app *a, frontier *out, char *err, size_t errlen)
 {
-    const crawl_options *o = &a->opt;
+    const settings *o = settings_of(a);
     char why[1024];
-    rqueue *rq = rqueue_new(a->loop, o->frontier, o->claim_after, o->fetched_by, why, sizeof why);
+    rqueue *rq =
+        rqueue_new(a->loop, o->frontier, o->claim_after, a->opt.fetched_by, why, sizeof why);
     if (!rq) {
         snprintf(err, errlen, "--frontier: %s", why);
         return -1;
@@ -80,7 +82,7 @@ static int make_redis(app *a, frontier *out, char *err, size_t errlen)
 static int make_polite(app *a, frontier *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    const crawl_options *o = &a->opt;
+    const settings *o = settings_of(a);
     hostqueue_config cfg = {.per_host = o->per_host,
                             .per_ip = o->per_ip,
                             .delay = o->delay,
@@ -109,8 +111,8 @@ static downloader_middleware make_robots(engine *e)
 /* --header "Name: value", each field checked by the command line. */
 static downloader_middleware make_headers(engine *e)
 {
-    const app *a = engine_app(e);
-    return headers_middleware(a->opt.headers, (size_t)a->opt.nheaders);
+    const settings *s = settings_of(engine_app(e));
+    return headers_middleware(s->header.v, s->header.n);
 }
 
 /* --state: every URL scheduled and every one done, in the file; with --resume, the URLs
@@ -118,7 +120,7 @@ static downloader_middleware make_headers(engine *e)
 static int make_state(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     app *a = engine_app(e);
-    *out = state_pipeline(a, a->opt.state);
+    *out = state_pipeline(a, settings_of(a)->state);
     crawl_add_add_listener(a->crawl, store_frontier_add, out->self);
     if (state_restore(a, frontier_add, engine_frontier(e), err, errlen) < 0) {
         crawl_remove_listeners(a->crawl, out->self);
@@ -132,15 +134,15 @@ static int make_state(engine *e, item_pipeline *out, char *err, size_t errlen)
 static int make_store(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    *out = store_pipeline(engine_app(e)->opt.store);
+    *out = store_pipeline(settings_of(engine_app(e))->store);
     return 0;
 }
 
 static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    const app *a = engine_app(e);
-    *out = warc_pipeline(a->opt.warc, a->opt.cdx);
+    const settings *s = settings_of(engine_app(e));
+    *out = warc_pipeline(s->warc, s->cdx);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "alloc.h"
 #include "fpset.h"
 #include "log.h"
+#include "settings.h"
 
 const char state_schema[] =
     "CREATE TABLE IF NOT EXISTS frontier (url TEXT PRIMARY KEY,"
@@ -64,42 +65,43 @@ static int db_fail(sqlite3 *db, const char *path, char *err, size_t errlen)
 int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
 {
     const crawl_options *o = &a->opt;
+    const settings *s = settings_of(a);
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(o->state, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+    if (sqlite3_open_v2(s->state, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
             SQLITE_OK ||
         sqlite3_busy_timeout(db, 5000) != SQLITE_OK ||
         sqlite3_exec(db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, state_schema, NULL, NULL, NULL) != SQLITE_OK ||
-        upgrade_frontier(db, o->state) < 0)
-        return db_fail(db, o->state, err, errlen);
+        upgrade_frontier(db, s->state) < 0)
+        return db_fail(db, s->state, err, errlen);
 
     sqlite3_stmt *st;
     long long known = 0;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM frontier", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, o->state, err, errlen);
+        return db_fail(db, s->state, err, errlen);
     if (sqlite3_step(st) == SQLITE_ROW)
         known = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
 
     char *id = crawl_identity(o);
     int rc = 0;
-    if (known > 0 && !o->resume) {
+    if (known > 0 && !s->resume) {
         snprintf(err, errlen, "--state '%s' holds a crawl already (%lld URLs): add --resume "
-                 "to go on with it, or name a new file", o->state, known);
+                 "to go on with it, or name a new file", s->state, known);
         rc = -1;
     } else if (known > 0) {
         const unsigned char *was = NULL;
         if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'crawl'", -1, &st,
                                NULL) != SQLITE_OK) {
             free(id);
-            return db_fail(db, o->state, err, errlen);
+            return db_fail(db, s->state, err, errlen);
         }
         if (sqlite3_step(st) == SQLITE_ROW)
             was = sqlite3_column_text(st, 0);
         if (!was || strcmp((const char *)was, id) != 0) {
             snprintf(err, errlen, "--state '%s' is the crawl of other roots or options "
                      "(--resume needs the same roots, --max-redirect, --max-pages, "
-                     "--exclude and --strict)", o->state);
+                     "--exclude and --strict)", s->state);
             rc = -1;
         }
         sqlite3_finalize(st);
@@ -110,7 +112,7 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
                                                       sqlite3_step(st) != SQLITE_DONE)) {
             sqlite3_finalize(st);
             free(id);
-            return db_fail(db, o->state, err, errlen);
+            return db_fail(db, s->state, err, errlen);
         }
         sqlite3_finalize(st);
     }
@@ -134,7 +136,7 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
     if (sqlite3_prepare_v2(db, "SELECT url, max_redirect, depth, referrer, callback FROM frontier",
                            -1, &st, NULL) != SQLITE_OK) {
         fpset_free(done);
-        return db_fail(db, o->state, err, errlen);
+        return db_fail(db, s->state, err, errlen);
     }
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *url = (const char *)sqlite3_column_text(st, 0);

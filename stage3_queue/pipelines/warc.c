@@ -28,6 +28,7 @@
 #include "future.h"
 #include "http.h"
 #include "recstream.h"
+#include "settings.h"
 #include "strmap.h"
 #include "threads.h"
 #include "url.h"
@@ -294,7 +295,7 @@ static void warcinfo(warc *w)
         "http-header-user-agent: %s\r\n"
         "robots: %s\r\n",
         CRAWL_VERSION, o->user_agent ? o->user_agent : http_default_user_agent,
-        o->ignore_robots ? "ignore" : "obey");
+        settings_of(w->a)->ignore_robots ? "ignore" : "obey");
     record_head(w, "warcinfo", id, date);
     putf(w, "WARC-Filename: %s\r\n", w->filename);
     char digest[38];

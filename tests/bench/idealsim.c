@@ -133,7 +133,8 @@ int main(int argc, char **argv)
     char *cargv[] = {"idealsim", "-q", "--output", "/dev/null", "--max-tasks", tasks_arg,
                      BASE "/", NULL};
     crawl_options o;
-    if (cli_parse(&o, 7, cargv, "idealsim", "raw", CLI_CHAPTER) != CLI_OK)
+    const cli_command cmd = {.prog = "idealsim", .default_transport = "raw"};
+    if (cli_parse(&o, 7, cargv, &cmd) != CLI_OK)
         return 1;
     crawl *c = crawl_new(&o, "ideal", err, sizeof err);
     if (!c) {

@@ -297,7 +297,8 @@ int main(int argc, char **argv)
     long stack_kb = take_stack_size(&argc, argv);
     crawler cr;
     memset(&cr, 0, sizeof cr);
-    int r = cli_parse(&cr.opt, argc, argv, PROG, "raw", CLI_CHAPTER);
+    const cli_command cmd = {.prog = PROG, .default_transport = "raw"};
+    int r = cli_parse(&cr.opt, argc, argv, &cmd);
     if (r == CLI_EXIT_OK)
         return 0;
     if (r != CLI_OK)

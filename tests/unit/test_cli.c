@@ -1,5 +1,7 @@
 /* test_cli.c — cli_parse: defaults, every option, every kind of usage error (one line
- * on stderr naming the bad argument), --help and --version.
+ * on stderr naming the bad argument), --help and --version; a crawler's own table of
+ * flags (cli_table: each kind of argument, ranges, a repeatable flag, the rules between
+ * flags, its help), and crawl-queue's table (stage3_queue/engine/settings.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "settings.h"
 
 #define PROG "crawl-queue"
 #define MAX_ARGS 32
@@ -23,6 +26,7 @@
 typedef struct run {
     int rc;
     crawl_options o;
+    settings s;          /* crawl-queue's flags, with parse_table == &settings_table */
     char *out;           /* what was written to stdout */
     char *err;           /* what was written to stderr */
     char *argv[MAX_ARGS + 1];
@@ -63,9 +67,12 @@ static char *capture_end(int fd, int saved, FILE *tmp)
     return text;
 }
 
-/* Which crawler parse() parses as: stages 1 and 2, or crawl-queue (reset after each
- * test). */
-static cli_stage parse_stage = CLI_CHAPTER;
+/* What parse() parses as (reset after each test): the core's flags only, with the
+ * note stages 1 and 2 give an unknown option; or a crawler's table filling run.s
+ * (crawl-queue's, settings_table) or parse_settings (another). */
+#define NOTE "the engine's flags are elsewhere"
+static const cli_table *parse_table;
+static void *parse_settings;
 
 /* cli_parse(PROG, args...) with stdout and stderr captured. args ends with NULL. */
 static run *parse(const char *first, ...)
@@ -87,7 +94,10 @@ static run *parse(const char *first, ...)
     fflush(stderr);
     int sout = capture_start(STDOUT_FILENO, &tout);
     int serr = capture_start(STDERR_FILENO, &terr);
-    r->rc = cli_parse(&r->o, argc, r->argv, PROG, "raw", parse_stage);
+    cli_command cmd = {.prog = PROG, .default_transport = "raw", .table = parse_table,
+                       .settings = parse_settings ? parse_settings : &r->s,
+                       .unknown_note = parse_table ? NULL : NOTE};
+    r->rc = cli_parse(&r->o, argc, r->argv, &cmd);
     fflush(stdout);
     fflush(stderr);
     r->err = capture_end(STDERR_FILENO, serr, terr);
@@ -97,6 +107,7 @@ static run *parse(const char *first, ...)
 
 static void run_free(run *r)
 {
+    cli_table_free(parse_table, parse_settings ? parse_settings : &r->s);
     free(r->out);
     free(r->err);
     free(r);
@@ -137,7 +148,8 @@ static int reset_log_level(void **state)
 {
     (void)state;
     log_level = LOG_WARN;
-    parse_stage = CLI_CHAPTER;
+    parse_table = NULL;
+    parse_settings = NULL;
     return 0;
 }
 
@@ -176,7 +188,8 @@ static void test_default_transport_is_the_stages(void **state)
     (void)state;
     char *argv[] = {PROG, "http://a/", NULL};
     crawl_options o;
-    assert_int_equal(cli_parse(&o, 2, argv, PROG, "curl", CLI_CHAPTER), CLI_OK);
+    const cli_command cmd = {.prog = PROG, .default_transport = "curl"};
+    assert_int_equal(cli_parse(&o, 2, argv, &cmd), CLI_OK);
     assert_string_equal(o.transport, "curl");
 }
 
@@ -595,16 +608,16 @@ static void test_callable_repeatedly(void **state)
 static void test_stage3_options(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("http://a/", NULL);
     assert_ok(r);
     assert_null(r->o.user_agent);
-    assert_int_equal(r->o.ignore_robots, 0);
+    assert_int_equal(r->s.ignore_robots, 0);
     run_free(r);
     r = parse("--user-agent", "MyBot/2.0 (+http://x/)", "--ignore-robots", "http://a/", NULL);
     assert_ok(r);
     assert_string_equal(r->o.user_agent, "MyBot/2.0 (+http://x/)");
-    assert_int_equal(r->o.ignore_robots, 1);
+    assert_int_equal(r->s.ignore_robots, 1);
     run_free(r);
     r = parse("--user-agent=x", "http://a/", NULL);
     assert_ok(r);
@@ -616,17 +629,17 @@ static void test_stage3_options_refused_by_chapter(void **state)
 {
     (void)state;
     run *r = parse("--user-agent", "MyBot", "http://a/", NULL);
-    assert_usage_error(r, "--user-agent is a crawl-queue (stage 3) option", NULL);
+    assert_usage_error(r, "unknown option '--user-agent' (see --help); " NOTE, NULL);
     run_free(r);
     r = parse("--ignore-robots", "http://a/", NULL);
-    assert_usage_error(r, "--ignore-robots is a crawl-queue (stage 3) option", NULL);
+    assert_usage_error(r, "unknown option '--ignore-robots' (see --help); " NOTE, NULL);
     run_free(r);
 }
 
 static void test_bad_user_agent(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     char long_ua[300];
     memset(long_ua, 'a', 257);
     long_ua[257] = '\0';
@@ -654,7 +667,7 @@ static void test_help_stage3(void **state)
     assert_null(strstr(r->out, "--threads"));
     assert_null(strstr(r->out, "--ignore-robots"));
     run_free(r);
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     r = parse("--help", NULL);
     assert_int_equal(r->rc, CLI_EXIT_OK);
     assert_non_null(strstr(r->out, "--user-agent NAME"));
@@ -674,14 +687,14 @@ static void test_help_stage3(void **state)
 static void test_header(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("--header", "X-One: 1", "--header=accept:text/html", "--header", "X-E:",
                    "a.example", NULL);
     assert_ok(r);
-    assert_int_equal(r->o.nheaders, 3);
-    assert_string_equal(r->o.headers[0], "X-One: 1");
-    assert_string_equal(r->o.headers[1], "accept:text/html");
-    assert_string_equal(r->o.headers[2], "X-E:");
+    assert_int_equal(r->s.header.n, 3);
+    assert_string_equal(r->s.header.v[0], "X-One: 1");
+    assert_string_equal(r->s.header.v[1], "accept:text/html");
+    assert_string_equal(r->s.header.v[2], "X-E:");
     run_free(r);
     static const char *const bad[][2] = {
         {"X-One", "not a header field: give \"Name: value\""},
@@ -708,27 +721,31 @@ static void test_header(void **state)
     r = parse("--header", "a.example", NULL);
     assert_usage_error(r, "--header 'a.example': not a header field", NULL);
     run_free(r);
-    char names[CRAWL_MAX_HEADERS + 1][16];
-    const char *argv[2 * (CRAWL_MAX_HEADERS + 1) + 2];
+    char names[SETTINGS_MAX_HEADERS + 1][16];
+    const char *argv[2 * (SETTINGS_MAX_HEADERS + 1) + 2];
     int argc = 0;
     argv[argc++] = PROG;
     argv[argc++] = "a.example";
-    for (int i = 0; i <= CRAWL_MAX_HEADERS; i++) {       /* one too many */
+    for (int i = 0; i <= SETTINGS_MAX_HEADERS; i++) {       /* one too many */
         snprintf(names[i], sizeof names[i], "X-%d: v", i);
         argv[argc++] = "--header";
         argv[argc++] = names[i];
     }
     crawl_options o;
+    settings st;
+    const cli_command cmd = {.prog = PROG, .table = &settings_table, .settings = &st};
     FILE *terr;
     fflush(stderr);
     int serr = capture_start(STDERR_FILENO, &terr);
-    assert_int_equal(cli_parse(&o, argc, (char **)argv, PROG, "raw", CLI_STAGE3), CLI_USAGE);
+    assert_int_equal(cli_parse(&o, argc, (char **)argv, &cmd), CLI_USAGE);
     char *err = capture_end(STDERR_FILENO, serr, terr);
     assert_int_equal(count_lines(err), 1);
     assert_non_null(strstr(err, "at most 64 --header"));
     free(err);
-    assert_int_equal(cli_parse(&o, argc - 2, (char **)argv, PROG, "raw", CLI_STAGE3), CLI_OK);
-    assert_int_equal(o.nheaders, CRAWL_MAX_HEADERS);
+    cli_table_free(&settings_table, &st);
+    assert_int_equal(cli_parse(&o, argc - 2, (char **)argv, &cmd), CLI_OK);
+    assert_int_equal(st.header.n, SETTINGS_MAX_HEADERS);
+    cli_table_free(&settings_table, &st);
 }
 
 /* ---- crawl-queue's options: --threads, --dns-timeout ------------------------ */
@@ -736,7 +753,7 @@ static void test_header(void **state)
 static void test_threads_and_dns_timeout(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("a.example", NULL);
     assert_ok(r);
     assert_int_equal(r->o.threads, 4);
@@ -763,7 +780,8 @@ static void test_threads_and_dns_timeout(void **state)
     run_free(r);
 }
 
-/* Stages 1 and 2 keep the chapter's crawler: one line, exit 2, even with a good value. */
+/* Stages 1 and 2 keep the chapter's crawler: they pass no table, and each row of
+ * crawl-queue's is refused with one line, exit 2, even with a good value. */
 static void test_stage3_options_refused_by_chapter_stages(void **state)
 {
     (void)state;
@@ -779,7 +797,18 @@ static void test_stage3_options_refused_by_chapter_stages(void **state)
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
         run *r = args[i][1] ? parse(args[i][0], args[i][1], "a.example", NULL)
                             : parse(args[i][0], "a.example", NULL);
-        assert_usage_error(r, args[i][0], "is a crawl-queue (stage 3) option");
+        char want[128];
+        snprintf(want, sizeof want, "unknown option '%s' (see --help); " NOTE, args[i][0]);
+        assert_usage_error(r, want, NULL);
+        run_free(r);
+    }
+    /* every row of the table, by its name (its value, if it takes one, is good) */
+    for (const cli_flag *f = settings_table.flags; f->name; f++) {
+        char flag[64];
+        snprintf(flag, sizeof flag, "--%s", f->name);
+        run *r = f->arg == CLI_ARG_NONE ? parse(flag, "a.example", NULL)
+                                        : parse(flag, "1", "a.example", NULL);
+        assert_usage_error(r, "unknown option", flag);
         run_free(r);
     }
 }
@@ -789,13 +818,13 @@ static void test_stage3_options_refused_by_chapter_stages(void **state)
 static void test_archive_and_store_files(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("--warc", "c.warc.gz", "--cdx", "c.cdxj", "--store", "c.db", "a.example",
                    NULL);
     assert_ok(r);
-    assert_string_equal(r->o.warc, "c.warc.gz");
-    assert_string_equal(r->o.cdx, "c.cdxj");
-    assert_string_equal(r->o.store, "c.db");
+    assert_string_equal(r->s.warc, "c.warc.gz");
+    assert_string_equal(r->s.cdx, "c.cdxj");
+    assert_string_equal(r->s.store, "c.db");
     run_free(r);
     r = parse("--cdx", "c.cdxj", "a.example", NULL);
     assert_usage_error(r, "--cdx 'c.cdxj' indexes a --warc file: give --warc too", NULL);
@@ -816,18 +845,18 @@ static void test_archive_and_store_files(void **state)
 static void test_frontier(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("a.example", NULL);
     assert_ok(r);
-    assert_null(r->o.frontier);
+    assert_null(r->s.frontier);
     assert_null(r->o.fetched_by);
-    assert_true(r->o.claim_after == 60.0);
+    assert_true(r->s.claim_after == 60.0);
     run_free(r);
     r = parse("--frontier", "redis://127.0.0.1:7000/c1", "--claim-after", "2.5", "--format",
               "jsonl", "a.example", NULL);
     assert_ok(r);
-    assert_string_equal(r->o.frontier, "redis://127.0.0.1:7000/c1");
-    assert_true(r->o.claim_after == 2.5);
+    assert_string_equal(r->s.frontier, "redis://127.0.0.1:7000/c1");
+    assert_true(r->s.claim_after == 2.5);
     char pid[32];
     snprintf(pid, sizeof pid, ":%ld", (long)getpid());
     assert_non_null(r->o.fetched_by);
@@ -849,7 +878,8 @@ static void test_frontier(void **state)
     r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--resume", "--output", "o",
               "a.example", NULL);
     assert_ok(r);
-    assert_int_equal(r->o.resume, 1);
+    assert_int_equal(r->s.resume, 1);
+    assert_int_equal(r->o.append_output, 1);    /* what the core is told */
     run_free(r);
     r = parse("--claim-after", "0", "a.example", NULL);
     assert_usage_error(r, "--claim-after: 0 is out of range", NULL);
@@ -861,29 +891,29 @@ static void test_frontier(void **state)
 static void test_politeness(void **state)
 {
     (void)state;
-    parse_stage = CLI_STAGE3;
+    parse_table = &settings_table;
     run *r = parse("a.example", NULL);
     assert_ok(r);
-    assert_int_equal(r->o.polite, 0);
-    assert_true(r->o.max_crawl_delay == 30 && r->o.target_concurrency == 1);
+    assert_int_equal(r->s.polite, 0);
+    assert_true(r->s.max_crawl_delay == 30 && r->s.target_concurrency == 1);
     run_free(r);
     r = parse("--per-host", "2", "--delay", "0.25", "--random-delay", "--per-ip",
               "--max-crawl-delay", "10", "--autothrottle", "--target-concurrency", "3",
               "--sitemaps", "a.example", NULL);
     assert_ok(r);
-    assert_int_equal(r->o.polite, 1);
-    assert_int_equal(r->o.per_host, 2);
-    assert_true(r->o.delay == 0.25 && r->o.max_crawl_delay == 10);
-    assert_true(r->o.random_delay && r->o.per_ip && r->o.autothrottle && r->o.sitemaps);
-    assert_true(r->o.target_concurrency == 3);
+    assert_int_equal(r->s.polite, 1);
+    assert_int_equal(r->s.per_host, 2);
+    assert_true(r->s.delay == 0.25 && r->s.max_crawl_delay == 10);
+    assert_true(r->s.random_delay && r->s.per_ip && r->s.autothrottle && r->s.sitemaps);
+    assert_true(r->s.target_concurrency == 3);
     run_free(r);
     r = parse("--delay", "0", "a.example", NULL);           /* on, with no delay */
     assert_ok(r);
-    assert_int_equal(r->o.polite, 1);
+    assert_int_equal(r->s.polite, 1);
     run_free(r);
     r = parse("--sitemaps", "a.example", NULL);             /* seeds; not politeness */
     assert_ok(r);
-    assert_int_equal(r->o.polite, 0);
+    assert_int_equal(r->s.polite, 0);
     run_free(r);
     r = parse("--per-host", "0", "a.example", NULL);
     assert_usage_error(r, "--per-host: 0 is out of range", NULL);
@@ -910,6 +940,264 @@ static void test_politeness(void **state)
     run_free(r);
     r = parse("--autothrottle", "--target-concurrency", "0", "a.example", NULL);
     assert_usage_error(r, "--target-concurrency: 0 is out of range", NULL);
+    run_free(r);
+}
+
+/* ---- a crawler's own table -------------------------------------------------- */
+
+/* A crawler's flags, one of each kind. */
+typedef struct fake {
+    int count;              /* --count N, 1 to 10 [3] */
+    long long size;         /* --size BYTES, at least 1 */
+    double ratio;           /* --ratio X, 0.5 to 2 [1] */
+    const char *name;       /* --name WORD */
+    cli_list header;        /* --header "Name: value", repeatable */
+    int on;                 /* --on */
+    const char *a, *b;      /* --a FILE, --b FILE: files it writes; --b needs --a */
+    int hooked;             /* the --on row's hook ran */
+} fake;
+
+static fake the_fake;
+
+static int check_header(void *p, const char *arg, char *why, size_t n)
+{
+    (void)p;
+    if (strchr(arg, ':'))
+        return 0;
+    snprintf(why, n, "--header '%s': give \"Name: value\"", arg);
+    return -1;
+}
+
+static int hook_on(void *p, const char *arg, char *why, size_t n)
+{
+    (void)arg, (void)why, (void)n;
+    ((fake *)p)->hooked++;
+    return 0;
+}
+
+static void fake_defaults(void *p)
+{
+    fake *f = p;
+    *f = (fake){.count = 3, .ratio = 1};
+}
+
+/* The rules between its flags, and what it tells the core. */
+static int fake_finish(void *p, crawl_options *o, char *why, size_t n)
+{
+    fake *f = p;
+    if (f->b && !f->a) {
+        snprintf(why, n, "--b '%s' needs --a: give --a too", f->b);
+        return -1;
+    }
+    if (f->on && f->name) {
+        snprintf(why, n, "--on refuses --name '%s'", f->name);
+        return -1;
+    }
+    o->threads = f->on ? f->count : 0;
+    return 0;
+}
+
+static const cli_flag fake_rows[] = {
+    {.name = "count", .arg = CLI_ARG_INT, .metavar = "N", .min = 1, .max = 10,
+     .offset = offsetof(fake, count), .help = "how many [3]"},
+    {.name = "size", .arg = CLI_ARG_BYTES, .metavar = "BYTES", .min = 1,
+     .offset = offsetof(fake, size), .help = "how large"},
+    {.name = "ratio", .arg = CLI_ARG_DOUBLE, .metavar = "X", .min = 0.5, .max = 2,
+     .noun = "times", .offset = offsetof(fake, ratio), .help = "how much [1]"},
+    {.name = "name", .arg = CLI_ARG_STRING, .metavar = "WORD", .offset = offsetof(fake, name),
+     .section = "Names:", .help = "first line\nsecond line"},
+    {.name = "header", .arg = CLI_ARG_LIST, .metavar = "\"Name: value\"",
+     .offset = offsetof(fake, header), .set = check_header,
+     .help = "sent on every request (repeatable)"},
+    {.name = "on", .arg = CLI_ARG_NONE, .offset = offsetof(fake, on), .set = hook_on,
+     .section = "", .help = "switch it on"},
+    {.name = "a", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = offsetof(fake, a),
+     .out_file = true, .help = "file a"},
+    {.name = "b", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = offsetof(fake, b),
+     .out_file = true, .help = "file b (needs --a)"},
+    {0}
+};
+
+static const cli_table fake_table = {.title = "The fake's own:", .flags = fake_rows,
+                                     .defaults = fake_defaults, .finish = fake_finish};
+
+static void use_fake(void)
+{
+    parse_table = &fake_table;
+    parse_settings = &the_fake;
+}
+
+static void test_table_values(void **state)
+{
+    (void)state;
+    use_fake();
+    run *r = parse("a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(the_fake.count, 3);            /* the table's defaults */
+    assert_true(the_fake.ratio == 1);
+    assert_null(the_fake.name);
+    assert_int_equal(the_fake.header.n, 0);
+    assert_int_equal(the_fake.on, 0);
+    assert_int_equal(the_fake.hooked, 0);
+    run_free(r);
+    r = parse("--count", "10", "--size=9223372036854775807", "--ratio", "0.5", "--on",
+              "--max-tasks", "7", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(the_fake.count, 10);
+    assert_true(the_fake.size == 9223372036854775807LL);
+    assert_true(the_fake.ratio == 0.5);
+    assert_int_equal(the_fake.on, 1);
+    assert_int_equal(the_fake.hooked, 1);
+    assert_int_equal(r->o.max_tasks, 7);            /* the core's flags still parse */
+    assert_int_equal(r->o.threads, 10);             /* what finish told the core */
+    run_free(r);
+    r = parse("--name", "w", "a.example", NULL);
+    assert_ok(r);
+    assert_string_equal(the_fake.name, "w");
+    assert_int_equal(r->o.threads, 0);
+    run_free(r);
+    r = parse("--on", "--name", "w", "a.example", NULL);
+    assert_usage_error(r, "--on refuses --name 'w'", NULL);
+    run_free(r);
+}
+
+static void test_table_ranges(void **state)
+{
+    (void)state;
+    use_fake();
+    const char *bad[][3] = {{"--count", "0", "--count: 0 is out of range (1 to 10)"},
+                            {"--count", "11", "--count: 11 is out of range (1 to 10)"},
+                            {"--count", "two", "--count: 'two' is not a whole number"},
+                            {"--size", "0", "--size: 0 is out of range (at least 1)"},
+                            {"--size", "1.5", "--size: '1.5' is not a whole number"},
+                            {"--ratio", "2.5", "--ratio: 2.5 is out of range (0.5 to 2)"},
+                            {"--ratio", "0.4", "--ratio: 0.4 is out of range"},
+                            {"--ratio", "nan", "--ratio: 'nan' is not a number of times"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        run *r = parse(bad[i][0], bad[i][1], "a.example", NULL);
+        assert_usage_error(r, bad[i][2], NULL);
+        run_free(r);
+    }
+    run *r = parse("--count", "1", "--ratio", "2", "--size", "1", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(the_fake.count, 1);
+    assert_true(the_fake.ratio == 2);
+    run_free(r);
+}
+
+/* A repeatable flag keeps every value, in order; its hook checks each. */
+static void test_table_repeatable(void **state)
+{
+    (void)state;
+    use_fake();
+    for (int round = 0; round < 2; round++) {       /* parsed again: a fresh list */
+        run *r = parse("--header", "A: 1", "a.example", "--header=B: 2", "--header", "A: 3",
+                       NULL);
+        assert_ok(r);
+        assert_int_equal(the_fake.header.n, 3);
+        assert_string_equal(the_fake.header.v[0], "A: 1");
+        assert_string_equal(the_fake.header.v[1], "B: 2");
+        assert_string_equal(the_fake.header.v[2], "A: 3");
+        assert_int_equal(r->o.nroots, 1);
+        run_free(r);
+        assert_int_equal(the_fake.header.n, 0);     /* cli_table_free emptied it */
+    }
+    run *r = parse("--header", "A: 1", "--header", "no colon\n", "a.example", NULL);
+    assert_usage_error(r, "--header 'no colon?': give \"Name: value\"", NULL);
+    run_free(r);
+}
+
+/* The rules between flags (finish), and the table's files against the core's. */
+static void test_table_rules_and_files(void **state)
+{
+    (void)state;
+    use_fake();
+    run *r = parse("--b", "b.out", "a.example", NULL);
+    assert_usage_error(r, "--b 'b.out' needs --a: give --a too", NULL);
+    run_free(r);
+    r = parse("--a", "a.out", "--b", "b.out", "a.example", NULL);
+    assert_ok(r);
+    assert_string_equal(the_fake.a, "a.out");
+    assert_string_equal(the_fake.b, "b.out");
+    run_free(r);
+    r = parse("--a", "same", "--b", "./same", "a.example", NULL);
+    assert_usage_error(r, "--a 'same' and --b './same' are the same file", NULL);
+    run_free(r);
+    r = parse("--output", "same", "--a", "same", "a.example", NULL);
+    assert_usage_error(r, "--output 'same' and --a 'same' are the same file", NULL);
+    run_free(r);
+    r = parse("--trace-events", "t.json", "--b", "t.json", "--a", "x", "a.example", NULL);
+    assert_usage_error(r, "--trace-events 't.json' and --b 't.json' are the same file", NULL);
+    run_free(r);
+}
+
+static void test_table_usage_errors(void **state)
+{
+    (void)state;
+    use_fake();
+    run *r = parse("--on=yes", "a.example", NULL);
+    assert_usage_error(r, "option '--on' takes no value", NULL);
+    run_free(r);
+    r = parse("a.example", "--count", NULL);
+    assert_usage_error(r, "option '--count' needs a value", NULL);
+    run_free(r);
+    r = parse("--bogus", "a.example", NULL);         /* no note: the table is the stage's */
+    assert_usage_error(r, "unknown option '--bogus' (see --help)", NULL);
+    assert_null(strstr(r->err, NOTE));
+    run_free(r);
+    r = parse("--si", "5", "a.example", NULL);       /* an abbreviation of a row */
+    assert_ok(r);
+    assert_int_equal(the_fake.size, 5);
+    run_free(r);
+}
+
+/* --help lists the table's rows from the table: title, sections, metavars, every help
+ * line at column 26; without the table, none of them. */
+static void test_table_help(void **state)
+{
+    (void)state;
+    run *r = parse("--help", NULL);
+    assert_null(strstr(r->out, "The fake's own:"));
+    assert_null(strstr(r->out, "--count"));
+    run_free(r);
+    use_fake();
+    r = parse("--help", NULL);
+    assert_int_equal(r->rc, CLI_EXIT_OK);
+    const char *want[] = {
+        "\nThe fake's own:\n",
+        "\n      --count N           how many [3]\n",
+        "\n      --size BYTES        how large\n",
+        "\n\nNames:\n      --name WORD         first line\n"
+        "                          second line\n",
+        "\n      --header \"Name: value\"  sent on every request (repeatable)\n",
+        "second line\n      --header",
+        "(repeatable)\n\n      --on                switch it on\n",
+        "--max-tasks N",                            /* the core's, still */
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(r->out, want[i]))
+            fail_msg("help lacks '%s' in:\n%s", want[i], r->out);
+    assert_true(strstr(r->out, "--max-tasks") < strstr(r->out, "The fake's own:"));
+    assert_true(strstr(r->out, "--b FILE") < strstr(r->out, "Exit status:"));
+    run_free(r);
+}
+
+/* crawl-queue's --help lists every row of its table, with its value's name. */
+static void test_help_lists_stage3_rows(void **state)
+{
+    (void)state;
+    parse_table = &settings_table;
+    run *r = parse("--help", NULL);
+    assert_int_equal(r->rc, CLI_EXIT_OK);
+    size_t rows = 0;
+    for (const cli_flag *f = settings_table.flags; f->name; f++, rows++) {
+        char line[128];
+        snprintf(line, sizeof line, "      --%s%s%s", f->name, f->metavar ? " " : "",
+                 f->metavar ? f->metavar : "");
+        if (!strstr(r->out, line))
+            fail_msg("crawl-queue's help lacks '%s'", line);
+    }
+    assert_true(rows >= 19);
     run_free(r);
 }
 
@@ -950,6 +1238,13 @@ int main(void)
         cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter_stages,
                                   reset_log_level),
         cmocka_unit_test_teardown(test_archive_and_store_files, reset_log_level),
+        cmocka_unit_test_teardown(test_table_values, reset_log_level),
+        cmocka_unit_test_teardown(test_table_ranges, reset_log_level),
+        cmocka_unit_test_teardown(test_table_repeatable, reset_log_level),
+        cmocka_unit_test_teardown(test_table_rules_and_files, reset_log_level),
+        cmocka_unit_test_teardown(test_table_usage_errors, reset_log_level),
+        cmocka_unit_test_teardown(test_table_help, reset_log_level),
+        cmocka_unit_test_teardown(test_help_lists_stage3_rows, reset_log_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

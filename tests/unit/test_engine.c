@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "crawler.h"
 #include "engine.h"
+#include "settings.h"
 #include "future.h"
 #include "registry.h"
 #include "sockio.h"
@@ -262,6 +263,7 @@ static const fetch_stat *need(const report *r, const char *path, const char *ctx
 }
 
 static app the_app;
+static settings the_settings;     /* crawl-queue's flags, which the_app reads */
 static testsite site;       /* engine.site, for the whole group: a failed test leaves no server */
 
 static int start_site(void **state)
@@ -283,7 +285,8 @@ static void crawl_site(const char *root, const char *transport, const char *sel)
     char *argv[] = {"test_engine", "--transport", (char *)transport, "--selector",
                     (char *)sel, "--max-tries", "1", "--timeout", "5", "-q",
                     (char *)root, NULL};
-    assert_int_equal(app_open(&the_app, 11, argv, "test_engine", "queue", "curl"), 0);
+    app_stage stage = settings_stage("test_engine", &the_settings);
+    assert_int_equal(app_open(&the_app, 11, argv, &stage), 0);
     assert_int_equal(crawler_run(&the_app, test_rows, sizeof test_rows / sizeof test_rows[0]),
                      0);
 }
@@ -412,7 +415,8 @@ static void test_download(void **state)
     for (size_t t = 0; t < 2; t++) {
         char *argv[] = {"test_engine", "--transport", (char *)transports[t], "-q", ts.url,
                         NULL};
-        assert_int_equal(app_open(&the_app, 5, argv, "test_engine", "queue", "curl"), 0);
+        app_stage stage = settings_stage("test_engine", &the_settings);
+        assert_int_equal(app_open(&the_app, 5, argv, &stage), 0);
         engine *e = engine_new(&the_app, NULL);
         dl_frame *f = (dl_frame *)coro_new(&dl_def);
         f->e = e;
@@ -467,7 +471,8 @@ static void test_registry_order(void **state)
 {
     (void)state;
     char *argv[] = {"test_engine", "-q", "http://127.0.0.1:1/", NULL};
-    assert_int_equal(app_open(&the_app, 3, argv, "test_engine", "queue", "curl"), 0);
+    app_stage stage = settings_stage("test_engine", &the_settings);
+    assert_int_equal(app_open(&the_app, 3, argv, &stage), 0);
     const extension rows[] = {
         {"c", EXT_DOWNLOADER_MW, 900, NULL, .make_middleware = mw_c},
         {"off", EXT_DOWNLOADER_MW, 1, never, .make_middleware = mw_c},

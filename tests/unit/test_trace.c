@@ -229,6 +229,7 @@ static void test_crawl_core_spans(void **state)
         .roots = roots, .nroots = 1, .max_tasks = 3, .max_redirect = 10, .max_tries = 4,
         .strict = 1, .format = "jsonl", .output = "/dev/null", .timeout = 30,
         .max_size = 1 << 20, .transport = "curl", .trace_events = fx->path,
+        .trace_pid = 3,         /* the caller's stage number names the process */
     };
     char err[256] = "";
     crawl *c = crawl_new(&o, "queue", err, sizeof err);

@@ -1,0 +1,259 @@
+/* settings.c — crawl-queue's flags, one row each (settings.h), and the rules between
+ * them. */
+#include "settings.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "http.h"
+#include "threadpool.h"
+
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+
+/* ---- the rows' own checks -------------------------------------------------------- */
+
+/* A User-Agent header value: printable ASCII (no control character could end the
+ * header early), 1 to 256 characters, no space at either end. */
+static int check_user_agent(void *s, const char *arg, char *why, size_t n)
+{
+    (void)s;
+    size_t len = strlen(arg);
+    bool printable = true;
+    for (const char *p = arg; *p; p++)
+        printable &= *p >= 0x20 && *p < 0x7f;
+    if (len > 0 && len <= 256 && printable && arg[0] != ' ' && arg[len - 1] != ' ')
+        return 0;
+    snprintf(why, n,
+             "--user-agent: '%s' is not a User-Agent (printable ASCII, 1 to 256 "
+             "characters, no space at either end)",
+             arg);
+    return -1;
+}
+
+/* --header "Name: value" (the last one given, appended to s->header): a field both
+ * transports can send (http_field_check); not User-Agent, which --user-agent gives (it
+ * picks the robots.txt group too); each name once (a field's values are joined with
+ * ", " in one, RFC 9110 5.3). */
+static int check_header(void *p, const char *arg, char *why, size_t n)
+{
+    const cli_list *h = &((const settings *)p)->header;
+    const char *bad = http_field_check(arg);
+    size_t len = http_field_name_len(arg);
+    if (bad)
+        snprintf(why, n, "--header '%s': %s", arg, bad);
+    else if (len == 10 && strncasecmp(arg, "User-Agent", len) == 0)
+        snprintf(why, n, "--header '%s': give --user-agent (it also picks the robots.txt "
+                 "group)", arg);
+    else if (h->n > SETTINGS_MAX_HEADERS)
+        snprintf(why, n, "--header '%s': at most %d --header", arg, SETTINGS_MAX_HEADERS);
+    else {
+        for (size_t i = 0; i + 1 < h->n; i++)
+            if (http_field_name_len(h->v[i]) == len && strncasecmp(h->v[i], arg, len) == 0) {
+                snprintf(why, n, "--header '%s': %.*s given twice (join the values with ', ' "
+                         "in one)", arg, (int)len, arg);
+                return -1;
+            }
+        return 0;
+    }
+    return -1;
+}
+
+static int check_frontier(void *s, const char *arg, char *why, size_t n)
+{
+    (void)s;
+    if (strncmp(arg, "redis://", 8) == 0)
+        return 0;
+    snprintf(why, n, "--frontier '%s': give redis://HOST:PORT/NAME", arg);
+    return -1;
+}
+
+/* Politeness: any of its flags turns it on (the polite Queue, hostqueue.h); some hold
+ * per process only. */
+static int set_polite(void *s, const char *arg, char *why, size_t n)
+{
+    (void)arg, (void)why, (void)n;
+    ((settings *)s)->polite = 1;
+    return 0;
+}
+
+static int set_polite_local(void *s, const char *arg, char *why, size_t n)
+{
+    ((settings *)s)->polite_local = 1;
+    return set_polite(s, arg, why, n);
+}
+
+/* ---- the table ------------------------------------------------------------------- */
+
+#define AT(field) offsetof(settings, field)
+
+/* One row per flag, read as a table: clang-format would put each field on a line. */
+/* clang-format off */
+static const cli_flag rows[] = {
+    {.name = "user-agent", .arg = CLI_ARG_STRING, .metavar = "NAME", .offset = AT(user_agent),
+     .set = check_user_agent,
+     .help = "the User-Agent sent; its product token (the letters\n"
+             "before a '/') picks the robots.txt group\n"
+             "[crawlstages/" CRAWL_VERSION "]"},
+    {.name = "ignore-robots", .arg = CLI_ARG_NONE, .offset = AT(ignore_robots),
+     .help = "fetch what robots.txt forbids [obey robots.txt]"},
+    {.name = "header", .arg = CLI_ARG_LIST, .metavar = "\"Name: value\"", .offset = AT(header),
+     .set = check_header,
+     .help = "send this header field on every request\n"
+             "(repeatable; docs/extensions.md) [none]"},
+    {.name = "store", .arg = CLI_ARG_STRING, .metavar = "FILE.db", .offset = AT(store),
+     .out_file = true,
+     .help = "store every record, headers and body in SQLite\n"
+             "(docs/storage.md) [none]"},
+    {.name = "warc", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(warc),
+     .out_file = true,
+     .help = "archive every response in WARC/1.1, as it came\n"
+             "over the wire; FILE.gz: gzip per record\n"
+             "(docs/warc.md) [none]"},
+    {.name = "cdx", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(cdx),
+     .out_file = true, .help = "with --warc: a CDXJ index of it [none]"},
+    {.name = "state", .arg = CLI_ARG_STRING, .metavar = "FILE.db", .offset = AT(state),
+     .out_file = true,
+     .help = "keep the crawl's frontier in SQLite, so that a\n"
+             "crawl stopped (even by kill -9) can --resume;\n"
+             "needs --format jsonl --output FILE (docs/state.md)"},
+    {.name = "resume", .arg = CLI_ARG_NONE, .offset = AT(resume),
+     .help = "go on with --state's (or --frontier's) crawl,\n"
+             "appending to --output"},
+    {.name = "frontier", .arg = CLI_ARG_STRING, .metavar = "redis://HOST:PORT/NAME",
+     .offset = AT(frontier), .set = check_frontier,
+     .help = "one crawl NAME run by many processes: the Queue\n"
+             "and seen URLs in Redis; needs --format jsonl\n"
+             "(docs/scale.md) [the Queue in memory]"},
+    {.name = "claim-after", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001,
+     .max = 86400, .offset = AT(claim_after),
+     .help = "with --frontier: take over URLs a process left\n"
+             "unacknowledged this long (it died) [60]"},
+    {.name = "per-host", .arg = CLI_ARG_INT, .metavar = "N", .min = 1, .max = 1000000,
+     .offset = AT(per_host), .set = set_polite,
+     .section = "Politeness (any of these: a Queue per host, docs/politeness.md):",
+     .help = "at most N requests in flight per host [no cap]"},
+    {.name = "per-ip", .arg = CLI_ARG_NONE, .offset = AT(per_ip), .set = set_polite_local,
+     .help = "... per address the host resolves to"},
+    {.name = "delay", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0, .max = 86400,
+     .offset = AT(delay), .set = set_polite,
+     .help = "between two starts on one host [0]"},
+    {.name = "random-delay", .arg = CLI_ARG_NONE, .offset = AT(random_delay),
+     .set = set_polite, .help = "each delay x 0.5 to 1.5 (needs --delay)"},
+    {.name = "max-crawl-delay", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0,
+     .max = 86400, .offset = AT(max_crawl_delay), .set = set_polite_local,
+     .help = "cap on robots.txt's Crawl-delay [30]"},
+    {.name = "autothrottle", .arg = CLI_ARG_NONE, .offset = AT(autothrottle),
+     .set = set_polite_local, .help = "each host's delay follows its latency"},
+    {.name = "target-concurrency", .arg = CLI_ARG_DOUBLE, .metavar = "N", .min = 0.01,
+     .max = 1000000, .noun = "requests", .offset = AT(target_concurrency),
+     .set = set_polite_local, .help = "autothrottle's aim per host [1]"},
+    {.name = "sitemaps", .arg = CLI_ARG_NONE, .offset = AT(sitemaps),
+     .help = "also start from each host's sitemaps (robots.txt's\n"
+             "Sitemap lines, /sitemap.xml)"},
+    {.name = "threads", .arg = CLI_ARG_INT, .metavar = "N", .min = 1,
+     .max = THREADPOOL_MAX_THREADS, .offset = AT(threads), .section = "",
+     .help = "the thread pool (DNS lookups, the store), 1 to " STR(THREADPOOL_MAX_THREADS)
+             " [4]"},
+    {.name = "dns-timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001,
+     .max = 86400, .offset = AT(dns_timeout),
+     .help = "per DNS lookup on the raw transport [60]"},
+    {0}
+};
+/* clang-format on */
+
+static void defaults(void *p)
+{
+    settings *s = p;
+    *s = (settings){.threads = 4,
+                    .dns_timeout = 60,
+                    .claim_after = 60,
+                    .max_crawl_delay = 30,
+                    .target_concurrency = 1}; /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
+}
+
+/* ---- the rules between flags ----------------------------------------------------- */
+
+#define REFUSE(...) (snprintf(why, n, __VA_ARGS__), -1)
+
+static int check_rules(const settings *s, const crawl_options *o, char *why, size_t n)
+{
+    bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
+    bool jsonl = o->format && strcmp(o->format, "jsonl") == 0;
+    if (s->cdx && !s->warc)
+        return REFUSE("--cdx '%s' indexes a --warc file: give --warc too", s->cdx);
+    if (s->resume && !s->state && !s->frontier)
+        return REFUSE("--resume goes on with the crawl of a --state file: give --state too");
+    if (s->resume && s->frontier && to_stdout)
+        return REFUSE("--resume with --frontier '%s' appends to --output FILE: give --output",
+                      s->frontier);
+    if (s->state && (to_stdout || !jsonl))
+        return REFUSE("--state '%s' needs --format jsonl --output FILE (the records of every "
+                      "run go to that file)",
+                      s->state);
+    if (s->frontier && !jsonl)
+        return REFUSE("--frontier '%s' needs --format jsonl (a URL is acknowledged to the "
+                      "other processes once its record is written)",
+                      s->frontier);
+    if (s->random_delay && s->delay <= 0)
+        return REFUSE("--random-delay varies --delay SECS: give --delay too");
+    if (s->target_concurrency != 1 && !s->autothrottle)
+        return REFUSE("--target-concurrency is --autothrottle's aim: give --autothrottle too");
+    if (s->frontier && s->polite_local)
+        return REFUSE("--frontier '%s' keeps --per-host and --delay for the whole crawl; "
+                      "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
+                      "with --frontier yet)",
+                      s->frontier);
+    if (s->frontier && s->state)
+        return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
+                      "process",
+                      s->frontier);
+    return 0;
+}
+
+/* The rules, then what the core and the shared main must know of these flags. */
+static int finish(void *p, crawl_options *o, char *why, size_t n)
+{
+    settings *s = p;
+    if (check_rules(s, o, why, n) < 0)
+        return -1;
+    o->user_agent = s->user_agent;
+    o->threads = s->threads;
+    o->dns_timeout = s->dns_timeout;
+    o->pool_dns = s->per_ip; /* the polite Queue's lookups */
+    o->append_output = s->resume;
+    o->host_lanes = s->polite;
+    if (s->frontier) {
+        /* This process among the crawl's: HOST:PID, unique while it runs. */
+        static char name[300];
+        char host[256] = "localhost";
+        gethostname(host, sizeof host - 1);
+        snprintf(name, sizeof name, "%s:%ld", host, (long)getpid());
+        o->fetched_by = name; /* its name in Redis and in each of its records */
+    }
+    return 0;
+}
+
+const cli_table settings_table = {
+    .title = "crawl-queue's engine:",
+    .flags = rows,
+    .defaults = defaults,
+    .finish = finish,
+};
+
+app_stage settings_stage(const char *prog, settings *s)
+{
+    return (app_stage){
+        .cli = {.prog = prog, .default_transport = "curl", .table = &settings_table, .settings = s},
+        .name = "queue",
+        .number = 3};
+}
+
+const settings *settings_of(const app *a)
+{
+    return a->settings;
+}

@@ -1,0 +1,55 @@
+/* settings.h — crawl-queue's own flags: the engine's features (robots.txt, politeness,
+ * storage, the frontier, ...), declared in one table, as Scrapy declares its settings
+ * (scrapy/settings/default_settings.py). The shared command line (common/app/cli.h)
+ * parses the crawl core's flags and this table's rows; this file alone names them.
+ *
+ * Adding a flag: a field here, a row in settings.c (name, argument, range, help line,
+ * where the value goes), and a line in README.md's option table. Stages 1 and 2 pass no
+ * table, so they refuse every flag of it as an unknown option.
+ */
+#ifndef CRAWL_SETTINGS_H
+#define CRAWL_SETTINGS_H
+
+#include "app.h"
+
+#define SETTINGS_MAX_HEADERS 64 /* --header given at most this many times */
+
+typedef struct settings {
+    const char *user_agent; /* --user-agent NAME (NULL: the transports' default) */
+    int threads;            /* --threads N (4): the thread pool */
+    double dns_timeout;     /* --dns-timeout SECS (60): a lookup in the pool */
+    const char *store;      /* --store FILE.db */
+    const char *state;      /* --state FILE.db: the crawl's frontier */
+    int resume;             /* --resume: go on with --state's crawl; --output appended */
+    const char *warc;       /* --warc FILE: WARC/1.1, FILE.gz compressed */
+    const char *cdx;        /* --cdx FILE (with --warc): a CDXJ index */
+    int ignore_robots;      /* --ignore-robots */
+    cli_list header;        /* --header "Name: value", repeatable: sent on every request */
+    const char *frontier;   /* --frontier redis://HOST:PORT/NAME: the Queue on Redis
+                             * Streams, shared by every process of the crawl */
+    double claim_after;     /* --claim-after SECS (60): take over entries left that long
+                             * unacknowledged by another process (a dead one) */
+    /* Politeness: any of these flags sets polite, and the Queue becomes the polite one
+     * (hostqueue.h). */
+    int polite;
+    int polite_local;          /* one of them holds per process only (not with --frontier) */
+    int per_host;              /* --per-host N (0: no cap beyond --max-tasks) */
+    int per_ip;                /* --per-ip: the cap and delay per address, not per name */
+    double delay;              /* --delay SECS between starts on one host (0) */
+    int random_delay;          /* --random-delay: x [0.5, 1.5) */
+    double max_crawl_delay;    /* --max-crawl-delay SECS (30): robots.txt's Crawl-delay cap */
+    int autothrottle;          /* --autothrottle */
+    double target_concurrency; /* --target-concurrency N (1) */
+    int sitemaps;              /* --sitemaps: seed from each host's sitemaps */
+} settings;
+
+/* The table cli_parse reads (its rows, defaults and cross checks). */
+extern const cli_table settings_table;
+
+/* crawl-queue as app_main runs it, its flags filling s; prog names it in messages. */
+app_stage settings_stage(const char *prog, settings *s);
+
+/* The settings of a's crawl (app_open was given settings_stage's description). */
+const settings *settings_of(const app *a);
+
+#endif
