@@ -47,15 +47,19 @@ static int check_header(void *p, const char *arg, char *why, size_t n)
     if (bad)
         snprintf(why, n, "--header '%s': %s", arg, bad);
     else if (len == 10 && strncasecmp(arg, "User-Agent", len) == 0)
-        snprintf(why, n, "--header '%s': give --user-agent (it also picks the robots.txt "
-                 "group)", arg);
+        snprintf(why, n,
+                 "--header '%s': give --user-agent (it also picks the robots.txt "
+                 "group)",
+                 arg);
     else if (h->n > SETTINGS_MAX_HEADERS)
         snprintf(why, n, "--header '%s': at most %d --header", arg, SETTINGS_MAX_HEADERS);
     else {
         for (size_t i = 0; i + 1 < h->n; i++)
             if (http_field_name_len(h->v[i]) == len && strncasecmp(h->v[i], arg, len) == 0) {
-                snprintf(why, n, "--header '%s': %.*s given twice (join the values with ', ' "
-                         "in one)", arg, (int)len, arg);
+                snprintf(why, n,
+                         "--header '%s': %.*s given twice (join the values with ', ' "
+                         "in one)",
+                         arg, (int)len, arg);
                 return -1;
             }
         return 0;
