@@ -362,6 +362,30 @@ static void test_request_fields_survive(void **state)
     free(got[1]);
 }
 
+/* Requests put one after the other share their referrer and callback in the queue
+ * (jobq.h): each still comes back with its own, whatever the order. */
+static void test_shared_referrers_kept_apart(void **state)
+{
+    (void)state;
+    const crawl_request put_in[] = {
+        {"http://a/1", 10, 1, "http://a/", NULL}, {"http://a/2", 10, 1, "http://a/", NULL},
+        {"http://a/3", 9, 1, "http://a/", "cb"},  {"http://b/1", 10, 2, "http://b/", NULL},
+        {"http://c/", 10, 0, NULL, NULL},         {"http://a/4", 10, 1, "http://a/", NULL},
+        {"http://d/", 10, 0, NULL, "cb"},
+    };
+    size_t n = sizeof put_in / sizeof put_in[0];
+    for (size_t i = 0; i < n; i++)
+        queue_put_nowait(&q, &put_in[i]);
+    for (size_t i = 0; i < n; i++) {
+        task *t = task_new(loop, queue_get(&q), "get");
+        run_task(t);
+        crawl_request *got = task_future(t)->result.p;
+        task_free(t);
+        assert_same_request(got, &put_in[i]);
+        free(got);
+    }
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -377,6 +401,7 @@ int main(void)
         T(test_cancel_waiting_join),
         T(test_workers_and_join),
         T(test_request_fields_survive),
+        T(test_shared_referrers_kept_apart),
     };
     return cmocka_run_group_tests_name("queue", tests, NULL, NULL);
 }
