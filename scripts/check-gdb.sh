@@ -19,8 +19,9 @@ guide1=(bt 'info fetchers' 'p *(Fetcher *)data' 'p ((Fetcher *)data)->url' finis
 guide2=('info tasks' coro-bt coro-list 'p *co' 'p co->line' 'p *(fetch_frame *)co' bt
         'display co->line' next 'watch -l co->line' continue 'delete 5' 'undisplay' up
         'p co->line' 'enable 1')
-guide3=('info tasks' coro-bt 'p *co->task' 'p *co' bt continue 'p *((get_frame *)co)->q'
-        'disable 1 2' continue 'enable 1 2')
+# (get_frame's cast is for a stop in get_body: the one the temporary breakpoint makes.)
+guide3=('info tasks' coro-bt 'p *co->task' 'p *co' bt disable 'tbreak get_body' continue
+        'p *((get_frame *)co)->q' enable 'disable 1 2' continue 'enable 1 2')
 progs=(x crawl-callbacks crawl-generators crawl-queue)
 # Then: continue until the crawl exits, and report.
 cat >"$work/finish.gdb" <<'GDB'

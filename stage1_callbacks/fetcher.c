@@ -36,13 +36,13 @@ enum { NO_DESCRIPTOR = 1 };
 static list_node live_fetchers = {&live_fetchers, &live_fetchers};
 
 /* The chapter's Fetcher(url). */
-Fetcher *fetcher_new(app *a, const char *url, int max_redirect, crawl_add_fn add_url,
+Fetcher *fetcher_new(app *a, const crawl_request *r, crawl_add_fn add_url,
                      fetcher_done_fn done, void *ctx)
 {
     Fetcher *f = xcalloc(1, sizeof *f);
     f->a = a;
-    f->url = xstrdup(url);
-    f->max_redirect = max_redirect;
+    f->job = crawl_request_dup(r);
+    f->url = f->job->url;
     f->sock = -1;
     f->add_url = add_url;
     f->done = done;
@@ -65,7 +65,7 @@ void fetch(Fetcher *f)
     }
     while (f->tries < f->a->opt.max_tries) {
         f->tries++;
-        f->response = crawl_fetch_new(c, f->url, f->max_redirect);
+        f->response = crawl_fetch_new(c, f->job);
         int r = f->a->raw ? start_raw(f) : fetcher_start_curl(f);
         if (r == 0)
             return;     /* the event loop holds our continuation now */
@@ -302,7 +302,7 @@ void fetcher_free(Fetcher *f)
     crawl_fetch_discard(f->response);
     list_remove(&f->link);
     free(f->exception);
-    free(f->url);
+    free(f->job);
     free(f);
 }
 

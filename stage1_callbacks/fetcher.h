@@ -28,8 +28,8 @@ typedef void (*fetcher_done_fn)(Fetcher *f, void *ctx);
 struct Fetcher {
     /* What crawling.py's fetch gets as arguments. */
     app *a;
-    char *url;
-    int max_redirect;
+    crawl_request *job;     /* the URL and what travels with it (crawl_request.h) */
+    const char *url;        /* job's */
     /* The retry loop's locals: which try this is, and why the last one failed. */
     int tries;
     char *exception;
@@ -55,7 +55,7 @@ struct Fetcher {
 };
 
 /* The chapter's Fetcher(url): nothing starts until fetch. */
-Fetcher *fetcher_new(app *a, const char *url, int max_redirect, crawl_add_fn add_url,
+Fetcher *fetcher_new(app *a, const crawl_request *r, crawl_add_fn add_url,
                      fetcher_done_fn done, void *ctx);
 /* Begin (or, after a failed try, begin again). Returns as soon as the first I/O is
  * waiting; done may already have been called if every try failed right away. */

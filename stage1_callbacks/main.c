@@ -22,13 +22,13 @@ typedef struct crawler {
     bool starting;      /* start_waiting is already on the stack */
 } crawler;
 
-static void add_url(void *ctx, const char *url, int max_redirect);
+static void add_url(void *ctx, const crawl_request *r);
 static void fetcher_done(Fetcher *f, void *ctx);
 
 /* The chapter's `Fetcher(link).fetch()`. */
-static void start_fetcher(crawler *cr, const char *url, int max_redirect)
+static void start_fetcher(crawler *cr, const crawl_request *r)
 {
-    Fetcher *f = fetcher_new(cr->a, url, max_redirect, add_url, fetcher_done, cr);
+    Fetcher *f = fetcher_new(cr->a, r, add_url, fetcher_done, cr);
     cr->active++;
     fetch(f);           /* may finish at once: every try failed before any waiting */
 }
@@ -41,10 +41,10 @@ static void start_waiting(crawler *cr)
     if (cr->starting)
         return;
     cr->starting = true;
-    job j;
-    while (cr->active < (size_t)cr->a->opt.max_tasks && jobq_pop(&cr->waiting, &j)) {
-        start_fetcher(cr, j.url, j.max_redirect);
-        free(j.url);
+    crawl_request *r;
+    while (cr->active < (size_t)cr->a->opt.max_tasks && (r = jobq_pop(&cr->waiting))) {
+        start_fetcher(cr, r);
+        free(r);
     }
     cr->starting = false;
     if (cr->active == 0 && jobq_size(&cr->waiting) == 0)
@@ -61,13 +61,13 @@ static void fetcher_done(Fetcher *f, void *ctx)
 }
 
 /* The crawl core's add_url: url is new and already in seen_urls; schedule it. */
-static void add_url(void *ctx, const char *url, int max_redirect)
+static void add_url(void *ctx, const crawl_request *r)
 {
     crawler *cr = ctx;
     if (cr->active < (size_t)cr->a->opt.max_tasks)
-        start_fetcher(cr, url, max_redirect);
+        start_fetcher(cr, r);
     else
-        jobq_push(&cr->waiting, url, max_redirect);
+        jobq_push(&cr->waiting, r);
 }
 
 static int crawl_callbacks(app *a)

@@ -24,15 +24,15 @@ typedef struct crawler {
     bool stopping;      /* interrupted: start nothing more */
 } crawler;
 
-static void add_url(void *ctx, const char *url, int max_redirect);
+static void add_url(void *ctx, const crawl_request *r);
 static void task_finished(future *f, void *arg);
 
 /* The chapter's `Task(fetcher.fetch())`. The new Task takes its first step at once, as
  * the chapter's Task does in its constructor: its request leaves now, not after the
  * loop has handled every other socket that was ready. */
-static void start_task(crawler *cr, const char *url, int max_redirect)
+static void start_task(crawler *cr, const crawl_request *r)
 {
-    task *t = task_new(cr->a->loop, fetch(cr->a, url, max_redirect, add_url, cr), url);
+    task *t = task_new(cr->a->loop, fetch(cr->a, r, add_url, cr), r->url);
     cr->running++;
     future_add_done_callback(task_future(t), task_finished, cr);
     task_detach(t);
@@ -48,10 +48,10 @@ static void start_pending(crawler *cr)
     if (cr->starting)
         return;
     cr->starting = true;
-    job j;
-    while (cr->running < (size_t)cr->a->opt.max_tasks && jobq_pop(&cr->pending, &j)) {
-        start_task(cr, j.url, j.max_redirect);
-        free(j.url);
+    crawl_request *r;
+    while (cr->running < (size_t)cr->a->opt.max_tasks && (r = jobq_pop(&cr->pending))) {
+        start_task(cr, r);
+        free(r);
     }
     cr->starting = false;
     if (cr->running == 0 && jobq_size(&cr->pending) == 0)
@@ -69,13 +69,13 @@ static void task_finished(future *f, void *arg)
 }
 
 /* The crawl core's add_url: url is new and already in seen_urls; schedule it. */
-static void add_url(void *ctx, const char *url, int max_redirect)
+static void add_url(void *ctx, const crawl_request *r)
 {
     crawler *cr = ctx;
     if (cr->running < (size_t)cr->a->opt.max_tasks)
-        start_task(cr, url, max_redirect);
+        start_task(cr, r);
     else
-        jobq_push(&cr->pending, url, max_redirect);
+        jobq_push(&cr->pending, r);
 }
 
 static int crawl_generators(app *a)

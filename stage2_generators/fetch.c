@@ -194,8 +194,7 @@ coro *http_get(app *a, crawl_fetch *response, const char *const *fields)
 typedef struct {
     coro co;
     app *a;
-    char *url;
-    int max_redirect;
+    crawl_request *req;        /* the URL and what travels with it (crawl_request.h) */
     const char *const *fields; /* extra request header fields, or NULL */
     unsigned keep;             /* FETCH_KEEP_BODY | FETCH_KEEP_WIRE */
     int tries;
@@ -221,10 +220,10 @@ static int fetch_response_body(coro *co)
 {
     fetch_response_frame *f = (fetch_response_frame *)co;
     CORO_BEGIN(co);
-    if (f->a->raw && strncmp(f->url, "https:", 6) == 0)
+    if (f->a->raw && strncmp(f->req->url, "https:", 6) == 0)
         CORO_RAISE(co, CORO_ERROR, 0, "%s", raw_https_unsupported);
     for (f->tries = 0; f->tries < f->a->opt.max_tries; f->tries++) {
-        f->response = crawl_fetch_new(f->a->crawl, f->url, f->max_redirect);
+        f->response = crawl_fetch_new(f->a->crawl, f->req);
         if (f->keep & FETCH_KEEP_BODY)
             crawl_fetch_keep_body(f->response);
         if (f->keep & FETCH_KEEP_WIRE)
@@ -255,20 +254,19 @@ static void fetch_response_finally(coro *co)
     if (f->response)
         crawl_fetch_discard(f->response);
     free(f->exception);
-    free(f->url);
+    free(f->req);
 }
 
 static const coro_def fetch_response_def = {"fetch_response", __FILE__, fetch_response_body,
                                             fetch_response_finally,
                                             sizeof(fetch_response_frame)};
 
-coro *fetch_response(app *a, const char *url, int max_redirect, const char *const *fields,
+coro *fetch_response(app *a, const crawl_request *r, const char *const *fields,
                      unsigned keep)
 {
     fetch_response_frame *f = (fetch_response_frame *)coro_new(&fetch_response_def);
     f->a = a;
-    f->url = xstrdup(url);
-    f->max_redirect = max_redirect;
+    f->req = crawl_request_dup(r);
     f->fields = fields;
     f->keep = keep;
     return &f->co;
@@ -279,8 +277,7 @@ coro *fetch_response(app *a, const char *url, int max_redirect, const char *cons
 typedef struct {
     coro co;
     app *a;
-    char *url;
-    int max_redirect;
+    crawl_request *req;
     crawl_add_fn add_url;
     void *ctx;
 } fetch_frame;
@@ -289,11 +286,11 @@ static int fetch_body(coro *co)
 {
     fetch_frame *f = (fetch_frame *)co;
     CORO_BEGIN(co);
-    AWAIT_CATCH(co, fetch_response(f->a, f->url, f->max_redirect, NULL, 0));
+    AWAIT_CATCH(co, fetch_response(f->a, f->req, NULL, 0));
     if (co->err) {
         if (co->err->kind == CORO_CANCELLED)
             CORO_RAISE_ERR(co);
-        crawl_record_failure(f->a->crawl, f->url, co->err->msg);
+        crawl_record_failure(f->a->crawl, f->req->url, co->err->msg);
         coro_error_free(co->err);
         co->err = NULL;
         CORO_RETURN(co, NULL, 0);
@@ -307,18 +304,17 @@ static int fetch_body(coro *co)
 
 static void fetch_finally(coro *co)
 {
-    free(((fetch_frame *)co)->url);
+    free(((fetch_frame *)co)->req);
 }
 
 static const coro_def fetch_def = {"fetch", __FILE__, fetch_body, fetch_finally,
                                    sizeof(fetch_frame)};
 
-coro *fetch(app *a, const char *url, int max_redirect, crawl_add_fn add_url, void *ctx)
+coro *fetch(app *a, const crawl_request *r, crawl_add_fn add_url, void *ctx)
 {
     fetch_frame *f = (fetch_frame *)coro_new(&fetch_def);
     f->a = a;
-    f->url = xstrdup(url);
-    f->max_redirect = max_redirect;
+    f->req = crawl_request_dup(r);
     f->add_url = add_url;
     f->ctx = ctx;
     return &f->co;

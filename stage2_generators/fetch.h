@@ -8,7 +8,7 @@
  * Future that the shared libcurl glue resolves. Returns {NULL, 1} when the body was
  * cut at --max-size, else {NULL, 0}. Raises on failure.
  *
- * fetch(a, url, max_redirect, add_url, ctx): crawling.py's fetch — up to --max-tries
+ * fetch(a, request, add_url, ctx): crawling.py's fetch — up to --max-tries
  * attempts, then the response handed to the shared crawl core, which records it and
  * calls add_url for each new link or the redirect target. Never raises, except
  * CancelledError. Stage 3's workers await this same coroutine.
@@ -22,9 +22,9 @@
 #include "coro.h"
 
 coro *http_get(app *a, crawl_fetch *response, const char *const *fields);
-coro *fetch(app *a, const char *url, int max_redirect, crawl_add_fn add_url, void *ctx);
+coro *fetch(app *a, const crawl_request *r, crawl_add_fn add_url, void *ctx);
 
-/* fetch_response(a, url, max_redirect, fields, keep): fetch's retry loop alone — up to
+/* fetch_response(a, request, fields, keep): fetch's retry loop alone — up to
  * --max-tries attempts; returns {response, truncated} where response is the crawl
  * core's crawl_fetch, not yet recorded (the caller calls crawl_fetch_done or
  * crawl_fetch_truncated, or discards it), truncated 1 when cut at --max-size. After
@@ -35,7 +35,7 @@ coro *fetch(app *a, const char *url, int max_redirect, crawl_add_fn add_url, voi
  * says (stage 3's politeness retries later, through its Queue). Stage 3's engine
  * awaits it between its middlewares. */
 enum { FETCH_KEEP_BODY = 1, FETCH_KEEP_WIRE = 2, FETCH_ONE_TRY = 4 };
-coro *fetch_response(app *a, const char *url, int max_redirect, const char *const *fields,
+coro *fetch_response(app *a, const crawl_request *r, const char *const *fields,
                      unsigned keep);
 
 /* The exception text a failed attempt is recorded with (malloc'd): the error's

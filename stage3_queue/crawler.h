@@ -1,15 +1,17 @@
 /* crawler.h — crawl-queue's Crawler ("Coordinating Coroutines"): a joinable Queue,
  * max_tasks workers, join. crawler_run runs the whole crawl of a->opt's roots with the
- * given engine (its middlewares and pipeline; a plain engine is the chapter's
- * crawler) and returns 0, or -1 on a fatal error (said in one line). */
+ * Queue and engine that the extension rows make for a's options (registry.h; with no
+ * extension, this is the chapter's crawler) and returns 0, or -1 on a fatal error
+ * (said in one line). */
 #ifndef CRAWL_CRAWLER_H
 #define CRAWL_CRAWLER_H
 
-#include "app.h"
-#include "engine.h"
+#include <stddef.h>
 
-/* The Crawler's way to schedule a URL (put_url), for engine_new. ctx: the crawler. */
+#include "app.h"
+#include "registry.h"
+
 typedef struct crawler crawler;
-int crawler_run(app *a, engine *(*make_engine)(app *a, crawl_add_fn put, void *ctx));
+int crawler_run(app *a, const extension *rows, size_t nrows);
 
 #endif

@@ -40,9 +40,9 @@ bool getter_wake_oldest(selector *loop, list_node *line)
     return true;
 }
 
-void queue_put_nowait(queue *q, const char *url, int max_redirect)
+void queue_put_nowait(queue *q, const crawl_request *r)
 {
-    jobq_push(&q->items, url, max_redirect);
+    jobq_push(&q->items, r);
     q->unfinished_tasks++;
     getter_wake_oldest(q->loop, &q->getters);   /* the oldest get() waiting */
 }
@@ -65,11 +65,7 @@ static int get_body(coro *co)
         list_push_back(&f->q->getters, &f->g.link);
         AWAIT_FUTURE(co, &f->g.wake);   /* a worker is cancelled here at the end */
     }
-    {
-        job j;
-        jobq_pop(&f->q->items, &j);
-        CORO_RETURN(co, j.url, j.max_redirect);
-    }
+    CORO_RETURN(co, jobq_pop(&f->q->items), 0);
     CORO_END(co);
 }
 

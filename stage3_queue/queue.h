@@ -1,9 +1,10 @@
 /* queue.h — the chapter's joinable Queue ("Coordinating Coroutines"), on stage 2's
  * Future and coroutines.
  *
- * Items are (url, max_redirect) pairs. put_nowait adds one and counts it as an
- * unfinished task; a worker takes one with the `get` coroutine (which waits while the
- * queue is empty) and, when it has dealt with it, calls task_done. The `join`
+ * Items are requests (crawl_request.h): the chapter's (url, max_redirect) pairs, with
+ * the depth, referrer and callback that travel with each URL. put_nowait adds one and
+ * counts it as an unfinished task; a worker takes one with the `get` coroutine (which
+ * waits while the queue is empty) and, when it has dealt with it, calls task_done. The `join`
  * coroutine waits until every item ever put has been matched by a task_done.
  *
  * Waking a waiting getter or joiner is scheduled on the loop (call_soon), as asyncio
@@ -46,15 +47,17 @@ typedef struct queue {
 void queue_init(queue *q, selector *loop);
 /* Free the items still queued. No coroutine may be waiting in get or join. */
 void queue_clear(queue *q);
-/* Add (url, max_redirect); wake the oldest waiting get. */
-void queue_put_nowait(queue *q, const char *url, int max_redirect);
+/* Add a copy of r; wake the oldest waiting get. */
+void queue_put_nowait(queue *q, const crawl_request *r);
 /* Coroutine: take the oldest item, waiting while there is none. Returns
- * {url (the caller frees it), max_redirect}. */
+ * {crawl_request * (the caller frees it, with free), 0}. */
 coro *queue_get(queue *q);
 /* One item taken with get has been dealt with. */
 void queue_task_done(queue *q);
 /* Coroutine: wait until every item put has been marked done. */
 coro *queue_join(queue *q);
 static inline size_t queue_qsize(const queue *q) { return jobq_size(&q->items); }
+/* Items put and not yet marked done. */
+static inline size_t queue_unfinished(const queue *q) { return q->unfinished_tasks; }
 
 #endif

@@ -112,6 +112,8 @@ struct crawl_fetch {
     crawl *c;
     char *url;
     int max_redirect;
+    int depth;               /* the request's (crawl_request.h) */
+    char *callback;          /* the request's, or NULL: a redirect target keeps it */
     http_sink sink;
     bool have_head;
     int status;
@@ -445,11 +447,11 @@ static void trace_attempt(crawl_fetch *f, const char *error)
 
 /* ---- add_url and the records ------------------------------------------------------- */
 
-/* crawling.py's add_url: seen_urls.add(url); q.put_nowait((url, max_redirect)).
- * Returns whether url was scheduled. */
-static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn add,
-                    void *ctx)
+/* crawling.py's add_url: seen_urls.add(url); q.put_nowait((url, max_redirect)), the
+ * pair grown into a request (crawl_request.h). Returns whether r was scheduled. */
+static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx)
 {
+    const char *url = r->url;
     if (c->o.max_pages > 0 && fpset_count(c->seen_urls) >= (size_t)c->o.max_pages) {
         if (!c->max_pages_logged)
             log_info("--max-pages %ld reached: not adding %s and later URLs",
@@ -459,10 +461,10 @@ static bool add_url(crawl *c, const char *url, int max_redirect, crawl_add_fn ad
     }
     if (!fpset_add(c->seen_urls, url))
         return false;
-    log_debug("adding %s %d", url, max_redirect);
+    log_debug("adding %s %d", url, r->max_redirect);
     for (size_t i = 0; i < c->on_add.n; i++)
-        c->on_add.v[i].fn.add(c->on_add.v[i].ctx, url, max_redirect);
-    add(ctx, url, max_redirect);
+        c->on_add.v[i].fn.add(c->on_add.v[i].ctx, r);
+    add(ctx, r);
     return true;
 }
 
@@ -512,7 +514,8 @@ static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn 
         log_info("redirect to %s from %s not followed: not allowed", next_url, f->url);
     else {
         log_info("redirect to %s from %s", next_url, f->url);
-        add_url(c, next_url, f->max_redirect - 1, add, ctx);
+        crawl_request next = {next_url, f->max_redirect - 1, f->depth, f->url, f->callback};
+        add_url(c, &next, add, ctx);
     }
     free(next_url);
 }
@@ -543,9 +546,12 @@ static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add,
     if (probe > c->page_probe)
         c->page_probe = probe;
 
-    for (size_t i = 0; i < f->links.n; i++)
+    for (size_t i = 0; i < f->links.n; i++) {
+        crawl_request link = {f->links.items[i].url, c->o.max_redirect, f->depth + 1, f->url,
+                              NULL};
         if (f->links.items[i].allowed)
-            add_url(c, f->links.items[i].url, c->o.max_redirect, add, ctx);
+            add_url(c, &link, add, ctx);
+    }
 }
 
 static void finish(crawl_fetch *f, const char *exception, crawl_add_fn add, void *ctx)
@@ -683,7 +689,8 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
             log_warn("skipping root: %s", why);
             continue;
         }
-        add_url(c, root, c->o.max_redirect, add, ctx);  /* a duplicate root is seen */
+        crawl_request r = {root, c->o.max_redirect, 0, NULL, NULL};
+        add_url(c, &r, add, ctx);   /* a duplicate root is seen */
         free(root);
     }
 }
@@ -700,12 +707,15 @@ static int host_lane(trace *t, const char *url)
     return trace_lane_acquire(t, key);
 }
 
-crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect)
+crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r)
 {
+    const char *url = r->url;
     crawl_fetch *f = xcalloc(1, sizeof *f);
     f->url = xstrdup(url);
     f->c = c;
-    f->max_redirect = max_redirect;
+    f->max_redirect = r->max_redirect;
+    f->depth = r->depth;
+    f->callback = r->callback ? xstrdup(r->callback) : NULL;
     f->status = -1;
     f->sink = (http_sink){.on_head = on_head, .on_body = on_body, .ctx = f,
                           .on_wait_fd = on_wait_fd, .on_header = on_header,
@@ -764,6 +774,7 @@ void crawl_fetch_discard(crawl_fetch *f)
     else
         f->c->waiting_fd--;
     free(f->url);
+    free(f->callback);
     free(f);
 }
 
@@ -814,12 +825,11 @@ bool crawl_allowed(const crawl *c, const char *url)
     return url_policy_allowed(c->policy, url);
 }
 
-bool crawl_schedule(crawl *c, const char *url, int max_redirect, crawl_add_fn add,
-                    void *ctx)
+bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx)
 {
-    if (!crawl_allowed(c, url))
+    if (!crawl_allowed(c, r->url))
         return false;
-    return add_url(c, url, max_redirect, add, ctx);
+    return add_url(c, r, add, ctx);
 }
 
 void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }

@@ -9,16 +9,19 @@
  *
  * A stage drives it like this, per URL it decides to fetch:
  *
- *   crawl_fetch *f = crawl_fetch_new(c, url, max_redirect);
+ *   crawl_fetch *f = crawl_fetch_new(c, request);     // crawl_request.h
  *   ... give crawl_fetch_sink(f) to a transport, wait ...
  *   on success:  crawl_fetch_done(f, add_url, ctx);  // records, adds new links
  *   on failure:  crawl_fetch_fail(f, error); then retry, or after the last try
  *                crawl_record_failure(c, url, error);
  *
- * add_url(ctx, url, max_redirect) is the stage's way to schedule a URL (start a
- * Fetcher, start a Task, put it in the queue). The core calls it only for URLs that
- * are allowed, not seen before, and within --max-pages; it has already added them to
- * seen_urls, as crawling.py's add_url does.
+ * add_url(ctx, request) is the stage's way to schedule a URL (start a Fetcher, start a
+ * Task, put it in the queue); the request (crawl_request.h: url, max_redirect, depth,
+ * referrer, callback) is valid during the call only. The core calls it only for URLs
+ * that are allowed, not seen before, and within --max-pages; it has already added
+ * them to seen_urls, as crawling.py's add_url does. It fills depth and referrer: a
+ * page's links are one deeper than the page, a redirect target as deep as the URL
+ * that redirected.
  */
 #ifndef CRAWL_CRAWL_H
 #define CRAWL_CRAWL_H
@@ -26,13 +29,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "crawl_request.h"
 #include "options.h"
 #include "http.h"
 #include "report.h"
 
 typedef struct crawl crawl;
 typedef struct crawl_fetch crawl_fetch;
-typedef void (*crawl_add_fn)(void *ctx, const char *url, int max_redirect);
+typedef void (*crawl_add_fn)(void *ctx, const crawl_request *r);
 
 /* Build the policy from the options (roots, strict/lenient, exclude), open --output
  * (--format jsonl: from now on each record goes there as it is made).
@@ -53,12 +57,14 @@ char *crawl_identity(const crawl_options *o);
 void crawl_free(crawl *c);
 const crawl_options *crawl_opts(const crawl *c);
 
-/* crawling.py's add_url for each root, with max_redirect from the options. */
+/* crawling.py's add_url for each root, with max_redirect from the options (depth 0,
+ * no referrer, no callback). */
 void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx);
 
-/* Start one attempt at fetching url. Counts as in flight until done or discarded,
- * except while its transport waits for a free descriptor (the sink's on_wait_fd). */
-crawl_fetch *crawl_fetch_new(crawl *c, const char *url, int max_redirect);
+/* Start one attempt at fetching r->url (r is copied: its depth and callback go to the
+ * URLs this response adds). Counts as in flight until done or discarded, except while
+ * its transport waits for a free descriptor (the sink's on_wait_fd). */
+crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r);
 const http_sink *crawl_fetch_sink(crawl_fetch *f);
 const char *crawl_fetch_url(const crawl_fetch *f);
 /* Body bytes received so far in this attempt (never more than --max-size). */
@@ -140,8 +146,7 @@ bool crawl_allowed(const crawl *c, const char *url);
 /* crawling.py's add_url for a URL that did not come from a page: scheduled (add is
  * called) when allowed by the host policy, not seen and within --max-pages. Returns
  * whether it was. */
-bool crawl_schedule(crawl *c, const char *url, int max_redirect, crawl_add_fn add,
-                    void *ctx);
+bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx);
 
 /* Keep this attempt's body (at most --max-size bytes) for crawl_fetch_take_body. Call
  * it before the transport starts. */

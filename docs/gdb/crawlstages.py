@@ -536,7 +536,9 @@ class QueuePrinter(StructPrinter):
         n, cap, head = int(items["count"]), int(items["cap"]), int(items["head"])
         urls = []
         for i in range(min(n, 5) if cap > 0 else 0):
-            urls.append(repr(_cstr(items["items"][(head + i) % cap]["url"]) or "?"))
+            # each item a job * (jobq.h), its URL an array after it
+            url = items["items"][(head + i) % cap]["url"]
+            urls.append(repr(_cstr(url.address.cast(gdb.lookup_type("char").pointer())) or "?"))
         if n > 5:
             urls.append("... %d more" % (n - 5))
         # getters: a circular list_node line, its head inside the Queue.

@@ -24,7 +24,7 @@ typedef struct attempt {
 
 typedef struct polite {
     engine *e;
-    hostqueue *hq;
+    host_feedback hosts;        /* the polite Queue's (frontier.h) */
     strmap attempts;            /* attempt by URL */
 } polite;
 
@@ -87,7 +87,7 @@ static uint64_t now_ms(polite *p) { return selector_now_ms(engine_app(p->e)->loo
 static coro *process_request(void *self, request *req, mw_result *out)
 {
     polite *p = self;
-    const char *gave_up = hostqueue_gave_up(hostqueue_slot(p->hq, req->url));
+    const char *gave_up = hosts_gave_up(&p->hosts, hosts_slot(&p->hosts, req->url));
     if (gave_up) {              /* recorded, not fetched */
         mw_ignore(out, "host gave up: %s", gave_up);
         return NULL;
@@ -121,7 +121,7 @@ static void retry_later(polite *p, attempt *a, request *req, mw_result *out, con
 {
     log_info("%s: %s: tried again later (try %d of %d)", req->url, why, a->tries,
              engine_app(p->e)->opt.max_tries);
-    mw_reschedule(out, request_new(req->url, req->max_redirect, req->flags));
+    mw_reschedule(out, request_copy(req));
 }
 
 static coro *process_response(void *self, request *req, const response *resp,
@@ -138,11 +138,11 @@ static coro *process_response(void *self, request *req, const response *resp,
     hq_outcome how = status == 429 || status >= 500 ? HQ_TROUBLE
                      : status >= 200 && status < 400 ? HQ_GOOD
                                                      : HQ_OTHER;
-    hq_slot *host = hostqueue_slot(p->hq, req->url);
-    hostqueue_latency(p->hq, host, now_ms(p) - a->started_ms, how);
+    hq_slot *host = hosts_slot(&p->hosts, req->url);
+    hosts_latency(&p->hosts, host, now_ms(p) - a->started_ms, how);
 
     /* The host's back-off: Retry-After of a 429 or 503, or a 5xx after another. */
-    unsigned errors5 = hostqueue_server_error(host, status >= 500);
+    unsigned errors5 = hosts_server_error(&p->hosts, host, status >= 500);
     long long backoff = -1;
     if (status == 429 || status == 503) {
         const char *ra = response_header(resp, "Retry-After");
@@ -154,16 +154,16 @@ static coro *process_response(void *self, request *req, const response *resp,
     }
     bool gave_up = false;
     if (backoff >= 0) {
-        bool before = hostqueue_gave_up(host) != NULL;
-        gave_up = hostqueue_backoff(p->hq, host, (uint64_t)backoff);
+        bool before = hosts_gave_up(&p->hosts, host) != NULL;
+        gave_up = hosts_backoff(&p->hosts, host, (uint64_t)backoff);
         if (gave_up && !before)
             log_info("%s answered %d: its host is given up (%s): its URLs left are "
-                     "recorded as failures", req->url, status, hostqueue_gave_up(host));
+                     "recorded as failures", req->url, status, hosts_gave_up(&p->hosts, host));
         else if (!gave_up)
             log_info("%s answered %d: its host gets nothing for %.1f s", req->url, status,
                      (double)backoff / 1000);
     } else {
-        hostqueue_backoff_end(host);
+        hosts_backoff_end(&p->hosts, host);
     }
 
     mw_continue(out);
@@ -183,8 +183,8 @@ static coro *process_exception(void *self, request *req, const char *error, mw_r
 {
     polite *p = self;
     attempt *a = attempt_of(p, req->url);
-    hostqueue_latency(p->hq, hostqueue_slot(p->hq, req->url), now_ms(p) - a->started_ms,
-                      HQ_TROUBLE);
+    hosts_latency(&p->hosts, hosts_slot(&p->hosts, req->url), now_ms(p) - a->started_ms,
+                  HQ_TROUBLE);
     mw_continue(out);
     if (a->tries < engine_app(p->e)->opt.max_tries)
         retry_later(p, a, req, out, error);
@@ -201,11 +201,11 @@ static void polite_free(void *self)
     free(p);
 }
 
-downloader_middleware polite_middleware(engine *e, hostqueue *hq)
+downloader_middleware polite_middleware(engine *e)
 {
     polite *p = xcalloc(1, sizeof *p);
     p->e = e;
-    p->hq = hq;
+    frontier_hosts(engine_frontier(e), &p->hosts);
     strmap_init(&p->attempts);
     return (downloader_middleware){.name = "politeness",
                                    .self = p,

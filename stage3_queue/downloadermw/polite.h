@@ -1,6 +1,7 @@
 /* polite.h — the politeness downloader middleware: what Scrapy spreads over its
  * RetryMiddleware and its AutoThrottle extension, on stage 3's engine, telling the
- * polite Queue (hostqueue.h) what each answer says about its host.
+ * polite Queue (hostqueue.h) what each answer says about its host, through the host
+ * feedback the Queue offers (frontier.h's frontier_hosts).
  *
  *   process_request    notes when the try starts (for the latency); a URL of a host
  *                      given up (hostqueue.h: too many back-offs in a row) is
@@ -23,11 +24,12 @@
 #define CRAWL_POLITE_H
 
 #include "engine.h"
-#include "hostqueue.h"
 
 #define POLITE_MAX_BACKOFF_S 600    /* a Retry-After longer than this is cut to it */
 
-downloader_middleware polite_middleware(engine *e, hostqueue *hq);
+/* Tells what it learns to e's Queue when that is polite (frontier_hosts); with another
+ * Queue it only tries again. */
+downloader_middleware polite_middleware(engine *e);
 
 /* Retry-After's value (RFC 9110, 10.2.3: delay-seconds or an HTTP-date) as
  * milliseconds from now (now_s: the current time, seconds since the epoch); -1 when

@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "hostqueue.h"
 #include "http.h"
 #include "list.h"
 #include "log.h"
@@ -162,13 +161,13 @@ static void fetch_next(robotstxt *mw);
  * hop's: robots.txt may have been redirected to another host. */
 static void obey_crawl_delay(fetch_frame *f)
 {
-    hostqueue *hq = engine_hosts(f->mw->e);
+    host_feedback hosts;
     double d = robots_crawl_delay(f->o->rules);
-    if (!hq || d <= 0)
+    if (!frontier_hosts(engine_frontier(f->mw->e), &hosts) || d <= 0)
         return;
-    if (hostqueue_crawl_delay(hq, hostqueue_slot(hq, f->o->key), d))
+    if (hosts_crawl_delay(&hosts, hosts_slot(&hosts, f->o->key), d))
         log_info("robots.txt of %s asks a Crawl-delay of %g s: capped at %g s "
-                 "(--max-crawl-delay)", f->o->key, d, hq->cfg.max_crawl_delay);
+                 "(--max-crawl-delay)", f->o->key, d, hosts_max_crawl_delay(&hosts));
     else
         log_info("robots.txt of %s: Crawl-delay %g s", f->o->key, d);
 }
@@ -410,7 +409,7 @@ static coro *wait_rules(robotstxt *mw, origin *o, const request *req, char *pq, 
         return &f->co;
     }
     free(pq);
-    f->req = request_new(req->url, req->max_redirect, req->flags);
+    f->req = request_copy(req); /* with its depth and referrer */
     f->t = task_new(engine_app(mw->e)->loop, &f->co, "wait_rules");
     task_detach(f->t); /* it frees itself when done */
     mw_park(out);

@@ -14,20 +14,21 @@
 
 struct engine {
     app *a;
-    crawl_add_fn schedule;       /* the Crawler's put_url */
+    frontier *fr;                /* the crawl's Queue (the Crawler's) */
+    crawl_add_fn schedule;       /* frontier_add, ctx fr: put in the Queue */
     void *schedule_ctx;
     void (*task_done)(void *ctx, const char *url); /* the Crawler's, for engine_unpark */
+    bool one_try;                /* the Queue is polite: each try is one of its starts */
     downloader_middleware *mw;
     size_t nmw;
     item_pipeline *pipe;
     size_t npipe;
+    coro *(**seeds)(engine *e);  /* seeding coroutines, in order */
+    size_t nseeds;
     bool keep_bodies;            /* a pipeline stage wants bodies */
     bool keep_wire;              /* a pipeline stage wants the wire bytes (--warc) */
     item *capture;               /* the item whose record the crawl core is making */
     bool failed;                 /* a pipeline stage raised */
-    struct hostqueue *hosts;     /* politeness: the polite Queue, or NULL */
-    size_t (*backlog)(const void *ctx);     /* the Queue's size, or NULL */
-    const void *backlog_ctx;
 };
 
 /* ---- results ---- */
@@ -90,12 +91,15 @@ static void on_record(void *ctx, const fetch_stat *st, const crawl_fetch *f)
     }
 }
 
-engine *engine_new(app *a, crawl_add_fn schedule, void *ctx)
+engine *engine_new(app *a, frontier *fr)
 {
     engine *e = xcalloc(1, sizeof *e);
+    host_feedback hosts;
     e->a = a;
-    e->schedule = schedule;
-    e->schedule_ctx = ctx;
+    e->fr = fr;
+    e->schedule = frontier_add;
+    e->schedule_ctx = fr;
+    e->one_try = frontier_hosts(fr, &hosts);
     crawl_add_record_listener(a->crawl, on_record, e);
     return e;
 }
@@ -119,6 +123,7 @@ void engine_free(engine *e)
     }
     free(e->mw);
     free(e->pipe);
+    free(e->seeds);
     free(e);
 }
 
@@ -136,31 +141,67 @@ void engine_add_pipeline(engine *e, const item_pipeline *p)
     e->keep_wire |= p->wants_wire;
 }
 
+void engine_add_seeds(engine *e, coro *(*seed)(engine *e))
+{
+    e->seeds = xreallocarray(e->seeds, e->nseeds + 1, sizeof *e->seeds);
+    e->seeds[e->nseeds++] = seed;
+}
+
+bool engine_has_seeds(const engine *e) { return e->nseeds > 0; }
+
+const char *engine_middleware_name(const engine *e, size_t i)
+{
+    return i < e->nmw ? e->mw[i].name : NULL;
+}
+
+const char *engine_pipeline_name(const engine *e, size_t i)
+{
+    return i < e->npipe ? e->pipe[i].name : NULL;
+}
+
+typedef struct {
+    coro co;
+    engine *e;
+    size_t i;
+} seed_frame;
+
+static int seed_body(coro *co)
+{
+    seed_frame *f = (seed_frame *)co;
+    CORO_BEGIN(co);
+    for (f->i = 0; f->i < f->e->nseeds; f->i++)
+        AWAIT(co, f->e->seeds[f->i](f->e));
+    CORO_END(co);
+}
+
+static const coro_def seed_def = {"engine_seed", __FILE__, seed_body, NULL,
+                                  sizeof(seed_frame)};
+
+coro *engine_seed(engine *e)
+{
+    seed_frame *f = (seed_frame *)coro_new(&seed_def);
+    f->e = e;
+    return &f->co;
+}
+
 bool engine_plain(const engine *e) { return e->nmw == 0 && e->npipe == 0; }
 app *engine_app(engine *e) { return e->a; }
 bool engine_failed(const engine *e) { return e->failed; }
-void engine_set_hosts(engine *e, struct hostqueue *hq) { e->hosts = hq; }
-struct hostqueue *engine_hosts(const engine *e) { return e->hosts; }
+frontier *engine_frontier(engine *e) { return e->fr; }
 
-void engine_set_backlog(engine *e, size_t (*qsize)(const void *ctx), const void *ctx)
-{
-    e->backlog = qsize;
-    e->backlog_ctx = ctx;
-}
-
-size_t engine_backlog(const engine *e) { return e->backlog ? e->backlog(e->backlog_ctx) : 0; }
+size_t engine_backlog(const engine *e) { return e->fr ? frontier_qsize(e->fr) : 0; }
 
 /* ---- engine.crawl: through the Queue ---- */
 
 bool engine_crawl(engine *e, request *req)
 {
     bool scheduled;
+    crawl_request r = request_view(req);
     if (req->flags & REQ_DONT_FILTER) {
-        e->schedule(e->schedule_ctx, req->url, req->max_redirect);
+        e->schedule(e->schedule_ctx, &r);
         scheduled = true;
     } else {
-        scheduled = crawl_schedule(e->a->crawl, req->url, req->max_redirect, e->schedule,
-                                   e->schedule_ctx);
+        scheduled = crawl_schedule(e->a->crawl, &r, e->schedule, e->schedule_ctx);
     }
     request_free(req);
     return scheduled;
@@ -216,6 +257,16 @@ typedef struct {
     mw_result res;
 } download_frame;
 
+/* The chapter's retry loop for req (fetch_response) with its header fields, keeping
+ * what flags say. */
+static coro *download(engine *e, const request *req, unsigned flags)
+{
+    crawl_request r = request_view(req);
+    if (req->flags & REQ_ONE_TRY)
+        flags |= FETCH_ONE_TRY;
+    return fetch_response(e->a, &r, request_fields(req), flags);
+}
+
 /* The downloader alone: fetch_response's tries, the body kept, no record — after the
  * process_request of the middlewares that see all requests. */
 static int download_body(coro *co)
@@ -241,10 +292,7 @@ static int download_body(coro *co)
             CORO_RAISE(co, CORO_ERROR, 0, "the %s middleware rescheduled a download (%s)",
                        f->e->mw[f->i].name, f->req->url);
     }
-    AWAIT(co, fetch_response(f->e->a, f->req->url, f->req->max_redirect,
-                             request_fields(f->req),
-                             FETCH_KEEP_BODY |
-                                 (f->req->flags & REQ_ONE_TRY ? FETCH_ONE_TRY : 0)));
+    AWAIT(co, download(f->e, f->req, FETCH_KEEP_BODY));
     {
         crawl_fetch *cf = co->value.p;
         response *r = response_of(cf, co->value.n == 1);
@@ -392,7 +440,8 @@ static void record_response(handle_frame *f)
     } else {
         /* a Response a middleware made: fed through the core as if downloaded */
         response *r = f->resp;
-        crawl_fetch *cf = crawl_fetch_new(e->a->crawl, f->req->url, f->req->max_redirect);
+        crawl_request cr = request_view(f->req);
+        crawl_fetch *cf = crawl_fetch_new(e->a->crawl, &cr);
         const http_sink *s = crawl_fetch_sink(cf);
         http_head head = {r->status, response_header(r, "Content-Type"),
                           response_header(r, "Location"), (long long)r->body_len};
@@ -481,11 +530,9 @@ static int handle_body(coro *co)
         f->res.response = NULL;
     } else {
         /* The download: the chapter's retry loop. */
-        AWAIT_CATCH(co, fetch_response(e->a, f->req->url, f->req->max_redirect,
-                                       request_fields(f->req),
-                                       (e->keep_bodies ? FETCH_KEEP_BODY : 0) |
-                                           (e->keep_wire ? FETCH_KEEP_WIRE : 0) |
-                                           (e->hosts ? FETCH_ONE_TRY : 0)));
+        AWAIT_CATCH(co, download(e, f->req, (e->keep_bodies ? FETCH_KEEP_BODY : 0) |
+                                                (e->keep_wire ? FETCH_KEEP_WIRE : 0) |
+                                                (e->one_try ? FETCH_ONE_TRY : 0)));
         if (!co->err) {
             f->fetch = co->value.p;
             f->truncated = co->value.n == 1;
@@ -577,10 +624,10 @@ static void handle_finally(coro *co)
 static const coro_def handle_def = {"engine_handle", __FILE__, handle_body, handle_finally,
                                     sizeof(handle_frame)};
 
-coro *engine_handle(engine *e, const char *url, int max_redirect)
+coro *engine_handle(engine *e, const crawl_request *r)
 {
     handle_frame *f = (handle_frame *)coro_new(&handle_def);
     f->e = e;
-    f->req = request_new(url, max_redirect, 0);
+    f->req = request_from(r, 0);
     return &f->co;
 }

@@ -41,6 +41,7 @@
 
 #include "app.h"
 #include "coro.h"
+#include "frontier.h"
 #include "report.h"
 #include "request.h"
 #include "task.h"
@@ -119,14 +120,25 @@ typedef struct item_pipeline {
 
 /* ---- the engine ---- */
 
-/* schedule(ctx, url, max_redirect) puts a URL in the crawl's Queue (the Crawler's
- * put_url): the crawl core calls it for new links, engine_crawl for new requests. */
-engine *engine_new(app *a, crawl_add_fn schedule, void *ctx);
+/* fr: the crawl's Queue (frontier.h; not owned), where the crawl core puts new links
+ * and engine_crawl new requests. NULL for an engine that only downloads. */
+engine *engine_new(app *a, frontier *fr);
 /* Frees the middlewares and pipeline stages too. */
 void engine_free(engine *e);
 /* Add at the end of the chain (the engine takes mw / p and frees them). */
 void engine_add_middleware(engine *e, const downloader_middleware *mw);
 void engine_add_pipeline(engine *e, const item_pipeline *p);
+/* A seeding coroutine (seeds/: start URLs from elsewhere than the roots), awaited by
+ * engine_seed after the ones added before it. */
+void engine_add_seeds(engine *e, coro *(*seed)(engine *e));
+bool engine_has_seeds(const engine *e);
+/* Coroutine: await each seeding coroutine in turn (the Crawler awaits it while its
+ * workers crawl, before join). */
+coro *engine_seed(engine *e);
+/* The names of the chain, for logs and tests: the i-th downloader middleware, the i-th
+ * pipeline stage, NULL past the last. */
+const char *engine_middleware_name(const engine *e, size_t i);
+const char *engine_pipeline_name(const engine *e, size_t i);
 /* No middleware and no pipeline stage: the Crawler awaits the chapter's fetch itself. */
 bool engine_plain(const engine *e);
 app *engine_app(engine *e);
@@ -147,17 +159,13 @@ app *engine_app(engine *e);
 /* engine_handle's result (value.n) for a parked URL */
 #define ENGINE_PARKED 1
 coro *engine_open(engine *e);
-coro *engine_handle(engine *e, const char *url, int max_redirect);
+coro *engine_handle(engine *e, const crawl_request *r);
 coro *engine_close(engine *e);
-/* Politeness (crawler.c sets it when a politeness flag is given): the polite Queue,
- * which middlewares tell what they learn of a host (robots.txt's Crawl-delay); the
- * download then makes one try — retries go back through the Queue (polite.h). */
-struct hostqueue;
-void engine_set_hosts(engine *e, struct hostqueue *hq);
-struct hostqueue *engine_hosts(const engine *e);
-/* The Crawler tells the engine how to read its Queue's size (URLs waiting), for a
- * seeder's back-pressure (seeds/sitemaps.c); 0 until it does. */
-void engine_set_backlog(engine *e, size_t (*qsize)(const void *ctx), const void *ctx);
+/* The crawl's Queue. When it is polite (frontier_hosts: it offers what it learns of a
+ * host, as robots.txt's Crawl-delay), the download makes one try — retries go back
+ * through the Queue (polite.h). */
+frontier *engine_frontier(engine *e);
+/* URLs waiting in the Queue, for a seeder's back-pressure (seeds/sitemaps.c). */
 size_t engine_backlog(const engine *e);
 /* Whether a pipeline stage failed, or the write of a record to --output (the crawl
  * then stops at once and ends with exit 1; a worker acknowledges nothing after it). */

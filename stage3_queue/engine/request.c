@@ -10,11 +10,31 @@
 
 request *request_new(const char *url, int max_redirect, unsigned flags)
 {
+    crawl_request cr = {url, max_redirect, 0, NULL, NULL};
+    return request_from(&cr, flags);
+}
+
+request *request_from(const crawl_request *cr, unsigned flags)
+{
     request *r = xcalloc(1, sizeof *r);
-    r->url = xstrdup(url);
-    r->max_redirect = max_redirect;
+    r->url = xstrdup(cr->url);
+    r->max_redirect = cr->max_redirect;
+    r->depth = cr->depth;
+    r->referrer = cr->referrer ? xstrdup(cr->referrer) : NULL;
+    r->callback = cr->callback ? xstrdup(cr->callback) : NULL;
     r->flags = flags;
     return r;
+}
+
+crawl_request request_view(const request *r)
+{
+    return (crawl_request){r->url, r->max_redirect, r->depth, r->referrer, r->callback};
+}
+
+request *request_copy(const request *r)
+{
+    crawl_request cr = request_view(r);
+    return request_from(&cr, r->flags);
 }
 
 void request_free(request *r)
@@ -25,6 +45,8 @@ void request_free(request *r)
         free(r->headers[i]);
     free(r->headers);
     free(r->url);
+    free(r->referrer);
+    free(r->callback);
     free(r);
 }
 

@@ -1,6 +1,7 @@
 /* request.h — the engine's two messages, after Scrapy's Request and Response.
  *
- * A request is a URL to fetch (with the chapter's max_redirect), a few flags a
+ * A request is a URL to fetch with what travels with it in the Queue (the crawl
+ * core's crawl_request: max_redirect, depth, referrer, callback), a few flags a
  * middleware reads, and the header fields middlewares add to what the transport sends.
  * A response is what came back: the final status, the headers the engine kept, and
  * the body when someone asked for it (an item pipeline stage that stores pages); a
@@ -24,6 +25,9 @@ enum {
 typedef struct request {
     char *url;
     int max_redirect;                /* redirects still allowed from this URL */
+    int depth;                       /* crawl_request.h's depth, referrer, callback */
+    char *referrer;                  /* or NULL */
+    char *callback;                  /* or NULL */
     unsigned flags;
     char **headers;                  /* extra header fields, "Name: value" each, in a
                                       * NULL-terminated list (common/web/http.h), or
@@ -31,7 +35,15 @@ typedef struct request {
     size_t nheaders;
 } request;
 
+/* A request of depth 0, with no referrer and no callback. */
 request *request_new(const char *url, int max_redirect, unsigned flags);
+/* A request with r's fields (copied). */
+request *request_from(const crawl_request *r, unsigned flags);
+/* A copy of r: the same URL, once more (a retry), with everything that travels in the
+ * Queue; not its header fields (the middlewares add them again on its next try). */
+request *request_copy(const request *r);
+/* r as the crawl core's crawl_request (pointing into r: valid while r lives). */
+crawl_request request_view(const request *r);
 void request_free(request *r);
 /* Add a header field to send (copies both strings; name: an RFC 9110 token, value
  * without control characters — http_field_check). */

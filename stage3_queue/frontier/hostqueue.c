@@ -203,9 +203,9 @@ static hq_slot *slot_get(hostqueue *q, const char *key)
     return s;
 }
 
-static void slot_push(hostqueue *q, hq_slot *s, const char *url, int max_redirect)
+static void slot_push(hostqueue *q, hq_slot *s, const crawl_request *r)
 {
-    jobq_push(&s->items, url, max_redirect);
+    jobq_push(&s->items, r);
     q->queued++;
     slot_update(q, s);
 }
@@ -226,11 +226,11 @@ static void host_resolved(dns_waiter *w, const struct sockaddr_storage *addr,
     } else {
         h->slot = slot_get(q, ip);
     }
-    job j;
-    while (jobq_pop(&h->pending, &j)) {
+    crawl_request *r;
+    while ((r = jobq_pop(&h->pending))) {
         q->queued--;
-        slot_push(q, h->slot, j.url, j.max_redirect);
-        free(j.url);
+        slot_push(q, h->slot, r);
+        free(r);
     }
     jobq_clear(&h->pending);
     kick(q);
@@ -311,14 +311,14 @@ void hostqueue_clear(hostqueue *q)
     queue_clear(&q->base);
 }
 
-void hostqueue_put_nowait(hostqueue *q, const char *url, int max_redirect)
+void hostqueue_put_nowait(hostqueue *q, const crawl_request *r)
 {
     q->base.unfinished_tasks++;         /* the chapter's count, for task_done and join */
-    hq_host *h = host_of(q, url);
+    hq_host *h = host_of(q, r->url);
     if (h->slot) {
-        slot_push(q, h->slot, url, max_redirect);
+        slot_push(q, h->slot, r);
     } else {
-        jobq_push(&h->pending, url, max_redirect);
+        jobq_push(&h->pending, r);
         q->queued++;
     }
     kick(q);
@@ -369,13 +369,12 @@ static void slot_start(hostqueue *q, hq_slot *s)
 }
 
 /* Take the oldest URL of s (slot_next's choice): a request starts there now. */
-static job take(hostqueue *q, hq_slot *s)
+static crawl_request *take(hostqueue *q, hq_slot *s)
 {
-    job j;
-    jobq_pop(&s->items, &j);
+    crawl_request *r = jobq_pop(&s->items);
     q->queued--;
     slot_start(q, s);
-    return j;
+    return r;
 }
 
 static int hget_body(coro *co)
@@ -391,9 +390,9 @@ static int hget_body(coro *co)
         AWAIT_FUTURE(co, &f->g.wake);            /* a worker is cancelled here */
     }
     {
-        job j = take(q, f->s);
+        crawl_request *r = take(q, f->s);
         kick(q);                                 /* the next getter, if another may go */
-        CORO_RETURN(co, j.url, j.max_redirect);
+        CORO_RETURN(co, r, 0);
     }
     CORO_END(co);
 }
@@ -633,4 +632,92 @@ double hostqueue_delay_of(const hostqueue *q, const hq_slot *s)
 const char *hostqueue_key(const hq_slot *s)
 {
     return s ? s->key : NULL;
+}
+
+/* ---- behind the Frontier interface ---- */
+
+static void fr_put_nowait(void *self, const crawl_request *r)
+{
+    hostqueue_put_nowait(self, r);
+}
+
+static coro *fr_get(void *self) { return hostqueue_get(self); }
+static void fr_task_done(void *self, const char *url) { hostqueue_task_done(self, url); }
+static coro *fr_join(void *self) { return hostqueue_join(self); }
+static size_t fr_qsize(const void *self) { return hostqueue_qsize(self); }
+
+static size_t fr_unfinished(const void *self)
+{
+    return queue_unfinished(&((const hostqueue *)self)->base);
+}
+
+static void fr_free(void *self)
+{
+    if (!self)
+        return;
+    hostqueue_clear(self);
+    free(self);
+}
+
+static hq_slot *fb_slot(void *self, const char *url) { return hostqueue_slot(self, url); }
+static bool fb_backoff(void *self, hq_slot *s, uint64_t ms)
+{
+    return hostqueue_backoff(self, s, ms);
+}
+
+static coro *fb_claim(void *self, const char *url) { return hostqueue_claim(self, url); }
+static void fb_release(void *self, const char *url) { hostqueue_release(self, url); }
+
+static bool fb_crawl_delay(void *self, hq_slot *s, double secs)
+{
+    return hostqueue_crawl_delay(self, s, secs);
+}
+
+static double fb_max_crawl_delay(const void *self)
+{
+    return ((const hostqueue *)self)->cfg.max_crawl_delay;
+}
+
+static void fb_latency(void *self, hq_slot *s, uint64_t ms, hq_outcome how)
+{
+    hostqueue_latency(self, s, ms, how);
+}
+
+static const host_feedback_ops feedback_ops = {
+    .slot = fb_slot,
+    .backoff = fb_backoff,
+    .crawl_delay = fb_crawl_delay,
+    .max_crawl_delay = fb_max_crawl_delay,
+    .latency = fb_latency,
+    .server_error = hostqueue_server_error,
+    .backoff_end = hostqueue_backoff_end,
+    .gave_up = hostqueue_gave_up,
+    .claim = fb_claim,
+    .release = fb_release,
+};
+
+static bool fr_hosts(void *self, host_feedback *out)
+{
+    *out = (host_feedback){&feedback_ops, self};
+    return true;
+}
+
+static const frontier_ops polite_ops = {
+    .name = "polite",
+    .takes_back = true,
+    .put_nowait = fr_put_nowait,
+    .get = fr_get,
+    .task_done = fr_task_done,
+    .join = fr_join,
+    .qsize = fr_qsize,
+    .unfinished = fr_unfinished,
+    .hosts = fr_hosts,
+    .free = fr_free,
+};
+
+frontier hostqueue_frontier(selector *loop, dns_resolver *dns, const hostqueue_config *cfg)
+{
+    hostqueue *q = xmalloc(sizeof *q);
+    hostqueue_init(q, loop, dns, cfg);
+    return (frontier){&polite_ops, q};
 }

@@ -54,11 +54,10 @@
 #include <stdint.h>
 
 #include "dns.h"
+#include "frontier.h"
 #include "list.h"
 #include "queue.h"
 #include "strmap.h"
-
-typedef struct hq_slot hq_slot;
 
 typedef struct hostqueue_config {
     int per_host;               /* --per-host N: requests in flight per key; 0: no cap */
@@ -96,7 +95,7 @@ void hostqueue_clear(hostqueue *q);
 
 /* The chapter's four operations. task_done takes the URL that get handed out: its
  * slot gets its request back. */
-void hostqueue_put_nowait(hostqueue *q, const char *url, int max_redirect);
+void hostqueue_put_nowait(hostqueue *q, const crawl_request *r);
 coro *hostqueue_get(hostqueue *q);
 void hostqueue_task_done(hostqueue *q, const char *url);
 coro *hostqueue_join(hostqueue *q);
@@ -109,9 +108,7 @@ coro *hostqueue_claim(hostqueue *q, const char *url);
 void hostqueue_release(hostqueue *q, const char *url);
 static inline size_t hostqueue_qsize(const hostqueue *q) { return q->queued; }
 
-/* How a try went, for autothrottle: a 2xx/3xx answer; another answer (a 404: it never
- * lowers the delay); trouble (no answer, a 429, a 5xx: the delay doubles). */
-typedef enum { HQ_GOOD, HQ_OTHER, HQ_TROUBLE } hq_outcome;
+/* hq_slot and hq_outcome (how a try went) are frontier.h's: its host_feedback. */
 
 /* The slot of url's host: what the calls below take, looked up once per answer. NULL
  * for a host never put (or, with --per-ip, still being looked up); the calls below
@@ -135,6 +132,10 @@ void hostqueue_latency(hostqueue *q, hq_slot *s, uint64_t ms, hq_outcome how);
 /* An answer of the host: a 5xx (error) or not. Returns how many 5xx it gave in a row,
  * this one included (0 after any other answer). */
 unsigned hostqueue_server_error(hq_slot *s, bool error);
+
+/* The polite Queue behind the Frontier interface (frontier.h), made with cfg; its
+ * hosts op offers the calls above as a host_feedback. */
+frontier hostqueue_frontier(selector *loop, dns_resolver *dns, const hostqueue_config *cfg);
 
 /* The host's current delay between starts, in seconds (tests, -v); -1: no slot. */
 double hostqueue_delay_of(const hostqueue *q, const hq_slot *s);

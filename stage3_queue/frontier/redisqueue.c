@@ -42,11 +42,14 @@
 
 static const char GROUP[] = "crawlers";
 
+/* An entry's fields: u (the URL), r (redirects left), x (the rest of the request:
+ * depth, referrer, callback — extras_encode below). */
+
 /* put: SADD decides; INCR before XADD, all in one step for every other client. */
 static const char PUT_LUA[] =
     "if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end\n"
     "redis.call('INCR', KEYS[2])\n"
-    "redis.call('XADD', KEYS[3], '*', 'u', ARGV[2], 'r', ARGV[3])\n"
+    "redis.call('XADD', KEYS[3], '*', 'u', ARGV[2], 'r', ARGV[3], 'x', ARGV[4])\n"
     "return 1\n";
 /* task_done: only the acknowledgement that took the entry out of the pending list
  * counts it done — a claimed entry acknowledged twice is counted once. */
@@ -69,6 +72,7 @@ static const char ADMIT_LUA[] =
     "local base = ARGV[1] .. 'host:' .. ARGV[2]\n"
     "local infl = base .. ':inflight'\n"
     "local cap = tonumber(ARGV[4])\n"
+    "local m = ARGV[9] .. ' ' .. #ARGV[10] .. ' ' .. ARGV[10] .. ARGV[8]\n"
     "redis.call('ZREMRANGEBYSCORE', infl, '-inf', now)\n"
     "local function leave()\n"
     "  if redis.call('XACK', KEYS[1], ARGV[7], ARGV[3]) == 0 then return false end\n"
@@ -77,14 +81,14 @@ static const char ADMIT_LUA[] =
     "end\n"
     "if cap > 0 and redis.call('ZCARD', infl) >= cap then\n"
     "  if not leave() then return -2 end\n"
-    "  redis.call('RPUSH', base .. ':wait', ARGV[9] .. ' ' .. ARGV[8])\n"
+    "  redis.call('RPUSH', base .. ':wait', m)\n"
     "  redis.call('SADD', ARGV[1] .. 'waithosts', ARGV[2])\n"
     "  return -1\n"
     "end\n"
     "local nxt = tonumber(redis.call('GET', base .. ':next') or '0')\n"
     "if nxt > now then\n"
     "  if not leave() then return -2 end\n"
-    "  redis.call('ZADD', KEYS[2], nxt, ARGV[9] .. ' ' .. ARGV[8])\n"
+    "  redis.call('ZADD', KEYS[2], nxt, m)\n"
     "  return nxt - now\n"
     "end\n"
     "redis.call('ZADD', infl, now + tonumber(ARGV[6]), ARGV[3])\n"
@@ -93,15 +97,21 @@ static const char ADMIT_LUA[] =
     "return 0\n";
 /* promote, at each fill: delayed entries whose time has come, and as many of a waiting
  * host's line as it has room for (expired leases — a dead process's — dropped), go
- * back into the stream. Returns how many. */
+ * back into the stream. Returns how many. A waiting entry is "R XLEN X URL" (admit's
+ * m: its r, its x's length, its x, its URL). */
 static const char PROMOTE_LUA[] =
     "local t = redis.call('TIME')\n"
     "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
     "local moved = 0\n"
     "local function back(m)\n"
-    "  local sp = string.find(m, ' ', 1, true)\n"
-    "  redis.call('XADD', KEYS[1], '*', 'u', string.sub(m, sp + 1),\n"
-    "             'r', string.sub(m, 1, sp - 1))\n"
+    "  local r, xl, rest = string.match(m, '^(%S+) (%d+) (.*)$')\n"
+    "  if not r then\n"   /* an older crawl-queue's "R URL" */
+    "    local sp = string.find(m, ' ', 1, true)\n"
+    "    r, xl, rest = string.sub(m, 1, sp - 1), 0, string.sub(m, sp + 1)\n"
+    "  end\n"
+    "  xl = tonumber(xl)\n"
+    "  redis.call('XADD', KEYS[1], '*', 'u', string.sub(rest, xl + 1), 'r', r,\n"
+    "             'x', string.sub(rest, 1, xl))\n"
     "  moved = moved + 1\n"
     "end\n"
     "for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 200)) do\n"
@@ -126,11 +136,10 @@ static const char PROMOTE_LUA[] =
 
 /* An entry this process holds. */
 typedef struct stream_entry {
-    char *url;
-    int max_redirect;
+    crawl_request *req;      /* its URL and what travels with it (one allocation) */
     char id[48];             /* the stream entry's id, "1700000000000-0" */
     char *host;              /* politeness: its host, once it holds a lease there */
-    strmap_node node;        /* in q->items, by url */
+    strmap_node node;        /* in q->items, by URL */
     list_node link;          /* in q->ready, or q->taken */
 } stream_entry;
 
@@ -165,6 +174,7 @@ struct rqueue {
     sel_timer *heartbeat;
     bool finished;
     char *error;
+    char *error_line;        /* "--frontier: " and error: the Frontier interface's */
     future join_future;
     sel_timer *join_wakeup;
     size_t put_new, put_seen;   /* put_nowait's answers: new, seen before */
@@ -193,6 +203,7 @@ static void fail(rqueue *q, const char *msg)
     if (q->error)
         return;
     q->error = xstrdup(msg);
+    q->error_line = xasprintf("--frontier: %s", msg);
     schedule_join_wakeup(q);
 }
 
@@ -217,10 +228,50 @@ static bool bad_reply(rqueue *q, redisReply *r, const char *what)
 
 /* ---- the entries this process holds ---- */
 
+/* An entry's x: "DEPTH RLEN CLEN:" then the referrer and the callback, each length -1
+ * when absent (lengths, not separators: the strings are any bytes but NUL). */
+static char *extras_encode(const crawl_request *r)
+{
+    long rl = r->referrer ? (long)strlen(r->referrer) : -1;
+    long cl = r->callback ? (long)strlen(r->callback) : -1;
+    size_t n = 64 + (rl > 0 ? (size_t)rl : 0) + (cl > 0 ? (size_t)cl : 0);
+    char *x = xmalloc(n);
+    snprintf(x, n, "%d %ld %ld:%s%s", r->depth, rl, cl, r->referrer ? r->referrer : "",
+             r->callback ? r->callback : "");
+    return x;
+}
+
+/* Fill r's depth, referrer and callback from x (the strings point into the returned
+ * buffer: free it after use). A malformed or empty x (an entry of an older crawl-queue)
+ * leaves depth 0 and no referrer or callback. */
+static char *extras_decode(const char *x, crawl_request *r)
+{
+    int depth, used = 0;
+    long rl, cl;
+    r->depth = 0;
+    r->referrer = r->callback = NULL;
+    if (sscanf(x, "%d %ld %ld:%n", &depth, &rl, &cl, &used) != 3 || used == 0 || depth < 0 ||
+        rl < -1 || cl < -1)
+        return NULL;
+    const char *p = x + used;
+    size_t rlen = rl > 0 ? (size_t)rl : 0, clen = cl > 0 ? (size_t)cl : 0;
+    if (strlen(p) != rlen + clen)
+        return NULL;
+    char *buf = xmalloc(rlen + clen + 2);
+    memcpy(buf, p, rlen);
+    buf[rlen] = '\0';
+    memcpy(buf + rlen + 1, p + rlen, clen);
+    buf[rlen + 1 + clen] = '\0';
+    r->depth = depth;
+    r->referrer = rl >= 0 ? buf : NULL;
+    r->callback = cl >= 0 ? buf + rlen + 1 : NULL;
+    return buf;
+}
+
 static void free_stream_entry(stream_entry *it)
 {
     free(it->host);
-    free(it->url);
+    free(it->req);
     free(it);
 }
 
@@ -238,26 +289,29 @@ static void take_entry(rqueue *q, const redisReply *e)
         e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
         return;   /* a deleted entry (nil fields) */
     const redisReply *f = e->element[1];
-    const char *url = NULL;
-    int max_redirect = 0;
+    crawl_request r = {0};
+    const char *x = "";
     for (size_t i = 0; i + 1 < f->elements; i += 2) {
         const redisReply *k = f->element[i], *v = f->element[i + 1];
         if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING)
             continue;
         if (strcmp(k->str, "u") == 0)
-            url = v->str;
+            r.url = v->str;
         else if (strcmp(k->str, "r") == 0)
-            max_redirect = atoi(v->str);
+            r.max_redirect = atoi(v->str);
+        else if (strcmp(k->str, "x") == 0)
+            x = v->str;
     }
-    if (!url || e->element[0]->len >= sizeof ((stream_entry *)0)->id)
+    if (!r.url || e->element[0]->len >= sizeof ((stream_entry *)0)->id)
         return;
-    if (strmap_find(&q->items, url))
+    if (strmap_find(&q->items, r.url))
         return;
+    char *extras = extras_decode(x, &r);   /* an entry without x: depth 0, no referrer */
     stream_entry *it = xcalloc(1, sizeof *it);
-    it->url = xstrdup(url);
-    it->max_redirect = max_redirect;
+    it->req = crawl_request_dup(&r);
+    free(extras);
     memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);
-    strmap_add(&q->items, &it->node, it->url);
+    strmap_add(&q->items, &it->node, it->req->url);
     list_push_back(&q->ready, &it->link);
     q->nready++;
     q->fill_got++;
@@ -457,22 +511,24 @@ static void got_put(redis_glue *g, redisReply *r, void *data)
         q->put_seen++;
 }
 
-void rqueue_put_nowait(rqueue *q, const char *url, int max_redirect)
+void rqueue_put_nowait(rqueue *q, const crawl_request *r)
 {
     if (q->error)
         return;
-    uint64_t fp = hash_siphash24(url, strlen(url), q->fpkey);
+    uint64_t fp = hash_siphash24(r->url, strlen(r->url), q->fpkey);
     char fpb[8], redir[16];
     for (int i = 0; i < 8; i++)
         fpb[i] = (char)(fp >> (8 * i));
-    snprintf(redir, sizeof redir, "%d", max_redirect);
+    snprintf(redir, sizeof redir, "%d", r->max_redirect);
+    char *x = extras_encode(r);
     const char *argv[] = {"EVALSHA", q->put_sha, "3", q->seen, q->unfinished, q->stream,
-                          fpb, url, redir};
-    size_t lens[9];
-    for (int i = 0; i < 9; i++)
+                          fpb, r->url, redir, x};
+    size_t lens[10];
+    for (int i = 0; i < 10; i++)
         lens[i] = i == 6 ? sizeof fpb : strlen(argv[i]);
-    if (redis_glue_argv(q->g, got_put, q, 9, argv, lens) < 0)
+    if (redis_glue_argv(q->g, got_put, q, 10, argv, lens) < 0)
         fail(q, redis_glue_error(q->g) ? redis_glue_error(q->g) : "redis: cannot send");
+    free(x);
 }
 
 static void got_ack(redis_glue *g, redisReply *r, void *data)
@@ -539,7 +595,7 @@ static int admit_send(rget_frame *f)
 {
     rqueue *q = f->q;
     stream_entry *it = f->it;
-    url_split(it->url, NULL, &it->host, NULL, NULL);    /* host stays NULL on failure */
+    url_split(it->req->url, NULL, &it->host, NULL, NULL);   /* host stays NULL on failure */
     if (!it->host)
         it->host = xstrdup("");
     double d = q->delay * 1000.0;
@@ -549,14 +605,17 @@ static int admit_send(rget_frame *f)
     snprintf(cap, sizeof cap, "%d", q->per_host);
     snprintf(delay, sizeof delay, "%llu", (unsigned long long)(d + 0.999));
     snprintf(ttl, sizeof ttl, "%llu", (unsigned long long)q->claim_after_ms);
-    snprintf(redir, sizeof redir, "%d", it->max_redirect);
+    snprintf(redir, sizeof redir, "%d", it->req->max_redirect);
+    char *x = extras_encode(it->req);
     const char *argv[] = {"EVALSHA", q->admit_sha, "2", q->stream, q->delayed, q->prefix,
-                          it->host, it->id, cap, delay, ttl, GROUP, it->url, redir};
+                          it->host, it->id, cap, delay, ttl, GROUP, it->req->url, redir, x};
     admit *ad = xcalloc(1, sizeof *ad);
     ad->f = f;
     ad->q = q;
     f->ad = ad;
-    if (redis_glue_argv(q->g, got_admit, ad, 14, argv, NULL) < 0) {
+    int sent = redis_glue_argv(q->g, got_admit, ad, 15, argv, NULL);
+    free(x);
+    if (sent < 0) {
         f->ad = NULL;
         free(ad);
         fail(q, redis_glue_error(q->g) ? redis_glue_error(q->g) : "redis: cannot send");
@@ -605,7 +664,7 @@ static int rget_body(coro *co)
         f->it = NULL;
         list_push_back(&q->taken, &it->link);
         q->ntaken++;
-        CORO_RETURN(co, xstrdup(it->url), it->max_redirect);
+        CORO_RETURN(co, crawl_request_dup(it->req), 0);
     }
     CORO_END(co);
 }
@@ -923,5 +982,41 @@ void rqueue_free(rqueue *q)
     free(q->delayed);
     free(q->consumer);
     free(q->error);
+    free(q->error_line);
     free(q);
+}
+
+/* ---- behind the Frontier interface ---- */
+
+static void fr_put_nowait(void *self, const crawl_request *r)
+{
+    rqueue_put_nowait(self, r);
+}
+
+static coro *fr_get(void *self) { return rqueue_get(self); }
+static void fr_task_done(void *self, const char *url) { rqueue_task_done(self, url); }
+static coro *fr_join(void *self) { return rqueue_join(self); }
+static size_t fr_qsize(const void *self) { return rqueue_qsize(self); }
+static size_t fr_unfinished(const void *self) { return rqueue_unfinished(self); }
+static const char *fr_error(const void *self)
+{
+    return ((const rqueue *)self)->error_line;
+}
+static void fr_free(void *self) { rqueue_free(self); }
+
+static const frontier_ops redis_ops = {
+    .name = "redis",
+    .put_nowait = fr_put_nowait,
+    .get = fr_get,
+    .task_done = fr_task_done,
+    .join = fr_join,
+    .qsize = fr_qsize,
+    .unfinished = fr_unfinished,
+    .error = fr_error,
+    .free = fr_free,
+};
+
+frontier rqueue_frontier(rqueue *q)
+{
+    return (frontier){&redis_ops, q};
 }

@@ -5,7 +5,8 @@
  *
  *   put_nowait  one Lua script: SADD of the URL's 64-bit fingerprint into the crawl's
  *               seen set decides whether it is new (atomically across processes);
- *               if so INCR of the unfinished counter and XADD to the stream.
+ *               if so INCR of the unfinished counter and XADD to the stream (fields
+ *               u: the URL, r: redirects left, x: depth, referrer and callback).
  *   get         waits until a worker of this process may have an entry: XREADGROUP
  *               (this process is one consumer of the crawl's consumer group), or an
  *               entry idle in a dead process's hands for longer than --claim-after
@@ -28,6 +29,7 @@
 #include <stddef.h>
 
 #include "coro.h"
+#include "frontier.h"
 #include "selector.h"
 
 typedef struct rqueue rqueue;
@@ -49,8 +51,9 @@ void rqueue_politeness(rqueue *q, int per_host, double delay, bool random_delay)
 /* Send what is still waiting to be sent (task_done's acknowledgements), then close.
  * No coroutine may be waiting in get or join. */
 void rqueue_free(rqueue *q);
-void rqueue_put_nowait(rqueue *q, const char *url, int max_redirect);
-/* Coroutine: {url (the caller frees it), max_redirect}, waiting while there is none. */
+void rqueue_put_nowait(rqueue *q, const crawl_request *r);
+/* Coroutine: {crawl_request * (the caller frees it, with free), 0}, waiting while there
+ * is none. */
 coro *rqueue_get(rqueue *q);
 /* The URL got with rqueue_get has been dealt with: its record is written. */
 void rqueue_task_done(rqueue *q, const char *url);
@@ -61,5 +64,8 @@ size_t rqueue_qsize(const rqueue *q);
 size_t rqueue_unfinished(const rqueue *q);
 /* The failure that ended the crawl for this process, or NULL. */
 const char *rqueue_error(const rqueue *q);
+/* q behind the Frontier interface (frontier.h): its error op says rqueue_error's
+ * failure as "--frontier: ..." (the option it comes from), its free is rqueue_free. */
+frontier rqueue_frontier(rqueue *q);
 
 #endif

@@ -20,8 +20,30 @@
 /* The state's own tables; pages is the store's, with one more column (state.h). */
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS frontier (url TEXT PRIMARY KEY,"
-    " max_redirect INTEGER NOT NULL) WITHOUT ROWID;"
+    " max_redirect INTEGER NOT NULL, depth INTEGER NOT NULL DEFAULT 0, referrer TEXT,"
+    " callback TEXT) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+
+/* A file of an older crawl-queue has frontier (url, max_redirect) only: the columns
+ * are added, its URLs get depth 0 and no referrer (that much is lost: a -v line). */
+static const char upgrade[] =
+    "ALTER TABLE frontier ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE frontier ADD COLUMN referrer TEXT;"
+    "ALTER TABLE frontier ADD COLUMN callback TEXT;";
+
+static int upgrade_frontier(sqlite3 *db, const char *path)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT depth, referrer, callback FROM frontier LIMIT 0", -1,
+                           &st, NULL) == SQLITE_OK) {
+        sqlite3_finalize(st);
+        return 0;
+    }
+    log_info("--state '%s': a file of an older crawl-queue: its URLs get depth 0 and no "
+             "referrer", path);
+    return sqlite3_exec(db, upgrade, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
 
 /* A state file from before output_end: its rows are trusted (NULL). */
 static const char add_output_end[] = "ALTER TABLE pages ADD COLUMN output_end INTEGER";
@@ -31,7 +53,8 @@ static const char insert_page_sql[] =
     ", ?14)";
 
 static const char insert_frontier_sql[] =
-    "INSERT OR IGNORE INTO frontier (url, max_redirect) VALUES (?1, ?2)";
+    "INSERT OR IGNORE INTO frontier (url, max_redirect, depth, referrer, callback)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
 
 /* Whether pages has output_end, adding it if not. */
 static int has_output_end(sqlite3 *db)
@@ -48,8 +71,7 @@ static int has_output_end(sqlite3 *db)
 /* ---- the writer: frontier rows and pages rows, in one line of batches ---- */
 
 typedef struct state_row {
-    char *frontier_url;         /* a URL scheduled: a frontier row, not a page */
-    int max_redirect;
+    crawl_request *frontier;    /* a URL scheduled: a frontier row, not a page */
     store_page page;
     long long output_end;       /* where its --output line ends (-1: unknown) */
 } state_row;
@@ -65,7 +87,7 @@ typedef struct state {
 static void row_free(void *row)
 {
     state_row *r = row;
-    free(r->frontier_url);
+    free(r->frontier);
     store_page_clear(&r->page);
 }
 
@@ -87,11 +109,20 @@ static int insert_row(void *self, const void *row)
     state *s = self;
     const state_row *r = row;
     sqlite3_stmt *st;
-    if (r->frontier_url) {
+    if (r->frontier) {
         st = s->insert_frontier;
         sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, r->frontier_url, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 2, r->max_redirect);
+        sqlite3_bind_text(st, 1, r->frontier->url, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, r->frontier->max_redirect);
+        sqlite3_bind_int(st, 3, r->frontier->depth);
+        if (r->frontier->referrer)
+            sqlite3_bind_text(st, 4, r->frontier->referrer, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 4);
+        if (r->frontier->callback)
+            sqlite3_bind_text(st, 5, r->frontier->callback, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 5);
     } else {
         st = s->insert_page;
         store_page_bind(st, &r->page);
@@ -147,12 +178,11 @@ static coro *state_process_item(void *self, item *it, bool *drop)
     return writer_room(&s->w);
 }
 
-void state_frontier_add(void *self, const char *url, int max_redirect)
+void state_frontier_add(void *self, const crawl_request *req)
 {
     state *s = self;
     state_row *r = writer_row(&s->rows);
-    r->frontier_url = xstrdup(url);
-    r->max_redirect = max_redirect;
+    r->frontier = crawl_request_dup(req);
     writer_row_added(&s->rows);
 }
 
@@ -330,7 +360,7 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     }
     size_t todo = 0, finished = 0;
     if (rc == 0)
-        rc = prepare(r, "SELECT url, max_redirect FROM frontier");
+        rc = prepare(r, "SELECT url, max_redirect, depth, referrer, callback FROM frontier");
     while (rc == 0 && (rc = step(r)) > 0) {
         if (!(url = text(r, 0, "frontier"))) {
             rc = -1;
@@ -340,7 +370,10 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
         if (fpset_has(done, url)) {
             finished++;
         } else {
-            put(ctx, url, sqlite3_column_int(r->st, 1));
+            crawl_request q = {url, sqlite3_column_int(r->st, 1), sqlite3_column_int(r->st, 2),
+                               (const char *)sqlite3_column_text(r->st, 3),
+                               (const char *)sqlite3_column_text(r->st, 4)};
+            put(ctx, &q);
             todo++;
         }
         rc = 0;
@@ -364,7 +397,8 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
         coro_error_free(e);
         return -1;
     }
-    if ((r.s->resume && check_intact(&r) < 0) || has_output_end(r.db) < 0)
+    if ((r.s->resume && check_intact(&r) < 0) || has_output_end(r.db) < 0 ||
+        upgrade_frontier(r.db, r.s->state) < 0)
         rc = db_fail(&r);
     else if ((rc = check_crawl(&r, &known)) == 0 && known > 0)
         rc = requeue(&r, a, put, ctx);

@@ -39,15 +39,17 @@
 /* The --state stage of the item pipeline, writing to path, and the crawl core's add
  * listener that gives it the frontier (its ctx: the stage's self). */
 item_pipeline state_pipeline(app *a, const char *path);
-void state_frontier_add(void *self, const char *url, int max_redirect);
+void state_frontier_add(void *self, const crawl_request *r);
 
 /* Rows per transaction, and the longest a row waits for its batch to be written: the
  * rows are small (a URL, or a record without body), so more to a transaction than the
  * store's (store.h). */
 enum { STATE_BATCH_ROWS = 4096, STATE_BATCH_MS = 100 };
 
-/* Check path against this crawl and, with --resume, put the URLs left to do (put). 0, or
- * -1 with one line in err. */
+/* Check path against this crawl and, with --resume, put the URLs left to do (put), each
+ * with the depth, referrer and callback it was scheduled with. 0, or -1 with one line
+ * in err. A file of an older crawl-queue (no depth, referrer, callback) is upgraded:
+ * its URLs get depth 0. */
 int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "hostqueue.h"
+#include "frontier.h"
 #include "log.h"
 #include "robots.h"
 #include "robotstxt.h"
@@ -159,7 +159,9 @@ static void on_loc(void *ctx, sitemap_kind kind, const char *loc)
         return;
     }
     f->found++;
-    if (engine_crawl(f->e, request_new(loc, a->opt.max_redirect, 0)))
+    /* A seed: depth 0, found in this sitemap (its referrer). */
+    crawl_request r = {loc, a->opt.max_redirect, 0, f->list[f->next - 1].url, NULL};
+    if (engine_crawl(f->e, request_from(&r, 0)))
         f->scheduled++;
 }
 
@@ -245,22 +247,23 @@ typedef struct {
     char *url;
     int hops;                   /* redirects still followed (robots.txt's) */
     bool claimed;               /* holds a start on the polite Queue's host */
+    host_feedback hosts;        /* the polite Queue's (empty when it is not polite) */
 } download_frame;
 
 static int download_body(coro *co)
 {
     download_frame *f = (download_frame *)co;
-    hostqueue *hq = engine_hosts(f->e);
     CORO_BEGIN(co);
+    frontier_hosts(engine_frontier(f->e), &f->hosts);
     for (;;) {
-        if (hq) {
-            AWAIT(co, hostqueue_claim(hq, f->url));
+        if (f->hosts.ops) {
+            AWAIT(co, hosts_claim(&f->hosts, f->url));
             f->claimed = true;
         }
         AWAIT_CATCH(co, engine_fetch(f->e, request_new(f->url, 0,
                                                        REQ_DONT_OBEY_ROBOTS | REQ_ONE_TRY)));
         if (f->claimed) {
-            hostqueue_release(hq, f->url);
+            hosts_release(&f->hosts, f->url);
             f->claimed = false;
         }
         if (co->err)
@@ -286,7 +289,7 @@ static void download_finally(coro *co)
 {
     download_frame *f = (download_frame *)co;
     if (f->claimed)
-        hostqueue_release(engine_hosts(f->e), f->url);
+        hosts_release(&f->hosts, f->url);
     free(f->url);
 }
 

@@ -40,9 +40,11 @@ typedef struct sim {
     size_t head, tail, cap;
 } sim;
 
-static void add_url(void *ctx, const char *url, int max_redirect)
+static void add_url(void *ctx, const crawl_request *r)
 {
     sim *s = ctx;
+    const char *url = r->url;
+    int max_redirect = r->max_redirect;     /* the simulation keeps no more than that */
     if (s->tail == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 1024;
         s->fifo = xreallocarray(s->fifo, s->cap, sizeof *s->fifo);
@@ -67,7 +69,8 @@ static int fetch(crawl *c, const gen_spec *g, pending p, sim *s)
     int hlen = snprintf(head, sizeof head,
                         "HTTP/1.0 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
                         "Content-Length: %zu\r\n\r\n", blen);
-    crawl_fetch *f = crawl_fetch_new(c, p.url, p.max_redirect);
+    crawl_request req = {p.url, p.max_redirect, 0, NULL, NULL};
+    crawl_fetch *f = crawl_fetch_new(c, &req);
     http_parser *hp = http_parser_new(crawl_fetch_sink(f));
     int r = http_parser_feed(hp, head, (size_t)hlen);
     if (r == 0)

@@ -161,11 +161,12 @@ out:
     return fail;
 }
 
-static void add_url(void *ctx, const char *url, int max_redirect);
+static void add_url(void *ctx, const crawl_request *r);
 
 /* crawling.py's fetch with its retries, for one URL; the crawl core under the lock. */
-static void fetch(crawler *cr, const char *url, int max_redirect)
+static void fetch(crawler *cr, const crawl_request *r)
 {
+    const char *url = r->url;
     char err[256], last[256] = "error";
     if (strncmp(url, "https:", 6) == 0) {
         pthread_mutex_lock(&cr->lock);
@@ -175,7 +176,7 @@ static void fetch(crawler *cr, const char *url, int max_redirect)
     }
     for (int tries = 0; tries < cr->opt.max_tries; tries++) {
         pthread_mutex_lock(&cr->lock);
-        crawl_fetch *f = crawl_fetch_new(cr->c, url, max_redirect);
+        crawl_fetch *f = crawl_fetch_new(cr->c, r);
         pthread_mutex_unlock(&cr->lock);
         /* The sink (link parser included) runs in this thread, without the lock: it
          * touches only f, and reads the policy. */
@@ -199,20 +200,20 @@ static void fetch(crawler *cr, const char *url, int max_redirect)
 
 typedef struct start_arg {
     crawler *cr;
-    job j;
+    crawl_request *r;
 } start_arg;
 
 static void *thread_main(void *arg)
 {
     start_arg *sa = arg;
     crawler *cr = sa->cr;
-    job j = sa->j;
+    crawl_request *r = sa->r;
     free(sa);
     for (;;) {
-        fetch(cr, j.url, j.max_redirect);
-        free(j.url);
+        fetch(cr, r);
+        free(r);
         pthread_mutex_lock(&cr->lock);
-        bool more = !cr->stopping && !interrupted && jobq_pop(&cr->waiting, &j);
+        bool more = !cr->stopping && !interrupted && (r = jobq_pop(&cr->waiting));
         if (!more) {
             if (--cr->alive == 0)
                 pthread_cond_signal(&cr->idle);
@@ -223,12 +224,12 @@ static void *thread_main(void *arg)
     }
 }
 
-/* Lock held. Start a thread for (url, max_redirect); false if none could be made. */
-static bool start_thread(crawler *cr, const char *url, int max_redirect)
+/* Lock held. Start a thread for r; false if none could be made. */
+static bool start_thread(crawler *cr, const crawl_request *r)
 {
     start_arg *sa = xmalloc(sizeof *sa);
-    char *copy = xstrdup(url);
-    *sa = (start_arg){cr, {copy, max_redirect}};
+    crawl_request *copy = crawl_request_dup(r);
+    *sa = (start_arg){cr, copy};
     pthread_t t;
     int e = pthread_create(&t, &cr->attr, thread_main, sa);
     if (e != 0) {
@@ -254,13 +255,12 @@ static bool start_thread(crawler *cr, const char *url, int max_redirect)
 }
 
 /* The crawl core's add_url (lock held): a thread of its own, or the FIFO. */
-static void add_url(void *ctx, const char *url, int max_redirect)
+static void add_url(void *ctx, const crawl_request *r)
 {
     crawler *cr = ctx;
-    if (cr->alive < (size_t)cr->opt.max_tasks && !cr->stopping &&
-        start_thread(cr, url, max_redirect))
+    if (cr->alive < (size_t)cr->opt.max_tasks && !cr->stopping && start_thread(cr, r))
         return;
-    jobq_push(&cr->waiting, url, max_redirect);
+    jobq_push(&cr->waiting, r);
 }
 
 /* Our one option, taken out of argv before the shared parser sees the rest. */
@@ -342,18 +342,17 @@ int main(int argc, char **argv)
      * started here once a thread is free again — or by the threads themselves. */
     while (cr.alive > 0 || (jobq_size(&cr.waiting) > 0 && !interrupted)) {
         if (cr.alive == 0) {
-            job j;
-            jobq_pop(&cr.waiting, &j);
-            bool ok = start_thread(&cr, j.url, j.max_redirect);
+            crawl_request *next = jobq_pop(&cr.waiting);
+            bool ok = start_thread(&cr, next);
             if (!ok) {
                 fprintf(stderr, "%s: cannot start any thread: %s\n", PROG,
                         strerror(cr.create_errno ? cr.create_errno : ENOMEM));
-                jobq_push(&cr.waiting, j.url, j.max_redirect);
-                free(j.url);
+                jobq_push(&cr.waiting, next);
+                free(next);
                 status = 1;
                 break;
             }
-            free(j.url);
+            free(next);
             continue;
         }
         struct timespec ts;

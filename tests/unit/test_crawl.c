@@ -31,21 +31,37 @@ typedef struct added {
     int n;
     char *url[MAX_ADDS];
     int max_redirect[MAX_ADDS];
+    int depth[MAX_ADDS];
+    char *referrer[MAX_ADDS];   /* NULL when none */
+    char *callback[MAX_ADDS];
 } added;
 
-static void collect(void *ctx, const char *url, int max_redirect)
+static void collect(void *ctx, const crawl_request *r)
 {
     added *a = ctx;
     assert_true(a->n < MAX_ADDS);
-    a->url[a->n] = strdup(url);
-    a->max_redirect[a->n++] = max_redirect;
+    a->url[a->n] = strdup(r->url);
+    a->max_redirect[a->n] = r->max_redirect;
+    a->depth[a->n] = r->depth;
+    a->referrer[a->n] = r->referrer ? strdup(r->referrer) : NULL;
+    a->callback[a->n++] = r->callback ? strdup(r->callback) : NULL;
 }
 
 static void added_clear(added *a)
 {
-    for (int i = 0; i < a->n; i++)
+    for (int i = 0; i < a->n; i++) {
         free(a->url[i]);
+        free(a->referrer[i]);
+        free(a->callback[i]);
+    }
     a->n = 0;
+}
+
+/* An attempt at url as a root's would be: depth 0, no referrer, no callback. */
+static crawl_fetch *new_fetch(crawl *c, const char *url, int max_redirect)
+{
+    crawl_request r = {url, max_redirect, 0, NULL, NULL};
+    return crawl_fetch_new(c, &r);
 }
 
 typedef struct fixture {
@@ -119,7 +135,7 @@ static void respond(crawl_fetch *f, int status, const char *content_type,
 static void fetch(fixture *fx, const char *url, int max_redirect, int status,
                   const char *content_type, const char *location, const char *body)
 {
-    crawl_fetch *f = crawl_fetch_new(fx->c, url, max_redirect);
+    crawl_fetch *f = new_fetch(fx->c, url, max_redirect);
     assert_non_null(f);
     respond(f, status, content_type, location, body);
     crawl_fetch_done(f, collect, &fx->adds);
@@ -160,6 +176,42 @@ static void test_roots_added_once(void **state)
     assert_string_equal(fx->adds.url[1], "https://other.org/start");
     assert_int_equal(crawl_seen_count(fx->c), 2);
     assert_int_equal(crawl_done_count(fx->c), 0);
+}
+
+/* ---- what travels with a URL -------------------------------------------------------- */
+
+/* A root: depth 0, no referrer. A page's links: one deeper, the page as referrer, no
+ * callback. A redirect target: as deep as the URL that redirected, which is its
+ * referrer, with that URL's callback and one redirect less. */
+static void test_request_depth_and_referrer(void **state)
+{
+    fixture *fx = *state;
+    start(fx);
+    assert_int_equal(fx->adds.n, 1);
+    assert_int_equal(fx->adds.depth[0], 0);
+    assert_null(fx->adds.referrer[0]);
+    assert_null(fx->adds.callback[0]);
+
+    crawl_request page = {ROOT, 10, 2, "http://example.com/up", "parse_page"};
+    crawl_fetch *f = crawl_fetch_new(fx->c, &page);
+    respond(f, 200, "text/html", NULL, "<a href=\"/a\">a</a>");
+    crawl_fetch_done(f, collect, &fx->adds);
+    assert_int_equal(fx->adds.n, 2);
+    assert_string_equal(fx->adds.url[1], "http://example.com/a");
+    assert_int_equal(fx->adds.depth[1], 3);
+    assert_string_equal(fx->adds.referrer[1], ROOT);
+    assert_null(fx->adds.callback[1]);
+
+    crawl_request moved = {"http://example.com/a", 4, 3, ROOT, "parse_page"};
+    f = crawl_fetch_new(fx->c, &moved);
+    respond(f, 301, "text/html", "/b", NULL);
+    crawl_fetch_done(f, collect, &fx->adds);
+    assert_int_equal(fx->adds.n, 3);
+    assert_string_equal(fx->adds.url[2], "http://example.com/b");
+    assert_int_equal(fx->adds.max_redirect[2], 3);
+    assert_int_equal(fx->adds.depth[2], 3);
+    assert_string_equal(fx->adds.referrer[2], "http://example.com/a");
+    assert_string_equal(fx->adds.callback[2], "parse_page");
 }
 
 /* ---- pages ------------------------------------------------------------------------- */
@@ -457,7 +509,7 @@ static void test_truncated_record(void **state)
     fixture *fx = *state;
     start(fx);
     const char *body = "<a href=/kept>kept</a><a href=/also>also</a><p>and then";
-    crawl_fetch *f = crawl_fetch_new(fx->c, ROOT, 10);
+    crawl_fetch *f = new_fetch(fx->c, ROOT, 10);
     respond(f, 200, "text/html", NULL, body);
     assert_int_equal(crawl_fetch_size(f), (long long)strlen(body));
     crawl_fetch_truncated(f, collect, &fx->adds);
@@ -482,7 +534,7 @@ static void test_max_size_cap(void **state)
     const char *body = "<a href=/kept>kept</a><a href=/cut>cut</a>";
     fx->o.max_size = 22;                    /* exactly the first tag and its text */
     start(fx);
-    crawl_fetch *f = crawl_fetch_new(fx->c, ROOT, 10);
+    crawl_fetch *f = new_fetch(fx->c, ROOT, 10);
     respond(f, 200, "text/html", NULL, "<a href=/kept>kept</a>");
     assert_int_equal(crawl_fetch_size(f), 22);
     assert_false(crawl_fetch_full(f));      /* exactly max_size: whole */
@@ -504,7 +556,7 @@ static void test_headers_kept(void **state)
 {
     fixture *fx = *state;
     start(fx);
-    crawl_fetch *f = crawl_fetch_new(fx->c, ROOT, 10);
+    crawl_fetch *f = new_fetch(fx->c, ROOT, 10);
     size_t n = 99;
     assert_null(crawl_fetch_headers(f, &n));
     assert_int_equal(n, 0);
@@ -526,9 +578,9 @@ static void test_in_flight_and_discard(void **state)
 {
     fixture *fx = *state;
     start(fx);
-    crawl_fetch *a = crawl_fetch_new(fx->c, ROOT, 10);
-    crawl_fetch *b = crawl_fetch_new(fx->c, "http://example.com/b", 10);
-    crawl_fetch *cf = crawl_fetch_new(fx->c, "http://example.com/c", 10);
+    crawl_fetch *a = new_fetch(fx->c, ROOT, 10);
+    crawl_fetch *b = new_fetch(fx->c, "http://example.com/b", 10);
+    crawl_fetch *cf = new_fetch(fx->c, "http://example.com/c", 10);
     assert_int_equal(crawl_in_flight(fx->c), 3);
     assert_string_equal(crawl_fetch_url(b), "http://example.com/b");
 
@@ -537,7 +589,7 @@ static void test_in_flight_and_discard(void **state)
     respond(a, 200, "text/html", NULL, "");
     crawl_fetch_done(a, collect, &fx->adds);
     assert_int_equal(crawl_in_flight(fx->c), 1);
-    crawl_fetch *d = crawl_fetch_new(fx->c, "http://example.com/d", 10);
+    crawl_fetch *d = new_fetch(fx->c, "http://example.com/d", 10);
     assert_int_equal(crawl_in_flight(fx->c), 2);
     crawl_fetch_discard(cf);
     crawl_fetch_discard(d);
@@ -554,8 +606,8 @@ static void test_waiting_attempts(void **state)
 {
     fixture *fx = *state;
     start(fx);
-    crawl_fetch *a = crawl_fetch_new(fx->c, ROOT, 10);
-    crawl_fetch *b = crawl_fetch_new(fx->c, "http://example.com/b", 10);
+    crawl_fetch *a = new_fetch(fx->c, ROOT, 10);
+    crawl_fetch *b = new_fetch(fx->c, "http://example.com/b", 10);
     const http_sink *sb = crawl_fetch_sink(b);
     sb->on_wait_fd(sb->ctx, 1);
     assert_int_equal(crawl_in_flight(fx->c), 1);
@@ -576,7 +628,7 @@ static void test_done_without_head(void **state)
 {
     fixture *fx = *state;
     start(fx);
-    crawl_fetch *f = crawl_fetch_new(fx->c, ROOT, 10);
+    crawl_fetch *f = new_fetch(fx->c, ROOT, 10);
     crawl_fetch_done(f, collect, &fx->adds);
     const fetch_stat *st = stat_of(fx->c, ROOT);
     assert_int_equal(st->status, -1);
@@ -921,9 +973,9 @@ static void test_bad_options(void **state)
 
 /* ---- hash flooding ------------------------------------------------------------------ */
 
-static void count_add(void *ctx, const char *url, int max_redirect)
+static void count_add(void *ctx, const crawl_request *r)
 {
-    (void)url, (void)max_redirect;
+    (void)r;
     ++*(size_t *)ctx;
 }
 
@@ -953,11 +1005,10 @@ static void on_record_listener(void *ctx, const fetch_stat *st, const crawl_fetc
     heard_say(l->h, l->name, st->url + strlen(ROOT) - 1);
 }
 
-static void on_add_listener(void *ctx, const char *url, int max_redirect)
+static void on_add_listener(void *ctx, const crawl_request *r)
 {
-    (void)max_redirect;
     listener_ctx *l = ctx;
-    heard_say(l->h, l->name, url + strlen(ROOT) - 1);
+    heard_say(l->h, l->name, r->url + strlen(ROOT) - 1);
 }
 
 /* Two listeners of each kind are both called, in the order they were added (one no
@@ -1018,7 +1069,7 @@ static void test_fnv_flooded_page(void **state)
             w += sprintf(w, "<a href=\"%s\">\n", v[i]);
         char page[64];
         snprintf(page, sizeof page, ROOT "page%zu", k);
-        crawl_fetch *f = crawl_fetch_new(fx->c, page, 10);
+        crawl_fetch *f = new_fetch(fx->c, page, 10);
         respond(f, 200, "text/html", NULL, body);
         size_t before = scheduled;
         crawl_fetch_done(f, count_add, &scheduled);
@@ -1041,6 +1092,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_roots_added_once),
+        T(test_request_depth_and_referrer),
         T(test_page_links),
         T(test_second_page_counts_only_unseen),
         T(test_404_recorded_without_links),

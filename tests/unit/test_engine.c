@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "settings.h"
 #include "future.h"
+#include "registry.h"
 #include "sockio.h"
 #include "testsite_helper.h"
 
@@ -201,27 +202,49 @@ static test_mw the_mw;
 static test_pipe pipe_a, pipe_b;
 static bool with_mw, with_pipe;
 
-static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
+/* The test's extensions, as registry rows (registry.h): the chapter's Queue, the test
+ * middleware, two pipeline stages — listed out of order: the order numbers decide. */
+static bool on_mw(const app *a) { (void)a; return with_mw; }
+static bool on_pipe(const app *a) { (void)a; return with_pipe; }
+
+static int make_queue(app *a, frontier *out, char *err, size_t errlen)
 {
-    engine *e = engine_new(a, put, ctx);
-    if (with_mw) {
-        downloader_middleware mw = {.name = "test", .self = &the_mw,
-                                    .process_request = tmw_request,
-                                    .process_response = tmw_response,
-                                    .process_exception = tmw_exception};
-        engine_add_middleware(e, &mw);
-    }
-    if (with_pipe) {
-        item_pipeline p1 = {.name = "stage1", .self = &pipe_a, .open = tp_open,
-                            .process_item = tp1_item, .close = tp_close};
-        item_pipeline p2 = {.name = "stage2", .self = &pipe_b, .open = tp_open,
-                            .process_item = tp2_item, .close = tp_close,
-                            .wants_body = true};
-        engine_add_pipeline(e, &p1);
-        engine_add_pipeline(e, &p2);
-    }
-    return e;
+    (void)err, (void)errlen;
+    *out = queue_frontier(a->loop);
+    return 0;
 }
+
+static downloader_middleware make_test_mw(engine *e)
+{
+    (void)e;
+    return (downloader_middleware){.name = "test", .self = &the_mw,
+                                   .process_request = tmw_request,
+                                   .process_response = tmw_response,
+                                   .process_exception = tmw_exception};
+}
+
+static int make_stage1(engine *e, item_pipeline *out, char *err, size_t errlen)
+{
+    (void)e, (void)err, (void)errlen;
+    *out = (item_pipeline){.name = "stage1", .self = &pipe_a, .open = tp_open,
+                           .process_item = tp1_item, .close = tp_close};
+    return 0;
+}
+
+static int make_stage2(engine *e, item_pipeline *out, char *err, size_t errlen)
+{
+    (void)e, (void)err, (void)errlen;
+    *out = (item_pipeline){.name = "stage2", .self = &pipe_b, .open = tp_open,
+                           .process_item = tp2_item, .close = tp_close, .wants_body = true};
+    return 0;
+}
+
+static const extension test_rows[] = {
+    {"stage2", EXT_PIPELINE, 200, on_pipe, .make_pipeline = make_stage2},
+    {"queue", EXT_FRONTIER, 1000, NULL, .make_frontier = make_queue},
+    {"test", EXT_DOWNLOADER_MW, 500, on_mw, .make_middleware = make_test_mw},
+    {"stage1", EXT_PIPELINE, 100, on_pipe, .make_pipeline = make_stage1},
+};
 
 static const fetch_stat *find(const report *r, const char *path)
 {
@@ -264,7 +287,8 @@ static void crawl_site(const char *root, const char *transport, const char *sel)
                     (char *)root, NULL};
     app_stage stage = settings_stage("test_engine", &the_settings);
     assert_int_equal(app_open(&the_app, 11, argv, &stage), 0);
-    assert_int_equal(crawler_run(&the_app, make_engine), 0);
+    assert_int_equal(crawler_run(&the_app, test_rows, sizeof test_rows / sizeof test_rows[0]),
+                     0);
 }
 
 static const char *const transports[] = {"raw", "curl"};
@@ -393,7 +417,7 @@ static void test_download(void **state)
                         NULL};
         app_stage stage = settings_stage("test_engine", &the_settings);
         assert_int_equal(app_open(&the_app, 5, argv, &stage), 0);
-        engine *e = engine_new(&the_app, NULL, NULL);
+        engine *e = engine_new(&the_app, NULL);
         dl_frame *f = (dl_frame *)coro_new(&dl_def);
         f->e = e;
         snprintf(f->url, sizeof f->url, "%sr/moved", ts.url);
@@ -420,6 +444,77 @@ static void test_download(void **state)
     }
 }
 
+/* ---- the registry ---- */
+
+static downloader_middleware named_mw(const char *name)
+{
+    return (downloader_middleware){.name = name};
+}
+static downloader_middleware mw_a(engine *e) { (void)e; return named_mw("a"); }
+static downloader_middleware mw_b(engine *e) { (void)e; return named_mw("b"); }
+static downloader_middleware mw_c(engine *e) { (void)e; return named_mw("c"); }
+static bool never(const app *a) { (void)a; return false; }
+
+static int fail_queue(app *a, frontier *out, char *err, size_t errlen)
+{
+    (void)a, (void)out;
+    snprintf(err, errlen, "no Queue today");
+    return -1;
+}
+
+/* Rows are assembled by kind and order number whatever their place in the table (equal
+ * numbers: table order); a row not enabled is left out; of the Queues, the enabled one
+ * with the lowest number is the crawl's; a maker's failure is the assembly's. The
+ * project's table: robots.txt before politeness (whose process_response so runs
+ * first), state before store before warc. */
+static void test_registry_order(void **state)
+{
+    (void)state;
+    char *argv[] = {"test_engine", "-q", "http://127.0.0.1:1/", NULL};
+    app_stage stage = settings_stage("test_engine", &the_settings);
+    assert_int_equal(app_open(&the_app, 3, argv, &stage), 0);
+    const extension rows[] = {
+        {"c", EXT_DOWNLOADER_MW, 900, NULL, .make_middleware = mw_c},
+        {"off", EXT_DOWNLOADER_MW, 1, never, .make_middleware = mw_c},
+        {"late", EXT_FRONTIER, 2000, NULL, .make_frontier = fail_queue},
+        {"a", EXT_DOWNLOADER_MW, 100, NULL, .make_middleware = mw_a},
+        {"queue", EXT_FRONTIER, 1000, NULL, .make_frontier = make_queue},
+        {"b", EXT_DOWNLOADER_MW, 100, NULL, .make_middleware = mw_b},
+    };
+    frontier fr;
+    engine *e;
+    char err[256];
+    assert_int_equal(registry_assemble(&the_app, rows, 6, &fr, &e, err, sizeof err), 0);
+    assert_string_equal(fr.ops->name, "queue");
+    assert_string_equal(engine_middleware_name(e, 0), "a");
+    assert_string_equal(engine_middleware_name(e, 1), "b");
+    assert_string_equal(engine_middleware_name(e, 2), "c");
+    assert_null(engine_middleware_name(e, 3));
+    assert_false(engine_has_seeds(e));
+    engine_free(e);
+    frontier_free(&fr);
+
+    assert_int_equal(registry_assemble(&the_app, rows + 2, 1, &fr, &e, err, sizeof err), -1);
+    assert_string_equal(err, "no Queue today");
+    assert_null(e);
+    assert_null(fr.ops);
+
+    const char *want_mw[] = {"robots.txt", "politeness"};
+    const char *want_pipe[] = {"state", "store", "warc"};
+    const extension *mw[2] = {NULL, NULL}, *pipe[3] = {NULL, NULL, NULL};
+    for (size_t i = 0; i < registry_size; i++)
+        for (size_t j = 0; j < 3; j++) {
+            if (j < 2 && strcmp(registry[i].name, want_mw[j]) == 0)
+                mw[j] = &registry[i];
+            if (strcmp(registry[i].name, want_pipe[j]) == 0)
+                pipe[j] = &registry[i];
+        }
+    assert_true(mw[0] && mw[1] && mw[0]->order < mw[1]->order);
+    assert_true(pipe[0] && pipe[1] && pipe[2]);
+    assert_true(pipe[0]->order < pipe[1]->order && pipe[1]->order < pipe[2]->order);
+    app_close(&the_app);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_exception_recovered),
         cmocka_unit_test(test_download),
+        cmocka_unit_test(test_registry_order),
     };
     return cmocka_run_group_tests(tests, start_site, stop_site);
 }

@@ -13,6 +13,8 @@
  *    URL: exit 2).
  *  - Redis with its AOF killed under 2 processes and restarted: --resume finishes.
  *  - --per-host 2 --delay 0.03 across 3 processes, checked in the server's log.
+ *  - In process: the Redis Queue hands back each request whole (depth, referrer,
+ *    callback), also after it waited in its host's line in Redis.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -30,7 +32,11 @@
 #include <errno.h>
 
 #include "jsonl.h"
+#include "loopguard.h"
 #include "redis_helper.h"
+#include "redisqueue.h"
+#include "request_check.h"
+#include "task.h"
 #include "smallfs.h"
 #include "testsite_helper.h"
 
@@ -706,6 +712,69 @@ static void test_redis_killed_mid_crawl(void **state)
     recs_free(&got);
 }
 
+/* The next request of the Redis Queue, got in a Task on loop. */
+static crawl_request *get_one(selector *loop, frontier *fr)
+{
+    task *t = task_new(loop, frontier_get(fr), "get");
+    assert_int_equal(run_until_complete(loop, t), 0);
+    assert_false(guarded_loop_hit());
+    crawl_request *r = task_future(t)->result.p;
+    task_free(t);
+    return r;
+}
+
+static void stop_soon(selector *s, void *arg)
+{
+    (void)arg;
+    selector_stop(s);
+}
+
+static void test_request_fields_survive(void **state)
+{
+    fx *f = *state;
+    char url[128], err[256];
+    redis_server_url(&f->rs, "fields", url, sizeof url);
+    selector *loop = guarded_loop_new(20000);
+    rqueue *q = rqueue_new(loop, url, "test fields\n", 60, "test:1", err, sizeof err);
+    if (!q)
+        fail_msg("%s", err);
+    rqueue_politeness(q, 1, 0, false);      /* one request at a time per host */
+    frontier fr = rqueue_frontier(q);
+    crawl_request deep = {"http://a.example/x", 3, 7, "http://a.example/?q=a b", "parse item"};
+    crawl_request root = {"http://a.example/", 10, 0, NULL, NULL};
+    frontier_put_nowait(&fr, &root);
+    frontier_put_nowait(&fr, &deep);
+    crawl_request *got = get_one(loop, &fr);
+    assert_same_request(got, &root);
+
+    /* The host is at its cap: the second entry waits in its line in Redis until the
+     * first is done, then comes back into the stream, whole. */
+    task *t = task_new(loop, frontier_get(&fr), "get");
+    selector_call_later(loop, 300, stop_soon, NULL);
+    selector_run(loop);
+    assert_false(future_done(task_future(t)));
+    frontier_task_done(&fr, got->url);
+    free(got);
+    assert_int_equal(run_until_complete(loop, t), 0);
+    assert_false(guarded_loop_hit());
+    got = task_future(t)->result.p;
+    task_free(t);
+    assert_same_request(got, &deep);
+    frontier_task_done(&fr, got->url);
+    free(got);
+    /* join: the Redis Queue learns the crawl's end while a worker waits in get. */
+    task *worker = task_new(loop, frontier_get(&fr), "worker");
+    t = task_new(loop, frontier_join(&fr), "join");
+    assert_int_equal(run_until_complete(loop, t), 0);
+    assert_false(guarded_loop_hit());
+    task_free(t);
+    task_cancel(worker);
+    task_free(worker);
+    assert_null(frontier_error(&fr));
+    frontier_free(&fr);
+    guarded_loop_free(loop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -716,6 +785,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_redis_unreachable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_redis_killed_mid_crawl, setup_slow, teardown),
         cmocka_unit_test_setup_teardown(test_redis_restarted_resume, setup_aof, teardown),
+        cmocka_unit_test_setup_teardown(test_request_fields_survive, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

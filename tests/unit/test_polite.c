@@ -23,6 +23,8 @@
 #include "hostqueue.h"
 #include "jsonl.h"
 #include "polite.h"
+#include "request_check.h"
+#include "task.h"
 #include "scratch.h"
 #include "testsite_helper.h"
 
@@ -188,6 +190,54 @@ static void test_retry_after_values(void **state)
     assert_int_equal(polite_retry_after_ms("Tuesday, 14-Nov-23 22:13:30 GMT", now), 10000);
 }
 
+/* put_nowait of a URL with nothing that travels with it (no redirect left). */
+static void put(hostqueue *q, const char *url)
+{
+    crawl_request r = {url, 0, 0, NULL, NULL};
+    hostqueue_put_nowait(q, &r);
+}
+
+/* The polite Queue, through the Frontier interface, hands back each request whole:
+ * URL, max_redirect, depth, referrer, callback (absent ones absent). */
+static void test_request_fields_survive(void **state)
+{
+    (void)state;
+    char err[256];
+    selector *loop = selector_new("epoll", err, sizeof err);
+    assert_non_null(loop);
+    hostqueue_config cfg = {.max_crawl_delay = 30, .max_delay = 60, .target_concurrency = 1};
+    frontier fr = hostqueue_frontier(loop, NULL, &cfg);
+    host_feedback hosts;
+    assert_true(frontier_hosts(&fr, &hosts));             /* it is polite */
+    crawl_request deep = {"http://a.example/x", 3, 7, "http://a.example/", "parse_item"};
+    crawl_request root = {"http://b.example/", 10, 0, NULL, NULL};
+    frontier_put_nowait(&fr, &deep);
+    frontier_put_nowait(&fr, &root);
+    assert_int_equal(frontier_qsize(&fr), 2);
+    crawl_request *got[2];
+    for (int i = 0; i < 2; i++) {
+        task *t = task_new(loop, frontier_get(&fr), "get");
+        assert_int_equal(run_until_complete(loop, t), 0);
+        got[i] = task_future(t)->result.p;
+        task_free(t);
+    }
+    if (strcmp(got[0]->url, "http://b.example/") == 0) {    /* two hosts: any order */
+        crawl_request *x = got[0];
+        got[0] = got[1];
+        got[1] = x;
+    }
+    assert_same_request(got[0], &deep);
+    assert_same_request(got[1], &root);
+    assert_int_equal(frontier_unfinished(&fr), 2);
+    for (int i = 0; i < 2; i++) {
+        frontier_task_done(&fr, got[i]->url);
+        free(got[i]);
+    }
+    assert_int_equal(frontier_unfinished(&fr), 0);
+    frontier_free(&fr);
+    selector_free(loop);
+}
+
 static void test_autothrottle_rule(void **state)
 {
     (void)state;
@@ -199,7 +249,7 @@ static void test_autothrottle_rule(void **state)
                             .max_delay = 60, .max_crawl_delay = 30};
     hostqueue_init(&q, loop, NULL, &cfg);
     const char *u = "http://a.example/x";
-    hostqueue_put_nowait(&q, u, 0);
+    put(&q, u);
     hq_slot *h = hostqueue_slot(&q, u);
     assert_non_null(h);
     assert_true(hostqueue_delay_of(&q, h) == 1.0);        /* the start delay */
@@ -275,11 +325,11 @@ static void test_per_ip_keys(void **state)
     hostqueue_init(&q, loop, dns, &cfg);
     const char *a = "http://a.example/1", *b = "http://b.example/2", *c = "http://c.example/3",
                *n = "http://nowhere.example/4", *lit = "http://10.0.0.2:8080/5";
-    hostqueue_put_nowait(&q, a, 0);
-    hostqueue_put_nowait(&q, b, 0);
-    hostqueue_put_nowait(&q, c, 0);
-    hostqueue_put_nowait(&q, n, 0);
-    hostqueue_put_nowait(&q, lit, 0);
+    put(&q, a);
+    put(&q, b);
+    put(&q, c);
+    put(&q, n);
+    put(&q, lit);
     for (int i = 0; i < 50 && waiting_keys(&q) < 3; i++) {  /* the lookups: 5 s at most */
         selector_call_later(loop, 100, stop_loop, NULL);
         selector_run(loop);
@@ -726,6 +776,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_retry_after_values, stop_all),
+        cmocka_unit_test_teardown(test_request_fields_survive, stop_all),
         cmocka_unit_test_teardown(test_autothrottle_rule, stop_all),
         cmocka_unit_test_teardown(test_per_ip_keys, stop_all),
         cmocka_unit_test_teardown(test_per_host_and_delay, stop_all),

@@ -22,6 +22,7 @@
 #include "task.h"
 
 #include "loopguard.h"
+#include "request_check.h"
 
 static selector *loop;
 static queue q;
@@ -42,6 +43,13 @@ static int teardown(void **state)
     guarded_loop_free(loop);
     loop = NULL;
     return 0;
+}
+
+/* put_nowait of a URL as a root's: 10 redirects, depth 0, no referrer, no callback. */
+static void put(const char *url)
+{
+    crawl_request r = {url, 10, 0, NULL, NULL};
+    queue_put_nowait(&q, &r);
 }
 
 static void stop_cb(selector *s, void *arg)
@@ -95,9 +103,9 @@ static void test_join_with_nothing_put(void **state)
 static void test_task_done_counts_down(void **state)
 {
     (void)state;
-    queue_put_nowait(&q, "http://a/", 10);
-    queue_put_nowait(&q, "http://b/", 10);
-    queue_put_nowait(&q, "http://c/", 10);
+    put("http://a/");
+    put("http://b/");
+    put("http://c/");
     assert_int_equal(q.unfinished_tasks, 3);
     queue_task_done(&q);
     assert_int_equal(q.unfinished_tasks, 2);
@@ -111,8 +119,8 @@ static void test_task_done_counts_down(void **state)
 static void test_join_waits_for_every_task_done(void **state)
 {
     (void)state;
-    queue_put_nowait(&q, "http://a/", 10);
-    queue_put_nowait(&q, "http://b/", 10);
+    put("http://a/");
+    put("http://b/");
     task *t = start_join();
     spin(20);
     assert_false(future_done(task_future(t)));
@@ -129,7 +137,7 @@ static void test_join_waits_for_every_task_done(void **state)
 static void test_wakeup_is_scheduled(void **state)
 {
     (void)state;
-    queue_put_nowait(&q, "http://a/", 10);
+    put("http://a/");
     task *t = start_join();
     spin(10);
     assert_false(future_done(task_future(t)));
@@ -146,11 +154,11 @@ static void test_extra_task_done_is_ignored(void **state)
     (void)state;
     queue_task_done(&q);
     assert_int_equal(q.unfinished_tasks, 0);
-    queue_put_nowait(&q, "http://a/", 10);
+    put("http://a/");
     queue_task_done(&q);
     queue_task_done(&q);
     assert_int_equal(q.unfinished_tasks, 0);
-    queue_put_nowait(&q, "http://b/", 10);
+    put("http://b/");
     assert_int_equal(q.unfinished_tasks, 1);
     task *t = start_join();
     spin(20);
@@ -164,7 +172,7 @@ static void test_extra_task_done_is_ignored(void **state)
 static void test_two_joiners(void **state)
 {
     (void)state;
-    queue_put_nowait(&q, "http://a/", 10);
+    put("http://a/");
     task *t1 = start_join(), *t2 = start_join();
     spin(10);
     assert_false(future_done(task_future(t1)));
@@ -180,14 +188,14 @@ static void test_two_joiners(void **state)
 static void test_join_again_after_done(void **state)
 {
     (void)state;
-    queue_put_nowait(&q, "http://a/", 10);
+    put("http://a/");
     task *t1 = start_join();
     spin(10);
     queue_task_done(&q);
     run_task(t1);
     assert_join_succeeded(t1);
 
-    queue_put_nowait(&q, "http://b/", 10);
+    put("http://b/");
     task *t2 = start_join();
     spin(20);
     assert_false(future_done(task_future(t2)));
@@ -200,14 +208,14 @@ static void test_join_again_after_done(void **state)
 static void test_cancel_waiting_join(void **state)
 {
     (void)state;
-    queue_put_nowait(&q, "http://a/", 10);
+    put("http://a/");
     task *t1 = start_join();
     spin(10);
     task_cancel(t1);
     assert_int_equal(task_future(t1)->state, FUTURE_CANCELLED);
     queue_task_done(&q);
     spin(10);
-    queue_put_nowait(&q, "http://b/", 10);
+    put("http://b/");
     task *t2 = start_join();
     spin(10);
     assert_false(future_done(task_future(t2)));
@@ -230,7 +238,7 @@ static struct {
  * before task_done; yield to the loop once (a fetch would), then task_done. */
 typedef struct {
     coro co;
-    char *url;
+    crawl_request *req;
     future pause;
     sel_timer *pause_timer;
 } worker_frame;
@@ -249,22 +257,22 @@ static int worker_body(coro *co)
     CORO_BEGIN(co);
     for (;;) {
         AWAIT(co, queue_get(&q));
-        f->url = co->value.p;
+        f->req = co->value.p;
         future_clear(&f->pause);
         future_init(&f->pause);
         f->pause_timer = selector_call_soon(loop, resolve_pause, f);
         assert_non_null(f->pause_timer);
         AWAIT_FUTURE(co, &f->pause);
-        if (f->url[0] == 'r') {
+        if (f->req->url[0] == 'r') {
             for (int i = 0; i < CHILDREN; i++) {
                 char child[32];
-                snprintf(child, sizeof child, "c%s.%d", f->url + 1, i);
-                queue_put_nowait(&q, child, 10);
+                snprintf(child, sizeof child, "c%s.%d", f->req->url + 1, i);
+                put(child);
             }
         }
-        snprintf(crawl_rec.seen[crawl_rec.processed++], 32, "%s", f->url);
-        free(f->url);
-        f->url = NULL;
+        snprintf(crawl_rec.seen[crawl_rec.processed++], 32, "%s", f->req->url);
+        free(f->req);
+        f->req = NULL;
         queue_task_done(&q);
     }
     CORO_END(co);
@@ -273,7 +281,7 @@ static int worker_body(coro *co)
 static void worker_finally(coro *co)
 {
     worker_frame *f = (worker_frame *)co;
-    free(f->url);
+    free(f->req);
     if (f->pause_timer)
         selector_cancel(loop, f->pause_timer);
     future_clear(&f->pause);
@@ -303,7 +311,7 @@ static void test_workers_and_join(void **state)
     for (int i = 0; i < NROOTS; i++) {
         char root[8];
         snprintf(root, sizeof root, "r%d", i);
-        queue_put_nowait(&q, root, 10);
+        put(root);
     }
     task *workers[NWORKERS];
     for (int i = 0; i < NWORKERS; i++) {
@@ -330,6 +338,54 @@ static void test_workers_and_join(void **state)
     assert_int_equal(crawl_rec.processed, want);
 }
 
+/* ---- what travels with a URL ---------------------------------------------------------- */
+
+/* get hands back each request as it was put: the URL, max_redirect, depth, referrer
+ * and callback (absent ones absent), oldest first. */
+static void test_request_fields_survive(void **state)
+{
+    (void)state;
+    crawl_request deep = {"http://a/x", 3, 7, "http://a/", "parse_item"};
+    crawl_request root = {"http://b/", 10, 0, NULL, NULL};
+    queue_put_nowait(&q, &deep);
+    queue_put_nowait(&q, &root);
+    crawl_request *got[2];
+    for (int i = 0; i < 2; i++) {
+        task *t = task_new(loop, queue_get(&q), "get");
+        run_task(t);
+        got[i] = task_future(t)->result.p;
+        task_free(t);
+    }
+    assert_same_request(got[0], &deep);
+    assert_same_request(got[1], &root);
+    free(got[0]);
+    free(got[1]);
+}
+
+/* Requests put one after the other share their referrer and callback in the queue
+ * (jobq.h): each still comes back with its own, whatever the order. */
+static void test_shared_referrers_kept_apart(void **state)
+{
+    (void)state;
+    const crawl_request put_in[] = {
+        {"http://a/1", 10, 1, "http://a/", NULL}, {"http://a/2", 10, 1, "http://a/", NULL},
+        {"http://a/3", 9, 1, "http://a/", "cb"},  {"http://b/1", 10, 2, "http://b/", NULL},
+        {"http://c/", 10, 0, NULL, NULL},         {"http://a/4", 10, 1, "http://a/", NULL},
+        {"http://d/", 10, 0, NULL, "cb"},
+    };
+    size_t n = sizeof put_in / sizeof put_in[0];
+    for (size_t i = 0; i < n; i++)
+        queue_put_nowait(&q, &put_in[i]);
+    for (size_t i = 0; i < n; i++) {
+        task *t = task_new(loop, queue_get(&q), "get");
+        run_task(t);
+        crawl_request *got = task_future(t)->result.p;
+        task_free(t);
+        assert_same_request(got, &put_in[i]);
+        free(got);
+    }
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -344,6 +400,8 @@ int main(void)
         T(test_join_again_after_done),
         T(test_cancel_waiting_join),
         T(test_workers_and_join),
+        T(test_request_fields_survive),
+        T(test_shared_referrers_kept_apart),
     };
     return cmocka_run_group_tests_name("queue", tests, NULL, NULL);
 }

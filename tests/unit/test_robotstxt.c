@@ -22,6 +22,7 @@
 #include "robots.h"
 #include "robotstxt.h"
 #include "settings.h"
+#include "registry.h"
 #include "scratch.h"
 #include "testsite_helper.h"
 
@@ -34,13 +35,24 @@ static settings the_settings; /* crawl-queue's flags, which the_app reads */
 static robotstxt_limits limits;
 static robotstxt_stats stats;
 
-static engine *make_engine(app *a, crawl_add_fn put, void *ctx)
+/* The test's extensions, as registry rows (registry.h): the chapter's Queue and the
+ * robots.txt middleware with the test's limits. */
+static int make_queue(app *a, frontier *out, char *err, size_t errlen)
 {
-    engine *e = engine_new(a, put, ctx);
-    downloader_middleware mw = robotstxt_middleware_limits(e, "testbot", &limits);
-    engine_add_middleware(e, &mw);
-    return e;
+    (void)err, (void)errlen;
+    *out = queue_frontier(a->loop);
+    return 0;
 }
+
+static downloader_middleware make_robots(engine *e)
+{
+    return robotstxt_middleware_limits(e, "testbot", &limits);
+}
+
+static const extension rows[] = {
+    {"queue", EXT_FRONTIER, 1000, NULL, .make_frontier = make_queue},
+    {"robots.txt", EXT_DOWNLOADER_MW, 100, NULL, .make_middleware = make_robots},
+};
 
 /* 500 KiB of robots.txt: "User-agent: *", "Disallow: /secret", then distinct rules
  * that forbid none of the site's pages, up to the size. */
@@ -106,7 +118,7 @@ static void crawl_sites(int n)
     argv[argc] = NULL;
     app_stage stage = settings_stage("test_robotstxt", &the_settings);
     assert_int_equal(app_open(&the_app, argc, argv, &stage), 0);
-    assert_int_equal(crawler_run(&the_app, make_engine), 0);
+    assert_int_equal(crawler_run(&the_app, rows, sizeof rows / sizeof rows[0]), 0);
 }
 
 /* Every site's /, /a, /b fetched and /secret forbidden. */

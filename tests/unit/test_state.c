@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sqlite3.h>
 
 #include "jsonl.h"
 #include "smallfs.h"
@@ -246,6 +247,86 @@ static void test_sigint_resumes_exactly(void **state)
     assert_int_equal(compare_union(got, n, ref, nref), 0);
     free_urls(got, n);
     free_urls(ref, nref);
+}
+
+/* One integer that sql selects from the state file db. */
+static long long query_int(const char *db, const char *sql)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(h));
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return v;
+}
+
+/* Interrupted once, then resumed to the end: every URL of the frontier table has the
+ * depth and referrer it was scheduled with — the root depth 0 and no referrer, every
+ * other URL one deeper than its referrer, which is a URL of the crawl. The URLs the
+ * resumed run found on pages it took back from the file prove that the file's depths
+ * went back into the Queue (a page put back at depth 0 would give its new links
+ * depth 1). */
+static void test_requests_survive_resume(void **state)
+{
+    (void)state;
+    char db[300], out[300];
+    snprintf(db, sizeof db, "%s/q.db", dir);
+    snprintf(out, sizeof out, "%s/q.jsonl", dir);
+    for (int i = 0; i < 2; i++) {
+        crawl_run r;
+        run(&r, db, out, i > 0, 0.3, i == 0 ? interrupt : NULL);
+        if (r.exit_code != 0)
+            fail_msg("run %d: %s", i, crawl_run_describe(&r));
+        crawl_run_free(&r);
+    }
+    assert_int_equal(query_int(db, "SELECT count(*) FROM frontier"), pages);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM frontier WHERE referrer IS NULL"), 1);
+    assert_int_equal(query_int(db, "SELECT depth FROM frontier WHERE referrer IS NULL"), 0);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM frontier c LEFT JOIN frontier p"
+                                   " ON c.referrer = p.url WHERE c.referrer IS NOT NULL AND"
+                                   " (p.url IS NULL OR c.depth != p.depth + 1)"),
+                     0);
+    assert_true(query_int(db, "SELECT max(depth) FROM frontier") >= 2);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM frontier WHERE callback IS NOT NULL"),
+                     0);
+}
+
+/* A state file of an older crawl-queue (frontier without depth, referrer, callback):
+ * --resume upgrades it and finishes the crawl. */
+static void test_old_state_file_upgraded(void **state)
+{
+    (void)state;
+    char db[300], out[300];
+    snprintf(db, sizeof db, "%s/o.db", dir);
+    snprintf(out, sizeof out, "%s/o.jsonl", dir);
+    crawl_run r;
+    run(&r, db, out, false, 0.3, interrupt);
+    crawl_run_free(&r);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    char *e = NULL;
+    if (sqlite3_exec(h, "CREATE TABLE old (url TEXT PRIMARY KEY, max_redirect INTEGER NOT NULL)"
+                        " WITHOUT ROWID; INSERT INTO old SELECT url, max_redirect FROM frontier;"
+                        " DROP TABLE frontier; ALTER TABLE old RENAME TO frontier;",
+                     NULL, NULL, &e) != SQLITE_OK)
+        fail_msg("making an old state file: %s", e);
+    sqlite3_close(h);
+    run(&r, db, out, true, 0, NULL);
+    if (r.exit_code != 0)
+        fail_msg("resume of an old file: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t n, summaries;
+    char **got = record_urls(out, &n, &summaries);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++)
+        distinct += i == 0 || strcmp(got[i], got[i - 1]) != 0;
+    assert_int_equal(distinct, (size_t)pages);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM frontier"), pages);
+    free_urls(got, n);
 }
 
 static void assert_one_line(const crawl_run *r, int code, const char *text)
@@ -571,6 +652,8 @@ int main(void)
         cmocka_unit_test(test_damaged_garbled),
         cmocka_unit_test(test_damaged_cut_half),
         cmocka_unit_test(test_damaged_null_url),
+        cmocka_unit_test(test_requests_survive_resume),
+        cmocka_unit_test(test_old_state_file_upgraded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

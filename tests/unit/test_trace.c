@@ -209,9 +209,16 @@ static void test_bad_path(void **state)
 
 /* ---- what the crawl core writes ---------------------------------------------------- */
 
-static void noadd(void *ctx, const char *url, int max_redirect)
+static void noadd(void *ctx, const crawl_request *r)
 {
-    (void)ctx, (void)url, (void)max_redirect;
+    (void)ctx, (void)r;
+}
+
+/* An attempt at url (depth 0, no referrer). */
+static crawl_fetch *new_fetch(crawl *c, const char *url, int max_redirect)
+{
+    crawl_request r = {url, max_redirect, 0, NULL, NULL};
+    return crawl_fetch_new(c, &r);
 }
 
 static void test_crawl_core_spans(void **state)
@@ -228,8 +235,8 @@ static void test_crawl_core_spans(void **state)
     crawl *c = crawl_new(&o, "queue", err, sizeof err);
     assert_non_null(c);
 
-    crawl_fetch *f1 = crawl_fetch_new(c, "http://example.com/a?x=1", 10);
-    crawl_fetch *f2 = crawl_fetch_new(c, "http://example.com/b", 10);
+    crawl_fetch *f1 = new_fetch(c, "http://example.com/a?x=1", 10);
+    crawl_fetch *f2 = new_fetch(c, "http://example.com/b", 10);
     const http_sink *s = crawl_fetch_sink(f1);
     assert_non_null(s->on_connect);
     http_sink_connected(s);
@@ -238,7 +245,7 @@ static void test_crawl_core_spans(void **state)
     s->on_head(s->ctx, &h);
     s->on_body(s->ctx, "hello", 5);
     crawl_fetch_done(f1, noadd, NULL);                    /* slot 0 free again */
-    crawl_fetch *f3 = crawl_fetch_new(c, "http://example.com/c", 10);   /* slot 0 */
+    crawl_fetch *f3 = new_fetch(c, "http://example.com/c", 10);   /* slot 0 */
     crawl_fetch_fail(f2, "connect: Connection refused");  /* slot 1, no head */
     crawl_fetch_discard(f3);                              /* abandoned */
     char werr[256];
@@ -303,7 +310,7 @@ static void test_off_by_default(void **state)
     char err[256] = "";
     crawl *c = crawl_new(&o, "queue", err, sizeof err);
     assert_non_null(c);
-    crawl_fetch *f = crawl_fetch_new(c, "http://example.com/", 10);
+    crawl_fetch *f = new_fetch(c, "http://example.com/", 10);
     assert_null(crawl_fetch_sink(f)->on_connect);   /* transports skip it entirely */
     http_sink_connected(crawl_fetch_sink(f));
     http_sink_connected(NULL);

@@ -1,0 +1,242 @@
+/* registry.c — crawl-queue's extensions, one row each, and their assembly (registry.h).
+ * To add one: its file (in downloadermw/, pipelines/, frontier/ or seeds/), its row
+ * below with an order number and an "enabled" predicate, its flag (docs/extensions.md
+ * shows a whole example). */
+#include "registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "alloc.h"
+#include "headers.h"
+#include "hostqueue.h"
+#include "log.h"
+#include "polite.h"
+#include "redisqueue.h"
+#include "robotstxt.h"
+#include "settings.h"
+#include "sitemaps.h"
+#include "state.h"
+#include "store.h"
+#include "warc.h"
+
+/* ---- when each is enabled ---- */
+
+static bool on_frontier(const app *a)
+{
+    return settings_of(a)->frontier != NULL;
+}
+static bool on_polite(const app *a)
+{
+    return settings_of(a)->polite;
+}
+static bool on_robots(const app *a)
+{
+    return !settings_of(a)->ignore_robots;
+}
+static bool on_headers(const app *a)
+{
+    return settings_of(a)->header.n > 0;
+}
+/* The Redis Queue keeps politeness in Redis: the middleware is for the polite Queue. */
+static bool on_polite_mw(const app *a)
+{
+    return settings_of(a)->polite && !settings_of(a)->frontier;
+}
+static bool on_state(const app *a)
+{
+    return settings_of(a)->state != NULL;
+}
+static bool on_store(const app *a)
+{
+    return settings_of(a)->store != NULL;
+}
+static bool on_warc(const app *a)
+{
+    return settings_of(a)->warc != NULL;
+}
+static bool on_sitemaps(const app *a)
+{
+    return settings_of(a)->sitemaps;
+}
+
+/* ---- how each is made ---- */
+
+/* --frontier redis://...: the Queue on Redis, politeness across processes in Redis. */
+/* What makes the processes of a --frontier crawl one crawl: what --state keeps
+ * (crawl_identity), and what the engine and the shared politeness change. */
+static char *frontier_identity(const crawl_options *o, const settings *s)
+{
+    char *base = crawl_identity(o);
+    char *id = xasprintf("%signore_robots %d\nper_host %d\ndelay %g\nrandom_delay %d\n", base,
+                         s->ignore_robots, s->per_host, s->delay, s->random_delay);
+    free(base);
+    return id;
+}
+
+static int make_redis(app *a, frontier *out, char *err, size_t errlen)
+{
+    const settings *o = settings_of(a);
+    char why[1024];
+    char *id = frontier_identity(&a->opt, o);
+    rqueue *rq =
+        rqueue_new(a->loop, o->frontier, id, o->claim_after, a->opt.fetched_by, why, sizeof why);
+    free(id);
+    if (!rq) {
+        snprintf(err, errlen, "--frontier: %s", why);
+        return -1;
+    }
+    rqueue_politeness(rq, o->per_host, o->delay, o->random_delay);
+    *out = rqueue_frontier(rq);
+    return 0;
+}
+
+/* A politeness flag: the polite Queue (a FIFO per host). */
+static int make_polite(app *a, frontier *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    const settings *o = settings_of(a);
+    hostqueue_config cfg = {.per_host = o->per_host,
+                            .per_ip = o->per_ip,
+                            .delay = o->delay,
+                            .random_delay = o->random_delay,
+                            .max_crawl_delay = o->max_crawl_delay,
+                            .autothrottle = o->autothrottle,
+                            .target_concurrency = o->target_concurrency,
+                            .max_delay = o->delay > 60 ? o->delay : 60};
+    *out = hostqueue_frontier(a->loop, a->dns, &cfg);
+    return 0;
+}
+
+/* The chapter's Queue. */
+static int make_queue(app *a, frontier *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    *out = queue_frontier(a->loop);
+    return 0;
+}
+
+static downloader_middleware make_robots(engine *e)
+{
+    return robotstxt_middleware(e, engine_app(e)->opt.user_agent);
+}
+
+/* --header "Name: value", each field checked by the command line. */
+static downloader_middleware make_headers(engine *e)
+{
+    const settings *s = settings_of(engine_app(e));
+    return headers_middleware(s->header.v, s->header.n);
+}
+
+/* --state: every URL scheduled and every one done, in the file; with --resume, the URLs
+ * an earlier run left go back into the Queue first. */
+static int make_state(engine *e, item_pipeline *out, char *err, size_t errlen)
+{
+    app *a = engine_app(e);
+    *out = state_pipeline(a, settings_of(a)->state);
+    crawl_add_add_listener(a->crawl, state_frontier_add, out->self);
+    if (state_restore(a, frontier_add, engine_frontier(e), err, errlen) < 0) {
+        crawl_remove_listeners(a->crawl, out->self);
+        if (out->free)
+            out->free(out->self);
+        return -1;
+    }
+    return 0;
+}
+
+static int make_store(engine *e, item_pipeline *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    *out = store_pipeline(settings_of(engine_app(e))->store);
+    return 0;
+}
+
+static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    const settings *s = settings_of(engine_app(e));
+    *out = warc_pipeline(s->warc, s->cdx);
+    return 0;
+}
+
+/* ---- the table ---- */
+
+const extension registry[] = {
+    /* Queues: the first enabled wins. */
+    {"redis", EXT_FRONTIER, 100, on_frontier, .make_frontier = make_redis},
+    {"polite", EXT_FRONTIER, 200, on_polite, .make_frontier = make_polite},
+    {"queue", EXT_FRONTIER, 1000, NULL, .make_frontier = make_queue},
+    /* Downloader middlewares: politeness last, so that its process_response (the retry
+     * and back-off decisions) sees the download first. */
+    {"robots.txt", EXT_DOWNLOADER_MW, 100, on_robots, .make_middleware = make_robots},
+    {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
+    {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
+    /* Item pipelines: --state first (its frontier rows before the pages' rows). */
+    {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},
+    {"store", EXT_PIPELINE, 300, on_store, .make_pipeline = make_store},
+    {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
+    /* Seeds. */
+    {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = sitemaps_seed},
+};
+const size_t registry_size = sizeof registry / sizeof registry[0];
+
+/* ---- assembly ---- */
+
+/* The enabled rows of kind, by order (table order among equals). */
+static size_t enabled_rows(const app *a, const extension *rows, size_t n, ext_kind kind,
+                           const extension **out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].kind != kind || (rows[i].enabled && !rows[i].enabled(a)))
+            continue;
+        size_t j = k++;
+        for (; j > 0 && out[j - 1]->order > rows[i].order; j--) /* insertion: stable */
+            out[j] = out[j - 1];
+        out[j] = &rows[i];
+    }
+    return k;
+}
+
+int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, engine **e, char *err,
+                      size_t errlen)
+{
+    const extension **on = xcalloc(n ? n : 1, sizeof *on);
+    *e = NULL;
+    *fr = (frontier){NULL, NULL};
+    if (enabled_rows(a, rows, n, EXT_FRONTIER, on) == 0) {
+        snprintf(err, errlen, "no Queue (frontier) is enabled");
+        goto fail;
+    }
+    if (on[0]->make_frontier(a, fr, err, errlen) < 0)
+        goto fail;
+    log_debug("registry: the Queue is %s", on[0]->name);
+    *e = engine_new(a, fr);
+    size_t k = enabled_rows(a, rows, n, EXT_DOWNLOADER_MW, on);
+    for (size_t i = 0; i < k; i++) {
+        downloader_middleware mw = on[i]->make_middleware(*e);
+        engine_add_middleware(*e, &mw);
+        log_debug("registry: downloader middleware %d %s", on[i]->order, on[i]->name);
+    }
+    k = enabled_rows(a, rows, n, EXT_PIPELINE, on);
+    for (size_t i = 0; i < k; i++) {
+        item_pipeline p;
+        if (on[i]->make_pipeline(*e, &p, err, errlen) < 0)
+            goto fail;
+        engine_add_pipeline(*e, &p);
+        log_debug("registry: item pipeline %d %s", on[i]->order, on[i]->name);
+    }
+    k = enabled_rows(a, rows, n, EXT_SEEDS, on);
+    for (size_t i = 0; i < k; i++) {
+        engine_add_seeds(*e, on[i]->seed);
+        log_debug("registry: seeds %d %s", on[i]->order, on[i]->name);
+    }
+    free(on);
+    return 0;
+fail:
+    free(on);
+    engine_free(*e);
+    *e = NULL;
+    frontier_free(fr);
+    return -1;
+}
