@@ -7,9 +7,10 @@
 # copy a different file. Prints the figure, the load of the machine, and each kind's
 # seconds; exit 1 when a copy did not get the row its kind should.
 #
-# Limits as a class would set them (each is printed): a crawler run 5 s
-# (EXERCISE_CRAWL_LIMIT), all the tests of one copy 30 s (EXERCISE_TOTAL_LIMIT): an
-# endless loop costs those 30 s, a correct copy its tests' own few seconds.
+# Limits (each is printed): a crawler run 15 s (EXERCISE_CRAWL_LIMIT, the grader's
+# own), all the tests of one copy 60 s (EXERCISE_TOTAL_LIMIT, where a class of 100
+# would lower the default 300): an endless loop costs those 60 s, a correct copy its
+# tests' own few seconds.
 # Environment: GRADE_BENCH_DIR (where the class and the build go, a temporary
 # directory removed afterwards).
 set -uo pipefail
@@ -45,12 +46,13 @@ for ((i = 1; i <= n; i++)); do
     elif [ "$k" -le 94 ]; then kind=no-compile; variant "$feed" "    int r = this is not C;" "copy $i" >"$f"
     elif [ "$k" -le 98 ]; then kind=use-after-free
         variant "$ok_end" "        { fetcher_succeeded(f, false); if (f->sock > 0) return; }" "copy $i" >"$f"
-    else kind=endless-loop; variant "$feed" "    for (;;) {}" "copy $i" >"$f"
+    else kind=endless-loop; variant "$feed" "    for (;;) {}
+$feed" "copy $i" >"$f"
     fi || { echo "grade_bench: $src does not have the lines the variants change"; exit 1; }
     kinds+=("$kind")
 done
 
-export EXERCISE_CRAWL_LIMIT=${EXERCISE_CRAWL_LIMIT:-5} EXERCISE_TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-30}
+export EXERCISE_CRAWL_LIMIT=${EXERCISE_CRAWL_LIMIT:-15} EXERCISE_TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-60}
 echo "grade_bench: $n copies of $name, $jobs job(s), EXERCISE_CRAWL_LIMIT=$EXERCISE_CRAWL_LIMIT EXERCISE_TOTAL_LIMIT=$EXERCISE_TOTAL_LIMIT"
 echo "  load before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 t0=$(date +%s.%N)
