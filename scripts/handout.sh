@@ -154,14 +154,14 @@ for n in "${names[@]}"; do
         [ "$kind" = stub ] && [ -f "$dest/$file" ] && [ -f "$ROOT/docs/exercises/$n/$stub" ] ||
             die "$conf: want 'stub FILE STUBFILE' with both files there, not '$kind $file $stub'"
         awk -v stub="$ROOT/docs/exercises/$n/$stub" '
-            BEGIN { getline first < stub }
+            BEGIN { getline first < stub; if (!sub(/^\/\* replaces: /, "", first) || !sub(/ \*\/$/, "", first)) exit 2 }
             !found && $0 == first { found = 1; skip = 1; while ((getline l < stub) > 0) print l; next }
             skip { if ($0 == "}") skip = 0; next }
             { print }
             END { exit found ? 0 : 1 }' "$dest/$file" >"$dest/$file.new" ||
-            die "$file: no line is the first line of $stub (it names the function to stub): was it renamed?"
+            die "$file: no line is the one the first line of $stub names ('/* replaces: LINE */'): was it renamed?"
         mv "$dest/$file.new" "$dest/$file"
-        echo "handout: $file: $(head -n1 "$ROOT/docs/exercises/$n/$stub") stubbed too ($n)"
+        echo "handout: $file: $(head -n1 "$ROOT/docs/exercises/$n/$stub" | sed 's|^/\* replaces: \(.*\) \*/$|\1|') stubbed too ($n)"
     done < <(grep -Ev '^[[:space:]]*(#|$)' "$conf")
 done
 

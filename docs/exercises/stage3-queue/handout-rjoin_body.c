@@ -1,4 +1,4 @@
-static int rjoin_body(coro *co)
+/* replaces: static int rjoin_body(coro *co) */
 coro *sock_sleep(uint64_t ms); /* sockio.h */
 
 /* In a handout this join looks at the queue every 10 ms: the join that waits on a
