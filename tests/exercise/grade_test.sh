@@ -127,6 +127,18 @@ done
 grep -q 'check-exercise EX=stage3-queue SANITIZE=1' "$out/build/results/infinite-loop/results.json" &&
     echo "ok    infinite-loop: its results.json suggests the sanitizer run" || bad "infinite-loop: no sanitizer hint in its results.json"
 
+# A student's check-exercise of the endless loop (no sanitizer): the hung cases say
+# so, and the end suggests the sanitizer run. (Against the class's prebuilt tree: only
+# the copy is compiled.)
+EXERCISE_TOTAL_LIMIT=15 bash "$here/scripts/exercise.sh" check "$name" --source "$class/infinite-loop.c" \
+    --prebuilt "$out/build/tree" --build "$out/student" >"$out/student.log" 2>&1
+if grep -qE '^        hung: stopped after [0-9]+ s$' "$out/student.log" &&
+   grep -qF 'make -f Makefile.tutorial check-exercise EX=stage3-queue SANITIZE=1' "$out/student.log"; then
+    echo "ok    check-exercise on the endless loop: hung noted, the sanitizer run suggested"
+else
+    bad "check-exercise on the endless loop: no hung note or no SANITIZE=1 hint ($out/student.log)"
+fi
+
 # ---- 2. stage3-robots: the README's steps without `trigger` lose points -----------
 rob=$here/stage3_queue/downloadermw/robotstxt.c
 mkdir -p "$out/robots-class"
