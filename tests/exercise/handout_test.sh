@@ -2,8 +2,11 @@
 # handout_test.sh BUILDDIR — scripts/handout.sh makes a copy for students (ctest
 # exercise.handout): a git repository of one commit and nothing else, each exercise's
 # file exactly the student's starting copy, no line of a solution in what is committed,
-# the docs' excerpts still true, no selftest of a handed-out exercise, and the grader
-# working there: it passes our stage 1 solution, built in the handout.
+# the docs' excerpts still true, no hidden test nor teacher-only text, other code that
+# shows a solution stubbed (and the six-line shape check catching it when put back),
+# HANDOUT.md's graph, no selftest of a handed-out exercise, each exercise handed out
+# alone passing its leak check, the grader working there (it passes our stage 1
+# solution, built in the handout), and `demo` naming the exercises to do.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: handout_test.sh BUILDDIR}/handout-selftest
@@ -95,6 +98,16 @@ if (cd "$copy" && EXERCISE_CRAWL_LIMIT=10 bash scripts/exercise.sh check stage1-
 else
     bad "the grader in the handout failed our solution: $(tail -n1 "$out/grade.log") ($out/grade.log)"
 fi
+# Each exercise handed out alone passes its own leak check (and makes its handout).
+for n in $names; do
+    if bash "$here/scripts/handout.sh" "$out/one-$n" "$n" >"$out/one-$n.log" 2>&1; then
+        ok "a handout of $n alone passes its leak check"
+    else
+        bad "a handout of $n alone fails: $(tail -n3 "$out/one-$n.log")"
+    fi
+    rm -rf "$out/one-$n"
+done
+
 # make demo in the handout: the exercises still to do, by name, and no error.
 if (cd "$copy" && bash scripts/demo.sh "$out/grade/bin") >"$out/demo.log" 2>&1; then
     missing=""
