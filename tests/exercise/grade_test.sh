@@ -124,6 +124,10 @@ for sub in reference stub no-compile infinite-loop use-after-free outside; do
     want="$(fields "$CSV" "$sub" | sed -n 2p) $ncases $(fields "$CSV" "$sub" | sed -n 3p) ['after_published', 'visible']"
     [ "$got" = "$want" ] && echo "ok    $sub: results.json scores as the CSV ($got)" || bad "$sub: results.json says '$got', the CSV '$want'"
 done
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not all("does not compile" in t["output"] for t in d["tests"]))' \
+    "$out/build/results/no-compile/results.json" &&
+    echo "ok    no-compile: each test of its results.json says the copy does not compile" ||
+    bad "no-compile: its results.json does not say why each test failed"
 grep -q 'check-exercise EX=stage3-queue SANITIZE=1' "$out/build/results/infinite-loop/results.json" &&
     echo "ok    infinite-loop: its results.json suggests the sanitizer run" || bad "infinite-loop: no sanitizer hint in its results.json"
 
