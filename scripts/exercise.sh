@@ -586,6 +586,13 @@ check() {
     [ -f "$source" ] || die "$source does not exist: start the exercise first:
   make -f Makefile.tutorial exercise EX=$name"
     source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source")
+    # A job's directory (links into a prebuilt tree) and a tree of its own do not mix:
+    # linking into the one would write through its links into the tree.
+    if [ -n "$prebuilt" ] && [ -f "$build/CMakeCache.txt" ]; then
+        die "$build is a build tree: a grading job needs a directory of its own (--build)"
+    elif [ -z "$prebuilt" ] && [ -f "$build/rebuild.sh" ]; then
+        die "$build is a grading job's directory (check --prebuilt): give another --build"
+    fi
     mkdir -p "$build"
     build=$(cd "$build" && pwd)
     logs=$build/grade
@@ -597,9 +604,13 @@ check() {
     [ -z "$hidden" ] || read_conf "$hidden" hidden "$logs"
 
     local san=OFF
-    [ "$sanitize" = 1 ] && san=ON
     if [ -n "$prebuilt" ]; then
         prebuilt=$(cd "$prebuilt" && pwd)
+        # The tree's programs are what they are: an ASan tree is graded as one.
+        grep -qxF 'CRAWL_SANITIZE:BOOL=ON' "$prebuilt/CMakeCache.txt" && sanitize=1 || sanitize=0
+    fi
+    [ "$sanitize" = 1 ] && san=ON
+    if [ -n "$prebuilt" ]; then
         job_build "$name" "$source" "$prebuilt" "$build" || return 1
     else
         files=$rel sources=$source
