@@ -440,17 +440,22 @@ prebuild() {
     [ -z "$hidden" ] || read_conf "$hidden" hidden "$tree/grade"
     files=$rel sources=$copy
     while read -r f c; do files="$files;$f" sources="$sources;$c"; done < <(other_copies "$name")
-    echo "== $name: building the prebuilt tree $tree"
-    tree_build "$name" "$sources" "$files" "$tree" "$([ "$sanitize" = 1 ] && echo ON || echo OFF)" \
-        "$(conf_targets "$tree/grade/tests")" || return 1
     # The scenarios' drivers (the scenarios program, testsite) hold nothing of the
     # student's: under ASan they only slow each case down (twice as slow), so they come
-    # from a plain tree of our own code, TREE/drivers.
+    # from a plain tree of our own code, TREE/drivers, and TREE builds only the programs
+    # the tests run the student's code in.
+    local targets
+    targets=$(conf_targets "$tree/grade/tests")
     if [ "$sanitize" = 1 ] && grep -q '^[a-z]* scenario ' "$tree/grade/tests"; then
+        targets="$(awk '$2 == "unit" { print $3 } $2 == "scenario" { print $3 }' "$tree/grade/tests" |
+                   sort -u | paste -sd' ') testsite"
         echo "== $name: building the scenarios' drivers without ASan in $tree/drivers"
         mkdir -p "$tree/drivers"
         tree_build "$name" "" "" "$tree/drivers" OFF "scenarios testsite" || return 1
     fi
+    echo "== $name: building the prebuilt tree $tree: $targets"
+    tree_build "$name" "$sources" "$files" "$tree" "$([ "$sanitize" = 1 ] && echo ON || echo OFF)" \
+        "$targets" || return 1
     echo "== $name: the prebuilt tree is ready"
 }
 
