@@ -4,7 +4,13 @@
 #   scripts/exercise.sh list                          the exercises
 #   scripts/exercise.sh start NAME [--force]          exercise-NAME/: your copy + README
 #   scripts/exercise.sh check NAME [--source FILE] [--build DIR] [--sanitize]
+#                     [--hidden FILE] [--prebuilt TREE]
 #                                                     build with your copy, grade it
+#                                                     (and the hidden tests of FILE;
+#                                                     compiling only the copy against
+#                                                     TREE, made by prebuild)
+#   scripts/exercise.sh prebuild NAME --build TREE [--sanitize] [--hidden FILE]
+#                                                     a tree to grade many copies in
 #   scripts/exercise.sh copy NAME FILE                FILE: the student's starting copy
 #                                                     (our file, region replaced by stub)
 #   scripts/exercise.sh outside NAME FILE             the diff of FILE against the stub
@@ -12,6 +18,9 @@
 #                                                     when there is one)
 #   scripts/exercise.sh selftest NAME [--build DIR]   the grader fails the stub and
 #                                                     passes our code (ctest -L exercise)
+#   scripts/exercise.sh todo                          the exercises still stubs in this
+#                                                     tree (a handout), with their programs
+#   scripts/exercise.sh graph                         their dependency graph (Markdown)
 #   scripts/exercise.sh figures --build DIR           docs/exercises.md's table, from the
 #                                                     figures the selftests in DIR measured
 #
@@ -29,7 +38,8 @@
 # test program, 120, and one scenarios run, 300), EXERCISE_TOTAL_LIMIT (seconds for all
 # the tests of one check, 0 = no limit: a test started after it gets 1 s, enough to
 # say how many cases it has), EXERCISE_MEMORY_MB (--sanitize: the RSS one test process
-# may reach, 1024).
+# may reach, 1024), EXERCISE_JITTER_MS (test_polite's slack on the delays it measures at
+# the servers, 100: a graded copy runs beside others, under ASan).
 #
 # --sanitize builds with ASan+UBSan and names each memory or undefined-behaviour bug
 # the tests ran into (SANITIZER lines): scripts/grade.sh grades a class this way.
@@ -45,6 +55,7 @@ UNIT_TIMEOUT=${EXERCISE_UNIT_LIMIT:-120}          # one unit-test binary, all it
 SCENARIO_TIMEOUT=${EXERCISE_SCENARIO_LIMIT:-300}  # one scenarios run, all its cases
 TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-0}            # all the tests of one check
 MEMORY_MB=${EXERCISE_MEMORY_MB:-1024}
+JITTER_MS=${EXERCISE_JITTER_MS:-100}              # test_polite's slack on delays (ms)
 
 die() { echo "exercise: $*" >&2; exit 2; }
 
@@ -166,43 +177,176 @@ start() {
     echo "Start again:    make -f Makefile.tutorial exercise EX=$name FORCE=1"
 }
 
+# The words of NAME's grade.conf directive KEY (programs, needs).
+directive() {
+    sed -n "s/^$2[[:space:]]\{1,\}//p" "$EXDIR/$1/grade.conf" | tr -s ' \t' '\n\n' | grep . || true
+}
+
+# The exercises whose region in this tree is still the stub (a handout): "NAME PROGRAM..."
+# one a line, the programs that run its code.
+todo() {
+    local n rel
+    for n in $(names); do
+        rel=$(region_file "$n")
+        if region_of "$n" "$ROOT/$rel" | cmp -s - "$EXDIR/$n/stub.c"; then
+            echo "$n $(directive "$n" programs | paste -sd' ')"
+        fi
+    done
+}
+
+# The exercises' dependency graph (the grade.conf's `needs`), as Markdown: a list and a
+# mermaid graph.
+graph() {
+    local n d needs
+    echo "| exercise | write it after | its code runs in |"
+    echo "|---|---|---|"
+    for n in $(names); do
+        needs=$(directive "$n" needs | sed 's/.*/`&`/' | paste -sd' ' | sed 's/ /, /g')
+        echo "| \`$n\` | ${needs:-—} | $(directive "$n" programs | sed 's/.*/`&`/' | paste -sd' ' | sed 's/ /, /g') |"
+    done
+    echo
+    echo '```mermaid'
+    echo 'graph LR'
+    for n in $(names); do
+        needs=$(directive "$n" needs)
+        [ -n "$needs" ] || echo "    $n"
+        for d in $needs; do echo "    $d --> $n"; done
+    done
+    echo '```'
+}
+
 # ---- grading -----------------------------------------------------------------------
 
 PASSED=0
 TOTAL=0
+HUNG=0
+
+# The directives of a grade.conf (or of a hidden set, VIS=hidden): the tests go to
+# LOGS/tests as "VIS KIND ARGS..." one a line; `points` and `hint` lines to LOGS/points
+# and LOGS/hints, tab-separated. grade.conf's header says what each line means.
+read_conf() {
+    local conf=$1 vis=$2 logs=$3 kind rest glob n cond
+    [ -f "$conf" ] || die "$conf does not exist"
+    while read -r kind rest; do
+        case $kind in
+            unit|scenario) echo "$vis $kind $rest" >>"$logs/tests" ;;
+            programs|needs) ;;     # for the handout (exercise.sh todo, graph)
+            points)
+                read -r glob n <<<"$rest"
+                [[ ${n:-} =~ ^[0-9]+$ ]] || die "$conf: want 'points GLOB N', not 'points $rest'"
+                printf '%s\t%s\n' "$glob" "$n" >>"$logs/points" ;;
+            hint)
+                glob=${rest%% *} cond=""
+                rest=${rest#"$glob"}
+                rest=${rest# }
+                if [[ $rest =~ ^if\ \"([^\"]+)\"\ +(.+)$ ]]; then
+                    cond=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]}
+                fi
+                [ -n "$rest" ] || die "$conf: want 'hint GLOB [if \"TEXT\"] HINT', not 'hint $glob'"
+                printf '%s\t%s\t%s\n' "$glob" "$cond" "$rest" >>"$logs/hints" ;;
+            *) die "$conf: unknown line '$kind $rest'" ;;
+        esac
+    done < <(grep -Ev '^[[:space:]]*(#|$)' "$conf")
+}
 
 # Run a cmocka program (the rest of the arguments) with a time limit, print PASS or
-# FAIL for each of its cases (with the first lines of a failure's message), and add
-# them to PASSED and TOTAL. A case that never reported (a crash, the time limit)
-# counts as failed.
+# FAIL for each of its cases (with the first lines of a failure's message, the hints
+# of grade.conf that fit it, and a note when it hung), and add them to PASSED and
+# TOTAL. A case that never reported (a crash, the time limit) counts as failed.
+# Each case is also a record of LOGS/results.tsv (visibility, test, case, PASS or
+# FAIL, points, seconds it hung or 0, the file of its output), for scripts/grade.sh.
 run_cmocka() {
-    local label=$1 log=$2 limit=$3 rc=0 pass fail
-    shift 3
+    local vis=$1 label=$2 log=$3 limit=$4 rc=0 pass fail logs
+    shift 4
+    logs=$(dirname "$log")
+    mkdir -p "$logs/out"
     timeout -k 5 "$limit" stdbuf -oL -eL "$@" > "$log" 2>&1 || rc=$?
-    awk -v label="$label" -v rc="$rc" -v counts="$log.counts" '
-        function flush_msg(   i) { for (i = 1; i <= nmsg; i++) print "        " msg[i]; nmsg = 0 }
+    awk -v label="$label" -v vis="$vis" -v rc="$rc" -v limit="$limit" -v counts="$log.counts" \
+        -v hints="$logs/hints" -v points="$logs/points" -v results="$logs/results.tsv" \
+        -v outdir="$logs/out" -v tag="$(basename "$log" .log)" '
+        # GLOB[,GLOB...] as a regular expression: * any text, ? one character.
+        function glob_re(g,   i, c, r) {
+            r = "^("
+            for (i = 1; i <= length(g); i++) {
+                c = substr(g, i, 1)
+                if (c == "*") r = r ".*"
+                else if (c == "?") r = r "."
+                else if (c == ",") r = r "|"
+                else if (c ~ /[A-Za-z0-9_ -]/) r = r c
+                else r = r "\\" c
+            }
+            return r ")$"
+        }
+        BEGIN {
+            FS = "\t"
+            while ((getline l < hints) > 0) { split(l, p, "\t"); nh++; hg[nh] = glob_re(p[1]); hc[nh] = p[2]; ht[nh] = p[3] }
+            while ((getline l < points) > 0) { split(l, p, "\t"); np++; pg[np] = glob_re(p[1]); pv[np] = p[2] + 0 }
+            FS = " "
+            shown = vis == "hidden" ? "hidden " label : label
+        }
+        function worth(name,   i) { for (i = 1; i <= np; i++) if (name ~ pg[i]) return pv[i]; return 1 }
+        # Seconds after which a run was stopped, from a message line; 0 when none was.
+        function hung_in(s,   m) {
+            if (match(s, /ran past [0-9]+ s and was killed/)) {
+                m = substr(s, RSTART + 9); return m + 0 }
+            if (match(s, /TIMED OUT, killed\) after [0-9.]+s/)) {
+                m = substr(s, RSTART + 25); return int(m + 0.5) }
+            return 0
+        }
+        # The end of case `name`: its line, its message, its hints, its record.
+        function finish(name, ok, why,   i, j, all, file, hung, h, shown_msg) {
+            hung = 0
+            for (i = 1; i <= nmsg; i++) if (!hung) hung = hung_in(msg[i])
+            if (why == "the time limit") hung = limit
+            file = outdir "/" tag "." (++ncase) ".txt"
+            print (ok ? "PASS  " : "FAIL  ") shown ": " name (why != "" ? " (did not finish: " why ")" : "")
+            if (!ok) {
+                for (i = 1; i <= nmsg; i++) {
+                    if (i <= 5) print "        " msg[i]
+                    print msg[i] > file
+                }
+                all = ""
+                for (i = 1; i <= nmsg; i++) all = all "\n" msg[i]
+                for (j = 1; j <= nh; j++)
+                    if (name ~ hg[j] && (hc[j] == "" || index(all, hc[j]))) {
+                        print "        hint: " ht[j]; print "hint: " ht[j] > file }
+                if (hung) {
+                    print "        hung: stopped after " hung " s"
+                    print "hung: stopped after " hung " s" > file
+                    hungs++
+                }
+            } else
+                printf "" > file
+            close(file)
+            print vis "\t" label "\t" name "\t" (ok ? "PASS" : "FAIL") "\t" worth(name) "\t" hung "\t" file >> results
+            if (ok) pass++; else fail++
+            nmsg = 0; cur = ""
+        }
         /^\[==========\] Running [0-9]+ test/ { planned = $3 + 0; next }
         /^\[ RUN      \] / { cur = substr($0, 14); nmsg = 0; next }
-        /^\[[ A-Z]+\] --- / { if (cur != "" && nmsg < 5) { sub(/^\[[ A-Z]+\] --- /, ""); msg[++nmsg] = $0 }; next }
-        /^\[       OK \] / && cur != "" { print "PASS  " label ": " cur; pass++; cur = ""; next }
-        /^\[  (FAILED|ERROR|SKIPPED) *\] / && cur != "" {
-            print "FAIL  " label ": " cur; flush_msg(); fail++; cur = ""; next }
-        cur != "" && NF > 0 && !/^--- / && nmsg < 5 { msg[++nmsg] = $0 }
+        /^\[[ A-Z]+\] --- / { if (cur != "" && nmsg < 40) { sub(/^\[[ A-Z]+\] --- /, ""); msg[++nmsg] = $0 }; next }
+        /^\[       OK \] / && cur != "" { finish(cur, 1, ""); next }
+        /^\[  (FAILED|ERROR|SKIPPED) *\] / && cur != "" { finish(cur, 0, ""); next }
+        cur != "" && NF > 0 && !/^--- / && nmsg < 40 { msg[++nmsg] = $0 }
         END {
             why = rc == 124 || rc == 137 ? "the time limit" : "exit status " rc
-            if (cur != "") {
-                print "FAIL  " label ": " cur " (did not finish: " why ")"; flush_msg(); fail++
-            }
+            if (cur != "")
+                finish(cur, 0, why)
             left = planned - pass - fail
             if (pass + fail == 0 && left <= 0)
                 left = 1
-            if (left > 0)
-                print "FAIL  " label ": " left " case(s) never ran (" why ")"
-            print pass + 0, fail + (left > 0 ? left : 0) > counts
+            if (left > 0) {
+                print "FAIL  " shown ": " left " case(s) never ran (" why ")"
+                if (why == "the time limit" && cur == "") {
+                    print "        hung: stopped after " limit " s"; hungs++ }
+            }
+            print pass + 0, fail + (left > 0 ? left : 0), hungs + 0 > counts
         }' "$log"
-    read -r pass fail < "$log.counts"
+    local hung
+    read -r pass fail hung < "$log.counts"
     PASSED=$((PASSED + pass))
     TOTAL=$((TOTAL + pass + fail))
+    HUNG=$((HUNG + hung))
     CASES=$((pass + fail))
 }
 
@@ -243,46 +387,29 @@ sanitizer_findings() {
         }' | sort
 }
 
-# Build the project in BUILD with SOURCE in place of NAME's file; run grade.conf.
-# Prints one PASS/FAIL line per test and "NAME: P/T passed". 0 when all passed.
-# SANITIZE=1: an ASan+UBSan build, each finding printed as a SANITIZER line.
-check() {
-    local name=$1 source=$2 build=$3 sanitize=${4:-0} rel conf targets kind a b c d logs
-    local files sources f copy cache
-    rel=$(region_file "$name")
-    conf=$EXDIR/$name/grade.conf
-    [ -f "$source" ] || die "$source does not exist: start the exercise first:
-  make -f Makefile.tutorial exercise EX=$name"
-    source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source")
-    mkdir -p "$build"
-    build=$(cd "$build" && pwd)
-    logs=$build/grade
-    rm -rf "$logs"
-    mkdir -p "$logs"
+# ---- grading many copies: a prebuilt tree, and a small tree per job ------------------
 
-    targets=""
-    while read -r kind a b c d; do
+# The build targets the tests of LOGS/tests need.
+conf_targets() {
+    local vis kind a rest targets=""
+    while read -r vis kind a rest; do
         case $kind in
             unit) targets="$targets $a" ;;
             scenario) targets="$targets scenarios" ;;
         esac
-    done < <(grep -Ev '^[[:space:]]*(#|$)' "$conf")
+    done <"$1"
+    echo "$targets"
+}
 
-    files=$rel sources=$source
-    while read -r f copy; do
-        echo "== $name: also compiling $copy for $f (the tree holds the stub)"
-        files="$files;$f" sources="$sources;$copy"
-    done < <(other_copies "$name")
-
-    local san=OFF
-    [ "$sanitize" = 1 ] && san=ON
-    echo "== $name: building $rel from $source in $build$([ $san = ON ] && echo ' (ASan+UBSan)')"
-    # Configure once: a tree already configured for the same copies is only rebuilt.
-    cache=$build/CMakeCache.txt
+# Configure BUILD (once: a tree configured for the same copies is only rebuilt) with
+# SOURCES (;-separated copies) in place of FILES, and build TARGETS. 1, with the
+# compiler's or cmake's last words, when that fails.
+tree_build() {
+    local name=$1 sources=$2 files=$3 build=$4 san=$5 targets=$6 cache=$4/CMakeCache.txt
     if ! { [ -f "$cache" ] && [ -f "$build/cmake_install.cmake" ] && grep -qxF "CRAWL_EXERCISE_SOURCE:FILEPATH=$sources" "$cache" &&
            grep -qxF "CRAWL_EXERCISE_FILE:STRING=$files" "$cache" &&
            grep -qxF "CRAWL_SANITIZE:BOOL=$san" "$cache"; } &&
-       ! cmake -S "$ROOT" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCRAWL_SANITIZE=$san \
+       ! cmake -S "$ROOT" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCRAWL_SANITIZE="$san" \
             -DCRAWL_EXERCISE_FILE="$files" -DCRAWL_EXERCISE_SOURCE="$sources" \
             > "$build/configure.log" 2>&1; then
         tail -20 "$build/configure.log"
@@ -295,6 +422,217 @@ check() {
         echo "$name: 0 passed: the build failed (the whole log: $build/build.log)"
         return 1
     fi
+}
+
+# A prebuilt tree for grading many copies of NAME (scripts/grade.sh): the project
+# built in TREE (ASan+UBSan when SANITIZE=1) with TREE/submission/FILE, the stub copy,
+# in place of NAME's file; `check --prebuilt TREE` then compiles only each copy.
+prebuild() {
+    local name=$1 tree=$2 sanitize=$3 hidden=$4 rel copy files sources f c
+    rel=$(region_file "$name")
+    mkdir -p "$tree/submission" "$tree/grade"
+    tree=$(cd "$tree" && pwd)
+    copy=$tree/submission/$(basename "$rel")
+    make_copy "$name" "$copy.new"
+    cmp -s "$copy.new" "$copy" && rm "$copy.new" || mv "$copy.new" "$copy"
+    : >"$tree/grade/tests"
+    read_conf "$EXDIR/$name/grade.conf" public "$tree/grade"
+    [ -z "$hidden" ] || read_conf "$hidden" hidden "$tree/grade"
+    files=$rel sources=$copy
+    while read -r f c; do files="$files;$f" sources="$sources;$c"; done < <(other_copies "$name")
+    # The scenarios' drivers (the scenarios program, testsite) hold nothing of the
+    # student's: under ASan they only slow each case down (twice as slow), so they come
+    # from a plain tree of our own code, TREE/drivers, and TREE builds only the programs
+    # the tests run the student's code in.
+    local targets
+    targets=$(conf_targets "$tree/grade/tests")
+    if [ "$sanitize" = 1 ] && grep -q '^[a-z]* scenario ' "$tree/grade/tests"; then
+        targets="$(awk '$2 == "unit" { print $3 } $2 == "scenario" { print $3 }' "$tree/grade/tests" |
+                   sort -u | paste -sd' ') testsite"
+        echo "== $name: building the scenarios' drivers without ASan in $tree/drivers"
+        mkdir -p "$tree/drivers"
+        # scenarios depends on the three crawlers, which the drivers do not need: its
+        # libraries, then it alone (make's TARGET/fast; the whole target elsewhere).
+        tree_build "$name" "" "" "$tree/drivers" OFF "testsite crawltest" || return 1
+        cmake --build "$tree/drivers" -j"$JOBS" --target scenarios/fast >>"$tree/drivers/build.log" 2>&1 ||
+            tree_build "$name" "" "" "$tree/drivers" OFF "scenarios testsite" || return 1
+    fi
+    echo "== $name: building the prebuilt tree $tree: $targets"
+    tree_build "$name" "$sources" "$files" "$tree" "$([ "$sanitize" = 1 ] && echo ON || echo OFF)" \
+        "$targets" || return 1
+    echo "== $name: the prebuilt tree is ready"
+}
+
+# JOB/rebuild.sh: the commands that make, in JOB, the programs of TREE/bin with
+# JOB/src/BASE in place of the tree's copy: its object compiled as the tree compiles
+# it (compile_commands.json), each static library holding it archived again, and each
+# program that links either linked again into JOB/bin (CMake's link.txt of each
+# target, its paths swapped). The rest of JOB/bin are links to TREE/bin.
+job_script() {
+    local tree=$1 job=$2 base=$3 links
+    links=$(find "$tree" -path '*/CMakeFiles/*.dir/link.txt' | sort)
+    {
+        echo "set -e"
+        echo "rm -rf '$job/obj' '$job/lib' '$job/bin'; mkdir -p '$job/obj' '$job/lib' '$job/bin'"
+        awk -v copy="$tree/submission/$base" -v src="$job/src/$base" -v job="$job" '
+            function unjson(s) { gsub(/\\"/, "\"", s); gsub(/\\\\/, "\\", s); return s }
+            function field(s) { sub(/^[^:]*: "/, "", s); sub(/",?$/, "", s); return unjson(s) }
+            function repl(s, a, b,   i, out) {    # every a in s replaced by b
+                out = ""
+                while ((i = index(s, a)) > 0) { out = out substr(s, 1, i - 1) b; s = substr(s, i + length(a)) }
+                return out s
+            }
+            /^  "directory": / { dir = field($0) }
+            /^  "command": / { cmd = field($0) }
+            /^  "file": / {
+                if (field($0) != copy) next
+                n = split(cmd, t, " ")
+                obj = ""
+                for (i = 1; i < n; i++) if (t[i] == "-o") obj = t[i + 1]
+                if (obj == "") next
+                o = obj; sub(/.*\//, "", o)
+                mine = job "/obj/" (++k) "/" o    # the same name: an archive member is replaced
+                c = repl(cmd, copy, src)
+                c = repl(c, " -o " obj, " -o " mine)
+                c = repl(c, " -MF " obj, " -MF " mine)
+                c = repl(c, " -MT " obj, " -MT " mine)
+                printf "mkdir -p %s/obj/%d && cd %s && %s\n", job, k, dir, c
+                print dir "/" obj "\t" mine > (job "/swapped")
+            }' "$tree/compile_commands.json"
+        # shellcheck disable=SC2086
+        link_script "$job" lib $links
+        # shellcheck disable=SC2086
+        link_script "$job" exe $links
+        echo "for f in '$tree'/bin/*; do [ -e '$job'/bin/\"\${f##*/}\" ] || ln -s \"\$f\" '$job'/bin/; done"
+    } >"$job/rebuild.sh"
+}
+
+# The link commands (KIND lib: `ar` rules; exe: the others) of the link.txt files
+# given, for the targets holding a path of JOB/swapped; each such library is added
+# to JOB/swapped (as JOB/lib/NAME), each program is linked into JOB/bin.
+link_script() {
+    local job=$1 kind=$2
+    shift 2
+    awk -v job="$job" -v kind="$kind" -v swapped="$job/swapped" '
+        function norm(p,   n, i, a, out, m) {      # an absolute path without . and ..
+            n = split(p, a, "/"); m = 0
+            for (i = 1; i <= n; i++) {
+                if (a[i] == "" || a[i] == ".") continue
+                if (a[i] == "..") { if (m) m--; continue }
+                s[++m] = a[i]
+            }
+            out = ""
+            for (i = 1; i <= m; i++) out = out "/" s[i]
+            return out
+        }
+        function abs(t, d) { gsub(/"/, "", t); return norm(t ~ /^\// ? t : d "/" t) }
+        BEGIN { while ((getline l < swapped) > 0) { split(l, p, "\t"); to[norm(p[1])] = p[2] } }
+        FNR == 1 {
+            if (NR > 1) flush()
+            d = FILENAME; sub(/\/CMakeFiles\/[^\/]*\/link.txt$/, "", d)
+            nl = 0; hit = 0; isar = 0; out = ""
+        }
+        {
+            n = split($0, t, " ")
+            if (FNR == 1 && t[1] ~ /(^|\/)ar$/ && t[2] == "qc") { isar = 1; out = abs(t[3], d) }
+            if (FNR == 1 && !isar) for (i = 1; i < n; i++) if (t[i] == "-o") out = abs(t[i + 1], d)
+            line = ""
+            for (i = 1; i <= n; i++) {
+                a = abs(t[i], d)
+                if (a in to) { t[i] = to[a]; hit = 1 }
+                line = line (i > 1 ? " " : "") t[i]
+            }
+            lines[++nl] = line
+        }
+        function flush(   i, j, n, name, mine, line) {
+            if (!hit || isar != (kind == "lib")) return
+            name = out; sub(/.*\//, "", name)
+            mine = job "/" (isar ? "lib" : "bin") "/" name
+            if (!isar) printf "if [ -e %s ]; then\n", out
+            for (i = 1; i <= nl; i++) {      # the output (ar qc OUT, ranlib OUT, -o OUT) swapped
+                n = split(lines[i], t, " "); line = ""
+                for (j = 1; j <= n; j++) {
+                    if (abs(t[j], d) == out) t[j] = mine
+                    line = line (j > 1 ? " " : "") t[j]
+                }
+                printf "%scd %s && %s\n", (isar ? "" : "  "), d, line
+            }
+            if (!isar) print "fi"
+            if (isar) { print out "\t" mine >> swapped; close(swapped) }
+        }
+        END { if (NR > 0) flush() }' "$@"
+}
+
+# Build JOB's programs with SOURCE (JOB/rebuild.sh, made once per job and tree).
+job_build() {
+    local name=$1 source=$2 tree=$3 job=$4 base
+    base=$(basename "$(region_file "$name")")
+    mkdir -p "$job/src"
+    if [ ! -f "$job/rebuild.sh" ] || [ "$tree/compile_commands.json" -nt "$job/rebuild.sh" ]; then
+        : >"$job/swapped"
+        job_script "$tree" "$job" "$base"
+    fi
+    cp "$source" "$job/src/$base"
+    echo "== $name: compiling $source against the prebuilt tree $tree, in $job"
+    if ! bash "$job/rebuild.sh" >"$job/build.log" 2>&1; then
+        grep -E -A4 'error|warning' "$job/build.log" | head -60
+        echo "$name: 0 passed: the build failed (the whole log: $job/build.log)"
+        return 1
+    fi
+}
+
+# Build the project in BUILD with SOURCE in place of NAME's file; run grade.conf (and
+# the tests of HIDDEN, a hidden set, when given). Prints one PASS/FAIL line per test
+# case, the points, and "NAME: P/T passed" last; 0 when all passed.
+# SANITIZE=1: an ASan+UBSan build, each finding printed as a SANITIZER line.
+# PREBUILT: a tree `prebuild` made (with the same SANITIZE): only SOURCE is compiled,
+# in BUILD, and the programs holding it linked again there (job_build).
+check() {
+    local name=$1 source=$2 build=$3 sanitize=${4:-0} hidden=${5:-} prebuilt=${6:-}
+    local rel conf vis kind a b c d logs files sources f copy bin
+    rel=$(region_file "$name")
+    conf=$EXDIR/$name/grade.conf
+    [ -f "$source" ] || die "$source does not exist: start the exercise first:
+  make -f Makefile.tutorial exercise EX=$name"
+    source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source")
+    # A job's directory (links into a prebuilt tree) and a tree of its own do not mix:
+    # linking into the one would write through its links into the tree.
+    if [ -n "$prebuilt" ] && [ -f "$build/CMakeCache.txt" ]; then
+        die "$build is a build tree: a grading job needs a directory of its own (--build)"
+    elif [ -z "$prebuilt" ] && [ -f "$build/rebuild.sh" ]; then
+        die "$build is a grading job's directory (check --prebuilt): give another --build"
+    fi
+    mkdir -p "$build"
+    build=$(cd "$build" && pwd)
+    logs=$build/grade
+    rm -rf "$logs"
+    mkdir -p "$logs"
+    : >"$logs/tests"
+    : >"$logs/results.tsv"
+    read_conf "$conf" public "$logs"
+    [ -z "$hidden" ] || read_conf "$hidden" hidden "$logs"
+
+    local san=OFF
+    if [ -n "$prebuilt" ]; then
+        prebuilt=$(cd "$prebuilt" && pwd)
+        # The tree's programs are what they are: an ASan tree is graded as one.
+        grep -qxF 'CRAWL_SANITIZE:BOOL=ON' "$prebuilt/CMakeCache.txt" && sanitize=1 || sanitize=0
+    fi
+    [ "$sanitize" = 1 ] && san=ON
+    if [ -n "$prebuilt" ]; then
+        job_build "$name" "$source" "$prebuilt" "$build" || return 1
+    else
+        files=$rel sources=$source
+        while read -r f copy; do
+            echo "== $name: also compiling $copy for $f (the tree holds the stub)"
+            files="$files;$f" sources="$sources;$copy"
+        done < <(other_copies "$name")
+        echo "== $name: building $rel from $source in $build$([ $san = ON ] && echo ' (ASan+UBSan)')"
+        tree_build "$name" "$sources" "$files" "$build" "$san" "$(conf_targets "$logs/tests")" || return 1
+    fi
+    bin=$build/bin
+    local drivers=$bin
+    [ -n "$prebuilt" ] && [ -x "$prebuilt/drivers/bin/scenarios" ] && drivers=$prebuilt/drivers/bin
     grep -F "$(basename "$source"):" "$build/build.log" | grep -E 'warning|error' || true
     if ! outside "$name" "$source" > "$logs/outside.diff"; then
         echo "note: $(basename "$source") changes code outside the EXERCISE markers ($logs/outside.diff)"
@@ -307,35 +645,44 @@ check() {
         # verify_asan_link_order=0: stdbuf preloads its library ahead of ASan.
         export ASAN_OPTIONS="log_path=$logs/san/asan:hard_rss_limit_mb=$MEMORY_MB:detect_leaks=1:verify_asan_link_order=0"
         export UBSAN_OPTIONS="log_path=$logs/san/ubsan:print_stacktrace=1:halt_on_error=1"
+        # The tests' own plumbing (a unit test reading a crawler's pipes) is not the
+        # student's: its leaks are not reported.
+        export LSAN_OPTIONS="suppressions=$ROOT/scripts/exercise-lsan.supp"
     fi
     PASSED=0
     TOTAL=0
+    HUNG=0
     DEADLINE=0
     [ "$TOTAL_LIMIT" -gt 0 ] && DEADLINE=$((SECONDS + TOTAL_LIMIT))
-    local i=0
-    while read -r kind a b c d; do
+    local i=0 label
+    while read -r vis kind a b c d; do
         i=$((i + 1))
         case $kind in
             unit)
-                CRAWL_TEST_GUARD_MS=$GUARD_MS run_cmocka "$a" "$logs/$i-$a.log" \
-                    "$(capped "$UNIT_TIMEOUT")" "$build/bin/$a"
+                label=$a${b:+ $b}
+                CRAWL_TEST_FILTER=${b:-} CRAWL_TEST_GUARD_MS=$GUARD_MS CRAWL_QUEUE_BIN=$bin/crawl-queue \
+                    CRAWL_TEST_JITTER_MS=$JITTER_MS \
+                    run_cmocka "$vis" "$label" "$logs/$i-$a.log" "$(capped "$UNIT_TIMEOUT")" "$bin/$a"
                 echo "unit $a $CASES" >> "$logs/cases" ;;
             scenario)
                 SCENARIO_FILTER=${d:-} SCENARIO_TIME_LIMIT=$(capped "$CRAWL_LIMIT") \
-                    run_cmocka "scenario ${a#crawl-} $b $c" "$logs/$i-scenario-${a#crawl-}-$b-$c.log" \
-                    "$(capped "$SCENARIO_TIMEOUT")" "$build/bin/scenarios" "$build/bin/$a" "$b" "$c"
+                    run_cmocka "$vis" "scenario ${a#crawl-} $b $c" "$logs/$i-scenario-${a#crawl-}-$b-$c.log" \
+                    "$(capped "$SCENARIO_TIMEOUT")" "$drivers/scenarios" "$bin/$a" "$b" "$c"
                 echo "scenario $a $b $CASES" >> "$logs/cases" ;;
-            *) die "$conf: unknown line '$kind $a $b $c $d'" ;;
         esac
-    done < <(grep -Ev '^[[:space:]]*(#|$)' "$conf")
+    done <"$logs/tests"
     if [ "$DEADLINE" -gt 0 ] && [ "$SECONDS" -ge "$DEADLINE" ]; then
         echo "note: the tests ran into EXERCISE_TOTAL_LIMIT (${TOTAL_LIMIT} s)"
     fi
     if [ "$sanitize" = 1 ]; then
-        unset ASAN_OPTIONS UBSAN_OPTIONS
+        unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
         sanitizer_findings "$logs/san" | sed 's/^/SANITIZER  /'
+    elif [ "$HUNG" -gt 0 ] || grep -qE 'signal [1-9]|exit status 1[3-5][0-9]' "$logs"/*.log 2>/dev/null; then
+        echo "note: $HUNG case(s) hung or a test crashed: a memory bug often does that. The sanitizer"
+        echo "      build names it:  make -f Makefile.tutorial check-exercise EX=$name SANITIZE=1"
     fi
     echo "(the tests' whole output: $logs/)"
+    awk -F'\t' '{ m += $5; if ($4 == "PASS") s += $5 } END { printf "points: %d/%d\n", s, m }' "$logs/results.tsv"
     echo "$name: $PASSED/$TOTAL passed"
     [ "$TOTAL" -gt 0 ] && [ "$PASSED" -eq "$TOTAL" ]
 }
@@ -408,26 +755,33 @@ case $cmd in
         force=${FORCE:-0}
         [ "${2:-}" = --force ] && force=1
         start "$name" "$force" ;;
-    check|selftest)
+    check|selftest|prebuild)
         name=${1:-}
         need_name "$name"
         shift
-        source="" build="" sanitize=0
+        source="" build="" sanitize=0 hidden="" prebuilt=""
         while [ $# -gt 0 ]; do
             case $1 in
                 --source) [ $# -ge 2 ] || die "--source needs a FILE"; source=$2; shift 2 ;;
                 --build) [ $# -ge 2 ] || die "--build needs a DIR"; build=$2; shift 2 ;;
                 --sanitize) sanitize=1; shift ;;
+                --hidden) [ -f "${2:-}" ] || die "--hidden needs a FILE (a hidden.conf)"; hidden=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
+                --prebuilt) [ -d "${2:-}" ] || die "--prebuilt needs a DIR (exercise.sh prebuild)"; prebuilt=$2; shift 2 ;;
                 *) die "unknown argument $1" ;;
             esac
         done
         if [ "$cmd" = check ]; then
             rel=$(region_file "$name")
             check "$name" "${source:-$ROOT/exercise-$name/$(basename "$rel")}" \
-                "${build:-$ROOT/build-exercise-$name}" "$sanitize"
+                "${build:-$ROOT/build-exercise-$name}" "$sanitize" "$hidden" "$prebuilt"
+        elif [ "$cmd" = prebuild ]; then
+            [ -n "$build" ] || die "usage: exercise.sh prebuild NAME --build DIR [--sanitize] [--hidden FILE]"
+            prebuild "$name" "$build" "$sanitize" "$hidden"
         else
             selftest "$name" "${build:-$ROOT/build-exercise-selftest-$name}"
         fi ;;
+    todo) todo ;;
+    graph) graph ;;
     figures)
         [ "${1:-}" = --build ] && [ -n "${2:-}" ] || die "usage: exercise.sh figures --build DIR"
         figures "$2" ;;
@@ -441,5 +795,5 @@ case $cmd in
         need_name "$name"
         [ -f "${2:-}" ] || die "usage: exercise.sh outside NAME FILE"
         outside "$name" "$2" ;;
-    *) die "unknown command $cmd (list, start, check, selftest, figures, copy, outside)" ;;
+    *) die "unknown command $cmd (list, start, check, prebuild, selftest, figures, copy, outside, todo, graph)" ;;
 esac

@@ -17,10 +17,17 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "handout: $*" >&2; exit 2; }
 
+check_only=0
+if [ "${1:-}" = --check ]; then
+    check_only=1
+    shift
+fi
 dest=${1:-}
-[ -n "$dest" ] || die "usage: handout.sh DEST [EXERCISE...] (make -f Makefile.tutorial handout HANDOUT=DEST)"
+[ -n "$dest" ] || die "usage: handout.sh [--check] DEST [EXERCISE...] (make -f Makefile.tutorial handout HANDOUT=DEST)"
 shift
-if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
+if [ $check_only = 1 ]; then
+    [ -d "$dest" ] || die "$dest is not a directory"
+elif [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ]; then
     die "$dest exists and is not empty"
 fi
 command -v git >/dev/null || die "git is needed"
@@ -32,6 +39,94 @@ names=("$@")
 for n in "${names[@]}"; do
     grep -qxF "$n" <<<"$all" || die "no exercise '$n' (scripts/exercise.sh list)"
 done
+
+# 5. No line that only a solution has may be left anywhere in the copy (DEST, for the
+# exercises of `regions`); 1, naming each, when one is.
+leak_check() {
+    leaks=$(
+        for r in "${regions[@]}"; do
+            n=${r%%:*} rel=${r#*:}
+            # The region's lines (trimmed, 16 characters or more) that no other place of
+            # the course's code has, docs aside: the solution's own lines.
+            (cd "$ROOT" && git ls-files -z -- ':!*.md' | xargs -0 awk -v b="EXERCISE $n: BEGIN" -v e="EXERCISE $n: END" -v rel="$rel" '
+                function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+                FILENAME == rel && index($0, e) { inside = 0 }
+                { t = trim($0) }
+                FILENAME == rel && inside { if (length(t) >= 16) sol[t] = 1; next }
+                FILENAME == rel && index($0, b) { inside = 1 }
+                { common[t] = 1 }
+                END { for (t in sol) if (!(t in common)) print t }') >"$dest.sol.$n"
+            (cd "$dest" && find . -type f ! -path './.git/*' -print0 | xargs -0 awk '
+                function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+                FNR == NR { sol[$0] = 1; next }
+                trim($0) in sol { print FILENAME ": " trim($0) }' "$dest.sol.$n") |
+                sed "s|^\./|$n: |"
+            rm -f "$dest.sol.$n"
+        done
+    )
+    # 5b. Nor six lines in a row shaped as a solution's (comments left out, spaces
+    # collapsed, at least three of them of 12 characters or more; not those the stub has
+    # too), anywhere: the same code under another function's name, say. `duplicates` finds such copies; this is a small
+    # check of our own, since students' and CI's machines do not have it.
+    shapes=$(
+        for r in "${regions[@]}"; do
+            n=${r%%:*} rel=${r#*:}
+            awk -v b="EXERCISE $n: BEGIN" -v e="EXERCISE $n: END" '
+                index($0, e) { inside = 0 } inside { print } index($0, b) { inside = 1 }' "$ROOT/$rel" >"$dest.sol.$n"
+            (cd "$dest" && find . -type f ! -path './.git/*' -print0 | xargs -0 awk -v W=6 -v stub="$ROOT/docs/exercises/$n/stub.c" '
+                function norm(s,   out, i) {         # comments out, spaces collapsed
+                    out = ""
+                    while (s != "") {
+                        if (incom) { i = index(s, "*/"); if (!i) break; s = substr(s, i + 2); incom = 0; continue }
+                        i = index(s, "/*")
+                        if (!i) { out = out s; break }
+                        out = out substr(s, 1, i - 1); s = substr(s, i + 2); incom = 1
+                    }
+                    gsub(/[ \t]+/, " ", out); sub(/^ /, "", out); sub(/ $/, "", out)
+                    return out
+                }
+                function push(t, ln,   i, key, big) {    # the window ending at t; its key
+                    for (i = 1; i < W; i++) { win[i] = win[i + 1]; at[i] = at[i + 1] }
+                    win[W] = t; at[W] = ln; nw++
+                    if (nw < W) return ""
+                    key = ""; big = 0
+                    for (i = 1; i <= W; i++) { key = key win[i] "\034"; big += length(win[i]) >= 12 }
+                    return big >= 3 ? key : ""
+                }
+                FNR == 1 { incom = 0; nw = 0; reported = 0 }
+                { t = norm($0) }
+                t == "" { next }
+                FNR == NR { k = push(t, FNR); if (k != "") sol[k] = 1; next }
+                FILENAME == stub { k = push(t, FNR); if (k != "") delete sol[k]; next }   # given
+                { k = push(t, FNR); if (k != "" && (k in sol) && !reported) { print FILENAME ":" at[1] ": " win[1] " ..."; reported = 1 } }
+            ' "$dest.sol.$n" "$ROOT/docs/exercises/$n/stub.c") | sed "s|^\./|$n: |"
+            rm -f "$dest.sol.$n"
+        done
+    )
+    if [ -n "$shapes" ]; then
+        echo "handout: six lines shaped as a solution's are still in these files (stub them:" >&2
+        echo "docs/exercises/NAME/handout.conf):" >&2
+        echo "$shapes" | sed 's/^/  /' >&2
+        return 1
+    fi
+    if [ -n "$leaks" ]; then
+        echo "handout: lines of a solution are still in these files:" >&2
+        echo "$leaks" | sed 's/^/  /' >&2
+        return 1
+    fi
+    return 0
+}
+
+if [ $check_only = 1 ]; then      # only the leak check, on a copy made before
+    dest=$(cd "$dest" && pwd)
+    regions=()
+    for n in "${names[@]}"; do
+        regions+=("$n:$(cd "$ROOT" && grep -rlF --include='*.c' "EXERCISE $n: BEGIN" common stage1_callbacks stage2_generators stage3_queue)")
+    done
+    leak_check || exit 1
+    echo "handout: no line nor shape of a solution in $dest"
+    exit 0
+fi
 
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
@@ -48,6 +143,37 @@ for n in "${names[@]}"; do
     bash "$ROOT/scripts/exercise.sh" copy "$n" "$dest/$rel.new"
     mv "$dest/$rel.new" "$dest/$rel"
     regions+=("$n:$rel")
+done
+
+# 2b. Other code that shows a solution's pattern (docs/exercises/NAME/handout.conf):
+# each such function becomes the stub the exercise gives for it.
+for n in "${names[@]}"; do
+    conf=$ROOT/docs/exercises/$n/handout.conf
+    [ -f "$conf" ] || continue
+    while read -r kind file stub; do
+        [ "$kind" = stub ] && [ -f "$dest/$file" ] && [ -f "$ROOT/docs/exercises/$n/$stub" ] ||
+            die "$conf: want 'stub FILE STUBFILE' with both files there, not '$kind $file $stub'"
+        awk -v stub="$ROOT/docs/exercises/$n/$stub" '
+            BEGIN { getline first < stub; if (!sub(/^\/\* replaces: /, "", first) || !sub(/ \*\/$/, "", first)) exit 2 }
+            !found && $0 == first { found = 1; skip = 1; while ((getline l < stub) > 0) print l; next }
+            skip { if ($0 == "}") skip = 0; next }
+            { print }
+            END { exit found ? 0 : 1 }' "$dest/$file" >"$dest/$file.new" ||
+            die "$file: no line is the one the first line of $stub names ('/* replaces: LINE */'): was it renamed?"
+        mv "$dest/$file.new" "$dest/$file"
+        echo "handout: $file: $(head -n1 "$ROOT/docs/exercises/$n/$stub" | sed 's|^/\* replaces: \(.*\) \*/$|\1|') stubbed too ($n)"
+    done < <(grep -Ev '^[[:space:]]*(#|$)' "$conf")
+done
+
+# 2c. What only the teacher has: the hidden tests, and the teacher-only parts of the
+# docs (between <!-- teacher-only: BEGIN --> and <!-- teacher-only: END -->).
+rm -f "$dest"/docs/exercises/*/hidden.conf
+{ grep -rlF --include='*.md' '<!-- teacher-only: BEGIN' "$dest" || true; } | while read -r md; do
+    awk '/<!-- teacher-only: BEGIN/ { skip = 1; print "*(The teacher'"'"'s part of this page is not in the handout.)*"; next }
+         skip && /<!-- teacher-only: END/ { skip = 0; next }
+         !skip { print }
+         END { if (skip) exit 1 }' "$md" >"$md.new" || die "$md: a teacher-only part has no END"
+    mv "$md.new" "$md"
 done
 
 # 3. Excerpts in the docs that quoted a replaced region: left out, with a note.
@@ -77,42 +203,22 @@ done < <(sort -k1,1 -k2,2nr <<<"$stale")   # from the bottom: line numbers stay 
     echo
     for r in "${regions[@]}"; do echo "- \`${r%%:*}\` in \`${r#*:}\`"; done
     echo
-    echo "Until they are written, the tests and the stages that run on them fail: crawl-generators"
-    echo "and crawl-queue run on stage 2's coroutines, so do \`stage2-await\` and \`stage2-task_step\`"
-    echo "before \`stage3-queue\`. \`make -f Makefile.tutorial check-exercise EX=NAME\` grades one; in a"
+    echo "Until they are written, the tests and the programs that run on them fail, and"
+    echo "\`make -f Makefile.tutorial demo\` leaves those programs out and names the exercises"
+    echo "still to do. \`make -f Makefile.tutorial check-exercise EX=NAME\` grades one; in a"
     echo "handout it also compiles your copies of the others (\`exercise-OTHER/\`) it runs on."
+    echo
+    echo "## In which order"
+    echo
+    echo "An exercise's tests run on the code of those it comes after: write those first."
+    echo
+    bash "$ROOT/scripts/exercise.sh" graph
 } >"$dest/HANDOUT.md"
 tmp=$(mktemp)
 { echo "> **Handout**: the exercises' code is not in this copy ([HANDOUT.md](../HANDOUT.md))."; echo; cat "$dest/docs/exercises.md"; } >"$tmp"
 mv "$tmp" "$dest/docs/exercises.md"
 
-# 5. No line that only a solution has may be left anywhere in the copy.
-leaks=$(
-    for r in "${regions[@]}"; do
-        n=${r%%:*} rel=${r#*:}
-        # The region's lines (trimmed, 16 characters or more) that no other place of
-        # the course's code has, docs aside: the solution's own lines.
-        (cd "$ROOT" && git ls-files -z -- ':!*.md' | xargs -0 awk -v b="EXERCISE $n: BEGIN" -v e="EXERCISE $n: END" -v rel="$rel" '
-            function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
-            FILENAME == rel && index($0, e) { inside = 0 }
-            { t = trim($0) }
-            FILENAME == rel && inside { if (length(t) >= 16) sol[t] = 1; next }
-            FILENAME == rel && index($0, b) { inside = 1 }
-            { common[t] = 1 }
-            END { for (t in sol) if (!(t in common)) print t }') >"$dest.sol.$n"
-        (cd "$dest" && find . -type f ! -path './.git/*' -print0 | xargs -0 awk '
-            function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
-            FNR == NR { sol[$0] = 1; next }
-            trim($0) in sol { print FILENAME ": " trim($0) }' "$dest.sol.$n") |
-            sed "s|^\./|$n: |"
-        rm -f "$dest.sol.$n"
-    done
-)
-if [ -n "$leaks" ]; then
-    echo "handout: lines of a solution are still in these files:" >&2
-    echo "$leaks" | sed 's/^/  /' >&2
-    exit 1
-fi
+leak_check || exit 1
 
 # 6. One commit, no history.
 git -C "$dest" init -q

@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# grade_test.sh BUILDDIR — scripts/grade.sh on a folder of six copies of stage 3's
-# queue.c, made here from ours: the reference itself, the stub, one that does not
-# compile, one that loops forever in queue_task_done, one that reads freed memory
-# there, and the reference with a line changed outside the EXERCISE markers. Each
-# must get its own row, and the right one (ctest exercise.grade).
+# grade_test.sh BUILDDIR — scripts/grade.sh on classes made here from our own code
+# (ctest exercise.grade):
+#
+# 1. six copies of stage 3's queue.c: the reference itself, the stub, one that does
+#    not compile, one that loops forever in queue_task_done, one that reads freed
+#    memory there, and the reference with a line changed outside the EXERCISE markers,
+#    graded with two jobs and a hidden test. Each must get its own row, and the right
+#    one (score, hung noted, the sanitizer's finding, the flag), a column per test case
+#    in the CSV, and a results.json in Gradescope's shape (tests/exercise/results_json.py).
+# 2. two copies of stage 3's robotstxt.c: ours, and one whose wait_body writes the
+#    answer with decide() itself, forgetting the parked requests: it loses points, and
+#    its failures carry the hint about answer(f).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: grade_test.sh BUILDDIR}/grade-selftest
+fail=0
+bad() { echo "FAIL  $*"; fail=1; }
+
+# ---- 1. stage3-queue: six kinds of copy -------------------------------------------
 name=stage3-queue
 src=$here/stage3_queue/queue.c
-rm -rf "$out/class"
+rm -rf "$out/class" "$out/robots-class" "$out/student"
 mkdir -p "$out/class"
 class=$out/class
 
@@ -22,11 +33,7 @@ into_task_done() {
         END { if (!done) exit 1 }' "$src"
 }
 cp "$src" "$class/reference.c"
-awk -v b="EXERCISE $name: BEGIN" -v e="EXERCISE $name: END" \
-    -v stub="$here/docs/exercises/$name/stub.c" '
-    index($0, b) { print; while ((getline l < stub) > 0) print l; skip = 1; next }
-    index($0, e) { print; skip = 0; next }
-    !skip { print }' "$src" >"$class/stub.c"
+bash "$here/scripts/exercise.sh" copy "$name" "$class/stub.c"
 into_task_done '    this is not C;' >"$class/no-compile.c" &&
 into_task_done '    for (;;) {}' >"$class/infinite-loop.c" &&
 into_task_done '    size_t *left = malloc(sizeof *left);
@@ -38,19 +45,23 @@ into_task_done '    size_t *left = malloc(sizeof *left);
         return;' >"$class/use-after-free.c" || { echo "grade_test: queue_task_done not found in $src"; exit 1; }
 sed 's|^/\* queue.c — |/* queue.c (edited outside the markers) — |' "$src" >"$class/outside.c"
 cmp -s "$src" "$class/outside.c" && { echo "grade_test: could not edit $src outside the markers"; exit 1; }
+# A hidden test of our own: the Queue's scenarios on the raw transport.
+printf 'scenario crawl-queue raw epoll test_link_cycle,test_two_roots\npoints test_two_roots 3\n' >"$out/hidden.conf"
 
-export EXERCISE_TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-20} EXERCISE_CRAWL_LIMIT=${EXERCISE_CRAWL_LIMIT:-5}
+# Limits: the endless loop is stopped after 60 s in all; a crawl gets the grader's 15 s
+# (our code under ASan, beside another copy and the rest of ctest -j2, takes a few).
+export EXERCISE_TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-60} EXERCISE_CRAWL_LIMIT=${EXERCISE_CRAWL_LIMIT:-15}
 export EXERCISE_UNIT_LIMIT=${EXERCISE_UNIT_LIMIT:-20}
-GRADE_BUILD=$out/build GRADE_CSV=$out/grade.csv bash "$here/scripts/grade.sh" "$name" "$class"
+GRADE_HIDDEN=$out/hidden.conf GRADE_BUILD=$out/build GRADE_CSV=$out/grade.csv \
+    bash "$here/scripts/grade.sh" -j 2 "$name" "$class"
 rc=$?
 [ $rc -eq 0 ] || { echo "grade_test: grade.sh exited $rc"; exit 1; }
 
-fail=0
-# The CSV's fields (submission,passed,total,findings,seconds,notes) of one row, one a
-# line; a quoted field may hold commas and doubled quotes.
+# The fields of a CSV row (or of the header: ROW "submission"), one a line; a quoted
+# field may hold commas and doubled quotes.
 fields() {
-    grep "^$1," "$out/grade.csv" | awk '{
-        s = $0; n = 0
+    grep "^$2," "$1" | head -n1 | awk '{
+        s = $0
         while (s != "") {
             if (substr(s, 1, 1) == "\"") {
                 f = ""; s = substr(s, 2)
@@ -63,36 +74,88 @@ fields() {
                 i = index(s, ","); if (i == 0) i = length(s) + 1
                 f = substr(s, 1, i - 1); s = substr(s, i + 1)
             }
-            print f; n++
+            print f
         }
-        for (; n < 6; n++) print ""
     }'
 }
-expect() {   # SUBMISSION DESCRIPTION BASH-CONDITION (on $passed $total $findings $notes)
-    local sub passed total findings secs notes
-    { read -r sub; read -r passed; read -r total; read -r findings; read -r secs; read -r notes; } < <(fields "$1")
+# SUBMISSION DESCRIPTION BASH-CONDITION (on $score $max $passed $total $findings $notes
+# $cols, the per-case columns); CSV is the file.
+expect() {
+    local sub score max passed total findings secs notes cols
+    { read -r sub; read -r score; read -r max; read -r passed; read -r total; read -r findings
+      read -r secs; read -r notes; cols=$(cat); } < <(fields "$CSV" "$1")
     if [ -z "$sub" ]; then
-        echo "FAIL  $1: no row"; fail=1
+        bad "$1: no row"
     elif eval "$3"; then
-        echo "ok    $1: $2 ($passed/$total${findings:+, $findings}${notes:+, $notes})"
+        echo "ok    $1: $2 ($score/$max points, $passed/$total${findings:+, $findings}${notes:+, $notes})"
     else
-        echo "FAIL  $1: want $2; row: $(grep "^$1," "$out/grade.csv")"; fail=1
+        bad "$1: want $2; row: $(grep "^$1," "$CSV" | cut -c1-400)"
     fi
 }
-n=$(($(wc -l <"$out/grade.csv") - 1))
-[ "$n" -eq 6 ] || { echo "FAIL  want 6 rows, got $n"; fail=1; }
-expect reference "every test passed, no finding, not flagged" \
-    '[ "$total" -gt 0 ] && [ "$passed" = "$total" ] && [ -z "$findings$notes" ]'
+CSV=$out/grade.csv
+n=$(($(wc -l <"$CSV") - 1))
+[ "$n" -eq 6 ] || bad "want 6 rows, got $n"
+ncols=$(fields "$CSV" submission | wc -l)
+ncases=$(($(grep -c . "$out/build/tests.tsv") + 0))
+[ "$ncols" -eq $((8 + ncases)) ] && [ "$ncases" -ge 17 ] && echo "ok    the CSV has a column for each of the $ncases test cases" ||
+    bad "the CSV has $ncols columns for $ncases cases"
+fields "$CSV" submission | grep -qx 'hidden scenario queue raw epoll: test_two_roots (3)' &&
+    echo "ok    the hidden test has its column, worth its 3 points" || bad "no column for the hidden test_two_roots (3 points)"
+expect reference "every test passed, full marks, no finding, not flagged" \
+    '[ "$total" -gt 0 ] && [ "$passed" = "$total" ] && [ "$score" = "$max" ] && [ -z "$findings$notes" ] && [[ $cols != *0* ]]'
 expect stub "graded, failed, no finding, not flagged" \
-    '[ "$total" -gt 0 ] && [ "$passed" -lt "$total" ] && [ -z "$findings$notes" ]'
-expect no-compile "0 passed of the exercise's total, the compiler's error named" \
-    '[ "$passed" = 0 ] && [ "$total" -gt 0 ] && [[ $notes =~ ^"does not compile: queue.c:"[0-9]+:[0-9]+": error" ]]'
-expect infinite-loop "not all passed, stopped by a time limit" \
-    '[ "$passed" -lt "$total" ] && [[ $notes == *"hung: stopped by a time limit"* ]]'
+    '[ "$total" -gt 0 ] && [ "$passed" -lt "$total" ] && [ "$score" -lt "$max" ] && [ -z "$findings$notes" ]'
+expect no-compile "0 points of the exercise's, the compiler's error named" \
+    '[ "$passed" = 0 ] && [ "$score" = 0 ] && [ "$max" -gt 0 ] && [ "$total" -gt 0 ] && [[ $notes =~ ^"does not compile: queue.c:"[0-9]+:[0-9]+": error" ]]'
+expect infinite-loop "not all passed, hung: stopped after N s" \
+    '[ "$passed" -lt "$total" ] && [[ $notes =~ "hung: stopped after "[0-9]+" s" ]]'
 expect use-after-free "not all passed, the heap-use-after-free named in queue_task_done" \
     '[ "$passed" -lt "$total" ] && [[ $findings =~ "heap-use-after-free in queue_task_done queue.c:"[0-9]+ ]]'
 expect outside "every test passed, flagged" \
-    '[ "$passed" = "$total" ] && [[ $notes == *"changed outside the markers"* ]]'
+    '[ "$passed" = "$total" ] && [ "$score" = "$max" ] && [[ $notes == *"changed outside the markers"* ]]'
 grep -q '^+/\* queue.c (edited outside the markers)' "$out/build/logs/outside.outside.diff" ||
-    { echo "FAIL  outside: the diff does not show the edited line"; fail=1; }
+    bad "outside: the diff does not show the edited line"
+
+# Gradescope: a results.json per copy, in the documented shape, scored as the CSV.
+python3 "$here/tests/exercise/results_json.py" "$out"/build/results/*/results.json || bad "a results.json is not in Gradescope's shape"
+for sub in reference stub no-compile infinite-loop use-after-free outside; do
+    j=$out/build/results/$sub/results.json
+    got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["score"], len(d["tests"]), sum(t["max_score"] for t in d["tests"]), sorted({t["visibility"] for t in d["tests"]}))' "$j" 2>&1)
+    want="$(fields "$CSV" "$sub" | sed -n 2p) $ncases $(fields "$CSV" "$sub" | sed -n 3p) ['after_published', 'visible']"
+    [ "$got" = "$want" ] && echo "ok    $sub: results.json scores as the CSV ($got)" || bad "$sub: results.json says '$got', the CSV '$want'"
+done
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not all("does not compile" in t["output"] for t in d["tests"]))' \
+    "$out/build/results/no-compile/results.json" &&
+    echo "ok    no-compile: each test of its results.json says the copy does not compile" ||
+    bad "no-compile: its results.json does not say why each test failed"
+grep -q 'check-exercise EX=stage3-queue SANITIZE=1' "$out/build/results/infinite-loop/results.json" &&
+    echo "ok    infinite-loop: its results.json suggests the sanitizer run" || bad "infinite-loop: no sanitizer hint in its results.json"
+
+# A student's check-exercise of the endless loop (a plain build, no sanitizer): the
+# hung cases say so, and the end suggests the sanitizer run.
+EXERCISE_TOTAL_LIMIT=15 bash "$here/scripts/exercise.sh" check "$name" --source "$class/infinite-loop.c" \
+    --build "$out/student" >"$out/student.log" 2>&1
+if grep -qE '^        hung: stopped after [0-9]+ s$' "$out/student.log" &&
+   grep -qF 'make -f Makefile.tutorial check-exercise EX=stage3-queue SANITIZE=1' "$out/student.log"; then
+    echo "ok    check-exercise on the endless loop: hung noted, the sanitizer run suggested"
+else
+    bad "check-exercise on the endless loop: no hung note or no SANITIZE=1 hint ($out/student.log)"
+fi
+
+# ---- 2. stage3-robots: answering with decide() (parking forgotten) loses points ----
+rob=$here/stage3_queue/downloadermw/robotstxt.c
+mkdir -p "$out/robots-class"
+cp "$rob" "$out/robots-class/reference.c"
+awk '/^    answer\(f\);$/ && !found { print "    decide(f->o, f->path_query, f->out);"; found = 1; next }
+     { print }
+     END { if (!found) exit 1 }' "$rob" >"$out/robots-class/no-answer.c" ||
+    { echo "grade_test: wait_body's answer(f) not found in $rob"; exit 1; }
+GRADE_BUILD=$out/robots-build GRADE_CSV=$out/robots.csv \
+    bash "$here/scripts/grade.sh" -j 2 stage3-robots "$out/robots-class" ||
+    { echo "grade_test: grade.sh exited $? on stage3-robots"; exit 1; }
+CSV=$out/robots.csv
+expect reference "full marks" '[ "$score" = "$max" ] && [ "$passed" = "$total" ]'
+expect no-answer "parked requests never answered: below full marks" '[ "$score" -lt "$max" ]'
+grep -q 'hint: .*answer(f)' "$out/robots-build/logs/no-answer.log" &&
+    echo "ok    no-answer: its failures carry the hint about answer(f)" || bad "no-answer: no hint about answer(f)"
 exit $fail

@@ -2,8 +2,11 @@
 # handout_test.sh BUILDDIR — scripts/handout.sh makes a copy for students (ctest
 # exercise.handout): a git repository of one commit and nothing else, each exercise's
 # file exactly the student's starting copy, no line of a solution in what is committed,
-# the docs' excerpts still true, no selftest of a handed-out exercise, and the grader
-# working there: it passes our stage 1 solution, built in the handout.
+# the docs' excerpts still true, no hidden test nor teacher-only text, other code that
+# shows a solution stubbed (and the six-line shape check catching it when put back),
+# HANDOUT.md's graph, no selftest of a handed-out exercise, each exercise handed out
+# alone passing its leak check, the grader working there (it passes our stage 1
+# solution, built in the handout), and `demo` naming the exercises to do.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: handout_test.sh BUILDDIR}/handout-selftest
@@ -49,6 +52,39 @@ done
 
 (cd "$copy" && bash scripts/check-docs.sh) && ok "check-docs passes in the handout" || bad "check-docs fails in the handout"
 
+# What only the teacher has is not there: hidden tests, the teacher's part of the docs.
+hidden=$(cd "$copy" && ls docs/exercises/*/hidden.conf 2>/dev/null)
+[ -z "$hidden" ] && ok "no hidden test set in the handout" || bad "hidden tests in the handout: $hidden"
+for md in $(cd "$here" && git grep -l '<!-- teacher-only: BEGIN' -- '*.md'); do
+    ! grep -q 'teacher-only' "$copy/$md" && grep -q "teacher's part of this page is not in the handout" "$copy/$md" &&
+        ok "$md: its teacher-only part is left out" || bad "$md: the teacher-only part is in the handout"
+done
+
+# Other code showing a solution's pattern is stubbed (handout.conf), and the check of
+# six-line shapes catches it when it is not: our own rjoin_body (a join re-arming its
+# Future as queue.c's does, under another name) put back into the copy.
+grep -q 'AWAIT(co, sock_sleep(10));' "$copy/stage3_queue/frontier/redisqueue.c" &&
+    ok "redisqueue.c's rjoin_body is stubbed" || bad "redisqueue.c's rjoin_body is not stubbed"
+bash "$here/scripts/handout.sh" --check "$copy" >"$out/check.log" 2>&1 &&
+    ok "handout.sh --check passes on the handout" || bad "handout.sh --check fails on the handout: $(cat "$out/check.log")"
+awk '/^static int rjoin_body\(coro \*co\)$/ { p = 1 } p { print } p && /^}$/ { exit }' \
+    "$here/stage3_queue/frontier/redisqueue.c" >"$copy/stage3_queue/leak.c"
+[ -s "$copy/stage3_queue/leak.c" ] || bad "rjoin_body not found in redisqueue.c"
+if bash "$here/scripts/handout.sh" --check "$copy" stage3-queue >"$out/leak.log" 2>&1; then
+    bad "the shape check missed our rjoin_body in the copy"
+else
+    grep -q 'stage3-queue: stage3_queue/leak.c:[0-9]*: ' "$out/leak.log" &&
+        ok "the shape check finds rjoin_body put back: $(grep -m1 leak.c "$out/leak.log" | sed 's/^ *//')" ||
+        bad "the shape check failed without naming leak.c: $(cat "$out/leak.log")"
+fi
+rm -f "$copy/stage3_queue/leak.c"
+
+# HANDOUT.md has the exercises' dependency graph; the tree says which are to do.
+grep -q 'stage3-queue --> stage3-robots' "$copy/HANDOUT.md" && grep -q '^| `stage3-queue` | `stage2-task_step`, `stage2-await` |' "$copy/HANDOUT.md" &&
+    ok "HANDOUT.md has the dependency graph" || bad "HANDOUT.md has no dependency graph"
+todo=$(cd "$copy" && bash scripts/exercise.sh todo | cut -d' ' -f1 | paste -sd' ')
+[ "$todo" = "$(echo $names)" ] && ok "exercise.sh todo in the handout: $todo" || bad "exercise.sh todo says '$todo', not '$(echo $names)'"
+
 # A plain configure: no selftest of an exercise that is handed out.
 cmake -S "$copy" -B "$out/configured" -DCMAKE_BUILD_TYPE=Debug >"$out/configure.log" 2>&1 ||
     bad "the handout does not configure ($out/configure.log)"
@@ -61,5 +97,24 @@ if (cd "$copy" && EXERCISE_CRAWL_LIMIT=10 bash scripts/exercise.sh check stage1-
     ok "the grader in the handout: $(tail -n1 "$out/grade.log")"
 else
     bad "the grader in the handout failed our solution: $(tail -n1 "$out/grade.log") ($out/grade.log)"
+fi
+# Each exercise handed out alone passes its own leak check (and makes its handout).
+for n in $names; do
+    if bash "$here/scripts/handout.sh" "$out/one-$n" "$n" >"$out/one-$n.log" 2>&1; then
+        ok "a handout of $n alone passes its leak check"
+    else
+        bad "a handout of $n alone fails: $(tail -n3 "$out/one-$n.log")"
+    fi
+    rm -rf "$out/one-$n"
+done
+
+# make demo in the handout: the exercises still to do, by name, and no error.
+if (cd "$copy" && bash scripts/demo.sh "$out/grade/bin") >"$out/demo.log" 2>&1; then
+    missing=""
+    for n in $names; do grep -q "^  $n " "$out/demo.log" || missing="$missing $n"; done
+    [ -z "$missing" ] && ok "demo in the handout names the exercises to do, and exits 0" ||
+        bad "demo in the handout does not name:$missing ($out/demo.log)"
+else
+    bad "demo in the handout failed: $(tail -n3 "$out/demo.log")"
 fi
 exit $fail

@@ -5,7 +5,9 @@
  *
  * The crawler starts requests at least --delay apart by construction (hostqueue.c);
  * the servers see them after a trip through the loopback that varies by a few ms, so
- * the checks on start gaps allow JITTER_MS less than the delay.
+ * the checks on start gaps allow JITTER_MS less than the delay: 15 ms, or env
+ * CRAWL_TEST_JITTER_MS (the exercise grader, which runs several ASan builds at once,
+ * allows more; a page sent right behind robots.txt is still a few ms from it).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -28,17 +30,27 @@
 #include "scratch.h"
 #include "testsite_helper.h"
 
-#define JITTER_MS 15.0
+#define JITTER_MS jitter_ms()
 enum { MAX_HOSTS = 50 };
+
+static double jitter_ms(void)
+{
+    const char *e = getenv("CRAWL_TEST_JITTER_MS");
+    double v = e ? strtod(e, NULL) : 0;
+    return v > 0 ? v : 15.0;
+}
 
 static char *const dir = scratch_dir;
 static testsite sites[MAX_HOSTS];
 static int nsites;
 
+/* The crawl-queue this build made, or env CRAWL_QUEUE_BIN's (the exercise grader's
+ * copy, linked with a student's file: scripts/exercise.sh). */
 static char *crawler(void)
 {
     static char path[512];
-    snprintf(path, sizeof path, "%s/crawl-queue", BIN_DIR);
+    const char *e = getenv("CRAWL_QUEUE_BIN");
+    snprintf(path, sizeof path, "%s", e && *e ? e : BIN_DIR "/crawl-queue");
     return path;
 }
 
@@ -789,5 +801,10 @@ int main(void)
         cmocka_unit_test_teardown(test_new_hosts_take_turns, stop_all),
         cmocka_unit_test_teardown(test_head_of_line, stop_all),
     };
+    /* env CRAWL_TEST_FILTER: only the cases it matches (a cmocka glob), as the
+     * stage3-robots grader runs the Crawl-delay ones. */
+    const char *only = getenv("CRAWL_TEST_FILTER");
+    if (only && *only)
+        cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

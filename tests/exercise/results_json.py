@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""results_json.py FILE... -- each FILE is a results.json in the shape Gradescope's
+autograder documents (https://gradescope-autograders.readthedocs.io/en/latest/specs/):
+{"score", "execution_time", "output", "visibility", "stdout_visibility",
+ "tests": [{"name", "score", "max_score", "status", "output", "visibility"}]}.
+Checks the types, the allowed values, each test's score within its max_score, and the
+overall score the sum of the tests'. Prints one line per file; exit 1 on any problem."""
+import json
+import sys
+
+VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+STATUS = {"passed", "failed"}
+
+
+def number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def problems(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        return [f"not JSON: {e}"]
+    out = []
+    if not isinstance(d, dict):
+        return ["not an object"]
+    known = {"score", "execution_time", "output", "output_format", "visibility",
+             "stdout_visibility", "extra_data", "tests", "leaderboard"}
+    out += [f"unknown key {k!r}" for k in d if k not in known]
+    if "score" in d and not number(d["score"]):
+        out.append("score is not a number")
+    if "execution_time" in d and not number(d["execution_time"]):
+        out.append("execution_time is not a number")
+    for k in ("output",):
+        if k in d and not isinstance(d[k], str):
+            out.append(f"{k} is not a string")
+    for k in ("visibility", "stdout_visibility"):
+        if k in d and d[k] not in VISIBILITY:
+            out.append(f"{k} {d[k]!r} is not one of {sorted(VISIBILITY)}")
+    tests = d.get("tests")
+    if not isinstance(tests, list) or not tests:
+        return out + ["no tests list"]
+    total = 0
+    for i, t in enumerate(tests):
+        where = f"tests[{i}]"
+        if not isinstance(t, dict):
+            out.append(f"{where} is not an object")
+            continue
+        tknown = {"score", "max_score", "status", "name", "name_format", "number", "output",
+                  "output_format", "tags", "visibility", "extra_data"}
+        out += [f"{where}: unknown key {k!r}" for k in t if k not in tknown]
+        if not isinstance(t.get("name"), str) or not t["name"]:
+            out.append(f"{where}: no name")
+        if not number(t.get("score")) or not number(t.get("max_score")):
+            out.append(f"{where}: score and max_score must be numbers")
+        elif not 0 <= t["score"] <= t["max_score"]:
+            out.append(f"{where}: score {t['score']} outside 0..{t['max_score']}")
+        else:
+            total += t["score"]
+        if "status" in t and t["status"] not in STATUS:
+            out.append(f"{where}: status {t['status']!r}")
+        if "output" in t and not isinstance(t["output"], str):
+            out.append(f"{where}: output is not a string")
+        if t.get("visibility", "visible") not in VISIBILITY:
+            out.append(f"{where}: visibility {t.get('visibility')!r}")
+        if t.get("status") == "failed" and not t.get("output"):
+            out.append(f"{where}: failed with no output to say why")
+    if number(d.get("score")) and abs(d["score"] - total) > 1e-9:
+        out.append(f"score {d['score']} is not the sum of the tests' ({total})")
+    return out
+
+
+def main():
+    if len(sys.argv) < 2:
+        print("usage: results_json.py FILE...", file=sys.stderr)
+        return 2
+    bad = 0
+    for path in sys.argv[1:]:
+        p = problems(path)
+        print(f"{'ok  ' if not p else 'FAIL'}  {path}" + "".join(f"\n        {x}" for x in p))
+        bad += bool(p)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
