@@ -32,15 +32,20 @@ info breakpoints
 printf "exitcode=%d\n", $_exitcode
 GDB
 fail=0
-for stage in 1 2 3; do
+# Stage 3 twice: as debug-stage3 runs it (--ignore-robots: the chapter's path the guide
+# narrates), and with DEBUG_ENGINE=1 (robots.txt and the engine: the default path).
+for run in 1 2 3 3e; do
+    stage=${run%e}
+    extra=()
+    [ "$run" = 3 ] && extra=(--ignore-robots)
     args=()
     name="guide$stage[@]"
     for c in "${!name}"; do args+=(-ex "$c"); done
-    log=$work/stage$stage
+    log=$work/stage$run
     timeout -k 5 "$limit" gdb -q -batch -nx -x "$here/docs/gdb/stage$stage.gdb" \
         -ex run "${args[@]}" -x "$work/finish.gdb" \
-        --args "$bin/${progs[$stage]}" --max-tasks 2 --output /dev/null "$site_url" \
-        >"$log" 2>&1 </dev/null
+        --args "$bin/${progs[$stage]}" --max-tasks 2 "${extra[@]}" --output /dev/null \
+        "$site_url" >"$log" 2>&1 </dev/null
     rc=$?
     nbp=$(grep -c '^Breakpoint [0-9]* at ' "$log")
     # The last `info breakpoints` (the guide may run one too).
@@ -57,9 +62,9 @@ for stage in 1 2 3; do
     esac
     exitcode=$(sed -n 's/^exitcode=//p' "$log" | tail -n1)
     if [ $rc -eq 0 ] && [ "$nbp" -gt 0 ] && [ "$hits" -eq "$nbp" ] && [ -z "$errs" ] && [ "$exitcode" = 0 ]; then
-        echo "stage$stage.gdb: ok ($nbp breakpoints, all hit: $(grep -o 'already hit [0-9]* time' "$log.bp" | grep -o '[0-9]*' | paste -sd,) times; guide commands ran; crawl exited 0)"
+        echo "stage$stage.gdb${extra[*]:+ ${extra[*]}}: ok ($nbp breakpoints, all hit: $(grep -o 'already hit [0-9]* time' "$log.bp" | grep -o '[0-9]*' | paste -sd,) times; guide commands ran; crawl exited 0)"
     else
-        echo "stage$stage.gdb: FAILED (gdb rc $rc, $nbp breakpoints, $hits hit, exit code '$exitcode')"
+        echo "stage$stage.gdb${extra[*]:+ ${extra[*]}}: FAILED (gdb rc $rc, $nbp breakpoints, $hits hit, exit code '$exitcode')"
         [ -n "$errs" ] && echo "$errs" | sed 's/^/  /'
         tail -n 15 "$log" | sed 's/^/  | /'
         fail=1

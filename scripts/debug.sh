@@ -10,6 +10,9 @@
 #   DEBUG_MAX_TASKS=2                             --max-tasks
 #   DEBUG_DELAY_MS=0                              testsite's delay per response
 #   DEBUG_ARGS="..."                              more crawler options (e.g. -v)
+#   DEBUG_ENGINE=1                                stage 3 with robots.txt and the engine
+#                                                 (its default); else --ignore-robots, the
+#                                                 chapter's path that the guide narrates
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 stage=${1:-}
@@ -17,7 +20,7 @@ bin=${2:-$here/build/bin}
 case $stage in
     1) prog=crawl-callbacks ;;
     2) prog=crawl-generators ;;
-    3) prog=crawl-queue ;;
+    3) prog=crawl-queue ;;     # the chapter's path unless DEBUG_ENGINE=1 (below)
     *) echo "usage: $0 1|2|3 [BINDIR]" >&2; exit 2 ;;
 esac
 for f in "$bin/$prog" "$bin/testsite"; do
@@ -33,6 +36,8 @@ site_start "$bin" "${DEBUG_SITE:-pages=6,links=3,size=500,seed=1}" --delay "${DE
 echo "testsite: ${DEBUG_SITE:-pages=6,links=3,size=500,seed=1} at $site_url (pid $site_pid; stopped when gdb exits)"
 # A Ctrl-C typed at gdb interrupts the crawler; it must not end this script first.
 trap : INT
+chapter=()
+[ "$stage" = 3 ] && [ "${DEBUG_ENGINE:-0}" != 1 ] && chapter=(--ignore-robots)
 # shellcheck disable=SC2086
 gdb -q -x "$here/docs/gdb/stage$stage.gdb" \
-    --args "$bin/$prog" --max-tasks "${DEBUG_MAX_TASKS:-2}" ${DEBUG_ARGS:-} "$site_url"
+    --args "$bin/$prog" --max-tasks "${DEBUG_MAX_TASKS:-2}" "${chapter[@]}" ${DEBUG_ARGS:-} "$site_url"
