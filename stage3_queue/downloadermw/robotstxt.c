@@ -27,7 +27,7 @@
 #include "http.h"
 #include "list.h"
 #include "log.h"
-#include "robots.h"
+#include "robots_parser.h"
 #include "strmap.h"
 #include "url.h"
 

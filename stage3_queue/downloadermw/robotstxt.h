@@ -21,7 +21,7 @@
  * until they are answered: the rules of the origins in use at once may pass the bound.
  *
  * What the answer means (RFC 9309, 2.3.1): 2xx, the file's rules for our product
- * token (common/web/robots.h); 3xx, followed (each hop through engine_download), up
+ * token (common/web/robots_parser.h); 3xx, followed (each hop through engine_download), up
  * to ROBOTSTXT_MAX_REDIRECTS; a redirect past those, or 4xx, no rules (everything
  * allowed); 5xx, another status, or no response at all (the --max-tries attempts
  * failed), everything forbidden.

@@ -11,7 +11,7 @@
 #include "alloc.h"
 #include "frontier.h"
 #include "log.h"
-#include "robots.h"
+#include "robots_parser.h"
 #include "robotstxt.h"
 #include "settings.h"
 #include "sitemap_parser.h"

@@ -1,5 +1,5 @@
 /* fuzz_robots.c — libFuzzer target for the robots.txt parser and matcher
- * (common/web/robots.h).
+ * (common/web/robots_parser.h).
  *
  * Input: a mode byte (bits 0-1 choose our agent: "foobot", "FooBot/2.0",
  * "crawlstages/0.1", "a"), then "PATH\nPATH...\0ROBOTS.TXT" — up to 8 paths asked
@@ -19,7 +19,7 @@
  */
 #include "fuzz_common.h"
 
-#include "robots.h"
+#include "robots_parser.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -19,7 +19,7 @@
 
 #include "crawler.h"
 #include "engine.h"
-#include "robots.h"
+#include "robots_parser.h"
 #include "robotstxt.h"
 #include "settings.h"
 #include "registry.h"

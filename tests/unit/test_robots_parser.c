@@ -1,4 +1,4 @@
-/* test_robots.c — the robots.txt parser and matcher (common/web/robots.h) against RFC
+/* test_robots_parser.c — the robots.txt parser and matcher (robots_parser.h) against RFC
  * 9309: the examples of its sections 2.2.1 (merging groups), 2.2.2 (percent-encoding),
  * 2.2.3 (special characters) and 5 (a simple file, the longest match), then the edge
  * cases: line ends, BOM, comments, the 500 KiB limit, Crawl-delay and Sitemap lines. */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "robots.h"
+#include "robots_parser.h"
 
 static robots *parse(const char *text, const char *agent)
 {

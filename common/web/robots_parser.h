@@ -1,4 +1,4 @@
-/* robots.h — robots.txt per RFC 9309 (the Robots Exclusion Protocol): a parser and a
+/* robots_parser.h — robots.txt per RFC 9309 (the Robots Exclusion Protocol): a parser and a
  * matcher, pure C, no I/O. A crawler's downloader middleware fetches the file and
  * asks this module whether a URL may be fetched.
  *

@@ -1,4 +1,4 @@
-/* robots.c — robots.txt per RFC 9309 (see robots.h for what is parsed and how URLs
+/* robots_parser.c — robots.txt per RFC 9309 (see robots_parser.h for what is parsed and how URLs
  * match).
  *
  * Parsing keeps only what can apply to us: the rules of the groups naming our product
@@ -14,7 +14,7 @@
  * piece never loses a match, so no backtracking is needed — a hostile file full of
  * stars cannot make one question cost path x pattern.
  */
-#include "robots.h"
+#include "robots_parser.h"
 
 #include "alloc.h"
 
