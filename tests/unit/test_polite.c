@@ -560,8 +560,8 @@ static void test_retry_after(void **state)
     crawl_run r;
     run_crawl(&r, 60, "--per-host", "1", "--max-tries", "3", "--ignore-robots", NULL);
     char a[300], d[300];
-    snprintf(a, sizeof a, "%sa", url_of(1));
-    snprintf(d, sizeof d, "%sd", url_of(1));
+    snprintf(a, sizeof a, "%.250sa", url_of(1));
+    snprintf(d, sizeof d, "%.250sd", url_of(1));
     const jobj *ra = crawl_run_find(&r, a), *rd = crawl_run_find(&r, d);
     assert_non_null(ra);
     assert_int_equal(jobj_int(ra, "status", 0), 200);
@@ -621,7 +621,7 @@ static void test_give_up(void **state)
     int gave_up = 0, answered = 0;
     for (int i = 1; i <= GIVE_UP_PAGES; i++) {
         char u[300];
-        snprintf(u, sizeof u, "%sp%d", url_of(1), i);
+        snprintf(u, sizeof u, "%.250sp%d", url_of(1), i);
         const jobj *o = crawl_run_find(&r, u);
         assert_non_null(o);
         const char *ex = jobj_str(o, "exception");
