@@ -483,7 +483,7 @@ static void rules_compact(rule_list *l)
 {
     sort_rule *s = xreallocarray(NULL, l->n ? l->n : 1, sizeof *s);
     for (size_t i = 0; i < l->n; i++)
-        s[i] = (sort_rule){l->v[i], l->arena + l->v[i].off};
+        s[i] = (sort_rule){l->v[i], l->arena ? l->arena + l->v[i].off : ""};
     if (l->n > 1) /* qsort(NULL, 0, ...) is undefined */
         qsort(s, l->n, sizeof *s, rule_order);
     size_t n = 0, bytes = 0;
@@ -494,7 +494,7 @@ static void rules_compact(rule_list *l)
         }
     rule_list out = {.delay = l->delay, .n = n, .cap = n, .acap = bytes};
     out.v = n ? xreallocarray(NULL, n, sizeof *out.v) : NULL;
-    out.arena = bytes ? xmalloc(bytes) : NULL;
+    out.arena = xmalloc(bytes ? bytes : 1); /* never NULL: arena + 0 is then defined */
     for (size_t i = 0; i < n; i++) {
         out.v[i] = s[i].ru;
         out.v[i].off = (uint32_t)out.alen;
