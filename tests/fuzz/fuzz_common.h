@@ -10,6 +10,9 @@
 #include <string.h>
 
 /* An invariant that must hold: abort() gives libFuzzer a crash and the input. */
+/* libFuzzer's entry point, which each target defines. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 #define FUZZ_CHECK(cond)   \
     do {                   \
         if (!(cond))       \
