@@ -10,8 +10,10 @@
 #include <string.h>
 
 /* An invariant that must hold: abort() gives libFuzzer a crash and the input. */
-/* libFuzzer's entry point, which each target defines. */
+/* libFuzzer's entry point, which each target defines, ... */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* ... and its optional set-up, called once before the first input. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define FUZZ_CHECK(cond)   \
     do {                   \
