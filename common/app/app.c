@@ -159,12 +159,8 @@ static int claim_files(app *a, const char *prog)
 {
     const crawl_options *o = &a->opt;
     char err[1024];
-    size_t max = 2;
-    for (const cli_flag *f = a->stage.cli.table ? a->stage.cli.table->flags : NULL; f && f->name;
-         f++)
-        max++;
-    cli_output *out = xcalloc(max, sizeof *out);
-    size_t n = cli_outputs(o, &a->stage.cli, out, max);
+    size_t n;
+    cli_output *out = cli_outputs(o, &a->stage.cli, &n);
     int rc = 0;
     a->claim = outclaim_new();
     for (size_t i = 0; i < n && rc == 0; i++) {

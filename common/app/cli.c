@@ -480,11 +480,11 @@ static int check_files(const crawl_options *o, const char *prog)
 static int check_outputs(const crawl_options *o, const cli_command *cmd)
 {
     bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
-    size_t max = 2 + count_rows(cmd->table);
-    cli_output *out = xcalloc(max, sizeof *out);
+    size_t n;
+    cli_output *out = cli_outputs(o, cmd, &n);
     char err[1024];
     int rc = CLI_OK;
-    if (cli_check_outputs(out, cli_outputs(o, cmd, out, max), to_stdout, err, sizeof err) < 0)
+    if (cli_check_outputs(out, n, to_stdout, err, sizeof err) < 0)
         rc = usage_error(cmd->prog, "%s", err);
     free(out);
     return rc;

@@ -9,23 +9,25 @@
 
 #include "alloc.h"
 
-size_t cli_outputs(const crawl_options *o, const cli_command *cmd, cli_output *out, size_t max)
+cli_output *cli_outputs(const crawl_options *o, const cli_command *cmd, size_t *n)
 {
     bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
-    size_t n = 0;
-    if (n < max)
-        out[n++] = (cli_output){"--output", to_stdout ? NULL : o->output, false};
-    if (n < max)
-        out[n++] = (cli_output){"--trace-events", o->trace_events, false};
+    size_t rows = 0;
+    for (const cli_flag *f = cmd && cmd->table ? cmd->table->flags : NULL; f && f->name; f++)
+        rows += f->out_file && f->arg == CLI_ARG_STRING;
+    cli_output *out = xcalloc(2 + rows, sizeof *out);
+    out[0] = (cli_output){"--output", to_stdout ? NULL : o->output, false};
+    out[1] = (cli_output){"--trace-events", o->trace_events, false};
+    *n = 2;
     for (const cli_flag *f = cmd && cmd->table ? cmd->table->flags : NULL; f && f->name; f++) {
-        if (!f->out_file || f->arg != CLI_ARG_STRING || n == max)
+        if (!f->out_file || f->arg != CLI_ARG_STRING)
             continue;
-        cli_output *x = &out[n++];
+        cli_output *x = &out[(*n)++];
         snprintf(x->flag, sizeof x->flag, "--%s", f->name);
         x->path = *(const char *const *)((const char *)cmd->settings + f->offset);
         x->sqlite = f->out_sqlite;
     }
-    return n;
+    return out;
 }
 
 /* dev+ino of a path's directory, and where its last component starts. */

@@ -26,8 +26,8 @@ typedef struct cli_output {
 
 /* The outputs the command line names: --output (unless the report goes to stdout),
  * --trace-events, then the rows of cmd's table marked out_file, in the table's order;
- * returns how many of the max slots of out were filled, paths NULL where not given. */
-size_t cli_outputs(const crawl_options *o, const cli_command *cmd, cli_output *out, size_t max);
+ * *n of them, paths NULL where not given (free the array). */
+cli_output *cli_outputs(const crawl_options *o, const cli_command *cmd, size_t *n);
 
 /* No two of the n outputs are one file, and none is stdout when the report goes there
  * (report_to_stdout). 0, or -1 with one line in err naming both (bad usage). */
