@@ -204,6 +204,8 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
     memset(a, 0, sizeof *a);
     const char *prog = stage->cli.prog;
     a->prog = prog;
+    a->argc = argc;
+    a->argv = argv;
     alloc_set_progname(prog);   /* "PROG: out of memory (N bytes)" */
     a->stage = *stage;
     a->settings = stage->cli.settings;

@@ -71,8 +71,8 @@ static char *media_type(const char *ct)
 }
 
 /* Call fn with the fields of the whole record whose first bytes are buf[0, n). */
-static void report(const char *buf, size_t n, size_t head_len, uint64_t offset,
-                   uint64_t length, warcscan_fn fn, void *ctx)
+static void report(const char *buf, size_t n, size_t head_len, uint64_t offset, uint64_t length,
+                   warcscan_fn fn, void *ctx)
 {
     const char *he = buf + head_len - 2;
     char *type = field(buf, he, "WARC-Type"), *uri = field(buf, he, "WARC-Target-URI"),
@@ -81,8 +81,8 @@ static void report(const char *buf, size_t n, size_t head_len, uint64_t offset,
     warcscan_rec r = {type, uri, date, id, pd, 0, "", offset, length};
     char *mime = NULL;
     const char *block = buf + head_len, *end = buf + n;
-    if (strncmp(ct, "application/http", 16) == 0 && strstr(ct, "msgtype=response") &&
-        sscanf(block, "HTTP/%*[0-9.] %3d", &r.status) == 1) {
+    if (strncmp(ct, "application/http", 16) == 0 && strstr(ct, "msgtype=response")
+        && sscanf(block, "HTTP/%*[0-9.] %3d", &r.status) == 1) {
         const char *hend = memmem(block, (size_t)(end - block), "\r\n\r\n", 4);
         const char *line = memmem(block, (size_t)(end - block), "\r\n", 2);
         if (hend && line) {
@@ -125,14 +125,14 @@ static long long scan_plain(int fd, uint64_t size, warcscan_fn fn, void *ctx, ch
         size_t head_len;
         uint64_t block_len;
         char tail[4];
-        if (!record_head(buf, (size_t)n, &head_len, &block_len) ||
-            block_len > size - pos - head_len || size - pos - head_len - block_len < 4)
+        if (!record_head(buf, (size_t)n, &head_len, &block_len) || block_len > size - pos - head_len
+            || size - pos - head_len - block_len < 4)
             break;
         uint64_t end = pos + head_len + block_len + 4;
         if (pread(fd, tail, 4, (off_t)(end - 4)) != 4 || memcmp(tail, "\r\n\r\n", 4) != 0)
             break;
-        size_t kept = head_len + block_len < (uint64_t)n ? (size_t)(head_len + block_len)
-                                                         : (size_t)n;
+        size_t kept =
+            head_len + block_len < (uint64_t)n ? (size_t)(head_len + block_len) : (size_t)n;
         report(buf, kept, head_len, pos, end - pos, fn, ctx);
         pos = end;
     }
@@ -144,8 +144,8 @@ static long long scan_plain(int fd, uint64_t size, warcscan_fn fn, void *ctx, ch
  * length in *len and its first WARCSCAN_KEEP bytes in keep (*kept of them), *total
  * uncompressed. 1 a whole member,
  * 0 none (cut short, or not gzip), -1 a read error. */
-static int inflate_member(int fd, uint64_t pos, char *in, char *keep, size_t *kept,
-                          uint64_t *total, uint64_t *len)
+static int inflate_member(int fd, uint64_t pos, char *in, char *keep, size_t *kept, uint64_t *total,
+                          uint64_t *len)
 {
     char *discard = in + CHUNK; /* what comes past keep's room */
     z_stream z;
@@ -190,8 +190,7 @@ static int inflate_member(int fd, uint64_t pos, char *in, char *keep, size_t *ke
 }
 
 /* One record per gzip member: each member inflated to its end, its record whole. */
-static long long scan_gz(int fd, uint64_t size, warcscan_fn fn, void *ctx, char *err,
-                         size_t errlen)
+static long long scan_gz(int fd, uint64_t size, warcscan_fn fn, void *ctx, char *err, size_t errlen)
 {
     char *in = xmalloc(2 * CHUNK), *keep = xmalloc(WARCSCAN_KEEP);
     uint64_t pos = 0;
@@ -204,8 +203,8 @@ static long long scan_gz(int fd, uint64_t size, warcscan_fn fn, void *ctx, char 
             rc = read_error(err, errlen);
             break;
         }
-        if (got == 0 || !record_head(keep, kept, &head_len, &block_len) ||
-            head_len + block_len + 4 != total)
+        if (got == 0 || !record_head(keep, kept, &head_len, &block_len)
+            || head_len + block_len + 4 != total)
             break;
         report(keep, kept, head_len, pos, len, fn, ctx);
         pos += len;

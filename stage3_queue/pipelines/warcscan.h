@@ -25,8 +25,8 @@ enum { WARCSCAN_KEEP = 64 << 10 };
  * the file (for FILE.gz: its gzip member). */
 typedef struct warcscan_rec {
     const char *type, *uri, *date, *id, *payload_digest;
-    int status;           /* of an HTTP response block; 0 if none */
-    const char *mime;     /* its Content-Type's media type, lower case ("" if none) */
+    int status;       /* of an HTTP response block; 0 if none */
+    const char *mime; /* its Content-Type's media type, lower case ("" if none) */
     uint64_t offset, length;
 } warcscan_rec;
 
