@@ -218,7 +218,8 @@ static int add_crawl(store *s)
     char now[32];
     sqlite3_stmt *st;
     utc_now(now, sizeof now);
-    if (sqlite3_prepare_v2(s->db, "INSERT INTO crawls (started, roots, options) VALUES (?1, ?2, ?3)",
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO crawls (started, roots, options) VALUES (?1, ?2, ?3)",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
