@@ -22,7 +22,9 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS frontier (url TEXT PRIMARY KEY,"
     " max_redirect INTEGER NOT NULL, depth INTEGER NOT NULL DEFAULT 0, referrer TEXT,"
     " callback TEXT) WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, started TEXT NOT NULL,"
+    " finished TEXT);";
 
 /* A file of an older crawl-queue has frontier (url, max_redirect) only: the columns
  * are added, its URLs get depth 0 and no referrer (that much is lost: a -v line). */
@@ -149,10 +151,20 @@ static void finalize(state *s)
     s->db = NULL;
 }
 
+/* The run is over (also after Ctrl-C; a run killed has no finished). */
 static coro_value close_work(void *arg, coro_error **err)
 {
-    (void)err;
-    finalize(arg);
+    state *s = arg;
+    char now[32];
+    store_utc_now(now, sizeof now);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET finished = ?1 WHERE id = (SELECT max(id) "
+                           "FROM runs)", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_DONE)
+        *err = store_db_error(s->db, "--state", s->path, "close");
+    sqlite3_finalize(st);
+    finalize(s);
     return (coro_value){NULL, 0};
 }
 
@@ -384,6 +396,28 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     return rc;
 }
 
+/* This run's row of runs, and what the earlier ones did, for the summary: the URLs
+ * done (pages, after forget_unwritten) and the runs (a file of an older crawl-queue
+ * has no runs: its pages are one run). */
+static int add_run(restore *r, app *a)
+{
+    long long done = 0, runs = 0;
+    char now[32];
+    store_utc_now(now, sizeof now);
+    if (prepare(r, "SELECT (SELECT count(DISTINCT url) FROM pages), (SELECT count(*) FROM "
+                   "runs)") < 0 || step(r) <= 0)
+        return db_fail(r);
+    done = sqlite3_column_int64(r->st, 0);
+    runs = sqlite3_column_int64(r->st, 1);
+    if (runs == 0 && done > 0)
+        runs = 1;
+    if (prepare(r, "INSERT INTO runs (started) VALUES (?1)") < 0 ||
+        sqlite3_bind_text(r->st, 1, now, -1, SQLITE_TRANSIENT) != SQLITE_OK || step(r) < 0)
+        return db_fail(r);
+    crawl_set_earlier_runs(a->crawl, (size_t)done, (unsigned)runs);
+    return 0;
+}
+
 int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
 {
     restore r = {.o = &a->opt, .s = settings_of(a), .err = err, .errlen = errlen};
@@ -402,6 +436,8 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
         rc = db_fail(&r);
     else if ((rc = check_crawl(&r, &known)) == 0 && known > 0)
         rc = requeue(&r, a, put, ctx);
+    if (rc == 0)
+        rc = add_run(&r, a);
     sqlite3_finalize(r.st);
     sqlite3_close(r.db);
     return rc;

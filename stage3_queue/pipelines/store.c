@@ -55,7 +55,7 @@ static char *headers_text(const response *r)
     return s;
 }
 
-static void utc_now(char *buf, size_t len)
+void store_utc_now(char *buf, size_t len)
 {
     struct timespec ts;
     struct tm tm;
@@ -76,7 +76,7 @@ void store_page_fill(store_page *p, const item *it, bool with_response)
             p->body_len = it->response->body_len;
         }
     }
-    utc_now(p->fetched_at, sizeof p->fetched_at);
+    store_utc_now(p->fetched_at, sizeof p->fetched_at);
 }
 
 void store_page_clear(store_page *p)
@@ -217,7 +217,7 @@ static int add_crawl(store *s)
 {
     char now[32];
     sqlite3_stmt *st;
-    utc_now(now, sizeof now);
+    store_utc_now(now, sizeof now);
     if (sqlite3_prepare_v2(s->db,
                            "INSERT INTO crawls (started, roots, options) VALUES (?1, ?2, ?3)",
                            -1, &st, NULL) != SQLITE_OK)
@@ -298,7 +298,7 @@ static coro_value close_work(void *arg, coro_error **err)
     store *s = arg;
     char now[32];
     sqlite3_stmt *st;
-    utc_now(now, sizeof now);
+    store_utc_now(now, sizeof now);
     if (sqlite3_prepare_v2(s->db, "UPDATE crawls SET finished = ?1 WHERE id = ?2", -1, &st,
                            NULL) != SQLITE_OK ||
         sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC) != SQLITE_OK ||
