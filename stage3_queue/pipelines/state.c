@@ -15,6 +15,7 @@
 #include "log.h"
 #include "settings.h"
 #include "store.h"
+#include "warc.h"
 #include "writer.h"
 
 /* The state's own tables; pages is the store's, with one more column (state.h). */
@@ -342,9 +343,56 @@ static long long forget_unwritten(restore *r, long long output_size)
     return sqlite3_changes(r->db);
 }
 
-/* --resume: done = its record is in the file (and in --output). A page's row comes
- * after the frontier rows of its links, in the same batch or a later one: a page done
- * here has its links in the frontier. */
+static void add_archived(void *ctx, const char *uri) { fpset_add(ctx, uri); }
+
+/* With --warc: the pages rows of responses the archive lacks (a kill -9 lost the
+ * records the writer had not written yet): gone, so that their URLs are fetched (and
+ * archived) again. How many, or -1. */
+static long long forget_unarchived(restore *r)
+{
+    if (!r->s->warc)
+        return 0;
+    fpset *archived = fpset_new();
+    char why[600];
+    long long lost = 0;
+    if (warc_archived(r->s, add_archived, archived, why, sizeof why) < 0) {
+        fpset_free(archived);
+        return fail(r, "--resume: %s", why);
+    }
+    char **urls = NULL;
+    size_t n = 0;
+    int rc = prepare(r, "SELECT url FROM pages WHERE status IS NOT NULL");
+    while (rc == 0 && (rc = step(r)) > 0) {
+        const char *url = text(r, 0, "pages");
+        if (!url) {
+            rc = -1;
+            break;
+        }
+        if (!fpset_has(archived, url)) {
+            urls = xreallocarray(urls, n + 1, sizeof *urls);
+            urls[n++] = xstrdup(url);
+        }
+        rc = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0 && (prepare(r, "DELETE FROM pages WHERE url = ?1") < 0 ||
+                        sqlite3_bind_text(r->st, 1, urls[i], -1, SQLITE_STATIC) != SQLITE_OK ||
+                        step(r) < 0))
+            rc = db_fail(r);
+        free(urls[i]);
+    }
+    free(urls);
+    fpset_free(archived);
+    lost = (long long)n;
+    if (rc == 0 && lost > 0)
+        log_warn("--resume: --warc '%s' lacks %lld response(s) that --state '%s' counted "
+                 "done: fetching them again", r->s->warc, lost, r->s->state);
+    return rc < 0 ? -1 : lost;
+}
+
+/* --resume: done = its record is in the file (and in --output, and in --warc). A
+ * page's row comes after the frontier rows of its links, in the same batch or a later
+ * one: a page done here has its links in the frontier. */
 static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
 {
     /* The output is opened after these checks (a refused --resume leaves it as it
@@ -359,6 +407,8 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     if (lost > 0)
         log_warn("--resume: --output '%s' lacks %lld record(s) that --state '%s' counted "
                  "done: fetching them again", a->opt.output, lost, r->s->state);
+    if (forget_unarchived(r) < 0)
+        return -1;
     fpset *done = fpset_new();
     int rc = prepare(r, "SELECT url FROM pages");
     const char *url;

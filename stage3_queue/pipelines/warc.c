@@ -543,19 +543,28 @@ static char *file_bytes(const warc *w, const char *rec, size_t n, size_t *len)
     return out;
 }
 
+/* The file's warcinfo record as it goes in the file. */
+static char *warcinfo_bytes(const warc *w, size_t *len)
+{
+    size_t n;
+    char *rec = warcinfo_record(w->info, w->out.name, &n);
+    char *bytes = file_bytes(w, rec, n, len);
+    free(rec);
+    return bytes;
+}
+
 /* The file's warcinfo record, written at its offset. */
 static coro_error *write_warcinfo(warc *w)
 {
-    size_t n, len;
-    char *rec = warcinfo_record(w->info, w->out.name, &n);
-    char *bytes = file_bytes(w, rec, n, &len);
-    free(rec);
+    size_t len;
+    char *bytes = warcinfo_bytes(w, &len);
     coro_error *err = NULL;
     if (write_all(w->out.fd, bytes, len) < 0)
         err = file_error("writing --warc", w->out.path, errno);
     free(bytes);
+    /* a file resumed holds the earlier runs' records before it: not fresh */
+    w->out.fresh = w->out.offset == 0 ? len : 0;
     w->out.offset += len;
-    w->out.fresh = w->out.offset;
     return err;
 }
 
@@ -651,7 +660,11 @@ static coro_value open_work(void *arg, coro_error **err)
             out_name(w, w->out.no + 1);
             w->out.fd = reopen(w, why, sizeof why);
         }
-        if (w->out.fd >= 0 && w->max_size && w->out.offset >= (uint64_t)w->max_size) {
+        size_t info = 0;
+        if (w->out.fd >= 0 && w->max_size)
+            free(warcinfo_bytes(w, &info));
+        if (w->out.fd >= 0 && w->max_size && w->out.offset > 0 &&
+            w->out.offset + info > (uint64_t)w->max_size) {
             close(w->out.fd);   /* full: the next one */
             out_name(w, w->out.no + 1);
             w->out.offset = 0;
@@ -693,12 +706,13 @@ typedef struct write_job {
     char **lines;               /* out: its index lines, complete */
 } write_job;
 
-/* Whether a record of len bytes goes in a new file: the file holds a record already
- * besides its warcinfo, and this one would take it past --warc-max-size. */
-static bool must_rotate(const warc *w, size_t len)
+/* Whether a record of len bytes goes in a new file, pending bytes waiting to be
+ * written to this one: the file holds a record already besides its warcinfo, and this
+ * one would take it past --warc-max-size. */
+static bool must_rotate(const warc *w, size_t pending, size_t len)
 {
-    return w->max_size && w->out.offset > w->out.fresh &&
-           w->out.offset + len > (uint64_t)w->max_size;
+    uint64_t end = w->out.offset + pending;
+    return w->max_size && end > w->out.fresh && end + len > (uint64_t)w->max_size;
 }
 
 /* On a pool thread: each record compressed (FILE.gz) and placed, in this file or the
@@ -715,7 +729,7 @@ static coro_value write_work(void *arg, coro_error **err)
         size_t n;
         char *rec = file_bytes(w, b->data + at, b->records[i], &n);
         at += b->records[i];
-        if (must_rotate(w, len + n)) {
+        if (must_rotate(w, len, n)) {
             if (write_all(w->out.fd, out, len) < 0)
                 *err = file_error("writing --warc", w->out.path, errno);
             else
@@ -782,6 +796,47 @@ static coro_value close_work(void *arg, coro_error **err)
         w->out.fd = -1;
     }
     return (coro_value){NULL, 0};
+}
+
+/* ---- what an earlier run archived (state.c, before the crawl) ---------------------- */
+
+typedef struct uris {
+    void (*fn)(void *ctx, const char *uri);
+    void *ctx;
+} uris;
+
+static void archived_uri(void *ctx, const warcscan_rec *r)
+{
+    const uris *u = ctx;
+    if (strcmp(r->type, "response") == 0 || strcmp(r->type, "revisit") == 0)
+        u->fn(u->ctx, r->uri);
+}
+
+int warc_archived(const settings *s, void (*fn)(void *ctx, const char *uri), void *ctx,
+                  char *err, size_t errlen)
+{
+    size_t n = strlen(s->warc_base);
+    bool gz = n > 3 && strcmp(s->warc_base + n - 3, ".gz") == 0;
+    uris u = {fn, ctx};
+    for (unsigned no = 0;; no++) {
+        char *path = s->warc_max_size ? warc_file_name(s->warc_base, no)
+                                      : xstrdup(s->warc_base);
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        char why[300];
+        long long r = 0;
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+            r = warcscan(fd, gz, archived_uri, &u, why, sizeof why);
+        if (r < 0)
+            snprintf(err, errlen, "--warc '%s': %s", path, why);
+        if (fd >= 0)
+            close(fd);
+        free(path);
+        if (r < 0)
+            return -1;
+        if (fd < 0 || !s->warc_max_size)
+            return 0;
+    }
 }
 
 /* ---- the writer's operations (writer.h) ------------------------------------------- */

@@ -45,6 +45,14 @@ void warc_sha1_base32(const void *data, size_t len, char out[38]);
  * malloc'd. */
 char *warc_surt(const char *url);
 
+/* --resume with --state: fn(ctx, uri) for the target URI of each whole response and
+ * revisit record of the archive s names (every file, with --warc-max-size), before the
+ * crawl — what an earlier run archived. A missing file holds none. 0, or -1 with one
+ * line in err. */
+struct settings;
+int warc_archived(const struct settings *s, void (*fn)(void *ctx, const char *uri), void *ctx,
+                  char *err, size_t errlen);
+
 /* One line of the CDXJ index, in the fields and form of pywb and warcio's cdx-index:
  * the record of url at offset (length bytes, in the file named filename); digest with
  * or without "sha1:". malloc'd, ending in '\n'. */
