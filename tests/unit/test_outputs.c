@@ -405,6 +405,34 @@ static void test_kill9_then_resume(void **state)
     records_free(&all);
 }
 
+/* A finished crawl whose archive lost its second half (as a kill -9 loses what the
+ * writer had not written): --resume says how many responses it lacks, fetches those
+ * URLs again, and the archive has one response for each recorded URL again. */
+static void test_archive_lacks_refetched(void **state)
+{
+    (void)state;
+    char *db = in_dir("l.db"), *out = in_dir("l.jsonl"), *warc = in_dir("l.warc.gz");
+    crawl_run r;
+    run_queue(&r, db, out, NULL, "--warc", warc, NULL);
+    assert_int_equal(r.exit_code, 0);
+    crawl_run_free(&r);
+    long long size = file_size(warc);
+    assert_int_equal(truncate(warc, size / 2), 0);
+    run_queue(&r, db, out, NULL, "--resume", "--warc", warc, NULL);
+    if (r.exit_code != 0 || !strstr(r.err, "response(s) that --state"))
+        fail_msg("%s", crawl_run_describe(&r));
+    long long lacks = atoll(strstr(r.err, " lacks ") + 7);
+    assert_true(lacks > 50 && lacks < PAGES);
+    crawl_run_free(&r);
+    records all;
+    records_read(&all, out);
+    assert_int_equal(summary_int(&all, "done"), lacks); /* those, and only those */
+    assert_int_equal(summary_int(&all, "crawl_done"), PAGES);
+    char *files[] = {warc};
+    check_archive(files, 1, &all, NULL, 2);
+    records_free(&all);
+}
+
 /* SIGINT mid-crawl, --resume, and --resume of the finished crawl: the archive holds
  * each URL once; the summaries give this run's done and the whole crawl's. */
 static void test_sigint_then_resume(void **state)
@@ -617,8 +645,11 @@ static void test_store_crawls(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_used_refused),      cmocka_unit_test(test_store_crawls),
-        cmocka_unit_test(test_kill9_then_resume), cmocka_unit_test(test_sigint_then_resume),
+        cmocka_unit_test(test_used_refused),
+        cmocka_unit_test(test_store_crawls),
+        cmocka_unit_test(test_kill9_then_resume),
+        cmocka_unit_test(test_sigint_then_resume),
+        cmocka_unit_test(test_archive_lacks_refetched),
         cmocka_unit_test(test_rotation),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
