@@ -361,8 +361,7 @@ static void payload_digest(const crawl_wire *wr, char out[38], size_t *len)
     *len = p.len;
 }
 
-/* The media type of a Content-Type ("text/html; charset=x" -> "text/html"), or NULL. */
-static char *media_type(const char *ct)
+char *warc_media_type(const char *ct)
 {
     if (!ct)
         return NULL;
@@ -471,7 +470,7 @@ static void archive(warc *w, const item *it)
     }
     size_t record = seal_record(w);
     if (w->cdx_path) {
-        char *mime = seen ? NULL : media_type(response_header(r, "Content-Type"));
+        char *mime = seen ? NULL : warc_media_type(response_header(r, "Content-Type"));
         cdx_line(w, r->url, stamp, seen ? "warc/revisit" : mime, r->status, pdigest, record);
         free(mime);
     }

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "alloc.h"
+#include "warc.h"
 
 enum { CHUNK = 64 << 10 };
 
@@ -58,21 +59,9 @@ static bool record_head(const char *buf, size_t n, size_t *head_len, uint64_t *b
     return ok;
 }
 
-/* The media type of an HTTP Content-Type, lower case (malloc'd). */
-static char *media_type(const char *ct)
-{
-    size_t n = strcspn(ct, ";");
-    while (n > 0 && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
-        n--;
-    char *m = xstrndup(ct, n);
-    for (char *c = m; *c; c++)
-        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-    return m;
-}
-
 /* Call fn with the fields of the whole record whose first bytes are buf[0, n). */
-static void report(const char *buf, size_t n, size_t head_len, uint64_t offset, uint64_t length,
-                   warcscan_fn fn, void *ctx)
+static void found(const char *buf, size_t n, size_t head_len, uint64_t offset, uint64_t length,
+                  warcscan_fn fn, void *ctx)
 {
     const char *he = buf + head_len - 2;
     char *type = field(buf, he, "WARC-Type"), *uri = field(buf, he, "WARC-Target-URI"),
@@ -87,7 +76,7 @@ static void report(const char *buf, size_t n, size_t head_len, uint64_t offset, 
         const char *line = memmem(block, (size_t)(end - block), "\r\n", 2);
         if (hend && line) {
             char *hct = field(line + 2, hend + 2, "Content-Type");
-            mime = media_type(hct);
+            mime = warc_media_type(hct);
             free(hct);
             r.mime = mime;
         }
@@ -133,7 +122,7 @@ static long long scan_plain(int fd, uint64_t size, warcscan_fn fn, void *ctx, ch
             break;
         size_t kept =
             head_len + block_len < (uint64_t)n ? (size_t)(head_len + block_len) : (size_t)n;
-        report(buf, kept, head_len, pos, end - pos, fn, ctx);
+        found(buf, kept, head_len, pos, end - pos, fn, ctx);
         pos = end;
     }
     free(buf);
@@ -206,7 +195,7 @@ static long long scan_gz(int fd, uint64_t size, warcscan_fn fn, void *ctx, char 
         if (got == 0 || !record_head(keep, kept, &head_len, &block_len)
             || head_len + block_len + 4 != total)
             break;
-        report(keep, kept, head_len, pos, len, fn, ctx);
+        found(keep, kept, head_len, pos, len, fn, ctx);
         pos += len;
     }
     free(in);

@@ -371,6 +371,21 @@ static void check_archive(char *const *files, size_t nfiles, const records *rs, 
 
 /* ---- the tests ---------------------------------------------------------------------- */
 
+/* The first run of a crawl into warc and cdx, cut short by sig once warc holds size
+ * bytes: killed, or (SIGINT) ended cleanly, mid-crawl; its records in first. */
+static void cut_short(const char *db, const char *out, const char *warc, const char *cdx,
+                      long long size, int sig, records *first)
+{
+    crawl_run r;
+    kill_at k = {warc, size, sig};
+    run_queue(&r, db, out, &k, "--warc", warc, "--cdx", cdx, NULL);
+    if (sig == SIGKILL ? r.term_signal != SIGKILL : r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    records_read(first, out);
+    assert_true(first->n > 0 && first->n < PAGES); /* cut short mid-crawl */
+}
+
 /* kill -9 mid-crawl, the archive's last record torn, --resume: the torn bytes are cut
  * (its -v line says how many), the archive holds both runs, whole. */
 static void test_kill9_then_resume(void **state)
@@ -378,15 +393,10 @@ static void test_kill9_then_resume(void **state)
     (void)state;
     char *db = in_dir("k.db"), *out = in_dir("k.jsonl"), *warc = in_dir("k.warc.gz"),
          *cdx = in_dir("k.cdxj");
-    crawl_run r;
-    kill_at k = {warc, 40000, SIGKILL};
-    run_queue(&r, db, out, &k, "--warc", warc, "--cdx", cdx, NULL);
-    assert_int_equal(r.term_signal, SIGKILL);
-    crawl_run_free(&r);
     records first;
-    records_read(&first, out);
-    assert_true(first.n > 0 && first.n < PAGES); /* killed mid-crawl */
+    cut_short(db, out, warc, cdx, 40000, SIGKILL, &first);
     records_free(&first);
+    crawl_run r;
     /* A write cut short by the kill: the last record torn (on a fast disk the kill
      * seldom lands inside a write, so the test makes it so). */
     long long size = file_size(warc);
@@ -440,37 +450,28 @@ static void test_sigint_then_resume(void **state)
     (void)state;
     char *db = in_dir("i.db"), *out = in_dir("i.jsonl"), *warc = in_dir("i.warc"),
          *cdx = in_dir("i.cdxj");
-    crawl_run r;
-    kill_at k = {warc, 60000, SIGINT};
-    run_queue(&r, db, out, &k, "--warc", warc, "--cdx", cdx, NULL);
-    assert_int_equal(r.exit_code, 0);
-    crawl_run_free(&r);
     records first;
-    records_read(&first, out);
+    cut_short(db, out, warc, cdx, 60000, SIGINT, &first);
     size_t done1 = first.n;
-    assert_true(done1 > 0 && done1 < PAGES);
+    crawl_run r;
     assert_int_equal(summary_int(&first, "crawl_done"), done1);
     assert_int_equal(summary_int(&first, "runs"), 1);
     records_free(&first);
 
-    run_queue(&r, db, out, NULL, "--resume", "--warc", warc, "--cdx", cdx, NULL);
-    assert_int_equal(r.exit_code, 0);
-    crawl_run_free(&r);
+    /* the rest, then nothing left: a finished crawl (done 0), but the whole's totals */
     records all;
-    records_read(&all, out);
-    assert_int_equal(all.n, PAGES); /* SIGINT: nothing repeated */
-    assert_int_equal(summary_int(&all, "done"), PAGES - done1);
-    assert_int_equal(summary_int(&all, "crawl_done"), PAGES);
-    assert_int_equal(summary_int(&all, "runs"), 2);
-    records_free(&all);
-
-    run_queue(&r, db, out, NULL, "--resume", "--warc", warc, "--cdx", cdx, NULL);
-    assert_int_equal(r.exit_code, 0);
-    crawl_run_free(&r);
-    records_read(&all, out);
-    assert_int_equal(summary_int(&all, "done"), 0);           /* a finished crawl: */
-    assert_int_equal(summary_int(&all, "crawl_done"), PAGES); /* but the whole */
-    assert_int_equal(summary_int(&all, "runs"), 3);
+    for (unsigned run = 2; run <= 3; run++) {
+        if (run == 3)
+            records_free(&all);
+        run_queue(&r, db, out, NULL, "--resume", "--warc", warc, "--cdx", cdx, NULL);
+        assert_int_equal(r.exit_code, 0);
+        crawl_run_free(&r);
+        records_read(&all, out);
+        assert_int_equal(all.n, PAGES); /* SIGINT: nothing repeated */
+        assert_int_equal(summary_int(&all, "done"), run == 2 ? PAGES - done1 : 0);
+        assert_int_equal(summary_int(&all, "crawl_done"), PAGES);
+        assert_int_equal(summary_int(&all, "runs"), run);
+    }
     char *files[] = {warc};
     check_archive(files, 1, &all, cdx, 3);
     records_free(&all);
