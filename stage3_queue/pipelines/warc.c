@@ -76,8 +76,9 @@ typedef struct warc_out {
     char *path;                 /* its path */
     const char *name;           /* its last component (warcinfo, index) */
     uint64_t offset;            /* of the next record in it */
-    uint64_t fresh;             /* where its last warcinfo ends: nothing after, no
-                                 * rotation */
+    uint64_t fresh;             /* where the warcinfo that began it ends (0: a file
+                                 * resumed, that holds earlier runs' records): no
+                                 * record after it, no rotation */
 } warc_out;
 
 typedef struct warc {
