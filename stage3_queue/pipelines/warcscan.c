@@ -129,65 +129,87 @@ static long long scan_plain(int fd, uint64_t size, warcscan_fn fn, void *ctx, ch
     return (long long)pos;
 }
 
-/* One gzip member inflated from pos (in: 2 * CHUNK bytes of room): its compressed
- * length in *len and its first WARCSCAN_KEEP bytes in keep (*kept of them), *total
- * uncompressed. 1 a whole member,
- * 0 none (cut short, or not gzip), -1 a read error. */
-static int inflate_member(int fd, uint64_t pos, char *in, char *keep, size_t *kept, uint64_t *total,
-                          uint64_t *len)
+/* A window on the file: CHUNK bytes from at (len of them), read once for the members
+ * that lie in it. */
+typedef struct window {
+    int fd;
+    char *buf;
+    uint64_t at;
+    size_t len;
+} window;
+
+/* The file's bytes from pos (*p), how many the window holds (0: the end of the file),
+ * read when pos lies outside it; -1 on a read error. */
+static ssize_t window_at(window *w, uint64_t pos, const char **p)
 {
-    char *discard = in + CHUNK; /* what comes past keep's room */
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 16) != Z_OK)
-        alloc_oom(0);
+    if (pos < w->at || pos >= w->at + w->len) {
+        ssize_t n = pread(w->fd, w->buf, CHUNK, (off_t)pos);
+        if (n <= 0)
+            return n;
+        w->at = pos;
+        w->len = (size_t)n;
+    }
+    *p = w->buf + (pos - w->at);
+    return (ssize_t)(w->at + w->len - pos);
+}
+
+/* One gzip member inflated from pos (z: an inflate stream for gzip, reset here;
+ * discard: CHUNK bytes of room for what comes past keep's): its compressed length in
+ * *len and its first WARCSCAN_KEEP bytes in keep (*kept of them), *total uncompressed.
+ * 1 a whole member, 0 none (cut short, or not gzip), -1 a read error. */
+static int inflate_member(window *win, z_stream *z, uint64_t pos, char *discard, char *keep,
+                          size_t *kept, uint64_t *total, uint64_t *len)
+{
+    if (inflateReset(z) != Z_OK)
+        return 0;
     uint64_t read_at = pos;
-    int r = Z_OK, rc = 0;
+    int r = Z_OK;
     *kept = 0;
     *total = 0;
+    z->avail_in = 0;
     while (r != Z_STREAM_END) {
-        if (z.avail_in == 0) {
-            ssize_t n = pread(fd, in, CHUNK, (off_t)read_at);
-            if (n < 0) {
-                rc = -1;
-                break;
-            }
+        if (z->avail_in == 0) {
+            const char *p;
+            ssize_t n = window_at(win, read_at, &p);
+            if (n < 0)
+                return -1;
             if (n == 0)
-                break; /* the end of the file inside the member: torn */
+                return 0; /* the end of the file inside the member: torn */
             read_at += (uint64_t)n;
-            z.next_in = (Bytef *)in;
-            z.avail_in = (uInt)n;
+            z->next_in = (Bytef *)p;
+            z->avail_in = (uInt)n;
         }
         bool keeping = *kept < WARCSCAN_KEEP;
-        z.next_out = (Bytef *)(keeping ? keep + *kept : discard);
-        z.avail_out = keeping ? (uInt)(WARCSCAN_KEEP - *kept) : CHUNK;
-        uInt before = z.avail_out;
-        r = inflate(&z, Z_NO_FLUSH);
-        size_t made = before - z.avail_out;
+        z->next_out = (Bytef *)(keeping ? keep + *kept : discard);
+        z->avail_out = keeping ? (uInt)(WARCSCAN_KEEP - *kept) : CHUNK;
+        uInt before = z->avail_out;
+        r = inflate(z, Z_NO_FLUSH);
+        size_t made = before - z->avail_out;
         if (keeping)
             *kept += made;
         *total += made;
         if (r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR)
-            break; /* not gzip: damage, or a torn member's garbage */
+            return 0; /* not gzip: damage, or a torn member's garbage */
     }
-    if (r == Z_STREAM_END) {
-        *len = z.total_in;
-        rc = 1;
-    }
-    inflateEnd(&z);
-    return rc;
+    *len = read_at - pos - z->avail_in;
+    return 1;
 }
 
 /* One record per gzip member: each member inflated to its end, its record whole. */
 static long long scan_gz(int fd, uint64_t size, warcscan_fn fn, void *ctx, char *err, size_t errlen)
 {
-    char *in = xmalloc(2 * CHUNK), *keep = xmalloc(WARCSCAN_KEEP);
+    char *discard = xmalloc(CHUNK), *keep = xmalloc(WARCSCAN_KEEP);
+    window win = {fd, xmalloc(CHUNK), 0, 0};
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        alloc_oom(0);
     uint64_t pos = 0;
     long long rc = 0;
     while (pos < size) {
         size_t kept, head_len;
         uint64_t total, len, block_len;
-        int got = inflate_member(fd, pos, in, keep, &kept, &total, &len);
+        int got = inflate_member(&win, &z, pos, discard, keep, &kept, &total, &len);
         if (got < 0) {
             rc = read_error(err, errlen);
             break;
@@ -198,7 +220,9 @@ static long long scan_gz(int fd, uint64_t size, warcscan_fn fn, void *ctx, char 
         found(keep, kept, head_len, pos, len, fn, ctx);
         pos += len;
     }
-    free(in);
+    inflateEnd(&z);
+    free(win.buf);
+    free(discard);
     free(keep);
     return rc < 0 ? rc : (long long)pos;
 }
