@@ -88,6 +88,7 @@ static void on_record(void *ctx, const fetch_stat *st, const crawl_fetch *f)
     if (e->capture && !e->capture->record.url) {
         fetch_stat_copy(&e->capture->record, st);
         e->capture->output_end = crawl_output_end(e->a->crawl);
+        clock_gettime(CLOCK_REALTIME, &e->capture->at);
     }
 }
 

@@ -160,10 +160,11 @@ static void record_id(char out[48])
              b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-/* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits. */
-static void now_utc(char date[32], char stamp[16])
+/* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits, of t (0: now). */
+static void utc_at(time_t t, char date[32], char stamp[16])
 {
-    time_t t = time(NULL);
+    if (t == 0)
+        t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(date, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -284,7 +285,7 @@ static void warcinfo(warc *w)
 {
     char id[48], date[32], stamp[16];
     record_id(id);
-    now_utc(date, stamp);
+    utc_at(0, date, stamp);
     const crawl_options *o = &w->a->opt;
     char *fields = xasprintf(
         "software: crawlstages/%s (crawl-queue)\r\n"
@@ -409,7 +410,7 @@ static void archive(warc *w, const item *it)
     char resp_id[48], req_id[48], date[32], stamp[16], pdigest[38], bdigest[38];
     record_id(resp_id);
     record_id(req_id);
-    now_utc(date, stamp);
+    utc_at(it->at.tv_sec, date, stamp); /* the store's fetched_at, to the second */
     size_t plen = 0;
     bool nm = r->not_modified;
     if (!nm)

@@ -211,49 +211,85 @@ static int db_row(const char *db_path, const char *url, char **body, size_t *len
     return status;
 }
 
-/* warcio.js reads the archive: a revisit record (server-not-modified, referring to the
- * URI and a date) for each unchanged page, a response for the others. Skipped, said,
- * when warcio is not installed. */
-static void check_warc(const char *warc, const char *base, bool conditional)
+/* warcio.js's reading of an archive: each record's JSON line (warcio_check.mjs), or
+ * NULL when warcio is not installed (said). */
+static FILE *warcio_open(const char *warc)
 {
     const char *warcio = getenv("WARCIO");
     if (!warcio || !*warcio) {
         print_message("warcio (webrecorder's warcio.js) not installed: the archive is not "
                       "checked (install it: scripts/install-warcio.sh)\n");
-        return;
+        return NULL;
     }
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "node %s/warcio_check.mjs '%s' '%s' 2>&1", SCENARIOS_DIR, warcio,
              warc);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
+    return p;
+}
+
+static jobj *warcio_next(FILE *p)
+{
     char line[4096];
+    if (!fgets(line, sizeof line, p))
+        return NULL;
+    char err[256];
+    jobj *o = jobj_parse(line, strlen(line), err, sizeof err);
+    if (!o)
+        fail_msg("warcio.js: %s", line);
+    return o;
+}
+
+/* The WARC-Date of the response record for uri in the first crawl's archive (malloc'd),
+ * or NULL. */
+static char *capture_date(const char *old_warc, const char *uri)
+{
+    FILE *p = warcio_open(old_warc);
+    char *date = NULL;
+    for (jobj *o; (o = warcio_next(p)); jobj_free(o))
+        if (strcmp(jobj_str(o, "type"), "response") == 0 && strcmp(jobj_str(o, "uri"), uri) == 0)
+            date = strdup(jobj_str(o, "date"));
+    assert_int_equal(pclose(p), 0);
+    return date;
+}
+
+static bool unchanged_path(const char *path)
+{
+    for (size_t i = 0; i < NPAGES; i++)
+        if (strcmp(pages[i].path, path) == 0)
+            return !pages[i].changes && !pages[i].v1_only && !pages[i].v2_only;
+    return false;
+}
+
+/* warcio.js reads the archive: a revisit record (server-not-modified, referring to the
+ * URI and the WARC-Date of its earlier capture, in old_warc) for each unchanged page, a
+ * response for the others. Skipped, said, when warcio is not installed. */
+static void check_warc(const char *warc, const char *old_warc, const char *base, bool conditional)
+{
+    FILE *p = warcio_open(warc);
+    if (!p)
+        return;
     int revisits = 0, responses = 0;
-    while (fgets(line, sizeof line, p)) {
-        char err[256];
-        jobj *o = jobj_parse(line, strlen(line), err, sizeof err);
-        if (!o)
-            fail_msg("warcio.js: %s", line);
+    for (jobj *o; (o = warcio_next(p)); jobj_free(o)) {
         const char *type = jobj_str(o, "type"), *uri = jobj_str(o, "uri");
-        if (strcmp(type, "revisit") == 0) {
-            revisits++;
-            assert_string_equal(jobj_str(o, "profile"),
-                                "http://netpreserve.org/warc/1.1/revisit/server-not-modified");
-            assert_string_equal(jobj_str(o, "refers_to_uri"), uri);
-            assert_non_null(jobj_str(o, "refers_to_date"));
-            assert_int_equal(jobj_int(o, "status", 0), 304);
-            assert_true(jobj_is_null(o, "payload_digest"));
-            const char *path = uri + strlen(base) - 1;
-            bool unchanged = false;
-            for (size_t i = 0; i < NPAGES; i++)
-                unchanged |= strcmp(pages[i].path, path) == 0 && !pages[i].changes
-                    && !pages[i].v1_only && !pages[i].v2_only;
-            if (!unchanged)
-                fail_msg("a revisit record for %s", uri);
-        } else if (strcmp(type, "response") == 0) {
+        if (strcmp(type, "response") == 0)
             responses++;
-        }
-        jobj_free(o);
+        if (strcmp(type, "revisit") != 0)
+            continue;
+        revisits++;
+        if (!unchanged_path(uri + strlen(base) - 1))
+            fail_msg("a revisit record for %s, which changed", uri);
+        assert_string_equal(jobj_str(o, "profile"),
+                            "http://netpreserve.org/warc/1.1/revisit/server-not-modified");
+        assert_string_equal(jobj_str(o, "refers_to_uri"), uri);
+        assert_int_equal(jobj_int(o, "status", 0), 304);
+        assert_true(jobj_is_null(o, "payload_digest"));
+        char *then = capture_date(old_warc, uri);
+        if (!then || strcmp(then, jobj_str(o, "refers_to_date")) != 0)
+            fail_msg("%s refers to %s; its earlier capture is of %s", uri,
+                     jobj_str(o, "refers_to_date"), then ? then : "(none)");
+        free(then);
     }
     assert_int_equal(pclose(p), 0);
     assert_int_equal(revisits, conditional ? 3 : 0);
@@ -262,7 +298,8 @@ static void check_warc(const char *warc, const char *base, bool conditional)
 
 static void recrawl_case(validators v)
 {
-    char site1[300], site2[300], log1[300], log2[300], old_db[300], new_db[300], warc[300];
+    char site1[300], site2[300], log1[300], log2[300], old_db[300], new_db[300], warc[300],
+        old_warc[300];
     snprintf(site1, sizeof site1, "%s/v1-%d.site", dir, v);
     snprintf(site2, sizeof site2, "%s/v2-%d.site", dir, v);
     snprintf(log1, sizeof log1, "%s/log1-%d", dir, v);
@@ -270,6 +307,7 @@ static void recrawl_case(validators v)
     snprintf(old_db, sizeof old_db, "%s/old-%d.db", dir, v);
     snprintf(new_db, sizeof new_db, "%s/new-%d.db", dir, v);
     snprintf(warc, sizeof warc, "%s/new-%d.warc", dir, v);
+    snprintf(old_warc, sizeof old_warc, "%s/old-%d.warc.gz", dir, v);
     write_site(site1, 1, v);
     write_site(site2, 2, v);
     int port = testsite_free_port();
@@ -278,7 +316,7 @@ static void recrawl_case(validators v)
     testsite ts;
     start_site(&ts, port, site1, log1);
     crawl_run r1;
-    crawl(&r1, ts.url, NULL, old_db, NULL);
+    crawl(&r1, ts.url, NULL, old_db, old_warc);
     assert_int_equal(r1.nrecords, 6);
     crawl_run_free(&r1);
     testsite_stop(&ts);
@@ -347,7 +385,7 @@ static void recrawl_case(validators v)
     }
     assert_int_equal(r2.nrecords, NPAGES);
     crawl_run_free(&r2);
-    check_warc(warc, base, conditional);
+    check_warc(warc, old_warc, base, conditional);
 }
 
 static void test_recrawl_etag_and_last_modified(void **state)
