@@ -152,6 +152,9 @@ static const logline *log_find(const logline *l, size_t n, const char *path)
     return found;
 }
 
+/* The transport of the crawls (crawl-queue's default: curl). */
+static const char *transport = "curl";
+
 static void crawl(crawl_run *r, const char *url, const char *recrawl, const char *store,
                   const char *warc)
 {
@@ -161,6 +164,8 @@ static void crawl(crawl_run *r, const char *url, const char *recrawl, const char
     argv[k++] = "--format";
     argv[k++] = "jsonl";
     argv[k++] = "--ignore-robots";
+    argv[k++] = "--transport";
+    argv[k++] = (char *)transport;
     if (recrawl) {
         argv[k++] = "--recrawl";
         argv[k++] = (char *)recrawl;
@@ -300,14 +305,16 @@ static void recrawl_case(validators v)
 {
     char site1[300], site2[300], log1[300], log2[300], old_db[300], new_db[300], warc[300],
         old_warc[300];
-    snprintf(site1, sizeof site1, "%s/v1-%d.site", dir, v);
-    snprintf(site2, sizeof site2, "%s/v2-%d.site", dir, v);
-    snprintf(log1, sizeof log1, "%s/log1-%d", dir, v);
-    snprintf(log2, sizeof log2, "%s/log2-%d", dir, v);
-    snprintf(old_db, sizeof old_db, "%s/old-%d.db", dir, v);
-    snprintf(new_db, sizeof new_db, "%s/new-%d.db", dir, v);
-    snprintf(warc, sizeof warc, "%s/new-%d.warc", dir, v);
-    snprintf(old_warc, sizeof old_warc, "%s/old-%d.warc.gz", dir, v);
+    static int run;
+    run++; /* each case its own files */
+    snprintf(site1, sizeof site1, "%s/v1-%d.site", dir, run);
+    snprintf(site2, sizeof site2, "%s/v2-%d.site", dir, run);
+    snprintf(log1, sizeof log1, "%s/log1-%d", dir, run);
+    snprintf(log2, sizeof log2, "%s/log2-%d", dir, run);
+    snprintf(old_db, sizeof old_db, "%s/old-%d.db", dir, run);
+    snprintf(new_db, sizeof new_db, "%s/new-%d.db", dir, run);
+    snprintf(warc, sizeof warc, "%s/new-%d.warc", dir, run);
+    snprintf(old_warc, sizeof old_warc, "%s/old-%d.warc.gz", dir, run);
     write_site(site1, 1, v);
     write_site(site2, 2, v);
     int port = testsite_free_port();
@@ -392,6 +399,15 @@ static void test_recrawl_etag_and_last_modified(void **state)
 {
     (void)state;
     recrawl_case(BOTH);
+}
+
+/* The raw transport hands the engine the same heads and bytes. */
+static void test_recrawl_raw_transport(void **state)
+{
+    (void)state;
+    transport = "raw";
+    recrawl_case(BOTH);
+    transport = "curl";
 }
 
 static void test_recrawl_last_modified_only(void **state)
@@ -553,6 +569,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recrawl_etag_and_last_modified),
+        cmocka_unit_test(test_recrawl_raw_transport),
         cmocka_unit_test(test_recrawl_last_modified_only),
         cmocka_unit_test(test_recrawl_neither),
         cmocka_unit_test(test_recrawl_bytes),
