@@ -6,7 +6,7 @@
  *  - content_type and encoding are recorded for every non-redirect response that has
  *    a Content-Type (crawling.py fills them only for status 200); links are still
  *    parsed only for status 200 — and for a 304 fed the page an earlier crawl stored
- *    (crawl_fetch_not_modified, --recrawl), whose links a recrawl must follow.
+ *    (crawl_fetch_not_modified), whose links a recrawl must follow.
  *  - a redirect whose target is off the site or excluded is recorded, not followed.
  *  - --max-pages N: at most N URLs are ever scheduled (roots included). Once
  *    seen_urls holds N URLs, further URLs are neither added to it nor scheduled;

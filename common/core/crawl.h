@@ -148,7 +148,7 @@ bool crawl_allowed(const crawl *c, const char *url);
  * whether it was. */
 bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx);
 
-/* This attempt is a 304 Not Modified that answered a conditional request (--recrawl),
+/* This attempt is a 304 Not Modified that answered a recrawl's conditional request,
  * and the body its sink is fed next is the page stored by an earlier crawl: its links
  * are parsed as a 200's, and the record says not_modified, with size 0 (no body came
  * over the wire). Call it before the sink's on_head. */

@@ -16,7 +16,7 @@
  *
  * Two output formats: text (modelled on the chapter's reporting.py) and jsonl (one
  * object per URL with exactly those nine keys — and "not_modified": true for a 304 that
- * answered --recrawl's conditional request — then {"summary": {...}}). Both are safe
+ * answered a recrawl's conditional request — then {"summary": {...}}). Both are safe
  * to print on a terminal whatever the servers sent: jsonl escapes as JSON does, text
  * as text_write_string below.
  */
@@ -37,7 +37,7 @@ typedef struct fetch_stat {
     char *encoding;
     int num_urls;
     int num_new_urls;
-    bool not_modified;   /* a 304 to a conditional request (--recrawl): the page is the
+    bool not_modified;   /* a 304 to a recrawl's conditional request: the page is the
                           * stored one; the JSONL record adds "not_modified": true */
 } fetch_stat;
 

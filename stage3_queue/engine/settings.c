@@ -176,11 +176,6 @@ static const cli_flag rows[] = {
     {.name = "sitemaps", .arg = CLI_ARG_NONE, .offset = AT(sitemaps),
      .help = "also start from each host's sitemaps (robots.txt's\n"
              "Sitemap lines, /sitemap.xml)"},
-    {.name = "recrawl", .arg = CLI_ARG_STRING, .metavar = "OLD.db", .offset = AT(recrawl),
-     .set = check_recrawl, .section = "",
-     .help = "ask for each page OLD.db (an earlier --store) holds\n"
-             "only if it changed (ETag, Last-Modified); a 304 is\n"
-             "the stored page (docs/recrawl.md) [fetch all]"},
     {.name = "threads", .arg = CLI_ARG_INT, .metavar = "N", .min = 1,
      .max = THREADPOOL_MAX_THREADS, .offset = AT(threads), .section = "",
      .help = "the thread pool (DNS lookups, the store), 1 to " STR(THREADPOOL_MAX_THREADS)
@@ -188,6 +183,11 @@ static const cli_flag rows[] = {
     {.name = "dns-timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001,
      .max = 86400, .offset = AT(dns_timeout),
      .help = "per DNS lookup on the raw transport [60]"},
+    {.name = "recrawl", .arg = CLI_ARG_STRING, .metavar = "OLD.db", .offset = AT(recrawl),
+     .set = check_recrawl,
+     .help = "ask for each page OLD.db (an earlier --store) holds\n"
+             "only if it changed (ETag, Last-Modified); a 304 is\n"
+             "the stored page (docs/recrawl.md) [fetch all]"},
     {0}
 };
 /* clang-format on */
