@@ -245,10 +245,9 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
                       "with --frontier yet)",
                       frontier);
-    if (same_file(s->recrawl, s->store))
-        return REFUSE("--recrawl '%s' is read while the crawl runs: give --store another "
-                      "file",
-                      s->recrawl);
+    if (same_file(s->recrawl, s->store) || same_file(s->recrawl, s->state))
+        return REFUSE("--recrawl '%s' is read while the crawl runs: give --%s another file",
+                      s->recrawl, same_file(s->recrawl, s->store) ? "store" : "state");
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",

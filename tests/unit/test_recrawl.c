@@ -550,6 +550,25 @@ static void test_recrawl_refusals(void **state)
                      SQLITE_OK);
     sqlite3_close(db);
     expect_refusal(other_db, other_db, "give --store another file");
+    char out[300];
+    snprintf(out, sizeof out, "%s/refused.jsonl", dir);
+    char *argv[] = {BIN_DIR "/crawl-queue",
+                    "--recrawl",
+                    other_db,
+                    "--state",
+                    other_db,
+                    "--format",
+                    "jsonl",
+                    "--output",
+                    out,
+                    "http://127.0.0.1:1/",
+                    NULL};
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, 30), 0);
+    if (!crawl_run_one_line(&r, 2, "give --state another file"))
+        fail_msg("--recrawl X --state X: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    assert_int_equal(access(out, F_OK), -1);
     assert_int_equal(access(store, F_OK), -1); /* nothing was written */
 }
 
