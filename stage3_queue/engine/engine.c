@@ -444,7 +444,8 @@ static void record_response(handle_frame *f)
         crawl_fetch *cf = crawl_fetch_new(e->a->crawl, &cr);
         const http_sink *s = crawl_fetch_sink(cf);
         http_head head = {r->status, response_header(r, "Content-Type"),
-                          response_header(r, "Location"), (long long)r->body_len};
+                          response_header(r, "Location"), (long long)r->body_len,
+                          NULL}; /* made here, not fetched: no HTTP version */
         s->on_head(s->ctx, &head);
         if (r->body_len)
             s->on_body(s->ctx, r->body, r->body_len);

@@ -174,6 +174,11 @@ static const cli_flag rows[] = {
     {.name = "dns-timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001,
      .max = 86400, .offset = AT(dns_timeout),
      .help = "per DNS lookup on the raw transport [60]"},
+    {.name = "http1.1", .arg = CLI_ARG_NONE, .offset = AT(http1_1),
+     .help = "HTTP/1.1 only [over https, HTTP/2 when the server\n"
+             "offers it, one connection per host] (docs/http2.md)"},
+    {.name = "insecure", .arg = CLI_ARG_NONE, .offset = AT(insecure),
+     .help = "do not check TLS certificates (a warning says so)"},
     {0}
 };
 /* clang-format on */
@@ -223,6 +228,10 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
                       "with --frontier yet)",
                       frontier);
+    if (strcmp(o->transport, "raw") == 0 && (s->http1_1 || s->insecure))
+        return REFUSE("%s: the raw transport speaks HTTP/1.0 over plain TCP only (no TLS, "
+                      "no HTTP/2): use --transport curl",
+                      s->insecure ? "--insecure" : "--http1.1");
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
@@ -245,6 +254,8 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     if ((s->state || s->frontier) && !s->resume)
         o->keep_output = "add --resume to go on with it";
     o->host_lanes = s->polite;
+    o->http2 = !s->http1_1;
+    o->insecure = s->insecure;
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];
