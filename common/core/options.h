@@ -44,6 +44,7 @@ typedef struct crawl_options {
     int http2;               /* the curl transport offers HTTP/2 over https (ALPN), one
                               * connection per host; records say "http_version" */
     int insecure;            /* the curl transport checks no TLS certificate */
+    int record_http_version; /* each jsonl record says "http_version" (report.h) */
 } crawl_options;
 
 #endif

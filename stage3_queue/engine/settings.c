@@ -256,6 +256,7 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     o->host_lanes = s->polite;
     o->http2 = !s->http1_1;
     o->insecure = s->insecure;
+    o->record_http_version = 1;
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];
