@@ -234,10 +234,6 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
             curl_glue_set_http2(a->curl, a->opt.http2);
             curl_glue_set_insecure(a->curl, a->opt.insecure);
         }
-        if (a->curl && a->opt.insecure)
-            log_warn("%s: --insecure: TLS certificates are not checked; anyone on the way "
-                     "can read and change what is fetched",
-                     prog);
     }
     if (!a->loop || !a->crawl || (!a->resolver && !a->dns && !a->curl)) {
         fprintf(stderr, "%s: %s\n", prog, err);

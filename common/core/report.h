@@ -13,7 +13,7 @@
  *                 NULL when content_type is NULL
  *   num_urls      distinct allowed links found on the page
  *   num_new_urls  of those, how many had not been seen before this page
- *   http_version  (crawl-queue's records only) the response's HTTP version,
+ *   http_version  (a crawler that asks for it) the response's HTTP version,
  *                 "HTTP/1.1" or "HTTP/2" (say); null when no response came
  *
  * Two output formats: text (modelled on the chapter's reporting.py) and jsonl (one
@@ -38,8 +38,9 @@ typedef struct fetch_stat {
     char *encoding;
     int num_urls;
     int num_new_urls;
-    /* Stage 3's records only: the response's HTTP version ("HTTP/1.1", "HTTP/2"; ""
-     * when none came: null), as jsonl's "http_version", with with_http_version. */
+    /* The response's HTTP version ("HTTP/1.1", "HTTP/2"; "" when none came: null),
+     * as jsonl's "http_version" when with_http_version (crawl_options'
+     * record_http_version). */
     char http_version[12];
     bool with_http_version;
 } fetch_stat;
