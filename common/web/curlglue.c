@@ -34,7 +34,7 @@
  * transfer that ends well raises it by one again, up to what it started at. The
  * caller never knows, but its sink hears on_wait_fd while its request waits.
  *
- * HTTP/2 (curl_glue_set_http2; crawl-queue's default): offered by ALPN over https, the
+ * HTTP/2 (curl_glue_set_http2, off by default): offered by ALPN over https, the
  * transfers to one host multiplexed on one connection, a new one waiting for the
  * connection being made (PIPEWAIT) rather than opening its own. libcurl hands the head
  * to header_cb as HTTP/1.x-shaped lines, "HTTP/2 200 " first: once the first line
