@@ -2558,12 +2558,10 @@ static int start_nginx(case_ctx *c, const char *nginx, const char *ssl, const ch
     return -1;
 }
 
-/* The access log from byte `from` on: every line's protocol must be proto. Returns
- * the lines; conns[0], conns[1]: the connections 127.0.0.1 and 127.0.0.2 saw. */
-static size_t check_access_log(const char *d, long from, const char *proto, int conns[2])
+/* check_access_log's reading, once. */
+static size_t read_access_log(const char *path, long from, const char *proto, int conns[2])
 {
-    char path[300], line[1024];
-    snprintf(path, sizeof path, "%s/access.log", d);
+    char line[1024];
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     assert_int_equal(fseek(f, from, SEEK_SET), 0);
@@ -2586,6 +2584,25 @@ static size_t check_access_log(const char *d, long from, const char *proto, int 
         lines++;
     }
     fclose(f);
+    return lines;
+}
+
+/* The access log from byte `from` on, once it has `want` lines (nginx writes a line
+ * after it has sent the response, so it may come just after the crawler has ended:
+ * waited for, 2 s at most): every line's protocol must be proto. Returns the lines;
+ * conns[0], conns[1]: the connections 127.0.0.1 and 127.0.0.2 saw. */
+static size_t check_access_log(const char *d, long from, const char *proto, size_t want,
+                               int conns[2])
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/access.log", d);
+    size_t lines = 0;
+    for (int i = 0; i < 40; i++) {
+        lines = read_access_log(path, from, proto, conns);
+        if (lines >= want)
+            break;
+        sleep_ms(50);
+    }
     return lines;
 }
 
@@ -2742,10 +2759,12 @@ static void test_h2(void **state)
         fail_msg("--cacert: %zu records, want %zu\n%s", r->nrecords, want,
                  crawl_run_describe(r));
     expect_http_version(r, "HTTP/2");
-    check_access_log(d, from, "HTTP/2.0", conns);
+    check_access_log(d, from, "HTTP/2.0", want + 2, conns);
 
+    from = file_size(d, "access.log");
     char *argv[] = {(char *)bin, "--insecure", "--max-pages", "1", root1, NULL};
     run_argv(c, argv);
+    check_access_log(d, from, "HTTP/2.0", 2, conns);
     size_t warned = 0;
     for (const char *p = c->run.err; (p = strstr(p, "certificates are not checked")); p++)
         warned++;
@@ -2758,7 +2777,7 @@ static void test_h2(void **state)
         fail_msg("--insecure: %zu records, want %zu\n%s", r->nrecords, want,
                  crawl_run_describe(r));
     expect_http_version(r, "HTTP/2");
-    size_t lines = check_access_log(d, from, "HTTP/2.0", conns);
+    size_t lines = check_access_log(d, from, "HTTP/2.0", want + 2, conns);
     if (conns[0] != 1 || conns[1] != 1 || lines != want + 2)
         fail_msg("HTTP/2: %zu requests (want %zu, robots.txt included) on %d and %d "
                  "connections (want one per host)",
@@ -2776,7 +2795,7 @@ static void test_h2(void **state)
     r = crawl_with(c, bin, "curl", "--insecure", "--ignore-robots", "--max-pages", "10",
                    roots[0], roots[1], roots[2], roots[3], roots[4], roots[5], roots[6],
                    roots[7], roots[8], roots[9], NULL);
-    lines = check_access_log(d, from, "HTTP/2.0", conns);
+    lines = check_access_log(d, from, "HTTP/2.0", 10, conns);
     if (r->nrecords != 10 || lines != 10 || conns[0] != 1)
         fail_msg("10 roots at once: %zu records, %zu requests on %d connections (want 10 "
                  "on one)\n%s",
@@ -2786,7 +2805,9 @@ static void test_h2(void **state)
     r = crawl_with(c, bin, "curl", "--insecure", "--http1.1", "--warc", h1warc, root1, root2,
                    NULL);
     expect_http_version(r, "HTTP/1.1");
-    lines = check_access_log(d, from, "HTTP/1.1", conns);
+    lines = check_access_log(d, from, "HTTP/1.1", want + 2, conns);
+    if (lines != want + 2)
+        fail_msg("--http1.1: %zu requests, want %zu", lines, want + 2);
     char *h1 = comparable(r);
     if (strcmp(h1, h2)) {
         char diff[1024];
