@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "http.h"
+#include "recrawl_db.h"
 #include "redisurl.h"
 #include "alloc.h"
 #include "threadpool.h"
@@ -82,6 +84,13 @@ static int check_frontier(void *s, const char *arg, char *why, size_t n)
     if (bad)
         snprintf(why, n, "--frontier %s", err);
     return bad ? -1 : 0;
+}
+
+/* --recrawl OLD.db: a database --store wrote, checked now (one line, exit 2). */
+static int check_recrawl(void *s, const char *arg, char *why, size_t n)
+{
+    (void)s;
+    return old_db_check(arg, why, n);
 }
 
 /* Politeness: any of its flags turns it on (the polite Queue, hostqueue.h); some hold
@@ -193,6 +202,16 @@ static const cli_flag rows[] = {
     {.name = "dns-timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001,
      .max = 86400, .offset = AT(dns_timeout),
      .help = "per DNS lookup on the raw transport [60]"},
+    {.name = "recrawl", .arg = CLI_ARG_STRING, .metavar = "OLD.db", .offset = AT(recrawl),
+     .set = check_recrawl,
+     .help = "ask for each page OLD.db (an earlier --store) holds\n"
+             "only if it changed (ETag, Last-Modified); a 304 is\n"
+             "the stored page (docs/recrawl.md) [fetch all]"},
+    {.name = "http1.1", .arg = CLI_ARG_NONE, .offset = AT(http1_1),
+     .help = "HTTP/1.1 only [over https, HTTP/2 when the server\n"
+             "offers it, one connection per host] (docs/http2.md)"},
+    {.name = "insecure", .arg = CLI_ARG_NONE, .offset = AT(insecure),
+     .help = "do not check TLS certificates (a warning says so)"},
     {0}
 };
 /* clang-format on */
@@ -210,6 +229,14 @@ static void defaults(void *p)
 /* ---- the rules between flags ----------------------------------------------------- */
 
 #define REFUSE(...) (snprintf(why, n, __VA_ARGS__), -1)
+
+/* Whether two paths name one existing file. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev
+        && sa.st_ino == sb.st_ino;
+}
 
 static int check_rules(const settings *s, const crawl_options *o, char *why, size_t n)
 {
@@ -244,6 +271,13 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
                       "with --frontier yet)",
                       frontier);
+    if (same_file(s->recrawl, s->store) || same_file(s->recrawl, s->state))
+        return REFUSE("--recrawl '%s' is read while the crawl runs: give --%s another file",
+                      s->recrawl, same_file(s->recrawl, s->store) ? "store" : "state");
+    if (strcmp(o->transport, "raw") == 0 && (s->http1_1 || s->insecure))
+        return REFUSE("%s: the raw transport speaks HTTP/1.0 over plain TCP only (no TLS, "
+                      "no HTTP/2): use --transport curl",
+                      s->insecure ? "--insecure" : "--http1.1");
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
@@ -277,6 +311,9 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
         s->warc = first;
     }
     o->host_lanes = s->polite;
+    o->http2 = !s->http1_1;
+    o->insecure = s->insecure;
+    o->record_http_version = 1;
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];

@@ -184,10 +184,11 @@ static void record_id(char out[48])
              b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-/* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits. */
-static void now_utc(char date[32], char stamp[16])
+/* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits, of t (0: now). */
+static void utc_at(time_t t, char date[32], char stamp[16])
 {
-    time_t t = time(NULL);
+    if (t == 0)
+        t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(date, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -325,7 +326,7 @@ static char *warcinfo_record(const char *fields, const char *name, size_t *len)
 {
     char id[48], date[32], stamp[16], digest[38];
     record_id(id);
-    now_utc(date, stamp);
+    utc_at(0, date, stamp);
     warc_sha1_base32(fields, strlen(fields), digest);
     char *rec = xasprintf("WARC/1.1\r\nWARC-Type: warcinfo\r\nWARC-Record-ID: %s\r\n"
                           "WARC-Date: %s\r\nWARC-Filename: %s\r\nWARC-Block-Digest: %s\r\n"
@@ -349,13 +350,14 @@ static void payload_body(void *ctx, const char *data, size_t len)
     p->len += len;
 }
 
-static void payload_digest(const crawl_wire *wr, char out[38], size_t *len)
+static void payload_digest(const char *head, size_t head_len, const crawl_wire *wr,
+                           char out[38], size_t *len)
 {
     payload p = {.len = 0};
     sha1_init(&p.h);
     const http_sink sink = {.on_body = payload_body, .ctx = &p};
     http_parser *hp = http_parser_new_framed(&sink);
-    http_parser_feed(hp, wr->head, wr->head_len);
+    http_parser_feed(hp, head, head_len);
     http_parser_feed(hp, wr->body, wr->body_len);
     http_parser_free(hp);
     sha1_final(&p.h, out);
@@ -421,6 +423,53 @@ static void cdx_line(warc *w, const char *url, const char *stamp, const char *mi
     c->status = status;
 }
 
+/* A 304 that answered --recrawl's conditional request (response.not_modified): a
+ * revisit record of profile server-not-modified, pointing at the earlier capture by
+ * its URI and date (WARC 1.1, 6.7.3; the earlier record's id is not in the store). No
+ * WARC-Payload-Digest: the payload is the earlier one. The block is the 304's head. */
+static void not_modified_fields(warc *w, const response *r)
+{
+    putf(w, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r\n"
+            "WARC-Refers-To-Target-URI: %s\r\n", r->url);
+    /* the store's fetched_at, "2026-01-02T03:04:05.678Z", to the second of WARC-Date */
+    const char *at = r->stored_at;
+    if (at && strlen(at) >= 19 && at[10] == 'T')
+        putf(w, "WARC-Refers-To-Date: %.19sZ\r\n", at);
+}
+
+/* ---- HTTP/2 written as HTTP/1.1 ----------------------------------------------------
+ * An HTTP/2 message has no status line or request line: libcurl writes them as
+ * "HTTP/2 200 " and "GET /a HTTP/2". WARC readers expect HTTP/1.x there (some have
+ * failed on "HTTP/2": commoncrawl news-crawl #42), so, as StormCrawler and Nutch do,
+ * the record says "HTTP/1.1" in that line, and a WARC-Protocol field says "h2"
+ * (iipc/warc-specifications #42). The fields and the body are kept as they came
+ * (HTTP/2 has no chunked framing), so the payload and its digest are the same. */
+
+/* msg with "HTTP/2" in its first line (the token at the start or end) made "HTTP/1.1",
+ * malloc'd (length in *out_len); NULL when that line has no such token. */
+static char *h2_as_http1(const char *msg, size_t len, size_t *out_len)
+{
+    static const char h2[] = "HTTP/2", h1[] = "HTTP/1.1";
+    const char *nl = memchr(msg, '\n', len);
+    size_t line = nl ? (size_t)(nl - msg) : len;
+    if (line && msg[line - 1] == '\r')
+        line--;
+    size_t at;
+    if (line >= 7 && memcmp(msg, "HTTP/2 ", 7) == 0)
+        at = 0;                                 /* "HTTP/2 200 " */
+    else if (line >= 7 && memcmp(msg + line - 7, " HTTP/2", 7) == 0)
+        at = line - 6;                          /* "GET /a HTTP/2" */
+    else
+        return NULL;
+    char *out = xmalloc(len + sizeof h1 - sizeof h2 + 1);
+    memcpy(out, msg, at);
+    memcpy(out + at, h1, sizeof h1 - 1);
+    size_t rest = at + sizeof h2 - 1;
+    memcpy(out + at + sizeof h1 - 1, msg + rest, len - rest);
+    *out_len = len + sizeof h1 - sizeof h2;
+    return out;
+}
+
 /* A response: its response (or revisit) record, then its request record. */
 static void archive(warc *w, const item *it)
 {
@@ -431,35 +480,52 @@ static void archive(warc *w, const item *it)
     char resp_id[48], req_id[48], date[32], stamp[16], pdigest[38], bdigest[38];
     record_id(resp_id);
     record_id(req_id);
-    now_utc(date, stamp);
-    size_t plen;
-    payload_digest(wr, pdigest, &plen);
+    utc_at(it->at.tv_sec, date, stamp); /* the store's fetched_at, to the second */
+    size_t head_len = wr->head_len, request_len = wr->request_len;
+    char *head1 = h2_as_http1(wr->head, wr->head_len, &head_len);
+    char *request1 = head1 && wr->request_len
+                         ? h2_as_http1(wr->request, wr->request_len, &request_len)
+                         : NULL;
+    const char *head = head1 ? head1 : wr->head;
+    const char *req = request1 ? request1 : wr->request;
+    const char *protocol = head1 ? "WARC-Protocol: h2\r\n" : "";
+    size_t plen = 0;
+    bool nm = r->not_modified;
+    if (!nm)
+        payload_digest(head, head_len, wr, pdigest, &plen);
     strmap_node *seen = plen ? strmap_find(&w->payloads, pdigest) : NULL;
 
-    record_head(w, seen ? "revisit" : "response", resp_id, date);
-    putf(w, "WARC-Target-URI: %s\r\n", r->url);
+    record_head(w, seen || nm ? "revisit" : "response", resp_id, date);
+    putf(w, "WARC-Target-URI: %s\r\n%s", r->url, protocol);
     if (wr->peer[0])
         putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
-    putf(w, "WARC-Payload-Digest: %s\r\n", pdigest);
+    if (!nm)
+        putf(w, "WARC-Payload-Digest: %s\r\n", pdigest);
     sha1 h;
     sha1_init(&h);
-    sha1_update(&h, wr->head, wr->head_len);
-    if (seen) {
+    sha1_update(&h, head, head_len);
+    if (nm) {
+        not_modified_fields(w, r);
+        sha1_final(&h, bdigest);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len, NULL,
+                     0);
+        memcpy(pdigest, bdigest, sizeof pdigest); /* the index's digest: the block's */
+    } else if (seen) {
         archived *a = strmap_entry(seen, archived, node);
         putf(w, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/"
                 "identical-payload-digest\r\nWARC-Refers-To: %s\r\n"
                 "WARC-Refers-To-Target-URI: %s\r\nWARC-Refers-To-Date: %s\r\n",
              a->id, a->uri, a->date);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
-                     wr->head_len, NULL, 0);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len,
+                     NULL, 0);
     } else {
         if (wr->truncated || r->truncated)
             put(w, "WARC-Truncated: length\r\n", 24);
         sha1_update(&h, wr->body, wr->body_len);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
-                     wr->head_len, wr->body, wr->body_len);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len,
+                     wr->body, wr->body_len);
         if (plen) {
             archived *a = xcalloc(1, sizeof *a);
             a->digest = xstrdup(pdigest);
@@ -471,21 +537,25 @@ static void archive(warc *w, const item *it)
     }
     size_t record = seal_record(w);
     if (w->cdx_path) {
-        char *mime = seen ? NULL : warc_media_type(response_header(r, "Content-Type"));
-        cdx_line(w, r->url, stamp, seen ? "warc/revisit" : mime, r->status, pdigest, record);
+        char *mime = seen || nm ? NULL : warc_media_type(response_header(r, "Content-Type"));
+        cdx_line(w, r->url, stamp, seen || nm ? "warc/revisit" : mime, r->status, pdigest,
+                 record);
         free(mime);
     }
 
     if (wr->request_len) {
         record_head(w, "request", req_id, date);
-        putf(w, "WARC-Target-URI: %s\r\nWARC-Concurrent-To: %s\r\n", r->url, resp_id);
+        putf(w, "WARC-Target-URI: %s\r\nWARC-Concurrent-To: %s\r\n%s", r->url, resp_id,
+             protocol);
         if (wr->peer[0])
             putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
-        warc_sha1_base32(wr->request, wr->request_len, bdigest);
-        record_block(w, "application/http;msgtype=request", bdigest, wr->request,
-                     wr->request_len, NULL, 0);
+        warc_sha1_base32(req, request_len, bdigest);
+        record_block(w, "application/http;msgtype=request", bdigest, req, request_len,
+                     NULL, 0);
         seal_record(w);
     }
+    free(head1);
+    free(request1);
 }
 
 /* ---- files (pool threads) ----------------------------------------------------------- */
