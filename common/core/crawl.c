@@ -70,6 +70,9 @@ struct crawl {
     report *stats;           /* the FetchStatistic records: the text format's, which
                                 sorts them at the end; jsonl streams them and keeps none */
     size_t done;             /* records made */
+    size_t earlier_done;     /* crawl_set_earlier_runs: distinct URLs done before */
+    unsigned earlier_runs;   /* and in how many runs */
+    bool runs_known;         /* whether it was called */
     FILE *out;
     recstream *stream;       /* --format jsonl: each record written as it is made */
     char *failure;           /* crawl_fail's reason, or NULL */
@@ -696,6 +699,13 @@ size_t crawl_attempts(const crawl *c) { return c->in_flight + c->waiting_fd; }
 size_t crawl_peak_in_flight(const crawl *c) { return c->peak_in_flight; }
 size_t crawl_done_count(const crawl *c) { return c->done; }
 
+void crawl_set_earlier_runs(crawl *c, size_t done, unsigned runs)
+{
+    c->earlier_done = done;
+    c->earlier_runs = runs;
+    c->runs_known = true;
+}
+
 void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
 {
     for (int i = 0; i < c->o.nroots; i++) {
@@ -925,6 +935,8 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
         .selector = selector,
         .peak_in_flight = c->peak_in_flight,
         .interrupted = interrupted,
+        .crawl_done = c->earlier_done + c->done,
+        .runs = c->runs_known ? c->earlier_runs + 1 : 0,
     };
     char write_err[512];
     if (crawl_write_failed(c, write_err, sizeof write_err))

@@ -124,6 +124,11 @@ void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx);
  * NULL ctx removes nothing. */
 void crawl_remove_listeners(crawl *c, const void *ctx);
 
+/* A crawl resumed: its earlier runs recorded done distinct URLs, in runs runs. The
+ * summary then gives the whole crawl's totals beside this run's ("crawl_done",
+ * "runs"); a crawl that keeps its runs calls it with 0, 0 on its first. */
+void crawl_set_earlier_runs(crawl *c, size_t done, unsigned runs);
+
 /* seen_urls takes url without scheduling it (a crawl resumed: URLs of an earlier run).
  * Returns whether it was new. */
 bool crawl_mark_seen(crawl *c, const char *url);

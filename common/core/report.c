@@ -440,6 +440,8 @@ void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *ou
     json_write_string(out, sum->selector);
     fprintf(out, ", \"peak_in_flight\": %zu, \"interrupted\": %s", sum->peak_in_flight,
             sum->interrupted ? "true" : "false");
+    if (sum->runs)              /* a crawl resumed: the whole crawl's totals too */
+        fprintf(out, ", \"crawl_done\": %zu, \"runs\": %u", sum->crawl_done, sum->runs);
     if (sum->error) {
         fputs(", \"error\": ", out);
         json_write_string(out, sum->error);

@@ -59,6 +59,8 @@ typedef struct report_summary {
     size_t peak_in_flight;   /* most fetches in progress at once */
     int interrupted;         /* stopped by a signal, or failed */
     const char *error;       /* why it failed (NULL: it did not) */
+    size_t crawl_done;       /* with runs: URLs done by the whole crawl, this run's too */
+    unsigned runs;           /* the crawl's runs, this one included (0: not known) */
 } report_summary;
 
 typedef struct report report;

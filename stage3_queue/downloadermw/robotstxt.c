@@ -198,7 +198,8 @@ static int fetch_body(coro *co)
     fetch_frame *f = (fetch_frame *)co;
     CORO_BEGIN(co);
     for (;;) {
-        f->dl = engine_download(f->mw->e, request_new(f->url, 0, REQ_DONT_OBEY_ROBOTS));
+        f->dl = engine_download(f->mw->e,
+                                request_new(f->url, 0, REQ_DONT_OBEY_ROBOTS | REQ_ARCHIVE));
         AWAIT_FUTURE_CATCH(co, task_future(f->dl));
         if (co->err && co->err->kind == CORO_CANCELLED) {
             /* Cancelled: this task (the download then still runs, and the finally

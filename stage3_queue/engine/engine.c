@@ -268,6 +268,15 @@ static coro *download(engine *e, const request *req, unsigned flags)
     return fetch_response(e->a, &r, request_fields(req), flags);
 }
 
+/* A download of the engine's own that is kept (REQ_ARCHIVE): to each stage that keeps
+ * such downloads. */
+static void pipeline_download(engine *e, const request *req, const response *r)
+{
+    for (size_t i = 0; i < e->npipe; i++)
+        if (e->pipe[i].process_download)
+            e->pipe[i].process_download(e->pipe[i].self, req, r);
+}
+
 /* The downloader alone: fetch_response's tries, the body kept, no record — after the
  * process_request of the middlewares that see all requests. */
 static int download_body(coro *co)
@@ -293,11 +302,16 @@ static int download_body(coro *co)
             CORO_RAISE(co, CORO_ERROR, 0, "the %s middleware rescheduled a download (%s)",
                        f->e->mw[f->i].name, f->req->url);
     }
-    AWAIT(co, download(f->e, f->req, FETCH_KEEP_BODY));
+    AWAIT(co, download(f->e, f->req,
+                       FETCH_KEEP_BODY | (f->req->flags & REQ_ARCHIVE && f->e->keep_wire
+                                              ? FETCH_KEEP_WIRE
+                                              : 0)));
     {
         crawl_fetch *cf = co->value.p;
         response *r = response_of(cf, co->value.n == 1);
         crawl_fetch_release(cf);
+        if (f->req->flags & REQ_ARCHIVE)
+            pipeline_download(f->e, f->req, r);
         CORO_RETURN(co, r, 0);
     }
     CORO_END(co);

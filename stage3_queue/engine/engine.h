@@ -117,6 +117,10 @@ typedef struct item_pipeline {
      * raises is a fatal error of the crawl (exit 1), said in one line. */
     coro *(*open)(void *self, engine *e);
     coro *(*process_item)(void *self, item *it, bool *drop);
+    /* NULL, or: a response the engine downloaded for itself and that is no record of
+     * the crawl (engine_download of a request marked REQ_ARCHIVE: robots.txt), for the
+     * stages that keep what was fetched (--warc, --store). Never waits. */
+    void (*process_download)(void *self, const request *req, const response *resp);
     coro *(*close)(void *self);
     void (*free)(void *self);
 } item_pipeline;

@@ -160,7 +160,7 @@ static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     const settings *s = settings_of(engine_app(e));
-    *out = warc_pipeline(s->warc, s->cdx);
+    *out = warc_pipeline(s->warc_base, s->cdx); /* rotated: the names derive from it */
     return 0;
 }
 

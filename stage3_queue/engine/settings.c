@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include "http.h"
 #include "recrawl_db.h"
 #include "redisurl.h"
+#include "alloc.h"
 #include "threadpool.h"
 
 #define STR_(x) #x
@@ -106,6 +108,18 @@ static int set_polite_local(void *s, const char *arg, char *why, size_t n)
     return set_polite(s, arg, why, n);
 }
 
+char *warc_file_name(const char *base, unsigned n)
+{
+    static const char *const ends[] = {".warc.gz", ".warc", ".gz"};
+    size_t len = strlen(base);
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t e = strlen(ends[i]);
+        if (len > e && strcmp(base + len - e, ends[i]) == 0)
+            return xasprintf("%.*s-%05u%s", (int)(len - e), base, n, ends[i]);
+    }
+    return xasprintf("%s-%05u", base, n);
+}
+
 /* ---- the table ------------------------------------------------------------------- */
 
 #define AT(field) offsetof(settings, field)
@@ -129,12 +143,17 @@ static const cli_flag rows[] = {
      .help = "store every record, headers and body in SQLite\n"
              "(docs/storage.md) [none]"},
     {.name = "warc", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(warc),
-     .out_file = true,
+     .out_file = true, .out_keep = true,
      .help = "archive every response in WARC/1.1, as it came\n"
              "over the wire; FILE.gz: gzip per record\n"
              "(docs/warc.md) [none]"},
     {.name = "cdx", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(cdx),
-     .out_file = true, .help = "with --warc: a CDXJ index of it [none]"},
+     .out_file = true, .out_keep = true, .help = "with --warc: a CDXJ index of it [none]"},
+    {.name = "warc-max-size", .arg = CLI_ARG_BYTES, .metavar = "BYTES", .min = 1,
+     .offset = AT(warc_max_size),
+     .help = "with --warc: a new file before one would pass\n"
+             "BYTES: FILE-00000.warc.gz, FILE-00001... (1 GB is\n"
+             "usual; docs/warc.md) [one file]"},
     {.name = "state", .arg = CLI_ARG_STRING, .metavar = "FILE.db", .offset = AT(state),
      .out_file = true, .out_sqlite = true,
      .help = "keep the crawl's frontier in SQLite, so that a\n"
@@ -228,6 +247,8 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
         redis_url_shown(s->frontier, frontier, sizeof frontier);
     if (s->cdx && !s->warc)
         return REFUSE("--cdx '%s' indexes a --warc file: give --warc too", s->cdx);
+    if (s->warc_max_size && !s->warc)
+        return REFUSE("--warc-max-size rotates a --warc archive: give --warc too");
     if (s->resume && !s->state && !s->frontier)
         return REFUSE("--resume goes on with the crawl of a --state file: give --state too");
     if (s->resume && s->frontier && to_stdout)
@@ -278,6 +299,17 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     /* A crawl that goes on with its --output never replaces one that holds records. */
     if ((s->state || s->frontier) && !s->resume)
         o->keep_output = "add --resume to go on with it";
+    /* Nor its --warc and --cdx (out_keep), which only --resume adds to. */
+    o->keep_files = s->state || s->frontier ? "add --resume to go on with it"
+                                            : "only --resume (with --state) adds to it";
+    s->warc_base = s->warc;
+    if (s->warc && s->warc_max_size) {
+        /* Rotated: the files are FILE-00000.warc.gz, ...; the first is the one claimed. */
+        static char *first; /* the last command line's: one crawl a process */
+        free(first);
+        first = warc_file_name(s->warc, 0);
+        s->warc = first;
+    }
     o->host_lanes = s->polite;
     o->http2 = !s->http1_1;
     o->insecure = s->insecure;

@@ -51,6 +51,9 @@ typedef struct store_page {
     char fetched_at[32];
 } store_page;
 
+/* Now, UTC, ISO 8601 with milliseconds ("2026-01-02T03:04:05.678Z"): fetched_at. */
+void store_utc_now(char *buf, size_t len);
+
 /* Fill p from it: the record and the time; with_response: the final URL, the headers
  * and the body too. */
 void store_page_fill(store_page *p, const item *it, bool with_response);

@@ -1908,7 +1908,7 @@ static void check_warc(case_ctx *c, const crawl_run *r, const char *b, const cha
         fail_msg("%zu gzip members for %zu records: one member per record", nmembers, n);
     if (n == 0 || strcmp(recs[0].type, "warcinfo"))
         fail_msg("the first record is not warcinfo");
-    size_t responses = 0, revisits = 0, requests = 0;
+    size_t responses = 0, revisits = 0, requests = 0, robots = 0;
     for (size_t i = 1; i < n; i++) {
         const wrec *w = &recs[i];
         bool resp = !strcmp(w->type, "response"), rev = !strcmp(w->type, "revisit");
@@ -1916,6 +1916,19 @@ static void check_warc(case_ctx *c, const crawl_run *r, const char *b, const cha
             fail_msg("record %zu: type %s", i, w->type);
         if (strcmp(w->ip, "127.0.0.1"))
             fail_msg("%s %s: WARC-IP-Address '%s'", w->type, w->uri, w->ip);
+        if (!strcmp(w->uri, U(b, "/robots.txt"))) {
+            /* robots.txt is archived too (no record of the crawl): as testsite
+             * answers it */
+            int st;
+            size_t slen;
+            char *served = testsite_fetch(&c->srv[0].ts, "/robots.txt", &st, &slen);
+            robots += resp;
+            if (!served || ((resp || rev) && st != w->status))
+                fail_msg("robots.txt archived with status %d, testsite answers %d",
+                         w->status, served ? st : -1);
+            free(served);
+            continue;
+        }
         if (!strcmp(w->type, "request")) {
             requests++;
             const wrec *to = find_wrec(recs, n, "id", w->concurrent);
@@ -1975,14 +1988,16 @@ static void check_warc(case_ctx *c, const crawl_run *r, const char *b, const cha
             fail_msg("%s failed (no response) but is archived", u);
         }
     }
-    if (responses + revisits != with_status || requests != with_status || revisits != 1)
+    if (responses + revisits != with_status || requests != with_status || revisits != 1 ||
+        robots != 1)
         fail_msg("%zu responses, %zu revisits, %zu requests for %zu records with a status "
-                 "(want one revisit: /dup2)", responses, revisits, requests, with_status);
+                 "(want one revisit: /dup2), %zu robots.txt responses (want one)",
+                 responses, revisits, requests, with_status, robots);
     if (cdx) {
         size_t lines;
         check_cdx(cdx, recs, n, gz, members, nmembers, &lines);
-        if (lines != with_status)
-            fail_msg("--cdx has %zu lines for %zu responses", lines, with_status);
+        if (lines != with_status + robots)
+            fail_msg("--cdx has %zu lines for %zu responses", lines, with_status + robots);
     }
     const char *warcio = getenv("WARCIO");
     if (warcio && *warcio)

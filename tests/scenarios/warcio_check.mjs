@@ -42,6 +42,7 @@ for await (const record of parser) {
     concurrent: record.warcHeader("WARC-Concurrent-To") ?? null,
     payload_digest: record.warcHeader("WARC-Payload-Digest") ?? null,
     length: Number(record.warcHeader("Content-Length")),
+    filename: record.warcHeader("WARC-Filename") ?? null,
   };
   if (record.warcType === "revisit") {      // what it refers to (test_recrawl)
     out.profile = record.warcHeader("WARC-Profile") ?? null;
