@@ -52,6 +52,12 @@ in_gdb() {
         >"$work/gdb.out" 2>&1 </dev/null &
     local g=$! p
     if p=$(inferior_pid "$g" "$prog"); then
+        # Under load gdb may still be loading the libraries 1.5 s after the start: count
+        # from the crawler's first connection (its first socket), at most 20 s.
+        for _ in $(seq 400); do
+            find "/proc/$p/fd" -lname 'socket:*' 2>/dev/null | grep -q . && break
+            sleep 0.05
+        done
         sleep 1.5
         kill -INT "$p"
     fi
@@ -61,8 +67,10 @@ in_gdb() {
     # pool) 'Thread 1 "crawl-queue" received signal SIGINT'.
     sed -En '/^(Program|Thread [0-9]+ ".*") received signal SIGINT/,$p' "$work/gdb.out" |
         grep -v -e '^\[Inferior 1 .* killed\]' -e 'No such file or directory' | sed "s|$here/||g"
+    # ... and it stopped mid-crawl: something is in flight.
     if grep -qE 'Python Exception|Error occurred in Python|Undefined command|Cannot call functions' "$work/gdb.out" ||
-       ! grep -qE '^(Program|Thread [0-9]+ ".*") received signal SIGINT' "$work/gdb.out"; then
+       ! grep -qE '^(Program|Thread [0-9]+ ".*") received signal SIGINT' "$work/gdb.out" ||
+       ! grep -qE '^[1-9][0-9]* live (task|Fetcher)\(s\):' "$work/gdb.out"; then
         echo "inflight.sh: gdb on $prog did not do it:" >&2
         tail -n 8 "$work/gdb.out" >&2
         status=1
