@@ -9,6 +9,7 @@
 #     traces-stacks, traces-coro      scripts/traces.sh
 #     watch-line                      scripts/watch-line.sh
 #     stage1-finish                   gdb -x docs/gdb/stage1-finish.gdb on crawl-callbacks
+#     stage3-session                  gdb -x docs/gdb/stage3.gdb on the chapter's crawl-queue
 #   <!-- side-by-side: FILE FUNCTION  the ``` block below it: crawling.py's lines (the
 #   PYTHON LINE => ANCHOR             left side, as written in the comment) next to the
 #   ... -->                           first line of FUNCTION in FILE, after the previous
@@ -17,8 +18,8 @@
 # hold SYMBOL or fall in the function SYMBOL; when it does not and SYMBOL is on exactly
 # one line of FILE, LINE is rewritten. A position without its (SYMBOL) is an error.
 #
-# PART: gdb (the six gdb blocks; runs the crawlers, ~30 s), inflight, traces,
-# watch-line, stage1-finish, listings (side-by-side and positions: no program runs).
+# PART: gdb (the seven gdb blocks; runs the crawlers, ~30 s), inflight, traces,
+# watch-line, stage1-finish, stage3-session, listings (side-by-side and positions: no program runs).
 # No PART: all. BINDIR: a Debug build's bin/ (build/bin); the transcripts are gcc -O0 -g3
 # output. Normalised: the testsite's port (PORT), addresses and pointers (0x…1, 0x…2,
 # ... numbered in order of first appearance in a block), pids, glibc's own line numbers,
@@ -35,14 +36,14 @@ while [ $# -gt 0 ]; do
         --check) check=1 ;;
         --bin) bin=${2:?--bin needs a directory}; shift ;;
         -h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
-        gdb) parts+=(inflight traces watch-line stage1-finish) ;;
-        inflight | traces | watch-line | stage1-finish | listings) parts+=("$1") ;;
+        gdb) parts+=(inflight traces watch-line stage1-finish stage3-session) ;;
+        inflight | traces | watch-line | stage1-finish | stage3-session | listings) parts+=("$1") ;;
         *) echo "regen-docs.sh: unknown part or option '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
 done
 full=0
-[ ${#parts[@]} -eq 0 ] && { parts=(inflight traces watch-line stage1-finish listings); full=1; }
+[ ${#parts[@]} -eq 0 ] && { parts=(inflight traces watch-line stage1-finish stage3-session listings); full=1; }
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 # shellcheck source=chapter-flags.sh
 . "$here/scripts/chapter-flags.sh"
@@ -56,7 +57,7 @@ status=0
 docs=(README.md docs/*.md docs/exercises/*/README.md)
 
 # ---- the gdb parts
-if want inflight || want traces || want watch-line || want stage1-finish; then
+if want inflight || want traces || want watch-line || want stage1-finish || want stage3-session; then
     for f in crawl-callbacks crawl-generators crawl-queue testsite; do
         [ -x "$bin/$f" ] || { echo "regen-docs.sh: $bin/$f not built" >&2; exit 1; }
     done
@@ -124,26 +125,53 @@ if want watch-line && produce watch-line bash scripts/watch-line.sh "$bin"; then
         >"$work/blocks/watch-line"
 fi
 
-stage1_finish() {
+# session NAME PROG GDBFILE 'CMD;CMD;...' ARGS...: one gdb -batch session on PROG with
+# ARGS and a local site's root URL: GDBFILE, then (echoed by trace-commands) the CMDs.
+# Its output from the first command on, without gdb's thread chatter. Fails on a gdb
+# or Python error in it.
+session() {
+    local name=$1 prog=$2 file=$3 cmds=$4 ex=() list c shown=""
+    shift 4
+    IFS=';' read -ra list <<<"$cmds"
+    [ ${#list[@]} -gt 0 ] && ex=(-ex 'set trace-commands on')
+    for c in "${list[@]}"; do
+        ex+=(-ex "$c")
+        case $c in *' '*) shown+=" -ex '$c'" ;; *) shown+=" -ex $c" ;; esac
+    done
     . "$here/scripts/testsite-lib.sh"
     site_start "$bin" pages=6,links=3,size=500,seed=1 || return 1
-    echo "\$ gdb -batch -x docs/gdb/stage1-finish.gdb --args crawl-callbacks --max-tasks 2 $site_url"
-    timeout -k 5 60 gdb -q -batch -nx -x "$here/docs/gdb/stage1-finish.gdb" \
-        --args "$bin/crawl-callbacks" --max-tasks 2 --output /dev/null "$site_url" \
-        </dev/null 2>&1 | grep -v -e '^\[Thread debugging' -e '^Using host libthread_db'
-    local rc=${PIPESTATUS[0]}
+    echo "\$ gdb -batch -x ${file#"$here"/}$shown --args $prog $* $site_url"
+    timeout -k 5 60 gdb -q -batch -nx -x "$file" "${ex[@]}" \
+        --args "$bin/$prog" "$@" --output /dev/null "$site_url" </dev/null >"$work/$name.gdb" 2>&1
+    local rc=$?
     site_stop
+    sed -n '/^+/,$p' "$work/$name.gdb" |
+        grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[New Thread' \
+            -e '^\[Inferior 1 .* killed\]' -e '^\[Thread .* exited\]'
+    if grep -E 'Python Exception|Error occurred in Python|Traceback|No symbol|There is no member|<unreadable|Cannot call functions' \
+        "$work/$name.gdb" >&2; then
+        return 1
+    fi
     return "$rc"
 }
-if want stage1-finish && produce stage1-finish stage1_finish; then
-    if grep -qE 'Python Exception|Error occurred in Python|No symbol|Cannot call functions' \
-        "$work/stage1-finish.raw" || [ "$(grep -c '^Breakpoint 1, connected' "$work/stage1-finish.raw")" -ne 2 ]; then
-        echo "regen-docs.sh: stage1-finish: gdb did not stop twice in connected, or failed:" >&2
+if want stage1-finish &&
+    produce stage1-finish session stage1-finish crawl-callbacks "$here/docs/gdb/stage1-finish.gdb" '' \
+        --max-tasks 2; then
+    if [ "$(grep -c '^Breakpoint 1, connected' "$work/stage1-finish.raw")" -ne 2 ]; then
+        echo "regen-docs.sh: stage1-finish: gdb did not stop twice in connected:" >&2
         tail -n 8 "$work/stage1-finish.raw" >&2
         status=1
     else
         normalise <"$work/stage1-finish.raw" >"$work/blocks/stage1-finish"
     fi
+fi
+# Stage 3's session as debug-stage3 runs it (the chapter's crawler): the first stop,
+# four more, and the tasks at each end.
+if want stage3-session &&
+    produce stage3-session session stage3-session crawl-queue "$here/docs/gdb/stage3.gdb" \
+        'run;info tasks;continue;continue;continue;continue;info tasks;kill' \
+        --max-tasks 2 "${CHAPTER_FLAGS[@]}"; then
+    normalise <"$work/stage3-session.raw" >"$work/blocks/stage3-session"
 fi
 
 # ---- write (or compare) the docs
