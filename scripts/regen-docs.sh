@@ -12,8 +12,9 @@
 #     stage3-session                  gdb -x docs/gdb/stage3.gdb on the chapter's crawl-queue
 #   <!-- side-by-side: FILE FUNCTION  the ``` block below it: crawling.py's lines (the
 #   PYTHON LINE => ANCHOR             left side, as written in the comment) next to the
-#   ... -->                           first line of FUNCTION in FILE, after the previous
-#                                     anchor's, that contains ANCHOR, with its line number
+#   ... -->                           first line of FUNCTION in FILE that contains ANCHOR
+#                                     (after the previous anchor's line, if one does), with
+#                                     its line number
 # and, in the prose of every doc, each code position `FILE:LINE (SYMBOL)`: LINE must
 # hold SYMBOL or fall in the function SYMBOL; when it does not and SYMBOL is on exactly
 # one line of FILE, LINE is rewritten. A position without its (SYMBOL) is an error.
@@ -25,15 +26,20 @@
 # ... numbered in order of first appearance in a block), pids, glibc's own line numbers,
 # a freed int's new value, and (inflight) which pages are in flight: /p/N. The stage-3 flags of the chapter's crawler come from
 # scripts/chapter-flags.sh.
+#
+# --handout (scripts/handout.sh, in the copy): a listing that quotes a line the copy no
+# longer has (an exercise's, stubbed) is left out, its comment too, with a note.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here" || exit 1
 check=0
+handout=0
 bin=$here/build/bin
 parts=()
 while [ $# -gt 0 ]; do
     case $1 in
         --check) check=1 ;;
+        --handout) handout=1 ;;
         --bin) bin=${2:?--bin needs a directory}; shift ;;
         -h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
         gdb) parts+=(inflight traces watch-line stage1-finish stage3-session) ;;
@@ -205,7 +211,7 @@ done
 if want listings; then
     for doc in "${docs[@]}"; do
         src=$work/new/${doc//\//%}
-        awk -v doc="$doc" '
+        awk -v doc="$doc" -v handout="$handout" '
             function fail(msg) { printf "%s:%d: %s\n", doc, start, msg > "/dev/stderr"; bad = 1 }
             # The lines of FUNCTION in FILE: from its definition (a line at column 0
             # naming it, with no ";" at the end) to the next "}" at column 0.
@@ -220,32 +226,38 @@ if want listings; then
                 close(file)
                 return n > 0
             }
-            function render(   i, j, k, w, anchor, py, at, right, sep) {
-                if (!load(file, fn)) { fail(file ": no such file"); return }
-                if (nsrc == 0) { fail(file ": no function " fn); return }
+            # The listing into `out`; 0 (and a message) when a line it quotes is gone.
+            function render(   i, k, w, at, right, line) {
+                if (!load(file, fn)) { why = file ": no such file"; return 0 }
+                if (nsrc == 0) { why = file ": no function " fn; return 0 }
                 w = length("crawling.py")
                 for (i = 1; i <= np; i++) if (length(left[i]) > w) w = length(left[i])
-                printf "%-*s    %s (%s)\n", w, "crawling.py", file, fn
+                out = sprintf("%-*s    %s (%s)\n", w, "crawling.py", file, fn)
                 at = 0
                 for (i = 1; i <= np; i++) {
                     right = ""
                     if (anc[i] != "") {
+                        # The first after the previous match (C may order them otherwise).
                         for (k = at + 1; k <= nsrc && index(src[k], anc[i]) == 0; k++) ;
-                        if (k > nsrc) { fail(fn ": no line after " (at ? num[at] : "its start") " contains: " anc[i]); return }
+                        if (k > nsrc) for (k = 1; k <= at && index(src[k], anc[i]) == 0; k++) ;
+                        if (k < 1 || k > nsrc || index(src[k], anc[i]) == 0) {
+                            why = fn ": no line of " file " contains: " anc[i]; return 0
+                        }
                         at = k
                         right = sprintf("%4d  %s", num[k], src[k])
                     }
                     line = sprintf("%-*s    %s", w, left[i], right)
                     sub(/[ \t]+$/, "", line)
-                    print line
+                    out = out line "\n"
                 }
+                return 1
             }
             state == 0 && /^<!-- side-by-side: / {
-                print; file = $3; fn = $4; np = 0; state = 1; start = FNR; next
+                held = $0 "\n"; file = $3; fn = $4; np = 0; state = 1; start = FNR; next
             }
-            state == 1 && /^-->$/ { print; state = 2; next }
+            state == 1 && /^-->$/ { held = held $0 "\n"; state = 2; next }
             state == 1 {
-                print
+                held = held $0 "\n"
                 line = $0
                 if (index(line, " => ")) {
                     left[++np] = substr(line, 1, index(line, " => ") - 1)
@@ -257,10 +269,16 @@ if want listings; then
                 next
             }
             state == 2 {
-                if ($0 !~ /^```/) { fail("side-by-side comment not followed by a ``` block"); state = 0; print; next }
-                print; render(); state = 3; next
+                if ($0 !~ /^```/) { fail("side-by-side comment not followed by a ``` block"); exit 1 }
+                dropped = 0
+                if (render()) printf "%s%s\n%s", held, $0, out
+                else if (handout) { # an exercise stubbed: its lines (and anchors) go too
+                    printf "*(The listing of `%s` is left out of the handout: it quotes an exercise.)*\n", fn
+                    dropped = 1
+                } else { fail(why); printf "%s", held; print }
+                state = 3; next
             }
-            state == 3 && /^```/ { print; state = 0; next }
+            state == 3 && /^```/ { if (!dropped) print; state = 0; next }
             state == 3 { next }
             { print }
             END { exit bad }' "$src" >"$src.sbs" && mv "$src.sbs" "$src" || status=1
