@@ -35,6 +35,47 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here" || exit 1
+
+# --selftest: in a small tree of its own, the listings and positions do what the header
+# says: written, then stale after a line moves (and rewritten), an error when a quoted
+# line is gone or a position names no symbol.
+selftest() {
+    local t fail=0
+    t=$(mktemp -d)
+    mkdir -p "$t/scripts" "$t/docs" "$t/src"
+    cp "$here/scripts/regen-docs.sh" "$here/scripts/chapter-flags.sh" "$t/scripts/"
+    printf '%s\n' '/* a.c */' 'static int add_body(int x)' '{' '    int y = offset_of(x);' \
+        '    return y;' '}' >"$t/src/a.c"
+    printf '%s\n' 'See `src/a.c:4 (offset_of)`, in `src/a.c:5 (add_body)`.' '' \
+        '<!-- side-by-side: src/a.c add_body' 'def add(x):     => static int add_body(' \
+        '    return x + 1 => return y;' '-->' '```' '```' >"$t/docs/a.md"
+    run() { (cd "$t" && bash scripts/regen-docs.sh "$@" listings) >"$t/out" 2>&1; }
+    expect() {  # WHAT STATUS GREP: the last run's status and output
+        local what=$1 want=$2 pat=$3 got=$4
+        if [ "$got" != "$want" ] || ! grep -qF -- "$pat" "$t/out" "$t/docs/a.md"; then
+            echo "selftest: $what: FAILED (status $got, wanted $want and '$pat'):"
+            sed 's/^/  | /' "$t/out" "$t/docs/a.md"
+            fail=1
+        else
+            echo "selftest: $what: ok"
+        fi
+    }
+    run; expect "a listing is written" 0 '   5      return y;' $?
+    run --check; expect "then it checks" 0 'the docs match' $?
+    sed -i '1i\\' "$t/src/a.c"
+    run --check; expect "a line moved: stale" 1 'is stale' $?
+    run; expect "regenerated: the listing follows" 0 '   6      return y;' $?
+    expect "... and the position follows its symbol" 0 'src/a.c:5 (offset_of)' 0
+    run --check; expect "then it checks again" 0 'the docs match' $?
+    sed -i '/return y;/d' "$t/src/a.c"
+    run; expect "a quoted line is gone: an error" 1 'no line of src/a.c contains: return y;' $?
+    printf '%s\n' '    return y;' >>"$t/src/a.c"
+    printf '%s\n' '' 'A bare src/a.c:3 in prose.' >>"$t/docs/a.md"
+    run; expect "a position without its symbol: an error" 1 'needs its symbol' $?
+    rm -rf "$t"
+    return $fail
+}
+
 orig_args=("$@")
 check=0
 handout=0
@@ -46,6 +87,7 @@ while [ $# -gt 0 ]; do
         --handout) handout=1 ;;
         --bin) bin=${2:?--bin needs a directory}; shift ;;
         -h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+        --selftest) selftest; exit $? ;;
         gdb) parts+=(inflight traces watch-line stage1-finish stage3-session) ;;
         inflight | traces | watch-line | stage1-finish | stage3-session | listings) parts+=("$1") ;;
         *) echo "regen-docs.sh: unknown part or option '$1' (try --help)" >&2; exit 2 ;;
@@ -64,7 +106,8 @@ mkdir -p "$work/blocks" "$work/new"
 status=0
 
 # Every doc that may hold a generated part or a position.
-docs=(README.md docs/*.md docs/exercises/*/README.md)
+docs=()
+for f in README.md docs/*.md docs/exercises/*/README.md; do [ -f "$f" ] && docs+=("$f"); done
 
 # ---- the gdb parts
 if want inflight || want traces || want watch-line || want stage1-finish || want stage3-session; then
