@@ -17,7 +17,8 @@
 #                                     its line number
 # and, in the prose of every doc, each code position `FILE:LINE (SYMBOL)`: LINE must
 # hold SYMBOL or fall in the function SYMBOL; when it does not and SYMBOL is on exactly
-# one line of FILE, LINE is rewritten. A position without its (SYMBOL) is an error.
+# one line of FILE, LINE is rewritten. A position without its (SYMBOL) is an error, and
+# so is a `snake_case` name in docs/debugging.md's prose that no source has.
 #
 # PART: gdb (the seven gdb blocks; runs the crawlers, ~30 s), inflight, traces,
 # watch-line, stage1-finish, stage3-session, listings (side-by-side and positions: no program runs).
@@ -390,6 +391,21 @@ if want listings; then
             }
             END { exit bad }' "$src" >"$src.pos" && mv "$src.pos" "$src" || status=1
     done
+fi
+
+# The names the gdb guide's prose gives (a `snake_case` word in backticks) are still
+# those of the sources (not in a handout, whose stubs drop some).
+if want listings && [ "$handout" = 0 ]; then
+    missing=$(awk '/^```/ { fence = !fence; next } !fence' docs/debugging.md |
+        grep -o '`[a-z_][a-z0-9_]*_[a-z0-9_]*`' | tr -d '`' | sort -u |
+        while read -r w; do
+            grep -rqw --include='*.[ch]' --include='*.py' --include='*.gdb' -- "$w" \
+                common stage1_callbacks stage2_generators stage3_queue docs/gdb || echo "$w"
+        done)
+    if [ -n "$missing" ]; then
+        echo "regen-docs.sh: docs/debugging.md names what the sources no longer have:" $missing >&2
+        status=1
+    fi
 fi
 
 changed=0
