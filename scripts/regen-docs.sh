@@ -21,12 +21,15 @@
 # so is a `snake_case` name in docs/debugging.md's prose that no source has.
 #
 # PART: gdb (the seven gdb blocks; runs the crawlers, ~30 s), inflight, traces,
-# watch-line, stage1-finish, stage3-session, listings (side-by-side and positions: no program runs).
-# No PART: all. BINDIR: a Debug build's bin/ (build/bin); the transcripts are gcc -O0 -g3
-# output. Normalised: the testsite's port (PORT), addresses and pointers (0x…1, 0x…2,
-# ... numbered in order of first appearance in a block), pids, glibc's own line numbers,
-# a freed int's new value, and (inflight) which pages are in flight: /p/N. The stage-3 flags of the chapter's crawler come from
+# watch-line, stage1-finish, stage3-session, listings (side-by-side, positions and
+# names: no program runs). No PART: all. BINDIR: a Debug build's bin/ (build/bin); the
+# transcripts are gcc -O0 -g3 output. Normalised: the testsite's port (PORT), addresses
+# and pointers (0x…1, 0x…2, ... numbered in order of first appearance in a block),
+# pids, glibc's own line numbers, a freed int's new value, and (inflight) which pages
+# are in flight: /p/N. The stage-3 flags of the chapter's crawler come from
 # scripts/chapter-flags.sh.
+#
+# regen-docs.sh --selftest: the listings' and positions' checks, tried on a small tree.
 #
 # --check runs inflight up to three times before it calls a doc stale: its stops come
 # 1.5 s into a live crawl, and a loaded machine can make one run differ.
@@ -96,7 +99,10 @@ while [ $# -gt 0 ]; do
     shift
 done
 full=0
-[ ${#parts[@]} -eq 0 ] && { parts=(inflight traces watch-line stage1-finish stage3-session listings); full=1; }
+if [ ${#parts[@]} -eq 0 ]; then
+    parts=(inflight traces watch-line stage1-finish stage3-session listings)
+    full=1
+fi
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 # shellcheck source=chapter-flags.sh
 . "$here/scripts/chapter-flags.sh"
@@ -111,7 +117,8 @@ docs=()
 for f in README.md docs/*.md docs/exercises/*/README.md; do [ -f "$f" ] && docs+=("$f"); done
 
 # ---- the gdb parts
-if want inflight || want traces || want watch-line || want stage1-finish || want stage3-session; then
+if want inflight || want traces || want watch-line || want stage1-finish ||
+    want stage3-session; then
     for f in crawl-callbacks crawl-generators crawl-queue testsite; do
         [ -x "$bin/$f" ] || { echo "regen-docs.sh: $bin/$f not built" >&2; exit 1; }
     done
@@ -202,8 +209,8 @@ session() {
     sed -n '/^+/,$p' "$work/$name.gdb" |
         grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[New Thread' \
             -e '^\[Inferior 1 .* killed\]' -e '^\[Thread .* exited\]'
-    if grep -E 'Python Exception|Error occurred in Python|Traceback|No symbol|There is no member|<unreadable|Cannot call functions' \
-        "$work/$name.gdb" >&2; then
+    if grep -E 'Python Exception|Error occurred in Python|Traceback|No symbol' "$work/$name.gdb" >&2 ||
+        grep -E 'There is no member|<unreadable|Cannot call functions' "$work/$name.gdb" >&2; then
         return 1
     fi
     return "$rc"
@@ -377,7 +384,10 @@ if want listings; then
                     if (file == "") fail(path ": no such file, or more than one")
                     else if ((r = locate(file, ln + 0, sym)) < 0)
                         fail(path ":" ln " is not in " sym ", and " sym " is not on one line of " file)
-                    else if (r > 0) { printf "%s:%d: %s:%d -> %d (%s)\n", doc, FNR, path, ln, r, sym > "/dev/stderr"; sub(":" ln, ":" r, m) }
+                    else if (r > 0) {
+                        printf "%s:%d: %s:%d -> %d (%s)\n", doc, FNR, path, ln, r, sym > "/dev/stderr"
+                        sub(":" ln, ":" r, m)
+                    }
                     out = out substr(rest, 1, RSTART - 1) m
                     rest = substr(rest, RSTART + RLENGTH)
                 }
@@ -386,7 +396,8 @@ if want listings; then
                 t = $0
                 gsub(/[A-Za-z0-9_\/.-]+\.(c|h|py):[0-9]+`? \(`?[A-Za-z_]/, "", t)
                 if (match(t, /[A-Za-z0-9_\/-]+\.(c|h|py):[0-9]+/))
-                    fail(substr(t, RSTART, RLENGTH) ": a code position in prose needs its symbol: FILE:LINE (SYMBOL)")
+                    fail(substr(t, RSTART, RLENGTH) \
+                         ": a code position in prose needs its symbol: FILE:LINE (SYMBOL)")
                 print
             }
             END { exit bad }' "$src" >"$src.pos" && mv "$src.pos" "$src" || status=1
@@ -439,4 +450,8 @@ if [ $check = 1 ] && [ $changed -gt 0 ]; then
     echo "regen-docs.sh: $changed doc(s) differ from what the code produces: run scripts/regen-docs.sh" >&2
     exit 1
 fi
-echo "regen-docs.sh: ${parts[*]}: $([ $check = 1 ] && echo "the docs match" || echo "$changed doc(s) changed")"
+if [ $check = 1 ]; then
+    echo "regen-docs.sh: ${parts[*]}: the docs match"
+else
+    echo "regen-docs.sh: ${parts[*]}: $changed doc(s) changed"
+fi
