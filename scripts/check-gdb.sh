@@ -32,12 +32,14 @@ info breakpoints
 printf "exitcode=%d\n", $_exitcode
 GDB
 fail=0
-# Stage 3 twice: as debug-stage3 runs it (--ignore-robots: the chapter's path the guide
-# narrates), and with DEBUG_ENGINE=1 (robots.txt and the engine: the default path).
+# Stage 3 twice: as debug-stage3 runs it (--chapter --ignore-robots: the chapter's path
+# the guide narrates), and with DEBUG_ENGINE=1 (--chapter: the chapter's Queue,
+# robots.txt and the engine).
 for run in 1 2 3 3e; do
     stage=${run%e}
     extra=()
-    [ "$run" = 3 ] && extra=(--ignore-robots)
+    [ "$stage" = 3 ] && extra=(--chapter)
+    [ "$run" = 3 ] && extra+=(--ignore-robots)
     args=()
     name="guide$stage[@]"
     for c in "${!name}"; do args+=(-ex "$c"); done

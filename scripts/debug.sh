@@ -36,8 +36,11 @@ site_start "$bin" "${DEBUG_SITE:-pages=6,links=3,size=500,seed=1}" --delay "${DE
 echo "testsite: ${DEBUG_SITE:-pages=6,links=3,size=500,seed=1} at $site_url (pid $site_pid; stopped when gdb exits)"
 # A Ctrl-C typed at gdb interrupts the crawler; it must not end this script first.
 trap : INT
+# Stage 3 as the chapter has it (--chapter: its Queue, no politeness), and without
+# robots.txt unless DEBUG_ENGINE=1.
 chapter=()
-[ "$stage" = 3 ] && [ "${DEBUG_ENGINE:-0}" != 1 ] && chapter=(--ignore-robots)
+[ "$stage" = 3 ] && chapter=(--chapter)
+[ "$stage" = 3 ] && [ "${DEBUG_ENGINE:-0}" != 1 ] && chapter+=(--ignore-robots)
 # shellcheck disable=SC2086
 gdb -q -x "$here/docs/gdb/stage$stage.gdb" \
     --args "$bin/$prog" --max-tasks "${DEBUG_MAX_TASKS:-2}" "${chapter[@]}" ${DEBUG_ARGS:-} "$site_url"
