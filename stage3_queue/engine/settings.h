@@ -13,7 +13,7 @@
 #include "app.h"
 
 #define SETTINGS_MAX_HEADERS 64 /* --header given at most this many times */
-#define SETTINGS_PER_HOST 8     /* --per-host's default: requests in flight per host */
+#define SETTINGS_PER_HOST    8  /* --per-host's default: requests in flight per host */
 
 typedef struct settings {
     const char *user_agent; /* --user-agent NAME (NULL: the transports' default) */
