@@ -260,6 +260,10 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     if ((s->state || s->frontier) && !s->resume)
         o->keep_output = "add --resume to go on with it";
     o->host_lanes = s->polite;
+    /* robots.txt downloads (at most --max-tasks at once, robotstxt.c) and the sitemap
+     * seeder's (one at a time) get libcurl transfers of their own: a robots.txt that
+     * drips never takes the pages' (docs/politeness.md, Limits) */
+    o->own_transfers = (s->ignore_robots ? 0 : o->max_tasks) + (s->sitemaps ? 1 : 0);
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];

@@ -546,6 +546,45 @@ static void test_robots_drip_holds_no_worker(void **state)
     }
 }
 
+/* robots.txt downloads have transfers of their own (docs/politeness.md, Limits): 10
+ * hosts drip their robots.txt over about 5 s while a good host, whose rules came
+ * first, has 200 pages. With --max-tasks 10 the drips used to take all 10 of libcurl's
+ * transfers, and the good host's pages waited for them (its last page 5 s or more
+ * after the start); now its pages keep --max-tasks transfers: its last page ends within
+ * 2.5 s of the start (it takes well under a second alone; the slack is for a loaded
+ * machine). Every URL is still recorded once the drips end. */
+enum { DRIP_HOSTS = 10 };
+
+static void test_robots_own_transfers(void **state)
+{
+    (void)state;
+    static const char slow[] =
+        "page /robots.txt type=text/plain drip=1/200 body=\"User-agent: *\\nDisallow: /x\\n\"\n"
+        "page /\n link /a\npage /a\n";
+    start_site(1, NULL, "pages=200,links=5,size=500,seed=3", NULL, NULL); /* the first root */
+    for (int k = 2; k <= 1 + DRIP_HOSTS; k++)
+        start_site(k, slow, NULL, NULL, NULL);
+    crawl_run r;
+    double t0 = now_ms();
+    run_crawl(&r, 60, "--max-tasks", "10", "--max-tries", "1", NULL);
+    static hit h[400];
+    size_t n = read_log(1, h, 400);
+    assert_int_equal(n, 201);                   /* robots.txt and 200 pages */
+    double last = 0;
+    for (size_t i = 0; i < n; i++)
+        last = h[i].end > last ? h[i].end : last;
+    print_message("the good host's last request ended %.0f ms after the start; the crawl "
+                  "took %.1f s\n", last - t0, r.seconds);
+    if (last - t0 > 2500)
+        fail_msg("the good host's last request ended %.0f ms after the start: its pages "
+                 "waited for the dripping robots.txt files' transfers",
+                 last - t0);
+    assert_true(r.seconds > 4.5);                /* the drips did take their time */
+    assert_int_equal(r.nrecords, 200 + 2 * DRIP_HOSTS);
+    crawl_run_free(&r);
+    stop_sites();
+}
+
 /* A 429 with Retry-After: 2: that host gets nothing for 2 s, the other goes on; the
  * URL is fetched again and its record is the 200. One that stays 503 past
  * --max-tries is recorded with its 503. */
@@ -915,6 +954,7 @@ int main(void)
         cmocka_unit_test_teardown(test_crawl_delay, stop_all),
         cmocka_unit_test_teardown(test_crawl_delay_redirected, stop_all),
         cmocka_unit_test_teardown(test_robots_drip_holds_no_worker, stop_all),
+        cmocka_unit_test_teardown(test_robots_own_transfers, stop_all),
         cmocka_unit_test_teardown(test_retry_after, stop_all),
         cmocka_unit_test_teardown(test_give_up, stop_all),
         cmocka_unit_test_teardown(test_new_hosts_take_turns, stop_all),
