@@ -5,7 +5,8 @@
  * Deviations from crawling.py, chosen on purpose:
  *  - content_type and encoding are recorded for every non-redirect response that has
  *    a Content-Type (crawling.py fills them only for status 200); links are still
- *    parsed only for status 200.
+ *    parsed only for status 200 — and for a 304 fed the page an earlier crawl stored
+ *    (crawl_fetch_not_modified), whose links a recrawl must follow.
  *  - a redirect whose target is off the site or excluded is recorded, not followed.
  *  - --max-pages N: at most N URLs are ever scheduled (roots included). Once
  *    seen_urls holds N URLs, further URLs are neither added to it nor scheduled;
@@ -125,6 +126,7 @@ struct crawl_fetch {
     links_parser *parser;    /* only for a 200 page of a type we parse */
     link_set links;
     bool waiting_fd;         /* the transport waits for a descriptor: not in flight */
+    bool not_modified;       /* crawl_fetch_not_modified: a 304 fed the stored page */
     bool keep_body;          /* crawl_fetch_keep_body: the body is kept in body/body_len */
     char *body;
     size_t body_len, body_cap;
@@ -282,7 +284,8 @@ static void on_head(void *ctx, const http_head *head)
         if (!f->encoding)
             f->encoding = xstrdup("utf-8");
     }
-    if (head->status == 200 && f->content_type && links_wanted(f->content_type)) {
+    bool page = head->status == 200 || (head->status == 304 && f->not_modified);
+    if (page && f->content_type && links_wanted(f->content_type)) {
         bool xml = strcmp(f->content_type, "application/xml") == 0;
         f->parser = links_new(f->url, f->encoding, xml, on_link, f);
     }
@@ -529,7 +532,9 @@ static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add,
 
     fetch_stat st = {
         .url = f->url, .status = f->status, .exception = (char *)exception,
-        .size = f->size, .content_type = f->content_type, .encoding = f->encoding,
+        .size = f->not_modified ? 0 : f->size, /* a 304 brings no body */
+        .content_type = f->content_type, .encoding = f->encoding,
+        .not_modified = f->not_modified,
     };
     /* links - seen_urls is counted before any of them is added. */
     for (size_t i = 0; i < f->links.n; i++) {
@@ -834,6 +839,8 @@ bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
 
 void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }
 
+void crawl_fetch_not_modified(crawl_fetch *f) { f->not_modified = true; }
+
 void crawl_fetch_keep_wire(crawl_fetch *f)
 {
     if (!f->wire)
@@ -847,6 +854,24 @@ crawl_wire *crawl_fetch_take_wire(crawl_fetch *f)
     f->wire = NULL;
     f->sink.on_wire = NULL;
     return w;
+}
+
+static char *dup_bytes(const char *s, size_t n, size_t *cap)
+{
+    *cap = n;
+    return s ? xmemdup(s, n) : NULL;
+}
+
+crawl_wire *crawl_wire_dup(const crawl_wire *w)
+{
+    if (!w)
+        return NULL;
+    crawl_wire *d = xmalloc(sizeof *d);
+    *d = *w;
+    d->request = dup_bytes(w->request, w->request_len, &d->request_cap);
+    d->head = dup_bytes(w->head, w->head_len, &d->head_cap);
+    d->body = dup_bytes(w->body, w->body_len, &d->body_cap);
+    return d;
 }
 
 void crawl_wire_free(crawl_wire *w)

@@ -412,6 +412,8 @@ void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, 
     fputs(", \"encoding\": ", out);
     json_write_string(out, st->encoding);
     fprintf(out, ", \"num_urls\": %d, \"num_new_urls\": %d", st->num_urls, st->num_new_urls);
+    if (st->not_modified)
+        fputs(", \"not_modified\": true", out);
     if (fetched_by) {
         fputs(", \"fetched_by\": ", out);
         json_write_string(out, fetched_by);

@@ -15,13 +15,15 @@
  *   num_new_urls  of those, how many had not been seen before this page
  *
  * Two output formats: text (modelled on the chapter's reporting.py) and jsonl (one
- * object per URL with exactly those nine keys, then {"summary": {...}}). Both are safe
+ * object per URL with exactly those nine keys — and "not_modified": true for a 304 that
+ * answered a recrawl's conditional request — then {"summary": {...}}). Both are safe
  * to print on a terminal whatever the servers sent: jsonl escapes as JSON does, text
  * as text_write_string below.
  */
 #ifndef CRAWL_REPORT_H
 #define CRAWL_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -35,6 +37,8 @@ typedef struct fetch_stat {
     char *encoding;
     int num_urls;
     int num_new_urls;
+    bool not_modified;   /* a 304 to a recrawl's conditional request: the page is the
+                          * stored one; the JSONL record adds "not_modified": true */
 } fetch_stat;
 
 /* Everything the summary line needs besides the records. */

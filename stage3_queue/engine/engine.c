@@ -88,6 +88,7 @@ static void on_record(void *ctx, const fetch_stat *st, const crawl_fetch *f)
     if (e->capture && !e->capture->record.url) {
         fetch_stat_copy(&e->capture->record, st);
         e->capture->output_end = crawl_output_end(e->a->crawl);
+        clock_gettime(CLOCK_REALTIME, &e->capture->at);
     }
 }
 
@@ -443,6 +444,8 @@ static void record_response(handle_frame *f)
         crawl_request cr = request_view(f->req);
         crawl_fetch *cf = crawl_fetch_new(e->a->crawl, &cr);
         const http_sink *s = crawl_fetch_sink(cf);
+        if (r->not_modified)
+            crawl_fetch_not_modified(cf);   /* its body is the stored page's */
         http_head head = {r->status, response_header(r, "Content-Type"),
                           response_header(r, "Location"), (long long)r->body_len};
         s->on_head(s->ctx, &head);

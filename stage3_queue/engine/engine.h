@@ -38,6 +38,7 @@
 #define CRAWL_ENGINE_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "app.h"
 #include "coro.h"
@@ -100,6 +101,8 @@ typedef struct item {
     const response *response;   /* NULL for a failure; else status, kept headers, and
                                  * the body if a stage wants_body */
     long long output_end;       /* where its line ends in --output (-1: no offset) */
+    struct timespec at;         /* when the record was made (CLOCK_REALTIME): the store's
+                                 * fetched_at and the WARC-Date, one time for both */
 } item;
 
 typedef struct item_pipeline {

@@ -69,6 +69,11 @@ typedef struct response {
     bool truncated;                  /* the body was cut at --max-size */
     crawl_wire *wire;                /* the bytes as they went (a stage wants_wire), or
                                       * NULL (not asked, or a middleware's Response) */
+    /* A 304 that answered a conditional request (--recrawl, downloadermw/recrawl.h):
+     * status 304, the stored page's headers (updated by the 304's) and body; stored_at
+     * is when the earlier crawl fetched that page (its store's fetched_at), or NULL. */
+    bool not_modified;
+    char *stored_at;
 } response;
 
 response *response_new(const char *url, int status);

@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "http.h"
+#include "recrawl_db.h"
 #include "redisurl.h"
 #include "threadpool.h"
 
@@ -80,6 +82,13 @@ static int check_frontier(void *s, const char *arg, char *why, size_t n)
     if (bad)
         snprintf(why, n, "--frontier %s", err);
     return bad ? -1 : 0;
+}
+
+/* --recrawl OLD.db: a database --store wrote, checked now (one line, exit 2). */
+static int check_recrawl(void *s, const char *arg, char *why, size_t n)
+{
+    (void)s;
+    return old_db_check(arg, why, n);
 }
 
 /* Politeness is on unless --chapter (finish); its flags are remembered, for --chapter's
@@ -179,6 +188,11 @@ static const cli_flag rows[] = {
     {.name = "dns-timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001,
      .max = 86400, .offset = AT(dns_timeout),
      .help = "per DNS lookup on the raw transport [60]"},
+    {.name = "recrawl", .arg = CLI_ARG_STRING, .metavar = "OLD.db", .offset = AT(recrawl),
+     .set = check_recrawl,
+     .help = "ask for each page OLD.db (an earlier --store) holds\n"
+             "only if it changed (ETag, Last-Modified); a 304 is\n"
+             "the stored page (docs/recrawl.md) [fetch all]"},
     {0}
 };
 /* clang-format on */
@@ -197,6 +211,14 @@ static void defaults(void *p)
 /* ---- the rules between flags ----------------------------------------------------- */
 
 #define REFUSE(...) (snprintf(why, n, __VA_ARGS__), -1)
+
+/* Whether two paths name one existing file. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev
+        && sa.st_ino == sb.st_ino;
+}
 
 static int check_rules(const settings *s, const crawl_options *o, char *why, size_t n)
 {
@@ -229,6 +251,9 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
                       "with --frontier yet)",
                       frontier);
+    if (same_file(s->recrawl, s->store) || same_file(s->recrawl, s->state))
+        return REFUSE("--recrawl '%s' is read while the crawl runs: give --%s another file",
+                      s->recrawl, same_file(s->recrawl, s->store) ? "store" : "state");
     if (s->chapter && s->polite_given)
         return REFUSE("--chapter is the chapter's crawler, without politeness: not with "
                       "--per-host, --per-ip, --delay, --random-delay, --max-crawl-delay, "

@@ -43,6 +43,7 @@ typedef struct settings {
     int autothrottle;          /* --autothrottle */
     double target_concurrency; /* --target-concurrency N (1) */
     int sitemaps;              /* --sitemaps: seed from each host's sitemaps */
+    const char *recrawl;       /* --recrawl OLD.db: ask for OLD.db's pages only if changed */
 } settings;
 
 /* The table cli_parse reads (its rows, defaults and cross checks). */

@@ -46,11 +46,13 @@ static char *headers_text(const response *r)
     return s;
 }
 
-static void utc_now(char *buf, size_t len)
+/* at (the item's time; now when it has none) in UTC, ISO 8601 with milliseconds. */
+static void utc_time(struct timespec at, char *buf, size_t len)
 {
-    struct timespec ts;
+    struct timespec ts = at;
     struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    if (ts.tv_sec == 0 && ts.tv_nsec == 0)
+        clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
     size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
@@ -67,7 +69,7 @@ void store_page_fill(store_page *p, const item *it, bool with_response)
             p->body_len = it->response->body_len;
         }
     }
-    utc_now(p->fetched_at, sizeof p->fetched_at);
+    utc_time(it->at, p->fetched_at, sizeof p->fetched_at);
 }
 
 void store_page_clear(store_page *p)

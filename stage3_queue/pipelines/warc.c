@@ -160,10 +160,11 @@ static void record_id(char out[48])
              b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-/* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits. */
-static void now_utc(char date[32], char stamp[16])
+/* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits, of t (0: now). */
+static void utc_at(time_t t, char date[32], char stamp[16])
 {
-    time_t t = time(NULL);
+    if (t == 0)
+        t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(date, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -284,7 +285,7 @@ static void warcinfo(warc *w)
 {
     char id[48], date[32], stamp[16];
     record_id(id);
-    now_utc(date, stamp);
+    utc_at(0, date, stamp);
     const crawl_options *o = &w->a->opt;
     char *fields = xasprintf(
         "software: crawlstages/%s (crawl-queue)\r\n"
@@ -385,6 +386,20 @@ static void cdx_line(warc *w, const char *url, const char *stamp, const char *mi
         alloc_oom(0);
 }
 
+/* A 304 that answered --recrawl's conditional request (response.not_modified): a
+ * revisit record of profile server-not-modified, pointing at the earlier capture by
+ * its URI and date (WARC 1.1, 6.7.3; the earlier record's id is not in the store). No
+ * WARC-Payload-Digest: the payload is the earlier one. The block is the 304's head. */
+static void not_modified_fields(warc *w, const response *r)
+{
+    putf(w, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r\n"
+            "WARC-Refers-To-Target-URI: %s\r\n", r->url);
+    /* the store's fetched_at, "2026-01-02T03:04:05.678Z", to the second of WARC-Date */
+    const char *at = r->stored_at;
+    if (at && strlen(at) >= 19 && at[10] == 'T')
+        putf(w, "WARC-Refers-To-Date: %.19sZ\r\n", at);
+}
+
 /* A response: its response (or revisit) record, then its request record. */
 static void archive(warc *w, const item *it)
 {
@@ -395,20 +410,29 @@ static void archive(warc *w, const item *it)
     char resp_id[48], req_id[48], date[32], stamp[16], pdigest[38], bdigest[38];
     record_id(resp_id);
     record_id(req_id);
-    now_utc(date, stamp);
-    size_t plen;
-    payload_digest(wr, pdigest, &plen);
+    utc_at(it->at.tv_sec, date, stamp); /* the store's fetched_at, to the second */
+    size_t plen = 0;
+    bool nm = r->not_modified;
+    if (!nm)
+        payload_digest(wr, pdigest, &plen);
     strmap_node *seen = plen ? strmap_find(&w->payloads, pdigest) : NULL;
 
-    record_head(w, seen ? "revisit" : "response", resp_id, date);
+    record_head(w, seen || nm ? "revisit" : "response", resp_id, date);
     putf(w, "WARC-Target-URI: %s\r\n", r->url);
     if (wr->peer[0])
         putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
-    putf(w, "WARC-Payload-Digest: %s\r\n", pdigest);
+    if (!nm)
+        putf(w, "WARC-Payload-Digest: %s\r\n", pdigest);
     sha1 h;
     sha1_init(&h);
     sha1_update(&h, wr->head, wr->head_len);
-    if (seen) {
+    if (nm) {
+        not_modified_fields(w, r);
+        sha1_final(&h, bdigest);
+        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
+                     wr->head_len, NULL, 0);
+        memcpy(pdigest, bdigest, sizeof pdigest); /* the index's digest: the block's */
+    } else if (seen) {
         archived *a = strmap_entry(seen, archived, node);
         putf(w, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/"
                 "identical-payload-digest\r\nWARC-Refers-To: %s\r\n"
@@ -435,8 +459,9 @@ static void archive(warc *w, const item *it)
     }
     size_t record = seal_record(w);
     if (w->cdx_path) {
-        char *mime = seen ? NULL : media_type(response_header(r, "Content-Type"));
-        cdx_line(w, r->url, stamp, seen ? "warc/revisit" : mime, r->status, pdigest, record);
+        char *mime = seen || nm ? NULL : media_type(response_header(r, "Content-Type"));
+        cdx_line(w, r->url, stamp, seen || nm ? "warc/revisit" : mime, r->status, pdigest,
+                 record);
         free(mime);
     }
 

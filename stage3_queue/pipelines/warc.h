@@ -8,7 +8,9 @@
  * wire: status line, headers and body, chunk framing and compression kept. A response
  * whose payload is identical to one already archived in this crawl (same
  * WARC-Payload-Digest, payload not empty) becomes a revisit record (profile
- * identical-payload-digest) holding only the head. FILE ending in ".gz": each record
+ * identical-payload-digest) holding only the head; so does a 304 that answered
+ * --recrawl's conditional request (response.not_modified: profile server-not-modified,
+ * referring to the earlier capture's URI and date). FILE ending in ".gz": each record
  * is its own gzip member, so a reader can seek to any record.
  *
  * Records are built on the loop thread and written by the background writer (writer.h)
