@@ -230,8 +230,11 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
                                     a->opt.cacert, err, sizeof err);
         else if (!a->dns)
             a->resolver = resolver_new();
-        if (a->curl)
+        if (a->curl) {
             curl_glue_set_user_agent(a->curl, a->opt.user_agent);
+            curl_glue_set_http2(a->curl, a->opt.http2);
+            curl_glue_set_insecure(a->curl, a->opt.insecure);
+        }
     }
     if (!a->loop || !a->crawl || (!a->resolver && !a->dns && !a->curl)) {
         fprintf(stderr, "%s: %s\n", prog, err);

@@ -118,6 +118,7 @@ struct crawl_fetch {
     http_sink sink;
     bool have_head;
     int status;
+    char http_version[12];   /* the head's, "" when it said none */
     char *content_type;      /* media type, lower case, or NULL */
     char *encoding;          /* charset, lower case; NULL when content_type is NULL */
     char *location;          /* raw Location header */
@@ -275,6 +276,8 @@ static void on_head(void *ctx, const http_head *head)
     clear_head(f);              /* a second head (should not happen) replaces the first */
     f->have_head = true;
     f->status = head->status;
+    snprintf(f->http_version, sizeof f->http_version, "%s",
+             head->version ? head->version : "");
     if (is_redirect(head->status)) {
         f->location = head->location ? xstrdup(head->location) : NULL;
         return;
@@ -472,8 +475,16 @@ static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
 }
 
 /* f: the attempt the record comes from, or NULL (a failure without a response). */
-static void record(crawl *c, const fetch_stat *st, const crawl_fetch *f)
+static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
 {
+    fetch_stat with = *given;
+    const fetch_stat *st = given;
+    if (c->o.record_http_version) {
+        with.with_http_version = true;
+        snprintf(with.http_version, sizeof with.http_version, "%s",
+                 f && f->have_head ? f->http_version : "");
+        st = &with;
+    }
     c->done++;
     if (c->stream)
         recstream_record(c->stream, st);

@@ -43,6 +43,10 @@ typedef struct crawl_options {
     int own_transfers;       /* transfers beyond max_tasks for the crawler's own downloads
                               * (robots.txt), so that they never take the pages' (curl) */
     int trace_pid;           /* --trace-events: this process's pid in the timeline (0: 1) */
+    int http2;               /* the curl transport offers HTTP/2 over https (ALPN), one
+                              * connection per host; records say "http_version" */
+    int insecure;            /* the curl transport checks no TLS certificate */
+    int record_http_version; /* each jsonl record says "http_version" (report.h) */
 } crawl_options;
 
 #endif

@@ -414,6 +414,10 @@ void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, 
     fprintf(out, ", \"num_urls\": %d, \"num_new_urls\": %d", st->num_urls, st->num_new_urls);
     if (st->not_modified)
         fputs(", \"not_modified\": true", out);
+    if (st->with_http_version) {
+        fputs(", \"http_version\": ", out);
+        json_write_string(out, st->http_version[0] ? st->http_version : NULL);
+    }
     if (fetched_by) {
         fputs(", \"fetched_by\": ", out);
         json_write_string(out, fetched_by);

@@ -13,6 +13,8 @@
  *                 NULL when content_type is NULL
  *   num_urls      distinct allowed links found on the page
  *   num_new_urls  of those, how many had not been seen before this page
+ *   http_version  (a crawler that asks for it) the response's HTTP version,
+ *                 "HTTP/1.1" or "HTTP/2" (say); null when no response came
  *
  * Two output formats: text (modelled on the chapter's reporting.py) and jsonl (one
  * object per URL with exactly those nine keys — and "not_modified": true for a 304 that
@@ -39,6 +41,11 @@ typedef struct fetch_stat {
     int num_new_urls;
     bool not_modified;   /* a 304 to a recrawl's conditional request: the page is the
                           * stored one; the JSONL record adds "not_modified": true */
+    /* The response's HTTP version ("HTTP/1.1", "HTTP/2"; "" when none came: null),
+     * as jsonl's "http_version" when with_http_version (crawl_options'
+     * record_http_version). */
+    char http_version[12];
+    bool with_http_version;
 } fetch_stat;
 
 /* Everything the summary line needs besides the records. */

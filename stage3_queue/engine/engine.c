@@ -447,7 +447,8 @@ static void record_response(handle_frame *f)
         if (r->not_modified)
             crawl_fetch_not_modified(cf);   /* its body is the stored page's */
         http_head head = {r->status, response_header(r, "Content-Type"),
-                          response_header(r, "Location"), (long long)r->body_len};
+                          response_header(r, "Location"), (long long)r->body_len,
+                          NULL}; /* made here, not fetched: no HTTP version */
         s->on_head(s->ctx, &head);
         if (r->body_len)
             s->on_body(s->ctx, r->body, r->body_len);

@@ -193,6 +193,11 @@ static const cli_flag rows[] = {
      .help = "ask for each page OLD.db (an earlier --store) holds\n"
              "only if it changed (ETag, Last-Modified); a 304 is\n"
              "the stored page (docs/recrawl.md) [fetch all]"},
+    {.name = "http1.1", .arg = CLI_ARG_NONE, .offset = AT(http1_1),
+     .help = "HTTP/1.1 only [over https, HTTP/2 when the server\n"
+             "offers it, one connection per host] (docs/http2.md)"},
+    {.name = "insecure", .arg = CLI_ARG_NONE, .offset = AT(insecure),
+     .help = "do not check TLS certificates (a warning says so)"},
     {0}
 };
 /* clang-format on */
@@ -254,6 +259,10 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
     if (same_file(s->recrawl, s->store) || same_file(s->recrawl, s->state))
         return REFUSE("--recrawl '%s' is read while the crawl runs: give --%s another file",
                       s->recrawl, same_file(s->recrawl, s->store) ? "store" : "state");
+    if (strcmp(o->transport, "raw") == 0 && (s->http1_1 || s->insecure))
+        return REFUSE("%s: the raw transport speaks HTTP/1.0 over plain TCP only (no TLS, "
+                      "no HTTP/2): use --transport curl",
+                      s->insecure ? "--insecure" : "--http1.1");
     if (s->chapter && s->polite_given)
         return REFUSE("--chapter is the chapter's crawler, without politeness: not with "
                       "--per-host, --per-ip, --delay, --random-delay, --max-crawl-delay, "
@@ -285,6 +294,9 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     if ((s->state || s->frontier) && !s->resume)
         o->keep_output = "add --resume to go on with it";
     o->host_lanes = s->polite;
+    o->http2 = !s->http1_1;
+    o->insecure = s->insecure;
+    o->record_http_version = 1;
     /* robots.txt downloads (at most --max-tasks at once, robotstxt.c) and the sitemap
      * seeder's (one at a time) get libcurl transfers of their own: a robots.txt that
      * drips never takes the pages' (docs/politeness.md, Limits) */

@@ -44,6 +44,9 @@ typedef struct settings {
     double target_concurrency; /* --target-concurrency N (1) */
     int sitemaps;              /* --sitemaps: seed from each host's sitemaps */
     const char *recrawl;       /* --recrawl OLD.db: ask for OLD.db's pages only if changed */
+    int http1_1;               /* --http1.1: no HTTP/2 (the curl transport offers it over
+                                * https by default) */
+    int insecure;              /* --insecure: TLS certificates not checked */
 } settings;
 
 /* The table cli_parse reads (its rows, defaults and cross checks). */

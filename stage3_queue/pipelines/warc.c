@@ -318,13 +318,14 @@ static void payload_body(void *ctx, const char *data, size_t len)
     p->len += len;
 }
 
-static void payload_digest(const crawl_wire *wr, char out[38], size_t *len)
+static void payload_digest(const char *head, size_t head_len, const crawl_wire *wr,
+                           char out[38], size_t *len)
 {
     payload p = {.len = 0};
     sha1_init(&p.h);
     const http_sink sink = {.on_body = payload_body, .ctx = &p};
     http_parser *hp = http_parser_new_framed(&sink);
-    http_parser_feed(hp, wr->head, wr->head_len);
+    http_parser_feed(hp, head, head_len);
     http_parser_feed(hp, wr->body, wr->body_len);
     http_parser_free(hp);
     sha1_final(&p.h, out);
@@ -400,6 +401,39 @@ static void not_modified_fields(warc *w, const response *r)
         putf(w, "WARC-Refers-To-Date: %.19sZ\r\n", at);
 }
 
+/* ---- HTTP/2 written as HTTP/1.1 ----------------------------------------------------
+ * An HTTP/2 message has no status line or request line: libcurl writes them as
+ * "HTTP/2 200 " and "GET /a HTTP/2". WARC readers expect HTTP/1.x there (some have
+ * failed on "HTTP/2": commoncrawl news-crawl #42), so, as StormCrawler and Nutch do,
+ * the record says "HTTP/1.1" in that line, and a WARC-Protocol field says "h2"
+ * (iipc/warc-specifications #42). The fields and the body are kept as they came
+ * (HTTP/2 has no chunked framing), so the payload and its digest are the same. */
+
+/* msg with "HTTP/2" in its first line (the token at the start or end) made "HTTP/1.1",
+ * malloc'd (length in *out_len); NULL when that line has no such token. */
+static char *h2_as_http1(const char *msg, size_t len, size_t *out_len)
+{
+    static const char h2[] = "HTTP/2", h1[] = "HTTP/1.1";
+    const char *nl = memchr(msg, '\n', len);
+    size_t line = nl ? (size_t)(nl - msg) : len;
+    if (line && msg[line - 1] == '\r')
+        line--;
+    size_t at;
+    if (line >= 7 && memcmp(msg, "HTTP/2 ", 7) == 0)
+        at = 0;                                 /* "HTTP/2 200 " */
+    else if (line >= 7 && memcmp(msg + line - 7, " HTTP/2", 7) == 0)
+        at = line - 6;                          /* "GET /a HTTP/2" */
+    else
+        return NULL;
+    char *out = xmalloc(len + sizeof h1 - sizeof h2 + 1);
+    memcpy(out, msg, at);
+    memcpy(out + at, h1, sizeof h1 - 1);
+    size_t rest = at + sizeof h2 - 1;
+    memcpy(out + at + sizeof h1 - 1, msg + rest, len - rest);
+    *out_len = len + sizeof h1 - sizeof h2;
+    return out;
+}
+
 /* A response: its response (or revisit) record, then its request record. */
 static void archive(warc *w, const item *it)
 {
@@ -411,26 +445,34 @@ static void archive(warc *w, const item *it)
     record_id(resp_id);
     record_id(req_id);
     utc_at(it->at.tv_sec, date, stamp); /* the store's fetched_at, to the second */
+    size_t head_len = wr->head_len, request_len = wr->request_len;
+    char *head1 = h2_as_http1(wr->head, wr->head_len, &head_len);
+    char *request1 = head1 && wr->request_len
+                         ? h2_as_http1(wr->request, wr->request_len, &request_len)
+                         : NULL;
+    const char *head = head1 ? head1 : wr->head;
+    const char *req = request1 ? request1 : wr->request;
+    const char *protocol = head1 ? "WARC-Protocol: h2\r\n" : "";
     size_t plen = 0;
     bool nm = r->not_modified;
     if (!nm)
-        payload_digest(wr, pdigest, &plen);
+        payload_digest(head, head_len, wr, pdigest, &plen);
     strmap_node *seen = plen ? strmap_find(&w->payloads, pdigest) : NULL;
 
     record_head(w, seen || nm ? "revisit" : "response", resp_id, date);
-    putf(w, "WARC-Target-URI: %s\r\n", r->url);
+    putf(w, "WARC-Target-URI: %s\r\n%s", r->url, protocol);
     if (wr->peer[0])
         putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
     if (!nm)
         putf(w, "WARC-Payload-Digest: %s\r\n", pdigest);
     sha1 h;
     sha1_init(&h);
-    sha1_update(&h, wr->head, wr->head_len);
+    sha1_update(&h, head, head_len);
     if (nm) {
         not_modified_fields(w, r);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
-                     wr->head_len, NULL, 0);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len, NULL,
+                     0);
         memcpy(pdigest, bdigest, sizeof pdigest); /* the index's digest: the block's */
     } else if (seen) {
         archived *a = strmap_entry(seen, archived, node);
@@ -439,15 +481,15 @@ static void archive(warc *w, const item *it)
                 "WARC-Refers-To-Target-URI: %s\r\nWARC-Refers-To-Date: %s\r\n",
              a->id, a->uri, a->date);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
-                     wr->head_len, NULL, 0);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len,
+                     NULL, 0);
     } else {
         if (wr->truncated || r->truncated)
             put(w, "WARC-Truncated: length\r\n", 24);
         sha1_update(&h, wr->body, wr->body_len);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
-                     wr->head_len, wr->body, wr->body_len);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len,
+                     wr->body, wr->body_len);
         if (plen) {
             archived *a = xcalloc(1, sizeof *a);
             a->digest = xstrdup(pdigest);
@@ -467,14 +509,17 @@ static void archive(warc *w, const item *it)
 
     if (wr->request_len) {
         record_head(w, "request", req_id, date);
-        putf(w, "WARC-Target-URI: %s\r\nWARC-Concurrent-To: %s\r\n", r->url, resp_id);
+        putf(w, "WARC-Target-URI: %s\r\nWARC-Concurrent-To: %s\r\n%s", r->url, resp_id,
+             protocol);
         if (wr->peer[0])
             putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
-        warc_sha1_base32(wr->request, wr->request_len, bdigest);
-        record_block(w, "application/http;msgtype=request", bdigest, wr->request,
-                     wr->request_len, NULL, 0);
+        warc_sha1_base32(req, request_len, bdigest);
+        record_block(w, "application/http;msgtype=request", bdigest, req, request_len,
+                     NULL, 0);
         seal_record(w);
     }
+    free(head1);
+    free(request1);
 }
 
 /* ---- files (pool threads) ----------------------------------------------------------- */
