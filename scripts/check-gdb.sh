@@ -74,11 +74,13 @@ info breakpoints
 printf "exitcode=%d\n", $_exitcode
 GDB
 fail=0
-# Stage 3 twice: as debug-stage3 runs it (chapter-flags.sh: the chapter's path the guide
-# narrates), and with DEBUG_ENGINE=1 (robots.txt and the engine: the default path).
+# Stage 3 twice: as debug-stage3 runs it (chapter-flags.sh's CHAPTER_FLAGS: the chapter's
+# path the guide narrates), and with DEBUG_ENGINE=1 (CHAPTER_QUEUE: the chapter's Queue,
+# robots.txt and the engine).
 for run in 1 2 3 3e; do
     stage=${run%e}
     extra=()
+    [ "$stage" = 3 ] && extra=("${CHAPTER_QUEUE[@]}")
     [ "$run" = 3 ] && extra=("${CHAPTER_FLAGS[@]}")
     args=()
     name="guide$stage[@]"

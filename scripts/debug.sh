@@ -38,7 +38,10 @@ echo "testsite: ${DEBUG_SITE:-pages=6,links=3,size=500,seed=1} at $site_url (pid
 trap : INT
 # shellcheck source=chapter-flags.sh
 . "$here/scripts/chapter-flags.sh"
+# Stage 3 as the chapter has it (its Queue, no politeness), and without robots.txt and
+# the engine unless DEBUG_ENGINE=1.
 chapter=()
+[ "$stage" = 3 ] && chapter=("${CHAPTER_QUEUE[@]}")
 [ "$stage" = 3 ] && [ "${DEBUG_ENGINE:-0}" != 1 ] && chapter=("${CHAPTER_FLAGS[@]}")
 # shellcheck disable=SC2086
 gdb -q -x "$here/docs/gdb/stage$stage.gdb" \

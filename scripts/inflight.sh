@@ -39,17 +39,29 @@ inferior_pid() {
     return 1
 }
 
+# The flags that make PROG the chapter's crawler: crawl-queue's CHAPTER_QUEUE
+# (chapter-flags.sh: its Queue, no politeness); none for stages 1 and 2, which are the
+# chapter.
+# shellcheck source=chapter-flags.sh
+. "$here/scripts/chapter-flags.sh"
+chapter_of() {
+    [ "$1" = crawl-queue ] && echo "${CHAPTER_QUEUE[*]}"
+    return 0
+}
+
 # gdb PROG COMMANDS...: run PROG on the site under gdb, stop it with SIGINT after
 # 1.5 s (while it waits for the slow responses), then run COMMANDS.
 in_gdb() {
     local prog=$1 args=() c
     shift
+    local chapter
+    read -r -a chapter <<<"$(chapter_of "$prog")"
     for c in "$@"; do args+=(-ex "$c"); done
     timeout -k 5 "$limit" gdb -q -batch -nx -x "$here/docs/gdb/crawlstages.py" \
         -ex 'set may-call-functions off' -ex 'set pagination off' -ex 'set confirm off' \
         -ex 'set print frame-arguments none' -ex 'set print address off' -ex run \
         -ex 'tbreak epoll_wait_fired' -ex continue "${args[@]}" -ex kill \
-        --args "$bin/$prog" -q --max-tasks 3 --output /dev/null "$site_url" \
+        --args "$bin/$prog" -q --max-tasks 3 "${chapter[@]}" --output /dev/null "$site_url" \
         >"$work/gdb.out" 2>&1 </dev/null &
     local g=$! p
     if p=$(inferior_pid "$g" "$prog"); then
@@ -84,8 +96,9 @@ in_gdb() {
 # usr1 PROG: run PROG on the site, send it SIGUSR1 after 1.5 s, print its stderr and
 # how the crawl ended.
 usr1() {
-    local prog=$1 rc
-    "$bin/$prog" -q --max-tasks 3 --format jsonl --output "$work/report" "$site_url" 2>"$work/err" &
+    local prog=$1 rc chapter
+    read -r -a chapter <<<"$(chapter_of "$prog")"
+    "$bin/$prog" -q --max-tasks 3 "${chapter[@]}" --format jsonl --output "$work/report" "$site_url" 2>"$work/err" &
     pid=$!
     sleep 1.5
     kill -USR1 "$pid"
@@ -117,7 +130,8 @@ echo "== Without a debugger: kill -USR1 PID, 1.5 s in. The crawler prints at the
 echo "   of its loop and goes on."
 for prog in crawl-callbacks crawl-generators crawl-queue; do
     echo
-    echo "\$ $prog --max-tasks 3 $site_url &  kill -USR1 \$!"
+    c=$(chapter_of "$prog")
+    echo "\$ $prog --max-tasks 3 ${c:+$c }$site_url &  kill -USR1 \$!"
     usr1 "$prog"
 done
 exit $status

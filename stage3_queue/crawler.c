@@ -15,11 +15,11 @@
  *
  * Stage 3 is also where the crawler grows an engine (engine.h): with downloader
  * middlewares or item pipeline stages enabled, a worker hands each URL to
- * engine_handle instead of calling fetch itself. With none, this is the chapter's
- * crawler line for line.
+ * engine_handle instead of calling fetch itself. With none (--chapter --ignore-robots),
+ * this is the chapter's crawler line for line.
  *
- * The Queue is a Frontier (frontier.h): the chapter's Queue by default, the polite one
- * (hostqueue.h: a FIFO per host) with a politeness flag, the one on Redis
+ * The Queue is a Frontier (frontier.h): the polite one (hostqueue.h: a FIFO per host)
+ * by default, the chapter's Queue with --chapter, the one on Redis
  * (redisqueue.h, shared with every other process of the crawl) with --frontier. The
  * Crawler calls the same put_nowait, get, task_done and join on each, and never asks
  * which it has. The Queue, the engine's middlewares and pipeline, and the seeds are

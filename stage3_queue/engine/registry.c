@@ -96,7 +96,7 @@ static int make_redis(app *a, frontier *out, char *err, size_t errlen)
     return 0;
 }
 
-/* A politeness flag: the polite Queue (a FIFO per host). */
+/* Politeness (the default, not --chapter): the polite Queue (a FIFO per host). */
 static int make_polite(app *a, frontier *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;

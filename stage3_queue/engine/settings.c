@@ -93,12 +93,12 @@ static int check_recrawl(void *s, const char *arg, char *why, size_t n)
     return old_db_check(arg, why, n);
 }
 
-/* Politeness: any of its flags turns it on (the polite Queue, hostqueue.h); some hold
- * per process only. */
+/* Politeness is on unless --chapter (finish); its flags are remembered, for --chapter's
+ * refusal. Some hold per process only. */
 static int set_polite(void *s, const char *arg, char *why, size_t n)
 {
     (void)arg, (void)why, (void)n;
-    ((settings *)s)->polite = 1;
+    ((settings *)s)->polite_given = 1;
     return 0;
 }
 
@@ -173,10 +173,15 @@ static const cli_flag rows[] = {
      .max = 86400, .offset = AT(claim_after),
      .help = "with --frontier: take over URLs a process left\n"
              "unacknowledged this long (it died) [60]"},
-    {.name = "per-host", .arg = CLI_ARG_INT, .metavar = "N", .min = 1, .max = 1000000,
+    {.name = "chapter", .arg = CLI_ARG_NONE, .offset = AT(chapter),
+     .section = "Politeness (on by default: a Queue per host, docs/politeness.md):",
+     .help = "the chapter's crawler, line for line: the chapter's\n"
+             "Queue, no politeness (for the course, cross-stage\n"
+             "comparisons and benchmarks; not with the flags below)"},
+    {.name = "per-host", .arg = CLI_ARG_INT, .metavar = "N", .min = 0, .max = 1000000,
      .offset = AT(per_host), .set = set_polite,
-     .section = "Politeness (any of these: a Queue per host, docs/politeness.md):",
-     .help = "at most N requests in flight per host [no cap]"},
+     .help = "at most N requests in flight per host (0: no cap;\n"
+             "the rest of politeness stays) [" STR(SETTINGS_PER_HOST) "]"},
     {.name = "per-ip", .arg = CLI_ARG_NONE, .offset = AT(per_ip), .set = set_polite_local,
      .help = "... per address the host resolves to"},
     {.name = "delay", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0, .max = 86400,
@@ -222,6 +227,7 @@ static void defaults(void *p)
     *s = (settings){.threads = 4,
                     .dns_timeout = 60,
                     .claim_after = 60,
+                    .per_host = SETTINGS_PER_HOST, /* Scrapy's CONCURRENT_REQUESTS_PER_DOMAIN */
                     .max_crawl_delay = 30,
                     .target_concurrency = 1}; /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
 }
@@ -278,6 +284,14 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
         return REFUSE("%s: the raw transport speaks HTTP/1.0 over plain TCP only (no TLS, "
                       "no HTTP/2): use --transport curl",
                       s->insecure ? "--insecure" : "--http1.1");
+    if (s->chapter && s->polite_given)
+        return REFUSE("--chapter is the chapter's crawler, without politeness: not with "
+                      "--per-host, --per-ip, --delay, --random-delay, --max-crawl-delay, "
+                      "--autothrottle or --target-concurrency");
+    if (s->chapter && s->frontier)
+        return REFUSE("--chapter is the chapter's crawler, its Queue in memory: not with "
+                      "--frontier '%s' (--per-host 0 lifts the cap per host there)",
+                      frontier);
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
@@ -291,6 +305,7 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     settings *s = p;
     if (check_rules(s, o, why, n) < 0)
         return -1;
+    s->polite = !s->chapter;
     o->user_agent = s->user_agent;
     o->threads = s->threads;
     o->dns_timeout = s->dns_timeout;
@@ -314,6 +329,10 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     o->http2 = !s->http1_1;
     o->insecure = s->insecure;
     o->record_http_version = 1;
+    /* robots.txt downloads (at most --max-tasks at once, robotstxt.c) and the sitemap
+     * seeder's (one at a time) get libcurl transfers of their own: a robots.txt that
+     * drips never takes the pages' (docs/politeness.md, Limits) */
+    o->own_transfers = (s->ignore_robots ? 0 : o->max_tasks) + (s->sitemaps ? 1 : 0);
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];

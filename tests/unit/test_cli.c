@@ -907,16 +907,39 @@ static void test_frontier(void **state)
     run_free(r);
 }
 
-/* Politeness: any flag turns it on; values in range; --random-delay and
- * --target-concurrency need what they vary; not with --frontier yet. */
+/* Politeness: on by default (8 per host), off with --chapter alone; values in range;
+ * --random-delay and --target-concurrency need what they vary; some not with --frontier
+ * yet. */
 static void test_politeness(void **state)
 {
     (void)state;
     parse_table = &settings_table;
     run *r = parse("a.example", NULL);
     assert_ok(r);
-    assert_int_equal(r->s.polite, 0);
+    assert_int_equal(r->s.polite, 1);
+    assert_int_equal(r->s.per_host, 8);
     assert_true(r->s.max_crawl_delay == 30 && r->s.target_concurrency == 1);
+    run_free(r);
+    r = parse("--chapter", "--ignore-robots", "--sitemaps", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.polite, 0);
+    run_free(r);
+    static const char *const polite_flags[][2] = {
+        {"--per-host", "2"}, {"--per-host", "0"}, {"--per-ip", NULL}, {"--delay", "0"},
+        {"--max-crawl-delay", "5"}, {"--autothrottle", NULL}};
+    for (size_t i = 0; i < sizeof polite_flags / sizeof polite_flags[0]; i++) {
+        r = polite_flags[i][1]
+                ? parse("--chapter", polite_flags[i][0], polite_flags[i][1], "a.example", NULL)
+                : parse("--chapter", polite_flags[i][0], "a.example", NULL);
+        assert_usage_error(r, "--chapter is the chapter's crawler, without politeness: not "
+                              "with --per-host",
+                           NULL);
+        run_free(r);
+    }
+    r = parse("--chapter", "--frontier", "redis://x/c", "--format", "jsonl", "a.example", NULL);
+    assert_usage_error(r, "--chapter is the chapter's crawler, its Queue in memory: not with "
+                          "--frontier 'redis://x/c'",
+                       NULL);
     run_free(r);
     r = parse("--per-host", "2", "--delay", "0.25", "--random-delay", "--per-ip",
               "--max-crawl-delay", "10", "--autothrottle", "--target-concurrency", "3",
@@ -932,12 +955,13 @@ static void test_politeness(void **state)
     assert_ok(r);
     assert_int_equal(r->s.polite, 1);
     run_free(r);
-    r = parse("--sitemaps", "a.example", NULL);             /* seeds; not politeness */
+    r = parse("--per-host", "0", "a.example", NULL);        /* polite, no cap */
     assert_ok(r);
-    assert_int_equal(r->s.polite, 0);
+    assert_int_equal(r->s.polite, 1);
+    assert_int_equal(r->s.per_host, 0);
     run_free(r);
-    r = parse("--per-host", "0", "a.example", NULL);
-    assert_usage_error(r, "--per-host: 0 is out of range", NULL);
+    r = parse("--per-host", "-1", "a.example", NULL);
+    assert_usage_error(r, "--per-host: -1 is out of range", NULL);
     run_free(r);
     r = parse("--delay", "-1", "a.example", NULL);
     assert_usage_error(r, "--delay: -1 is out of range", NULL);
