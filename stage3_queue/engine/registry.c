@@ -226,6 +226,19 @@ int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, eng
         engine_add_pipeline(*e, &p);
         log_debug("registry: item pipeline %d %s", on[i]->order, on[i]->name);
     }
+    k = enabled_rows(a, rows, n, EXT_SPIDER_MW, on);
+    for (size_t i = 0; i < k; i++) {
+        spider_middleware m = on[i]->make_spider_middleware(*e);
+        engine_add_spider_middleware(*e, &m);
+        log_debug("registry: spider middleware %d %s", on[i]->order, on[i]->name);
+    }
+    if (enabled_rows(a, rows, n, EXT_SPIDER, on) > 0) {
+        spider sp;
+        if (on[0]->make_spider(*e, &sp, err, errlen) < 0)
+            goto fail;
+        engine_set_spider(*e, &sp);
+        log_debug("registry: the spider is %s", on[0]->name);
+    }
     k = enabled_rows(a, rows, n, EXT_SEEDS, on);
     for (size_t i = 0; i < k; i++) {
         engine_add_seeds(*e, on[i]->seed);
