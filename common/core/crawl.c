@@ -596,6 +596,12 @@ crawl *crawl_prepare(const crawl_options *o, const char *stage, char *err, size_
     c->seen_urls = fpset_new();
     c->stats = report_new();
     c->policy = url_policy_new(o->strict != 0, o->exclude, err, errlen);
+    /* the others --exclude given (the first is o->exclude) */
+    for (int i = 1; c->policy && i < o->nexcludes; i++)
+        if (url_policy_exclude(c->policy, o->excludes[i], err, errlen) < 0) {
+            crawl_free(c);
+            return NULL;
+        }
     if (!c->policy) {
         crawl_free(c);
         return NULL;
@@ -661,6 +667,8 @@ char *crawl_identity(const crawl_options *o)
         fprintf(m, "root %s\n", o->roots[i]);
     fprintf(m, "max_redirect %d\nmax_pages %ld\nexclude %s\nstrict %d\n", o->max_redirect,
             o->max_pages, o->exclude ? o->exclude : "", o->strict);
+    for (int i = 1; i < o->nexcludes; i++)
+        fprintf(m, "exclude %s\n", o->excludes[i]);
     if (fclose(m) != 0)
         alloc_oom(0);
     return buf;
