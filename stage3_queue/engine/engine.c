@@ -351,6 +351,8 @@ bool engine_crawl(engine *e, request *req)
         scheduled = true;
     } else if (req->flags & REQ_ROOT) {
         scheduled = crawl_schedule_root(e->a->crawl, &r, e->schedule, e->schedule_ctx);
+    } else if (req->flags & REQ_ANY_HOST) {
+        scheduled = crawl_schedule_any_host(e->a->crawl, &r, e->schedule, e->schedule_ctx);
     } else {
         scheduled = crawl_schedule(e->a->crawl, &r, e->schedule, e->schedule_ctx);
     }

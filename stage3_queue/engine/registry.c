@@ -8,12 +8,16 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "depth.h"
 #include "headers.h"
 #include "hostqueue.h"
 #include "log.h"
 #include "polite.h"
 #include "redisqueue.h"
+#include "referrer.h"
+#include "requisites.h"
 #include "robotstxt.h"
+#include "scope.h"
 #include "settings.h"
 #include "sitemaps.h"
 #include "state.h"
@@ -58,6 +62,22 @@ static bool on_warc(const app *a)
 static bool on_sitemaps(const app *a)
 {
     return settings_of(a)->sitemaps;
+}
+static bool on_depth(const app *a)
+{
+    return settings_of(a)->depth;
+}
+static bool on_referrer(const app *a)
+{
+    return settings_of(a)->referrer;
+}
+static bool on_include(const app *a)
+{
+    return settings_of(a)->include.n > 0;
+}
+static bool on_requisites(const app *a)
+{
+    return settings_of(a)->requisites;
 }
 
 /* ---- how each is made ---- */
@@ -147,7 +167,9 @@ static int make_state(engine *e, item_pipeline *out, char *err, size_t errlen)
 static int make_store(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    *out = store_pipeline(settings_of(engine_app(e))->store);
+    const settings *s = settings_of(engine_app(e));
+    *out = store_pipeline(s->store);
+    out->wants_links = s->referrer; /* the links table */
     return 0;
 }
 
@@ -157,6 +179,17 @@ static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
     const settings *s = settings_of(engine_app(e));
     *out = warc_pipeline(s->warc, s->cdx);
     return 0;
+}
+
+static spider_middleware make_depth(engine *e)
+{
+    return depth_middleware(e, settings_of(engine_app(e))->max_depth);
+}
+
+static spider_middleware make_scope(engine *e)
+{
+    const settings *s = settings_of(engine_app(e));
+    return scope_middleware(s->include.v, s->include.n);
 }
 
 /* ---- the table ---- */
@@ -171,12 +204,20 @@ const extension registry[] = {
     {"robots.txt", EXT_DOWNLOADER_MW, 100, on_robots, .make_middleware = make_robots},
     {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
+    {"referer", EXT_DOWNLOADER_MW, 560, on_referrer, .make_middleware = referer_header_middleware},
     /* Item pipelines: --state first (its frontier rows before the pages' rows). */
     {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},
     {"store", EXT_PIPELINE, 300, on_store, .make_pipeline = make_store},
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
     /* Seeds. */
     {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = sitemaps_seed},
+    /* Spider middlewares, at Scrapy's numbers: process_spider_output runs from depth
+     * (drops the deep links) down to scope (filters the links, not the requisites). */
+    {"scope", EXT_SPIDER_MW, 500, on_include, .make_spider_middleware = make_scope},
+    {"referrer", EXT_SPIDER_MW, 700, on_referrer, .make_spider_middleware = referrer_middleware},
+    {"requisites", EXT_SPIDER_MW, 800, on_requisites,
+     .make_spider_middleware = requisites_middleware},
+    {"depth", EXT_SPIDER_MW, 900, on_depth, .make_spider_middleware = make_depth},
 };
 const size_t registry_size = sizeof registry / sizeof registry[0];
 
