@@ -42,11 +42,11 @@ typedef struct settings {
     double target_concurrency; /* --target-concurrency N (1) */
     int sitemaps;              /* --sitemaps: seed from each host's sitemaps */
     /* Spider middleware (spidermw/) */
-    int depth;                 /* --depth: records say "depth" */
-    int max_depth;             /* --max-depth N (-1: no limit; sets depth) */
-    int referrer;              /* --referrer: records say "referrer", Referer sent */
-    cli_list include;          /* --include REGEX, repeatable: links followed */
-    int requisites;            /* --requisites: also fetch what pages need */
+    int depth;        /* --depth: records say "depth" */
+    int max_depth;    /* --max-depth N (-1: no limit; sets depth) */
+    int referrer;     /* --referrer: records say "referrer", Referer sent */
+    cli_list include; /* --include REGEX, repeatable: links followed */
+    int requisites;   /* --requisites: also fetch what pages need */
 } settings;
 
 /* The table cli_parse reads (its rows, defaults and cross checks). */
