@@ -211,13 +211,15 @@ const extension registry[] = {
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
     /* Seeds. */
     {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = sitemaps_seed},
-    /* Spider middlewares, at Scrapy's numbers: process_spider_output runs from depth
-     * (drops the deep links) down to scope (filters the links, not the requisites). */
+    /* Spider middlewares, at Scrapy's numbers: process_spider_output runs from
+     * requisites (adds them, and takes the links that are requisites too out of the
+     * links), through depth (drops the deep links, counted), down to scope (filters
+     * the links, not the requisites). */
     {"scope", EXT_SPIDER_MW, 500, on_include, .make_spider_middleware = make_scope},
     {"referrer", EXT_SPIDER_MW, 700, on_referrer, .make_spider_middleware = referrer_middleware},
-    {"requisites", EXT_SPIDER_MW, 800, on_requisites,
-     .make_spider_middleware = requisites_middleware},
     {"depth", EXT_SPIDER_MW, 900, on_depth, .make_spider_middleware = make_depth},
+    {"requisites", EXT_SPIDER_MW, 950, on_requisites,
+     .make_spider_middleware = requisites_middleware},
 };
 const size_t registry_size = sizeof registry / sizeof registry[0];
 
