@@ -31,16 +31,9 @@ static const char site_text[] = "page /\n  link /ignored-by-the-spider\n"
                                 "page /waits\npage /after-wait\npage /from-start\n"
                                 "page /ignored-by-the-spider\n";
 
-static const char *path_of(const char *url)
-{
-    const char *p = strstr(url, "://");
-    p = p ? strchr(p + 3, '/') : NULL;
-    return p ? p : "/";
-}
-
 static bool is(const char *url, const char *path)
 {
-    return strcmp(path_of(url), path) == 0;
+    return strcmp(testsite_path_of(url), path) == 0;
 }
 
 /* The calls made for each path, in order: "PATH: in:A in:B parse ..." per line. */
@@ -48,7 +41,7 @@ static char trace[8192];
 
 static void note(const char *url, const char *what)
 {
-    const char *path = path_of(url);
+    const char *path = testsite_path_of(url);
     size_t plen = strlen(path), n = strlen(trace);
     /* the path's line, or a new one at the end */
     char *line = trace;
@@ -105,7 +98,8 @@ static int later_body(coro *co)
     CORO_BEGIN(co);
     AWAIT(co, sock_sleep(5));
     if (f->kind == LATER_RAISE)
-        CORO_RAISE(co, CORO_ERROR, 0, "spider error: boom at %s", path_of(f->resp->request->url));
+        CORO_RAISE(co, CORO_ERROR, 0, "spider error: boom at %s",
+                   testsite_path_of(f->resp->request->url));
     note(f->resp->request->url, "waited");
     spider_follow(f->out, f->resp, "/after-wait", "parse");
     CORO_END(co);
@@ -257,7 +251,8 @@ static coro *tp_spider_item(void *self, const spider_item *it, bool *drop)
     (void)self, (void)drop;
     note(it->request->url, "item");
     size_t n = strlen(items_seen);
-    snprintf(items_seen + n, sizeof items_seen - n, "%s %s\n", path_of(it->request->url), it->json);
+    snprintf(items_seen + n, sizeof items_seen - n, "%s %s\n", testsite_path_of(it->request->url),
+             it->json);
     return NULL;
 }
 
