@@ -292,15 +292,7 @@ static int setup(void **state)
     (void)state;
     if (!mkdtemp(dir))
         return -1;
-    char path[300];
-    snprintf(path, sizeof path, "%s/site", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(site_text, f);
-    fclose(f);
-    const char *const args[] = {path, NULL};
-    return testsite_start(&site, args);
+    return testsite_start_text(&site, dir, "spider", site_text, NULL);
 }
 
 static int teardown(void **state)

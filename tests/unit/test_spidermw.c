@@ -59,29 +59,13 @@ static int teardown(void **state)
 static testsite *start(const char *name, const char *addr, int port, const char *text)
 {
     assert_true(nsites < 2);
-    char path[300], log[300], portarg[16];
-    snprintf(path, sizeof path, "%s/%s.site", dir, name);
+    char log[300], portarg[16];
     snprintf(log, sizeof log, "%s/%s.log", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
     snprintf(portarg, sizeof portarg, "%d", port);
-    const char *args[12];
-    int k = 0;
-    args[k++] = "--bind";
-    args[k++] = addr;
-    args[k++] = "--log";
-    args[k++] = log;
-    args[k++] = "--log-header";
-    args[k++] = "Referer";
-    if (port > 0) {
-        args[k++] = "--port";
-        args[k++] = portarg;
-    }
-    args[k++] = path;
-    args[k] = NULL;
-    assert_int_equal(testsite_start(&sites[nsites], args), 0);
+    const char *const args[] = {
+        "--bind", addr, "--log", log, "--log-header", "Referer", port > 0 ? "--port" : NULL,
+        portarg,  NULL};
+    assert_int_equal(testsite_start_text(&sites[nsites], dir, name, text, args), 0);
     return &sites[nsites++];
 }
 
