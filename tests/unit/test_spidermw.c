@@ -26,17 +26,12 @@
 #include <sqlite3.h>
 
 #include "jsonl.h"
+#include "scratch.h"
 #include "testsite_helper.h"
 
-static char dir[] = "/tmp/test_spidermw.XXXXXX";
+static char *const dir = scratch_dir;
 static testsite sites[2];
 static int nsites;
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
 
 static void stop_sites(void)
 {
@@ -47,11 +42,8 @@ static void stop_sites(void)
 
 static int teardown(void **state)
 {
-    (void)state;
     stop_sites();
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return scratch_teardown(state);
 }
 
 /* A testsite on addr (and port, 0: any) serving text, logging to DIR/NAME.log with
@@ -356,5 +348,5 @@ int main(void)
         cmocka_unit_test(test_include_exclude),
         cmocka_unit_test(test_requisites),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }
