@@ -294,9 +294,10 @@ static void test_requisites(void **state)
              "  <picture><source srcset=/p1.webp></picture>\n"
              "  <video poster=/poster.jpg src=/v.mp4></video><audio src=/a.mp3></audio>\n"
              "  <a href=/page2>a link</a> <a href=/s.css>the stylesheet, linked</a>\n"
-             "  <img src=/i.png></body></html>\n"
+             "  <img src=/i.png><img src=/a-page.html></body></html>\n"
              "  END\n"
              "page /page2\n  body=\"<img src=/i.png><img src=/only-page2.png>\"\n"
+             "page /a-page.html\n  body=\"<img src=/not-needed.png>\"\n"
              "page /s.css type=text/css\n"
              "  body <<END\n"
              "  @import 'more.css'; .x{background:url(img/x.png)} /* url(/no.png) */\n"
@@ -306,9 +307,10 @@ static void test_requisites(void **state)
     testsite *ts = start("requisites", "127.0.0.1", 0, text);
     crawl_run r;
     crawl(&r, ts->url, "--requisites", "--depth", NULL);
-    const char *reqs[] = {"/s.css", "/fav.ico", "/bg.png",   "/app.js",    "/body.png",
-                          "/i.png", "/i2.png",  "/i3.png",   "/p1.webp",   "/poster.jpg",
-                          "/v.mp4", "/a.mp3",   "/more.css", "/img/x.png", "/h1.png"};
+    const char *reqs[] = {"/s.css",  "/a-page.html", "/fav.ico",    "/bg.png",
+                          "/app.js", "/body.png",    "/i.png",      "/i2.png",
+                          "/i3.png", "/p1.webp",     "/poster.jpg", "/v.mp4",
+                          "/a.mp3",  "/more.css",    "/img/x.png",  "/h1.png"};
     for (size_t i = 0; i < sizeof reqs / sizeof reqs[0]; i++) {
         const jobj *rec = record(&r, ts->url, reqs[i]);
         const jv *flag = jobj_get(rec, "requisite");
@@ -327,13 +329,15 @@ static void test_requisites(void **state)
     assert_null(jobj_get(p2, "requisite"));
     assert_int_equal(jobj_int(record(&r, ts->url, "/only-page2.png"), "depth", -1), 1);
     assert_int_equal(requests("requisites", "/no.png", NULL, 0), 0);
-    /* the root, 15 of its own, 3 offsite, /page2 and its one new image */
-    assert_int_equal(r.nrecords, 1 + 15 + 3 + 2);
+    /* a requisite that is a page: its own requisites are not the root's */
+    assert_int_equal(requests("requisites", "/not-needed.png", NULL, 0), 0);
+    /* the root, 16 of its own, 3 offsite, /page2 and its one new image */
+    assert_int_equal(r.nrecords, 1 + 16 + 3 + 2);
     crawl_run_free(&r);
 
     /* --max-depth 0: the root's requisites (as deep as the root) but not its links */
     crawl(&r, ts->url, "--requisites", "--max-depth", "0", NULL);
-    assert_int_equal(r.nrecords, 1 + 15 + 3);
+    assert_int_equal(r.nrecords, 1 + 16 + 3);
     /* /page2 only: the links that are requisites too were fetched as requisites */
     assert_int_equal(jobj_int(r.summary, "dropped_depth", -1), 1);
     crawl_run_free(&r);
