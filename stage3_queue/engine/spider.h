@@ -29,7 +29,8 @@
  * too, though the crawl core follows it: the target keeps the request's depth and
  * callback); a callback that wants only 2xx checks the status. Failed downloads reach
  * no spider. A page requisite's response (callback SPIDER_CB_REQUISITE) reaches the
- * spider middlewares but no callback. With a spider, the page's
+ * spider middlewares but no callback. Until the record, the fetch stays open in the crawl core: a
+ * callback that waits keeps it in flight (peak_in_flight, --trace-events' span). With a spider, the page's
  * links are followed only when it emits them: the default spider (spiders/follow.h)
  * emits every allowed link in page order, which is the chapter's crawler.
  *
