@@ -132,6 +132,11 @@ static int crawl_body(coro *co)
         cr->workers[i] = task_new(cr->a->loop, work(cr), name);
     }
 
+    /* The spider's start requests, when it or a spider middleware has its own (else
+     * the roots went in before the crawl, as in the chapter). */
+    if (engine_has_start_requests(cr->engine))
+        AWAIT(co, engine_start_requests(cr->engine));
+
     /* Seeds (--sitemaps, say): start URLs from elsewhere, put while the workers crawl
      * (join must not end the crawl before the last one is put). */
     if (engine_has_seeds(cr->engine))
@@ -190,7 +195,8 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
     if (settings_of(a)->insecure)
         log_warn("crawl-queue: --insecure: TLS certificates are not checked; anyone on the "
                  "way can read and change what is fetched");
-    crawl_add_roots(a->crawl, frontier_add, &cr.q);     /* on --resume: seen already */
+    if (!engine_has_start_requests(cr.engine))
+        crawl_add_roots(a->crawl, frontier_add, &cr.q); /* on --resume: seen already */
 
     progress *p = progress_start(a, queued, &cr.q);
     task *t = task_new(a->loop, &main_coro->co, "crawl");

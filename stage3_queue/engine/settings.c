@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,30 @@ static int set_polite_local(void *s, const char *arg, char *why, size_t n)
     return set_polite(s, arg, why, n);
 }
 
+/* --max-depth N: the depth middleware, with a limit. */
+static int set_max_depth(void *s, const char *arg, char *why, size_t n)
+{
+    (void)arg, (void)why, (void)n;
+    ((settings *)s)->depth = 1;
+    return 0;
+}
+
+/* --include REGEX (the last one given): a POSIX extended regex, checked now. */
+static int check_include(void *p, const char *arg, char *why, size_t n)
+{
+    (void)p;
+    regex_t re;
+    int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+    if (rc == 0) {
+        regfree(&re);
+        return 0;
+    }
+    char msg[128];
+    regerror(rc, &re, msg, sizeof msg);
+    snprintf(why, n, "--include: bad regex '%s': %s", arg, msg);
+    return -1;
+}
+
 char *warc_file_name(const char *base, unsigned n)
 {
     static const char *const ends[] = {".warc.gz", ".warc", ".gz"};
@@ -200,6 +225,23 @@ static const cli_flag rows[] = {
     {.name = "sitemaps", .arg = CLI_ARG_NONE, .offset = AT(sitemaps),
      .help = "also start from each host's sitemaps (robots.txt's\n"
              "Sitemap lines, /sitemap.xml)"},
+    {.name = "depth", .arg = CLI_ARG_NONE, .offset = AT(depth),
+     .section = "Spider middleware (docs/extensions.md):",
+     .help = "records say \"depth\": links from a root"},
+    {.name = "max-depth", .arg = CLI_ARG_INT, .metavar = "N", .min = 0, .max = 1000000,
+     .offset = AT(max_depth), .set = set_max_depth,
+     .help = "follow no link deeper than N (0: the roots\n"
+             "only); implies --depth [no limit]"},
+    {.name = "referrer", .arg = CLI_ARG_NONE, .offset = AT(referrer),
+     .help = "records say \"referrer\", requests send Referer,\n"
+             "--store gets a links table"},
+    {.name = "include", .arg = CLI_ARG_LIST, .metavar = "REGEX", .offset = AT(include),
+     .set = check_include,
+     .help = "follow only links matching one of these POSIX\n"
+             "extended regexes (repeatable) [all]"},
+    {.name = "requisites", .arg = CLI_ARG_NONE, .offset = AT(requisites),
+     .help = "also fetch what each page needs to render\n"
+             "(images, scripts, stylesheets), on any host"},
     {.name = "threads", .arg = CLI_ARG_INT, .metavar = "N", .min = 1,
      .max = THREADPOOL_MAX_THREADS, .offset = AT(threads), .section = "",
      .help = "the thread pool (DNS lookups, the store), 1 to " STR(THREADPOOL_MAX_THREADS)
@@ -229,6 +271,7 @@ static void defaults(void *p)
                     .claim_after = 60,
                     .per_host = SETTINGS_PER_HOST, /* Scrapy's CONCURRENT_REQUESTS_PER_DOMAIN */
                     .max_crawl_delay = 30,
+                    .max_depth = -1,
                     .target_concurrency = 1}; /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
 }
 

@@ -50,6 +50,13 @@ typedef struct settings {
     int http1_1;               /* --http1.1: no HTTP/2 (the curl transport offers it over
                                 * https by default) */
     int insecure;              /* --insecure: TLS certificates not checked */
+
+    /* Spider middleware (spidermw/) */
+    int depth;        /* --depth: records say "depth" */
+    int max_depth;    /* --max-depth N (-1: no limit; sets depth) */
+    int referrer;     /* --referrer: records say "referrer", Referer sent */
+    cli_list include; /* --include REGEX, repeatable: links followed */
+    int requisites;   /* --requisites: also fetch what pages need */
 } settings;
 
 /* --warc-max-size: the name of file n of the archive base ("a.warc.gz", 3 ->

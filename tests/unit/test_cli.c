@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "crawl.h"
 #include "log.h"
 #include "settings.h"
 
@@ -249,6 +250,26 @@ static void test_every_option_equals_form(void **state)
     assert_true(o->max_size == 9223372036854775807LL);
     assert_string_equal(o->cacert, "/dev/null");
     assert_string_equal(o->trace_events, "e");
+    run_free(r);
+}
+
+/* --exclude is repeatable: a URL matching any of them is excluded (a second --exclude
+ * used to replace the first, silently). */
+static void test_exclude_repeatable(void **state)
+{
+    (void)state;
+    run *r = parse("--exclude", "\\.pdf$", "--exclude=/private/", "a.example", NULL);
+    assert_ok(r);
+    const crawl_options *o = &r->o;
+    assert_int_equal(o->nexcludes, 2);
+    assert_string_equal(o->exclude, "\\.pdf$");
+    char err[256];
+    crawl *c = crawl_prepare(o, "test", err, sizeof err);
+    assert_non_null(c);
+    assert_false(crawl_allowed(c, "http://a.example/x.pdf"));
+    assert_false(crawl_allowed(c, "http://a.example/private/y"));
+    assert_true(crawl_allowed(c, "http://a.example/ok"));
+    crawl_free(c);
     run_free(r);
 }
 
@@ -634,6 +655,42 @@ static void test_stage3_options_refused_by_chapter(void **state)
     r = parse("--ignore-robots", "http://a/", NULL);
     assert_usage_error(r, "unknown option '--ignore-robots' (see --help); " NOTE, NULL);
     run_free(r);
+}
+
+/* The spider middlewares' flags: --max-depth implies --depth; --include repeatable and
+ * checked now; each refused by stages 1 and 2. */
+static void test_spider_middleware_options(void **state)
+{
+    (void)state;
+    parse_table = &settings_table;
+    run *r = parse("http://a/", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.max_depth, -1);
+    assert_int_equal(r->s.depth, 0);
+    run_free(r);
+    r = parse("--max-depth", "0", "--include", "/a/", "--include=/b/", "--referrer",
+              "--requisites", "http://a/", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.max_depth, 0);
+    assert_int_equal(r->s.depth, 1);
+    assert_int_equal(r->s.include.n, 2);
+    assert_string_equal(r->s.include.v[1], "/b/");
+    assert_int_equal(r->s.referrer, 1);
+    assert_int_equal(r->s.requisites, 1);
+    run_free(r);
+    r = parse("--max-depth", "-1", "http://a/", NULL);
+    assert_usage_error(r, "--max-depth", NULL);
+    run_free(r);
+    r = parse("--include", "(", "http://a/", NULL);
+    assert_usage_error(r, "--include: bad regex '(': ", NULL);
+    run_free(r);
+    parse_table = NULL;
+    const char *const flags[] = {"--depth", "--referrer", "--requisites"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        r = parse(flags[i], "http://a/", NULL);
+        assert_usage_error(r, "unknown option '", NOTE);
+        run_free(r);
+    }
 }
 
 static void test_bad_user_agent(void **state)
@@ -1254,6 +1311,8 @@ int main(void)
         cmocka_unit_test_teardown(test_every_option_separate_values, reset_log_level),
         cmocka_unit_test_teardown(test_every_option_equals_form, reset_log_level),
         cmocka_unit_test_teardown(test_options_after_roots_and_last_wins, reset_log_level),
+        cmocka_unit_test_teardown(test_exclude_repeatable, reset_log_level),
+        cmocka_unit_test_teardown(test_spider_middleware_options, reset_log_level),
         cmocka_unit_test_teardown(test_verbose_and_quiet_set_log_level, reset_log_level),
         cmocka_unit_test_teardown(test_timeout_decimal_forms, reset_log_level),
         cmocka_unit_test_teardown(test_help, reset_log_level),
