@@ -80,6 +80,7 @@ struct crawl {
     size_t page_probe;       /* the longest probe in any page's link set so far */
     listeners on_record;     /* told of each record as it is made */
     listeners on_add;        /* told of each URL scheduled */
+    bool no_page_links;      /* crawl_set_page_links(c, false): pages are not parsed */
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -282,7 +283,8 @@ static void on_head(void *ctx, const http_head *head)
         if (!f->encoding)
             f->encoding = xstrdup("utf-8");
     }
-    if (head->status == 200 && f->content_type && links_wanted(f->content_type)) {
+    if (head->status == 200 && f->content_type && links_wanted(f->content_type) &&
+        !f->c->no_page_links) {
         bool xml = strcmp(f->content_type, "application/xml") == 0;
         f->parser = links_new(f->url, f->encoding, xml, on_link, f);
     }
@@ -741,6 +743,11 @@ void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx)
     finish(f, NULL, add, ctx);
 }
 
+void crawl_fetch_error(crawl_fetch *f, const char *exception, crawl_add_fn add, void *ctx)
+{
+    finish(f, exception, add, ctx);
+}
+
 void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx)
 {
     char why[80];
@@ -814,6 +821,8 @@ void crawl_remove_listeners(crawl *c, const void *ctx)
     listeners_remove(&c->on_record, ctx);
     listeners_remove(&c->on_add, ctx);
 }
+
+void crawl_set_page_links(crawl *c, bool follow) { c->no_page_links = !follow; }
 
 bool crawl_mark_seen(crawl *c, const char *url)
 {

@@ -78,6 +78,10 @@ bool crawl_fetch_full(const crawl_fetch *f);
  * target unless seen or out of redirects; for a page, add each new allowed link.
  * Frees f. */
 void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx);
+/* The whole response arrived but what was made of it failed (a callback given the
+ * page raised): recorded with its status and this exception, as crawl_fetch_done
+ * records it otherwise (links and redirect target added alike). Frees f. */
+void crawl_fetch_error(crawl_fetch *f, const char *exception, crawl_add_fn add, void *ctx);
 /* The response was cut short by --max-size: record what arrived, with the exception
  * "body truncated at N bytes (--max-size)", and add its links. Frees f. */
 void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx);
@@ -123,6 +127,11 @@ void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx);
 /* Remove every listener, of either kind, added with ctx (its owner is going away); a
  * NULL ctx removes nothing. */
 void crawl_remove_listeners(crawl *c, const void *ctx);
+
+/* Whether the core parses pages for links and follows them (the default), or leaves
+ * that to the engine (a spider that follows what it chooses): then no page's link is
+ * added, and records count none (num_urls 0); redirects are followed all the same. */
+void crawl_set_page_links(crawl *c, bool follow);
 
 /* seen_urls takes url without scheduling it (a crawl resumed: URLs of an earlier run).
  * Returns whether it was new. */

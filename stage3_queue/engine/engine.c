@@ -29,6 +29,7 @@ struct engine {
     bool keep_wire;              /* a pipeline stage wants the wire bytes (--warc) */
     item *capture;               /* the item whose record the crawl core is making */
     bool failed;                 /* a pipeline stage raised */
+    spider sp;                   /* the spider (sp.parse NULL: none) */
 };
 
 /* ---- results ---- */
@@ -121,6 +122,8 @@ void engine_free(engine *e)
         if (e->pipe[i].free)
             e->pipe[i].free(e->pipe[i].self);
     }
+    if (e->sp.free)
+        e->sp.free(e->sp.self);
     free(e->mw);
     free(e->pipe);
     free(e->seeds);
@@ -184,12 +187,35 @@ coro *engine_seed(engine *e)
     return &f->co;
 }
 
-bool engine_plain(const engine *e) { return e->nmw == 0 && e->npipe == 0; }
+bool engine_plain(const engine *e) { return e->nmw == 0 && e->npipe == 0 && !e->sp.parse; }
 app *engine_app(engine *e) { return e->a; }
 bool engine_failed(const engine *e) { return e->failed; }
 frontier *engine_frontier(engine *e) { return e->fr; }
 
 size_t engine_backlog(const engine *e) { return e->fr ? frontier_qsize(e->fr) : 0; }
+
+/* ---- the spider and what it scrapes ---- */
+
+void engine_set_spider(engine *e, const spider *s)
+{
+    if (e->sp.free)
+        e->sp.free(e->sp.self);
+    e->sp = *s;
+    e->keep_bodies = true;
+    if (s->follows)
+        crawl_set_page_links(e->a->crawl, false);
+}
+
+bool engine_has_spider(const engine *e) { return e->sp.parse != NULL; }
+
+bool engine_scraped(engine *e, scraped *s)
+{
+    bool drop = false;
+    for (size_t i = 0; i < e->npipe && !drop; i++)
+        if (e->pipe[i].process_scraped)
+            e->pipe[i].process_scraped(e->pipe[i].self, s, &drop);
+    return !drop;
+}
 
 /* ---- engine.crawl: through the Queue ---- */
 
@@ -390,11 +416,13 @@ typedef struct {
     request *req;
     size_t i;                   /* the middleware or pipeline stage being called */
     coro *call;                 /* its coroutine, when it gave one */
+    coro *call_co;              /* the spider's callback, when it gave a coroutine */
     mw_result res;
     char *error;                /* the download's error */
     crawl_fetch *fetch;         /* the downloaded page in the crawl core, until recorded */
     bool truncated;
     response *resp;
+    spider_call sc;             /* the spider's callback for resp, when there is one */
     item it;
     bool drop;
 } handle_frame;
@@ -426,6 +454,18 @@ static void settle(handle_frame *f)
 
 /* Record the response through the crawl core (which queues its links or the
  * redirect target), capturing the record for the item. */
+/* The attempt's record: truncated, or failed in the spider's callback, or done. */
+static void finish_fetch(handle_frame *f, crawl_fetch *cf, bool truncated)
+{
+    engine *e = f->e;
+    if (truncated)
+        crawl_fetch_truncated(cf, e->schedule, e->schedule_ctx);
+    else if (f->sc.error)
+        crawl_fetch_error(cf, f->sc.error, e->schedule, e->schedule_ctx);
+    else
+        crawl_fetch_done(cf, e->schedule, e->schedule_ctx);
+}
+
 static void record_response(handle_frame *f)
 {
     engine *e = f->e;
@@ -433,10 +473,7 @@ static void record_response(handle_frame *f)
     if (f->fetch) {
         crawl_fetch *cf = f->fetch;
         f->fetch = NULL;
-        if (f->truncated)
-            crawl_fetch_truncated(cf, e->schedule, e->schedule_ctx);
-        else
-            crawl_fetch_done(cf, e->schedule, e->schedule_ctx);
+        finish_fetch(f, cf, f->truncated);
     } else {
         /* a Response a middleware made: fed through the core as if downloaded */
         response *r = f->resp;
@@ -448,10 +485,7 @@ static void record_response(handle_frame *f)
         s->on_head(s->ctx, &head);
         if (r->body_len)
             s->on_body(s->ctx, r->body, r->body_len);
-        if (r->truncated)
-            crawl_fetch_truncated(cf, e->schedule, e->schedule_ctx);
-        else
-            crawl_fetch_done(cf, e->schedule, e->schedule_ctx);
+        finish_fetch(f, cf, r->truncated);
     }
     e->capture = NULL;
 }
@@ -576,6 +610,15 @@ static int handle_body(coro *co)
             goto pipeline;
         }
     }
+    /* The spider's callback, for a 2xx response (Scrapy's HttpErrorMiddleware): the
+     * record waits for it, and says its error. */
+    if (e->sp.parse && f->resp->status >= 200 && f->resp->status < 300) {
+        f->sc.request = f->req;
+        f->sc.response = f->resp;
+        f->call_co = e->sp.parse(e->sp.self, e, &f->sc);
+        if (f->call_co)
+            AWAIT(co, f->call_co);
+    }
     record_response(f);
 
 pipeline:
@@ -619,6 +662,7 @@ static void handle_finally(coro *co)
     request_free(f->req);
     fetch_stat_clear(&f->it.record);
     free(f->error);
+    free(f->sc.error);
 }
 
 static const coro_def handle_def = {"engine_handle", __FILE__, handle_body, handle_finally,

@@ -92,6 +92,8 @@ typedef struct downloader_middleware {
 
 /* ---- item pipeline ---- */
 
+struct scraped;
+
 /* What reaches the pipeline for each record the engine made: every URL it handled,
  * fetched or not. */
 typedef struct item {
@@ -116,7 +118,44 @@ typedef struct item_pipeline {
     coro *(*process_item)(void *self, item *it, bool *drop);
     coro *(*close)(void *self);
     void (*free)(void *self);
+    /* NULL, or: an item a spider scraped (engine_scraped), in pipeline order until a
+     * stage sets *drop. Never waits: a stage that writes later queues it. */
+    void (*process_scraped)(void *self, struct scraped *s, bool *drop);
 } item_pipeline;
+
+/* An item a spider scraped (item(table) in Lua, --extract): one JSON object, and where
+ * it came from. A stage may fill in what later stages read (items_end). */
+typedef struct scraped {
+    const char *url;      /* the URL whose response the callback was given */
+    const char *callback; /* the callback's name ("parse") */
+    const char *json;     /* the item, one JSON object on one line */
+    int seq;              /* its place among the items of that URL's callback: 0, 1, ... */
+    long long items_end;  /* where its line ends in the items file (-1: not written) */
+} scraped;
+
+/* ---- the spider ---- */
+
+/* One response handed to the spider: the URL's request (its depth, referrer and
+ * callback) and its response (2xx, body kept). The spider sets error (malloc'd) when
+ * its callback failed: the URL's record says it as its exception. */
+typedef struct spider_call {
+    const request *request;
+    const response *response;
+    char *error;
+} spider_call;
+
+/* Scrapy's Spider, as the engine sees it: parse is called for every response with a
+ * 2xx status, after the downloader middlewares' process_response and before the
+ * record (NULL-or-coroutine rule; the coroutine never raises but CancelledError).
+ * follows: the spider follows links itself (engine_crawl): the crawl core follows no
+ * page's links (redirects still). */
+typedef struct spider {
+    const char *name;
+    void *self;
+    bool follows;
+    coro *(*parse)(void *self, engine *e, spider_call *call);
+    void (*free)(void *self);
+} spider;
 
 /* ---- the engine ---- */
 
@@ -189,5 +228,12 @@ task *engine_download(engine *e, request *req);
 /* The same download as a coroutine, for a coroutine to AWAIT itself (no Task to free):
  * returns the response (response *, the awaiter's to free) or raises. Takes req. */
 coro *engine_fetch(engine *e, request *req);
+
+/* The crawl's spider (the engine takes s and frees it); bodies are kept from now on. */
+void engine_set_spider(engine *e, const spider *s);
+bool engine_has_spider(const engine *e);
+/* Scrapy's scraper: hand s to the pipeline stages' process_scraped. Returns whether
+ * every stage took it (none dropped it). */
+bool engine_scraped(engine *e, scraped *s);
 
 #endif

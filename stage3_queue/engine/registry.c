@@ -8,7 +8,10 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "extract.h"
 #include "headers.h"
+#include "items.h"
+#include "luaspider.h"
 #include "hostqueue.h"
 #include "log.h"
 #include "polite.h"
@@ -58,6 +61,18 @@ static bool on_warc(const app *a)
 static bool on_sitemaps(const app *a)
 {
     return settings_of(a)->sitemaps;
+}
+static bool on_spider(const app *a)
+{
+    return settings_of(a)->spider != NULL;
+}
+static bool on_extract(const app *a)
+{
+    return settings_of(a)->extract.n > 0;
+}
+static bool on_items(const app *a)
+{
+    return settings_of(a)->items != NULL;
 }
 
 /* ---- how each is made ---- */
@@ -159,6 +174,34 @@ static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
     return 0;
 }
 
+/* --spider FILE.lua: the spider the command line's checks loaded (settings.c). */
+static int make_lua(engine *e, spider *out, char *err, size_t errlen)
+{
+    lua_spider *ls = lua_spider_take();
+    if (!ls) {
+        snprintf(err, errlen, "--spider '%s' was not loaded", settings_of(engine_app(e))->spider);
+        return -1;
+    }
+    *out = lua_spider_spider(ls);
+    return 0;
+}
+
+static int make_extract(engine *e, spider *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    const settings *s = settings_of(engine_app(e));
+    *out = extract_spider(s->extract.v, s->extract.n);
+    return 0;
+}
+
+/* --items FILE: first, so that the stages after it know where each item's line ends. */
+static int make_items(engine *e, item_pipeline *out, char *err, size_t errlen)
+{
+    app *a = engine_app(e);
+    const settings *s = settings_of(a);
+    return items_pipeline(a, s->items, s->resume, out, err, errlen);
+}
+
 /* ---- the table ---- */
 
 const extension registry[] = {
@@ -171,12 +214,17 @@ const extension registry[] = {
     {"robots.txt", EXT_DOWNLOADER_MW, 100, on_robots, .make_middleware = make_robots},
     {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
-    /* Item pipelines: --state first (its frontier rows before the pages' rows). */
+    /* Item pipelines: --items before all (where an item's line ends); --state first of
+     * the rest (its frontier rows before the pages' rows). */
+    {"items", EXT_PIPELINE, 50, on_items, .make_pipeline = make_items},
     {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},
     {"store", EXT_PIPELINE, 300, on_store, .make_pipeline = make_store},
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
     /* Seeds. */
     {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = sitemaps_seed},
+    /* Spiders: the first enabled is the crawl's. */
+    {"lua", EXT_SPIDER, 100, on_spider, .make_spider = make_lua},
+    {"extract", EXT_SPIDER, 200, on_extract, .make_spider = make_extract},
 };
 const size_t registry_size = sizeof registry / sizeof registry[0];
 
@@ -225,6 +273,13 @@ int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, eng
             goto fail;
         engine_add_pipeline(*e, &p);
         log_debug("registry: item pipeline %d %s", on[i]->order, on[i]->name);
+    }
+    if (enabled_rows(a, rows, n, EXT_SPIDER, on) > 0) {
+        spider sp;
+        if (on[0]->make_spider(*e, &sp, err, errlen) < 0)
+            goto fail;
+        engine_set_spider(*e, &sp);
+        log_debug("registry: spider %s", on[0]->name);
     }
     k = enabled_rows(a, rows, n, EXT_SEEDS, on);
     for (size_t i = 0; i < k; i++) {

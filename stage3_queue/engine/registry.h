@@ -24,7 +24,7 @@
 #include "engine.h"
 #include "frontier.h"
 
-typedef enum { EXT_FRONTIER, EXT_DOWNLOADER_MW, EXT_PIPELINE, EXT_SEEDS } ext_kind;
+typedef enum { EXT_FRONTIER, EXT_DOWNLOADER_MW, EXT_PIPELINE, EXT_SEEDS, EXT_SPIDER } ext_kind;
 
 typedef struct extension {
     const char *name;
@@ -36,6 +36,8 @@ typedef struct extension {
     downloader_middleware (*make_middleware)(engine *e);
     int (*make_pipeline)(engine *e, item_pipeline *out, char *err, size_t errlen);
     coro *(*seed)(engine *e);
+    /* The spider: the enabled row with the lowest order (none: no spider). */
+    int (*make_spider)(engine *e, spider *out, char *err, size_t errlen);
 } extension;
 
 /* crawl-queue's extensions. */
