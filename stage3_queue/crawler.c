@@ -130,6 +130,11 @@ static int crawl_body(coro *co)
         cr->workers[i] = task_new(cr->a->loop, work(cr), name);
     }
 
+    /* The spider's start requests, when it or a spider middleware has its own (else
+     * the roots went in before the crawl, as in the chapter). */
+    if (engine_has_start_requests(cr->engine))
+        AWAIT(co, engine_start_requests(cr->engine));
+
     /* Seeds (--sitemaps, say): start URLs from elsewhere, put while the workers crawl
      * (join must not end the crawl before the last one is put). */
     if (engine_has_seeds(cr->engine))
@@ -185,7 +190,8 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
         free(cr.workers);
         return APP_NOT_STARTED;
     }
-    crawl_add_roots(a->crawl, frontier_add, &cr.q);     /* on --resume: seen already */
+    if (!engine_has_start_requests(cr.engine))
+        crawl_add_roots(a->crawl, frontier_add, &cr.q); /* on --resume: seen already */
 
     progress *p = progress_start(a, queued, &cr.q);
     task *t = task_new(a->loop, &main_coro->co, "crawl");

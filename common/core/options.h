@@ -7,13 +7,18 @@
 #ifndef CRAWL_OPTIONS_H
 #define CRAWL_OPTIONS_H
 
+#define CRAWL_MAX_EXCLUDES 64 /* --exclude given at most this many times */
+
 typedef struct crawl_options {
     char **roots;            /* as given on the command line (not owned) */
     int nroots;
     int max_tasks;           /* --max-tasks N (100) */
     int max_redirect;        /* --max-redirect N (10) */
     int max_tries;           /* --max-tries N (4) */
-    const char *exclude;     /* --exclude REGEX */
+    const char *exclude;     /* --exclude REGEX: the first one given */
+    /* every --exclude, in order (repeatable: a URL matching any is excluded) */
+    const char *excludes[CRAWL_MAX_EXCLUDES];
+    int nexcludes;
     int strict;              /* --strict (default) / --lenient */
     const char *selector;    /* --selector epoll|poll|select */
     const char *transport;   /* --transport raw|curl (default per stage) */

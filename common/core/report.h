@@ -35,7 +35,22 @@ typedef struct fetch_stat {
     char *encoding;
     int num_urls;
     int num_new_urls;
+    /* A crawler's own fields (crawl.h's crawl_set_fields), written after the others
+     * in jsonl only when their bit is in extra: "depth", "referrer" (null for a root),
+     * "requisite" (true). */
+    unsigned extra;
+    int depth;
+    char *referrer;
+    int requisite;
 } fetch_stat;
+
+enum { FETCH_STAT_DEPTH = 1, FETCH_STAT_REFERRER = 2, FETCH_STAT_REQUISITE = 4 };
+
+/* A crawler's own counter for the summary. */
+typedef struct report_counter {
+    const char *name;
+    long long n;
+} report_counter;
 
 /* Everything the summary line needs besides the records. */
 typedef struct report_summary {
@@ -48,6 +63,8 @@ typedef struct report_summary {
     size_t peak_in_flight;   /* most fetches in progress at once */
     int interrupted;         /* stopped by a signal, or failed */
     const char *error;       /* why it failed (NULL: it did not) */
+    const report_counter *counts; /* a crawler's own counters, ncounts of them */
+    size_t ncounts;
 } report_summary;
 
 typedef struct report report;

@@ -44,6 +44,7 @@
 #include "frontier.h"
 #include "report.h"
 #include "request.h"
+#include "spider.h"
 #include "task.h"
 
 typedef struct engine engine;
@@ -92,8 +93,6 @@ typedef struct downloader_middleware {
 
 /* ---- item pipeline ---- */
 
-struct scraped;
-
 /* What reaches the pipeline for each record the engine made: every URL it handled,
  * fetched or not. */
 typedef struct item {
@@ -102,7 +101,21 @@ typedef struct item {
     const response *response;   /* NULL for a failure; else status, kept headers, and
                                  * the body if a stage wants_body */
     long long output_end;       /* where its line ends in --output (-1: no offset) */
+    const spider_link *links;   /* the page's links (spider.h), nlinks of them, when a
+                                 * stage wants_links; else NULL */
+    size_t nlinks;
 } item;
+
+/* What reaches the pipeline for each item a spider emitted (spider.h), after the
+ * record of the response it came from. */
+typedef struct spider_item {
+    const char *json;           /* the item: one JSON object */
+    const request *request;     /* the request of the response it came from: url,
+                                 * callback (NULL: parse), depth, referrer */
+    int seq;                    /* its place among that response's items: 0, 1, ... */
+    long long items_end;        /* where its line ends in --items, once a stage wrote it
+                                 * there (-1: not written) */
+} spider_item;
 
 typedef struct item_pipeline {
     const char *name;
@@ -110,52 +123,19 @@ typedef struct item_pipeline {
     bool wants_body;            /* keep response bodies for this stage */
     bool wants_wire;            /* keep the bytes as they went over the wire
                                  * (response->wire: an archive) */
+    bool wants_links;           /* the page's links in item->links */
     /* open: once, before the first URL; close: once, after the last (also after an
      * interruption), awaited before the report is written. process_item: may set
      * *drop to stop the item here. Same NULL-or-coroutine rule; a coroutine that
      * raises is a fatal error of the crawl (exit 1), said in one line. */
     coro *(*open)(void *self, engine *e);
     coro *(*process_item)(void *self, item *it, bool *drop);
+    /* A spider's item (may be NULL: the stage takes none), in the same order of stages
+     * and with the same rules as process_item. */
+    coro *(*process_spider_item)(void *self, spider_item *it, bool *drop);
     coro *(*close)(void *self);
     void (*free)(void *self);
-    /* NULL, or: an item a spider scraped (engine_scraped), in pipeline order until a
-     * stage sets *drop. Never waits: a stage that writes later queues it. */
-    void (*process_scraped)(void *self, struct scraped *s, bool *drop);
 } item_pipeline;
-
-/* An item a spider scraped (item(table) in Lua, --extract): one JSON object, and where
- * it came from. A stage may fill in what later stages read (items_end). */
-typedef struct scraped {
-    const char *url;      /* the URL whose response the callback was given */
-    const char *callback; /* the callback's name ("parse") */
-    const char *json;     /* the item, one JSON object on one line */
-    int seq;              /* its place among the items of that URL's callback: 0, 1, ... */
-    long long items_end;  /* where its line ends in the items file (-1: not written) */
-} scraped;
-
-/* ---- the spider ---- */
-
-/* One response handed to the spider: the URL's request (its depth, referrer and
- * callback) and its response (2xx, body kept). The spider sets error (malloc'd) when
- * its callback failed: the URL's record says it as its exception. */
-typedef struct spider_call {
-    const request *request;
-    const response *response;
-    char *error;
-} spider_call;
-
-/* Scrapy's Spider, as the engine sees it: parse is called for every response with a
- * 2xx status, after the downloader middlewares' process_response and before the
- * record (NULL-or-coroutine rule; the coroutine never raises but CancelledError).
- * follows: the spider follows links itself (engine_crawl): the crawl core follows no
- * page's links (redirects still). */
-typedef struct spider {
-    const char *name;
-    void *self;
-    bool follows;
-    coro *(*parse)(void *self, engine *e, spider_call *call);
-    void (*free)(void *self);
-} spider;
 
 /* ---- the engine ---- */
 
@@ -167,6 +147,14 @@ void engine_free(engine *e);
 /* Add at the end of the chain (the engine takes mw / p and frees them). */
 void engine_add_middleware(engine *e, const downloader_middleware *mw);
 void engine_add_pipeline(engine *e, const item_pipeline *p);
+/* The crawl's spider (spider.h; the engine takes s and frees it, and the one it had).
+ * Until one is set, the default: spiders/follow.h. */
+void engine_set_spider(engine *e, const spider *s);
+/* Add a spider middleware at the end of its chain (the engine takes m). */
+void engine_add_spider_middleware(engine *e, const spider_middleware *m);
+/* Every record of the crawl says these fields too (report.h's FETCH_STAT_DEPTH,
+ * _REFERRER, _REQUISITE: --format jsonl), from the request of its URL. */
+void engine_record_fields(engine *e, unsigned fields);
 /* A seeding coroutine (seeds/: start URLs from elsewhere than the roots), awaited by
  * engine_seed after the ones added before it. */
 void engine_add_seeds(engine *e, coro *(*seed)(engine *e));
@@ -178,7 +166,16 @@ coro *engine_seed(engine *e);
  * pipeline stage, NULL past the last. */
 const char *engine_middleware_name(const engine *e, size_t i);
 const char *engine_pipeline_name(const engine *e, size_t i);
-/* No middleware and no pipeline stage: the Crawler awaits the chapter's fetch itself. */
+const char *engine_spider_middleware_name(const engine *e, size_t i);
+const char *engine_spider_name(const engine *e);
+/* Coroutine: the spider's start requests (its start_requests, or the roots), through
+ * process_start_requests in reverse order, then engine_crawl — when the spider has
+ * start_requests or a middleware has process_start_requests (engine_has_start_requests);
+ * else the Crawler adds the roots itself, as the chapter does. */
+bool engine_has_start_requests(const engine *e);
+coro *engine_start_requests(engine *e);
+/* No middleware, no pipeline stage, no spider middleware and the default spider: the
+ * Crawler awaits the chapter's fetch itself. */
 bool engine_plain(const engine *e);
 app *engine_app(engine *e);
 
@@ -228,12 +225,5 @@ task *engine_download(engine *e, request *req);
 /* The same download as a coroutine, for a coroutine to AWAIT itself (no Task to free):
  * returns the response (response *, the awaiter's to free) or raises. Takes req. */
 coro *engine_fetch(engine *e, request *req);
-
-/* The crawl's spider (the engine takes s and frees it); bodies are kept from now on. */
-void engine_set_spider(engine *e, const spider *s);
-bool engine_has_spider(const engine *e);
-/* Scrapy's scraper: hand s to the pipeline stages' process_scraped. Returns whether
- * every stage took it (none dropped it). */
-bool engine_scraped(engine *e, scraped *s);
 
 #endif

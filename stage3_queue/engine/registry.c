@@ -182,7 +182,7 @@ static int make_lua(engine *e, spider *out, char *err, size_t errlen)
         snprintf(err, errlen, "--spider '%s' was not loaded", settings_of(engine_app(e))->spider);
         return -1;
     }
-    *out = lua_spider_spider(ls);
+    *out = lua_spider_spider(ls, e);
     return 0;
 }
 
@@ -214,15 +214,14 @@ const extension registry[] = {
     {"robots.txt", EXT_DOWNLOADER_MW, 100, on_robots, .make_middleware = make_robots},
     {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
-    /* Item pipelines: --items before all (where an item's line ends); --state first of
-     * the rest (its frontier rows before the pages' rows). */
-    {"items", EXT_PIPELINE, 50, on_items, .make_pipeline = make_items},
+    /* Item pipelines: --state first (its frontier rows before the pages' rows). */
+    {"items", EXT_PIPELINE, 50, on_items, .make_pipeline = make_items}, /* before all */
     {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},
     {"store", EXT_PIPELINE, 300, on_store, .make_pipeline = make_store},
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
     /* Seeds. */
     {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = sitemaps_seed},
-    /* Spiders: the first enabled is the crawl's. */
+    /* Spiders: the first enabled is the crawl's (none: the default, spider.h). */
     {"lua", EXT_SPIDER, 100, on_spider, .make_spider = make_lua},
     {"extract", EXT_SPIDER, 200, on_extract, .make_spider = make_extract},
 };
@@ -274,12 +273,18 @@ int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, eng
         engine_add_pipeline(*e, &p);
         log_debug("registry: item pipeline %d %s", on[i]->order, on[i]->name);
     }
+    k = enabled_rows(a, rows, n, EXT_SPIDER_MW, on);
+    for (size_t i = 0; i < k; i++) {
+        spider_middleware m = on[i]->make_spider_middleware(*e);
+        engine_add_spider_middleware(*e, &m);
+        log_debug("registry: spider middleware %d %s", on[i]->order, on[i]->name);
+    }
     if (enabled_rows(a, rows, n, EXT_SPIDER, on) > 0) {
         spider sp;
         if (on[0]->make_spider(*e, &sp, err, errlen) < 0)
             goto fail;
         engine_set_spider(*e, &sp);
-        log_debug("registry: spider %s", on[0]->name);
+        log_debug("registry: the spider is %s", on[0]->name);
     }
     k = enabled_rows(a, rows, n, EXT_SEEDS, on);
     for (size_t i = 0; i < k; i++) {

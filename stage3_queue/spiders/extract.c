@@ -51,20 +51,22 @@ static bool is_html(const response *r)
            (n == 21 && strncasecmp(ct, "application/xhtml+xml", 21) == 0);
 }
 
-static coro *extract_parse(void *self, engine *e, spider_call *call)
+/* The default spider's links, and an item for an HTML page with a 2xx status. */
+static coro *extract_parse(void *self, const spider_response *resp, spider_outputs *out)
 {
     extract *x = self;
-    const response *r = call->response;
-    if (!is_html(r))
+    const response *r = resp->response;
+    spider_follow_links(out, resp);
+    if (r->status < 200 || r->status > 299 || !is_html(r))
         return NULL;
     char *json = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&json, &len);
     if (!m)
         alloc_oom(0);
-    xpath_doc *d = xpath_parse(r->body, r->body_len, NULL, r->url);
+    xpath_doc *d = xpath_parse(r->body ? r->body : "", r->body_len, resp->encoding, r->url);
     fputs("{\"url\":", m);
-    json_write_string(m, call->request->url);
+    json_write_string(m, resp->request->url);
     for (size_t i = 0; i < x->n; i++) {
         const char *eq = strchr(x->args[i], '=');
         char *name = xstrndup(x->args[i], (size_t)(eq - x->args[i]));
@@ -81,8 +83,7 @@ static coro *extract_parse(void *self, engine *e, spider_call *call)
     if (fclose(m) != 0)
         alloc_oom(0);
     xpath_doc_free(d);
-    scraped s = {call->request->url, "extract", json, 0, -1};
-    engine_scraped(e, &s);
+    spider_emit_item(out, json);
     free(json);
     return NULL;
 }
@@ -94,6 +95,6 @@ spider extract_spider(const char *const *args, size_t n)
     extract *x = xcalloc(1, sizeof *x);
     x->args = args;
     x->n = n;
-    return (spider){.name = "extract", .self = x, .follows = false, .parse = extract_parse,
+    return (spider){.name = "extract", .self = x, .wants_body = true, .parse = extract_parse,
                     .free = extract_free};
 }

@@ -64,17 +64,17 @@ static int cut_torn_line(int fd, long long *size, char *err, size_t errlen, cons
     return 0;
 }
 
-static void items_scraped(void *self, scraped *s, bool *drop)
+static coro *items_scraped(void *self, spider_item *s, bool *drop)
 {
     items *it = self;
-    strmap_node *n = it->before.count ? strmap_find(&it->before, s->url) : NULL;
+    strmap_node *n = it->before.count ? strmap_find(&it->before, s->request->url) : NULL;
     if (n && s->seq < strmap_entry(n, written, node)->count) {
         *drop = true; /* written by the run this one goes on from */
-        return;
+        return NULL;
     }
     if (it->error) {
         *drop = true;
-        return;
+        return NULL;
     }
     size_t len = strlen(s->json);
     char *line = xmalloc(len + 1);
@@ -91,6 +91,7 @@ static void items_scraped(void *self, scraped *s, bool *drop)
         s->items_end = it->end;
     }
     free(line);
+    return NULL;
 }
 
 /* close: raises the first failed write, so that the crawl ends with exit 1. */
@@ -165,7 +166,7 @@ int items_pipeline(app *a, const char *path, bool resume, item_pipeline *out, ch
     it->end = size;
     strmap_init(&it->before);
     *out = (item_pipeline){.name = "items", .self = it, .close = items_close,
-                           .free = items_free, .process_scraped = items_scraped};
+                           .free = items_free, .process_spider_item = items_scraped};
     return 0;
 }
 

@@ -36,8 +36,9 @@ struct lua_spider {
 typedef struct call_frame {
     coro co;
     lua_spider *s;
-    engine *e;
-    spider_call *call;
+    const spider_response *resp; /* what the callback is given (valid while it runs) */
+    spider_outputs *out;         /* where follow(), item() and its error go */
+    int resp_ref;                /* the callback's response table (LUA_NOREF: none) */
     lua_State *T;           /* the callback's thread */
     int ref;                /* T's anchor in the registry (LUA_NOREF: none) */
     int nargs;
@@ -46,7 +47,7 @@ typedef struct call_frame {
     coro *wait;             /* what download() asked the coroutine to await */
     response *got;          /* what it got: a response... */
     char *got_error;        /* ...or an error */
-    int seq;                /* items emitted so far */
+    char *error;            /* the callback's error, for the record */
     xpath_doc *doc;         /* the last response parsed for xpath, kept for the next */
     int doc_ref;            /* that response table, kept alive while cached */
 } call_frame;
@@ -488,6 +489,21 @@ static int l_xpath(lua_State *T)
  * page order (an empty array for a page of a type it does not parse). */
 static int l_links(lua_State *T)
 {
+    call_frame *f = frame_of(T);
+    if (f && f->resp_ref != LUA_NOREF) {
+        /* the callback's own response: the crawler's parse of it, done already */
+        lua_rawgeti(T, LUA_REGISTRYINDEX, f->resp_ref);
+        bool same = lua_rawequal(T, -1, 1);
+        lua_pop(T, 1);
+        if (same) {
+            lua_createtable(T, (int)f->resp->nlinks, 0);
+            for (size_t i = 0; i < f->resp->nlinks; i++) {
+                lua_pushstring(T, f->resp->links[i].url);
+                lua_rawseti(T, -2, (lua_Integer)i + 1);
+            }
+            return 1;
+        }
+    }
     resp_view v;
     view_of(T, &v);
     strs a = {.distinct = seen_new()};
@@ -547,7 +563,7 @@ static void open_response(lua_State *L)
 /* A URL of the callback's page, resolved against it: http or https, or an error. */
 static char *resolve(lua_State *T, call_frame *f, const char *fn, const char *u)
 {
-    char *abs = url_resolve(f->call->response->url, u);
+    char *abs = url_resolve(f->resp->response->url, u);
     if (!abs || (strncmp(abs, "http://", 7) != 0 && strncmp(abs, "https://", 8) != 0)) {
         free(abs);
         return NULL;
@@ -569,14 +585,8 @@ static int l_follow(lua_State *T)
         if (t != LUA_TFUNCTION)
             return luaL_error(T, "follow: no function '%s' to call back", cb);
     }
-    char *abs = resolve(T, f, "follow", u);
-    if (!abs)
-        return 0; /* mailto:, javascript:, junk: nothing to follow, as in a page's links */
-    const request *req = f->call->request;
-    crawl_request r = {abs, engine_app(f->e)->opt.max_redirect, req->depth + 1,
-                       f->call->response->url, cb};
-    engine_crawl(f->e, request_from(&r, 0));
-    free(abs);
+    /* mailto:, javascript:, junk: nothing to follow, as with a page's links */
+    spider_follow(f->out, f->resp, u, cb);
     return 0;
 }
 
@@ -589,9 +599,7 @@ static int l_item(lua_State *T)
     const char *json = lua_tostring(T, -1);
     if (json[0] != '{')
         return luaL_error(T, "item: an item is a table with named fields, not an array");
-    const char *cb = f->call->request->callback;
-    scraped sc = {f->call->request->url, cb ? cb : "parse", json, f->seq++, -1};
-    engine_scraped(f->e, &sc);
+    spider_emit_item(f->out, json);
     return 0;
 }
 
@@ -609,7 +617,7 @@ static int download_k(lua_State *T, int status, lua_KContext ctx)
         lua_concat(T, 2);
         return lua_error(T);
     }
-    push_response(T, f->got, f->call->request->depth + 1, f->call->response->url);
+    push_response(T, f->got, f->resp->request->depth + 1, f->resp->response->url);
     response_free(f->got);
     f->got = NULL;
     return 1;
@@ -624,8 +632,8 @@ static int l_download(lua_State *T)
     char *abs = resolve(T, f, "download", u);
     if (!abs)
         return luaL_error(T, "download: '%s' is not an http(s) URL", u);
-    crawl_request r = {abs, 0, f->call->request->depth + 1, f->call->response->url, NULL};
-    f->wait = engine_fetch(f->e, request_from(&r, 0));
+    crawl_request r = {abs, 0, f->resp->request->depth + 1, f->resp->response->url, NULL};
+    f->wait = engine_fetch(f->s->e, request_from(&r, 0));
     free(abs);
     return lua_yieldk(T, 0, 0, download_k);
 }
@@ -642,11 +650,13 @@ static int start_k(lua_State *T, int status, lua_KContext ctx)
 static int l_start(lua_State *T)
 {
     call_frame *f = frame_of(T);
-    const request *req = f->call->request;
+    const request *req = f->resp->request;
     const char *name = req->callback ? req->callback : "parse";
     if (lua_getglobal(T, name) != LUA_TFUNCTION)
         return luaL_error(T, "no function '%s' for %s", name, req->url);
-    push_response(T, f->call->response, req->depth, req->referrer);
+    push_response(T, f->resp->response, req->depth, req->referrer);
+    lua_pushvalue(T, -1);
+    f->resp_ref = luaL_ref(T, LUA_REGISTRYINDEX); /* response:links() knows it */
     lua_callk(T, 1, 0, 0, start_k);
     return 0;
 }
@@ -697,13 +707,13 @@ static int call_body(coro *co)
     {
         lua_State *L = f->s->L;
         if (!lua_checkstack(L, 4)) {
-            f->call->error = xasprintf("spider error: %s: no stack for a callback", f->s->path);
+            f->error = xasprintf("spider error: %s: no stack for a callback", f->s->path);
             CORO_RETURN(co, NULL, 0);
         }
         lua_pushcfunction(L, l_new_thread);
         if (lua_pcall(L, 0, 2, 0) != LUA_OK) {
             lua_pop(L, 1);
-            f->call->error = xasprintf("spider error: %s: the spider's memory is over its cap "
+            f->error = xasprintf("spider error: %s: the spider's memory is over its cap "
                                        "(%zu MB: --spider-memory)",
                                        f->s->path, f->s->cap / (1024 * 1024));
             lua_gc(L, LUA_GCCOLLECT);
@@ -728,14 +738,14 @@ static int call_body(coro *co)
             if (rc == LUA_OK)
                 break;
             if (rc != LUA_YIELD) {
-                f->call->error = failure(f, rc);
+                f->error = failure(f, rc);
                 if (rc == LUA_ERRMEM)
                     lua_gc(f->s->L, LUA_GCCOLLECT);
                 break;
             }
             lua_pop(f->T, nres);
             if (!f->wait) {
-                f->call->error = xasprintf("spider error: %s: a callback yielded outside "
+                f->error = xasprintf("spider error: %s: a callback yielded outside "
                                            "download()",
                                            f->s->path);
                 break;
@@ -760,11 +770,23 @@ static int call_body(coro *co)
     CORO_END(co);
 }
 
+/* The callback is over: its error (if any) is the spider's. */
+static void call_done(call_frame *f)
+{
+    if (f->error) {
+        spider_fail(f->out, "%s", f->error);
+        free(f->error);
+        f->error = NULL;
+    }
+}
+
 static void call_finally(coro *co)
 {
     call_frame *f = (call_frame *)co;
     lua_State *L = f->s->L;
     /* f->wait, if it was being awaited, was freed as the frame's child */
+    call_done(f);
+    luaL_unref(L, LUA_REGISTRYINDEX, f->resp_ref);
     response_free(f->got);
     free(f->got_error);
     xpath_doc_free(f->doc);
@@ -777,14 +799,18 @@ static void call_finally(coro *co)
 static const coro_def call_def = {"lua_callback", __FILE__, call_body, call_finally,
                                   sizeof(call_frame)};
 
-static coro *lua_parse(void *self, engine *e, spider_call *call)
+/* Scrapy's HttpErrorMiddleware: only a 2xx response reaches a callback. */
+static coro *lua_parse(void *self, const spider_response *resp, spider_outputs *out)
 {
+    if (resp->response->status < 200 || resp->response->status > 299)
+        return NULL;
     call_frame *f = (call_frame *)coro_new(&call_def);
     f->s = self;
-    f->e = e;
-    f->call = call;
+    f->resp = resp;
+    f->out = out;
     f->ref = LUA_NOREF;
     f->doc_ref = LUA_NOREF;
+    f->resp_ref = LUA_NOREF;
     return &f->co;
 }
 
@@ -793,8 +819,9 @@ static void spider_free(void *self)
     lua_spider_free(self);
 }
 
-spider lua_spider_spider(lua_spider *s)
+spider lua_spider_spider(lua_spider *s, engine *e)
 {
-    return (spider){.name = "lua", .self = s, .follows = true, .parse = lua_parse,
+    s->e = e;
+    return (spider){.name = "lua", .self = s, .wants_body = true, .parse = lua_parse,
                     .free = spider_free};
 }

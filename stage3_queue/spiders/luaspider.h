@@ -34,8 +34,8 @@ lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb
                             size_t errlen);
 void lua_spider_free(lua_spider *s);
 
-/* The Spider of s, for engine_set_spider (it takes s). */
-spider lua_spider_spider(lua_spider *s);
+/* The Spider of s, for engine_set_spider (it takes s); e: for download(). */
+spider lua_spider_spider(lua_spider *s, engine *e);
 
 /* The spider the command line loaded (lua_spider_preload, before any request), for
  * the engine: taken once (NULL if none). */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "crawl.h"
 #include "log.h"
 #include "settings.h"
 
@@ -249,6 +250,26 @@ static void test_every_option_equals_form(void **state)
     assert_true(o->max_size == 9223372036854775807LL);
     assert_string_equal(o->cacert, "/dev/null");
     assert_string_equal(o->trace_events, "e");
+    run_free(r);
+}
+
+/* --exclude is repeatable: a URL matching any of them is excluded (a second --exclude
+ * used to replace the first, silently). */
+static void test_exclude_repeatable(void **state)
+{
+    (void)state;
+    run *r = parse("--exclude", "\\.pdf$", "--exclude=/private/", "a.example", NULL);
+    assert_ok(r);
+    const crawl_options *o = &r->o;
+    assert_int_equal(o->nexcludes, 2);
+    assert_string_equal(o->exclude, "\\.pdf$");
+    char err[256];
+    crawl *c = crawl_prepare(o, "test", err, sizeof err);
+    assert_non_null(c);
+    assert_false(crawl_allowed(c, "http://a.example/x.pdf"));
+    assert_false(crawl_allowed(c, "http://a.example/private/y"));
+    assert_true(crawl_allowed(c, "http://a.example/ok"));
+    crawl_free(c);
     run_free(r);
 }
 
@@ -1230,6 +1251,7 @@ int main(void)
         cmocka_unit_test_teardown(test_every_option_separate_values, reset_log_level),
         cmocka_unit_test_teardown(test_every_option_equals_form, reset_log_level),
         cmocka_unit_test_teardown(test_options_after_roots_and_last_wins, reset_log_level),
+        cmocka_unit_test_teardown(test_exclude_repeatable, reset_log_level),
         cmocka_unit_test_teardown(test_verbose_and_quiet_set_log_level, reset_log_level),
         cmocka_unit_test_teardown(test_timeout_decimal_forms, reset_log_level),
         cmocka_unit_test_teardown(test_help, reset_log_level),
