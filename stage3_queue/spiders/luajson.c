@@ -137,6 +137,62 @@ static lua_Integer array_length(lua_State *L, int idx)
 }
 
 static void encode(lua_State *L, jbuf *b, int idx, int depth);
+static void encode_top(lua_State *L, jbuf *b, int depth);
+
+/* One key of an object: its text, and its place in the keys' table. */
+typedef struct jkey {
+    const char *s;
+    size_t len;
+    lua_Integer i;
+} jkey;
+
+static int key_order(const void *x, const void *y)
+{
+    const jkey *a = x, *b = y;
+    int c = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* The table at idx as an object, its keys sorted (the same table, the same line). */
+static void encode_object(lua_State *L, jbuf *b, int idx, int depth)
+{
+    lua_newtable(L); /* keys: [i] = the key, [-i] = its text */
+    int kt = lua_gettop(L);
+    lua_Integer n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int t = lua_type(L, -1);
+        if (t != LUA_TSTRING && t != LUA_TNUMBER)
+            luaL_error(L, "json.encode: a key of type %s", luaL_typename(L, -1));
+        n++;
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, kt, n);
+        lua_pushvalue(L, -1);
+        lua_tolstring(L, -1, NULL); /* the copy becomes a string, not the key */
+        lua_rawseti(L, kt, -n);
+    }
+    jkey *keys = lua_newuserdatauv(L, (size_t)n * sizeof *keys + 1, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, kt, -i);
+        keys[i - 1].s = lua_tolstring(L, -1, &keys[i - 1].len); /* anchored in kt */
+        keys[i - 1].i = i;
+        lua_pop(L, 1);
+    }
+    qsort(keys, (size_t)n, sizeof *keys, key_order);
+    jbuf_addchar(b, '{');
+    for (lua_Integer i = 0; i < n; i++) {
+        if (i > 0)
+            jbuf_addchar(b, ',');
+        put_string(b, keys[i].s, keys[i].len);
+        jbuf_addchar(b, ':');
+        lua_rawgeti(L, kt, keys[i].i);
+        lua_rawget(L, idx);
+        encode_top(L, b, depth + 1);
+    }
+    jbuf_addchar(b, '}');
+    lua_pop(L, 2);
+}
 
 /* The value at the top of the stack, encoded and popped. */
 static void encode_top(lua_State *L, jbuf *b, int depth)
@@ -168,7 +224,11 @@ static void encode(lua_State *L, jbuf *b, int idx, int depth)
             double d = lua_tonumber(L, idx);
             if (!isfinite(d))
                 luaL_error(L, "json.encode: %s is not a JSON number", d != d ? "NaN" : "inf");
-            snprintf(num, sizeof num, "%.17g", d);
+            for (int prec = 15; prec <= 17; prec++) { /* the shortest that reads back */
+                snprintf(num, sizeof num, "%.*g", prec, d);
+                if (strtod(num, NULL) == d)
+                    break;
+            }
         }
         jbuf_addstring(b, num);
         return;
@@ -194,32 +254,7 @@ static void encode(lua_State *L, jbuf *b, int idx, int depth)
             jbuf_addchar(b, ']');
             return;
         }
-        jbuf_addchar(b, '{');
-        bool first = true;
-        lua_pushnil(L);
-        while (lua_next(L, idx)) {
-            /* key at -2, value at -1 */
-            if (lua_type(L, -2) == LUA_TSTRING) {
-                lua_pushvalue(L, -2);
-            } else if (lua_type(L, -2) == LUA_TNUMBER) {
-                lua_pushvalue(L, -2);
-                lua_tolstring(L, -1, NULL); /* the copy becomes a string, not the key */
-            } else {
-                luaL_error(L, "json.encode: a key of type %s", luaL_typename(L, -2));
-            }
-            if (!first)
-                jbuf_addchar(b, ',');
-            first = false;
-            {
-                size_t kn;
-                const char *k = lua_tolstring(L, -1, &kn);
-                put_string(b, k, kn);
-            }
-            lua_pop(L, 1);
-            jbuf_addchar(b, ':');
-            encode_top(L, b, depth + 1);
-        }
-        jbuf_addchar(b, '}');
+        encode_object(L, b, idx, depth);
         return;
     }
     default:
