@@ -199,7 +199,7 @@ static int make_items(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     app *a = engine_app(e);
     const settings *s = settings_of(a);
-    return items_pipeline(a, s->items, s->resume, out, err, errlen);
+    return items_pipeline(a, s->items, s->resume, s->state, out, err, errlen);
 }
 
 /* ---- the table ---- */

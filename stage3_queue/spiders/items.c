@@ -13,6 +13,7 @@
 #include "log.h"
 #include "outfile.h"
 #include "recstream.h"
+#include "state.h"
 #include "strmap.h"
 
 /* The items an earlier visit of a URL wrote. */
@@ -22,14 +23,18 @@ typedef struct written {
     strmap_node node;
 } written;
 
-typedef struct items {
+typedef struct items items;
+static coro *fail_coro(items *it);
+
+struct items {
     app *a;
     char *path;
     int fd;
     long long end;      /* the file's size: where the last line ends */
     char *error;        /* the first failed write */
+    char *state;        /* --state FILE.db when resumed, or NULL */
     strmap before;      /* of written: what earlier runs wrote (a --resume) */
-} items;
+};
 
 /* A kill -9 in the middle of a write leaves a last line without its newline: cut it. */
 static int cut_torn_line(int fd, long long *size, char *err, size_t errlen, const char *path)
@@ -112,14 +117,62 @@ static int close_body(coro *co)
 static const coro_def close_def = {"items_close", __FILE__, close_body, NULL,
                                    sizeof(close_frame)};
 
-static coro *items_close(void *self)
+static coro *fail_coro(items *it)
 {
-    items *it = self;
-    if (!it->error)
-        return NULL;
     close_frame *f = (close_frame *)coro_new(&close_def);
     f->it = it;
     return &f->co;
+}
+
+static coro *items_close(void *self)
+{
+    items *it = self;
+    return it->error ? fail_coro(it) : NULL;
+}
+
+static void written_before(void *ctx, const char *url, int count)
+{
+    items *it = ctx;
+    written *w = xcalloc(1, sizeof *w);
+    w->url = xstrdup(url);
+    w->count = count;
+    strmap_add(&it->before, &w->node, w->url);
+}
+
+/* open, on a --resume with --state (after state_restore, before the state's writer
+ * opens its file): what earlier runs wrote. The lines past the last item the state
+ * knows of belong to URLs that are fetched again: cut, as they will be written again. */
+static coro *items_open(void *self, engine *e)
+{
+    items *it = self;
+    char err[1024];
+    long long known;
+    if (!it->state)
+        return NULL;
+    if (state_items_written(it->state, written_before, it, &known, err, sizeof err) < 0) {
+        it->error = xstrdup(err);
+        return fail_coro(it);
+    }
+    if (known == 0 && it->end > 0) {
+        /* not this crawl's items, or none of them reached the state: never cut blind */
+        it->error = xasprintf("--resume: --items '%s' holds %lld bytes and --state '%s' knows "
+                              "of no item in it: name a new file",
+                              it->path, it->end, it->state);
+        log_error("crawl-queue: %s", it->error);
+        return fail_coro(it);
+    }
+    if (known < it->end) {
+        log_warn("--resume: --items '%s' ends with %lld bytes of items --state '%s' does not "
+                 "know of: cut (their pages are fetched again)", it->path, it->end - known,
+                 it->state);
+        if (ftruncate(it->fd, (off_t)known) < 0) {
+            it->error = xasprintf("cutting --items '%s': %s", it->path, strerror(errno));
+            return fail_coro(it);
+        }
+        it->end = known;
+    }
+    (void)e;
+    return NULL;
 }
 
 static void drop_written(strmap_node *n)
@@ -137,12 +190,13 @@ static void items_free(void *self)
     strmap_clear(&it->before, drop_written);
     strmap_free(&it->before);
     free(it->path);
+    free(it->state);
     free(it->error);
     free(it);
 }
 
-int items_pipeline(app *a, const char *path, bool resume, item_pipeline *out, char *err,
-                   size_t errlen)
+int items_pipeline(app *a, const char *path, bool resume, const char *state, item_pipeline *out,
+                   char *err, size_t errlen)
 {
     int fd = outfile_open_fd(path, O_RDWR | O_APPEND | O_CREAT, "--items", err, errlen);
     if (fd < 0)
@@ -164,24 +218,9 @@ int items_pipeline(app *a, const char *path, bool resume, item_pipeline *out, ch
     it->path = xstrdup(path);
     it->fd = fd;
     it->end = size;
+    it->state = resume && state ? xstrdup(state) : NULL;
     strmap_init(&it->before);
-    *out = (item_pipeline){.name = "items", .self = it, .close = items_close,
+    *out = (item_pipeline){.name = "items", .self = it, .open = items_open, .close = items_close,
                            .free = items_free, .process_spider_item = items_scraped};
     return 0;
-}
-
-void items_written_before(item_pipeline *p, const char *url, int count)
-{
-    items *it = p->self;
-    strmap_node *n = strmap_find(&it->before, url);
-    if (n) {
-        written *w = strmap_entry(n, written, node);
-        if (count > w->count)
-            w->count = count;
-        return;
-    }
-    written *w = xcalloc(1, sizeof *w);
-    w->url = xstrdup(url);
-    w->count = count;
-    strmap_add(&it->before, &w->node, w->url);
 }

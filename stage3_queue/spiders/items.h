@@ -17,13 +17,10 @@
 
 #include "engine.h"
 
-/* The --items stage, writing to path (appending when resume). -1 with one line in err
- * when path holds items and resume is off, or cannot be opened. */
-int items_pipeline(app *a, const char *path, bool resume, item_pipeline *out, char *err,
-                   size_t errlen);
-
-/* An item of url, the seq-th of its callback, was written by an earlier run: not
- * again (state_restore tells, for the URLs it puts back in the Queue). */
-void items_written_before(item_pipeline *p, const char *url, int count);
+/* The --items stage, writing to path; resume: appending, and with state (the --state
+ * file, or NULL) skipping what earlier runs wrote. -1 with one line in err when path
+ * holds items and resume is off, or cannot be opened. */
+int items_pipeline(app *a, const char *path, bool resume, const char *state, item_pipeline *out,
+                   char *err, size_t errlen);
 
 #endif
