@@ -26,7 +26,7 @@
 typedef struct store {
     char *path;
     sqlite3 *db;                /* touched by one pool job at a time */
-    sqlite3_stmt *insert;
+    sqlite3_stmt *insert, *insert_item;
     writer w;
     writer_rows rows;           /* of store_page */
 } store;
@@ -91,6 +91,20 @@ static const char schema[] =
 
 static const char insert_sql[] =
     "INSERT INTO pages (" STORE_PAGE_COLUMNS ") VALUES (" STORE_PAGE_VALUES ")";
+
+/* The items a spider scraped (docs/spiders.md): the URL whose response gave it, the
+ * callback, the item as JSON (SQLite's json_extract reads it). */
+static const char items_schema[] =
+    "CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, url TEXT NOT NULL,"
+    " callback TEXT NOT NULL, json TEXT NOT NULL);";
+
+static const char insert_item_sql[] = "INSERT INTO items (url, callback, json) VALUES (?1, ?2, ?3)";
+
+/* A row of the store's batches: a page, or (item_json set) an item. */
+typedef struct store_row {
+    store_page page;
+    char *item_url, *item_callback, *item_json;
+} store_row;
 
 coro_error *store_db_error(sqlite3 *db, const char *what, const char *path,
                            const char *step)
@@ -171,8 +185,10 @@ coro_value store_write_rows(sqlite3 *db, const char *what, const char *path,
 static coro_value open_work(void *arg, coro_error **err)
 {
     store *s = arg;
-    s->db = store_db_open("store", s->path, NULL, err);
-    if (s->db && sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) != SQLITE_OK)
+    s->db = store_db_open("store", s->path, items_schema, err);
+    if (s->db && (sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) != SQLITE_OK ||
+                  sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) !=
+                      SQLITE_OK))
         *err = store_db_error(s->db, "store", s->path, "open");
     return (coro_value){NULL, 0};
 }
@@ -180,6 +196,14 @@ static coro_value open_work(void *arg, coro_error **err)
 static int insert_page(void *self, const void *row)
 {
     store *s = self;
+    const store_row *r = row;
+    if (r->item_json) {
+        sqlite3_reset(s->insert_item);
+        bind_text(s->insert_item, 1, r->item_url);
+        bind_text(s->insert_item, 2, r->item_callback);
+        bind_text(s->insert_item, 3, r->item_json);
+        return sqlite3_step(s->insert_item) == SQLITE_DONE ? 0 : -1;
+    }
     store_page_bind(s->insert, row);
     return sqlite3_step(s->insert) == SQLITE_DONE ? 0 : -1;
 }
@@ -189,7 +213,7 @@ static coro_value write_work(void *arg, coro_error **err)
     writer_rows_job *j = arg;
     store *s = j->self;
     return store_write_rows(s->db, "store", s->path, j->b->rows, j->b->n,
-                            sizeof(store_page), insert_page, s, err);
+                            sizeof(store_row), insert_page, s, err);
 }
 
 static coro_value close_work(void *arg, coro_error **err)
@@ -197,7 +221,8 @@ static coro_value close_work(void *arg, coro_error **err)
     (void)err;
     store *s = arg;
     sqlite3_finalize(s->insert);
-    s->insert = NULL;
+    sqlite3_finalize(s->insert_item);
+    s->insert = s->insert_item = NULL;
     sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
     s->db = NULL;
     return (coro_value){NULL, 0};
@@ -214,7 +239,26 @@ static const writer_ops store_ops = {
 
 static coro *store_open(void *self, engine *e) { return writer_open(&((store *)self)->w, e); }
 
-static void page_free(void *row) { store_page_clear(row); }
+static void page_free(void *row)
+{
+    store_row *r = row;
+    store_page_clear(&r->page);
+    free(r->item_url);
+    free(r->item_callback);
+    free(r->item_json);
+}
+
+static coro *store_process_spider_item(void *self, spider_item *it, bool *drop)
+{
+    (void)drop;
+    store *s = self;
+    store_row *r = writer_row(&s->rows);
+    r->item_url = xstrdup(it->request->url);
+    r->item_callback = xstrdup(it->request->callback ? it->request->callback : "parse");
+    r->item_json = xstrdup(it->json);
+    writer_row_added(&s->rows);
+    return writer_room(&s->w);
+}
 
 static coro *store_process_item(void *self, item *it, bool *drop)
 {
@@ -234,6 +278,7 @@ static void store_free(void *self)
     writer_clear(&s->w);
     if (s->db) {
         sqlite3_finalize(s->insert);
+        sqlite3_finalize(s->insert_item);
         sqlite3_close(s->db);
     }
     free(s->path);
@@ -245,7 +290,7 @@ item_pipeline store_pipeline(const char *path)
     store *s = xcalloc(1, sizeof *s);
     s->path = xstrdup(path);
     writer_init(&s->w, &store_ops, s, NULL);
-    writer_rows_init(&s->rows, &s->w, sizeof(store_page), STORE_BATCH_ROWS, STORE_BATCH_MS,
+    writer_rows_init(&s->rows, &s->w, sizeof(store_row), STORE_BATCH_ROWS, STORE_BATCH_MS,
                      page_free);
     return (item_pipeline){
         .name = "store",
@@ -253,6 +298,7 @@ item_pipeline store_pipeline(const char *path)
         .wants_body = true,
         .open = store_open,
         .process_item = store_process_item,
+        .process_spider_item = store_process_spider_item,
         .close = store_close,
         .free = store_free,
     };
