@@ -433,6 +433,50 @@ static void test_resume_items(void **state)
     free_items(v, n);
 }
 
+/* A URL whose items were written but whose record the state lost (as a kill -9
+ * between their batches leaves it): fetched again on --resume, its items not again. */
+static void test_resume_skips(void **state)
+{
+    (void)state;
+    const char *items = in_dir("skips.jsonl"), *db = in_dir("skips.db"),
+               *out = in_dir("skips.out");
+    unlink(items), unlink(db), unlink(out);
+    char *argv[] = {bin("crawl-queue"), "--spider", EXAMPLES "/titles.lua", "--items",
+                    (char *)items, "--state", (char *)db, "--format", "jsonl", "--output",
+                    (char *)out, "-q", shop.url, NULL, NULL};
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, 60), 0);
+    assert_int_equal(r.exit_code, 0);
+    crawl_run_free(&r);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "DELETE FROM pages WHERE url LIKE '%/item/4'", NULL, NULL,
+                                  NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_changes(h), 1);
+    sqlite3_close(h);
+    argv[13] = argv[12];
+    argv[12] = "--resume";
+    long from = log_size();
+    assert_int_equal(run_crawler(&r, argv, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    /* /item/4 was fetched again (its record), its item not written again */
+    FILE *f = fopen(shop_log, "r");
+    fseek(f, from, SEEK_SET);
+    char line[512];
+    int fetched = 0;
+    while (fgets(line, sizeof line, f))
+        fetched += strstr(line, " /item/4 ") != NULL;
+    fclose(f);
+    assert_int_equal(fetched, 1);
+    size_t n;
+    jobj **v = read_items(items, &n);
+    assert_int_equal(n, 15);
+    free_items(v, n);
+}
+
 static void test_extract(void **state)
 {
     (void)state;
@@ -510,7 +554,8 @@ int main(void)
         cmocka_unit_test(test_titles),        cmocka_unit_test(test_broken_links),
         cmocka_unit_test(test_listing_download), cmocka_unit_test(test_store_items),
         cmocka_unit_test(test_bad_spider),    cmocka_unit_test(test_bad_file),
-        cmocka_unit_test(test_resume_items),  cmocka_unit_test(test_extract),
+        cmocka_unit_test(test_resume_items),  cmocka_unit_test(test_resume_skips),
+        cmocka_unit_test(test_extract),
         cmocka_unit_test(test_items_kept),    cmocka_unit_test(test_stages_refuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
