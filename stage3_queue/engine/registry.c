@@ -214,8 +214,9 @@ const extension registry[] = {
     {"robots.txt", EXT_DOWNLOADER_MW, 100, on_robots, .make_middleware = make_robots},
     {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
-    /* Item pipelines: --state first (its frontier rows before the pages' rows). */
-    {"items", EXT_PIPELINE, 50, on_items, .make_pipeline = make_items}, /* before all */
+    /* Item pipelines: --items before all (where each item's line ends), then --state
+     * (its frontier rows before the pages' rows). */
+    {"items", EXT_PIPELINE, 50, on_items, .make_pipeline = make_items},
     {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},
     {"store", EXT_PIPELINE, 300, on_store, .make_pipeline = make_store},
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},

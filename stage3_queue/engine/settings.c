@@ -272,8 +272,8 @@ static int load_spider(const settings *s, char *why, size_t n)
 {
     if (!s->spider)
         return 0;
-    return lua_spider_preload(s->spider, (long long)s->spider_budget, (size_t)s->spider_memory,
-                              why, n);
+    return lua_spider_preload(s->spider, (long long)s->spider_budget, (size_t)s->spider_memory, why,
+                              n);
 }
 
 /* The rules, then what the core and the shared main must know of these flags. */

@@ -42,11 +42,11 @@ typedef struct settings {
     double target_concurrency; /* --target-concurrency N (1) */
     int sitemaps;              /* --sitemaps: seed from each host's sitemaps */
     /* Spiders (docs/spiders.md). */
-    const char *spider;        /* --spider FILE.lua (loaded by the checks: luaspider.h) */
-    const char *items;         /* --items FILE: the scraped items, JSONL */
-    double spider_budget;      /* --spider-budget N instructions per callback */
-    int spider_memory;         /* --spider-memory MB: the Lua state's cap */
-    cli_list extract;          /* --extract NAME=XPATH, repeatable */
+    const char *spider;   /* --spider FILE.lua (loaded by the checks: luaspider.h) */
+    const char *items;    /* --items FILE: the scraped items, JSONL */
+    double spider_budget; /* --spider-budget N instructions per callback */
+    int spider_memory;    /* --spider-memory MB: the Lua state's cap */
+    cli_list extract;     /* --extract NAME=XPATH, repeatable */
 } settings;
 
 /* The table cli_parse reads (its rows, defaults and cross checks). */

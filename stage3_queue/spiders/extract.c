@@ -47,8 +47,8 @@ static bool is_html(const response *r)
     if (!ct)
         return false;
     size_t n = strcspn(ct, "; \t");
-    return (n == 9 && strncasecmp(ct, "text/html", 9) == 0) ||
-           (n == 21 && strncasecmp(ct, "application/xhtml+xml", 21) == 0);
+    return (n == 9 && strncasecmp(ct, "text/html", 9) == 0)
+        || (n == 21 && strncasecmp(ct, "application/xhtml+xml", 21) == 0);
 }
 
 /* The default spider's links, and an item for an HTML page with a 2xx status. */
@@ -88,13 +88,19 @@ static coro *extract_parse(void *self, const spider_response *resp, spider_outpu
     return NULL;
 }
 
-static void extract_free(void *self) { free(self); }
+static void extract_free(void *self)
+{
+    free(self);
+}
 
 spider extract_spider(const char *const *args, size_t n)
 {
     extract *x = xcalloc(1, sizeof *x);
     x->args = args;
     x->n = n;
-    return (spider){.name = "extract", .self = x, .wants_body = true, .parse = extract_parse,
+    return (spider){.name = "extract",
+                    .self = x,
+                    .wants_body = true,
+                    .parse = extract_parse,
                     .free = extract_free};
 }

@@ -30,10 +30,10 @@ struct items {
     app *a;
     char *path;
     int fd;
-    long long end;      /* the file's size: where the last line ends */
-    char *error;        /* the first failed write */
-    char *state;        /* --state FILE.db when resumed, or NULL */
-    strmap before;      /* of written: what earlier runs wrote (a --resume) */
+    long long end; /* the file's size: where the last line ends */
+    char *error;   /* the first failed write */
+    char *state;   /* --state FILE.db when resumed, or NULL */
+    strmap before; /* of written: what earlier runs wrote (a --resume) */
 };
 
 /* A kill -9 in the middle of a write leaves a last line without its newline: cut it. */
@@ -114,8 +114,7 @@ static int close_body(coro *co)
     CORO_END(co);
 }
 
-static const coro_def close_def = {"items_close", __FILE__, close_body, NULL,
-                                   sizeof(close_frame)};
+static const coro_def close_def = {"items_close", __FILE__, close_body, NULL, sizeof(close_frame)};
 
 static coro *fail_coro(items *it)
 {
@@ -163,8 +162,8 @@ static coro *items_open(void *self, engine *e)
     }
     if (known < it->end) {
         log_warn("--resume: --items '%s' ends with %lld bytes of items --state '%s' does not "
-                 "know of: cut (their pages are fetched again)", it->path, it->end - known,
-                 it->state);
+                 "know of: cut (their pages are fetched again)",
+                 it->path, it->end - known, it->state);
         if (ftruncate(it->fd, (off_t)known) < 0) {
             it->error = xasprintf("cutting --items '%s': %s", it->path, strerror(errno));
             return fail_coro(it);
@@ -204,8 +203,10 @@ int items_pipeline(app *a, const char *path, bool resume, const char *state, ite
     struct stat st;
     long long size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (long long)st.st_size : 0;
     if (size > 0 && !resume) {
-        snprintf(err, errlen, "--items '%s' holds items already (%lld bytes): name a new file "
-                 "(a crawl goes on with it with --state and --resume)", path, size);
+        snprintf(err, errlen,
+                 "--items '%s' holds items already (%lld bytes): name a new file "
+                 "(a crawl goes on with it with --state and --resume)",
+                 path, size);
         close(fd);
         return -1;
     }
@@ -220,7 +221,11 @@ int items_pipeline(app *a, const char *path, bool resume, const char *state, ite
     it->end = size;
     it->state = resume && state ? xstrdup(state) : NULL;
     strmap_init(&it->before);
-    *out = (item_pipeline){.name = "items", .self = it, .open = items_open, .close = items_close,
-                           .free = items_free, .process_spider_item = items_scraped};
+    *out = (item_pipeline){.name = "items",
+                           .self = it,
+                           .open = items_open,
+                           .close = items_close,
+                           .free = items_free,
+                           .process_spider_item = items_scraped};
     return 0;
 }

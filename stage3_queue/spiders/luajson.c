@@ -53,8 +53,14 @@ static void jbuf_add(jbuf *b, const char *s, size_t n)
     b->n += n;
 }
 
-static void jbuf_addstring(jbuf *b, const char *s) { jbuf_add(b, s, strlen(s)); }
-static void jbuf_addchar(jbuf *b, char c) { jbuf_add(b, &c, 1); }
+static void jbuf_addstring(jbuf *b, const char *s)
+{
+    jbuf_add(b, s, strlen(s));
+}
+static void jbuf_addchar(jbuf *b, char c)
+{
+    jbuf_add(b, &c, 1);
+}
 
 /* The length of a valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -205,18 +211,14 @@ static void encode(lua_State *L, jbuf *b, int idx, int depth)
 {
     char num[64];
     switch (lua_type(L, idx)) {
-    case LUA_TNIL:
-        jbuf_addstring(b, "null");
-        return;
+    case LUA_TNIL: jbuf_addstring(b, "null"); return;
     case LUA_TLIGHTUSERDATA:
         if (lua_touserdata(L, idx) == NULL) {
             jbuf_addstring(b, "null");
             return;
         }
         break;
-    case LUA_TBOOLEAN:
-        jbuf_addstring(b, lua_toboolean(L, idx) ? "true" : "false");
-        return;
+    case LUA_TBOOLEAN: jbuf_addstring(b, lua_toboolean(L, idx) ? "true" : "false"); return;
     case LUA_TNUMBER:
         if (lua_isinteger(L, idx)) {
             snprintf(num, sizeof num, "%lld", (long long)lua_tointeger(L, idx));
@@ -257,8 +259,7 @@ static void encode(lua_State *L, jbuf *b, int idx, int depth)
         encode_object(L, b, idx, depth);
         return;
     }
-    default:
-        break;
+    default: break;
     }
     luaL_error(L, "json.encode: a %s has no JSON form", luaL_typename(L, idx));
 }
@@ -367,8 +368,8 @@ static void parse_string(jparse *j)
         case 't': luaL_addchar(&b, '\t'); break;
         case 'u': {
             unsigned cp = (unsigned)hex4(j);
-            if (cp >= 0xd800 && cp <= 0xdbff && j->end - j->p >= 6 && j->p[0] == '\\' &&
-                j->p[1] == 'u') {
+            if (cp >= 0xd800 && cp <= 0xdbff && j->end - j->p >= 6 && j->p[0] == '\\'
+                && j->p[1] == 'u') {
                 const char *back = j->p;
                 j->p += 2;
                 unsigned lo = (unsigned)hex4(j);
@@ -382,9 +383,7 @@ static void parse_string(jparse *j)
             put_utf8(&b, cp);
             break;
         }
-        default:
-            j->p--;
-            perr(j, "a bad escape");
+        default: j->p--; perr(j, "a bad escape");
         }
     }
     luaL_pushresult(&b);
@@ -397,8 +396,9 @@ static void parse_number(jparse *j)
     const char *start = j->p;
     if (j->p < j->end && *j->p == '-')
         j->p++;
-    while (j->p < j->end && ((*j->p >= '0' && *j->p <= '9') || *j->p == '.' || *j->p == 'e' ||
-                             *j->p == 'E' || *j->p == '+' || *j->p == '-'))
+    while (j->p < j->end
+           && ((*j->p >= '0' && *j->p <= '9') || *j->p == '.' || *j->p == 'e' || *j->p == 'E'
+               || *j->p == '+' || *j->p == '-'))
         j->p++;
     char num[64];
     size_t n = (size_t)(j->p - start);

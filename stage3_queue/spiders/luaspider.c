@@ -24,10 +24,10 @@
 
 struct lua_spider {
     lua_State *L;
-    char *path;             /* FILE.lua, as given: its errors say FILE:LINE */
-    size_t used, cap;       /* bytes the state holds, and its cap */
-    long long budget;       /* instructions per callback */
-    long long load_used;    /* instructions of the file's own run, at load */
+    char *path;          /* FILE.lua, as given: its errors say FILE:LINE */
+    size_t used, cap;    /* bytes the state holds, and its cap */
+    long long budget;    /* instructions per callback */
+    long long load_used; /* instructions of the file's own run, at load */
     engine *e;
 };
 
@@ -39,17 +39,17 @@ typedef struct call_frame {
     const spider_response *resp; /* what the callback is given (valid while it runs) */
     spider_outputs *out;         /* where follow(), item() and its error go */
     int resp_ref;                /* the callback's response table (LUA_NOREF: none) */
-    lua_State *T;           /* the callback's thread */
-    int ref;                /* T's anchor in the registry (LUA_NOREF: none) */
+    lua_State *T;                /* the callback's thread */
+    int ref;                     /* T's anchor in the registry (LUA_NOREF: none) */
     int nargs;
-    long long used;         /* instructions so far, across its resumes */
+    long long used; /* instructions so far, across its resumes */
     bool over_budget;
-    coro *wait;             /* what download() asked the coroutine to await */
-    response *got;          /* what it got: a response... */
-    char *got_error;        /* ...or an error */
-    char *error;            /* the callback's error, for the record */
-    xpath_doc *doc;         /* the last response parsed for xpath, kept for the next */
-    int doc_ref;            /* that response table, kept alive while cached */
+    coro *wait;      /* what download() asked the coroutine to await */
+    response *got;   /* what it got: a response... */
+    char *got_error; /* ...or an error */
+    char *error;     /* the callback's error, for the record */
+    xpath_doc *doc;  /* the last response parsed for xpath, kept for the next */
+    int doc_ref;     /* that response table, kept alive while cached */
 } call_frame;
 
 static call_frame *frame_of(lua_State *T)
@@ -397,9 +397,8 @@ static xpath_doc *doc_of(lua_State *T, call_frame *f)
         if (same)
             return f->doc;
     }
-    xpath_doc *d =
-        xpath_parse(v.body, v.body_len, charset_of(v.content_type, v.charset, sizeof v.charset),
-                    v.url);
+    xpath_doc *d = xpath_parse(v.body, v.body_len,
+                               charset_of(v.content_type, v.charset, sizeof v.charset), v.url);
     if (!f)
         return d;
     xpath_doc_free(f->doc);
@@ -510,17 +509,16 @@ static int l_links(lua_State *T)
     char media[64] = "text/html";
     if (v.content_type) {
         size_t k = 0;
-        while (v.content_type[k] && v.content_type[k] != ';' && v.content_type[k] != ' ' &&
-               k + 1 < sizeof media) {
+        while (v.content_type[k] && v.content_type[k] != ';' && v.content_type[k] != ' '
+               && k + 1 < sizeof media) {
             char c = v.content_type[k];
             media[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
         }
         media[k] = '\0';
     }
     if (links_wanted(media)) {
-        links_parser *lp =
-            links_new(v.url, charset_of(v.content_type, v.charset, sizeof v.charset),
-                      strcmp(media, "application/xml") == 0, strs_link, &a);
+        links_parser *lp = links_new(v.url, charset_of(v.content_type, v.charset, sizeof v.charset),
+                                     strcmp(media, "application/xml") == 0, strs_link, &a);
         links_feed(lp, v.body, v.body_len);
         links_finish(lp);
         links_free(lp);
@@ -537,8 +535,7 @@ static int l_urljoin(lua_State *T)
     const char *base = luaL_checkstring(T, -1);
     char *u = url_resolve(base, luaL_checkstring(T, 2));
     if (!u)
-        return luaL_error(T, "urljoin: '%s' does not resolve against %s", lua_tostring(T, 2),
-                          base);
+        return luaL_error(T, "urljoin: '%s' does not resolve against %s", lua_tostring(T, 2), base);
     lua_pushstring(T, u);
     free(u);
     return 1;
@@ -714,8 +711,8 @@ static int call_body(coro *co)
         if (lua_pcall(L, 0, 2, 0) != LUA_OK) {
             lua_pop(L, 1);
             f->error = xasprintf("spider error: %s: the spider's memory is over its cap "
-                                       "(%zu MB: --spider-memory)",
-                                       f->s->path, f->s->cap / (1024 * 1024));
+                                 "(%zu MB: --spider-memory)",
+                                 f->s->path, f->s->cap / (1024 * 1024));
             lua_gc(L, LUA_GCCOLLECT);
             CORO_RETURN(co, NULL, 0);
         }
@@ -746,8 +743,8 @@ static int call_body(coro *co)
             lua_pop(f->T, nres);
             if (!f->wait) {
                 f->error = xasprintf("spider error: %s: a callback yielded outside "
-                                           "download()",
-                                           f->s->path);
+                                     "download()",
+                                     f->s->path);
                 break;
             }
         }
@@ -758,8 +755,8 @@ static int call_body(coro *co)
             if (co->err->kind == CORO_CANCELLED)
                 CORO_RAISE_ERR(co);
             char line[512];
-            f->got_error = xasprintf("download failed: %s",
-                                     coro_error_line(co->err, line, sizeof line));
+            f->got_error =
+                xasprintf("download failed: %s", coro_error_line(co->err, line, sizeof line));
             coro_error_free(co->err);
             co->err = NULL;
         } else {
@@ -822,6 +819,6 @@ static void spider_free(void *self)
 spider lua_spider_spider(lua_spider *s, engine *e)
 {
     s->e = e;
-    return (spider){.name = "lua", .self = s, .wants_body = true, .parse = lua_parse,
-                    .free = spider_free};
+    return (spider){
+        .name = "lua", .self = s, .wants_body = true, .parse = lua_parse, .free = spider_free};
 }

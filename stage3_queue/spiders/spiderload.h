@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* Default budget: instructions per callback; default memory cap, MB. */
-#define LUA_SPIDER_BUDGET 300000000LL
+#define LUA_SPIDER_BUDGET    300000000LL
 #define LUA_SPIDER_MEMORY_MB 256
 
 /* Load path (luaspider.h: lua_spider_load) and keep it for the engine (lua_spider_take).

@@ -44,8 +44,8 @@ xpath_doc *xpath_parse(const char *body, size_t len, const char *charset, const 
     quiet();
     if (len > 0 && len <= (size_t)INT32_MAX)
         d->doc = htmlReadMemory(body, (int)len, url, charset,
-                                HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-                                    HTML_PARSE_NONET | HTML_PARSE_COMPACT);
+                                HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING
+                                    | HTML_PARSE_NONET | HTML_PARSE_COMPACT);
     if (!d->doc)
         d->doc = htmlNewDocNoDtD(NULL, NULL);
     if (!d->doc || !(d->ctx = xmlXPathNewContext(d->doc)))

@@ -22,11 +22,11 @@
 #include "testsite_helper.h"
 
 #define EXAMPLES SOURCE_DIR "/stage3_queue/spiders/examples"
-#define SPIDERS SOURCE_DIR "/tests/spiders"
+#define SPIDERS  SOURCE_DIR "/tests/spiders"
 
-static testsite shop;          /* listing.site, logging each request */
-static testsite bad;           /* spiders-bad.site */
-static testsite gen;           /* a generated site of 300 pages, 20 ms each */
+static testsite shop; /* listing.site, logging each request */
+static testsite bad;  /* spiders-bad.site */
+static testsite gen;  /* a generated site of 300 pages, 20 ms each */
 static char shop_log[300];
 
 static char *bin(const char *name)
@@ -56,10 +56,10 @@ static int setup(void **state)
     const char *const bad_args[] = {SITES_DIR "/spiders-bad.site", NULL};
     const char *const gen_args[] = {"--delay", "20", "--generate", "pages=300,links=5,seed=3",
                                     NULL};
-    return testsite_start(&shop, args) < 0 || testsite_start(&bad, bad_args) < 0 ||
-                   testsite_start(&gen, gen_args) < 0
-               ? -1
-               : 0;
+    return testsite_start(&shop, args) < 0 || testsite_start(&bad, bad_args) < 0
+            || testsite_start(&gen, gen_args) < 0
+        ? -1
+        : 0;
 }
 
 static int teardown(void **state)
@@ -208,13 +208,13 @@ static int api_overlap(long from, int *count)
     int n = 0;
     char line[512], path[300], how[32], host[128];
     while (fgets(line, sizeof line, f) && n < 64)
-        if (sscanf(line, "%lf %lf %127s %299s %31s", &b[n], &e[n], host, path, how) == 5 &&
-            strncmp(path, "/api/", 5) == 0)
+        if (sscanf(line, "%lf %lf %127s %299s %31s", &b[n], &e[n], host, path, how) == 5
+            && strncmp(path, "/api/", 5) == 0)
             n++;
     fclose(f);
     int most = 0;
     for (int i = 0; i < n; i++) {
-        int at = 0;         /* in progress when request i began */
+        int at = 0; /* in progress when request i began */
         for (int j = 0; j < n; j++)
             at += b[j] <= b[i] && e[j] > b[i];
         if (at > most)
@@ -246,7 +246,7 @@ static void test_listing_download(void **state)
         const char *url, *name;
         double price;
         int stock;
-    } want[] = {{"/item/1", "Anvil", 12.5, 4},  {"/item/2", "Bucket", 3.2, 0},
+    } want[] = {{"/item/1", "Anvil", 12.5, 4},   {"/item/2", "Bucket", 3.2, 0},
                 {"/item/3", "Candle", 1.05, 17}, {"/item/4", "Drum", 45, 2},
                 {"/item/5", "Easel", 30, 1},     {"/item/6", "Funnel", 2.75, 9},
                 {"/item/7", "Gimlet", 6.4, 3},   {"/item/8", "Hammock", 55.1, 0},
@@ -314,9 +314,22 @@ static void test_bad_spider(void **state)
     (void)state;
     unlink("/tmp/crawlstages-spider-escaped");
     const char *items = in_dir("bad.jsonl");
-    char *argv[] = {bin("crawl-queue"), "--spider", SPIDERS "/bad.lua", "--items", (char *)items,
-                    "--format", "jsonl", "-q", "--max-tasks", "1", "--spider-budget",
-                    "20000000", "--spider-memory", "16", bad.url, NULL};
+    char *argv[] = {bin("crawl-queue"),
+                    "--spider",
+                    SPIDERS "/bad.lua",
+                    "--items",
+                    (char *)items,
+                    "--format",
+                    "jsonl",
+                    "-q",
+                    "--max-tasks",
+                    "1",
+                    "--spider-budget",
+                    "20000000",
+                    "--spider-memory",
+                    "16",
+                    bad.url,
+                    NULL};
     crawl_run r;
     assert_int_equal(run_crawler(&r, argv, 60), 0);
     if (r.exit_code != 0)
@@ -406,9 +419,23 @@ static void test_resume_items(void **state)
     const char *items = in_dir("resume.jsonl"), *db = in_dir("resume.db"),
                *out = in_dir("resume.out");
     unlink(items), unlink(db), unlink(out);
-    char *argv[] = {bin("crawl-queue"), "--spider", EXAMPLES "/titles.lua", "--items",
-                    (char *)items, "--state", (char *)db, "--format", "jsonl", "--output",
-                    (char *)out, "--max-tasks", "5", "-q", gen.url, NULL, NULL};
+    char *argv[] = {bin("crawl-queue"),
+                    "--spider",
+                    EXAMPLES "/titles.lua",
+                    "--items",
+                    (char *)items,
+                    "--state",
+                    (char *)db,
+                    "--format",
+                    "jsonl",
+                    "--output",
+                    (char *)out,
+                    "--max-tasks",
+                    "5",
+                    "-q",
+                    gen.url,
+                    NULL,
+                    NULL};
     crawl_run r;
     /* 300 pages at 20 ms each, 5 at a time: about 1.2 s; killed after 30 items */
     assert_int_equal(run_crawler_at(&r, argv, 60, 0.1, kill_9, (void *)items), 0);
@@ -438,21 +465,22 @@ static void test_resume_items(void **state)
 static void test_resume_skips(void **state)
 {
     (void)state;
-    const char *items = in_dir("skips.jsonl"), *db = in_dir("skips.db"),
-               *out = in_dir("skips.out");
+    const char *items = in_dir("skips.jsonl"), *db = in_dir("skips.db"), *out = in_dir("skips.out");
     unlink(items), unlink(db), unlink(out);
-    char *argv[] = {bin("crawl-queue"), "--spider", EXAMPLES "/titles.lua", "--items",
-                    (char *)items, "--state", (char *)db, "--format", "jsonl", "--output",
-                    (char *)out, "-q", shop.url, NULL, NULL};
+    char *argv[] = {bin("crawl-queue"), "--spider",    EXAMPLES "/titles.lua",
+                    "--items",          (char *)items, "--state",
+                    (char *)db,         "--format",    "jsonl",
+                    "--output",         (char *)out,   "-q",
+                    shop.url,           NULL,          NULL};
     crawl_run r;
     assert_int_equal(run_crawler(&r, argv, 60), 0);
     assert_int_equal(r.exit_code, 0);
     crawl_run_free(&r);
     sqlite3 *h;
     assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(h, "DELETE FROM pages WHERE url LIKE '%/item/4'", NULL, NULL,
-                                  NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(h, "DELETE FROM pages WHERE url LIKE '%/item/4'", NULL, NULL, NULL),
+        SQLITE_OK);
     assert_int_equal(sqlite3_changes(h), 1);
     sqlite3_close(h);
     argv[13] = argv[12];
@@ -482,9 +510,18 @@ static void test_extract(void **state)
     (void)state;
     const char *items = in_dir("extract.jsonl");
     unlink(items);
-    char *argv[] = {bin("crawl-queue"), "--extract", "title=//title", "--extract",
-                    "price=//span[@class='price']", "--items", (char *)items, "--format",
-                    "jsonl", "-q", shop.url, NULL};
+    char *argv[] = {bin("crawl-queue"),
+                    "--extract",
+                    "title=//title",
+                    "--extract",
+                    "price=//span[@class='price']",
+                    "--items",
+                    (char *)items,
+                    "--format",
+                    "jsonl",
+                    "-q",
+                    shop.url,
+                    NULL};
     crawl_run r;
     assert_int_equal(run_crawler(&r, argv, 60), 0);
     if (r.exit_code != 0)
@@ -515,8 +552,9 @@ static void test_items_kept(void **state)
     FILE *f = fopen(items, "w");
     fputs("{\"mine\":1}\n", f);
     fclose(f);
-    char *argv[] = {bin("crawl-queue"), "--spider", EXAMPLES "/titles.lua", "--items",
-                    (char *)items, shop.url, NULL};
+    char *argv[] = {
+        bin("crawl-queue"), "--spider", EXAMPLES "/titles.lua", "--items", (char *)items,
+        shop.url,           NULL};
     crawl_run r;
     long from = log_size();
     assert_int_equal(run_crawler(&r, argv, 30), 0);
@@ -533,9 +571,8 @@ static void test_stages_refuse(void **state)
 {
     (void)state;
     const char *const progs[] = {"crawl-callbacks", "crawl-generators"};
-    const char *const flags[][2] = {{"--spider", EXAMPLES "/titles.lua"},
-                                    {"--items", "x.jsonl"},
-                                    {"--extract", "t=//title"}};
+    const char *const flags[][2] = {
+        {"--spider", EXAMPLES "/titles.lua"}, {"--items", "x.jsonl"}, {"--extract", "t=//title"}};
     for (size_t p = 0; p < 2; p++)
         for (size_t k = 0; k < 3; k++) {
             char *argv[] = {bin(progs[p]), (char *)flags[k][0], (char *)flags[k][1], shop.url,
@@ -551,12 +588,12 @@ static void test_stages_refuse(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_titles),        cmocka_unit_test(test_broken_links),
+        cmocka_unit_test(test_titles),           cmocka_unit_test(test_broken_links),
         cmocka_unit_test(test_listing_download), cmocka_unit_test(test_store_items),
-        cmocka_unit_test(test_bad_spider),    cmocka_unit_test(test_bad_file),
-        cmocka_unit_test(test_resume_items),  cmocka_unit_test(test_resume_skips),
-        cmocka_unit_test(test_extract),
-        cmocka_unit_test(test_items_kept),    cmocka_unit_test(test_stages_refuse),
+        cmocka_unit_test(test_bad_spider),       cmocka_unit_test(test_bad_file),
+        cmocka_unit_test(test_resume_items),     cmocka_unit_test(test_resume_skips),
+        cmocka_unit_test(test_extract),          cmocka_unit_test(test_items_kept),
+        cmocka_unit_test(test_stages_refuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
