@@ -914,6 +914,14 @@ bool crawl_schedule_root(crawl *c, const crawl_request *r, crawl_add_fn add, voi
     return add_url(c, r, add, ctx);
 }
 
+bool crawl_schedule_any_host(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx)
+{
+    bool web = strncmp(r->url, "http://", 7) == 0 || strncmp(r->url, "https://", 8) == 0;
+    if (!web || url_policy_excluded(c->policy, r->url))
+        return false;
+    return add_url(c, r, add, ctx);
+}
+
 void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }
 
 void crawl_fetch_keep_wire(crawl_fetch *f)

@@ -177,6 +177,8 @@ bool crawl_allowed(const crawl *c, const char *url);
 bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx);
 /* The same for a start request: as a root, whatever the host policy and --exclude. */
 bool crawl_schedule_root(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx);
+/* The same for a URL of any host (a page requisite): http(s), not excluded. */
+bool crawl_schedule_any_host(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx);
 
 /* Keep this attempt's body (at most --max-size bytes) for crawl_fetch_take_body. Call
  * it before the transport starts. */

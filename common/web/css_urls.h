@@ -1,7 +1,7 @@
 /* css_urls.h — the URLs a stylesheet loads: url(...) tokens and @import strings, found
  * by a small tokenizer after CSS Syntax Level 3 (comments, strings, escapes, url()
- * tokens), never by a regex. For page requisites (--requisites): a stylesheet, a
- * <style> element or a style attribute.
+ * tokens), never by a regex. For page requisites: a stylesheet, a <style> element or a
+ * style attribute.
  *
  * Each URL is handed over as written (escapes decoded, surrounding whitespace
  * removed), not resolved: the caller resolves it against the stylesheet's URL (or the

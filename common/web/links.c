@@ -10,7 +10,7 @@
 #include "links_charset.h"
 #include "links_skip.h"
 #include "css_urls.h"
-#include "requisites.h"
+#include "links_requisites.h"
 #include "url.h"
 
 #include <libxml/HTMLparser.h>

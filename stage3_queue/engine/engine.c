@@ -351,6 +351,8 @@ bool engine_crawl(engine *e, request *req)
         scheduled = true;
     } else if (req->flags & REQ_ROOT) {
         scheduled = crawl_schedule_root(e->a->crawl, &r, e->schedule, e->schedule_ctx);
+    } else if (req->flags & REQ_ANY_HOST) {
+        scheduled = crawl_schedule_any_host(e->a->crawl, &r, e->schedule, e->schedule_ctx);
     } else {
         scheduled = crawl_schedule(e->a->crawl, &r, e->schedule, e->schedule_ctx);
     }
@@ -549,6 +551,7 @@ typedef struct {
     item it;
     bool drop;
     spider_response sr;         /* what the spider is given */
+    size_t step;                /* its step (spider_step) */
     spider_outputs out;         /* what it (and its middlewares) made */
     size_t k;                   /* the output going through the pipeline */
     spider_item sitem;
@@ -677,13 +680,31 @@ static bool is_requisite(const request *r)
     return r->callback && strcmp(r->callback, SPIDER_CB_REQUISITE) == 0;
 }
 
-/* A spider middleware's method, of the chain being run, for f->i. */
-static coro *call_spider_mw(handle_frame *f, int method)
+/* The spider's step f->step, of 3 * n + 1 for n spider middlewares: process_spider_input
+ * in order (while there is no error), the callback (unless there is one, or the
+ * response is a requisite's), process_spider_exception in reverse order (while there
+ * is an error: one that recovers ends the chain), process_spider_output in reverse
+ * order. Returns the call's coroutine, or NULL (done, or skipped). */
+static coro *spider_step(handle_frame *f)
 {
-    spider_middleware *m = &f->e->smw[f->i];
-    coro *(*fn)(void *, const spider_response *, spider_outputs *) =
-        method == 0 ? m->process_spider_input
-                    : method == 1 ? m->process_spider_exception : m->process_spider_output;
+    typedef coro *(*method)(void *, const spider_response *, spider_outputs *);
+    engine *e = f->e;
+    size_t n = e->nsmw, k = f->step;
+    spider_middleware *m;
+    method fn;
+    if (k < n) {
+        m = &e->smw[k];
+        fn = f->out.error ? NULL : m->process_spider_input;
+    } else if (k == n) {
+        bool skip = f->out.error || is_requisite(f->req);
+        return skip ? NULL : e->sp.parse(e->sp.self, &f->sr, &f->out);
+    } else if (k <= 2 * n) {
+        m = &e->smw[2 * n - k];
+        fn = f->out.error ? m->process_spider_exception : NULL;
+    } else {
+        m = &e->smw[3 * n - k];
+        fn = m->process_spider_output;
+    }
     return fn ? fn(m->self, &f->sr, &f->out) : NULL;
 }
 
@@ -830,39 +851,12 @@ static int handle_body(coro *co)
             goto pipeline;
         }
     }
-    /* The spider, between its middlewares (spider.h): input in order, the callback,
-     * exception (when something failed) and output in reverse order. */
+    /* The spider, between its middlewares (spider.h): its steps in turn, each a call
+     * that may wait; one that raises (or fails) sets the error. */
     feed_response(f);
     spider_setup(f);
-    for (f->i = 0; f->i < e->nsmw && !f->out.error; f->i++) {
-        f->call = call_spider_mw(f, 0);
-        if (f->call)
-            AWAIT_CATCH(co, f->call);
-        if (co->err && co->err->kind == CORO_CANCELLED)
-            CORO_RAISE_ERR(co);
-        if (co->err)
-            spider_raised(f, co);
-    }
-    if (!f->out.error && !is_requisite(f->req)) {
-        f->call = e->sp.parse(e->sp.self, &f->sr, &f->out);
-        if (f->call)
-            AWAIT_CATCH(co, f->call);
-        if (co->err && co->err->kind == CORO_CANCELLED)
-            CORO_RAISE_ERR(co);
-        if (co->err)
-            spider_raised(f, co);
-    }
-    for (f->i = e->nsmw; f->out.error && f->i-- > 0;) {
-        f->call = call_spider_mw(f, 1);
-        if (f->call)
-            AWAIT_CATCH(co, f->call);
-        if (co->err && co->err->kind == CORO_CANCELLED)
-            CORO_RAISE_ERR(co);
-        if (co->err)
-            spider_raised(f, co);
-    }
-    for (f->i = e->nsmw; f->i-- > 0;) {
-        f->call = call_spider_mw(f, 2);
+    for (f->step = 0; f->step < 3 * e->nsmw + 1; f->step++) {
+        f->call = spider_step(f);
         if (f->call)
             AWAIT_CATCH(co, f->call);
         if (co->err && co->err->kind == CORO_CANCELLED)

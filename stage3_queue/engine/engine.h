@@ -24,10 +24,14 @@
  *                     recovers, a Request reschedules, IGNORE records
  *   process_response  in reverse order: CONTINUE keeps the response, a Response
  *                     replaces it, a Request reschedules, IGNORE records
- *   record            the crawl core records the response and queues its links
- *                     (or the failure: every URL ends as exactly one record); a
- *                     record whose --output write failed stops the crawl here
- *   process_item      each pipeline stage in order, until one drops the item
+ *   the spider        spider middleware and the spider's callback (spider.h) turn
+ *                     the response into outputs: requests and items
+ *   record            the crawl core records the response (or the failure: every
+ *                     URL ends as exactly one record), follows a redirect, and the
+ *                     spider's requests go to the Queue (engine_crawl); a record
+ *                     whose --output write failed stops the crawl here
+ *   process_item      each pipeline stage in order, until one drops the item; then
+ *                     each spider item through process_spider_item
  *
  * Two doors in, as in Scrapy: engine_crawl (through the Queue — it counts for join —
  * the middlewares, a record and the pipeline) and engine_download (straight to the

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "depth.h"
 #include "extract.h"
 #include "headers.h"
 #include "items.h"
@@ -16,7 +17,10 @@
 #include "log.h"
 #include "polite.h"
 #include "redisqueue.h"
+#include "referrer.h"
+#include "requisites.h"
 #include "robotstxt.h"
+#include "scope.h"
 #include "settings.h"
 #include "sitemaps.h"
 #include "state.h"
@@ -61,6 +65,22 @@ static bool on_warc(const app *a)
 static bool on_sitemaps(const app *a)
 {
     return settings_of(a)->sitemaps;
+}
+static bool on_depth(const app *a)
+{
+    return settings_of(a)->depth;
+}
+static bool on_referrer(const app *a)
+{
+    return settings_of(a)->referrer;
+}
+static bool on_include(const app *a)
+{
+    return settings_of(a)->include.n > 0;
+}
+static bool on_requisites(const app *a)
+{
+    return settings_of(a)->requisites;
 }
 static bool on_spider(const app *a)
 {
@@ -162,7 +182,9 @@ static int make_state(engine *e, item_pipeline *out, char *err, size_t errlen)
 static int make_store(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    *out = store_pipeline(settings_of(engine_app(e))->store);
+    const settings *s = settings_of(engine_app(e));
+    *out = store_pipeline(s->store);
+    out->wants_links = s->referrer; /* the links table */
     return 0;
 }
 
@@ -172,6 +194,17 @@ static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
     const settings *s = settings_of(engine_app(e));
     *out = warc_pipeline(s->warc, s->cdx);
     return 0;
+}
+
+static spider_middleware make_depth(engine *e)
+{
+    return depth_middleware(e, settings_of(engine_app(e))->max_depth);
+}
+
+static spider_middleware make_scope(engine *e)
+{
+    const settings *s = settings_of(engine_app(e));
+    return scope_middleware(s->include.v, s->include.n);
 }
 
 /* --spider FILE.lua: the spider the command line's checks loaded (settings.c). */
@@ -214,6 +247,7 @@ const extension registry[] = {
     {"robots.txt", EXT_DOWNLOADER_MW, 100, on_robots, .make_middleware = make_robots},
     {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
+    {"referer", EXT_DOWNLOADER_MW, 560, on_referrer, .make_middleware = referer_header_middleware},
     /* Item pipelines: --items before all (where each item's line ends), then --state
      * (its frontier rows before the pages' rows). */
     {"items", EXT_PIPELINE, 50, on_items, .make_pipeline = make_items},
@@ -222,6 +256,15 @@ const extension registry[] = {
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
     /* Seeds. */
     {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = sitemaps_seed},
+    /* Spider middlewares, at Scrapy's numbers: process_spider_output runs from
+     * requisites (adds them, and takes the links that are requisites too out of the
+     * links), through depth (drops the deep links, counted), down to scope (filters
+     * the links, not the requisites). */
+    {"scope", EXT_SPIDER_MW, 500, on_include, .make_spider_middleware = make_scope},
+    {"referrer", EXT_SPIDER_MW, 700, on_referrer, .make_spider_middleware = referrer_middleware},
+    {"depth", EXT_SPIDER_MW, 900, on_depth, .make_spider_middleware = make_depth},
+    {"requisites", EXT_SPIDER_MW, 950, on_requisites,
+     .make_spider_middleware = requisites_middleware},
     /* Spiders: the first enabled is the crawl's (none: the default, spider.h). */
     {"lua", EXT_SPIDER, 100, on_spider, .make_spider = make_lua},
     {"extract", EXT_SPIDER, 200, on_extract, .make_spider = make_extract},

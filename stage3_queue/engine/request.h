@@ -22,6 +22,8 @@ enum {
     REQ_ONE_TRY = 1 << 2,            /* engine_fetch: one try, whatever --max-tries */
     REQ_ROOT = 1 << 3,               /* engine_crawl: a start request, scheduled unless
                                       * seen, whatever the host policy (as a root) */
+    REQ_ANY_HOST = 1 << 4,           /* engine_crawl: on any host (a page requisite):
+                                      * --exclude and the seen set still apply */
 };
 
 typedef struct request {

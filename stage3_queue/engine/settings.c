@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <regex.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -98,6 +99,30 @@ static int set_polite_local(void *s, const char *arg, char *why, size_t n)
     return set_polite(s, arg, why, n);
 }
 
+/* --max-depth N: the depth middleware, with a limit. */
+static int set_max_depth(void *s, const char *arg, char *why, size_t n)
+{
+    (void)arg, (void)why, (void)n;
+    ((settings *)s)->depth = 1;
+    return 0;
+}
+
+/* --include REGEX (the last one given): a POSIX extended regex, checked now. */
+static int check_include(void *p, const char *arg, char *why, size_t n)
+{
+    (void)p;
+    regex_t re;
+    int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+    if (rc == 0) {
+        regfree(&re);
+        return 0;
+    }
+    char msg[128];
+    regerror(rc, &re, msg, sizeof msg);
+    snprintf(why, n, "--include: bad regex '%s': %s", arg, msg);
+    return -1;
+}
+
 /* --extract NAME=XPATH (the last one given): its XPath compiles. */
 static int check_extract(void *p, const char *arg, char *why, size_t n)
 {
@@ -175,6 +200,23 @@ static const cli_flag rows[] = {
     {.name = "sitemaps", .arg = CLI_ARG_NONE, .offset = AT(sitemaps),
      .help = "also start from each host's sitemaps (robots.txt's\n"
              "Sitemap lines, /sitemap.xml)"},
+    {.name = "depth", .arg = CLI_ARG_NONE, .offset = AT(depth),
+     .section = "Spider middleware (docs/extensions.md):",
+     .help = "records say \"depth\": links from a root"},
+    {.name = "max-depth", .arg = CLI_ARG_INT, .metavar = "N", .min = 0, .max = 1000000,
+     .offset = AT(max_depth), .set = set_max_depth,
+     .help = "follow no link deeper than N (0: the roots\n"
+             "only); implies --depth [no limit]"},
+    {.name = "referrer", .arg = CLI_ARG_NONE, .offset = AT(referrer),
+     .help = "records say \"referrer\", requests send Referer,\n"
+             "--store gets a links table"},
+    {.name = "include", .arg = CLI_ARG_LIST, .metavar = "REGEX", .offset = AT(include),
+     .set = check_include,
+     .help = "follow only links matching one of these POSIX\n"
+             "extended regexes (repeatable) [all]"},
+    {.name = "requisites", .arg = CLI_ARG_NONE, .offset = AT(requisites),
+     .help = "also fetch what each page needs to render\n"
+             "(images, scripts, stylesheets), on any host"},
     {.name = "spider", .arg = CLI_ARG_STRING, .metavar = "FILE.lua", .offset = AT(spider),
      .section = "Spiders (docs/spiders.md):",
      .help = "parse each 2xx response with FILE.lua's callbacks;\n"
@@ -212,6 +254,7 @@ static void defaults(void *p)
                     .dns_timeout = 60,
                     .claim_after = 60,
                     .max_crawl_delay = 30,
+                    .max_depth = -1,
                     .target_concurrency = 1, /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
                     .spider_budget = (double)LUA_SPIDER_BUDGET,
                     .spider_memory = LUA_SPIDER_MEMORY_MB};

@@ -41,6 +41,12 @@ typedef struct settings {
     int autothrottle;          /* --autothrottle */
     double target_concurrency; /* --target-concurrency N (1) */
     int sitemaps;              /* --sitemaps: seed from each host's sitemaps */
+    /* Spider middleware (spidermw/) */
+    int depth;        /* --depth: records say "depth" */
+    int max_depth;    /* --max-depth N (-1: no limit; sets depth) */
+    int referrer;     /* --referrer: records say "referrer", Referer sent */
+    cli_list include; /* --include REGEX, repeatable: links followed */
+    int requisites;   /* --requisites: also fetch what pages need */
     /* Spiders (docs/spiders.md). */
     const char *spider;   /* --spider FILE.lua (loaded by the checks: luaspider.h) */
     const char *items;    /* --items FILE: the scraped items, JSONL */

@@ -79,6 +79,21 @@ void spider_drop(spider_outputs *out, size_t i)
     out->n--;
 }
 
+void spider_prepend(spider_outputs *out, spider_outputs *front)
+{
+    if (front->n == 0)
+        return;
+    size_t n = out->n + front->n;
+    if (n > out->cap) {
+        out->cap = n;
+        out->v = xreallocarray(out->v, out->cap, sizeof *out->v);
+    }
+    memmove(&out->v[front->n], out->v, out->n * sizeof *out->v);
+    memcpy(out->v, front->v, front->n * sizeof *out->v);
+    out->n = n;
+    front->n = 0;
+}
+
 void spider_outputs_clear(spider_outputs *out)
 {
     for (size_t i = 0; i < out->n; i++)

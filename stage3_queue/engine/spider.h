@@ -106,6 +106,9 @@ void spider_fail(spider_outputs *out, const char *fmt, ...) __attribute__((forma
 void spider_recover(spider_outputs *out);
 /* Remove output i (freeing it), keeping the others' order. */
 void spider_drop(spider_outputs *out, size_t i);
+/* Move front's outputs (not its error) before out's, in their order; front is left
+ * without outputs. */
+void spider_prepend(spider_outputs *out, spider_outputs *front);
 /* Free every output and the error; out is empty again. */
 void spider_outputs_clear(spider_outputs *out);
 

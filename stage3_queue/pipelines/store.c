@@ -26,10 +26,22 @@
 typedef struct store {
     char *path;
     sqlite3 *db;                /* touched by one pool job at a time */
-    sqlite3_stmt *insert, *insert_item;
+    sqlite3_stmt *insert;
+    sqlite3_stmt *insert_link;
+    sqlite3_stmt *insert_item;
     writer w;
-    writer_rows rows;           /* of store_page */
+    writer_rows rows;           /* of store_row */
 } store;
+
+/* A row of the store: the page, and its links when the engine gives them (--referrer:
+ * the links table). */
+typedef struct store_row {
+    store_page page;
+    char **links;
+    size_t nlinks;
+    /* or (item_json set) an item a spider scraped: no page */
+    char *item_url, *item_callback, *item_json;
+} store_row;
 
 /* ---- pages rows (loop thread) ---- */
 
@@ -92,19 +104,18 @@ static const char schema[] =
 static const char insert_sql[] =
     "INSERT INTO pages (" STORE_PAGE_COLUMNS ") VALUES (" STORE_PAGE_VALUES ")";
 
+/* The store's own tables (not --state's): each page's links, filled with --referrer. */
+static const char links_schema[] =
+    "CREATE TABLE IF NOT EXISTS links (from_url TEXT NOT NULL, to_url TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS links_to ON links (to_url);";
+static const char insert_link_sql[] = "INSERT INTO links (from_url, to_url) VALUES (?1, ?2)";
+
 /* The items a spider scraped (docs/spiders.md): the URL whose response gave it, the
  * callback, the item as JSON (SQLite's json_extract reads it). */
 static const char items_schema[] =
     "CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, url TEXT NOT NULL,"
     " callback TEXT NOT NULL, json TEXT NOT NULL);";
-
 static const char insert_item_sql[] = "INSERT INTO items (url, callback, json) VALUES (?1, ?2, ?3)";
-
-/* A row of the store's batches: a page, or (item_json set) an item. */
-typedef struct store_row {
-    store_page page;
-    char *item_url, *item_callback, *item_json;
-} store_row;
 
 coro_error *store_db_error(sqlite3 *db, const char *what, const char *path,
                            const char *step)
@@ -185,8 +196,11 @@ coro_value store_write_rows(sqlite3 *db, const char *what, const char *path,
 static coro_value open_work(void *arg, coro_error **err)
 {
     store *s = arg;
-    s->db = store_db_open("store", s->path, items_schema, err);
+    s->db = store_db_open("store", s->path, links_schema, err);
     if (s->db && (sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) != SQLITE_OK ||
+                  sqlite3_prepare_v2(s->db, insert_link_sql, -1, &s->insert_link, NULL) !=
+                      SQLITE_OK ||
+                  sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) != SQLITE_OK ||
                   sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) !=
                       SQLITE_OK))
         *err = store_db_error(s->db, "store", s->path, "open");
@@ -204,16 +218,25 @@ static int insert_page(void *self, const void *row)
         bind_text(s->insert_item, 3, r->item_json);
         return sqlite3_step(s->insert_item) == SQLITE_DONE ? 0 : -1;
     }
-    store_page_bind(s->insert, row);
-    return sqlite3_step(s->insert) == SQLITE_DONE ? 0 : -1;
+    store_page_bind(s->insert, &r->page);
+    if (sqlite3_step(s->insert) != SQLITE_DONE)
+        return -1;
+    for (size_t i = 0; i < r->nlinks; i++) {
+        sqlite3_reset(s->insert_link);
+        sqlite3_bind_text(s->insert_link, 1, r->page.rec.url, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s->insert_link, 2, r->links[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(s->insert_link) != SQLITE_DONE)
+            return -1;
+    }
+    return 0;
 }
 
 static coro_value write_work(void *arg, coro_error **err)
 {
     writer_rows_job *j = arg;
     store *s = j->self;
-    return store_write_rows(s->db, "store", s->path, j->b->rows, j->b->n,
-                            sizeof(store_row), insert_page, s, err);
+    return store_write_rows(s->db, "store", s->path, j->b->rows, j->b->n, sizeof(store_row),
+                            insert_page, s, err);
 }
 
 static coro_value close_work(void *arg, coro_error **err)
@@ -221,8 +244,9 @@ static coro_value close_work(void *arg, coro_error **err)
     (void)err;
     store *s = arg;
     sqlite3_finalize(s->insert);
+    sqlite3_finalize(s->insert_link);
     sqlite3_finalize(s->insert_item);
-    s->insert = s->insert_item = NULL;
+    s->insert = s->insert_link = s->insert_item = NULL;
     sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
     s->db = NULL;
     return (coro_value){NULL, 0};
@@ -239,10 +263,13 @@ static const writer_ops store_ops = {
 
 static coro *store_open(void *self, engine *e) { return writer_open(&((store *)self)->w, e); }
 
-static void page_free(void *row)
+static void row_free(void *row)
 {
     store_row *r = row;
     store_page_clear(&r->page);
+    for (size_t i = 0; i < r->nlinks; i++)
+        free(r->links[i]);
+    free(r->links);
     free(r->item_url);
     free(r->item_callback);
     free(r->item_json);
@@ -264,7 +291,11 @@ static coro *store_process_item(void *self, item *it, bool *drop)
 {
     (void)drop;
     store *s = self;
-    store_page_fill(writer_row(&s->rows), it, true);
+    store_row *r = writer_row(&s->rows);
+    store_page_fill(&r->page, it, true);
+    r->links = it->nlinks ? xcalloc(it->nlinks, sizeof *r->links) : NULL;
+    for (r->nlinks = 0; r->nlinks < it->nlinks; r->nlinks++)
+        r->links[r->nlinks] = xstrdup(it->links[r->nlinks].url);
     writer_row_added(&s->rows);
     return writer_room(&s->w);
 }
@@ -278,6 +309,7 @@ static void store_free(void *self)
     writer_clear(&s->w);
     if (s->db) {
         sqlite3_finalize(s->insert);
+        sqlite3_finalize(s->insert_link);
         sqlite3_finalize(s->insert_item);
         sqlite3_close(s->db);
     }
@@ -291,7 +323,7 @@ item_pipeline store_pipeline(const char *path)
     s->path = xstrdup(path);
     writer_init(&s->w, &store_ops, s, NULL);
     writer_rows_init(&s->rows, &s->w, sizeof(store_row), STORE_BATCH_ROWS, STORE_BATCH_MS,
-                     page_free);
+                     row_free);
     return (item_pipeline){
         .name = "store",
         .self = s,

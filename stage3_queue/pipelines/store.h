@@ -16,6 +16,10 @@
  *     body         BLOB,                  -- at most --max-size bytes
  *     fetched_at   TEXT NOT NULL          -- UTC, ISO 8601 with milliseconds
  *   );
+ *   CREATE TABLE links (                   -- filled with --referrer
+ *     from_url     TEXT NOT NULL,         -- a page (pages.url)
+ *     to_url       TEXT NOT NULL          -- a link on it: absolute, each once a page
+ *   );                                     -- (and an index on to_url)
  *
  * The first eleven columns are the JSONL record's fields. Writes are batched (writer.h):
  * rows are collected on the loop thread and each batch is one transaction written by a

@@ -362,6 +362,13 @@ int testsite_header(const char *response, const char *name, char *out, size_t ou
     return -1;
 }
 
+const char *testsite_path_of(const char *url)
+{
+    const char *p = strstr(url, "://");
+    p = p ? strchr(p + 3, '/') : NULL;
+    return p ? p : "/";
+}
+
 int testsite_free_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

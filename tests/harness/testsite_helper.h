@@ -44,6 +44,9 @@ int testsite_port(const testsite *ts);
 /* A port on 127.0.0.1 nobody listens on now (the kernel's choice for a socket bound to
  * port 0, released at once), for a server started with --port; -1 on failure. */
 int testsite_free_port(void);
+
+/* The path of an absolute URL: "http://h:1/a?q" -> "/a?q" ("/" when it has none). */
+const char *testsite_path_of(const char *url);
 /* A blocking socket connected to the server (5 s at most), or -1. */
 int testsite_connect(const testsite *ts);
 

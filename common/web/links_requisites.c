@@ -1,5 +1,5 @@
-/* requisites.c — the URLs a start tag makes a browser load (requisites.h). */
-#include "requisites.h"
+/* links_requisites.c — the URLs a start tag makes a browser load (links_requisites.h). */
+#include "links_requisites.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* requisites.h — what an HTML start tag asks a browser to load to render the page
+/* links_requisites.h — what an HTML start tag asks a browser to load to render the page
  * (wget -p's "page requisites"): img src and srcset, script src, link href with rel
  * stylesheet or icon, source src and srcset, video poster and src, audio src, and the
  * url(...) of any style attribute (css_urls.h). The link parser's requisites mode
@@ -8,8 +8,8 @@
  * Each value is handed over as written (unresolved: the caller resolves it against
  * the page's base), one call per URL: a srcset gives one per image candidate.
  */
-#ifndef CRAWL_REQUISITES_H
-#define CRAWL_REQUISITES_H
+#ifndef CRAWL_LINKS_REQUISITES_H
+#define CRAWL_LINKS_REQUISITES_H
 
 typedef void (*requisite_fn)(void *ctx, const char *url);
 
