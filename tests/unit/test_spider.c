@@ -336,10 +336,10 @@ static void test_spider_middleware_order(void **state)
         /* start requests: C then B then A, C added one */
         expect_calls("/",
                      "start:C:1 start:B:2 start:A:2 in:A in:B in:C parse out:C out:B out:A "
-                     "record item");
+                     "item record"); /* spider.h: the items, then the record's process_item */
         expect_calls("/ok", "in:A in:B in:C parse out:C out:B out:A record");
         /* /boom raised in its coroutine: C, then B recovers (A never sees it) */
-        expect_calls("/boom", "in:A in:B in:C parse exc:C exc:B out:C out:B out:A record item");
+        expect_calls("/boom", "in:A in:B in:C parse exc:C exc:B out:C out:B out:A item record");
         assert_null(need(r, "/boom")->exception);
         /* /fail: nobody recovers; its record says why */
         expect_calls("/fail", "in:A in:B in:C parse exc:C exc:B exc:A out:C out:B out:A record");
