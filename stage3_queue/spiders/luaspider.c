@@ -39,6 +39,7 @@ typedef struct call_frame {
     const spider_response *resp; /* what the callback is given (valid while it runs) */
     spider_outputs *out;         /* where follow(), item() and its error go */
     int resp_ref;                /* the callback's response table (LUA_NOREF: none) */
+    int links_ref;               /* the set of its response:links() (LUA_NOREF: none) */
     lua_State *T;                /* the callback's thread */
     int ref;                     /* T's anchor in the registry (LUA_NOREF: none) */
     int nargs;
@@ -126,9 +127,7 @@ static int l_log(lua_State *T)
 {
     int n = lua_gettop(T);
     luaL_Buffer b;
-    luaL_where(T, 1);
-    const char *where = lua_tostring(T, -1);
-    lua_pop(T, 1);
+    luaL_where(T, 1); /* at n + 1, below the buffer, while it is used */
     luaL_buffinit(T, &b);
     for (int i = 1; i <= n; i++) {
         if (i > 1)
@@ -137,8 +136,26 @@ static int l_log(lua_State *T)
         luaL_addvalue(&b);
     }
     luaL_pushresult(&b);
-    log_warn("spider: %s%s", where ? where : "", lua_tostring(T, -1));
+    log_warn("spider: %s%s", lua_tostring(T, n + 1), lua_tostring(T, -1));
     return 0;
+}
+
+/* setmetatable without __gc: a finalizer runs with no hook (no budget) whenever the
+ * collector chooses, even outside any callback, so a spider gets none. */
+static int l_setmetatable(lua_State *T)
+{
+    if (lua_type(T, 2) == LUA_TTABLE) {
+        lua_pushliteral(T, "__gc");
+        bool gc = lua_rawget(T, 2) != LUA_TNIL;
+        lua_pop(T, 1);
+        if (gc)
+            return luaL_error(T, "setmetatable: a spider's tables get no __gc");
+    }
+    lua_settop(T, 2);
+    lua_pushvalue(T, lua_upvalueindex(1));
+    lua_insert(T, 1);
+    lua_call(T, 2, 1);
+    return 1;
 }
 
 /* load with text chunks only (a binary chunk could break the sandbox). */
@@ -191,6 +208,9 @@ static int sandbox(lua_State *L)
     lua_getglobal(L, "load");
     lua_pushcclosure(L, l_load, 1);
     lua_setglobal(L, "load");
+    lua_getglobal(L, "setmetatable");
+    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_setglobal(L, "setmetatable");
     lua_pushcfunction(L, l_log);
     lua_setglobal(L, "print");
     lua_pushcfunction(L, l_log);
@@ -321,16 +341,10 @@ static const char *charset_of(const char *ct, char *buf, size_t n)
     return k ? buf : NULL;
 }
 
-/* Push r as a response table: url, status, headers (names lower-cased, repeated
- * fields joined with ", "), body, depth, referrer; its methods through RESPONSE_MT. */
-static void push_response(lua_State *T, const response *r, int depth, const char *referrer)
+/* Push r's headers as a table: names lower-cased, repeated fields joined with ", ". */
+static void push_headers(lua_State *T, const response *r)
 {
-    luaL_checkstack(T, 6, "response");
-    lua_createtable(T, 0, 6);
-    lua_pushstring(T, r->url);
-    lua_setfield(T, -2, "url");
-    lua_pushinteger(T, r->status);
-    lua_setfield(T, -2, "status");
+    luaL_checkstack(T, 4, "response");
     lua_createtable(T, 0, (int)r->nheaders);
     for (size_t i = 0; i < r->nheaders; i++) {
         char name[128];
@@ -350,9 +364,27 @@ static void push_response(lua_State *T, const response *r, int depth, const char
         }
         lua_setfield(T, -2, name);
     }
-    lua_setfield(T, -2, "headers");
-    lua_pushlstring(T, r->body ? r->body : "", r->body ? r->body_len : 0);
-    lua_setfield(T, -2, "body");
+}
+
+/* Push r as a response table: url, status, headers, body, depth, referrer; its methods
+ * through RESPONSE_MT. lazy: the callback's own response, whose headers and body are
+ * made only if the callback reads them (l_index): a spider that only follows links
+ * copies no body. */
+static void push_response(lua_State *T, const response *r, int depth, const char *referrer,
+                          bool lazy)
+{
+    luaL_checkstack(T, 6, "response");
+    lua_createtable(T, 0, 6);
+    lua_pushstring(T, r->url);
+    lua_setfield(T, -2, "url");
+    lua_pushinteger(T, r->status);
+    lua_setfield(T, -2, "status");
+    if (!lazy) {
+        push_headers(T, r);
+        lua_setfield(T, -2, "headers");
+        lua_pushlstring(T, r->body ? r->body : "", r->body ? r->body_len : 0);
+        lua_setfield(T, -2, "body");
+    }
     lua_pushinteger(T, depth);
     lua_setfield(T, -2, "depth");
     if (referrer) {
@@ -360,6 +392,41 @@ static void push_response(lua_State *T, const response *r, int depth, const char
         lua_setfield(T, -2, "referrer");
     }
     luaL_setmetatable(T, RESPONSE_MT);
+}
+
+/* Whether the table at idx is the callback's own response (f's, while it runs). */
+static bool is_own(lua_State *T, call_frame *f, int idx)
+{
+    if (!f || f->resp_ref == LUA_NOREF)
+        return false;
+    lua_rawgeti(T, LUA_REGISTRYINDEX, f->resp_ref);
+    bool same = lua_rawequal(T, -1, idx);
+    lua_pop(T, 1);
+    return same;
+}
+
+/* The response's __index: its methods, then (the callback's own response) its body and
+ * headers, made on first use and kept in the table. */
+static int l_index(lua_State *T)
+{
+    lua_pushvalue(T, 2);
+    if (lua_rawget(T, lua_upvalueindex(1)) != LUA_TNIL)
+        return 1;
+    const char *k = lua_tostring(T, 2);
+    call_frame *f = frame_of(T);
+    if (!k || !is_own(T, f, 1))
+        return 0;
+    const response *r = f->resp->response;
+    if (strcmp(k, "body") == 0)
+        lua_pushlstring(T, r->body ? r->body : "", r->body ? r->body_len : 0);
+    else if (strcmp(k, "headers") == 0)
+        push_headers(T, r);
+    else
+        return 0;
+    lua_pushvalue(T, 2);
+    lua_pushvalue(T, -2);
+    lua_rawset(T, 1);
+    return 1;
 }
 
 /* The response table's url, body and Content-Type charset. */
@@ -372,6 +439,15 @@ typedef struct resp_view {
 static void view_of(lua_State *T, resp_view *v)
 {
     luaL_checktype(T, 1, LUA_TTABLE);
+    call_frame *f = frame_of(T);
+    if (is_own(T, f, 1)) { /* no copy of its body */
+        const response *r = f->resp->response;
+        v->url = r->url;
+        v->body = r->body ? r->body : "";
+        v->body_len = r->body ? r->body_len : 0;
+        v->content_type = response_header(r, "Content-Type");
+        return;
+    }
     lua_getfield(T, 1, "url");
     v->url = luaL_checkstring(T, -1);
     lua_getfield(T, 1, "body");
@@ -489,19 +565,21 @@ static int l_xpath(lua_State *T)
 static int l_links(lua_State *T)
 {
     call_frame *f = frame_of(T);
-    if (f && f->resp_ref != LUA_NOREF) {
-        /* the callback's own response: the crawler's parse of it, done already */
-        lua_rawgeti(T, LUA_REGISTRYINDEX, f->resp_ref);
-        bool same = lua_rawequal(T, -1, 1);
-        lua_pop(T, 1);
-        if (same) {
-            lua_createtable(T, (int)f->resp->nlinks, 0);
-            for (size_t i = 0; i < f->resp->nlinks; i++) {
-                lua_pushstring(T, f->resp->links[i].url);
-                lua_rawseti(T, -2, (lua_Integer)i + 1);
-            }
-            return 1;
+    if (is_own(T, f, 1)) {
+        /* the callback's own response: the crawler's parse of it, done already; the
+         * links also go in a set, so that follow() knows them (absolute already) */
+        lua_createtable(T, (int)f->resp->nlinks, 0);
+        lua_createtable(T, 0, (int)f->resp->nlinks);
+        for (size_t i = 0; i < f->resp->nlinks; i++) {
+            lua_pushstring(T, f->resp->links[i].url);
+            lua_pushvalue(T, -1);
+            lua_rawseti(T, -4, (lua_Integer)i + 1);
+            lua_pushboolean(T, 1);
+            lua_rawset(T, -3);
         }
+        luaL_unref(T, LUA_REGISTRYINDEX, f->links_ref);
+        f->links_ref = luaL_ref(T, LUA_REGISTRYINDEX);
+        return 1;
     }
     resp_view v;
     view_of(T, &v);
@@ -551,6 +629,7 @@ static void open_response(lua_State *L)
     lua_setfield(L, -2, "links");
     lua_pushcfunction(L, l_urljoin);
     lua_setfield(L, -2, "urljoin");
+    lua_pushcclosure(L, l_index, 1);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 }
@@ -581,6 +660,19 @@ static int l_follow(lua_State *T)
         lua_pop(T, 1);
         if (t != LUA_TFUNCTION)
             return luaL_error(T, "follow: no function '%s' to call back", cb);
+    }
+    if (f->links_ref != LUA_NOREF) {
+        /* one of response:links(): absolute and normal already, no need to resolve */
+        lua_rawgeti(T, LUA_REGISTRYINDEX, f->links_ref);
+        lua_pushvalue(T, 1);
+        bool known = lua_rawget(T, -2) != LUA_TNIL;
+        lua_pop(T, 2);
+        if (known) {
+            const request *req = f->resp->request;
+            crawl_request r = {u, f->resp->max_redirect, req->depth + 1, req->url, cb};
+            spider_emit_request(f->out, request_from(&r, 0));
+            return 0;
+        }
     }
     /* mailto:, javascript:, junk: nothing to follow, as with a page's links */
     spider_follow(f->out, f->resp, u, cb);
@@ -614,7 +706,7 @@ static int download_k(lua_State *T, int status, lua_KContext ctx)
         lua_concat(T, 2);
         return lua_error(T);
     }
-    push_response(T, f->got, f->resp->request->depth + 1, f->resp->response->url);
+    push_response(T, f->got, f->resp->request->depth + 1, f->resp->response->url, false);
     response_free(f->got);
     f->got = NULL;
     return 1;
@@ -651,7 +743,7 @@ static int l_start(lua_State *T)
     const char *name = req->callback ? req->callback : "parse";
     if (lua_getglobal(T, name) != LUA_TFUNCTION)
         return luaL_error(T, "no function '%s' for %s", name, req->url);
-    push_response(T, f->resp->response, req->depth, req->referrer);
+    push_response(T, f->resp->response, req->depth, req->referrer, true);
     lua_pushvalue(T, -1);
     f->resp_ref = luaL_ref(T, LUA_REGISTRYINDEX); /* response:links() knows it */
     lua_callk(T, 1, 0, 0, start_k);
@@ -784,6 +876,7 @@ static void call_finally(coro *co)
     /* f->wait, if it was being awaited, was freed as the frame's child */
     call_done(f);
     luaL_unref(L, LUA_REGISTRYINDEX, f->resp_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, f->links_ref);
     response_free(f->got);
     free(f->got_error);
     xpath_doc_free(f->doc);
@@ -808,6 +901,7 @@ static coro *lua_parse(void *self, const spider_response *resp, spider_outputs *
     f->ref = LUA_NOREF;
     f->doc_ref = LUA_NOREF;
     f->resp_ref = LUA_NOREF;
+    f->links_ref = LUA_NOREF;
     return &f->co;
 }
 
