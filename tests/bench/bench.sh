@@ -61,7 +61,9 @@
 #               Debian's /usr/bin/python3; skipped without it): pages, pages/s, CPU
 #               seconds; and crawl-queue with no spider against --spider
 #               spider_follow.lua (follows response:links(): the same crawl), the cost of
-#               the spider machinery. Medians of BENCH_RUNS runs. Not in the default list.
+#               the spider machinery — by default (robots.txt obeyed: the engine runs
+#               either way) and with --ignore-robots (without a spider, the chapter's
+#               fetch and no engine). Medians of BENCH_RUNS runs. Not in the default list.
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
 # 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
@@ -723,11 +725,12 @@ spider_row() {
     eval "${tag//[.-]/_}_wall=$w ${tag//[.-]/_}_cpu=$cpu"
 }
 
-# spider_crawl TAG ARGS...: crawl-queue --ignore-robots on site_url; its pages counted.
+# spider_crawl NAME TAG ARGS...: crawl-queue (NAME crawl-queue-ir: --ignore-robots) on
+# site_url; its pages counted.
 spider_crawl() {
-    local tag=$1
-    shift
-    crawl crawl-queue-ir curl "$tag" "$@"
+    local name=$1 tag=$2
+    shift 2
+    crawl "$name" curl "$tag" "$@"
     sfield "$out/$tag.jsonl" done >"$out/$tag.pages"
 }
 
@@ -741,10 +744,13 @@ section_spiders() {
     say "== Spiders: $spider_pages pages (12 links, ~7000 B each), no delay, --ignore-robots; median of $runs run(s)"
     start_site "$spec" 0
     for r in $(seq "$runs"); do
-        spider_crawl "sp.none.$r"
-        spider_crawl "sp.follow.$r" --spider tests/bench/spider_follow.lua
+        spider_crawl crawl-queue "sp.none.$r"
+        spider_crawl crawl-queue "sp.follow.$r" --spider tests/bench/spider_follow.lua
+        spider_crawl crawl-queue-ir "sp.none-ir.$r"
+        spider_crawl crawl-queue-ir "sp.follow-ir.$r" --spider tests/bench/spider_follow.lua
         rm -f "$out/sp.lua.$r.items"
-        spider_crawl "sp.lua.$r" --spider tests/bench/spider_titles.lua --items "$out/sp.lua.$r.items"
+        spider_crawl crawl-queue-ir "sp.lua.$r" --spider tests/bench/spider_titles.lua \
+            --items "$out/sp.lua.$r.items"
         if [ "$have_scrapy" = 1 ]; then
             "$bin/runstat" -o "$out/sp.scrapy.$r.stat" /usr/bin/python3 tests/bench/scrapy_spider.py \
                 "$site_url" "$out/sp.scrapy.$r.items" >"$out/sp.scrapy.$r.out" 2>"$out/sp.scrapy.$r.err" ||
@@ -758,7 +764,10 @@ section_spiders() {
     [ "$have_scrapy" = 1 ] && spider_row "Scrapy (titles, links)" sp.scrapy
     spider_row "crawl-queue, no spider" sp.none
     spider_row "crawl-queue --spider (follow links)" sp.follow
-    say "   the cost of --spider that follows response:links(): wall x$(ratio "$sp_follow_wall" "$sp_none_wall"), CPU x$(ratio "$sp_follow_cpu" "$sp_none_cpu")"
+    spider_row "... --ignore-robots, no spider" sp.none-ir
+    spider_row "... --ignore-robots, --spider (follow)" sp.follow-ir
+    say "   the cost of --spider that follows response:links(): wall x$(ratio "$sp_follow_wall" "$sp_none_wall"), CPU x$(ratio "$sp_follow_cpu" "$sp_none_cpu");" \
+        "with --ignore-robots (no spider: the chapter's fetch, no engine) wall x$(ratio "$sp_follow_ir_wall" "$sp_none_ir_wall"), CPU x$(ratio "$sp_follow_ir_cpu" "$sp_none_ir_cpu")"
     [ "$have_scrapy" = 1 ] &&
         say "   Scrapy against the Lua spider: wall x$(ratio "$sp_scrapy_wall" "$sp_lua_wall"), CPU x$(ratio "$sp_scrapy_cpu" "$sp_lua_cpu")"
 }
