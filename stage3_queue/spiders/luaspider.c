@@ -46,6 +46,7 @@ typedef struct call_frame {
     long long used; /* instructions so far, across its resumes */
     bool over_budget;
     coro *wait;      /* what download() asked the coroutine to await */
+    char *wait_url;  /* the URL it downloads */
     response *got;   /* what it got: a response... */
     char *got_error; /* ...or an error */
     char *error;     /* the callback's error, for the record */
@@ -723,7 +724,8 @@ static int l_download(lua_State *T)
         return luaL_error(T, "download: '%s' is not an http(s) URL", u);
     crawl_request r = {abs, 0, f->resp->request->depth + 1, f->resp->response->url, NULL};
     f->wait = engine_fetch(f->s->e, request_from(&r, 0));
-    free(abs);
+    free(f->wait_url);
+    f->wait_url = abs;
     return lua_yieldk(T, 0, 0, download_k);
 }
 
@@ -847,8 +849,8 @@ static int call_body(coro *co)
             if (co->err->kind == CORO_CANCELLED)
                 CORO_RAISE_ERR(co);
             char line[512];
-            f->got_error =
-                xasprintf("download failed: %s", coro_error_line(co->err, line, sizeof line));
+            f->got_error = xasprintf("download %s failed: %s", f->wait_url,
+                                     coro_error_line(co->err, line, sizeof line));
             coro_error_free(co->err);
             co->err = NULL;
         } else {
@@ -879,6 +881,7 @@ static void call_finally(coro *co)
     luaL_unref(L, LUA_REGISTRYINDEX, f->links_ref);
     response_free(f->got);
     free(f->got_error);
+    free(f->wait_url);
     xpath_doc_free(f->doc);
     luaL_unref(L, LUA_REGISTRYINDEX, f->doc_ref);
     if (f->T)

@@ -17,6 +17,10 @@ function parse(response)
         io.open("/etc/passwd")
     elseif path == "/require" then
         require("io")
+    elseif path == "/download" then
+        local ok, err = pcall(download, "/dropped") -- caught: an item says why
+        item({url = response.url, path = "/download (caught)", ok = ok, error = err})
+        download("/dropped")                        -- not caught: the record says why
     end
     item({url = response.url, path = path})
 end

@@ -334,7 +334,7 @@ static void test_bad_spider(void **state)
     assert_int_equal(run_crawler(&r, argv, 60), 0);
     if (r.exit_code != 0)
         fail_msg("%s", crawl_run_describe(&r));
-    assert_int_equal(r.nrecords, 8); /* the crawl completed */
+    assert_int_equal(r.nrecords, 9); /* the crawl completed */
     const struct {
         const char *path, *message;
     } want[] = {
@@ -344,8 +344,9 @@ static void test_bad_spider(void **state)
         {"exec", "bad.lua:15: attempt to call a nil value (field 'execute')"},
         {"io", "bad.lua:17: attempt to index a nil value (global 'io')"},
         {"require", "bad.lua:19: attempt to call a nil value (global 'require')"},
+        {"download", "bad.lua:23: download http://127.0.0.1:"},
     };
-    for (size_t i = 0; i < 6; i++) {
+    for (size_t i = 0; i < 7; i++) {
         char url[300];
         snprintf(url, sizeof url, "%s%s", bad.url, want[i].path);
         const jobj *rec = crawl_run_find(&r, url);
@@ -360,8 +361,16 @@ static void test_bad_spider(void **state)
     /* the last page's callback ran after the others failed: the state lives on */
     size_t n;
     jobj **v = read_items(items, &n);
-    assert_int_equal(n, 2); /* / and /after: the others failed before item() */
+    assert_int_equal(n, 3); /* /, the caught download and /after: the rest failed */
     assert_non_null(find_item(v, n, "path", "/after"));
+    const jobj *caught = find_item(v, n, "path", "/download (caught)");
+    assert_non_null(caught);
+    assert_int_equal(jobj_get(caught, "ok")->type, JV_BOOL);
+    assert_false(jobj_get(caught, "ok")->b);
+    /* pcall called download: no Lua line of its own to name */
+    const char *why = jobj_str(caught, "error");
+    assert_true(strncmp(why, "download http://127.0.0.1:", 26) == 0);
+    assert_non_null(strstr(why, "/dropped failed: "));
     free_items(v, n);
     crawl_run_free(&r);
 }
