@@ -30,8 +30,8 @@
  *                     URL ends as exactly one record), follows a redirect, and the
  *                     spider's requests go to the Queue (engine_crawl); a record
  *                     whose --output write failed stops the crawl here
- *   process_item      each pipeline stage in order, until one drops the item; then
- *                     each spider item through process_spider_item
+ *   process_item      each pipeline stage in order, until one drops the item (and
+ *                     each spider item through process_spider_item, spider.h)
  *
  * Two doors in, as in Scrapy: engine_crawl (through the Queue — it counts for join —
  * the middlewares, a record and the pipeline) and engine_download (straight to the

@@ -657,6 +657,42 @@ static void test_stage3_options_refused_by_chapter(void **state)
     run_free(r);
 }
 
+/* The spider middlewares' flags: --max-depth implies --depth; --include repeatable and
+ * checked now; each refused by stages 1 and 2. */
+static void test_spider_middleware_options(void **state)
+{
+    (void)state;
+    parse_table = &settings_table;
+    run *r = parse("http://a/", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.max_depth, -1);
+    assert_int_equal(r->s.depth, 0);
+    run_free(r);
+    r = parse("--max-depth", "0", "--include", "/a/", "--include=/b/", "--referrer",
+              "--requisites", "http://a/", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.max_depth, 0);
+    assert_int_equal(r->s.depth, 1);
+    assert_int_equal(r->s.include.n, 2);
+    assert_string_equal(r->s.include.v[1], "/b/");
+    assert_int_equal(r->s.referrer, 1);
+    assert_int_equal(r->s.requisites, 1);
+    run_free(r);
+    r = parse("--max-depth", "-1", "http://a/", NULL);
+    assert_usage_error(r, "--max-depth", NULL);
+    run_free(r);
+    r = parse("--include", "(", "http://a/", NULL);
+    assert_usage_error(r, "--include: bad regex '(': ", NULL);
+    run_free(r);
+    parse_table = NULL;
+    const char *const flags[] = {"--depth", "--referrer", "--requisites"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        r = parse(flags[i], "http://a/", NULL);
+        assert_usage_error(r, "unknown option '", NOTE);
+        run_free(r);
+    }
+}
+
 static void test_bad_user_agent(void **state)
 {
     (void)state;
@@ -1252,6 +1288,7 @@ int main(void)
         cmocka_unit_test_teardown(test_every_option_equals_form, reset_log_level),
         cmocka_unit_test_teardown(test_options_after_roots_and_last_wins, reset_log_level),
         cmocka_unit_test_teardown(test_exclude_repeatable, reset_log_level),
+        cmocka_unit_test_teardown(test_spider_middleware_options, reset_log_level),
         cmocka_unit_test_teardown(test_verbose_and_quiet_set_log_level, reset_log_level),
         cmocka_unit_test_teardown(test_timeout_decimal_forms, reset_log_level),
         cmocka_unit_test_teardown(test_help, reset_log_level),

@@ -344,6 +344,8 @@ static void test_requisites(void **state)
     const char *offs[] = {"/off.png", "/off.css", "/p.png"};
     for (size_t i = 0; i < 3; i++)
         assert_int_equal(requests("offsite", offs[i], NULL, 0), 1);
+    /* the other host's robots.txt was asked first, as for any URL */
+    assert_int_equal(requests("offsite", "/robots.txt", NULL, 0), 1);
     /* /page2 is a link (depth 1, its own requisites at depth 1), no requisite */
     const jobj *p2 = record(&r, ts->url, "/page2");
     assert_null(jobj_get(p2, "requisite"));
