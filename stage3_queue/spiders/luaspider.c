@@ -44,7 +44,7 @@ typedef struct call_frame {
     int ref;                     /* T's anchor in the registry (LUA_NOREF: none) */
     int nargs;
     long long used; /* instructions so far, across its resumes */
-    bool over_budget;
+    bool over_memory;       /* it failed for want of memory: collect once it is gone */
     coro *wait;      /* what download() asked the coroutine to await */
     char *wait_url;  /* the URL it downloads */
     response *got;   /* what it got: a response... */
@@ -113,8 +113,6 @@ static void count_hook(lua_State *T, lua_Debug *ar)
     *used += HOOK_EVERY;
     if (*used <= s->budget)
         return;
-    if (f)
-        f->over_budget = true;
     lua_getinfo(T, "Sl", ar);
     lua_pushfstring(T, "%s:%d: instruction budget exhausted (%I instructions: --spider-budget)",
                     ar->short_src, ar->currentline, (lua_Integer)s->budget);
@@ -830,8 +828,7 @@ static int call_body(coro *co)
                 break;
             if (rc != LUA_YIELD) {
                 f->error = failure(f, rc);
-                if (rc == LUA_ERRMEM)
-                    lua_gc(f->s->L, LUA_GCCOLLECT);
+                f->over_memory = rc == LUA_ERRMEM;
                 break;
             }
             lua_pop(f->T, nres);
@@ -887,6 +884,8 @@ static void call_finally(coro *co)
     if (f->T)
         *(call_frame **)lua_getextraspace(f->T) = NULL;
     luaL_unref(L, LUA_REGISTRYINDEX, f->ref);
+    if (f->over_memory)
+        lua_gc(L, LUA_GCCOLLECT); /* what the thread held, now unreachable */
 }
 
 static const coro_def call_def = {"lua_callback", __FILE__, call_body, call_finally,
