@@ -32,7 +32,9 @@
 #include "crawler.h"
 #include "fetch.h"
 #include "frontier.h"
+#include "log.h"
 #include "progress.h"
+#include "settings.h"
 #include "task.h"
 
 struct crawler {
@@ -190,6 +192,9 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
         free(cr.workers);
         return APP_NOT_STARTED;
     }
+    if (settings_of(a)->insecure)
+        log_warn("crawl-queue: --insecure: TLS certificates are not checked; anyone on the "
+                 "way can read and change what is fetched");
     if (!engine_has_start_requests(cr.engine))
         crawl_add_roots(a->crawl, frontier_add, &cr.q); /* on --resume: seen already */
 

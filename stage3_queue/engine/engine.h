@@ -42,6 +42,7 @@
 #define CRAWL_ENGINE_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "app.h"
 #include "coro.h"
@@ -108,6 +109,8 @@ typedef struct item {
     const spider_link *links;   /* the page's links (spider.h), nlinks of them, when a
                                  * stage wants_links; else NULL */
     size_t nlinks;
+    struct timespec at;         /* when the record was made (CLOCK_REALTIME): the store's
+                                 * fetched_at and the WARC-Date, one time for both */
 } item;
 
 /* What reaches the pipeline for each item a spider emitted (spider.h), after the
@@ -137,6 +140,10 @@ typedef struct item_pipeline {
     /* A spider's item (may be NULL: the stage takes none), in the same order of stages
      * and with the same rules as process_item. */
     coro *(*process_spider_item)(void *self, spider_item *it, bool *drop);
+    /* NULL, or: a response the engine downloaded for itself and that is no record of
+     * the crawl (engine_download of a request marked REQ_ARCHIVE: robots.txt), for the
+     * stages that keep what was fetched (--warc, --store). Never waits. */
+    void (*process_download)(void *self, const request *req, const response *resp);
     coro *(*close)(void *self);
     void (*free)(void *self);
 } item_pipeline;

@@ -20,9 +20,11 @@ enum {
     REQ_DONT_OBEY_ROBOTS = 1 << 0,   /* the robots.txt middleware lets it pass */
     REQ_DONT_FILTER = 1 << 1,        /* engine_crawl schedules it even if seen */
     REQ_ONE_TRY = 1 << 2,            /* engine_fetch: one try, whatever --max-tries */
-    REQ_ROOT = 1 << 3,               /* engine_crawl: a start request, scheduled unless
+    REQ_ARCHIVE = 1 << 3,            /* engine_fetch: the response goes to the pipeline's
+                                      * process_download (robots.txt) */
+    REQ_ROOT = 1 << 4,               /* engine_crawl: a start request, scheduled unless
                                       * seen, whatever the host policy (as a root) */
-    REQ_ANY_HOST = 1 << 4,           /* engine_crawl: on any host (a page requisite):
+    REQ_ANY_HOST = 1 << 5,           /* engine_crawl: on any host (a page requisite):
                                       * --exclude and the seen set still apply */
 };
 
@@ -73,6 +75,11 @@ typedef struct response {
     bool truncated;                  /* the body was cut at --max-size */
     crawl_wire *wire;                /* the bytes as they went (a stage wants_wire), or
                                       * NULL (not asked, or a middleware's Response) */
+    /* A 304 that answered a conditional request (--recrawl, downloadermw/recrawl.h):
+     * status 304, the stored page's headers (updated by the 304's) and body; stored_at
+     * is when the earlier crawl fetched that page (its store's fetched_at), or NULL. */
+    bool not_modified;
+    char *stored_at;
 } response;
 
 response *response_new(const char *url, int status);

@@ -29,9 +29,11 @@
  * too, though the crawl core follows it: the target keeps the request's depth and
  * callback); a callback that wants only 2xx checks the status. Failed downloads reach
  * no spider. A page requisite's response (callback SPIDER_CB_REQUISITE) reaches the
- * spider middlewares but no callback. With a spider, the page's
- * links are followed only when it emits them: the default spider (spiders/follow.h)
- * emits every allowed link in page order, which is the chapter's crawler.
+ * spider middlewares but no callback. Until the record, the fetch stays open in the
+ * crawl core: a callback that waits keeps it in flight (peak_in_flight, the span in
+ * --trace-events). The page's links are followed only when the spider emits them:
+ * the default spider (spider_default, below) emits every allowed link in page order,
+ * which is the chapter's crawler.
  *
  * Spider middleware (EXT_SPIDER_MW rows in registry.c, code in stage3_queue/spidermw/):
  * every method may be NULL, and each follows the same NULL-or-coroutine rule.

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 
 #include "alloc.h"
-#include "seen.h"
+#include "fpset.h"
 
 typedef struct depth_mw {
     crawl *c;
     int max_depth;
-    seen_set *dropped; /* the URLs dropped, each counted once */
+    fpset *dropped; /* the URLs dropped (8 bytes each), each counted once */
 } depth_mw;
 
 static coro *process_spider_output(void *self, const spider_response *resp, spider_outputs *out)
@@ -22,7 +22,7 @@ static coro *process_spider_output(void *self, const spider_response *resp, spid
         const spider_output *o = &out->v[i];
         if (o->kind != SPIDER_REQUEST || o->request->depth <= m->max_depth)
             continue;
-        if (seen_add(m->dropped, o->request->url))
+        if (fpset_add(m->dropped, o->request->url))
             crawl_count(m->c, "dropped_depth", 1);
         spider_drop(out, i);
     }
@@ -32,7 +32,7 @@ static coro *process_spider_output(void *self, const spider_response *resp, spid
 static void depth_free(void *self)
 {
     depth_mw *m = self;
-    seen_free(m->dropped);
+    fpset_free(m->dropped);
     free(m);
 }
 
@@ -44,7 +44,7 @@ spider_middleware depth_middleware(engine *e, int max_depth)
     engine_record_fields(e, FETCH_STAT_DEPTH);
     spider_middleware mw = {.name = "depth", .self = m, .free = depth_free};
     if (max_depth >= 0) {
-        m->dropped = seen_new();
+        m->dropped = fpset_new();
         crawl_count(m->c, "dropped_depth", 0); /* said even when none is dropped */
         mw.process_spider_output = process_spider_output;
     }

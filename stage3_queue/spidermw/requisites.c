@@ -55,13 +55,18 @@ static bool is_type(const spider_response *resp, const char *type)
     return resp->content_type && strcmp(resp->content_type, type) == 0;
 }
 
+/* A page's requisites; a stylesheet's (a requisite's too: what it imports is needed as
+ * much); not those of a requisite that turns out to be a page (an <img src> naming
+ * HTML): requisites are one page deep, as wget -p's. */
 static void find_requisites(found *f)
 {
     const spider_response *resp = f->resp;
     const response *r = resp->response;
     if (!r || r->status != 200 || !r->body)
         return;
-    if (is_type(resp, "text/html") || is_type(resp, "application/xhtml+xml")) {
+    const char *cb = resp->request->callback;
+    bool requisite = cb && strcmp(cb, SPIDER_CB_REQUISITE) == 0;
+    if (!requisite && (is_type(resp, "text/html") || is_type(resp, "application/xhtml+xml"))) {
         links_parser *lp = links_new_requisites(resp->request->url, resp->encoding, on_url, f);
         links_feed(lp, r->body, r->body_len);
         links_finish(lp);

@@ -43,15 +43,15 @@ typedef struct call_frame {
     lua_State *T;                /* the callback's thread */
     int ref;                     /* T's anchor in the registry (LUA_NOREF: none) */
     int nargs;
-    long long used; /* instructions so far, across its resumes */
-    bool over_memory;       /* it failed for want of memory: collect once it is gone */
-    coro *wait;      /* what download() asked the coroutine to await */
-    char *wait_url;  /* the URL it downloads */
-    response *got;   /* what it got: a response... */
-    char *got_error; /* ...or an error */
-    char *error;     /* the callback's error, for the record */
-    xpath_doc *doc;  /* the last response parsed for xpath, kept for the next */
-    int doc_ref;     /* that response table, kept alive while cached */
+    long long used;   /* instructions so far, across its resumes */
+    bool over_memory; /* it failed for want of memory: collect once it is gone */
+    coro *wait;       /* what download() asked the coroutine to await */
+    char *wait_url;   /* the URL it downloads */
+    response *got;    /* what it got: a response... */
+    char *got_error;  /* ...or an error */
+    char *error;      /* the callback's error, for the record */
+    xpath_doc *doc;   /* the last response parsed for xpath, kept for the next */
+    int doc_ref;      /* that response table, kept alive while cached */
 } call_frame;
 
 static call_frame *frame_of(lua_State *T)

@@ -312,6 +312,36 @@ static void test_jsonl_report(void **state)
     report_free(r);
 }
 
+/* crawl-queue's records end with "http_version" (null when no response came); the
+ * chapter's have no such key. */
+static void test_jsonl_http_version(void **state)
+{
+    (void)state;
+    fetch_stat st = {.url = "https://a/", .status = 200, .size = 1};
+    const char *want[] = {
+        "{\"url\": \"https://a/\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+        "\"size\": 1, \"content_type\": null, \"encoding\": null, \"num_urls\": 0, "
+        "\"num_new_urls\": 0}\n",
+        "{\"url\": \"https://a/\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+        "\"size\": 1, \"content_type\": null, \"encoding\": null, \"num_urls\": 0, "
+        "\"num_new_urls\": 0, \"http_version\": \"HTTP/2\"}\n",
+        "{\"url\": \"https://a/\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+        "\"size\": 1, \"content_type\": null, \"encoding\": null, \"num_urls\": 0, "
+        "\"num_new_urls\": 0, \"http_version\": null}\n"};
+    for (int i = 0; i < 3; i++) {
+        st.with_http_version = i > 0;
+        snprintf(st.http_version, sizeof st.http_version, "%s", i == 1 ? "HTTP/2" : "");
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        assert_non_null(f);
+        report_write_jsonl_record(&st, f);
+        assert_int_equal(fclose(f), 0);
+        assert_string_equal(buf, want[i]);
+        free(buf);
+    }
+}
+
 static void test_jsonl_summary_edge_cases(void **state)
 {
     (void)state;
@@ -323,6 +353,43 @@ static void test_jsonl_summary_edge_cases(void **state)
         "{\"summary\": {\"done\": 0, \"seconds\": 0.000, \"max_tasks\": 10, "
         "\"urls_per_sec\": 0.000, \"todo\": 0, \"stage\": null, \"transport\": null, "
         "\"selector\": null, \"peak_in_flight\": 0, \"interrupted\": true}}");
+    lines_free(&l);
+    report_free(r);
+}
+
+/* A crawler's own fields (written only when asked, after the nine) and its counters
+ * (after the summary's own keys; in the text report, a line each after Done). */
+static void test_extra_fields_and_counters(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    fetch_stat a = {.url = "http://x/a", .status = 200, .referrer = "http://x/",
+                    .depth = 2, .requisite = 1,
+                    .extra = FETCH_STAT_DEPTH | FETCH_STAT_REFERRER | FETCH_STAT_REQUISITE};
+    fetch_stat b = {.url = "http://x/b", .status = 200, .depth = 0,
+                    .extra = FETCH_STAT_DEPTH | FETCH_STAT_REFERRER};
+    fetch_stat c = {.url = "http://x/c", .status = 200, .depth = 5, .referrer = "http://x/"};
+    report_add(r, &a);
+    report_add(r, &b);
+    report_add(r, &c);
+    report_counter counts[] = {{"dropped_depth", 7}, {"other", 0}};
+    report_summary sum = {.max_tasks = 1, .counts = counts, .ncounts = 2};
+    lines l = write_report(r, &sum, JSONL);
+    assert_int_equal(l.n, 4);
+    assert_non_null(strstr(l.line[0], "\"num_new_urls\": 0, \"depth\": 2, "
+                                      "\"referrer\": \"http://x/\", \"requisite\": true}"));
+    assert_non_null(strstr(l.line[1], "\"num_new_urls\": 0, \"depth\": 0, "
+                                      "\"referrer\": null}"));
+    assert_non_null(strstr(l.line[2], "\"num_new_urls\": 0}"));
+    assert_non_null(strstr(l.line[3], "\"interrupted\": false, \"dropped_depth\": 7, "
+                                      "\"other\": 0}}"));
+    lines_free(&l);
+    l = write_report(r, &sum, TEXT);
+    int seen = 0;
+    for (size_t i = 0; i + 1 < l.n; i++)
+        if (strcmp(l.line[i], "dropped_depth: 7") == 0 && strcmp(l.line[i + 1], "other: 0") == 0)
+            seen = 1;
+    assert_true(seen);
     lines_free(&l);
     report_free(r);
 }
@@ -543,6 +610,8 @@ int main(void)
         cmocka_unit_test(test_text_report_escapes_fields),
         cmocka_unit_test(test_jsonl_report),
         cmocka_unit_test(test_jsonl_summary_edge_cases),
+        cmocka_unit_test(test_extra_fields_and_counters),
+        cmocka_unit_test(test_jsonl_http_version),
         cmocka_unit_test(test_json_plain_and_null),
         cmocka_unit_test(test_json_escapes),
         cmocka_unit_test(test_json_valid_utf8_passes),

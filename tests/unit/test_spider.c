@@ -18,11 +18,11 @@
 #include "crawler.h"
 #include "engine.h"
 #include "registry.h"
+#include "scratch.h"
 #include "settings.h"
 #include "sockio.h"
 #include "testsite_helper.h"
 
-static char dir[] = "/tmp/test_spider.XXXXXX";
 static testsite site;
 
 /* Each page of the crawl is one case, named by its path. */
@@ -289,27 +289,15 @@ static settings the_settings;
 
 static int setup(void **state)
 {
-    (void)state;
-    if (!mkdtemp(dir))
+    if (scratch_setup(state) < 0)
         return -1;
-    char path[300];
-    snprintf(path, sizeof path, "%s/site", dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(site_text, f);
-    fclose(f);
-    const char *const args[] = {path, NULL};
-    return testsite_start(&site, args);
+    return testsite_start_text(&site, scratch_dir, "spider", site_text, NULL);
 }
 
 static int teardown(void **state)
 {
-    (void)state;
     testsite_stop(&site);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return scratch_teardown(state);
 }
 
 static const fetch_stat *need(const report *r, const char *path)

@@ -26,17 +26,12 @@
 #include <sqlite3.h>
 
 #include "jsonl.h"
+#include "scratch.h"
 #include "testsite_helper.h"
 
-static char dir[] = "/tmp/test_spidermw.XXXXXX";
+static char *const dir = scratch_dir;
 static testsite sites[2];
 static int nsites;
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
 
 static void stop_sites(void)
 {
@@ -47,11 +42,8 @@ static void stop_sites(void)
 
 static int teardown(void **state)
 {
-    (void)state;
     stop_sites();
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return scratch_teardown(state);
 }
 
 /* A testsite on addr (and port, 0: any) serving text, logging to DIR/NAME.log with
@@ -59,29 +51,13 @@ static int teardown(void **state)
 static testsite *start(const char *name, const char *addr, int port, const char *text)
 {
     assert_true(nsites < 2);
-    char path[300], log[300], portarg[16];
-    snprintf(path, sizeof path, "%s/%s.site", dir, name);
+    char log[300], portarg[16];
     snprintf(log, sizeof log, "%s/%s.log", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
     snprintf(portarg, sizeof portarg, "%d", port);
-    const char *args[12];
-    int k = 0;
-    args[k++] = "--bind";
-    args[k++] = addr;
-    args[k++] = "--log";
-    args[k++] = log;
-    args[k++] = "--log-header";
-    args[k++] = "Referer";
-    if (port > 0) {
-        args[k++] = "--port";
-        args[k++] = portarg;
-    }
-    args[k++] = path;
-    args[k] = NULL;
-    assert_int_equal(testsite_start(&sites[nsites], args), 0);
+    const char *const args[] = {
+        "--bind", addr, "--log", log, "--log-header", "Referer", port > 0 ? "--port" : NULL,
+        portarg,  NULL};
+    assert_int_equal(testsite_start_text(&sites[nsites], dir, name, text, args), 0);
     return &sites[nsites++];
 }
 
@@ -318,9 +294,10 @@ static void test_requisites(void **state)
              "  <picture><source srcset=/p1.webp></picture>\n"
              "  <video poster=/poster.jpg src=/v.mp4></video><audio src=/a.mp3></audio>\n"
              "  <a href=/page2>a link</a> <a href=/s.css>the stylesheet, linked</a>\n"
-             "  <img src=/i.png></body></html>\n"
+             "  <img src=/i.png><img src=/a-page.html></body></html>\n"
              "  END\n"
              "page /page2\n  body=\"<img src=/i.png><img src=/only-page2.png>\"\n"
+             "page /a-page.html\n  body=\"<img src=/not-needed.png>\"\n"
              "page /s.css type=text/css\n"
              "  body <<END\n"
              "  @import 'more.css'; .x{background:url(img/x.png)} /* url(/no.png) */\n"
@@ -330,9 +307,10 @@ static void test_requisites(void **state)
     testsite *ts = start("requisites", "127.0.0.1", 0, text);
     crawl_run r;
     crawl(&r, ts->url, "--requisites", "--depth", NULL);
-    const char *reqs[] = {"/s.css", "/fav.ico", "/bg.png",   "/app.js",    "/body.png",
-                          "/i.png", "/i2.png",  "/i3.png",   "/p1.webp",   "/poster.jpg",
-                          "/v.mp4", "/a.mp3",   "/more.css", "/img/x.png", "/h1.png"};
+    const char *reqs[] = {"/s.css",  "/a-page.html", "/fav.ico",    "/bg.png",
+                          "/app.js", "/body.png",    "/i.png",      "/i2.png",
+                          "/i3.png", "/p1.webp",     "/poster.jpg", "/v.mp4",
+                          "/a.mp3",  "/more.css",    "/img/x.png",  "/h1.png"};
     for (size_t i = 0; i < sizeof reqs / sizeof reqs[0]; i++) {
         const jobj *rec = record(&r, ts->url, reqs[i]);
         const jv *flag = jobj_get(rec, "requisite");
@@ -351,13 +329,15 @@ static void test_requisites(void **state)
     assert_null(jobj_get(p2, "requisite"));
     assert_int_equal(jobj_int(record(&r, ts->url, "/only-page2.png"), "depth", -1), 1);
     assert_int_equal(requests("requisites", "/no.png", NULL, 0), 0);
-    /* the root, 15 of its own, 3 offsite, /page2 and its one new image */
-    assert_int_equal(r.nrecords, 1 + 15 + 3 + 2);
+    /* a requisite that is a page: its own requisites are not the root's */
+    assert_int_equal(requests("requisites", "/not-needed.png", NULL, 0), 0);
+    /* the root, 16 of its own, 3 offsite, /page2 and its one new image */
+    assert_int_equal(r.nrecords, 1 + 16 + 3 + 2);
     crawl_run_free(&r);
 
     /* --max-depth 0: the root's requisites (as deep as the root) but not its links */
     crawl(&r, ts->url, "--requisites", "--max-depth", "0", NULL);
-    assert_int_equal(r.nrecords, 1 + 15 + 3);
+    assert_int_equal(r.nrecords, 1 + 16 + 3);
     /* /page2 only: the links that are requisites too were fetched as requisites */
     assert_int_equal(jobj_int(r.summary, "dropped_depth", -1), 1);
     crawl_run_free(&r);
@@ -372,5 +352,5 @@ int main(void)
         cmocka_unit_test(test_include_exclude),
         cmocka_unit_test(test_requisites),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }
