@@ -9,10 +9,10 @@
 
 tally_class tally_class_of(int status, const char *exception)
 {
+    if (status < 0 && exception && strncmp(exception, IGNORED_PREFIX, strlen(IGNORED_PREFIX)) == 0)
+        return TALLY_IGNORED;
     if (status < 0)
-        return exception && strncmp(exception, IGNORED_PREFIX, strlen(IGNORED_PREFIX)) == 0
-                   ? TALLY_IGNORED
-                   : TALLY_FAILED;
+        return TALLY_FAILED;
     if (status >= 200 && status < 600)
         return (tally_class)(TALLY_2XX + (status / 100 - 2));
     return TALLY_OTHER;
