@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* What stage 3's engine puts before a middleware's reason (engine.c: settle). */
+/* What an engine's downloader middleware's IgnoreRequest record says first. */
 #define IGNORED_PREFIX "IgnoreRequest:"
 
 tally_class tally_class_of(int status, const char *exception)

@@ -1,16 +1,16 @@
 /* tally.h — the records of a crawl counted as a person reads them: how many by status
  * class, and the body bytes received. The crawl core keeps one (crawl_tally); the JSONL
- * summary line writes it ("by_status", "bytes_received"); crawl-queue's progress line
- * and its summary on stderr read it.
+ * summary line writes it ("by_status", "bytes_received"); a crawler's progress line and
+ * its summary on stderr may read it.
  *
  * A record's class (tally_class_of):
  *   2xx, 3xx, 4xx, 5xx  by its status, whatever its exception (a 200 cut at --max-size
- *                       is a 2xx; a 304 that answered --recrawl, a 3xx)
+ *                       is a 2xx; a 304, a 3xx)
  *   failed              status null: no response after every try (refused, reset,
  *                       timed out, not HTTP)
- *   ignored             status null and an exception "IgnoreRequest: ...": a middleware
- *                       chose not to fetch it (crawl-queue's robots.txt, a host given
- *                       up); stages 1 and 2 have none
+ *   ignored             status null and an exception "IgnoreRequest: ...": a downloader
+ *                       middleware chose not to fetch it (robots.txt forbids it, say);
+ *                       the chapter's crawler has none
  *   other               any other status (1xx, 600 and over: a server's oddity)
  */
 #ifndef CRAWL_TALLY_H
