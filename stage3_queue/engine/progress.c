@@ -92,7 +92,7 @@ static void show(selector *s, void *arg)
 progress *progress_start(app *a, size_t (*queued)(const void *ctx), const void *ctx)
 {
     bool tty = isatty(STDERR_FILENO);
-    double interval = settings_of(a)->progress_interval;
+    double interval = settings_of(a)->progress_every;
     if (a->opt.quiet || (!tty && interval <= 0))
         return NULL;
     progress *p = xcalloc(1, sizeof *p);

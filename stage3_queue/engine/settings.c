@@ -184,7 +184,7 @@ static const cli_flag rows[] = {
      .max = 86400, .offset = AT(dns_timeout),
      .help = "per DNS lookup on the raw transport [60]"},
     {.name = "progress-interval", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0,
-     .max = 86400, .offset = AT(progress_interval),
+     .max = 86400, .offset = AT(progress_every),
      .help = "when stderr is not a terminal, a progress line\n"
              "this often (0: none; docs/stage3.md) [60]"},
     {.name = "recrawl", .arg = CLI_ARG_STRING, .metavar = "OLD.db", .offset = AT(recrawl),
@@ -201,7 +201,7 @@ static void defaults(void *p)
     settings *s = p;
     *s = (settings){.threads = 4,
                     .dns_timeout = 60,
-                    .progress_interval = 60, /* Scrapy's LOGSTATS_INTERVAL */
+                    .progress_every = 60, /* Scrapy's LOGSTATS_INTERVAL */
                     .claim_after = 60,
                     .max_crawl_delay = 30,
                     .target_concurrency = 1}; /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */

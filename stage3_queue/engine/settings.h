@@ -15,21 +15,21 @@
 #define SETTINGS_MAX_HEADERS 64 /* --header given at most this many times */
 
 typedef struct settings {
-    const char *user_agent;   /* --user-agent NAME (NULL: the transports' default) */
-    int threads;              /* --threads N (4): the thread pool */
-    double dns_timeout;       /* --dns-timeout SECS (60): a lookup in the pool */
-    double progress_interval; /* --progress-interval SECS (60): a progress line each, when
-                               * stderr is not a terminal (0: none) */
-    const char *store;        /* --store FILE.db */
-    const char *state;        /* --state FILE.db: the crawl's frontier */
-    int resume;               /* --resume: go on with --state's crawl; --output appended */
-    const char *warc;         /* --warc FILE: WARC/1.1, FILE.gz compressed */
-    const char *cdx;          /* --cdx FILE (with --warc): a CDXJ index */
-    int ignore_robots;        /* --ignore-robots */
-    cli_list header;          /* --header "Name: value", repeatable: sent on every request */
-    const char *frontier;     /* --frontier redis://HOST:PORT/NAME: the Queue on Redis
+    const char *user_agent; /* --user-agent NAME (NULL: the transports' default) */
+    int threads;            /* --threads N (4): the thread pool */
+    double dns_timeout;     /* --dns-timeout SECS (60): a lookup in the pool */
+    double progress_every;  /* --progress-interval SECS (60): off a terminal, a progress
+                             * line this often (0: none) */
+    const char *store;      /* --store FILE.db */
+    const char *state;      /* --state FILE.db: the crawl's frontier */
+    int resume;             /* --resume: go on with --state's crawl; --output appended */
+    const char *warc;       /* --warc FILE: WARC/1.1, FILE.gz compressed */
+    const char *cdx;        /* --cdx FILE (with --warc): a CDXJ index */
+    int ignore_robots;      /* --ignore-robots */
+    cli_list header;        /* --header "Name: value", repeatable: sent on every request */
+    const char *frontier;   /* --frontier redis://HOST:PORT/NAME: the Queue on Redis
                              * Streams, shared by every process of the crawl */
-    double claim_after;       /* --claim-after SECS (60): take over entries left that long
+    double claim_after;     /* --claim-after SECS (60): take over entries left that long
                              * unacknowledged by another process (a dead one) */
     /* Politeness: any of these flags sets polite, and the Queue becomes the polite one
      * (hostqueue.h). */
