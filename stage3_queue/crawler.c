@@ -171,6 +171,7 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
     crawler cr = {.a = a};
     char err[1024];
     a->dump = task_dump_all;    /* kill -USR1: the task tree, as gdb's `info tasks` */
+    a->summary = progress_summary; /* after the report: counts, time, where it went */
     /* The Queue and the engine the options ask for (--state --resume has put back the
      * URLs of the earlier runs). */
     if (registry_assemble(a, rows, nrows, &cr.q, &cr.engine, err, sizeof err) < 0) {

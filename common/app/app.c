@@ -294,6 +294,8 @@ int app_main(int argc, char **argv, const app_stage *stage, int (*crawl_fn)(app 
         fprintf(stderr, "%s: %s\n", prog, err);
         status = 1;
     }
+    if (status == 0 && a.summary && !a.opt.quiet)
+        a.summary(&a);
     app_close(&a);
     return status;
 }

@@ -49,6 +49,9 @@ typedef struct app {
      * tasks`, or the live Fetchers). `kill -USR1 PID` runs it at the
      * loop's next turn (the handler only notifies the loop: selector_notify). */
     void (*dump)(FILE *out);
+    /* Set by the stage: what it tells a person on stderr once the report is written (a
+     * summary), unless -q or the crawl failed. */
+    void (*summary)(const struct app *a);
 } app;
 
 /* Set when SIGINT or SIGTERM arrived (the loop is stopped at the same moment, for

@@ -77,6 +77,9 @@ struct crawl {
     recstream *stream;       /* --format jsonl: each record written as it is made */
     char *failure;           /* crawl_fail's reason, or NULL */
     struct timespec t0;
+    tally tally;             /* the records by status class, and their bytes */
+    double seconds;          /* with ended: the crawl's wall time, fixed by the report */
+    bool ended;
     size_t in_flight, peak_in_flight;
     size_t waiting_fd;       /* attempts whose transport waits for a descriptor */
     bool max_pages_logged;
@@ -498,6 +501,7 @@ static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
         recstream_record(c->stream, st);
     else
         report_add(c->stats, st);
+    tally_add(&c->tally, st->status, st->exception, st->size);
     for (size_t i = 0; i < c->on_record.n; i++)
         c->on_record.v[i].fn.record(c->on_record.v[i].ctx, st, f);
 }
@@ -724,6 +728,16 @@ size_t crawl_in_flight(const crawl *c) { return c->in_flight; }
 size_t crawl_attempts(const crawl *c) { return c->in_flight + c->waiting_fd; }
 size_t crawl_peak_in_flight(const crawl *c) { return c->peak_in_flight; }
 size_t crawl_done_count(const crawl *c) { return c->done; }
+const tally *crawl_tally(const crawl *c) { return &c->tally; }
+
+double crawl_seconds(const crawl *c)
+{
+    if (c->ended)
+        return c->seconds;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - c->t0.tv_sec) + (double)(now.tv_nsec - c->t0.tv_nsec) / 1e9;
+}
 
 void crawl_set_earlier_runs(crawl *c, size_t done, unsigned runs)
 {
@@ -1012,15 +1026,16 @@ const char *crawl_fetch_encoding(const crawl_fetch *f) { return f->encoding; }
 int crawl_write_report(crawl *c, size_t todo, const char *transport,
                        const char *selector, bool interrupted, char *err, size_t errlen)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    c->seconds = crawl_seconds(c);
+    c->ended = true;
     report_summary sum = {
-        .seconds = (double)(now.tv_sec - c->t0.tv_sec) + (now.tv_nsec - c->t0.tv_nsec) / 1e9,
+        .seconds = c->seconds,
         .max_tasks = c->o.max_tasks,
         .todo = todo,
         .stage = c->stage,
         .transport = transport,
         .selector = selector,
+        .tally = &c->tally,
         .peak_in_flight = c->peak_in_flight,
         .interrupted = interrupted,
         .crawl_done = c->earlier_done + c->done,

@@ -106,6 +106,10 @@ size_t crawl_peak_in_flight(const crawl *c);
 size_t crawl_attempts(const crawl *c);
 /* URLs recorded so far. */
 size_t crawl_done_count(const crawl *c);
+/* Those records by status class, and their body bytes (tally.h). */
+const tally *crawl_tally(const crawl *c);
+/* Seconds since the crawl began; once the report is written, the time it gives. */
+double crawl_seconds(const crawl *c);
 /* The FetchStatistic records so far (for tests and stages; owned by c): the text
  * format's only — with --format jsonl each record is written as it is made and none
  * is kept (crawl_done_count still counts them). */

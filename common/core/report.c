@@ -452,6 +452,8 @@ void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *ou
     json_write_string(out, sum->transport);
     fputs(", \"selector\": ", out);
     json_write_string(out, sum->selector);
+    if (sum->tally)
+        tally_write_json(sum->tally, out);
     fprintf(out, ", \"peak_in_flight\": %zu, \"interrupted\": %s", sum->peak_in_flight,
             sum->interrupted ? "true" : "false");
     if (sum->runs)              /* a crawl resumed: the whole crawl's totals too */

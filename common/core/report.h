@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "tally.h"
+
 typedef struct fetch_stat {
     char *url;
     char *next_url;
@@ -71,6 +73,7 @@ typedef struct report_summary {
     const char *stage;       /* the stage's name, as its main() gives it */
     const char *transport;   /* "raw" | "curl" */
     const char *selector;    /* backend name */
+    const tally *tally;      /* the records by status class, and their bytes (NULL: none) */
     size_t peak_in_flight;   /* most fetches in progress at once */
     int interrupted;         /* stopped by a signal, or failed */
     const char *error;       /* why it failed (NULL: it did not) */

@@ -276,6 +276,10 @@ static const cli_flag rows[] = {
     {.name = "dns-timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001,
      .max = 86400, .offset = AT(dns_timeout),
      .help = "per DNS lookup on the raw transport [60]"},
+    {.name = "progress-interval", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0,
+     .max = 86400, .offset = AT(progress_every),
+     .help = "when stderr is not a terminal, a progress line\n"
+             "this often (0: none; docs/stage3.md) [60]"},
     {.name = "recrawl", .arg = CLI_ARG_STRING, .metavar = "OLD.db", .offset = AT(recrawl),
      .set = check_recrawl,
      .help = "ask for each page OLD.db (an earlier --store) holds\n"
@@ -295,6 +299,7 @@ static void defaults(void *p)
     settings *s = p;
     *s = (settings){.threads = 4,
                     .dns_timeout = 60,
+                    .progress_every = 60, /* Scrapy's LOGSTATS_INTERVAL */
                     .claim_after = 60,
                     .per_host = SETTINGS_PER_HOST, /* Scrapy's CONCURRENT_REQUESTS_PER_DOMAIN */
                     .max_crawl_delay = 30,

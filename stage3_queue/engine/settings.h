@@ -19,6 +19,8 @@ typedef struct settings {
     const char *user_agent; /* --user-agent NAME (NULL: the transports' default) */
     int threads;            /* --threads N (4): the thread pool */
     double dns_timeout;     /* --dns-timeout SECS (60): a lookup in the pool */
+    double progress_every;  /* --progress-interval SECS (60): off a terminal, a progress
+                             * line this often (0: none) */
     const char *store;      /* --store FILE.db */
     const char *state;      /* --state FILE.db: the crawl's frontier */
     int resume;             /* --resume: go on with --state's crawl; --output appended */

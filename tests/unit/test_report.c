@@ -2,6 +2,7 @@
  * escaping, and sorting a large report.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -597,6 +598,98 @@ static void test_duplicate_urls_keep_insertion_order(void **state)
     report_free(r);
 }
 
+/* ---- the tally: records by status class --------------------------------------- */
+
+static void test_tally_classes(void **state)
+{
+    (void)state;
+    assert_int_equal(tally_class_of(200, NULL), TALLY_2XX);
+    assert_int_equal(tally_class_of(204, NULL), TALLY_2XX);
+    assert_int_equal(tally_class_of(200, "body truncated at 5 bytes (--max-size)"), TALLY_2XX);
+    assert_int_equal(tally_class_of(301, NULL), TALLY_3XX);
+    assert_int_equal(tally_class_of(304, NULL), TALLY_3XX);
+    assert_int_equal(tally_class_of(302, "redirect without Location"), TALLY_3XX);
+    assert_int_equal(tally_class_of(404, NULL), TALLY_4XX);
+    assert_int_equal(tally_class_of(499, NULL), TALLY_4XX);
+    assert_int_equal(tally_class_of(500, NULL), TALLY_5XX);
+    assert_int_equal(tally_class_of(599, NULL), TALLY_5XX);
+    assert_int_equal(tally_class_of(-1, "connection refused"), TALLY_FAILED);
+    assert_int_equal(tally_class_of(-1, NULL), TALLY_FAILED);
+    assert_int_equal(tally_class_of(-1, "IgnoreRequest: forbidden by robots.txt"),
+                     TALLY_IGNORED);
+    assert_int_equal(tally_class_of(-1, "not IgnoreRequest: x"), TALLY_FAILED);
+    assert_int_equal(tally_class_of(199, NULL), TALLY_OTHER);
+    assert_int_equal(tally_class_of(600, NULL), TALLY_OTHER);
+    assert_int_equal(tally_class_of(999, NULL), TALLY_OTHER);
+    assert_string_equal(tally_class_name(TALLY_2XX), "2xx");
+    assert_string_equal(tally_class_name(TALLY_IGNORED), "ignored");
+    assert_string_equal(tally_class_name(TALLY_NCLASSES), "?");
+}
+
+static char *tally_text(const tally *t, bool json)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    assert_non_null(f);
+    if (json)
+        tally_write_json(t, f);
+    else
+        tally_write_text(t, f);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+static void test_tally_counts_and_writes(void **state)
+{
+    (void)state;
+    tally t = {0};
+    char *s = tally_text(&t, true);
+    assert_string_equal(s, ", \"by_status\": {\"2xx\": 0, \"3xx\": 0, \"4xx\": 0, "
+                           "\"5xx\": 0, \"failed\": 0, \"ignored\": 0}, "
+                           "\"bytes_received\": 0");
+    free(s);
+    tally_add(&t, 200, NULL, 1000);
+    tally_add(&t, 200, NULL, 24);
+    tally_add(&t, 301, NULL, 0);
+    tally_add(&t, 404, NULL, 100);
+    tally_add(&t, 503, NULL, 7);
+    tally_add(&t, -1, "timed out", 0);
+    tally_add(&t, -1, "IgnoreRequest: forbidden by robots.txt", 0);
+    tally_add(&t, 700, NULL, 3);
+    assert_int_equal(tally_total(&t), 8);
+    assert_int_equal(t.bytes, 1134);
+    s = tally_text(&t, true);
+    assert_string_equal(s, ", \"by_status\": {\"2xx\": 2, \"3xx\": 1, \"4xx\": 1, "
+                           "\"5xx\": 1, \"failed\": 1, \"ignored\": 1, \"other\": 1}, "
+                           "\"bytes_received\": 1134");
+    free(s);
+    s = tally_text(&t, false);
+    assert_string_equal(s, "2xx 2, 3xx 1, 4xx 1, 5xx 1, failed 1, ignored 1, other 1");
+    free(s);
+}
+
+/* The summary line carries the tally after the selector; without one, none. */
+static void test_jsonl_summary_tally(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    tally t = {0};
+    tally_add(&t, 200, NULL, 10);
+    tally_add(&t, -1, "refused", 0);
+    report_summary sum = {.seconds = 1, .max_tasks = 2, .tally = &t};
+    lines l = write_report(r, &sum, JSONL);
+    assert_int_equal(l.n, 1);
+    assert_string_equal(l.line[0],
+        "{\"summary\": {\"done\": 0, \"seconds\": 1.000, \"max_tasks\": 2, "
+        "\"urls_per_sec\": 0.000, \"todo\": 0, \"stage\": null, \"transport\": null, "
+        "\"selector\": null, \"by_status\": {\"2xx\": 1, \"3xx\": 0, \"4xx\": 0, "
+        "\"5xx\": 0, \"failed\": 1, \"ignored\": 0}, \"bytes_received\": 10, "
+        "\"peak_in_flight\": 0, \"interrupted\": false}}");
+    lines_free(&l);
+    report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -619,6 +712,9 @@ int main(void)
         cmocka_unit_test(test_json_every_byte_gives_json),
         cmocka_unit_test(test_many_records_sorted),
         cmocka_unit_test(test_duplicate_urls_keep_insertion_order),
+        cmocka_unit_test(test_tally_classes),
+        cmocka_unit_test(test_tally_counts_and_writes),
+        cmocka_unit_test(test_jsonl_summary_tally),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
