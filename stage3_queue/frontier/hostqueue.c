@@ -369,6 +369,10 @@ static void slot_start(hostqueue *q, hq_slot *s)
     uint64_t d = s->gave_up ? 0 : delay_ms(q, s);
     s->next_ms = d ? now + d + 1 : now;
     slot_update(q, s);
+    /* -vv: the Queue's own log of starts, on its clock (monotonic ms), which tests read
+     * for the spacing it chose: a server sees a start later by a varying trip */
+    log_debug("queue: start on %s at %llu ms, next from %llu ms", s->key,
+              (unsigned long long)now, (unsigned long long)s->next_ms);
 }
 
 /* Take the oldest URL of s (slot_next's choice): a request starts there now. */
@@ -542,6 +546,8 @@ bool hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms)
     }
     if (until > s->backoff_until)
         s->backoff_until = until;
+    log_debug("queue: back-off on %s at %llu ms for %llu ms", s->key, (unsigned long long)now,
+              (unsigned long long)ms);
     if (s->backoffs >= HQ_GIVE_UP_BACKOFFS || s->backoff_ms >= HQ_GIVE_UP_S * 1000ull) {
         s->gave_up = xasprintf("%u back-offs in a row, %.1f s in all", s->backoffs,
                                (double)s->backoff_ms / 1000);

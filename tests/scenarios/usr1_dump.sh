@@ -2,8 +2,10 @@
 # usr1_dump.sh BINDIR — `kill -USR1 PID` prints a crawler's work in flight on stderr,
 # at the next turn of its loop, and the crawl goes on (ctest scenario.usr1_dump).
 # Each stage crawls a slow local site (every response waits 400 ms, --max-tasks 3);
-# once its first fetches are in flight it gets SIGUSR1 (again every 100 ms until a
-# dump appears: a signal before the loop exists is ignored). Then:
+# once its SIGUSR1 handler is installed (/proc/PID/status says it catches the signal:
+# before that, SIGUSR1 would kill it, and a loaded machine can take far more than the
+# 100 ms this once slept to start a process) it gets SIGUSR1, again every 100 ms until
+# a dump appears (a signal before the loop exists is ignored). Then:
 #   crawl-generators, crawl-queue: the task tree, as gdb's `info tasks` prints it —
 #     "N live task(s):", "Task 'NAME' (pending)", a frame line per coroutine;
 #   crawl-callbacks: "N live Fetcher(s):" and a line per Fetcher (URL, state, bytes);
@@ -19,11 +21,23 @@ trap cleanup EXIT
 pages=12
 site_start "$bin" "pages=$pages,links=3,size=400,seed=3" --delay 400 || exit 1
 
+# Whether process $1 catches signal $2 (its bit in SigCgt of /proc/PID/status).
+catches() {
+    local mask
+    mask=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
+    [ -n "$mask" ] && (( (16#$mask >> ($2 - 1)) & 1 ))
+}
+
 fail=0
 for prog in crawl-callbacks crawl-generators crawl-queue; do
     "$bin/$prog" -q --max-tasks 3 --format jsonl --output "$work/$prog.jsonl" "$site_url" \
         2>"$work/$prog.err" &
     pid=$!
+    for _ in $(seq 1000); do                    # 10 s at most
+        catches "$pid" "$(kill -l USR1)" && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.01
+    done
     for _ in $(seq 50); do
         sleep 0.1
         kill -USR1 "$pid" 2>/dev/null || break

@@ -4,7 +4,10 @@
  * clean up; 100,000 deferred jobs awaited by 100 tasks, none lost.
  *
  * Every loop runs with a guard timer that stops it and fails the test rather than let
- * it hang. */
+ * it hang. Nothing here measures time: on a loaded 2-core CI box a thread may wait
+ * 100 ms or more for a core, so a job that must still run at some point of the loop
+ * waits for that point itself (a gate, bounded by GATE_MS), instead of sleeping long
+ * enough and hoping. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +17,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -59,6 +63,17 @@ static void sleep_ms(long ms)
         ;
 }
 
+/* How long a job waits at its gate before it gives up (and the test fails). */
+enum { GATE_MS = 10000 };
+
+/* On a pool thread: wait until *flag reaches want (GATE_MS at most); whether it did. */
+static bool wait_for(atomic_int *flag, int want)
+{
+    for (int i = 0; i < GATE_MS && atomic_load(flag) < want; i++)
+        sleep_ms(1);
+    return atomic_load(flag) >= want;
+}
+
 static void run_task(task *t)
 {
     assert_int_equal(run_until_complete(loop, t), 0);
@@ -68,7 +83,9 @@ static void run_task(task *t)
 /* ---- the work functions (on pool threads: no cmocka asserts there) ---- */
 
 typedef struct {
-    long ms;                    /* how long the work blocks */
+    atomic_int *gate;           /* when set, the work blocks until *gate >= gate_at */
+    int gate_at;
+    bool gate_passed;           /* it did (not: GATE_MS went by) */
     long in, out;
     pthread_t ran_on;
     int cleanups;               /* loop thread */
@@ -79,8 +96,8 @@ static coro_value slow_square(void *arg, coro_error **err)
 {
     job_arg *j = arg;
     j->ran_on = pthread_self();
-    if (j->ms)
-        sleep_ms(j->ms);
+    if (j->gate)
+        j->gate_passed = wait_for(j->gate, j->gate_at);
     if (j->fail) {
         *err = coro_error_new(CORO_OSERROR, ENOENT, "no row %ld", j->in);
         return (coro_value){0};
@@ -150,22 +167,24 @@ static coro *waiter(job_arg *j)
     return &f->co;
 }
 
-/* The loop goes on while the work blocks: a 10 ms ticker keeps ticking. */
-static int ticks;
+/* The loop goes on while the work blocks: the work waits until a 10 ms ticker on the
+ * loop has ticked 5 times (if the loop were blocked, it never would: the gate gives up
+ * after GATE_MS). */
+static atomic_int ticks;
 
 static void tick(selector *s, void *arg)
 {
     (void)arg;
-    if (++ticks < 1000)
+    if (atomic_fetch_add(&ticks, 1) + 1 < 1000)
         selector_call_later(s, 10, tick, NULL);
 }
 
 static void test_result_on_loop_thread(void **state)
 {
     (void)state;
-    job_arg j = {.ms = 150, .in = 12};
+    job_arg j = {.gate = &ticks, .gate_at = 5, .in = 12};
     memset(&seen, 0, sizeof seen);
-    ticks = 0;
+    atomic_store(&ticks, 0);
     selector_call_later(loop, 10, tick, NULL);
     task *t = task_new(loop, waiter(&j), "waiter");
     run_task(t);
@@ -174,8 +193,9 @@ static void test_result_on_loop_thread(void **state)
     assert_ptr_equal(seen.got.p, &j);
     assert_false(pthread_equal(j.ran_on, loop_thread));
     assert_int_equal(j.cleanups, 1);
-    if (ticks < 5)
-        fail_msg("the loop ticked %d times in 150 ms: it was blocked", ticks);
+    if (!j.gate_passed)
+        fail_msg("the loop ticked %d times in %d ms while the work ran: it was blocked",
+                 atomic_load(&ticks), GATE_MS);
 }
 
 static void test_error_is_raised(void **state)
@@ -193,7 +213,8 @@ static void test_error_is_raised(void **state)
 }
 
 /* Cancelled while the work runs: the coroutine is gone at once; the job finishes on
- * its own and only then cleans up. */
+ * its own and only then cleans up. The work waits for the test's word (after the
+ * cancel) however late the cancel timer fires. */
 static void stop_when_idle(selector *s, void *arg)
 {
     (void)arg;
@@ -212,7 +233,9 @@ static void cancel_task(selector *s, void *arg)
 static void test_cancel_while_waiting(void **state)
 {
     (void)state;
-    job_arg j = {.ms = 200, .in = 3};
+    static atomic_int go;
+    atomic_store(&go, 0);
+    job_arg j = {.gate = &go, .gate_at = 1, .in = 3};
     memset(&seen, 0, sizeof seen);
     task *t = task_new(loop, waiter(&j), "waiter");
     selector_call_later(loop, 50, cancel_task, t);
@@ -221,10 +244,12 @@ static void test_cancel_while_waiting(void **state)
     assert_int_equal(seen.finally_ran, 1);
     assert_int_equal(j.cleanups, 0);             /* the work still holds arg */
     assert_int_equal(threadpool_pending(pool), 1);
+    atomic_store(&go, 1);
     selector_call_soon(loop, stop_when_idle, NULL);
     selector_run(loop);
     assert_false(guarded_loop_hit());
     assert_int_equal(threadpool_pending(pool), 0);
+    assert_true(j.gate_passed);
     assert_int_equal(j.out, 9);                  /* it ran to the end */
     assert_int_equal(j.cleanups, 1);
 }
