@@ -15,6 +15,7 @@ typedef struct request {
     long long body_len;       /* Content-Length of a request body (skipped) */
     char *user_agent;         /* malloc'd: the User-Agent header's value, or NULL */
     char *host;               /* malloc'd: the Host header's value, or NULL */
+    char *cookie;             /* malloc'd: the Cookie fields' values ("; " between), or NULL */
 } request;
 
 enum {
