@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "log.h"
 #include "outpaths.h"
+#include "transport_opts.h"
 
 volatile sig_atomic_t app_interrupted;
 static selector *volatile signal_loop;   /* read by the handler */
@@ -207,7 +208,7 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
     if (r != CLI_OK)
         return 2;
     a->raw = strcmp(a->opt.transport, "raw") == 0;
-    if (check_roots(a, prog) < 0)
+    if (check_roots(a, prog) < 0 || transport_refuse_proxy_vars(a) < 0)
         return 2;
 
     if (claim_files(a, prog) < 0) {
@@ -236,6 +237,10 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
         fprintf(stderr, "%s: %s\n", prog, err);
         app_close(a);
         return 1;
+    }
+    if (transport_configure(a) < 0) {   /* its one line said why: the file given */
+        app_close(a);
+        return 2;
     }
     attach_signals(a);
     return 0;
@@ -272,6 +277,8 @@ int app_main(int argc, char **argv, const app_stage *stage, int (*crawl_fn)(app 
         return 1;
     }
     int status = rc < 0 ? 1 : 0;
+    if (transport_save_cookies(&a) < 0)  /* what the servers set, interrupted or not */
+        status = 1;
     log_lookups(&a, prog);
     char err[1024];
     if (app_interrupted)

@@ -131,6 +131,9 @@ struct curl_glue {
     sel_timer *timer;          /* the one timer libcurl asked for, or NULL */
     char *cacert;
     char *user_agent;          /* NULL: http_default_user_agent */
+    char *proxy;               /* CURLOPT_PROXY, or NULL: libcurl's (its variables) */
+    CURLSH *cookies;           /* the cookie store (and DNS cache), or NULL: no cookies */
+    CURL *cookie_easy;         /* a handle on it, to add and list cookies */
     int in_action;             /* inside curl_multi_socket_action */
     int closing;               /* inside curl_glue_free */
     size_t in_flight;
@@ -954,8 +957,18 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 0L);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_SHARE, dns_share_now());
-    curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, -1L);   /* dns_share_now expires */
+    if (g->cookies) {           /* curl_glue_use_cookies: one share for the crawl */
+        curl_easy_setopt(e, CURLOPT_SHARE, g->cookies);
+        curl_easy_setopt(e, CURLOPT_COOKIEFILE, "");       /* the engine on, no file */
+    } else {
+        curl_easy_setopt(e, CURLOPT_SHARE, dns_share_now());
+        curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, -1L); /* dns_share_now expires */
+    }
+    if (g->proxy) {
+        curl_easy_setopt(e, CURLOPT_PROXY, g->proxy);
+        if (g->cacert)
+            curl_easy_setopt(e, CURLOPT_PROXY_CAINFO, g->cacert);
+    }
     curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, (long)CONN_IDLE_MAX_S);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, close_socket_cb);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, g);
@@ -1045,6 +1058,10 @@ void curl_glue_free(curl_glue *g)
     /* Closes the cached connections; libcurl reports their removal to sock_cb. */
     curl_multi_cleanup(g->multi);
     dns_share_drop();           /* after the last handle that used it */
+    if (g->cookie_easy)
+        curl_easy_cleanup(g->cookie_easy);
+    if (g->cookies)
+        curl_share_cleanup(g->cookies);
     while ((n = list_pop_front(&g->socks))) {    /* anything libcurl did not report */
         gsock *gs = list_entry(n, gsock, node);
         selector_unregister(g->s, gs->fd);
@@ -1058,6 +1075,7 @@ void curl_glue_free(curl_glue *g)
         selector_cancel(g->s, g->admit_timer);
     free(g->cacert);
     free(g->user_agent);
+    free(g->proxy);
     free(g);
 }
 
@@ -1065,4 +1083,82 @@ void curl_glue_set_user_agent(curl_glue *g, const char *user_agent)
 {
     free(g->user_agent);
     g->user_agent = user_agent ? xstrdup(user_agent) : NULL;
+}
+
+/* ---- proxy and cookies (curlglue.h) ---------------------------------------------- */
+
+const char *curl_glue_proxy_check(const char *url)
+{
+    static const char *const schemes[] = {"http", "https", "socks4", "socks4a", "socks5",
+                                          "socks5h", NULL};
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *path = NULL, *query = NULL;
+    const char *why = NULL;
+    if (!u)
+        alloc_oom(0);
+    if (!url || !*url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK)
+        why = "not a URL (give SCHEME://HOST:PORT, e.g. http://proxy.example:3128)";
+    else if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+             curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !*host)
+        why = "no host";
+    else if ((curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && strcmp(path, "/")) ||
+             curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK)
+        why = "a proxy URL has no path or query";
+    else {
+        why = "its scheme is not one of http, https, socks4, socks4a, socks5, socks5h";
+        for (size_t i = 0; schemes[i]; i++)
+            if (strcasecmp(scheme, schemes[i]) == 0)
+                why = NULL;
+        const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+        if (!why && strcasecmp(scheme, "https") == 0 && !(v->features & CURL_VERSION_HTTPS_PROXY))
+            why = "this libcurl cannot speak TLS to a proxy (https)";
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(path);
+    curl_free(query);
+    curl_url_cleanup(u);
+    return why;
+}
+
+void curl_glue_set_proxy(curl_glue *g, const char *proxy)
+{
+    free(g->proxy);
+    g->proxy = proxy ? xstrdup(proxy) : NULL;
+}
+
+/* The cookie store: a share of its own, which holds the DNS cache too (a handle has one
+ * share), for the whole crawl — never replaced as dns_share is, or its cookies would
+ * go with it. Every handle runs on the loop thread: no lock functions. */
+void curl_glue_use_cookies(curl_glue *g)
+{
+    if (g->cookies)
+        return;
+    if (!(g->cookies = curl_share_init()) || !(g->cookie_easy = curl_easy_init()))
+        alloc_oom(0);
+    curl_share_setopt(g->cookies, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
+    curl_share_setopt(g->cookies, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_easy_setopt(g->cookie_easy, CURLOPT_SHARE, g->cookies);
+    curl_easy_setopt(g->cookie_easy, CURLOPT_COOKIEFILE, "");
+}
+
+int curl_glue_add_cookie(curl_glue *g, const char *line)
+{
+    if (!g->cookies || !line || strncasecmp(line, "ALL", 3) == 0 ||
+        strncasecmp(line, "SESS", 4) == 0 || strncasecmp(line, "FLUSH", 5) == 0 ||
+        strncasecmp(line, "RELOAD", 6) == 0)
+        return -1;              /* COOKIELIST's commands are not cookies */
+    return curl_easy_setopt(g->cookie_easy, CURLOPT_COOKIELIST, line) == CURLE_OK ? 0 : -1;
+}
+
+size_t curl_glue_cookies(curl_glue *g, void (*each)(void *ctx, const char *line), void *ctx)
+{
+    struct curl_slist *list = NULL;
+    size_t n = 0;
+    if (!g->cookies || curl_easy_getinfo(g->cookie_easy, CURLINFO_COOKIELIST, &list) != CURLE_OK)
+        return 0;
+    for (struct curl_slist *l = list; l; l = l->next, n++)
+        each(ctx, l->data);
+    curl_slist_free_all(list);
+    return n;
 }

@@ -72,4 +72,28 @@ size_t curl_glue_in_flight(const curl_glue *g);
  * cache (a CURLSH). */
 const char *curl_glue_resolver(void);
 
+/* Proxies (--proxy): every request of g goes through proxy (CURLOPT_PROXY, copied);
+ * NULL: libcurl's choice — the variables http_proxy, https_proxy, all_proxy (ALL_PROXY,
+ * HTTPS_PROXY) and no_proxy (NO_PROXY), read by libcurl for each request. An https
+ * proxy is checked with the CA file of curl_glue_new too. curl_glue_proxy_check: NULL
+ * when url names a proxy libcurl can use (SCHEME://[USER:PASSWORD@]HOST[:PORT], scheme
+ * http, https, socks4, socks4a, socks5 or socks5h), else why not in a few words (never
+ * quoting url, which may hold a password). */
+const char *curl_glue_proxy_check(const char *url);
+void curl_glue_set_proxy(curl_glue *g, const char *proxy);
+
+/* Cookies (--cookies, --cookie): curl_glue_use_cookies turns libcurl's cookie engine on
+ * for every request started from now on, with one cookie store for all of them (a
+ * CURLSH sharing CURL_LOCK_DATA_COOKIE): a cookie a server sets on one response goes
+ * with the next request to its domain and path, whichever handle makes it, and to no
+ * other host (RFC 6265's rules, libcurl's). The same share caches names, for the whole
+ * crawl, at libcurl's usual 60 s (not the DNS share above, which is replaced as it
+ * goes). curl_glue_add_cookie adds one cookie: a line of a Netscape cookie file
+ * (cookiejar.h), or "Set-Cookie: ..." with a domain; 0 or -1. curl_glue_cookies calls
+ * each with every cookie the store holds, one Netscape line each, and returns how many.
+ */
+void curl_glue_use_cookies(curl_glue *g);
+int curl_glue_add_cookie(curl_glue *g, const char *line);
+size_t curl_glue_cookies(curl_glue *g, void (*each)(void *ctx, const char *line), void *ctx);
+
 #endif

@@ -9,6 +9,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cookiejar.h"
+#include "curlglue.h"
 #include "http.h"
 #include "redisurl.h"
 #include "threadpool.h"
@@ -79,6 +81,28 @@ static int check_frontier(void *s, const char *arg, char *why, size_t n)
     redis_url_forget(&u);
     if (bad)
         snprintf(why, n, "--frontier %s", err);
+    return bad ? -1 : 0;
+}
+
+/* --cookie NAME=VALUE (the last one given): a cookie (cookiejar.h); at most
+ * SETTINGS_MAX_HEADERS of them. */
+static int check_cookie(void *p, const char *arg, char *why, size_t n)
+{
+    const char *bad = cookiejar_pair_check(arg);
+    if (bad)
+        snprintf(why, n, "--cookie '%s': %s", arg, bad);
+    else if (((const settings *)p)->cookie.n > SETTINGS_MAX_HEADERS)
+        snprintf(why, n, "--cookie '%s': at most %d --cookie", arg, SETTINGS_MAX_HEADERS);
+    return bad || ((const settings *)p)->cookie.n > SETTINGS_MAX_HEADERS ? -1 : 0;
+}
+
+/* --proxy URL: one libcurl can use; never quoted (it may hold a password). */
+static int check_proxy(void *s, const char *arg, char *why, size_t n)
+{
+    (void)s;
+    const char *bad = curl_glue_proxy_check(arg);
+    if (bad)
+        snprintf(why, n, "--proxy: %s", bad);
     return bad ? -1 : 0;
 }
 
@@ -167,6 +191,20 @@ static const cli_flag rows[] = {
     {.name = "sitemaps", .arg = CLI_ARG_NONE, .offset = AT(sitemaps),
      .help = "also start from each host's sitemaps (robots.txt's\n"
              "Sitemap lines, /sitemap.xml)"},
+    {.name = "cookies", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(cookie_file),
+     .out_file = true, .section = "Cookies and proxies (the curl transport; docs/cookies.md):",
+     .help = "a Netscape cookie file: read before the crawl,\n"
+             "written back with the cookies servers set, at\n"
+             "the end (after SIGINT too) [no cookies]"},
+    {.name = "cookie", .arg = CLI_ARG_LIST, .metavar = "NAME=VALUE", .offset = AT(cookie),
+     .set = check_cookie,
+     .help = "send this cookie to the roots' hosts\n"
+             "(repeatable) [none]"},
+    {.name = "proxy", .arg = CLI_ARG_STRING, .metavar = "URL", .offset = AT(proxy),
+     .set = check_proxy,
+     .help = "every request through this proxy: http://,\n"
+             "https://, socks5h://HOST:PORT [http_proxy,\n"
+             "https_proxy, no_proxy: docs/cookies.md]"},
     {.name = "threads", .arg = CLI_ARG_INT, .metavar = "N", .min = 1,
      .max = THREADPOOL_MAX_THREADS, .offset = AT(threads), .section = "",
      .help = "the thread pool (DNS lookups, the store), 1 to " STR(THREADPOOL_MAX_THREADS)
@@ -223,6 +261,13 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
                       "with --frontier yet)",
                       frontier);
+    if (o->transport && strcmp(o->transport, "raw") == 0
+        && (s->cookie_file || s->cookie.n || s->proxy))
+        return REFUSE("%s: the raw transport has no cookies and no proxy: use --transport "
+                      "curl (the default)",
+                      s->cookie_file    ? "--cookies"
+                          : s->cookie.n ? "--cookie"
+                                        : "--proxy");
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
@@ -245,6 +290,10 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     if ((s->state || s->frontier) && !s->resume)
         o->keep_output = "add --resume to go on with it";
     o->host_lanes = s->polite;
+    o->cookie_file = s->cookie_file;
+    o->cookies = s->cookie.v;
+    o->ncookies = s->cookie.n;
+    o->proxy = s->proxy;
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];

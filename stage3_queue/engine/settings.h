@@ -41,6 +41,9 @@ typedef struct settings {
     int autothrottle;          /* --autothrottle */
     double target_concurrency; /* --target-concurrency N (1) */
     int sitemaps;              /* --sitemaps: seed from each host's sitemaps */
+    const char *cookie_file;   /* --cookies FILE: read first, written back at the end */
+    cli_list cookie;           /* --cookie NAME=VALUE, repeatable: to the roots' hosts */
+    const char *proxy;         /* --proxy URL: every request through it */
 } settings;
 
 /* The table cli_parse reads (its rows, defaults and cross checks). */
