@@ -10,7 +10,6 @@
 #include "alloc.h"
 #include "log.h"
 #include "outpaths.h"
-#include "transport_opts.h"
 
 volatile sig_atomic_t app_interrupted;
 static selector *volatile signal_loop;   /* read by the handler */
@@ -88,6 +87,25 @@ static int check_roots(const app *a, const char *prog)
         if (strncasecmp(a->opt.roots[i], "https:", 6) == 0) {
             fprintf(stderr, "%s: ROOT '%s': https is not supported by --transport raw "
                     "(use --transport curl)\n", prog, a->opt.roots[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The raw transport cannot go through a proxy: with a variable set that libcurl would
+ * honour for http URLs (http_proxy, all_proxy, ALL_PROXY; not empty, and no_proxy not
+ * "*"), one line and -1 — never a crawl that silently goes round the proxy. https_proxy
+ * does not matter: the raw transport fetches no https URL. */
+static int refuse_proxy_vars(const app *a, const char *prog)
+{
+    static const char *const vars[] = {"http_proxy", "all_proxy", "ALL_PROXY", NULL};
+    const char *no = getenv("no_proxy") ? getenv("no_proxy") : getenv("NO_PROXY");
+    for (size_t i = 0; a->raw && !(no && strcmp(no, "*") == 0) && vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) {
+            fprintf(stderr, "%s: %s is set, and the raw transport cannot go through a proxy: "
+                    "unset it (or set no_proxy='*'), or use --transport curl\n", prog, vars[i]);
             return -1;
         }
     }
@@ -208,7 +226,7 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
     if (r != CLI_OK)
         return 2;
     a->raw = strcmp(a->opt.transport, "raw") == 0;
-    if (check_roots(a, prog) < 0 || transport_refuse_proxy_vars(a) < 0)
+    if (check_roots(a, prog) < 0 || refuse_proxy_vars(a, prog) < 0)
         return 2;
 
     if (claim_files(a, prog) < 0) {
@@ -237,10 +255,6 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
         fprintf(stderr, "%s: %s\n", prog, err);
         app_close(a);
         return 1;
-    }
-    if (transport_configure(a) < 0) {   /* its one line said why: the file given */
-        app_close(a);
-        return 2;
     }
     attach_signals(a);
     return 0;
@@ -277,8 +291,6 @@ int app_main(int argc, char **argv, const app_stage *stage, int (*crawl_fn)(app 
         return 1;
     }
     int status = rc < 0 ? 1 : 0;
-    if (transport_save_cookies(&a) < 0)  /* what the servers set, interrupted or not */
-        status = 1;
     log_lookups(&a, prog);
     char err[1024];
     if (app_interrupted)

@@ -7,8 +7,6 @@
 #ifndef CRAWL_OPTIONS_H
 #define CRAWL_OPTIONS_H
 
-#include <stddef.h>
-
 typedef struct crawl_options {
     char **roots;            /* as given on the command line (not owned) */
     int nroots;
@@ -43,11 +41,6 @@ typedef struct crawl_options {
                               * shared by many processes) */
     int host_lanes;          /* --trace-events: a timeline lane per host, not per slot */
     int trace_pid;           /* --trace-events: this process's pid in the timeline (0: 1) */
-    /* The curl transport's cookies and proxy (the raw transport has neither) */
-    const char *cookie_file; /* NULL, or the cookie file read first and written at the end */
-    const char *const *cookies; /* "NAME=VALUE" each, sent to the roots' hosts */
-    size_t ncookies;
-    const char *proxy;       /* NULL (libcurl's variables), or every request's proxy */
 } crawl_options;
 
 #endif

@@ -1,4 +1,4 @@
-/* cookiejar.c — the Netscape cookie file of --cookies: checked line by line, read, and
+/* cookiejar.c — a Netscape cookie file: checked line by line, read, and
  * written beside the old one then renamed over it (cookiejar.h). */
 #include "cookiejar.h"
 
@@ -75,12 +75,12 @@ long cookiejar_read(const char *path, int (*add)(void *ctx, const char *line), v
     if (!f) {
         if (errno == ENOENT)
             return 0;
-        snprintf(err, errlen, "--cookies '%s': %s", path, strerror(errno));
+        snprintf(err, errlen, "'%s': %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "--cookies '%s': not a regular file", path);
+        snprintf(err, errlen, "'%s': not a regular file", path);
         fclose(f);
         return -1;
     }
@@ -95,21 +95,20 @@ long cookiejar_read(const char *path, int (*add)(void *ctx, const char *line), v
                                    : cookiejar_line_check(line);
         if (why) {
             snprintf(err, errlen,
-                     "--cookies '%s' is not a Netscape cookie file (line %ld: %s): it is "
+                     "'%s' is not a Netscape cookie file (line %ld: %s): it is "
                      "neither read nor overwritten",
                      path, lineno, why);
             rc = -1;
         } else if (line[0] && (line[0] != '#' || strncmp(line, "#HttpOnly_", 10) == 0)) {
-            if (add(ctx, line) < 0) {
-                snprintf(err, errlen, "--cookies '%s': line %ld: libcurl refused the cookie", path,
-                         lineno);
+            if (add && add(ctx, line) < 0) {
+                snprintf(err, errlen, "'%s': line %ld: libcurl refused the cookie", path, lineno);
                 rc = -1;
             }
             cookies++;
         }
     }
     if (rc == 0 && ferror(f)) {
-        snprintf(err, errlen, "--cookies '%s': %s", path, strerror(errno));
+        snprintf(err, errlen, "'%s': %s", path, strerror(errno));
         rc = -1;
     }
     free(line);
@@ -147,7 +146,7 @@ int cookiejar_write(const char *path, const char *const *lines, size_t n, char *
 {
     static const char head[] = "# Netscape HTTP Cookie File\n"
                                "# https://curl.se/docs/http-cookies.html\n"
-                               "# Written by crawlstages (--cookies). Edit at your own risk.\n\n";
+                               "# Written by crawlstages. Edit at your own risk.\n\n";
     char *target = target_of(path);
     char *tmp = xasprintf("%s.tmp-%ld", target, (long)getpid());
     struct stat st;
@@ -168,7 +167,7 @@ int cookiejar_write(const char *path, const char *const *lines, size_t n, char *
         rc = -1;
     }
     if (rc < 0) {
-        snprintf(err, errlen, "--cookies '%s': not written (%s); the file is as it was", path,
+        snprintf(err, errlen, "'%s': not written (%s); the file is as it was", path,
                  strerror(saved));
         if (fd >= 0)
             unlink(tmp);

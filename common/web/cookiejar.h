@@ -1,4 +1,4 @@
-/* cookiejar.h — the cookie file of --cookies: the Netscape format libcurl, curl(1),
+/* cookiejar.h — a cookie file in the Netscape format libcurl, curl(1),
  * wget and browsers' export tools read and write (https://curl.se/docs/http-cookies.html).
  *
  * One cookie a line, seven fields between tabs: domain (a leading '.' or the second
@@ -20,9 +20,10 @@
  * else why not, in a few words. */
 const char *cookiejar_line_check(const char *line);
 
-/* Read path: each cookie line goes to add(ctx, line); a missing or empty file holds no
- * cookie. Returns the cookies read, or -1 with one line in err: the file cannot be read,
- * is not a regular file, or is not a cookie file ("line N: ..."), or add refused a line. */
+/* Read path: each cookie line goes to add(ctx, line) (add NULL: the file is only
+ * checked); a missing or empty file holds no cookie. Returns the cookies read, or -1
+ * with one line in err ("'PATH' is not a Netscape cookie file (line N: ...)", or why it
+ * cannot be read; or add refused a line). */
 long cookiejar_read(const char *path, int (*add)(void *ctx, const char *line), void *ctx, char *err,
                     size_t errlen);
 
@@ -32,7 +33,7 @@ long cookiejar_read(const char *path, int (*add)(void *ctx, const char *line), v
  * replaced. */
 int cookiejar_write(const char *path, const char *const *lines, size_t n, char *err, size_t errlen);
 
-/* --cookie NAME=VALUE: NULL when pair is a cookie (NAME an RFC 6265 token, VALUE of
+/* A cookie given as NAME=VALUE: NULL when pair is one (NAME an RFC 6265 token, VALUE of
  * cookie-octets: printable ASCII but space, '"', ',', ';' and '\'), else why not. */
 const char *cookiejar_pair_check(const char *pair);
 

@@ -72,7 +72,7 @@ size_t curl_glue_in_flight(const curl_glue *g);
  * cache (a CURLSH). */
 const char *curl_glue_resolver(void);
 
-/* Proxies (--proxy): every request of g goes through proxy (CURLOPT_PROXY, copied);
+/* Proxies: every request of g goes through proxy (CURLOPT_PROXY, copied);
  * NULL: libcurl's choice — the variables http_proxy, https_proxy, all_proxy (ALL_PROXY,
  * HTTPS_PROXY) and no_proxy (NO_PROXY), read by libcurl for each request. An https
  * proxy is checked with the CA file of curl_glue_new too. curl_glue_proxy_check: NULL
@@ -82,7 +82,7 @@ const char *curl_glue_resolver(void);
 const char *curl_glue_proxy_check(const char *url);
 void curl_glue_set_proxy(curl_glue *g, const char *proxy);
 
-/* Cookies (--cookies, --cookie): curl_glue_use_cookies turns libcurl's cookie engine on
+/* Cookies: curl_glue_use_cookies turns libcurl's cookie engine on
  * for every request started from now on, with one cookie store for all of them (a
  * CURLSH sharing CURL_LOCK_DATA_COOKIE): a cookie a server sets on one response goes
  * with the next request to its domain and path, whichever handle makes it, and to no

@@ -268,6 +268,9 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
                       s->cookie_file    ? "--cookies"
                           : s->cookie.n ? "--cookie"
                                         : "--proxy");
+    char bad[1024];
+    if (s->cookie_file && cookiejar_read(s->cookie_file, NULL, NULL, bad, sizeof bad) < 0)
+        return REFUSE("--cookies %s", bad); /* not a cookie file: never written over */
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
@@ -290,10 +293,6 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     if ((s->state || s->frontier) && !s->resume)
         o->keep_output = "add --resume to go on with it";
     o->host_lanes = s->polite;
-    o->cookie_file = s->cookie_file;
-    o->cookies = s->cookie.v;
-    o->ncookies = s->cookie.n;
-    o->proxy = s->proxy;
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];

@@ -358,7 +358,9 @@ static void test_raw_refusals(void **state)
     snprintf(jar, sizeof jar, "%s/raw.jar", dir);
     unlink(jar);
     const char *const cases[][3] = {
-        {"--cookies", jar, "--cookies: the raw transport"},
+        {"--cookies", jar,
+         "crawl-queue: --cookies: the raw transport has no cookies and no proxy: use "
+         "--transport curl (the default)"},
         {"--cookie", "a=b", "--cookie: the raw transport"},
         {"--proxy", "http://127.0.0.1:9", "--proxy: the raw transport"}};
     crawl_run r;

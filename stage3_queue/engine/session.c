@@ -1,6 +1,5 @@
-/* transport_opts.c — the curl transport's proxy and cookies, the raw transport's
- * refusal of proxy variables (transport_opts.h). */
-#include "transport_opts.h"
+/* session.c — crawl-queue's proxy and cookies on the curl transport (session.h). */
+#include "session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,26 +8,8 @@
 #include "alloc.h"
 #include "cookiejar.h"
 #include "log.h"
+#include "settings.h"
 #include "url.h"
-
-int transport_refuse_proxy_vars(const app *a)
-{
-    static const char *const vars[] = {"http_proxy", "all_proxy", "ALL_PROXY", NULL};
-    const char *no = getenv("no_proxy") ? getenv("no_proxy") : getenv("NO_PROXY");
-    if (!a->raw || (no && strcmp(no, "*") == 0))
-        return 0;
-    for (size_t i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) {
-            fprintf(stderr,
-                    "%s: %s is set, and the raw transport cannot go through a proxy: unset "
-                    "it (or set no_proxy='*'), or use --transport curl\n",
-                    a->prog, vars[i]);
-            return -1;
-        }
-    }
-    return 0;
-}
 
 static int add_line(void *ctx, const char *line)
 {
@@ -36,7 +17,7 @@ static int add_line(void *ctx, const char *line)
 }
 
 /* --cookie NAME=VALUE: one cookie per distinct host of the roots. */
-static int add_root_cookies(app *a)
+static int add_root_cookies(app *a, const settings *s)
 {
     const crawl_options *o = &a->opt;
     char **hosts = xcalloc((size_t)o->nroots + 1, sizeof *hosts);
@@ -59,11 +40,11 @@ static int add_root_cookies(app *a)
         free(pq);
     }
     for (size_t j = 0; j < nhosts && rc == 0; j++) {
-        for (size_t k = 0; k < o->ncookies && rc == 0; k++) {
-            char *line = cookiejar_host_line(hosts[j], o->cookies[k]);
+        for (size_t k = 0; k < s->cookie.n && rc == 0; k++) {
+            char *line = cookiejar_host_line(hosts[j], s->cookie.v[k]);
             if (curl_glue_add_cookie(a->curl, line) < 0) {
                 fprintf(stderr, "%s: --cookie '%s': libcurl refused it for %s\n", a->prog,
-                        o->cookies[k], hosts[j]);
+                        s->cookie.v[k], hosts[j]);
                 rc = -1;
             }
             free(line);
@@ -75,26 +56,26 @@ static int add_root_cookies(app *a)
     return rc;
 }
 
-int transport_configure(app *a)
+int session_open(app *a)
 {
-    const crawl_options *o = &a->opt;
+    const settings *s = settings_of(a);
     if (!a->curl)
         return 0;
-    if (o->proxy)
-        curl_glue_set_proxy(a->curl, o->proxy);
-    if (!o->cookie_file && o->ncookies == 0)
+    if (s->proxy)
+        curl_glue_set_proxy(a->curl, s->proxy);
+    if (!s->cookie_file && s->cookie.n == 0)
         return 0;
     curl_glue_use_cookies(a->curl);
-    if (o->cookie_file) {
+    if (s->cookie_file) {
         char err[1024];
-        long n = cookiejar_read(o->cookie_file, add_line, a->curl, err, sizeof err);
+        long n = cookiejar_read(s->cookie_file, add_line, a->curl, err, sizeof err);
         if (n < 0) {
-            fprintf(stderr, "%s: %s\n", a->prog, err);
+            fprintf(stderr, "%s: --cookies %s\n", a->prog, err);
             return -1;
         }
-        log_info("%s: --cookies '%s': %ld cookie(s) read", a->prog, o->cookie_file, n);
+        log_info("%s: --cookies '%s': %ld cookie(s) read", a->prog, s->cookie_file, n);
     }
-    return add_root_cookies(a);
+    return add_root_cookies(a, s);
 }
 
 typedef struct {
@@ -112,18 +93,19 @@ static void collect(void *ctx, const char *line)
     l->v[l->n++] = xstrdup(line);
 }
 
-int transport_save_cookies(app *a)
+int session_close(app *a)
 {
-    if (!a->curl || !a->opt.cookie_file)
+    const char *file = settings_of(a)->cookie_file;
+    if (!a->curl || !file)
         return 0;
     lines l = {0};
     curl_glue_cookies(a->curl, collect, &l);
     char err[1024];
-    int rc = cookiejar_write(a->opt.cookie_file, (const char *const *)l.v, l.n, err, sizeof err);
+    int rc = cookiejar_write(file, (const char *const *)l.v, l.n, err, sizeof err);
     if (rc < 0)
-        fprintf(stderr, "%s: %s\n", a->prog, err);
+        fprintf(stderr, "%s: --cookies %s\n", a->prog, err);
     else
-        log_info("%s: --cookies '%s': %zu cookie(s) written", a->prog, a->opt.cookie_file, l.n);
+        log_info("%s: --cookies '%s': %zu cookie(s) written", a->prog, file, l.n);
     for (size_t i = 0; i < l.n; i++)
         free(l.v[i]);
     free(l.v);
