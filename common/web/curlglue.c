@@ -113,9 +113,18 @@ struct curl_req {
     int out_of_fds;             /* the last socket libcurl asked for failed with EMFILE */
     int waiting;                /* queued, and its sink heard on_wait_fd(1) */
     list_node node;             /* in g->live (in flight) or g->free_list */
-    list_node qnode;            /* REQ_QUEUED: in g->queued */
+    list_node qnode;            /* REQ_QUEUED: in its lane's queue */
+    int lane;                   /* CURL_LANE_PAGES or CURL_LANE_SIDE */
     curl_req *link;             /* g->dead */
 };
+
+/* A lane: its own queue and its own budget of transfers at once (curlglue.h). */
+typedef struct glue_lane {
+    list_node queued;          /* REQ_QUEUED requests, in the order they go to libcurl */
+    size_t nqueued;
+    size_t active;             /* REQ_ACTIVE: in the multi handle */
+    size_t cap, max_cap;       /* admit while active < cap; cap never over max_cap */
+} glue_lane;
 
 /* One socket libcurl asked us to watch (attached to it with curl_multi_assign). */
 typedef struct gsock {
@@ -140,11 +149,10 @@ struct curl_glue {
     list_node live;            /* every request started and not yet recycled */
     list_node free_list;
     size_t free_count, free_cap;
-    list_node queued;          /* REQ_QUEUED requests, in the order they go to libcurl */
-    size_t nqueued;
-    size_t active;             /* REQ_ACTIVE: in the multi handle */
-    size_t cap, max_cap;       /* admit while active < cap; cap never over max_cap */
+    glue_lane lanes[CURL_LANES]; /* the pages', and the side lane (curl_glue_get_lane) */
+    size_t active;             /* REQ_ACTIVE: in the multi handle (both lanes) */
     size_t keep;               /* idle connections the cache may hold (0: as libcurl) */
+    long budget;               /* net_fd_budget() when made */
     size_t conns;              /* connections open now (sockets made, not yet closed) */
     sel_timer *admit_timer;    /* the next admit(): a call_soon, or a backoff's wait */
     unsigned backoff;          /* out of descriptors with none in use: last wait, ms */
@@ -505,8 +513,9 @@ static void admit_fired(selector *s, void *data)
     (void)s;
     curl_glue *g = data;
     g->admit_timer = NULL;
-    if (g->cap == 0)
-        g->cap = 1;             /* the wait with no descriptor is over: try one */
+    for (int i = 0; i < CURL_LANES; i++)
+        if (g->lanes[i].cap == 0 && g->lanes[i].max_cap > 0)
+            g->lanes[i].cap = 1; /* the wait with no descriptor is over: try one */
     admit(g);
     after_action(g);            /* settles requests that failed to be added */
 }
@@ -523,13 +532,14 @@ static void admit_later(curl_glue *g, uint64_t ms)
  * hears that it waits when it cannot be admitted at once. */
 static void enqueue(curl_glue *g, curl_req *r, bool front)
 {
-    bool must_wait = g->active + g->nqueued >= g->cap;
+    glue_lane *l = &g->lanes[r->lane];
+    bool must_wait = l->active + l->nqueued >= l->cap;
     r->state = REQ_QUEUED;
     if (front)
-        list_push_front(&g->queued, &r->qnode);
+        list_push_front(&l->queued, &r->qnode);
     else
-        list_push_back(&g->queued, &r->qnode);
-    g->nqueued++;
+        list_push_back(&l->queued, &r->qnode);
+    l->nqueued++;
     if (must_wait && !r->waiting) {
         r->waiting = 1;
         http_sink_waiting_fd(&r->sink, 1);   /* not in flight meanwhile */
@@ -539,7 +549,7 @@ static void enqueue(curl_glue *g, curl_req *r, bool front)
 static void dequeue(curl_glue *g, curl_req *r)
 {
     list_remove(&r->qnode);
-    g->nqueued--;
+    g->lanes[r->lane].nqueued--;
 }
 
 /* Its transfer failed because no descriptor was free: first in line again, from the
@@ -548,10 +558,11 @@ static void dequeue(curl_glue *g, curl_req *r)
  * to the caller it is one request, still under way. */
 static void wait_for_descriptor(curl_glue *g, curl_req *r)
 {
+    glue_lane *l = &g->lanes[r->lane];
     reset_response(r);
-    g->cap = g->active;
+    l->cap = l->active;
     enqueue(g, r, true);
-    if (g->cap == 0)            /* none in use: nothing will free one for us; wait */
+    if (l->cap == 0)            /* none in use: nothing will free one for us; wait */
         admit_later(g, net_fd_backoff(&g->backoff));
 }
 
@@ -625,8 +636,9 @@ static void finish(curl_glue *g, curl_req *r, CURLcode res)
         wait_for_descriptor(g, r);
         return;
     }
-    if (res == CURLE_OK && !r->fail && g->cap < g->max_cap)
-        g->cap++;               /* it had a descriptor: perhaps one more will */
+    glue_lane *l = &g->lanes[r->lane];
+    if (res == CURLE_OK && !r->fail && l->cap < l->max_cap)
+        l->cap++;               /* it had a descriptor: perhaps one more will */
     r->state = REQ_FINISHING;   /* a cancel from here on only sets r->cancelled */
     g->in_flight--;
     const char *err = NULL;
@@ -659,6 +671,7 @@ static int add_to_multi(curl_glue *g, curl_req *r)
     }
     r->state = REQ_ACTIVE;
     g->active++;
+    g->lanes[r->lane].active++;
     return 0;
 }
 
@@ -667,17 +680,34 @@ static void remove_from_multi(curl_glue *g, curl_req *r)
 {
     curl_multi_remove_handle(g->multi, r->easy);
     g->active--;
+    g->lanes[r->lane].active--;
 }
 
-/* Hand queued requests to libcurl while fewer than g->cap transfers are in the multi
- * handle, ADMIT_BATCH at most. Runs once per turn of the loop at most (admit_fired, a
- * call_soon): libcurl connects them all in its next socket_action, and the next batch
- * waits for the next turn, where I/O and a signal are seen first. */
+/* Whether a lane has a request waiting and room for it. */
+static bool lane_ready(const glue_lane *l)
+{
+    return l->nqueued > 0 && l->active < l->cap;
+}
+
+/* The next request to hand to libcurl: the first of the pages' lane if it has room,
+ * else of the side lane; NULL when neither may take one. */
+static list_node *next_admitted(curl_glue *g)
+{
+    for (int i = 0; i < CURL_LANES; i++)
+        if (lane_ready(&g->lanes[i]))
+            return list_first(&g->lanes[i].queued);
+    return NULL;
+}
+
+/* Hand queued requests to libcurl while fewer than their lane's cap transfers are in
+ * the multi handle, ADMIT_BATCH at most. Runs once per turn of the loop at most
+ * (admit_fired, a call_soon): libcurl connects them all in its next socket_action, and
+ * the next batch waits for the next turn, where I/O and a signal are seen first. */
 static void admit(curl_glue *g)
 {
     size_t added = 0;
     list_node *n;
-    while (!g->closing && g->active < g->cap && (n = list_first(&g->queued))) {
+    while (!g->closing && (n = next_admitted(g))) {
         if (added == ADMIT_BATCH) {
             admit_later(g, 0);
             return;
@@ -735,7 +765,7 @@ static void after_action(curl_glue *g)
 
     /* 3. Requests started meanwhile, and those the finished ones made room for: at the
      * next turn. */
-    if (g->nqueued > 0 && g->active < g->cap)
+    if (lane_ready(&g->lanes[CURL_LANE_PAGES]) || lane_ready(&g->lanes[CURL_LANE_SIDE]))
         admit_later(g, 0);
 }
 
@@ -842,6 +872,8 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
 
 /* ---- public API ------------------------------------------------------------------ */
 
+static void set_limits(curl_glue *g);
+
 curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err,
                          size_t errlen)
 {
@@ -879,28 +911,50 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
     list_init(&g->free_list);
     list_init(&g->socks);
     list_init(&g->free_socks);
-    list_init(&g->queued);
+    for (int i = 0; i < CURL_LANES; i++)
+        list_init(&g->lanes[i].queued);
     g->s = s;
     long budget = net_fd_budget();
-    g->max_cap = budget > 0 && budget < max_conns ? (size_t)budget : (size_t)max_conns;
-    g->cap = g->max_cap;
-    g->free_cap = g->max_cap + 64;
+    size_t max_cap = budget > 0 && budget < max_conns ? (size_t)budget : (size_t)max_conns;
+    g->lanes[CURL_LANE_PAGES].cap = g->lanes[CURL_LANE_PAGES].max_cap = max_cap;
+    g->free_cap = max_cap + 64;
     curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
     curl_multi_setopt(g->multi, CURLMOPT_SOCKETDATA, g);
     curl_multi_setopt(g->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
     curl_multi_setopt(g->multi, CURLMOPT_TIMERDATA, g);
-    /* Idle connections too hold descriptors. A transfer keeps its connection while
-     * fewer than g->keep are idle, so at most g->keep plus one per transfer end up
-     * idle beside the transfers' own: the limits leave room for them all, and libcurl
-     * never evicts (see the top of this file) — if the descriptors allow; else, as
-     * before, libcurl closes the oldest idle connection before it opens another. */
-    long spare = (budget > 0 ? budget : 4 * (long)g->max_cap) - 2 * (long)g->max_cap - 1;
-    g->keep = spare >= (long)g->max_cap ? g->max_cap : spare > 0 ? (size_t)spare : 0;
-    long total = g->keep ? (long)(2 * g->max_cap + g->keep + 1) : (long)g->max_cap;
-    curl_multi_setopt(g->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, total);
-    curl_multi_setopt(g->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)g->max_cap);
-    curl_multi_setopt(g->multi, CURLMOPT_MAXCONNECTS, total);
+    g->budget = budget;
+    set_limits(g);
     return g;
+}
+
+/* libcurl's connection limits for the lanes' caps. Idle connections too hold
+ * descriptors. A transfer keeps its connection while fewer than g->keep are idle, so at
+ * most g->keep plus one per transfer end up idle beside the transfers' own: the limits
+ * leave room for them all, and libcurl never evicts (see the top of this file) — if the
+ * descriptors allow; else, as before, libcurl closes the oldest idle connection before
+ * it opens another. The side lane's transfers count in the totals, never in the pages'
+ * cap. */
+static void set_limits(curl_glue *g)
+{
+    long pages = (long)g->lanes[CURL_LANE_PAGES].max_cap;
+    long all = pages + (long)g->lanes[CURL_LANE_SIDE].max_cap;
+    long spare = (g->budget > 0 ? g->budget : 4 * all) - 2 * all - 1;
+    g->keep = spare >= pages ? (size_t)pages : spare > 0 ? (size_t)spare : 0;
+    long total = g->keep ? 2 * all + (long)g->keep + 1 : all;
+    curl_multi_setopt(g->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, total);
+    curl_multi_setopt(g->multi, CURLMOPT_MAX_HOST_CONNECTIONS, all);
+    curl_multi_setopt(g->multi, CURLMOPT_MAXCONNECTS, total);
+}
+
+void curl_glue_set_side_lane(curl_glue *g, int max_side)
+{
+    glue_lane *l = &g->lanes[CURL_LANE_SIDE];
+    long room = g->budget > 0 ? g->budget - (long)g->lanes[CURL_LANE_PAGES].max_cap : max_side;
+    if (max_side > room)        /* what the descriptors leave beside the pages' */
+        max_side = (int)room;
+    l->cap = l->max_cap = max_side > 0 ? (size_t)max_side : 0;
+    g->free_cap = g->lanes[CURL_LANE_PAGES].max_cap + l->max_cap + 64;
+    set_limits(g);
 }
 
 /* The caller's header fields for CURLOPT_HTTPHEADER, where "Name:" would remove the
@@ -932,11 +986,22 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields
                         long timeout_ms, long long max_size, const http_sink *sink,
                         curl_done_fn done, void *ctx)
 {
+    return curl_glue_get_lane(g, CURL_LANE_PAGES, url, fields, timeout_ms, max_size, sink,
+                              done, ctx);
+}
+
+curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
+                             const char *const *fields, long timeout_ms, long long max_size,
+                             const http_sink *sink, curl_done_fn done, void *ctx)
+{
     if (!g || !url || g->closing)
         return NULL;
+    if (lane != CURL_LANE_SIDE || g->lanes[CURL_LANE_SIDE].max_cap == 0)
+        lane = CURL_LANE_PAGES;     /* no side lane: the pages' */
     curl_req *r = req_take(g);
     if (!r)
         return NULL;
+    r->lane = lane;
     CURL *e = r->easy;
     if (sink)
         r->sink = *sink;

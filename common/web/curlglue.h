@@ -61,6 +61,20 @@ void curl_glue_free(curl_glue *g);
 curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields,
                         long timeout_ms, long long max_size, const http_sink *sink,
                         curl_done_fn done, void *ctx);
+/* Lanes. The requests of curl_glue_get go in the pages' lane, whose budget is
+ * max_conns; curl_glue_set_side_lane(g, n) opens a side lane of n transfers at once
+ * (and as many more connections), with a queue of its own, for requests the crawl makes
+ * for itself before its pages (robots.txt): they never take a connection from the
+ * pages, nor wait behind them — a hundred robots.txt files dripping a byte a second
+ * leave every page connection free. curl_glue_get_lane(g, CURL_LANE_SIDE, ...) starts
+ * one there (in the pages' lane while g has no side lane). The side lane gets what the
+ * open-file limit leaves beside the pages' (net_fd_budget; none: no side lane); out of
+ * descriptors anyway, each lane waits for its own transfers to end. */
+enum { CURL_LANE_PAGES = 0, CURL_LANE_SIDE = 1, CURL_LANES = 2 };
+void curl_glue_set_side_lane(curl_glue *g, int max_side);
+curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
+                             const char *const *fields, long timeout_ms, long long max_size,
+                             const http_sink *sink, curl_done_fn done, void *ctx);
 /* Abandon a request: no more sink calls and no done callback. Safe from inside the
  * request's own sink callbacks, from any other request's callbacks, and from outside;
  * r must not have finished (its done callback returned) already. */
