@@ -36,15 +36,12 @@ static testsite hosts[4]; /* hosts[k]: 127.0.0.k, k = 2, 3 */
 /* Host k: a testsite on 127.0.0.k serving text, its log (Cookie fields) in dir/log.k. */
 static void serve(int k, const char *text)
 {
-    char bind[32], log[300], file[300];
+    char bind[32], log[300], file[300], name[16];
     snprintf(bind, sizeof bind, "127.0.0.%d", k);
     snprintf(log, sizeof log, "%s/log.%d", dir, k);
-    snprintf(file, sizeof file, "%s/site.%d", dir, k);
+    snprintf(name, sizeof name, "site.%d", k);
     unlink(log);
-    FILE *f = fopen(file, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    assert_non_null(scratch_write(file, sizeof file, name, text));
     const char *const args[] = {"--bind", bind, "--log", log, "--log-header", "Cookie", file, NULL};
     assert_int_equal(testsite_start(&hosts[k], args), 0);
 }
@@ -126,14 +123,6 @@ static char *slurp(const char *path)
     return buf;
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* / sets the session cookie; /private and /deep need it. */
 static const char session_site[] = "page /robots.txt type=text/plain body=\"User-agent: *\\n\"\n"
                                    "page /\n header Set-Cookie: sid=s3cr3t; Path=/\n"
@@ -179,12 +168,11 @@ static void test_cookie_file_round_trip(void **state)
     (void)state;
     serve(2, session_site);
     char jar[300], got[512];
-    snprintf(jar, sizeof jar, "%s/round.jar", dir);
-    write_file(jar,
-               "# Netscape HTTP Cookie File\n\n"
-               "127.0.0.2\tFALSE\t/\tFALSE\t0\tpre\t1\n"
-               "#HttpOnly_127.0.0.2\tFALSE\t/\tFALSE\t0\thonly\tx\n"
-               "127.0.0.2\tFALSE\t/\tFALSE\t1000\told\tgone\n");
+    static const char cookies[] = "# Netscape HTTP Cookie File\n\n"
+                                  "127.0.0.2\tFALSE\t/\tFALSE\t0\tpre\t1\n"
+                                  "#HttpOnly_127.0.0.2\tFALSE\t/\tFALSE\t0\thonly\tx\n"
+                                  "127.0.0.2\tFALSE\t/\tFALSE\t1000\told\tgone\n";
+    assert_non_null(scratch_write(jar, sizeof jar, "round.jar", cookies));
     crawl_run r;
     crawl(&r, "--cookies", jar, hosts[2].url, NULL);
     if (r.exit_code != 0)
@@ -217,8 +205,7 @@ static void test_not_a_cookie_file(void **state)
     serve(2, session_site);
     static const char notes[] = "my notes\nnot cookies at all\n";
     char path[300];
-    snprintf(path, sizeof path, "%s/notes.txt", dir);
-    write_file(path, notes);
+    assert_non_null(scratch_write(path, sizeof path, "notes.txt", notes));
     crawl_run r;
     crawl(&r, "--cookies", path, hosts[2].url, NULL);
     if (!crawl_run_one_line(&r, 2, "is not a Netscape cookie file (line 1"))

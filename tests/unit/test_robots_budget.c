@@ -33,18 +33,15 @@ static testsite hosts[GOOD + 1];
 
 static void serve(int k, const char *site, const char *gen)
 {
-    char bind[32], log[300], file[300];
+    char bind[32], log[300], file[300], name[16];
     snprintf(bind, sizeof bind, "127.0.0.%d", k);
     snprintf(log, sizeof log, "%s/log.%d", dir, k);
+    snprintf(name, sizeof name, "site.%d", k);
     unlink(log);
     const char *args[] = {"--bind", bind, "--log", log, "--generate", gen, NULL};
-    if (site) {
-        snprintf(file, sizeof file, "%s/site.%d", dir, k);
-        FILE *f = fopen(file, "w");
-        assert_non_null(f);
-        fputs(site, f);
-        fclose(f);
-        args[4] = file;
+    if (site) { /* a site file instead of --generate */
+        args[4] = scratch_write(file, sizeof file, name, site);
+        assert_non_null(args[4]);
         args[5] = NULL;
     }
     assert_int_equal(testsite_start(&hosts[k], args), 0);
