@@ -1161,12 +1161,13 @@ const char *curl_glue_proxy_check(const char *url)
     const char *why = NULL;
     if (!u)
         alloc_oom(0);
-    if (!url || !*url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK)
+    if (!url || !*url || curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
         why = "not a URL (give SCHEME://HOST:PORT, e.g. http://proxy.example:3128)";
     else if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
              curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !*host)
         why = "no host";
-    else if ((curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && strcmp(path, "/")) ||
+    else if ((curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && *path &&
+              strcmp(path, "/")) ||
              curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK)
         why = "a proxy URL has no path or query";
     else {

@@ -9,7 +9,8 @@
  *   SIGINT too; a file that is not a cookie file is refused and left as it was;
  * - cookies stay on their host: two hosts linking to each other, each setting its own;
  *   --cookie goes to the roots' hosts only;
- * - --proxy, and the http_proxy variable: every request through the proxy;
+ * - --proxy, and the http_proxy variable: every request through the proxy; a socks5h
+ *   proxy resolves the names itself;
  * - the raw transport refuses what it cannot honour (exit 2, one line, no file made).
  */
 #include <setjmp.h>
@@ -335,6 +336,32 @@ static void test_through_proxy(void **state)
     test_proxy_stop(&p);
 }
 
+/* --proxy socks5h://: names are resolved by the proxy. host2.test exists only there
+ * (the proxy maps it to 127.0.0.2): the crawl gets its pages, and the proxy saw the
+ * name, not an address. */
+static void test_socks5h(void **state)
+{
+    (void)state;
+    serve(2, session_site);
+    test_proxy p;
+    assert_int_equal(test_proxy_start(&p), 0);
+    char root[128], socks[128], where[64];
+    snprintf(root, sizeof root, "http://host2.test:%d/", testsite_port(&hosts[2]));
+    snprintf(socks, sizeof socks, "socks5h://%s", p.url + strlen("http://"));
+    snprintf(where, sizeof where, "host2.test:%d", testsite_port(&hosts[2]));
+    crawl_run r;
+    crawl(&r, "--proxy", socks, root, NULL);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    assert_int_equal(r.nrecords, 3);
+    assert_int_equal(status_of(&r, root, "/other"), 200);
+    crawl_run_free(&r);
+    size_t tunnels = test_proxy_count(&p, where);
+    if (tunnels < 1 || tunnels != test_proxy_count(&p, NULL))
+        fail_msg("%zu tunnel(s) to %s of %zu", tunnels, where, test_proxy_count(&p, NULL));
+    test_proxy_stop(&p);
+}
+
 /* What the raw transport cannot honour: one line, exit 2, no file made; proxy
  * variables in every stage on the raw transport, not on curl's. */
 static void test_raw_refusals(void **state)
@@ -387,6 +414,7 @@ int main(void)
         cmocka_unit_test_teardown(test_cookies_stay_on_their_host, stop_hosts),
         cmocka_unit_test_teardown(test_cookies_written_after_sigint, stop_hosts),
         cmocka_unit_test_teardown(test_through_proxy, stop_hosts),
+        cmocka_unit_test_teardown(test_socks5h, stop_hosts),
         cmocka_unit_test_teardown(test_raw_refusals, stop_hosts),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
