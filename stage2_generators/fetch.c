@@ -196,7 +196,8 @@ static bool response_full(const void *response)
 coro *http_get(app *a, crawl_fetch *response, const char *const *fields)
 {
     return get_in_lane(a, crawl_fetch_url(response), fields, crawl_fetch_sink(response),
-                       response_full, response, CURL_LANE_PAGES);
+                       response_full, response,
+                       crawl_fetch_is_aside(response) ? CURL_LANE_SIDE : CURL_LANE_PAGES);
 }
 
 /* ---- fetch_response: crawling.py's retry loop around http_get ---- */
@@ -238,10 +239,9 @@ static int fetch_response_body(coro *co)
             crawl_fetch_keep_body(f->response);
         if (f->keep & FETCH_KEEP_WIRE)
             crawl_fetch_keep_wire(f->response);
-        AWAIT_CATCH(co, get_in_lane(f->a, crawl_fetch_url(f->response), f->fields,
-                                    crawl_fetch_sink(f->response), response_full, f->response,
-                                    f->keep & FETCH_SIDE_LANE ? CURL_LANE_SIDE
-                                                              : CURL_LANE_PAGES));
+        if (f->keep & FETCH_SIDE_LANE)
+            crawl_fetch_aside(f->response);
+        AWAIT_CATCH(co, http_get(f->a, f->response, f->fields));
         if (!co->err) {
             crawl_fetch *response = f->response;
             f->response = NULL;             /* the caller's now */

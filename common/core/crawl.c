@@ -126,6 +126,7 @@ struct crawl_fetch {
     link_set links;
     bool waiting_fd;         /* the transport waits for a descriptor: not in flight */
     bool keep_body;          /* crawl_fetch_keep_body: the body is kept in body/body_len */
+    bool aside;              /* crawl_fetch_aside: not a page (robots.txt) */
     char *body;
     size_t body_len, body_cap;
     crawl_wire *wire;        /* crawl_fetch_keep_wire: the bytes as they went, or NULL */
@@ -833,6 +834,10 @@ bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
 }
 
 void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }
+
+void crawl_fetch_aside(crawl_fetch *f) { f->aside = true; }
+
+bool crawl_fetch_is_aside(const crawl_fetch *f) { return f->aside; }
 
 void crawl_fetch_keep_wire(crawl_fetch *f)
 {
