@@ -1210,10 +1210,12 @@ void curl_glue_use_cookies(curl_glue *g)
 
 int curl_glue_add_cookie(curl_glue *g, const char *line)
 {
-    if (!g->cookies || !line || strncasecmp(line, "ALL", 3) == 0 ||
-        strncasecmp(line, "SESS", 4) == 0 || strncasecmp(line, "FLUSH", 5) == 0 ||
-        strncasecmp(line, "RELOAD", 6) == 0)
-        return -1;              /* COOKIELIST's commands are not cookies */
+    static const char *const commands[] = {"ALL", "SESS", "FLUSH", "RELOAD", NULL};
+    for (size_t i = 0; line && commands[i]; i++)
+        if (strcasecmp(line, commands[i]) == 0)
+            return -1;          /* COOKIELIST's commands (the whole line) are not cookies */
+    if (!g->cookies || !line)
+        return -1;
     return curl_easy_setopt(g->cookie_easy, CURLOPT_COOKIELIST, line) == CURLE_OK ? 0 : -1;
 }
 

@@ -14,6 +14,7 @@
 #include "cookiejar.h"
 #include "curlglue.h"
 #include "scratch.h"
+#include "selector.h"
 
 static void test_lines(void **state)
 {
@@ -153,12 +154,40 @@ static void test_proxy_urls(void **state)
     assert_null(strstr(curl_glue_proxy_check("ftp://user:secret@p:21"), "secret"));
 }
 
+static void count_line(void *ctx, const char *line)
+{
+    (void)line;
+    ++*(int *)ctx;
+}
+
+/* The glue's cookie store takes every cookie line, a domain that starts like one of
+ * libcurl's COOKIELIST commands ("ALL", "SESS") included, and lists what it holds. */
+static void test_glue_store(void **state)
+{
+    (void)state;
+    char err[256];
+    selector *s = selector_new(NULL, err, sizeof err);
+    assert_non_null(s);
+    curl_glue *g = curl_glue_new(s, 2, NULL, err, sizeof err);
+    assert_non_null(g);
+    assert_int_equal(curl_glue_add_cookie(g, "a.example\tFALSE\t/\tFALSE\t0\tx\t1"), -1);
+    curl_glue_use_cookies(g); /* the store exists from here */
+    assert_int_equal(curl_glue_add_cookie(g, "allegro.example\tFALSE\t/\tFALSE\t0\ta\t1"), 0);
+    assert_int_equal(curl_glue_add_cookie(g, "session.example\tFALSE\t/\tFALSE\t0\tb\t2"), 0);
+    assert_int_equal(curl_glue_add_cookie(g, "ALL"), -1); /* a command: not a cookie */
+    int n = 0;
+    assert_int_equal(curl_glue_cookies(g, count_line, &n), 2);
+    assert_int_equal(n, 2);
+    curl_glue_free(g);
+    selector_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lines),      cmocka_unit_test(test_read),
         cmocka_unit_test(test_write),      cmocka_unit_test(test_pairs),
-        cmocka_unit_test(test_proxy_urls),
+        cmocka_unit_test(test_proxy_urls), cmocka_unit_test(test_glue_store),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }
