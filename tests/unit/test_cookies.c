@@ -273,9 +273,9 @@ static void interrupt_after_root(pid_t pid, void *ctx)
 {
     (void)ctx;
     char got[512];
-    for (int i = 0; i < 100 && !cookie_of(2, "/robots.txt", got, sizeof got); i++)
-        usleep(50 * 1000);
-    usleep(300 * 1000); /* / answered (it is fast), /slow waiting */
+    for (int i = 0; i < 200 && !cookie_of(2, "/", got, sizeof got); i++)
+        usleep(50 * 1000); /* / is logged once answered */
+    usleep(500 * 1000);    /* the crawler has read it (a few ms; slack for a loaded box) */
     kill(pid, SIGINT);
 }
 
