@@ -32,8 +32,10 @@
 #include "crawler.h"
 #include "fetch.h"
 #include "frontier.h"
+#include "log.h"
 #include "progress.h"
 #include "session.h"
+#include "settings.h"
 #include "task.h"
 
 struct crawler {
@@ -188,6 +190,9 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
         free(cr.workers);
         return APP_NOT_STARTED;
     }
+    if (settings_of(a)->insecure)
+        log_warn("crawl-queue: --insecure: TLS certificates are not checked; anyone on the "
+                 "way can read and change what is fetched");
     crawl_add_roots(a->crawl, frontier_add, &cr.q);     /* on --resume: seen already */
 
     progress *p = progress_start(a, queued, &cr.q);

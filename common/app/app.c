@@ -173,7 +173,9 @@ static void log_lookups(const app *a, const char *prog)
 }
 
 /* Claim every file the crawl writes (outclaim.h), before anything is written. A crawler
- * that goes on with its --output (keep_output) never replaces one that holds records. */
+ * that goes on with its --output (keep_output) never replaces one that holds records;
+ * nor does any crawl replace a file of a row marked out_keep (a WARC archive) unless it
+ * appends to it. */
 static int claim_files(app *a, const char *prog)
 {
     const crawl_options *o = &a->opt;
@@ -192,6 +194,11 @@ static int claim_files(app *a, const char *prog)
         } else if (i == 0 && size > 0 && o->keep_output) {
             fprintf(stderr, "%s: --output '%s' holds a crawl already (%lld bytes): %s, or "
                     "name a new file\n", prog, out[i].path, size, o->keep_output);
+            rc = -1;
+        } else if (out[i].keep && size > 0 && !o->append_output) {
+            fprintf(stderr, "%s: %s '%s' holds a crawl already (%lld bytes): %s, or name a "
+                    "new file\n", prog, out[i].flag, out[i].path, size,
+                    o->keep_files ? o->keep_files : "it is never replaced");
             rc = -1;
         }
     }
@@ -216,6 +223,8 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
     memset(a, 0, sizeof *a);
     const char *prog = stage->cli.prog;
     a->prog = prog;
+    a->argc = argc;
+    a->argv = argv;
     alloc_set_progname(prog);   /* "PROG: out of memory (N bytes)" */
     a->stage = *stage;
     a->settings = stage->cli.settings;
@@ -248,8 +257,11 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
             a->curl = curl_glue_new(a->loop, a->opt.max_tasks, a->opt.cacert, err, sizeof err);
         else if (!a->dns)
             a->resolver = resolver_new();
-        if (a->curl)
+        if (a->curl) {
             curl_glue_set_user_agent(a->curl, a->opt.user_agent);
+            curl_glue_set_http2(a->curl, a->opt.http2);
+            curl_glue_set_insecure(a->curl, a->opt.insecure);
+        }
     }
     if (!a->loop || !a->crawl || (!a->resolver && !a->dns && !a->curl)) {
         fprintf(stderr, "%s: %s\n", prog, err);

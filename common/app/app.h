@@ -42,6 +42,8 @@ typedef struct app {
                              * in the pool */
     bool raw;               /* which of the two */
     outclaim *claim;        /* every file the crawl writes, locked (outclaim.h) */
+    int argc;               /* the command line, as given to app_open (its options are */
+    char **argv;            /* argv[1] to the first root, opt.roots) */
     size_t todo;            /* set by the stage: URLs still waiting when it returned */
     /* Set by the stage: print its work in flight (the task tree, as gdb's `info
      * tasks`, or the live Fetchers). `kill -USR1 PID` runs it at the

@@ -52,6 +52,8 @@ typedef struct cli_flag {
                              * --trace-events) may be one file; each is claimed */
     bool out_sqlite;        /* with out_file: a SQLite database, whose -wal, -shm and
                              * -journal siblings count as the same file */
+    bool out_keep;          /* with out_file: one that holds data is never replaced —
+                             * refused unless the crawl appends (opt.append_output) */
     const char *section;    /* NULL, or a heading --help prints before this row */
     const char *help;       /* its lines in --help, '\n' between them, "[default]" last */
 } cli_flag;

@@ -16,8 +16,8 @@ cli_output *cli_outputs(const crawl_options *o, const cli_command *cmd, size_t *
     for (const cli_flag *f = cmd && cmd->table ? cmd->table->flags : NULL; f && f->name; f++)
         rows += f->out_file && f->arg == CLI_ARG_STRING;
     cli_output *out = xcalloc(2 + rows, sizeof *out);
-    out[0] = (cli_output){"--output", to_stdout ? NULL : o->output, false};
-    out[1] = (cli_output){"--trace-events", o->trace_events, false};
+    out[0] = (cli_output){"--output", to_stdout ? NULL : o->output, false, false};
+    out[1] = (cli_output){"--trace-events", o->trace_events, false, false};
     *n = 2;
     for (const cli_flag *f = cmd && cmd->table ? cmd->table->flags : NULL; f && f->name; f++) {
         if (!f->out_file || f->arg != CLI_ARG_STRING)
@@ -26,6 +26,7 @@ cli_output *cli_outputs(const crawl_options *o, const cli_command *cmd, size_t *
         snprintf(x->flag, sizeof x->flag, "--%s", f->name);
         x->path = *(const char *const *)((const char *)cmd->settings + f->offset);
         x->sqlite = f->out_sqlite;
+        x->keep = f->out_keep;
     }
     return out;
 }

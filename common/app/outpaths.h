@@ -22,6 +22,7 @@ typedef struct cli_output {
     char flag[48];    /* "--output" */
     const char *path; /* NULL: not given */
     bool sqlite;      /* with its -wal, -shm and -journal siblings */
+    bool keep;        /* never replaced when it holds data (cli_flag's out_keep) */
 } cli_output;
 
 /* The outputs the command line names: --output (unless the report goes to stdout),

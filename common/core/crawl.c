@@ -5,7 +5,8 @@
  * Deviations from crawling.py, chosen on purpose:
  *  - content_type and encoding are recorded for every non-redirect response that has
  *    a Content-Type (crawling.py fills them only for status 200); links are still
- *    parsed only for status 200.
+ *    parsed only for status 200 — and for a 304 fed the page an earlier crawl stored
+ *    (crawl_fetch_not_modified), whose links a recrawl must follow.
  *  - a redirect whose target is off the site or excluded is recorded, not followed.
  *  - --max-pages N: at most N URLs are ever scheduled (roots included). Once
  *    seen_urls holds N URLs, further URLs are neither added to it nor scheduled;
@@ -69,6 +70,9 @@ struct crawl {
     report *stats;           /* the FetchStatistic records: the text format's, which
                                 sorts them at the end; jsonl streams them and keeps none */
     size_t done;             /* records made */
+    size_t earlier_done;     /* crawl_set_earlier_runs: distinct URLs done before */
+    unsigned earlier_runs;   /* and in how many runs */
+    bool runs_known;         /* whether it was called */
     FILE *out;
     recstream *stream;       /* --format jsonl: each record written as it is made */
     char *failure;           /* crawl_fail's reason, or NULL */
@@ -117,6 +121,7 @@ struct crawl_fetch {
     http_sink sink;
     bool have_head;
     int status;
+    char http_version[12];   /* the head's, "" when it said none */
     char *content_type;      /* media type, lower case, or NULL */
     char *encoding;          /* charset, lower case; NULL when content_type is NULL */
     char *location;          /* raw Location header */
@@ -125,6 +130,7 @@ struct crawl_fetch {
     links_parser *parser;    /* only for a 200 page of a type we parse */
     link_set links;
     bool waiting_fd;         /* the transport waits for a descriptor: not in flight */
+    bool not_modified;       /* crawl_fetch_not_modified: a 304 fed the stored page */
     bool keep_body;          /* crawl_fetch_keep_body: the body is kept in body/body_len */
     bool aside;              /* crawl_fetch_aside: not a page (robots.txt) */
     char *body;
@@ -274,6 +280,8 @@ static void on_head(void *ctx, const http_head *head)
     clear_head(f);              /* a second head (should not happen) replaces the first */
     f->have_head = true;
     f->status = head->status;
+    snprintf(f->http_version, sizeof f->http_version, "%s",
+             head->version ? head->version : "");
     if (is_redirect(head->status)) {
         f->location = head->location ? xstrdup(head->location) : NULL;
         return;
@@ -283,7 +291,8 @@ static void on_head(void *ctx, const http_head *head)
         if (!f->encoding)
             f->encoding = xstrdup("utf-8");
     }
-    if (head->status == 200 && f->content_type && links_wanted(f->content_type)) {
+    bool page = head->status == 200 || (head->status == 304 && f->not_modified);
+    if (page && f->content_type && links_wanted(f->content_type)) {
         bool xml = strcmp(f->content_type, "application/xml") == 0;
         f->parser = links_new(f->url, f->encoding, xml, on_link, f);
     }
@@ -470,8 +479,16 @@ static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
 }
 
 /* f: the attempt the record comes from, or NULL (a failure without a response). */
-static void record(crawl *c, const fetch_stat *st, const crawl_fetch *f)
+static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
 {
+    fetch_stat with = *given;
+    const fetch_stat *st = given;
+    if (c->o.record_http_version) {
+        with.with_http_version = true;
+        snprintf(with.http_version, sizeof with.http_version, "%s",
+                 f && f->have_head ? f->http_version : "");
+        st = &with;
+    }
     c->done++;
     if (c->stream)
         recstream_record(c->stream, st);
@@ -530,7 +547,9 @@ static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add,
 
     fetch_stat st = {
         .url = f->url, .status = f->status, .exception = (char *)exception,
-        .size = f->size, .content_type = f->content_type, .encoding = f->encoding,
+        .size = f->not_modified ? 0 : f->size, /* a 304 brings no body */
+        .content_type = f->content_type, .encoding = f->encoding,
+        .not_modified = f->not_modified,
     };
     /* links - seen_urls is counted before any of them is added. */
     for (size_t i = 0; i < f->links.n; i++) {
@@ -680,6 +699,13 @@ size_t crawl_in_flight(const crawl *c) { return c->in_flight; }
 size_t crawl_attempts(const crawl *c) { return c->in_flight + c->waiting_fd; }
 size_t crawl_peak_in_flight(const crawl *c) { return c->peak_in_flight; }
 size_t crawl_done_count(const crawl *c) { return c->done; }
+
+void crawl_set_earlier_runs(crawl *c, size_t done, unsigned runs)
+{
+    c->earlier_done = done;
+    c->earlier_runs = runs;
+    c->runs_known = true;
+}
 
 void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
 {
@@ -838,6 +864,7 @@ void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }
 void crawl_fetch_aside(crawl_fetch *f) { f->aside = true; }
 
 bool crawl_fetch_is_aside(const crawl_fetch *f) { return f->aside; }
+void crawl_fetch_not_modified(crawl_fetch *f) { f->not_modified = true; }
 
 void crawl_fetch_keep_wire(crawl_fetch *f)
 {
@@ -852,6 +879,24 @@ crawl_wire *crawl_fetch_take_wire(crawl_fetch *f)
     f->wire = NULL;
     f->sink.on_wire = NULL;
     return w;
+}
+
+static char *dup_bytes(const char *s, size_t n, size_t *cap)
+{
+    *cap = n;
+    return s ? xmemdup(s, n) : NULL;
+}
+
+crawl_wire *crawl_wire_dup(const crawl_wire *w)
+{
+    if (!w)
+        return NULL;
+    crawl_wire *d = xmalloc(sizeof *d);
+    *d = *w;
+    d->request = dup_bytes(w->request, w->request_len, &d->request_cap);
+    d->head = dup_bytes(w->head, w->head_len, &d->head_cap);
+    d->body = dup_bytes(w->body, w->body_len, &d->body_cap);
+    return d;
 }
 
 void crawl_wire_free(crawl_wire *w)
@@ -894,6 +939,8 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
         .selector = selector,
         .peak_in_flight = c->peak_in_flight,
         .interrupted = interrupted,
+        .crawl_done = c->earlier_done + c->done,
+        .runs = c->runs_known ? c->earlier_runs + 1 : 0,
     };
     char write_err[512];
     if (crawl_write_failed(c, write_err, sizeof write_err))

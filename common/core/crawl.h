@@ -124,6 +124,11 @@ void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx);
  * NULL ctx removes nothing. */
 void crawl_remove_listeners(crawl *c, const void *ctx);
 
+/* A crawl resumed: its earlier runs recorded done distinct URLs, in runs runs. The
+ * summary then gives the whole crawl's totals beside this run's ("crawl_done",
+ * "runs"); a crawl that keeps its runs calls it with 0, 0 on its first. */
+void crawl_set_earlier_runs(crawl *c, size_t done, unsigned runs);
+
 /* seen_urls takes url without scheduling it (a crawl resumed: URLs of an earlier run).
  * Returns whether it was new. */
 bool crawl_mark_seen(crawl *c, const char *url);
@@ -148,6 +153,11 @@ bool crawl_allowed(const crawl *c, const char *url);
  * whether it was. */
 bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx);
 
+/* This attempt is a 304 Not Modified that answered a recrawl's conditional request,
+ * and the body its sink is fed next is the page stored by an earlier crawl: its links
+ * are parsed as a 200's, and the record says not_modified, with size 0 (no body came
+ * over the wire). Call it before the sink's on_head. */
+void crawl_fetch_not_modified(crawl_fetch *f);
 /* Keep this attempt's body (at most --max-size bytes) for crawl_fetch_take_body. Call
  * it before the transport starts. */
 void crawl_fetch_keep_body(crawl_fetch *f);
@@ -176,6 +186,9 @@ bool crawl_fetch_is_aside(const crawl_fetch *f);
 /* Hand them over (NULL unless kept); free with crawl_wire_free. */
 crawl_wire *crawl_fetch_take_wire(crawl_fetch *f);
 void crawl_wire_free(crawl_wire *w);
+/* A copy of w (NULL for NULL): a middleware's Response that keeps what went over the
+ * wire for the response it replaces. */
+crawl_wire *crawl_wire_dup(const crawl_wire *w);
 
 /* Every header field of the response, in arrival order, obs-fold unfolded: *n pairs,
  * each a name and then a value, NUL-terminated one after the other

@@ -37,10 +37,16 @@ typedef struct crawl_options {
     int append_output;       /* --output goes on from the end of the file (a crawl resumed) */
     const char *keep_output; /* NULL, or: an --output that holds records is not replaced
                               * (this crawl would go on with it); the words saying how */
+    const char *keep_files;  /* the words saying how to go on with a crawler's file that
+                              * holds data and is never replaced (cli.h's out_keep) */
     const char *fetched_by;  /* NULL, or this process's name in each record (one crawl
                               * shared by many processes) */
     int host_lanes;          /* --trace-events: a timeline lane per host, not per slot */
     int trace_pid;           /* --trace-events: this process's pid in the timeline (0: 1) */
+    int http2;               /* the curl transport offers HTTP/2 over https (ALPN), one
+                              * connection per host; records say "http_version" */
+    int insecure;            /* the curl transport checks no TLS certificate */
+    int record_http_version; /* each jsonl record says "http_version" (report.h) */
 } crawl_options;
 
 #endif

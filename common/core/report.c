@@ -412,6 +412,12 @@ void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, 
     fputs(", \"encoding\": ", out);
     json_write_string(out, st->encoding);
     fprintf(out, ", \"num_urls\": %d, \"num_new_urls\": %d", st->num_urls, st->num_new_urls);
+    if (st->not_modified)
+        fputs(", \"not_modified\": true", out);
+    if (st->with_http_version) {
+        fputs(", \"http_version\": ", out);
+        json_write_string(out, st->http_version[0] ? st->http_version : NULL);
+    }
     if (fetched_by) {
         fputs(", \"fetched_by\": ", out);
         json_write_string(out, fetched_by);
@@ -434,6 +440,8 @@ void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *ou
     json_write_string(out, sum->selector);
     fprintf(out, ", \"peak_in_flight\": %zu, \"interrupted\": %s", sum->peak_in_flight,
             sum->interrupted ? "true" : "false");
+    if (sum->runs)              /* a crawl resumed: the whole crawl's totals too */
+        fprintf(out, ", \"crawl_done\": %zu, \"runs\": %u", sum->crawl_done, sum->runs);
     if (sum->error) {
         fputs(", \"error\": ", out);
         json_write_string(out, sum->error);

@@ -13,15 +13,19 @@
  *                 NULL when content_type is NULL
  *   num_urls      distinct allowed links found on the page
  *   num_new_urls  of those, how many had not been seen before this page
+ *   http_version  (a crawler that asks for it) the response's HTTP version,
+ *                 "HTTP/1.1" or "HTTP/2" (say); null when no response came
  *
  * Two output formats: text (modelled on the chapter's reporting.py) and jsonl (one
- * object per URL with exactly those nine keys, then {"summary": {...}}). Both are safe
+ * object per URL with exactly those nine keys — and "not_modified": true for a 304 that
+ * answered a recrawl's conditional request — then {"summary": {...}}). Both are safe
  * to print on a terminal whatever the servers sent: jsonl escapes as JSON does, text
  * as text_write_string below.
  */
 #ifndef CRAWL_REPORT_H
 #define CRAWL_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -35,6 +39,13 @@ typedef struct fetch_stat {
     char *encoding;
     int num_urls;
     int num_new_urls;
+    bool not_modified;   /* a 304 to a recrawl's conditional request: the page is the
+                          * stored one; the JSONL record adds "not_modified": true */
+    /* The response's HTTP version ("HTTP/1.1", "HTTP/2"; "" when none came: null),
+     * as jsonl's "http_version" when with_http_version (crawl_options'
+     * record_http_version). */
+    char http_version[12];
+    bool with_http_version;
 } fetch_stat;
 
 /* Everything the summary line needs besides the records. */
@@ -48,6 +59,8 @@ typedef struct report_summary {
     size_t peak_in_flight;   /* most fetches in progress at once */
     int interrupted;         /* stopped by a signal, or failed */
     const char *error;       /* why it failed (NULL: it did not) */
+    size_t crawl_done;       /* with runs: URLs done by the whole crawl, this run's too */
+    unsigned runs;           /* the crawl's runs, this one included (0: not known) */
 } report_summary;
 
 typedef struct report report;

@@ -34,6 +34,13 @@
  * transfer that ends well raises it by one again, up to what it started at. The
  * caller never knows, but its sink hears on_wait_fd while its request waits.
  *
+ * HTTP/2 (curl_glue_set_http2, off by default): offered by ALPN over https, the
+ * transfers to one host multiplexed on one connection, a new one waiting for the
+ * connection being made (PIPEWAIT) rather than opening its own. libcurl hands the head
+ * to header_cb as HTTP/1.x-shaped lines, "HTTP/2 200 " first: once the first line
+ * comes, the glue asks which version the connection speaks and tells the head parser
+ * (and the decoder), which then take that status line and no other.
+ *
  * Each curl_req owns an easy handle, a new one for every request; finished requests go
  * to a free list. Connections live in the multi handle's cache and are reused across
  * requests. Host names live in one DNS cache for every handle of every glue (dns_share
@@ -104,6 +111,7 @@ struct curl_req {
      * across reuse. head_sent: the sink has it. */
     http_head_parser *head;
     int head_sent;
+    int head_started;           /* header_cb has seen the first line of this try */
     /* The sink archives what went over the wire (on_wire): libcurl does not decode, and
      * the raw transport's parser, fed the same head lines and the body as received,
      * does — framing, gzip, deflate — for on_body. */
@@ -143,6 +151,8 @@ struct curl_glue {
     char *proxy;               /* CURLOPT_PROXY, or NULL: libcurl's (its variables) */
     CURLSH *cookies;           /* the cookie store (and DNS cache), or NULL: no cookies */
     CURL *cookie_easy;         /* a handle on it, to add and list cookies */
+    bool http2;                /* curl_glue_set_http2 */
+    bool insecure;             /* curl_glue_set_insecure */
     int in_action;             /* inside curl_multi_socket_action */
     int closing;               /* inside curl_glue_free */
     size_t in_flight;
@@ -260,7 +270,7 @@ static void req_destroy(curl_req *r)
 /* Forget what a try received: its head, its body count, its error. */
 static void reset_response(curl_req *r)
 {
-    r->truncated = r->head_sent = r->peer_sent = 0;
+    r->truncated = r->head_sent = r->head_started = r->peer_sent = 0;
     r->fail = NULL;
     r->body_bytes = 0;
     http_head_parser_reset(r->head);
@@ -403,12 +413,21 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
         return 0;
     if (r->head_sent)
         return len;             /* a trailer */
+    long version = 0;
+    if (!r->head_started) {     /* the connection is up: HTTP/2 or not is known */
+        r->head_started = 1;
+        curl_easy_getinfo(r->easy, CURLINFO_HTTP_VERSION, &version);
+        if (version == CURL_HTTP_VERSION_2_0)
+            http_head_parser_expect_h2(r->head);
+    }
     if (r->sink.on_wire) {
         send_peer(r);
         if (!r->decoder) {
             const http_sink inner = {.on_body = decoded_body, .is_full = decoded_full,
                                      .ctx = r};
             r->decoder = http_parser_new(&inner);
+            if (version == CURL_HTTP_VERSION_2_0)
+                http_parser_expect_h2(r->decoder);
         }
         http_parser_feed(r->decoder, buf, len);    /* the head parser below judges it */
     }
@@ -571,7 +590,9 @@ static void wait_for_descriptor(curl_glue *g, curl_req *r)
 static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf,
                                 long os_errno)
 {
-    if (errbuf[0])
+    if (res == CURLE_PEER_FAILED_VERIFICATION && errbuf[0])
+        snprintf(g->errmsg, sizeof g->errmsg, "%s", errbuf); /* "SSL certificate problem: ..." */
+    else if (errbuf[0])
         snprintf(g->errmsg, sizeof g->errmsg, "%s: %s", curl_easy_strerror(res), errbuf);
     else
         snprintf(g->errmsg, sizeof g->errmsg, "%s", curl_easy_strerror(res));
@@ -924,6 +945,8 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
     curl_multi_setopt(g->multi, CURLMOPT_TIMERDATA, g);
     g->budget = budget;
     set_limits(g);
+    /* HTTP/2 (curl_glue_set_http2): the requests to one host share its connection */
+    curl_multi_setopt(g->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
     return g;
 }
 
@@ -1017,7 +1040,11 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
     }
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    /* HTTP/2 where the server offers it (ALPN), https only; each new transfer to a
+     * host waits for the connection being made to it, to be multiplexed on it */
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
+                     g->http2 ? (long)CURL_HTTP_VERSION_2TLS : (long)CURL_HTTP_VERSION_1_1);
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, g->http2 ? 1L : 0L);
     /* what both transports decode (http_head.h); libcurl would offer br and zstd too */
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 0L);
@@ -1033,12 +1060,16 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
         curl_easy_setopt(e, CURLOPT_PROXY, g->proxy);
         if (g->cacert)
             curl_easy_setopt(e, CURLOPT_PROXY_CAINFO, g->cacert);
+        if (g->insecure) {      /* an https proxy's certificate is not checked either */
+            curl_easy_setopt(e, CURLOPT_PROXY_SSL_VERIFYPEER, 0L);
+            curl_easy_setopt(e, CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
+        }
     }
     curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, (long)CONN_IDLE_MAX_S);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, close_socket_cb);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, g);
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, g->insecure ? 0L : 1L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, g->insecure ? 0L : 2L);
     if (g->cacert)
         curl_easy_setopt(e, CURLOPT_CAINFO, g->cacert);
     curl_easy_setopt(e, CURLOPT_USERAGENT,
@@ -1229,4 +1260,14 @@ size_t curl_glue_cookies(curl_glue *g, void (*each)(void *ctx, const char *line)
         each(ctx, l->data);
     curl_slist_free_all(list);
     return n;
+}
+
+void curl_glue_set_http2(curl_glue *g, bool http2)
+{
+    g->http2 = http2;
+}
+
+void curl_glue_set_insecure(curl_glue *g, bool insecure)
+{
+    g->insecure = insecure;
 }

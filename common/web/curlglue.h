@@ -6,11 +6,13 @@
  *
  * Every request: GET, no automatic redirects, gzip/deflate accepted, connections
  * reused, total connections capped at max_conns, a per-request timeout, TLS verified
- * (cacert adds a CA file to trust). The response goes to an http_sink as it arrives.
+ * (cacert adds a CA file to trust; curl_glue_set_insecure: not), HTTP/1.1 (or HTTP/2
+ * over https: curl_glue_set_http2). The response goes to an http_sink as it arrives.
  */
 #ifndef CRAWL_CURLGLUE_H
 #define CRAWL_CURLGLUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "http.h"
@@ -40,6 +42,13 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
 /* The User-Agent of the requests started from now on (copied); NULL: the default,
  * http_default_user_agent. */
 void curl_glue_set_user_agent(curl_glue *g, const char *user_agent);
+/* From now on, over https: HTTP/2 when the server offers it (ALPN), the requests to
+ * one host multiplexed on one connection (libcurl's CURLPIPE_MULTIPLEX; a new
+ * request waits for the connection being made, CURLOPT_PIPEWAIT); the head's version
+ * is then "HTTP/2". false (the default): HTTP/1.1 only. http stays HTTP/1.1. */
+void curl_glue_set_http2(curl_glue *g, bool http2);
+/* From now on, true: certificates and host names are not checked (curl -k). */
+void curl_glue_set_insecure(curl_glue *g, bool insecure);
 /* Cancels every request still in flight (no done callbacks), closes the connections,
  * unregisters every descriptor and timer it had in the selector, and frees the glue.
  * Not to be called from inside a sink or done callback of this glue. */

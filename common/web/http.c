@@ -240,6 +240,7 @@ struct http_parser {
     http_inflate *inflate; /* Content-Encoding gzip or deflate, else NULL */
     bool sink_full;        /* the sink wants no more: the rest is not inflated */
     bool framed_only;      /* http_parser_new_framed: no inflating */
+    bool h2;               /* http_parser_expect_h2 */
     long long wire_size;   /* body bytes as framed (compressed, if it is) */
     long long body_size;   /* body bytes delivered to on_body */
     long long remaining;   /* Content-Length or chunk bytes still to come */
@@ -275,6 +276,11 @@ http_parser *http_parser_new_framed(const http_sink *sink)
     http_parser *p = http_parser_new(sink);
     p->framed_only = true;
     return p;
+}
+
+void http_parser_expect_h2(http_parser *p)
+{
+    p->h2 = true;
 }
 
 void http_parser_free(http_parser *p)
@@ -335,6 +341,8 @@ static size_t head_bytes(http_parser *p, const char *data, size_t len)
         p->head = http_head_parser_new();
         if (p->sink.on_wire)
             http_head_parser_keep_wire(p->head);
+        if (p->h2)
+            http_head_parser_expect_h2(p->head);
     }
     int r = http_head_parser_feed(p->head, data, len, &used);
     if (r < 0)

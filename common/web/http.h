@@ -47,6 +47,9 @@ http_parser *http_parser_new(const http_sink *sink);
  * digest a WARC reader checks. */
 http_parser *http_parser_new_framed(const http_sink *sink);
 void http_parser_free(http_parser *p);
+/* The response comes over HTTP/2, as libcurl gives it (http_head_parser_expect_h2):
+ * "HTTP/2 CODE" status line, no chunked framing. Before the first byte. */
+void http_parser_expect_h2(http_parser *p);
 /* Feed bytes. Returns 0 to go on, 1 when the body is complete (Content-Length reached;
  * extra bytes are ignored), -1 on a protocol error (http_parser_error() says which:
  * "malformed status line", "header section over 65536 bytes", ...). */

@@ -15,6 +15,7 @@
 #include "http_head.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,8 @@ struct http_head_parser {
     long long content_length;
     bool te_present, te_chunked;
     http_coding coding;
+    bool h2;                    /* http_head_parser_expect_h2 */
+    char version[16];           /* the status line's "HTTP/..." */
     http_head head;             /* filled when the head is complete */
     bool keep_wire;             /* http_head_parser_keep_wire */
     char *wire;                 /* the bytes of this head, as they came */
@@ -146,7 +149,13 @@ void http_head_parser_reset(http_head_parser *hp)
         hp->wire_cap = 0;
     }
     hp->keep_wire = false;
+    hp->h2 = false;
     start_head(hp);
+}
+
+void http_head_parser_expect_h2(http_head_parser *hp)
+{
+    hp->h2 = true;
 }
 
 const char *http_head_parser_error(const http_head_parser *hp)
@@ -168,13 +177,22 @@ const char *http_coding_corrupt(http_coding c)
 
 /* ---- the status line ----------------------------------------------------------- */
 
-/* "HTTP/1.D CODE[ reason]", CODE 100..599. */
+/* The version a status line starts with: "HTTP/1.D " (or "HTTP/2 " over HTTP/2). */
+static const char *status_prefix(const http_head_parser *hp)
+{
+    return hp->h2 ? "HTTP/2 " : "HTTP/1.";
+}
+
+/* "HTTP/1.D CODE[ reason]" (or "HTTP/2 CODE[ reason]"), CODE 100..599. */
 static int parse_status(http_head_parser *hp, const char *s, const char *e)
 {
-    if (e - s < 12 || memcmp(s, "HTTP/1.", 7) != 0 || s[7] < '0' || s[7] > '9' ||
-        s[8] != ' ')
+    size_t vlen = hp->h2 ? 6 : 8;   /* "HTTP/2", "HTTP/1.D" */
+    if (e - s < (ptrdiff_t)vlen + 4 || memcmp(s, status_prefix(hp), 7) != 0 ||
+        (!hp->h2 && (s[7] < '0' || s[7] > '9')) || s[vlen] != ' ')
         return fail(hp, "%s", http_err_status_line);
-    s += 9;
+    memcpy(hp->version, s, vlen);
+    hp->version[vlen] = '\0';
+    s += vlen + 1;
     while (s < e && *s == ' ')
         s++;
     if (e - s < 3 || s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' || s[2] < '0' ||
@@ -189,8 +207,8 @@ static int parse_status(http_head_parser *hp, const char *s, const char *e)
  * not speak HTTP fails at once rather than at the size limit. */
 static int check_status_prefix(http_head_parser *hp, const char *data, size_t n)
 {
-    static const char want[] = "HTTP/1.";
-    for (size_t i = 0; i < n && hp->line_len + i < sizeof want - 1; i++)
+    const char *want = status_prefix(hp);
+    for (size_t i = 0; i < n && hp->line_len + i < 7; i++)
         if (data[i] != want[hp->line_len + i])
             return fail(hp, "%s", data[i] ? http_err_status_line : http_err_nul);
     return 0;
@@ -351,6 +369,7 @@ static int end_of_head(http_head_parser *hp)
         .content_type = hp->ctype == NONE ? NULL : value_at(hp, hp->ctype),
         .location = hp->location == NONE ? NULL : value_at(hp, hp->location),
         .content_length = hp->te_present ? -1 : hp->content_length,
+        .version = hp->version,
     };
     hp->state = HS_DONE;
     return 1;

@@ -8,7 +8,10 @@
  * RFC 9112 as a careful client reads them:
  *
  *  - Status line: "HTTP/1.D CODE[ reason]" with CODE 100..599; anything else (another
- *    version, 600, 999, "2x0") is "malformed status line".
+ *    version, 600, 999, "2x0") is "malformed status line". Over a connection that
+ *    speaks HTTP/2 (http_head_parser_expect_h2: the libcurl glue, once ALPN chose h2),
+ *    the head has no status line of its own; libcurl writes one, "HTTP/2 CODE ", and
+ *    that is then the only form taken.
  *  - 1xx responses other than 101 are interim: skipped, with their fields; the final
  *    response follows on the same connection. 101 Switching Protocols is an error: we
  *    never ask to upgrade, and after a 101 the bytes are no longer HTTP.
@@ -65,6 +68,7 @@ typedef struct http_head {
     const char *content_type;   /* raw Content-Type value */
     const char *location;       /* raw Location value */
     long long content_length;   /* -1 when absent (or overridden by Transfer-Encoding) */
+    const char *version;        /* the status line's: "HTTP/1.1", "HTTP/1.0", "HTTP/2" */
 } http_head;
 
 /* Where a response goes, whichever transport fetched it (raw parser or libcurl glue).
@@ -137,8 +141,11 @@ typedef struct http_head_parser http_head_parser;
 
 http_head_parser *http_head_parser_new(void);
 void http_head_parser_free(http_head_parser *hp);
-/* Ready for another response (keeps small buffers for reuse). */
+/* Ready for another response (keeps small buffers for reuse); HTTP/1.x again. */
 void http_head_parser_reset(http_head_parser *hp);
+/* The response comes over HTTP/2: its status line is "HTTP/2 CODE[ reason]" (the form
+ * libcurl gives an HTTP/2 head), never HTTP/1.x. Before the first byte. */
+void http_head_parser_expect_h2(http_head_parser *hp);
 
 /* Feed bytes; *used says how many were taken (never past the final head's empty line).
  * Returns 0 to go on, 1 when the final head is complete, -1 on an error

@@ -37,7 +37,8 @@ typedef struct origin {
     strmap_node node;           /* in the middleware's table, by key */
     future ready;               /* resolved once rules is set */
     robots *rules;              /* NULL while robots.txt is being fetched */
-    char *why;                  /* why everything is forbidden, or NULL */
+    char *why;                  /* why everything is forbidden (the record's words), or
+                                 * NULL */
     task *fetcher;              /* fetch_rules, while it runs */
     char *robots_url;           /* its robots.txt, while it waits for a download slot */
     list_node to_fetch;         /* in the middleware's line then */
@@ -216,7 +217,7 @@ static void settle_rules(fetch_frame *f, const response *r)
         log_info("robots.txt of %s: %d, everything allowed", o->key, r->status);
     } else {
         o->rules = robots_disallow_all();
-        o->why = xasprintf("%s answered %d", f->url, r->status);
+        o->why = xasprintf("forbidden by robots.txt (%s answered %d)", f->url, r->status);
         log_info("robots.txt of %s: %d, everything forbidden", o->key, r->status);
     }
 }
@@ -226,8 +227,10 @@ static int fetch_body(coro *co)
     fetch_frame *f = (fetch_frame *)co;
     CORO_BEGIN(co);
     for (;;) {
-        f->dl = engine_download(f->mw->e,
-                                request_new(f->url, 0, REQ_DONT_OBEY_ROBOTS | REQ_SIDE_LANE));
+        { /* robots.txt is archived (--warc) and has connections of its own */
+            unsigned flags = REQ_DONT_OBEY_ROBOTS | REQ_ARCHIVE | REQ_SIDE_LANE;
+            f->dl = engine_download(f->mw->e, request_new(f->url, 0, flags));
+        }
         AWAIT_FUTURE_CATCH(co, task_future(f->dl));
         if (co->err && co->err->kind == CORO_CANCELLED) {
             /* Cancelled: this task (the download then still runs, and the finally
@@ -240,7 +243,10 @@ static int fetch_body(coro *co)
             task_free(f->dl);
             f->dl = NULL;
             f->o->rules = robots_disallow_all();
-            f->o->why = xasprintf("%s unreachable: %s", f->url, co->err->msg);
+            /* why first: a certificate problem, say, is what the user must fix */
+            f->o->why = xasprintf("robots.txt unreachable: %s (fetching %s; everything "
+                                  "forbidden)",
+                                  co->err->msg, f->url);
             log_info("robots.txt of %s unreachable (%s): everything forbidden", f->o->key,
                      co->err->msg);
             coro_error_free(co->err);
@@ -332,7 +338,7 @@ static void decide(const origin *o, const char *path_query, mw_result *out)
     if (v.allowed)
         mw_continue(out);
     else if (o->why)
-        mw_ignore(out, "forbidden by robots.txt (%s)", o->why);
+        mw_ignore(out, "%s", o->why);
     else if (v.over_budget)
         mw_ignore(out,
                   "forbidden by robots.txt (its rules cost over %d octets of "

@@ -88,6 +88,7 @@ static void on_record(void *ctx, const fetch_stat *st, const crawl_fetch *f)
     if (e->capture && !e->capture->record.url) {
         fetch_stat_copy(&e->capture->record, st);
         e->capture->output_end = crawl_output_end(e->a->crawl);
+        clock_gettime(CLOCK_REALTIME, &e->capture->at);
     }
 }
 
@@ -269,6 +270,15 @@ static coro *download(engine *e, const request *req, unsigned flags)
     return fetch_response(e->a, &r, request_fields(req), flags);
 }
 
+/* A download of the engine's own that is kept (REQ_ARCHIVE): to each stage that keeps
+ * such downloads. */
+static void pipeline_download(engine *e, const request *req, const response *r)
+{
+    for (size_t i = 0; i < e->npipe; i++)
+        if (e->pipe[i].process_download)
+            e->pipe[i].process_download(e->pipe[i].self, req, r);
+}
+
 /* The downloader alone: fetch_response's tries, the body kept, no record — after the
  * process_request of the middlewares that see all requests. */
 static int download_body(coro *co)
@@ -294,11 +304,16 @@ static int download_body(coro *co)
             CORO_RAISE(co, CORO_ERROR, 0, "the %s middleware rescheduled a download (%s)",
                        f->e->mw[f->i].name, f->req->url);
     }
-    AWAIT(co, download(f->e, f->req, FETCH_KEEP_BODY));
+    AWAIT(co, download(f->e, f->req,
+                       FETCH_KEEP_BODY | (f->req->flags & REQ_ARCHIVE && f->e->keep_wire
+                                              ? FETCH_KEEP_WIRE
+                                              : 0)));
     {
         crawl_fetch *cf = co->value.p;
         response *r = response_of(cf, co->value.n == 1);
         crawl_fetch_release(cf);
+        if (f->req->flags & REQ_ARCHIVE)
+            pipeline_download(f->e, f->req, r);
         CORO_RETURN(co, r, 0);
     }
     CORO_END(co);
@@ -445,8 +460,11 @@ static void record_response(handle_frame *f)
         crawl_request cr = request_view(f->req);
         crawl_fetch *cf = crawl_fetch_new(e->a->crawl, &cr);
         const http_sink *s = crawl_fetch_sink(cf);
+        if (r->not_modified)
+            crawl_fetch_not_modified(cf);   /* its body is the stored page's */
         http_head head = {r->status, response_header(r, "Content-Type"),
-                          response_header(r, "Location"), (long long)r->body_len};
+                          response_header(r, "Location"), (long long)r->body_len,
+                          NULL}; /* made here, not fetched: no HTTP version */
         s->on_head(s->ctx, &head);
         if (r->body_len)
             s->on_body(s->ctx, r->body, r->body_len);

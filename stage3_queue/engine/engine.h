@@ -38,6 +38,7 @@
 #define CRAWL_ENGINE_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "app.h"
 #include "coro.h"
@@ -100,6 +101,8 @@ typedef struct item {
     const response *response;   /* NULL for a failure; else status, kept headers, and
                                  * the body if a stage wants_body */
     long long output_end;       /* where its line ends in --output (-1: no offset) */
+    struct timespec at;         /* when the record was made (CLOCK_REALTIME): the store's
+                                 * fetched_at and the WARC-Date, one time for both */
 } item;
 
 typedef struct item_pipeline {
@@ -114,6 +117,10 @@ typedef struct item_pipeline {
      * raises is a fatal error of the crawl (exit 1), said in one line. */
     coro *(*open)(void *self, engine *e);
     coro *(*process_item)(void *self, item *it, bool *drop);
+    /* NULL, or: a response the engine downloaded for itself and that is no record of
+     * the crawl (engine_download of a request marked REQ_ARCHIVE: robots.txt), for the
+     * stages that keep what was fetched (--warc, --store). Never waits. */
+    void (*process_download)(void *self, const request *req, const response *resp);
     coro *(*close)(void *self);
     void (*free)(void *self);
 } item_pipeline;

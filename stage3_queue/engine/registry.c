@@ -12,6 +12,7 @@
 #include "hostqueue.h"
 #include "log.h"
 #include "polite.h"
+#include "recrawl.h"
 #include "redisqueue.h"
 #include "robotstxt.h"
 #include "settings.h"
@@ -54,6 +55,10 @@ static bool on_store(const app *a)
 static bool on_warc(const app *a)
 {
     return settings_of(a)->warc != NULL;
+}
+static bool on_recrawl(const app *a)
+{
+    return settings_of(a)->recrawl != NULL;
 }
 static bool on_sitemaps(const app *a)
 {
@@ -155,7 +160,7 @@ static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
     const settings *s = settings_of(engine_app(e));
-    *out = warc_pipeline(s->warc, s->cdx);
+    *out = warc_pipeline(s->warc_base, s->cdx); /* rotated: the names derive from it */
     return 0;
 }
 
@@ -170,6 +175,8 @@ const extension registry[] = {
      * and back-off decisions) sees the download first. */
     {"robots.txt", EXT_DOWNLOADER_MW, 100, on_robots, .make_middleware = make_robots},
     {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
+    /* --recrawl: after --header, whose If-None-Match would be the user's own. */
+    {"recrawl", EXT_DOWNLOADER_MW, 560, on_recrawl, .make_middleware = recrawl_middleware},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
     /* Item pipelines: --state first (its frontier rows before the pages' rows). */
     {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},

@@ -90,6 +90,7 @@ void response_free(response *r)
     free(r->headers);
     free(r->body);
     crawl_wire_free(r->wire);
+    free(r->stored_at);
     free(r->url);
     free(r);
 }

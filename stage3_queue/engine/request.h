@@ -22,6 +22,8 @@ enum {
     REQ_ONE_TRY = 1 << 2,            /* engine_fetch: one try, whatever --max-tries */
     REQ_SIDE_LANE = 1 << 8,          /* the transport's side lane (curlglue.h): a
                                       * download for the crawl itself (robots.txt) */
+    REQ_ARCHIVE = 1 << 3,            /* engine_fetch: the response goes to the pipeline's
+                                      * process_download (robots.txt) */
 };
 
 typedef struct request {
@@ -71,6 +73,11 @@ typedef struct response {
     bool truncated;                  /* the body was cut at --max-size */
     crawl_wire *wire;                /* the bytes as they went (a stage wants_wire), or
                                       * NULL (not asked, or a middleware's Response) */
+    /* A 304 that answered a conditional request (--recrawl, downloadermw/recrawl.h):
+     * status 304, the stored page's headers (updated by the 304's) and body; stored_at
+     * is when the earlier crawl fetched that page (its store's fetched_at), or NULL. */
+    bool not_modified;
+    char *stored_at;
 } response;
 
 response *response_new(const char *url, int status);

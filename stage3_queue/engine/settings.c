@@ -5,14 +5,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cookiejar.h"
 #include "curlglue.h"
 #include "http.h"
+#include "recrawl_db.h"
 #include "redisurl.h"
+#include "alloc.h"
 #include "threadpool.h"
 
 #define STR_(x) #x
@@ -106,6 +110,13 @@ static int check_proxy(void *s, const char *arg, char *why, size_t n)
     return bad ? -1 : 0;
 }
 
+/* --recrawl OLD.db: a database --store wrote, checked now (one line, exit 2). */
+static int check_recrawl(void *s, const char *arg, char *why, size_t n)
+{
+    (void)s;
+    return old_db_check(arg, why, n);
+}
+
 /* Politeness: any of its flags turns it on (the polite Queue, hostqueue.h); some hold
  * per process only. */
 static int set_polite(void *s, const char *arg, char *why, size_t n)
@@ -119,6 +130,18 @@ static int set_polite_local(void *s, const char *arg, char *why, size_t n)
 {
     ((settings *)s)->polite_local = 1;
     return set_polite(s, arg, why, n);
+}
+
+char *warc_file_name(const char *base, unsigned n)
+{
+    static const char *const ends[] = {".warc.gz", ".warc", ".gz"};
+    size_t len = strlen(base);
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t e = strlen(ends[i]);
+        if (len > e && strcmp(base + len - e, ends[i]) == 0)
+            return xasprintf("%.*s-%05u%s", (int)(len - e), base, n, ends[i]);
+    }
+    return xasprintf("%s-%05u", base, n);
 }
 
 /* ---- the table ------------------------------------------------------------------- */
@@ -144,12 +167,17 @@ static const cli_flag rows[] = {
      .help = "store every record, headers and body in SQLite\n"
              "(docs/storage.md) [none]"},
     {.name = "warc", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(warc),
-     .out_file = true,
+     .out_file = true, .out_keep = true,
      .help = "archive every response in WARC/1.1, as it came\n"
              "over the wire; FILE.gz: gzip per record\n"
              "(docs/warc.md) [none]"},
     {.name = "cdx", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(cdx),
-     .out_file = true, .help = "with --warc: a CDXJ index of it [none]"},
+     .out_file = true, .out_keep = true, .help = "with --warc: a CDXJ index of it [none]"},
+    {.name = "warc-max-size", .arg = CLI_ARG_BYTES, .metavar = "BYTES", .min = 1,
+     .offset = AT(warc_max_size),
+     .help = "with --warc: a new file before one would pass\n"
+             "BYTES: FILE-00000.warc.gz, FILE-00001... (1 GB is\n"
+             "usual; docs/warc.md) [one file]"},
     {.name = "state", .arg = CLI_ARG_STRING, .metavar = "FILE.db", .offset = AT(state),
      .out_file = true, .out_sqlite = true,
      .help = "keep the crawl's frontier in SQLite, so that a\n"
@@ -212,6 +240,16 @@ static const cli_flag rows[] = {
     {.name = "dns-timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001,
      .max = 86400, .offset = AT(dns_timeout),
      .help = "per DNS lookup on the raw transport [60]"},
+    {.name = "recrawl", .arg = CLI_ARG_STRING, .metavar = "OLD.db", .offset = AT(recrawl),
+     .set = check_recrawl,
+     .help = "ask for each page OLD.db (an earlier --store) holds\n"
+             "only if it changed (ETag, Last-Modified); a 304 is\n"
+             "the stored page (docs/recrawl.md) [fetch all]"},
+    {.name = "http1.1", .arg = CLI_ARG_NONE, .offset = AT(http1_1),
+     .help = "HTTP/1.1 only [over https, HTTP/2 when the server\n"
+             "offers it, one connection per host] (docs/http2.md)"},
+    {.name = "insecure", .arg = CLI_ARG_NONE, .offset = AT(insecure),
+     .help = "do not check TLS certificates (a warning says so)"},
     {0}
 };
 /* clang-format on */
@@ -230,6 +268,14 @@ static void defaults(void *p)
 
 #define REFUSE(...) (snprintf(why, n, __VA_ARGS__), -1)
 
+/* Whether two paths name one existing file. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev
+        && sa.st_ino == sb.st_ino;
+}
+
 static int check_rules(const settings *s, const crawl_options *o, char *why, size_t n)
 {
     bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
@@ -239,6 +285,8 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
         redis_url_shown(s->frontier, frontier, sizeof frontier);
     if (s->cdx && !s->warc)
         return REFUSE("--cdx '%s' indexes a --warc file: give --warc too", s->cdx);
+    if (s->warc_max_size && !s->warc)
+        return REFUSE("--warc-max-size rotates a --warc archive: give --warc too");
     if (s->resume && !s->state && !s->frontier)
         return REFUSE("--resume goes on with the crawl of a --state file: give --state too");
     if (s->resume && s->frontier && to_stdout)
@@ -271,6 +319,13 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
     char bad[1024];
     if (s->cookie_file && cookiejar_read(s->cookie_file, NULL, NULL, bad, sizeof bad) < 0)
         return REFUSE("--cookies %s", bad); /* not a cookie file: never written over */
+    if (same_file(s->recrawl, s->store) || same_file(s->recrawl, s->state))
+        return REFUSE("--recrawl '%s' is read while the crawl runs: give --%s another file",
+                      s->recrawl, same_file(s->recrawl, s->store) ? "store" : "state");
+    if (strcmp(o->transport, "raw") == 0 && (s->http1_1 || s->insecure))
+        return REFUSE("%s: the raw transport speaks HTTP/1.0 over plain TCP only (no TLS, "
+                      "no HTTP/2): use --transport curl",
+                      s->insecure ? "--insecure" : "--http1.1");
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
@@ -292,7 +347,21 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     /* A crawl that goes on with its --output never replaces one that holds records. */
     if ((s->state || s->frontier) && !s->resume)
         o->keep_output = "add --resume to go on with it";
+    /* Nor its --warc and --cdx (out_keep), which only --resume adds to. */
+    o->keep_files = s->state || s->frontier ? "add --resume to go on with it"
+                                            : "only --resume (with --state) adds to it";
+    s->warc_base = s->warc;
+    if (s->warc && s->warc_max_size) {
+        /* Rotated: the files are FILE-00000.warc.gz, ...; the first is the one claimed. */
+        static char *first; /* the last command line's: one crawl a process */
+        free(first);
+        first = warc_file_name(s->warc, 0);
+        s->warc = first;
+    }
     o->host_lanes = s->polite;
+    o->http2 = !s->http1_1;
+    o->insecure = s->insecure;
+    o->record_http_version = 1;
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];

@@ -44,7 +44,19 @@ typedef struct settings {
     const char *cookie_file;   /* --cookies FILE: read first, written back at the end */
     cli_list cookie;           /* --cookie NAME=VALUE, repeatable: to the roots' hosts */
     const char *proxy;         /* --proxy URL: every request through it */
+    long long warc_max_size;   /* --warc-max-size BYTES (0: one file): rotate the archive */
+    const char *warc_base;     /* --warc as given; with --warc-max-size, warc is the first
+                                * file's name (warc_file_name: FILE-00000.warc.gz) */
+    const char *recrawl;       /* --recrawl OLD.db: ask for OLD.db's pages only if changed */
+    int http1_1;               /* --http1.1: no HTTP/2 (the curl transport offers it over
+                                * https by default) */
+    int insecure;              /* --insecure: TLS certificates not checked */
 } settings;
+
+/* --warc-max-size: the name of file n of the archive base ("a.warc.gz", 3 ->
+ * "a-00003.warc.gz"; ".warc", ".gz" and other names alike, "a" -> "a-00003").
+ * malloc'd. */
+char *warc_file_name(const char *base, unsigned n);
 
 /* The table cli_parse reads (its rows, defaults and cross checks). */
 extern const cli_table settings_table;

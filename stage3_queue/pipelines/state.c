@@ -15,6 +15,7 @@
 #include "log.h"
 #include "settings.h"
 #include "store.h"
+#include "warc.h"
 #include "writer.h"
 
 /* The state's own tables; pages is the store's, with one more column (state.h). */
@@ -22,7 +23,9 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS frontier (url TEXT PRIMARY KEY,"
     " max_redirect INTEGER NOT NULL, depth INTEGER NOT NULL DEFAULT 0, referrer TEXT,"
     " callback TEXT) WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);";
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, started TEXT NOT NULL,"
+    " finished TEXT);";
 
 /* A file of an older crawl-queue has frontier (url, max_redirect) only: the columns
  * are added, its URLs get depth 0 and no referrer (that much is lost: a -v line). */
@@ -149,10 +152,20 @@ static void finalize(state *s)
     s->db = NULL;
 }
 
+/* The run is over (also after Ctrl-C; a run killed has no finished). */
 static coro_value close_work(void *arg, coro_error **err)
 {
-    (void)err;
-    finalize(arg);
+    state *s = arg;
+    char now[32];
+    store_utc_now(now, sizeof now);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET finished = ?1 WHERE id = (SELECT max(id) "
+                           "FROM runs)", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_DONE)
+        *err = store_db_error(s->db, "--state", s->path, "close");
+    sqlite3_finalize(st);
+    finalize(s);
     return (coro_value){NULL, 0};
 }
 
@@ -330,9 +343,56 @@ static long long forget_unwritten(restore *r, long long output_size)
     return sqlite3_changes(r->db);
 }
 
-/* --resume: done = its record is in the file (and in --output). A page's row comes
- * after the frontier rows of its links, in the same batch or a later one: a page done
- * here has its links in the frontier. */
+static void add_archived(void *ctx, const char *uri) { fpset_add(ctx, uri); }
+
+/* With --warc: the pages rows of responses the archive lacks (a kill -9 lost the
+ * records the writer had not written yet): gone, so that their URLs are fetched (and
+ * archived) again. How many, or -1. */
+static long long forget_unarchived(restore *r)
+{
+    if (!r->s->warc)
+        return 0;
+    fpset *archived = fpset_new();
+    char why[600];
+    long long lost = 0;
+    if (warc_archived(r->s, add_archived, archived, why, sizeof why) < 0) {
+        fpset_free(archived);
+        return fail(r, "--resume: %s", why);
+    }
+    char **urls = NULL;
+    size_t n = 0;
+    int rc = prepare(r, "SELECT url FROM pages WHERE status IS NOT NULL");
+    while (rc == 0 && (rc = step(r)) > 0) {
+        const char *url = text(r, 0, "pages");
+        if (!url) {
+            rc = -1;
+            break;
+        }
+        if (!fpset_has(archived, url)) {
+            urls = xreallocarray(urls, n + 1, sizeof *urls);
+            urls[n++] = xstrdup(url);
+        }
+        rc = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0 && (prepare(r, "DELETE FROM pages WHERE url = ?1") < 0 ||
+                        sqlite3_bind_text(r->st, 1, urls[i], -1, SQLITE_STATIC) != SQLITE_OK ||
+                        step(r) < 0))
+            rc = db_fail(r);
+        free(urls[i]);
+    }
+    free(urls);
+    fpset_free(archived);
+    lost = (long long)n;
+    if (rc == 0 && lost > 0)
+        log_warn("--resume: --warc '%s' lacks %lld response(s) that --state '%s' counted "
+                 "done: fetching them again", r->s->warc, lost, r->s->state);
+    return rc < 0 ? -1 : lost;
+}
+
+/* --resume: done = its record is in the file (and in --output, and in --warc). A
+ * page's row comes after the frontier rows of its links, in the same batch or a later
+ * one: a page done here has its links in the frontier. */
 static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
 {
     /* The output is opened after these checks (a refused --resume leaves it as it
@@ -347,6 +407,8 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     if (lost > 0)
         log_warn("--resume: --output '%s' lacks %lld record(s) that --state '%s' counted "
                  "done: fetching them again", a->opt.output, lost, r->s->state);
+    if (forget_unarchived(r) < 0)
+        return -1;
     fpset *done = fpset_new();
     int rc = prepare(r, "SELECT url FROM pages");
     const char *url;
@@ -384,6 +446,28 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     return rc;
 }
 
+/* This run's row of runs, and what the earlier ones did, for the summary: the URLs
+ * done (pages, after forget_unwritten) and the runs (a file of an older crawl-queue
+ * has no runs: its pages are one run). */
+static int add_run(restore *r, app *a)
+{
+    long long done = 0, runs = 0;
+    char now[32];
+    store_utc_now(now, sizeof now);
+    if (prepare(r, "SELECT (SELECT count(DISTINCT url) FROM pages), (SELECT count(*) FROM "
+                   "runs)") < 0 || step(r) <= 0)
+        return db_fail(r);
+    done = sqlite3_column_int64(r->st, 0);
+    runs = sqlite3_column_int64(r->st, 1);
+    if (runs == 0 && done > 0)
+        runs = 1;
+    if (prepare(r, "INSERT INTO runs (started) VALUES (?1)") < 0 ||
+        sqlite3_bind_text(r->st, 1, now, -1, SQLITE_TRANSIENT) != SQLITE_OK || step(r) < 0)
+        return db_fail(r);
+    crawl_set_earlier_runs(a->crawl, (size_t)done, (unsigned)runs);
+    return 0;
+}
+
 int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
 {
     restore r = {.o = &a->opt, .s = settings_of(a), .err = err, .errlen = errlen};
@@ -402,6 +486,8 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
         rc = db_fail(&r);
     else if ((rc = check_crawl(&r, &known)) == 0 && known > 0)
         rc = requeue(&r, a, put, ctx);
+    if (rc == 0)
+        rc = add_run(&r, a);
     sqlite3_finalize(r.st);
     sqlite3_close(r.db);
     return rc;

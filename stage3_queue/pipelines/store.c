@@ -21,15 +21,24 @@
 #include <time.h>
 
 #include "alloc.h"
+#include "redisurl.h"
 #include "writer.h"
 
 typedef struct store {
     char *path;
     sqlite3 *db;                /* touched by one pool job at a time */
-    sqlite3_stmt *insert;
+    sqlite3_stmt *insert, *insert_robots;
+    long long crawl_id;         /* this run's row of crawls */
+    char *roots, *options;      /* what it says of this run */
     writer w;
-    writer_rows rows;           /* of store_page */
+    writer_rows rows;           /* of store_row */
 } store;
+
+/* A row of pages, or of robots (a robots.txt download: no record of the crawl). */
+typedef struct store_row {
+    store_page page;
+    bool robots;
+} store_row;
 
 /* ---- pages rows (loop thread) ---- */
 
@@ -46,14 +55,21 @@ static char *headers_text(const response *r)
     return s;
 }
 
-static void utc_now(char *buf, size_t len)
+/* at (the item's time; now when it has none) in UTC, ISO 8601 with milliseconds. */
+static void utc_time(struct timespec at, char *buf, size_t len)
 {
-    struct timespec ts;
+    struct timespec ts = at;
     struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    if (ts.tv_sec == 0 && ts.tv_nsec == 0)
+        clock_gettime(CLOCK_REALTIME, &ts);
     gmtime_r(&ts.tv_sec, &tm);
     size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(buf + n, len - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+void store_utc_now(char *buf, size_t len)
+{
+    utc_time((struct timespec){0, 0}, buf, len);
 }
 
 void store_page_fill(store_page *p, const item *it, bool with_response)
@@ -67,7 +83,7 @@ void store_page_fill(store_page *p, const item *it, bool with_response)
             p->body_len = it->response->body_len;
         }
     }
-    utc_now(p->fetched_at, sizeof p->fetched_at);
+    utc_time(it->at, p->fetched_at, sizeof p->fetched_at);
 }
 
 void store_page_clear(store_page *p)
@@ -89,8 +105,32 @@ static const char schema[] =
     " encoding TEXT, num_urls INTEGER NOT NULL, num_new_urls INTEGER NOT NULL,"
     " headers TEXT, body BLOB, fetched_at TEXT NOT NULL);";
 
-static const char insert_sql[] =
-    "INSERT INTO pages (" STORE_PAGE_COLUMNS ") VALUES (" STORE_PAGE_VALUES ")";
+static const char insert_sql[] = "INSERT INTO pages (" STORE_PAGE_COLUMNS
+                                 ", crawl_id) VALUES (" STORE_PAGE_VALUES ", ?14)";
+
+/* The store's own tables (store.h): its runs, and the robots.txt it fetched. */
+static const char crawls_schema[] =
+    "CREATE TABLE IF NOT EXISTS crawls ("
+    " id INTEGER PRIMARY KEY, started TEXT NOT NULL, finished TEXT, roots TEXT NOT NULL,"
+    " options TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS robots ("
+    " id INTEGER PRIMARY KEY, crawl_id INTEGER NOT NULL REFERENCES crawls(id),"
+    " url TEXT NOT NULL, final_url TEXT, status INTEGER, headers TEXT, body BLOB,"
+    " fetched_at TEXT NOT NULL);";
+
+/* A store of an older crawl-queue: pages without crawl_id. Its rows get a crawls row
+ * of their own, from their first fetch to their last; its roots and options are not
+ * known. */
+static const char upgrade_sql[] =
+    "ALTER TABLE pages ADD COLUMN crawl_id INTEGER REFERENCES crawls(id);"
+    "INSERT INTO crawls (started, finished, roots, options)"
+    " SELECT min(fetched_at), max(fetched_at), '[]', '(not recorded: an older crawl-queue)'"
+    " FROM pages HAVING count(*) > 0;"
+    "UPDATE pages SET crawl_id = (SELECT max(id) FROM crawls) WHERE crawl_id IS NULL;";
+
+static const char insert_robots_sql[] =
+    "INSERT INTO robots (crawl_id, url, final_url, status, headers, body, fetched_at)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
 coro_error *store_db_error(sqlite3 *db, const char *what, const char *path,
                            const char *step)
@@ -168,19 +208,86 @@ coro_value store_write_rows(sqlite3 *db, const char *what, const char *path,
     return (coro_value){NULL, (long long)n};
 }
 
+/* Whether pages has crawl_id. */
+static bool has_crawl_id(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT crawl_id FROM pages LIMIT 0", -1, &st, NULL) !=
+        SQLITE_OK)
+        return false;
+    sqlite3_finalize(st);
+    return true;
+}
+
+/* This run's row of crawls: when it started, its roots and options. */
+static int add_crawl(store *s)
+{
+    char now[32];
+    sqlite3_stmt *st;
+    store_utc_now(now, sizeof now);
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO crawls (started, roots, options) VALUES (?1, ?2, ?3)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, s->roots, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, s->options, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+    sqlite3_finalize(st);
+    s->crawl_id = sqlite3_last_insert_rowid(s->db);
+    return rc;
+}
+
+/* The file, its tables (an older one upgraded in place, in one transaction), this
+ * run's crawls row, the INSERTs. */
 static coro_value open_work(void *arg, coro_error **err)
 {
     store *s = arg;
-    s->db = store_db_open("store", s->path, NULL, err);
-    if (s->db && sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) != SQLITE_OK)
+    s->db = store_db_open("store", s->path, crawls_schema, err);
+    if (!s->db)
+        return (coro_value){NULL, 0};
+    bool ok = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
+    ok = ok && (has_crawl_id(s->db) ||
+                sqlite3_exec(s->db, upgrade_sql, NULL, NULL, NULL) == SQLITE_OK);
+    ok = ok && sqlite3_exec(s->db, "CREATE INDEX IF NOT EXISTS pages_crawl_id ON pages"
+                                   " (crawl_id)", NULL, NULL, NULL) == SQLITE_OK;
+    ok = ok && add_crawl(s) == 0 &&
+         sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+    ok = ok && sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) == SQLITE_OK &&
+         sqlite3_prepare_v2(s->db, insert_robots_sql, -1, &s->insert_robots, NULL) ==
+             SQLITE_OK;
+    if (!ok) {
         *err = store_db_error(s->db, "store", s->path, "open");
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    }
     return (coro_value){NULL, 0};
+}
+
+static int insert_robots(store *s, const store_page *p)
+{
+    sqlite3_stmt *st = s->insert_robots;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    sqlite3_bind_int64(st, 1, s->crawl_id);
+    bind_text(st, 2, p->rec.url);
+    bind_text(st, 3, p->final_url);
+    if (p->rec.status >= 0)
+        sqlite3_bind_int(st, 4, p->rec.status);
+    bind_text(st, 5, p->headers);
+    if (p->body)
+        sqlite3_bind_blob64(st, 6, p->body, p->body_len, SQLITE_STATIC);
+    bind_text(st, 7, p->fetched_at);
+    return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
 
 static int insert_page(void *self, const void *row)
 {
     store *s = self;
-    store_page_bind(s->insert, row);
+    const store_row *r = row;
+    if (r->robots)
+        return insert_robots(s, &r->page);
+    store_page_bind(s->insert, &r->page);
+    sqlite3_bind_int64(s->insert, 14, s->crawl_id);
     return sqlite3_step(s->insert) == SQLITE_DONE ? 0 : -1;
 }
 
@@ -189,15 +296,25 @@ static coro_value write_work(void *arg, coro_error **err)
     writer_rows_job *j = arg;
     store *s = j->self;
     return store_write_rows(s->db, "store", s->path, j->b->rows, j->b->n,
-                            sizeof(store_page), insert_page, s, err);
+                            sizeof(store_row), insert_page, s, err);
 }
 
+/* The run is over (also after Ctrl-C; a run killed has no finished). */
 static coro_value close_work(void *arg, coro_error **err)
 {
-    (void)err;
     store *s = arg;
+    char now[32];
+    sqlite3_stmt *st;
+    store_utc_now(now, sizeof now);
+    if (sqlite3_prepare_v2(s->db, "UPDATE crawls SET finished = ?1 WHERE id = ?2", -1, &st,
+                           NULL) != SQLITE_OK ||
+        sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 2, s->crawl_id) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
+        *err = store_db_error(s->db, "store", s->path, "close");
+    sqlite3_finalize(st);
     sqlite3_finalize(s->insert);
-    s->insert = NULL;
+    sqlite3_finalize(s->insert_robots);
+    s->insert = s->insert_robots = NULL;
     sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
     s->db = NULL;
     return (coro_value){NULL, 0};
@@ -212,17 +329,93 @@ static const writer_ops store_ops = {
 
 /* ---- the pipeline stage ---- */
 
-static coro *store_open(void *self, engine *e) { return writer_open(&((store *)self)->w, e); }
+/* The roots, as a JSON array. */
+static char *roots_json(const crawl_options *o)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&buf, &size);
+    if (!m)
+        alloc_oom(0);
+    fputc('[', m);
+    for (int i = 0; i < o->nroots; i++) {
+        if (i)
+            fputs(", ", m);
+        json_write_string(m, o->roots[i]);
+    }
+    fputc(']', m);
+    if (fclose(m) != 0)
+        alloc_oom(0);
+    return buf;
+}
 
-static void page_free(void *row) { store_page_clear(row); }
+/* The options of the command line (what came before the roots), as a shell would take
+ * them back; a Redis URL's password is never shown. */
+static char *options_text(const app *a)
+{
+    static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                "0123456789_-+=.,/:@%";
+    char *out = xstrdup("");
+    size_t len = 0, cap = 1;
+    int end = a->opt.roots && a->argv ? (int)(a->opt.roots - a->argv) : 0;
+    for (int i = 1; i < end && i < a->argc; i++) {
+        char shown[1024];
+        const char *arg = a->argv[i], *redis = strstr(arg, "redis://");
+        if (redis) {
+            char url[900];
+            redis_url_shown(redis, url, sizeof url);
+            snprintf(shown, sizeof shown, "%.*s%s", (int)(redis - arg), arg, url);
+            arg = shown;
+        }
+        if (i > 1)
+            xappend(&out, &len, &cap, " ", 1);
+        if (arg[0] && strspn(arg, plain) == strlen(arg)) {
+            xappend(&out, &len, &cap, arg, strlen(arg));
+            continue;
+        }
+        xappend(&out, &len, &cap, "'", 1);
+        for (const char *c = arg; *c; c++)
+            if (*c == '\'')
+                xappend(&out, &len, &cap, "'\\''", 4);
+            else
+                xappend(&out, &len, &cap, c, 1);
+        xappend(&out, &len, &cap, "'", 1);
+    }
+    xappend(&out, &len, &cap, "", 1);
+    return out;
+}
+
+static coro *store_open(void *self, engine *e)
+{
+    store *s = self;
+    const app *a = engine_app(e);
+    s->roots = roots_json(&a->opt);
+    s->options = options_text(a);
+    return writer_open(&s->w, e);
+}
+
+static void page_free(void *row) { store_page_clear(&((store_row *)row)->page); }
 
 static coro *store_process_item(void *self, item *it, bool *drop)
 {
     (void)drop;
     store *s = self;
-    store_page_fill(writer_row(&s->rows), it, true);
+    store_row *r = writer_row(&s->rows);
+    store_page_fill(&r->page, it, true);
     writer_row_added(&s->rows);
     return writer_room(&s->w);
+}
+
+/* A robots.txt download: a row of robots. */
+static void store_process_download(void *self, const request *req, const response *resp)
+{
+    (void)req;
+    store *s = self;
+    store_row *r = writer_row(&s->rows);
+    r->robots = true;
+    item it = {.record = {.url = resp->url, .status = resp->status}, .response = resp};
+    store_page_fill(&r->page, &it, true);
+    writer_row_added(&s->rows);
 }
 
 static coro *store_close(void *self) { return writer_close(&((store *)self)->w); }
@@ -234,8 +427,11 @@ static void store_free(void *self)
     writer_clear(&s->w);
     if (s->db) {
         sqlite3_finalize(s->insert);
+        sqlite3_finalize(s->insert_robots);
         sqlite3_close(s->db);
     }
+    free(s->roots);
+    free(s->options);
     free(s->path);
     free(s);
 }
@@ -245,7 +441,7 @@ item_pipeline store_pipeline(const char *path)
     store *s = xcalloc(1, sizeof *s);
     s->path = xstrdup(path);
     writer_init(&s->w, &store_ops, s, NULL);
-    writer_rows_init(&s->rows, &s->w, sizeof(store_page), STORE_BATCH_ROWS, STORE_BATCH_MS,
+    writer_rows_init(&s->rows, &s->w, sizeof(store_row), STORE_BATCH_ROWS, STORE_BATCH_MS,
                      page_free);
     return (item_pipeline){
         .name = "store",
@@ -253,6 +449,7 @@ item_pipeline store_pipeline(const char *path)
         .wants_body = true,
         .open = store_open,
         .process_item = store_process_item,
+        .process_download = store_process_download,
         .close = store_close,
         .free = store_free,
     };

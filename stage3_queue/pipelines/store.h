@@ -17,6 +17,10 @@
  *     fetched_at   TEXT NOT NULL          -- UTC, ISO 8601 with milliseconds
  *   );
  *
+ * A 304 that answered --recrawl's conditional request (response.not_modified) is a row
+ * with status 304 and size 0 holding a copy of the stored page: its body, and its
+ * headers updated by the 304's (docs/recrawl.md).
+ *
  * The first eleven columns are the JSONL record's fields. Writes are batched (writer.h):
  * rows are collected on the loop thread and each batch is one transaction written by a
  * pool thread (journal_mode=WAL, synchronous=NORMAL), so a crash loses at most the
@@ -46,6 +50,9 @@ typedef struct store_page {
     size_t body_len;
     char fetched_at[32];
 } store_page;
+
+/* Now, UTC, ISO 8601 with milliseconds ("2026-01-02T03:04:05.678Z"): fetched_at. */
+void store_utc_now(char *buf, size_t len);
 
 /* Fill p from it: the record and the time; with_response: the final URL, the headers
  * and the body too. */

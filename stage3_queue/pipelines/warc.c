@@ -8,6 +8,12 @@
  *                  for FILE.gz (zlib), the index lines' offsets and lengths, the
  *                  write — so compressing costs the loop nothing
  *   close          the writer writes what is left; the CDXJ index, sorted; close
+ *
+ * The files (the pool's: open, write and close jobs run one at a time): with --resume,
+ * open reads the archive back (warcscan.h), cuts a torn last record and appends, its
+ * records indexed again; with --warc-max-size, the writer starts the next file
+ * (FILE-00001.warc.gz, ...) before a record would take one past the size. Each file
+ * begins with its warcinfo record.
  */
 #include "warc.h"
 
@@ -20,6 +26,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -27,12 +34,14 @@
 #include "alloc.h"
 #include "future.h"
 #include "http.h"
+#include "log.h"
 #include "outfile.h"
 #include "recstream.h"
 #include "settings.h"
 #include "strmap.h"
 #include "threads.h"
 #include "url.h"
+#include "warcscan.h"
 #include "writer.h"
 
 /* A payload already archived: where a revisit record points. */
@@ -41,11 +50,12 @@ typedef struct archived {
     char *digest, *uri, *date, *id;
 } archived;
 
-/* An index line waiting for its record's place in the file: the line is pre, then the
- * length and offset, then post. */
+/* An index line waiting for its record's place in a file (warc_cdx_line). */
 typedef struct cdx_pending {
     size_t record;              /* its record, counted in the batch */
-    char *pre, *post;
+    char *url, *mime;           /* mime NULL: "unk" */
+    char stamp[16], digest[38];
+    int status;
 } cdx_pending;
 
 /* What the writer takes to the pool in one go: records (uncompressed, one after the
@@ -59,13 +69,27 @@ typedef struct batch {
     size_t ncdx, cdx_cap;
 } batch;
 
+/* The archive file being written (the pool's). */
+typedef struct warc_out {
+    int fd;
+    unsigned no;                /* its number, with --warc-max-size */
+    char *path;                 /* its path */
+    const char *name;           /* its last component (warcinfo, index) */
+    uint64_t offset;            /* of the next record in it */
+    uint64_t fresh;             /* where the warcinfo that began it ends (0: a file
+                                 * resumed, that holds earlier runs' records): no
+                                 * record after it, no rotation */
+} warc_out;
+
 typedef struct warc {
-    char *path, *cdx_path;
-    const char *filename;       /* path's last component, for the index */
-    bool gz;
+    char *path, *cdx_path;      /* path: --warc as given (the base of rotated names) */
+    bool gz, resume;
+    long long max_size;         /* --warc-max-size (0: one file) */
+    char *info;                 /* the warcinfo's fields */
     app *a;
-    int fd, cdx_fd;
-    uint64_t offset;            /* of the next record in the file (the writer's) */
+    warc_out out;
+    int cdx_fd;
+    long long cut;              /* --resume: the bytes of a torn record cut, or 0 */
     batch pend;                 /* records waiting for the writer */
     char *rec;                  /* the record being built */
     size_t rec_len, rec_cap;
@@ -160,10 +184,11 @@ static void record_id(char out[48])
              b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-/* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits. */
-static void now_utc(char date[32], char stamp[16])
+/* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits, of t (0: now). */
+static void utc_at(time_t t, char date[32], char stamp[16])
 {
-    time_t t = time(NULL);
+    if (t == 0)
+        t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(date, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -251,8 +276,8 @@ static size_t seal_record(warc *w)
 static void batch_free(batch *b)
 {
     for (size_t i = 0; i < b->ncdx; i++) {
-        free(b->cdx[i].pre);
-        free(b->cdx[i].post);
+        free(b->cdx[i].url);
+        free(b->cdx[i].mime);
     }
     free(b->cdx);
     free(b->records);
@@ -280,13 +305,11 @@ static void record_block(warc *w, const char *content_type, const char *block_di
     put(w, "\r\n\r\n", 4);
 }
 
-static void warcinfo(warc *w)
+/* The warcinfo record's fields (application/warc-fields), the same in every file. */
+static char *warcinfo_fields(const warc *w)
 {
-    char id[48], date[32], stamp[16];
-    record_id(id);
-    now_utc(date, stamp);
     const crawl_options *o = &w->a->opt;
-    char *fields = xasprintf(
+    return xasprintf(
         "software: crawlstages/%s (crawl-queue)\r\n"
         "format: WARC File Format 1.1\r\n"
         "conformsTo: http://iipc.github.io/warc-specifications/specifications/"
@@ -295,13 +318,23 @@ static void warcinfo(warc *w)
         "robots: %s\r\n",
         CRAWL_VERSION, o->user_agent ? o->user_agent : http_default_user_agent,
         settings_of(w->a)->ignore_robots ? "ignore" : "obey");
-    record_head(w, "warcinfo", id, date);
-    putf(w, "WARC-Filename: %s\r\n", w->filename);
-    char digest[38];
+}
+
+/* The warcinfo record that begins the file named name (made in the pool, as a file
+ * is opened). malloc'd, *len bytes. */
+static char *warcinfo_record(const char *fields, const char *name, size_t *len)
+{
+    char id[48], date[32], stamp[16], digest[38];
+    record_id(id);
+    utc_at(0, date, stamp);
     warc_sha1_base32(fields, strlen(fields), digest);
-    record_block(w, "application/warc-fields", digest, fields, strlen(fields), NULL, 0);
-    free(fields);
-    seal_record(w);
+    char *rec = xasprintf("WARC/1.1\r\nWARC-Type: warcinfo\r\nWARC-Record-ID: %s\r\n"
+                          "WARC-Date: %s\r\nWARC-Filename: %s\r\nWARC-Block-Digest: %s\r\n"
+                          "Content-Type: application/warc-fields\r\nContent-Length: %zu\r\n"
+                          "\r\n%s\r\n\r\n",
+                          id, date, name, digest, strlen(fields), fields);
+    *len = strlen(rec);
+    return rec;
 }
 
 /* The payload: the body with its framing undone (chunked), its coding kept. */
@@ -317,21 +350,21 @@ static void payload_body(void *ctx, const char *data, size_t len)
     p->len += len;
 }
 
-static void payload_digest(const crawl_wire *wr, char out[38], size_t *len)
+static void payload_digest(const char *head, size_t head_len, const crawl_wire *wr,
+                           char out[38], size_t *len)
 {
     payload p = {.len = 0};
     sha1_init(&p.h);
     const http_sink sink = {.on_body = payload_body, .ctx = &p};
     http_parser *hp = http_parser_new_framed(&sink);
-    http_parser_feed(hp, wr->head, wr->head_len);
+    http_parser_feed(hp, head, head_len);
     http_parser_feed(hp, wr->body, wr->body_len);
     http_parser_free(hp);
     sha1_final(&p.h, out);
     *len = p.len;
 }
 
-/* The media type of a Content-Type ("text/html; charset=x" -> "text/html"), or NULL. */
-static char *media_type(const char *ct)
+char *warc_media_type(const char *ct)
 {
     if (!ct)
         return NULL;
@@ -345,12 +378,11 @@ static char *media_type(const char *ct)
     return m;
 }
 
-/* One line of the CDXJ index, in the fields and form of pywb and warcio's cdx-index,
- * for record `record` of the batch: all but its length and offset, which the writer
- * knows once the record is compressed. */
-static void cdx_line(warc *w, const char *url, const char *stamp, const char *mime,
-                     int status, const char *digest, size_t record)
+char *warc_cdx_line(const char *url, const char *stamp, const char *mime, int status,
+                    const char *digest, uint64_t length, uint64_t offset, const char *filename)
 {
+    if (strncmp(digest, "sha1:", 5) == 0)
+        digest += 5;
     char *surt = warc_surt(url);
     char *buf = NULL;
     size_t size = 0;
@@ -360,11 +392,23 @@ static void cdx_line(warc *w, const char *url, const char *stamp, const char *mi
     fprintf(m, "%s %s {\"url\":", surt, stamp);
     json_write_string(m, url);
     fputs(",\"mime\":", m);
-    json_write_string(m, mime ? mime : "unk");
-    fprintf(m, ",\"status\":\"%d\",\"digest\":\"%s\",\"length\":\"", status, digest + 5);
+    json_write_string(m, mime && *mime ? mime : "unk");
+    fprintf(m, ",\"status\":\"%d\",\"digest\":\"%s\",\"length\":\"%llu\",\"offset\":\"%llu\","
+               "\"filename\":",
+            status, digest, (unsigned long long)length, (unsigned long long)offset);
+    json_write_string(m, filename);
+    fputs("}\n", m);
     if (fclose(m) != 0)
         alloc_oom(0);
     free(surt);
+    return buf;
+}
+
+/* The index line of record `record` of the batch, to be made by the writer once it
+ * knows the record's file, offset and length (compressed). */
+static void cdx_line(warc *w, const char *url, const char *stamp, const char *mime,
+                     int status, const char *digest, size_t record)
+{
     batch *b = &w->pend;
     if (b->ncdx == b->cdx_cap) {
         b->cdx_cap = b->cdx_cap ? 2 * b->cdx_cap : 64;
@@ -372,17 +416,58 @@ static void cdx_line(warc *w, const char *url, const char *stamp, const char *mi
     }
     cdx_pending *c = &b->cdx[b->ncdx++];
     c->record = record;
-    c->pre = buf;
-    c->post = NULL;
-    size = 0;
-    m = open_memstream(&c->post, &size);
-    if (!m)
-        alloc_oom(0);
-    fputs("\",\"filename\":", m);
-    json_write_string(m, w->filename);
-    fputs("}\n", m);
-    if (fclose(m) != 0)
-        alloc_oom(0);
+    c->url = xstrdup(url);
+    c->mime = mime ? xstrdup(mime) : NULL;
+    snprintf(c->stamp, sizeof c->stamp, "%s", stamp);
+    snprintf(c->digest, sizeof c->digest, "%s", digest);
+    c->status = status;
+}
+
+/* A 304 that answered --recrawl's conditional request (response.not_modified): a
+ * revisit record of profile server-not-modified, pointing at the earlier capture by
+ * its URI and date (WARC 1.1, 6.7.3; the earlier record's id is not in the store). No
+ * WARC-Payload-Digest: the payload is the earlier one. The block is the 304's head. */
+static void not_modified_fields(warc *w, const response *r)
+{
+    putf(w, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r\n"
+            "WARC-Refers-To-Target-URI: %s\r\n", r->url);
+    /* the store's fetched_at, "2026-01-02T03:04:05.678Z", to the second of WARC-Date */
+    const char *at = r->stored_at;
+    if (at && strlen(at) >= 19 && at[10] == 'T')
+        putf(w, "WARC-Refers-To-Date: %.19sZ\r\n", at);
+}
+
+/* ---- HTTP/2 written as HTTP/1.1 ----------------------------------------------------
+ * An HTTP/2 message has no status line or request line: libcurl writes them as
+ * "HTTP/2 200 " and "GET /a HTTP/2". WARC readers expect HTTP/1.x there (some have
+ * failed on "HTTP/2": commoncrawl news-crawl #42), so, as StormCrawler and Nutch do,
+ * the record says "HTTP/1.1" in that line, and a WARC-Protocol field says "h2"
+ * (iipc/warc-specifications #42). The fields and the body are kept as they came
+ * (HTTP/2 has no chunked framing), so the payload and its digest are the same. */
+
+/* msg with "HTTP/2" in its first line (the token at the start or end) made "HTTP/1.1",
+ * malloc'd (length in *out_len); NULL when that line has no such token. */
+static char *h2_as_http1(const char *msg, size_t len, size_t *out_len)
+{
+    static const char h2[] = "HTTP/2", h1[] = "HTTP/1.1";
+    const char *nl = memchr(msg, '\n', len);
+    size_t line = nl ? (size_t)(nl - msg) : len;
+    if (line && msg[line - 1] == '\r')
+        line--;
+    size_t at;
+    if (line >= 7 && memcmp(msg, "HTTP/2 ", 7) == 0)
+        at = 0;                                 /* "HTTP/2 200 " */
+    else if (line >= 7 && memcmp(msg + line - 7, " HTTP/2", 7) == 0)
+        at = line - 6;                          /* "GET /a HTTP/2" */
+    else
+        return NULL;
+    char *out = xmalloc(len + sizeof h1 - sizeof h2 + 1);
+    memcpy(out, msg, at);
+    memcpy(out + at, h1, sizeof h1 - 1);
+    size_t rest = at + sizeof h2 - 1;
+    memcpy(out + at + sizeof h1 - 1, msg + rest, len - rest);
+    *out_len = len + sizeof h1 - sizeof h2;
+    return out;
 }
 
 /* A response: its response (or revisit) record, then its request record. */
@@ -395,35 +480,52 @@ static void archive(warc *w, const item *it)
     char resp_id[48], req_id[48], date[32], stamp[16], pdigest[38], bdigest[38];
     record_id(resp_id);
     record_id(req_id);
-    now_utc(date, stamp);
-    size_t plen;
-    payload_digest(wr, pdigest, &plen);
+    utc_at(it->at.tv_sec, date, stamp); /* the store's fetched_at, to the second */
+    size_t head_len = wr->head_len, request_len = wr->request_len;
+    char *head1 = h2_as_http1(wr->head, wr->head_len, &head_len);
+    char *request1 = head1 && wr->request_len
+                         ? h2_as_http1(wr->request, wr->request_len, &request_len)
+                         : NULL;
+    const char *head = head1 ? head1 : wr->head;
+    const char *req = request1 ? request1 : wr->request;
+    const char *protocol = head1 ? "WARC-Protocol: h2\r\n" : "";
+    size_t plen = 0;
+    bool nm = r->not_modified;
+    if (!nm)
+        payload_digest(head, head_len, wr, pdigest, &plen);
     strmap_node *seen = plen ? strmap_find(&w->payloads, pdigest) : NULL;
 
-    record_head(w, seen ? "revisit" : "response", resp_id, date);
-    putf(w, "WARC-Target-URI: %s\r\n", r->url);
+    record_head(w, seen || nm ? "revisit" : "response", resp_id, date);
+    putf(w, "WARC-Target-URI: %s\r\n%s", r->url, protocol);
     if (wr->peer[0])
         putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
-    putf(w, "WARC-Payload-Digest: %s\r\n", pdigest);
+    if (!nm)
+        putf(w, "WARC-Payload-Digest: %s\r\n", pdigest);
     sha1 h;
     sha1_init(&h);
-    sha1_update(&h, wr->head, wr->head_len);
-    if (seen) {
+    sha1_update(&h, head, head_len);
+    if (nm) {
+        not_modified_fields(w, r);
+        sha1_final(&h, bdigest);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len, NULL,
+                     0);
+        memcpy(pdigest, bdigest, sizeof pdigest); /* the index's digest: the block's */
+    } else if (seen) {
         archived *a = strmap_entry(seen, archived, node);
         putf(w, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/"
                 "identical-payload-digest\r\nWARC-Refers-To: %s\r\n"
                 "WARC-Refers-To-Target-URI: %s\r\nWARC-Refers-To-Date: %s\r\n",
              a->id, a->uri, a->date);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
-                     wr->head_len, NULL, 0);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len,
+                     NULL, 0);
     } else {
         if (wr->truncated || r->truncated)
             put(w, "WARC-Truncated: length\r\n", 24);
         sha1_update(&h, wr->body, wr->body_len);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, wr->head,
-                     wr->head_len, wr->body, wr->body_len);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len,
+                     wr->body, wr->body_len);
         if (plen) {
             archived *a = xcalloc(1, sizeof *a);
             a->digest = xstrdup(pdigest);
@@ -435,21 +537,25 @@ static void archive(warc *w, const item *it)
     }
     size_t record = seal_record(w);
     if (w->cdx_path) {
-        char *mime = seen ? NULL : media_type(response_header(r, "Content-Type"));
-        cdx_line(w, r->url, stamp, seen ? "warc/revisit" : mime, r->status, pdigest, record);
+        char *mime = seen || nm ? NULL : warc_media_type(response_header(r, "Content-Type"));
+        cdx_line(w, r->url, stamp, seen || nm ? "warc/revisit" : mime, r->status, pdigest,
+                 record);
         free(mime);
     }
 
     if (wr->request_len) {
         record_head(w, "request", req_id, date);
-        putf(w, "WARC-Target-URI: %s\r\nWARC-Concurrent-To: %s\r\n", r->url, resp_id);
+        putf(w, "WARC-Target-URI: %s\r\nWARC-Concurrent-To: %s\r\n%s", r->url, resp_id,
+             protocol);
         if (wr->peer[0])
             putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
-        warc_sha1_base32(wr->request, wr->request_len, bdigest);
-        record_block(w, "application/http;msgtype=request", bdigest, wr->request,
-                     wr->request_len, NULL, 0);
+        warc_sha1_base32(req, request_len, bdigest);
+        record_block(w, "application/http;msgtype=request", bdigest, req, request_len,
+                     NULL, 0);
         seal_record(w);
     }
+    free(head1);
+    free(request1);
 }
 
 /* ---- files (pool threads) ----------------------------------------------------------- */
@@ -459,27 +565,16 @@ static coro_error *file_error(const char *what, const char *path, int e)
     return coro_error_new(CORO_ERROR, 0, "%s '%s': %s", what, path, strerror(e));
 }
 
-/* Never waits for a FIFO's reader (outfile.h): without one, the crawl does not start. */
-static coro_value open_work(void *arg, coro_error **err)
+/* Make out the file number no: its path and name. */
+static void out_name(warc *w, unsigned no)
 {
-    warc *w = arg;
-    int flags = O_WRONLY | O_CREAT | O_TRUNC;
-    char why[1024];
-    w->fd = outfile_open_fd(w->path, flags, "--warc", why, sizeof why);
-    if (w->fd >= 0 && w->cdx_path)
-        w->cdx_fd = outfile_open_fd(w->cdx_path, flags, "--cdx", why, sizeof why);
-    if (w->fd < 0 || (w->cdx_path && w->cdx_fd < 0))
-        *err = coro_error_new(CORO_ERROR, 0, "%s", why);
-    return (coro_value){NULL, 0};
+    warc_out *o = &w->out;
+    free(o->path);
+    o->no = no;
+    o->path = w->max_size ? warc_file_name(w->path, no) : xstrdup(w->path);
+    const char *slash = strrchr(o->path, '/');
+    o->name = slash ? slash + 1 : o->path;
 }
-
-typedef struct write_job {
-    warc *w;                    /* read here: fd, path, gz (fixed while the writer runs) */
-    batch b;
-    uint64_t offset;            /* where the batch starts in the file */
-    uint64_t written;           /* out: its bytes in the file */
-    char **lines;               /* out: its index lines, complete */
-} write_job;
 
 /* One record (n bytes at rec) as a gzip member of its own, at the end of out. */
 static void gzip_member(const char *rec, size_t n, char **out, size_t *len, size_t *cap)
@@ -503,45 +598,229 @@ static void gzip_member(const char *rec, size_t n, char **out, size_t *len, size
     deflateEnd(&z);
 }
 
-/* On a pool thread: compress (FILE.gz), place each record, finish its index lines,
- * write. */
+/* A record as it goes in the file: a gzip member for FILE.gz, else as it is (a
+ * malloc'd copy either way), *len bytes. */
+static char *file_bytes(const warc *w, const char *rec, size_t n, size_t *len)
+{
+    if (!w->gz) {
+        *len = n;
+        return xmemdup(rec, n);
+    }
+    size_t cap = n / 3 + 4096;
+    char *out = xmalloc(cap);
+    *len = 0;
+    gzip_member(rec, n, &out, len, &cap);
+    return out;
+}
+
+/* The file's warcinfo record as it goes in the file. */
+static char *warcinfo_bytes(const warc *w, size_t *len)
+{
+    size_t n;
+    char *rec = warcinfo_record(w->info, w->out.name, &n);
+    char *bytes = file_bytes(w, rec, n, len);
+    free(rec);
+    return bytes;
+}
+
+/* The file's warcinfo record, written at its offset. */
+static coro_error *write_warcinfo(warc *w)
+{
+    size_t len;
+    char *bytes = warcinfo_bytes(w, &len);
+    coro_error *err = NULL;
+    if (write_all(w->out.fd, bytes, len) < 0)
+        err = file_error("writing --warc", w->out.path, errno);
+    free(bytes);
+    /* a file resumed holds the earlier runs' records before it: not fresh */
+    w->out.fresh = w->out.offset == 0 ? len : 0;
+    w->out.offset += len;
+    return err;
+}
+
+/* --resume: an index line for each response and revisit an earlier run archived, and
+ * its payload remembered (for revisits). */
+static void scanned(void *ctx, const warcscan_rec *r)
+{
+    warc *w = ctx;
+    bool resp = strcmp(r->type, "response") == 0, rev = strcmp(r->type, "revisit") == 0;
+    if (!resp && !rev)
+        return;
+    char stamp[16];
+    size_t k = 0;
+    for (const char *c = r->date; *c && k < 14; c++)
+        if (*c >= '0' && *c <= '9')
+            stamp[k++] = *c;
+    stamp[k] = '\0';
+    if (w->cdx_path) {
+        if (w->ncdx == w->cdx_cap) {
+            w->cdx_cap = w->cdx_cap ? 2 * w->cdx_cap : 64;
+            w->cdx = xreallocarray(w->cdx, w->cdx_cap, sizeof *w->cdx);
+        }
+        w->cdx[w->ncdx++] = warc_cdx_line(r->uri, stamp, rev ? "warc/revisit" : r->mime,
+                                          r->status, r->payload_digest, r->length, r->offset,
+                                          w->out.name);
+    }
+    char empty[38];
+    warc_sha1_base32("", 0, empty);
+    if (resp && r->payload_digest[0] && strcmp(r->payload_digest, empty) != 0 &&
+        !strmap_find(&w->payloads, r->payload_digest)) {
+        archived *a = xcalloc(1, sizeof *a);
+        a->digest = xstrdup(r->payload_digest);
+        a->uri = xstrdup(r->uri);
+        a->date = xstrdup(r->date);
+        a->id = xstrdup(r->id);
+        strmap_add(&w->payloads, &a->node, a->digest);
+    }
+}
+
+/* --resume: open the file out names, read its whole records back and cut what follows
+ * them (a record torn by a kill). Its descriptor, positioned at the end. */
+static int reopen(warc *w, char *why, size_t whylen)
+{
+    int fd = outfile_open_fd(w->out.path, O_RDWR | O_CREAT, "--warc", why, whylen);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+        return fd;              /* a FIFO, /dev/null: nothing to read back */
+    char err[300];
+    long long keep = warcscan(fd, w->gz, scanned, w, err, sizeof err);
+    if (keep < 0 || (keep < st.st_size && ftruncate(fd, keep) < 0) ||
+        lseek(fd, keep, SEEK_SET) < 0) {
+        snprintf(why, whylen, "--resume: --warc '%s': %s", w->out.path,
+                 keep < 0 ? err : strerror(errno));
+        close(fd);
+        return -1;
+    }
+    w->cut += (long long)st.st_size - keep;
+    w->out.offset = (uint64_t)keep;
+    return fd;
+}
+
+/* Never waits for a FIFO's reader (outfile.h): without one, the crawl does not start.
+ * A fresh crawl writes the file claimed empty (app.c refuses one that holds data); a
+ * rotated one also finds no next file there. --resume reads every file back, and
+ * appends to the last. */
+static coro_value open_work(void *arg, coro_error **err)
+{
+    warc *w = arg;
+    char why[1024];
+    struct stat st;
+    out_name(w, 0);
+    why[0] = '\0';
+    if (!w->resume) {
+        char *next = w->max_size ? warc_file_name(w->path, 1) : NULL;
+        if (next && stat(next, &st) == 0)
+            snprintf(why, sizeof why, "--warc '%s' holds a crawl already (an earlier "
+                     "crawl's archive): only --resume adds to it, or name a new file", next);
+        else
+            w->out.fd = outfile_open_fd(w->out.path, O_WRONLY | O_CREAT | O_TRUNC, "--warc",
+                                        why, sizeof why);
+        free(next);
+    } else {
+        w->out.fd = reopen(w, why, sizeof why);
+        while (w->out.fd >= 0 && w->max_size) { /* the files after it */
+            char *next = warc_file_name(w->path, w->out.no + 1);
+            bool more = stat(next, &st) == 0;
+            free(next);
+            if (!more)
+                break;
+            close(w->out.fd);
+            out_name(w, w->out.no + 1);
+            w->out.fd = reopen(w, why, sizeof why);
+        }
+        size_t info = 0;
+        if (w->out.fd >= 0 && w->max_size)
+            free(warcinfo_bytes(w, &info));
+        if (w->out.fd >= 0 && w->max_size && w->out.offset > 0 &&
+            w->out.offset + info > (uint64_t)w->max_size) {
+            close(w->out.fd);   /* full: the next one */
+            out_name(w, w->out.no + 1);
+            w->out.offset = 0;
+            w->out.fd = outfile_open_fd(w->out.path, O_WRONLY | O_CREAT | O_EXCL, "--warc",
+                                        why, sizeof why);
+        }
+    }
+    if (w->out.fd >= 0 && w->cdx_path)
+        w->cdx_fd = outfile_open_fd(w->cdx_path,
+                                    O_WRONLY | O_CREAT | (w->resume ? 0 : O_TRUNC), "--cdx",
+                                    why, sizeof why);
+    if (w->out.fd < 0 || (w->cdx_path && w->cdx_fd < 0))
+        *err = coro_error_new(CORO_ERROR, 0, "%s", why);
+    else
+        *err = write_warcinfo(w);
+    return (coro_value){NULL, 0};
+}
+
+/* --warc-max-size: the file is done, the next one begins (with its warcinfo). */
+static coro_error *rotate(warc *w)
+{
+    if (close(w->out.fd) < 0) {
+        w->out.fd = -1;
+        return file_error("writing --warc", w->out.path, errno);
+    }
+    out_name(w, w->out.no + 1);
+    w->out.offset = 0;
+    char why[1024];
+    w->out.fd = outfile_open_fd(w->out.path, O_WRONLY | O_CREAT | O_EXCL, "--warc", why,
+                                sizeof why);
+    if (w->out.fd < 0)
+        return coro_error_new(CORO_ERROR, 0, "%s", why);
+    return write_warcinfo(w);
+}
+
+typedef struct write_job {
+    warc *w;                    /* its files: the pool's while the writer runs */
+    batch b;
+    char **lines;               /* out: its index lines, complete */
+} write_job;
+
+/* Whether a record of len bytes goes in a new file, pending bytes waiting to be
+ * written to this one: the file holds a record already besides its warcinfo, and this
+ * one would take it past --warc-max-size. */
+static bool must_rotate(const warc *w, size_t pending, size_t len)
+{
+    uint64_t end = w->out.offset + pending;
+    return w->max_size && end > w->out.fresh && end + len > (uint64_t)w->max_size;
+}
+
+/* On a pool thread: each record compressed (FILE.gz) and placed, in this file or the
+ * next (--warc-max-size), its index line made, the bytes written. */
 static coro_value write_work(void *arg, coro_error **err)
 {
     write_job *j = arg;
+    warc *w = j->w;
     batch *b = &j->b;
-    size_t *place = xcalloc(b->nrecords + 1, sizeof *place);  /* offsets in out */
-    char *out = b->data;
-    size_t len = b->len;
-    if (j->w->gz) {
-        size_t cap = b->len / 3 + 4096, at = 0;
-        out = xmalloc(cap);
-        len = 0;
-        for (size_t i = 0; i < b->nrecords; i++) {
-            place[i] = len;
-            gzip_member(b->data + at, b->records[i], &out, &len, &cap);
-            at += b->records[i];
-        }
-    } else {
-        size_t at = 0;
-        for (size_t i = 0; i < b->nrecords; i++) {
-            place[i] = at;
-            at += b->records[i];
-        }
-    }
-    place[b->nrecords] = len;
     j->lines = xcalloc(b->ncdx, sizeof *j->lines);
-    for (size_t i = 0; i < b->ncdx; i++) {
-        const cdx_pending *c = &b->cdx[i];
-        j->lines[i] = xasprintf("%s%zu\",\"offset\":\"%llu%s", c->pre,
-                                place[c->record + 1] - place[c->record],
-                                (unsigned long long)(j->offset + place[c->record]), c->post);
+    char *out = NULL;
+    size_t len = 0, cap = 0, at = 0, c = 0;
+    for (size_t i = 0; i < b->nrecords && !*err; i++) {
+        size_t n;
+        char *rec = file_bytes(w, b->data + at, b->records[i], &n);
+        at += b->records[i];
+        if (must_rotate(w, len, n)) {
+            if (write_all(w->out.fd, out, len) < 0)
+                *err = file_error("writing --warc", w->out.path, errno);
+            else
+                *err = rotate(w);
+            len = 0;
+        }
+        if (!*err) {
+            for (; c < b->ncdx && b->cdx[c].record == i; c++) {
+                const cdx_pending *p = &b->cdx[c];
+                j->lines[c] = warc_cdx_line(p->url, p->stamp, p->mime, p->status, p->digest,
+                                            n, w->out.offset + len, w->out.name);
+            }
+            xappend(&out, &len, &cap, rec, n);
+        }
+        free(rec);
     }
-    free(place);
-    if (write_all(j->w->fd, out, len) < 0)
-        *err = file_error("writing --warc", j->w->path, errno);
-    j->written = len;
-    if (out != b->data)
-        free(out);
+    if (!*err && write_all(w->out.fd, out, len) < 0)
+        *err = file_error("writing --warc", w->out.path, errno);
+    if (!*err)
+        w->out.offset += len;
+    free(out);
     return (coro_value){NULL, 0};
 }
 
@@ -562,13 +841,18 @@ static int cmp_line(const void *a, const void *b)
 }
 
 /* The index, sorted (by SURT, then time: the order of the bytes), and both files
- * closed. */
+ * closed. With --resume the index is written anew: the earlier runs' lines, made again
+ * from the archive (open), and this run's. */
 static coro_value close_work(void *arg, coro_error **err)
 {
     warc *w = arg;
     if (w->cdx_fd >= 0) {
+        struct stat st;
         if (w->ncdx)
             qsort(w->cdx, w->ncdx, sizeof *w->cdx, cmp_line);
+        if (w->resume && fstat(w->cdx_fd, &st) == 0 && S_ISREG(st.st_mode) &&
+            ftruncate(w->cdx_fd, 0) < 0)
+            *err = file_error("writing --cdx", w->cdx_path, errno);
         for (size_t i = 0; i < w->ncdx && !*err; i++)
             if (write_all(w->cdx_fd, w->cdx[i], strlen(w->cdx[i])) < 0)
                 *err = file_error("writing --cdx", w->cdx_path, errno);
@@ -576,12 +860,53 @@ static coro_value close_work(void *arg, coro_error **err)
             *err = file_error("writing --cdx", w->cdx_path, errno);
         w->cdx_fd = -1;
     }
-    if (w->fd >= 0) {
-        if (close(w->fd) < 0 && !*err)
-            *err = file_error("writing --warc", w->path, errno);
-        w->fd = -1;
+    if (w->out.fd >= 0) {
+        if (close(w->out.fd) < 0 && !*err)
+            *err = file_error("writing --warc", w->out.path, errno);
+        w->out.fd = -1;
     }
     return (coro_value){NULL, 0};
+}
+
+/* ---- what an earlier run archived (state.c, before the crawl) ---------------------- */
+
+typedef struct uris {
+    void (*fn)(void *ctx, const char *uri);
+    void *ctx;
+} uris;
+
+static void archived_uri(void *ctx, const warcscan_rec *r)
+{
+    const uris *u = ctx;
+    if (strcmp(r->type, "response") == 0 || strcmp(r->type, "revisit") == 0)
+        u->fn(u->ctx, r->uri);
+}
+
+int warc_archived(const settings *s, void (*fn)(void *ctx, const char *uri), void *ctx,
+                  char *err, size_t errlen)
+{
+    size_t n = strlen(s->warc_base);
+    bool gz = n > 3 && strcmp(s->warc_base + n - 3, ".gz") == 0;
+    uris u = {fn, ctx};
+    for (unsigned no = 0;; no++) {
+        char *path = s->warc_max_size ? warc_file_name(s->warc_base, no)
+                                      : xstrdup(s->warc_base);
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        char why[300];
+        long long r = 0;
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+            r = warcscan(fd, gz, archived_uri, &u, why, sizeof why);
+        if (r < 0)
+            snprintf(err, errlen, "--warc '%s': %s", path, why);
+        if (fd >= 0)
+            close(fd);
+        free(path);
+        if (r < 0)
+            return -1;
+        if (fd < 0 || !s->warc_max_size)
+            return 0;
+    }
 }
 
 /* ---- the writer's operations (writer.h) ------------------------------------------- */
@@ -596,17 +921,15 @@ static void *take(void *self, bool closing)
     write_job *j = xcalloc(1, sizeof *j);
     j->w = w;
     j->b = w->pend;
-    j->offset = w->offset;
     memset(&w->pend, 0, sizeof w->pend);
     return j;
 }
 
-/* Written: the file grew, and its index lines join the rest. */
+/* Written: its index lines join the rest. */
 static void written(void *self, void *job)
 {
     warc *w = self;
     write_job *j = job;
-    w->offset += j->written;
     if (!j->b.ncdx)
         return;
     if (w->ncdx + j->b.ncdx > w->cdx_cap) {
@@ -622,7 +945,14 @@ static void written(void *self, void *job)
 /* WARC_MAX_PENDING bytes wait for the disk already. */
 static bool full(const void *self) { return ((const warc *)self)->pend.len >= WARC_MAX_PENDING; }
 
-static void opened(void *self) { warcinfo(self); }
+/* --resume: what was cut, for -v. */
+static void opened(void *self)
+{
+    warc *w = self;
+    if (w->cut > 0)
+        log_info("--resume: --warc '%s': a torn last record cut (%lld bytes)", w->out.path,
+                 w->cut);
+}
 
 static const writer_ops warc_ops = {
     .name = "warc_writer",
@@ -642,6 +972,10 @@ static coro *warc_open(void *self, engine *e)
 {
     warc *w = self;
     w->a = engine_app(e);
+    const settings *s = settings_of(w->a);
+    w->resume = s->resume;
+    w->max_size = s->warc_max_size;
+    w->info = warcinfo_fields(w);
     return writer_open(&w->w, e);
 }
 
@@ -654,6 +988,19 @@ static coro *warc_process_item(void *self, item *it, bool *drop)
     if (w->pend.len)
         writer_wake(&w->w);
     return writer_room(&w->w);
+}
+
+/* A download of the engine's own (robots.txt): archived as a response is, though it
+ * is no record of the crawl. */
+static void warc_process_download(void *self, const request *req, const response *resp)
+{
+    (void)req;
+    warc *w = self;
+    item it = {.response = resp, .output_end = -1};
+    if (!writer_error(&w->w))
+        archive(w, &it);
+    if (w->pend.len)
+        writer_wake(&w->w);
 }
 
 static coro *warc_close(void *self) { return writer_close(&((warc *)self)->w); }
@@ -672,8 +1019,8 @@ static void warc_free(void *self)
 {
     warc *w = self;
     writer_clear(&w->w);
-    if (w->fd >= 0)
-        close(w->fd);
+    if (w->out.fd >= 0)
+        close(w->out.fd);
     if (w->cdx_fd >= 0)
         close(w->cdx_fd);
     strmap_clear(&w->payloads, drop_archived);
@@ -683,6 +1030,8 @@ static void warc_free(void *self)
     free(w->cdx);
     batch_free(&w->pend);
     free(w->rec);
+    free(w->info);
+    free(w->out.path);
     free(w->path);
     free(w->cdx_path);
     free(w);
@@ -693,11 +1042,9 @@ item_pipeline warc_pipeline(const char *path, const char *cdx_path)
     warc *w = xcalloc(1, sizeof *w);
     w->path = xstrdup(path);
     w->cdx_path = cdx_path ? xstrdup(cdx_path) : NULL;
-    const char *slash = strrchr(w->path, '/');
-    w->filename = slash ? slash + 1 : w->path;
     size_t n = strlen(path);
     w->gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
-    w->fd = w->cdx_fd = -1;
+    w->out.fd = w->cdx_fd = -1;
     strmap_init(&w->payloads);
     writer_init(&w->w, &warc_ops, w, NULL);
     return (item_pipeline){
@@ -706,6 +1053,7 @@ item_pipeline warc_pipeline(const char *path, const char *cdx_path)
         .wants_wire = true,
         .open = warc_open,
         .process_item = warc_process_item,
+        .process_download = warc_process_download,
         .close = warc_close,
         .free = warc_free,
     };

@@ -8,8 +8,17 @@
  * wire: status line, headers and body, chunk framing and compression kept. A response
  * whose payload is identical to one already archived in this crawl (same
  * WARC-Payload-Digest, payload not empty) becomes a revisit record (profile
- * identical-payload-digest) holding only the head. FILE ending in ".gz": each record
- * is its own gzip member, so a reader can seek to any record.
+ * identical-payload-digest) holding only the head; so does a 304 that answered
+ * --recrawl's conditional request (response.not_modified: profile server-not-modified,
+ * referring to the earlier capture's URI and date). FILE ending in ".gz": each record
+ * is its own gzip member, so a reader can seek to any record. The engine's own
+ * downloads of robots.txt are archived the same way (process_download).
+ *
+ * --resume appends to FILE (and rewrites the --cdx index with every record, earlier
+ * runs' included), after cutting a record a killed run left torn; a crawl that does
+ * not resume never writes over an archive that holds data (the command line refuses
+ * it). --warc-max-size BYTES: FILE-00000.warc.gz, FILE-00001.warc.gz, ..., each
+ * beginning with a warcinfo record.
  *
  * Records are built on the loop thread and written by the background writer (writer.h)
  * through the thread pool, one write at a time, as the store's batches are; process_item
@@ -37,5 +46,23 @@ void warc_sha1_base32(const void *data, size_t len, char out[38]);
  * "com,example:8080)/a?b" (scheme and a leading "www." dropped, host reversed, lower case).
  * malloc'd. */
 char *warc_surt(const char *url);
+
+/* --resume with --state: fn(ctx, uri) for the target URI of each whole response and
+ * revisit record of the archive s names (every file, with --warc-max-size), before the
+ * crawl — what an earlier run archived. A missing file holds none. 0, or -1 with one
+ * line in err. */
+struct settings;
+int warc_archived(const struct settings *s, void (*fn)(void *ctx, const char *uri), void *ctx,
+                  char *err, size_t errlen);
+
+/* The media type of a Content-Type ("text/html; charset=x" -> "text/html", lower
+ * case), malloc'd; NULL for NULL. */
+char *warc_media_type(const char *ct);
+
+/* One line of the CDXJ index, in the fields and form of pywb and warcio's cdx-index:
+ * the record of url at offset (length bytes, in the file named filename); digest with
+ * or without "sha1:". malloc'd, ending in '\n'. */
+char *warc_cdx_line(const char *url, const char *stamp, const char *mime, int status,
+                    const char *digest, uint64_t length, uint64_t offset, const char *filename);
 
 #endif

@@ -54,6 +54,13 @@
 #               --sitemaps and interrupted (SIGINT) after BENCH_SITEMAPS_SECS (20) s:
 #               the peak RSS, the URLs left to do and the records (issue #27 L2). Not in
 #               the default list.
+#   http2       BENCH_H2_PAGES (2000) static pages (BENCH_LINKS links, ~BENCH_SIZE bytes)
+#               on disk, served over TLS by nginx (nginx-light; skipped without it) on
+#               127.0.0.1, HTTP/2 offered by ALPN: crawl-queue --insecure, then with
+#               --http1.1, at --max-tasks BENCH_H2_TASKS (100): wall seconds, pages/s,
+#               the connections nginx saw (its log's $connection), the crawler's CPU
+#               seconds and nginx's. Medians of BENCH_RUNS runs, round-robin. Not in
+#               the default list.
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
 # 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
@@ -90,6 +97,8 @@ pol_scrapy=${BENCH_POL_SCRAPY:-1}
 many_hosts=${BENCH_HOSTS:-5000 20000 50000}
 sm_files=${BENCH_SITEMAPS:-20}
 sm_secs=${BENCH_SITEMAPS_SECS:-20}
+h2_pages=${BENCH_H2_PAGES:-2000}
+h2_tasks=${BENCH_H2_TASKS:-100}
 bin=$build/bin
 out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
@@ -134,8 +143,10 @@ stop_pol() {
     for p in "${pol_pids[@]}"; do stop "$p"; done
     pol_pids=()
 }
+nginx_pid=
 cleanup() {
     [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
+    stop "$nginx_pid"
     stop_site
     stop_tiny
     redis_stop
@@ -702,6 +713,109 @@ section_sitemaps() {
     stop "$pid"
 }
 
+# ---- 9. HTTP/2 against HTTP/1.1 over TLS ---------------------------------------------------
+# h2_site DIR PORT: the pages (p0.html is the root), a self-signed certificate and
+# nginx's config, all in DIR.
+h2_site() {
+    local dir=$1 port=$2
+    awk -v n="$h2_pages" -v links="$links" -v size="$size" -v dir="$dir" 'BEGIN {
+        for (i = 0; i < n; i++) {
+            f = dir "/p" i ".html"
+            printf "<html><body><h1>page %d</h1>\n", i > f
+            for (k = 1; k <= links; k++)
+                printf "<a href=\"p%d.html\">link %d</a>\n", (i * 7 + k * 131) % n, k > f
+            for (b = 0; b < size; b += 64)
+                printf "<p>filler filler filler filler filler filler filler fill</p>\n" > f
+            printf "</body></html>\n" > f
+            close(f)
+        }
+    }'
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -keyout "$dir/key.pem" -out "$dir/cert.pem" -subj /CN=127.0.0.1 \
+        -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+    cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+master_process off;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 1024; }
+http {
+  types { text/html html; }
+  client_body_temp_path $dir;
+  proxy_temp_path $dir;
+  fastcgi_temp_path $dir;
+  uwsgi_temp_path $dir;
+  scgi_temp_path $dir;
+  log_format conn '\$connection \$server_protocol \$status';
+  access_log $dir/access.log conn;
+  server {
+    listen 127.0.0.1:$port ssl http2;
+    ssl_certificate $dir/cert.pem;
+    ssl_certificate_key $dir/key.pem;
+    root $dir;
+    index p0.html;
+  }
+}
+CONF
+}
+
+# nginx's CPU seconds so far (user + system).
+nginx_cpu() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / t }' "/proc/$nginx_pid/stat"; }
+
+section_http2() {
+    say ""
+    say "== HTTP/2 against HTTP/1.1 over TLS: $h2_pages pages on disk, nginx on 127.0.0.1,"
+    say "   crawl-queue --insecure [--http1.1] --max-tasks $h2_tasks"
+    local nginx
+    nginx=$(command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; })
+    if [ -z "$nginx" ] || ! command -v openssl >/dev/null; then
+        warn "nginx or openssl not found: the http2 section is skipped (scripts/install-deps.sh)"
+        return
+    fi
+    local dir=$out/h2 port i mode tag before
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    h2_site "$dir" "$port"
+    "$nginx" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" &
+    nginx_pid=$!
+    for _ in $(seq 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        sleep 0.05
+    done
+    site_url=https://127.0.0.1:$port/
+    for i in $(seq "$runs"); do
+        for mode in h2 h1; do
+            tag=h2.$mode.$i
+            : >"$dir/access.log"
+            before=$(nginx_cpu)
+            crawl crawl-queue curl "$tag" --insecure --max-tasks "$h2_tasks" \
+                $([ "$mode" = h1 ] && echo --http1.1)
+            awk -v a="$before" -v b="$(nginx_cpu)" 'BEGIN { printf "%.3f\n", b - a }' \
+                >"$out/$tag.srvcpu"
+            awk '{ c[$1] = 1; p[$2] = 1 } END { n = 0; for (k in c) n++; s = ""
+                   for (k in p) s = s k " "; print n, s }' "$dir/access.log" >"$out/$tag.conns"
+        done
+    done
+    printf '%-22s %8s %8s %8s %12s %10s %12s\n' protocol pages wall_s pages/s connections \
+        cpu_s nginx_cpu_s
+    local w pg conns
+    for mode in h2 h1; do
+        w=$(for i in $(seq "$runs"); do rfield "$out/h2.$mode.$i.stat" wall; done | median)
+        pg=$(sfield "$out/h2.$mode.1.jsonl" done)
+        conns=$(for i in $(seq "$runs"); do cut -d' ' -f1 "$out/h2.$mode.$i.conns"; done | median)
+        printf '%-22s %8s %8s %8s %12s %10s %12s\n' \
+            "$(cut -d' ' -f2 "$out/h2.$mode.1.conns")" "$pg" "$w" \
+            "$(awk -v p="$pg" -v w="$w" 'BEGIN { if (w > 0) printf "%.0f", p / w; else print "-" }')" \
+            "$conns" \
+            "$(for i in $(seq "$runs"); do rfield "$out/h2.$mode.$i.stat" cpu; done | median)" \
+            "$(for i in $(seq "$runs"); do cat "$out/h2.$mode.$i.srvcpu"; done | median)"
+    done
+    stop "$nginx_pid"
+    nginx_pid=
+}
+
 for s in $sections; do
     case $s in
     throughput) section_throughput ;;
@@ -712,6 +826,7 @@ for s in $sections; do
     politeness) section_politeness ;;
     manyhosts) section_manyhosts ;;
     sitemaps) section_sitemaps ;;
+    http2) section_http2 ;;
     *) warn "unknown section '$s'" ;;
     esac
 done

@@ -7,7 +7,8 @@
  * bytes) and the same result and error message: the parser claims split independence.
  * Also checked: body size bookkeeping, on_head at most once and only with has_head,
  * every field before on_head, and a complete Content-Length body being exactly that
- * long (when it is not compressed).
+ * long (when it is not compressed). Bytes that start "HTTP/2 " are parsed as libcurl
+ * gives an HTTP/2 response (http_parser_expect_h2), the rest as HTTP/1.x.
  */
 #include "fuzz_common.h"
 
@@ -49,7 +50,9 @@ static void on_head(void *ctx, const http_head *h)
     r->heads++;
     r->status = h->status;
     r->content_length = h->content_length;
-    snprintf(line, sizeof line, "HEAD %d %lld\n", h->status, h->content_length);
+    FUZZ_CHECK(h->version != NULL);
+    snprintf(line, sizeof line, "HEAD %s %d %lld\n", h->version, h->status,
+             h->content_length);
     record_adds(&r->events, line);
     record_adds(&r->events, h->content_type ? h->content_type : "(no type)");
     record_add(&r->events, "\n", 1);
@@ -72,6 +75,8 @@ static void parse(run *r, const uint8_t *data, size_t size, chunker *ch)
                       .on_header = on_header};
     http_parser *p = http_parser_new(&sink);
     FUZZ_CHECK(p != NULL);
+    if (size >= 7 && memcmp(data, "HTTP/2 ", 7) == 0)
+        http_parser_expect_h2(p);
     int rc = 0;
     size_t off = 0;
     do {

@@ -42,7 +42,15 @@ for await (const record of parser) {
     concurrent: record.warcHeader("WARC-Concurrent-To") ?? null,
     payload_digest: record.warcHeader("WARC-Payload-Digest") ?? null,
     length: Number(record.warcHeader("Content-Length")),
+    filename: record.warcHeader("WARC-Filename") ?? null,
   };
+  if (record.warcType === "revisit") {      // what it refers to (test_recrawl)
+    out.profile = record.warcHeader("WARC-Profile") ?? null;
+    out.refers_to_uri = record.warcHeader("WARC-Refers-To-Target-URI") ?? null;
+    out.refers_to_date = record.warcHeader("WARC-Refers-To-Date") ?? null;
+  }
+  if (record.warcType === "response" || record.warcType === "revisit")
+    out.date = record.warcHeader("WARC-Date") ?? null;
   if (record.httpHeaders) {
     out.status = record.httpHeaders.statusCode ?? null;
     out.method = record.httpHeaders.method ?? null;

@@ -67,7 +67,7 @@ void conn_close(conn *c)
     close(c->fd);
     if (c->active) {
         server_log_request(srv, c->begin_ms, c->log_host, c->log_path, c->log_fields,
-                           END_ABORTED);
+                           END_ABORTED, c->rep.status, c->sent);
         server_request_end(srv, END_ABORTED);
     }
     free(c->log_host);
@@ -209,7 +209,7 @@ static void end_request(conn *c, enum request_end how)
 {
     if (c->active) {
         server_log_request(c->srv, c->begin_ms, c->log_host, c->log_path, c->log_fields,
-                           how);
+                           how, c->rep.status, c->sent);
         server_request_end(c->srv, how);
         c->active = false;
     }

@@ -64,8 +64,11 @@ int gen_parse_spec(const char *spec, gen_spec *out, char *err, size_t errlen)
         else if (klen == 4 && !memcmp(p, "seed", 4))
             bad = parse_num(eq + 1, vlen, 0, INT64_MAX, &v)
                   || ((g.seed = (unsigned long long)v), 0);
+        else if (klen == 10 && !memcmp(p, "validators", 10))
+            bad = parse_num(eq + 1, vlen, 0, 1, &v) || ((g.validators = (long)v), 0);
         else {
-            snprintf(err, errlen, "unknown --generate key '%.*s' (pages, links, size, seed)",
+            snprintf(err, errlen, "unknown --generate key '%.*s' (pages, links, size, seed, "
+                                   "validators)",
                      (int)klen, p);
             return -1;
         }

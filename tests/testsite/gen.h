@@ -14,14 +14,17 @@ typedef struct gen_spec {
     long links;          /* links per page (at least the two tree links) */
     long size;           /* body size to pad to, in bytes (about) */
     unsigned long long seed;
+    long validators;     /* validators=1: each page has an ETag and a Last-Modified, and
+                          * a conditional request for it gets a 304 */
 } gen_spec;
 
 #define GEN_MAX_PAGES 100000000L
 #define GEN_MAX_LINKS 100000L
 #define GEN_MAX_SIZE (64L * 1024 * 1024)
 
-/* Parse "pages=N,links=K,size=B,seed=S" (any subset, any order) over the defaults
- * pages=100,links=10,size=2000,seed=1. Returns 0, or -1 with a message in err. */
+/* Parse "pages=N,links=K,size=B,seed=S,validators=V" (any subset, any order) over the
+ * defaults pages=100,links=10,size=2000,seed=1,validators=0. Returns 0, or -1 with a
+ * message in err. */
 int gen_parse_spec(const char *spec, gen_spec *out, char *err, size_t errlen);
 
 /* The page number of a path ("/" -> 0, "/p/7" -> 7), or -1 when it is not a page of

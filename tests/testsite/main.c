@@ -24,12 +24,13 @@
 
 static const char usage[] =
     "usage: testsite [--port N] [--bind ADDR] [--delay MS] [--selector NAME]\n"
-    "                [--log FILE [--log-header NAME]...]\n"
+    "                [--log FILE [--log-header NAME]... [--log-sent]]\n"
     "                (SITEFILE | --generate pages=N,links=K,size=B,seed=S)\n"
     "  --log FILE  a line per request when it ends: BEGIN_MS END_MS HOST PATH HOW\n"
     "              (monotonic ms; HOW served, dropped or aborted; server.h)\n"
     "  --log-header NAME  and then the request's NAME fields: \"-\" for none, else\n"
-    "              \"=\" and the values, percent-encoded (up to 8 NAMEs)\n";
+    "              \"=\" and the values, percent-encoded (up to 8 NAMEs)\n"
+    "  --log-sent  and last the response's STATUS (- for raw) and the BYTES sent\n";
 
 typedef struct options {
     int port;
@@ -41,6 +42,7 @@ typedef struct options {
     const char *log;
     const char *log_headers[SERVER_MAX_LOG_HEADERS];
     size_t nlog_headers;
+    bool log_sent;
 } options;
 
 static int wake_pipe[2] = {-1, -1};
@@ -101,6 +103,10 @@ static int parse_args(int argc, char **argv, options *o)
             o->site_file = a;
             continue;
         }
+        if (!strcmp(a, "--log-sent")) {
+            o->log_sent = true;
+            continue;
+        }
         static const char *const with_value[] = {"--port", "--bind", "--delay", "--selector",
                                                  "--generate", "--log", "--log-header"};
         const char *val = NULL;
@@ -145,6 +151,8 @@ static int parse_args(int argc, char **argv, options *o)
         return bad_usage("%s", "give a SITEFILE or --generate SPEC");
     if (o->site_file && o->generate)
         return bad_usage("%s", "give a SITEFILE or --generate SPEC, not both");
+    if (o->log_sent && !o->log)
+        return bad_usage("%s", "--log-sent adds to the lines of --log FILE: give --log");
     if (o->nlog_headers && !o->log)
         return bad_usage("%s", "--log-header adds to the lines of --log FILE: give --log");
     return 0;
@@ -175,7 +183,7 @@ int main(int argc, char **argv)
     char err[600];
     gen_spec gen;
     server srv = {.listen_fd = -1, .delay_ms = (uint64_t)o.delay_ms,
-                  .nlog_headers = o.nlog_headers};
+                  .nlog_headers = o.nlog_headers, .log_sent = o.log_sent};
     memcpy(srv.log_headers, o.log_headers, sizeof srv.log_headers);
     if (o.generate) {
         if (gen_parse_spec(o.generate, &gen, err, sizeof err) < 0) {

@@ -4,8 +4,11 @@
 #include "alloc.h"
 #include "sbuf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 static bool has_body(int status)
 {
@@ -18,6 +21,7 @@ static void make_head(reply *r, int status, const char *type, const char *charse
                      long long content_length, bool keep_alive_header)
 {
     sbuf b = {0};
+    r->status = status;
     sbuf_printf(&b, "HTTP/1.1 %d %s\r\nServer: testsite\r\n", status, site_reason(status));
     if (type)
         sbuf_printf(&b, charset ? "Content-Type: %s; charset=%s\r\n" : "Content-Type: %s\r\n",
@@ -124,7 +128,74 @@ static bool has_cookie(const char *cookies, const char *pair)
     return false;
 }
 
-static void page_reply(server *srv, site_page *pg, const request *req, reply *r,
+/* ---- conditional requests (RFC 9110, 13.1): a page with an ETag or a Last-Modified
+ * header gets a 304 when the client has it already ---- */
+
+/* The value of the first "Name: value" of h[0..n) named name, or NULL. */
+static const char *extra_value(char *const *h, size_t n, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < n; i++)
+        if (strncasecmp(h[i], name, len) == 0 && h[i][len] == ':')
+            return h[i] + len + 1 + strspn(h[i] + len + 1, " \t");
+    return NULL;
+}
+
+/* An entity tag without its weakness ("W/"), for the weak comparison (13.1.2). */
+static const char *opaque(const char *tag, size_t *len)
+{
+    if (*len >= 2 && tag[0] == 'W' && tag[1] == '/') {
+        tag += 2;
+        *len -= 2;
+    }
+    return tag;
+}
+
+static bool etag_listed(const char *list, const char *etag)
+{
+    size_t elen = strlen(etag);
+    const char *e = opaque(etag, &elen);
+    for (const char *p = list; *p;) {
+        p += strspn(p, " \t,");
+        size_t n = strcspn(p, ",");
+        size_t k = n;
+        while (k > 0 && (p[k - 1] == ' ' || p[k - 1] == '\t'))
+            k--;
+        const char *t = opaque(p, &k);
+        if ((k == 1 && *t == '*') || (k == elen && k > 0 && memcmp(t, e, k) == 0))
+            return true;
+        p += n;
+    }
+    return false;
+}
+
+/* An HTTP-date (IMF-fixdate), or -1. */
+static long long http_date(const char *s)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = s ? strptime(s, "%a, %d %b %Y %H:%M:%S GMT", &tm) : NULL;
+    return end && *end == '\0' ? (long long)timegm(&tm) : -1;
+}
+
+/* Whether a request with these conditions has the representation: If-None-Match
+ * decides when present; else If-Modified-Since against Last-Modified (13.2.2). */
+static bool not_modified(const request *req, const char *etag, const char *last_modified)
+{
+    if (req->if_none_match)
+        return etag && etag_listed(req->if_none_match, etag);
+    long long since = http_date(req->if_modified_since);
+    long long lm = http_date(last_modified);
+    return since >= 0 && lm >= 0 && lm <= since;
+}
+
+/* A 304: no body, the page's own fields (its validators among them). */
+static void not_modified_reply(reply *r, char *const *extra, size_t nextra, bool ka)
+{
+    make_head(r, 304, NULL, NULL, NULL, extra, nextra, -1, ka);
+}
+
+static void page_reply(server *srv, const request *req, site_page *pg, reply *r,
                        bool head_only, bool ka)
 {
     pg->requests++;
@@ -150,6 +221,12 @@ static void page_reply(server *srv, site_page *pg, const request *req, reply *r,
         r->close = true;
         r->body = pg->body;
         r->body_len = pg->body_len;
+        return;
+    }
+    if (pg->status == 200 &&
+        not_modified(req, extra_value(pg->headers, pg->nheaders, "ETag"),
+                     extra_value(pg->headers, pg->nheaders, "Last-Modified"))) {
+        not_modified_reply(r, pg->headers, pg->nheaders, ka);
         return;
     }
     uint64_t len = pg->kind == BODY_BYTES ? (uint64_t)pg->bytes : pg->body_len;
@@ -189,14 +266,24 @@ void reply_build(server *srv, const request *req, reply *r)
         if (q)
             *q = '\0';
         long i = gen_page_index(srv->gen, path);
+        char *v[2] = {NULL, NULL};
+        if (i >= 0 && srv->gen->validators) {
+            /* the same pages for ever: an ETag of its number, one date for all */
+            v[0] = xasprintf("ETag: \"g%llu-%ld\"", srv->gen->seed, i);
+            v[1] = xasprintf("Last-Modified: Thu, 01 Jan 2026 00:00:00 GMT");
+        }
         if (i < 0) {
             simple_page(r, 404, req->path, head_only, ka, NULL, 0);
+        } else if (v[0] && not_modified(req, v[0] + 6, v[1] + 15)) {
+            not_modified_reply(r, v, 2, ka);
         } else {
             size_t len = 0;
             r->body = r->body_owned = gen_render(srv->gen, srv->base, i, &len);
             r->body_len = head_only ? 0 : len;
-            make_head(r, 200, "text/html", "utf-8", NULL, NULL, 0, (long long)len, ka);
+            make_head(r, 200, "text/html", "utf-8", NULL, v, v[0] ? 2 : 0, (long long)len, ka);
         }
+        free(v[0]);
+        free(v[1]);
     } else {
         site_page *pg = site_find(srv->site, path);
         if (!pg && q) {
@@ -204,7 +291,7 @@ void reply_build(server *srv, const request *req, reply *r)
             pg = site_find(srv->site, path);
         }
         if (pg)
-            page_reply(srv, pg, req, r, head_only, ka);
+            page_reply(srv, req, pg, r, head_only, ka);
         else
             simple_page(r, 404, req->path, head_only, ka, NULL, 0);
     }

@@ -13,6 +13,7 @@
 #include "server.h"
 
 typedef struct reply {
+    int status;               /* the status line's (0: raw, or none yet) */
     bool counted;             /* a site request (counts in the statistics) */
     bool drop;                /* close the connection without a response */
     bool close;               /* close the connection after the response */

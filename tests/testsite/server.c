@@ -144,13 +144,21 @@ double server_now_ms(void)
 }
 
 void server_log_request(server *srv, double begin_ms, const char *host, const char *path,
-                        const char *fields, enum request_end how)
+                        const char *fields, enum request_end how, int status,
+                        uint64_t sent)
 {
     if (!srv->log)
         return;
     static const char *const hows[] = {"served", "dropped", "aborted"};
-    fprintf(srv->log, "%.3f %.3f %s %s %s%s\n", begin_ms, server_now_ms(),
+    fprintf(srv->log, "%.3f %.3f %s %s %s%s", begin_ms, server_now_ms(),
             host && *host ? host : "-", path ? path : "-", hows[how], fields ? fields : "");
+    if (srv->log_sent) {
+        if (status > 0)
+            fprintf(srv->log, " %d %llu", status, (unsigned long long)sent);
+        else
+            fprintf(srv->log, " - %llu", (unsigned long long)sent);
+    }
+    fputc('\n', srv->log);
     fflush(srv->log);
 }
 

@@ -40,6 +40,7 @@ typedef struct server {
     FILE *log;                  /* --log FILE: a line per counted request, or NULL */
     const char *log_headers[SERVER_MAX_LOG_HEADERS];  /* --log-header NAME, in order */
     size_t nlog_headers;
+    bool log_sent;              /* --log-sent: each line ends in STATUS BYTES */
     list_node conns;            /* every open connection (conn.c) */
     bool warned_emfile;
     bool warned_register;
@@ -67,9 +68,12 @@ void server_request_end(server *srv, enum request_end how);
  * requests a crawler had in flight to one host, and how far apart it started them.
  * FIELD: one per --log-header NAME, in order — "-" when the request had no such
  * field, else "=" and its values (server_log_fields). fields: those FIELDs, each after
- * a space, or NULL. */
+ * a space, or NULL. With --log-sent, the line ends in STATUS BYTES: the status sent
+ * (0 for a raw response or none: "-") and the bytes of the response written (head and
+ * body), so that a test sees what a conditional request saved. */
 void server_log_request(server *srv, double begin_ms, const char *host, const char *path,
-                        const char *fields, enum request_end how);
+                        const char *fields, enum request_end how, int status,
+                        uint64_t sent);
 /* The FIELDs of the request whose head is buf[0..len) (malloc'd), or NULL without
  * --log-header: each value as request_field_values gives it, a byte that is a space,
  * a control, '%' or not ASCII percent-encoded, so that a line splits at its spaces. */

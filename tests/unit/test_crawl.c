@@ -125,7 +125,7 @@ static void respond(crawl_fetch *f, int status, const char *content_type,
 {
     const http_sink *s = crawl_fetch_sink(f);
     size_t len = body ? strlen(body) : 0;
-    http_head h = {status, content_type, location, body ? (long long)len : -1};
+    http_head h = {status, content_type, location, body ? (long long)len : -1, NULL};
     s->on_head(s->ctx, &h);
     for (size_t off = 0; off < len; off += 7)
         s->on_body(s->ctx, body + off, len - off < 7 ? len - off : 7);

@@ -247,6 +247,66 @@ static void test_status_line(void **state)
         expect_error(bad[i], strlen(bad[i]), "malformed status line");
 }
 
+/* Feed resp to a parser in HTTP/2 mode whole, then a byte at a time: the same result.
+ * Returns the parser's result; *status and version (16 bytes) as parsed. */
+static int parse_h2(const char *resp, size_t len, int *status, char *version)
+{
+    int rc = 0;
+    for (int bytewise = 0; bytewise < 2; bytewise++) {
+        http_head_parser *hp = http_head_parser_new();
+        http_head_parser_expect_h2(hp);
+        int r = 0;
+        size_t used;
+        for (size_t off = 0; off < len && r == 0; off += used)
+            r = http_head_parser_feed(hp, resp + off, bytewise ? 1 : len - off, &used);
+        if (bytewise)
+            assert_int_equal(r, rc);
+        rc = r;
+        *status = r == 1 ? http_head_parser_head(hp)->status : 0;
+        snprintf(version, 16, "%s", r == 1 ? http_head_parser_head(hp)->version : "");
+        http_head_parser_free(hp);
+    }
+    return rc;
+}
+
+/* Over HTTP/2 the head is libcurl's "HTTP/2 CODE " and lower-case names; an HTTP/1.x
+ * status line is not taken there, nor "HTTP/2" on an HTTP/1.x connection; a reset
+ * parser is HTTP/1.x again. The head says its version. */
+static void test_h2_status_line(void **state)
+{
+    (void)state;
+    int status;
+    char version[16];
+    assert_int_equal(parse_h2(S("HTTP/2 200 \r\ncontent-type: text/html\r\n"
+                                "content-length: 5\r\n\r\n"),
+                              &status, version),
+                     1);
+    assert_int_equal(status, 200);
+    assert_string_equal(version, "HTTP/2");
+    assert_int_equal(parse_h2(S("HTTP/2 100 \r\n\r\nHTTP/2 404 \r\n\r\n"), &status, version),
+                     1);
+    assert_int_equal(status, 404);
+    const char *bad[] = {"HTTP/1.1 200 OK\r\n\r\n", "HTTP/2 20 \r\n\r\n",
+                         "HTTP/2.0 200\r\n\r\n", "HTTP/2 600 \r\n\r\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        assert_int_equal(parse_h2(bad[i], strlen(bad[i]), &status, version), -1);
+
+    outcome o;
+    parse_all_ways(S("HTTP/1.0 200 OK\r\n\r\n"), &o);
+    assert_int_equal(o.rc, 1);
+    outcome_free(&o);
+    http_head_parser *hp = http_head_parser_new();
+    size_t used;
+    assert_int_equal(http_head_parser_feed(hp, S("HTTP/1.0 204 No\r\n\r\n"), &used), 1);
+    assert_string_equal(http_head_parser_head(hp)->version, "HTTP/1.0");
+    http_head_parser_reset(hp);
+    http_head_parser_expect_h2(hp);
+    assert_int_equal(http_head_parser_feed(hp, S("HTTP/2 204 \r\n\r\n"), &used), 1);
+    http_head_parser_reset(hp);                         /* HTTP/1.x again */
+    assert_int_equal(http_head_parser_feed(hp, S("HTTP/2 204 \r\n\r\n"), &used), -1);
+    http_head_parser_free(hp);
+}
+
 /* A peer that does not speak HTTP fails at its first wrong byte, not at a line end. */
 static void test_not_http_fails_at_once(void **state)
 {
@@ -525,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_plain_head),
         cmocka_unit_test(test_lf_only_and_trimmed),
         cmocka_unit_test(test_status_line),
+        cmocka_unit_test(test_h2_status_line),
         cmocka_unit_test(test_not_http_fails_at_once),
         cmocka_unit_test(test_interim_skipped),
         cmocka_unit_test(test_101_refused),

@@ -312,6 +312,36 @@ static void test_jsonl_report(void **state)
     report_free(r);
 }
 
+/* crawl-queue's records end with "http_version" (null when no response came); the
+ * chapter's have no such key. */
+static void test_jsonl_http_version(void **state)
+{
+    (void)state;
+    fetch_stat st = {.url = "https://a/", .status = 200, .size = 1};
+    const char *want[] = {
+        "{\"url\": \"https://a/\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+        "\"size\": 1, \"content_type\": null, \"encoding\": null, \"num_urls\": 0, "
+        "\"num_new_urls\": 0}\n",
+        "{\"url\": \"https://a/\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+        "\"size\": 1, \"content_type\": null, \"encoding\": null, \"num_urls\": 0, "
+        "\"num_new_urls\": 0, \"http_version\": \"HTTP/2\"}\n",
+        "{\"url\": \"https://a/\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+        "\"size\": 1, \"content_type\": null, \"encoding\": null, \"num_urls\": 0, "
+        "\"num_new_urls\": 0, \"http_version\": null}\n"};
+    for (int i = 0; i < 3; i++) {
+        st.with_http_version = i > 0;
+        snprintf(st.http_version, sizeof st.http_version, "%s", i == 1 ? "HTTP/2" : "");
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        assert_non_null(f);
+        report_write_jsonl_record(&st, f);
+        assert_int_equal(fclose(f), 0);
+        assert_string_equal(buf, want[i]);
+        free(buf);
+    }
+}
+
 static void test_jsonl_summary_edge_cases(void **state)
 {
     (void)state;
@@ -543,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_text_report_escapes_fields),
         cmocka_unit_test(test_jsonl_report),
         cmocka_unit_test(test_jsonl_summary_edge_cases),
+        cmocka_unit_test(test_jsonl_http_version),
         cmocka_unit_test(test_json_plain_and_null),
         cmocka_unit_test(test_json_escapes),
         cmocka_unit_test(test_json_valid_utf8_passes),

@@ -241,7 +241,7 @@ static void test_crawl_core_spans(void **state)
     assert_non_null(s->on_connect);
     http_sink_connected(s);
     usleep(2000);
-    http_head h = {200, "text/plain", NULL, 5};
+    http_head h = {200, "text/plain", NULL, 5, NULL};
     s->on_head(s->ctx, &h);
     s->on_body(s->ctx, "hello", 5);
     crawl_fetch_done(f1, noadd, NULL);                    /* slot 0 free again */
