@@ -11,8 +11,8 @@
 #   DEBUG_DELAY_MS=0                              testsite's delay per response
 #   DEBUG_ARGS="..."                              more crawler options (e.g. -v)
 #   DEBUG_ENGINE=1                                stage 3 with robots.txt and the engine
-#                                                 (its default); else --ignore-robots, the
-#                                                 chapter's path that the guide narrates
+#                                                 (its default); else the chapter's path
+#                                                 the guide narrates (chapter-flags.sh)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 stage=${1:-}
@@ -36,8 +36,13 @@ site_start "$bin" "${DEBUG_SITE:-pages=6,links=3,size=500,seed=1}" --delay "${DE
 echo "testsite: ${DEBUG_SITE:-pages=6,links=3,size=500,seed=1} at $site_url (pid $site_pid; stopped when gdb exits)"
 # A Ctrl-C typed at gdb interrupts the crawler; it must not end this script first.
 trap : INT
+# shellcheck source=chapter-flags.sh
+. "$here/scripts/chapter-flags.sh"
+# Stage 3 as the chapter has it (its Queue, no politeness), and without robots.txt and
+# the engine unless DEBUG_ENGINE=1.
 chapter=()
-[ "$stage" = 3 ] && [ "${DEBUG_ENGINE:-0}" != 1 ] && chapter=(--ignore-robots)
+[ "$stage" = 3 ] && chapter=("${CHAPTER_QUEUE[@]}")
+[ "$stage" = 3 ] && [ "${DEBUG_ENGINE:-0}" != 1 ] && chapter=("${CHAPTER_FLAGS[@]}")
 # shellcheck disable=SC2086
 gdb -q -x "$here/docs/gdb/stage$stage.gdb" \
     --args "$bin/$prog" --max-tasks "${DEBUG_MAX_TASKS:-2}" "${chapter[@]}" ${DEBUG_ARGS:-} "$site_url"

@@ -40,7 +40,10 @@ echo "Crawling $root ($pages pages, ${delay} ms per response, --max-tasks $tasks
 echo
 printf '%-18s %-9s %6s %8s %8s %10s %9s\n' stage transport pages seconds cpu_s peak_rss peak_in_flight
 for prog in "${progs[@]}"; do
-    "$bin/runstat" -o "$work/stat" "$bin/$prog" -q --format jsonl --max-tasks "$tasks" \
+    # crawl-queue as the chapter has it (--chapter: its Queue, no politeness)
+    chapter=()
+    [ "$prog" = crawl-queue ] && chapter=(--chapter)
+    "$bin/runstat" -o "$work/stat" "$bin/$prog" -q --format jsonl --max-tasks "$tasks" "${chapter[@]}" \
         --output "$work/$prog.jsonl" "$root"
     summary=$(tail -n1 "$work/$prog.jsonl")
     field() { sed -E "s/.*\"$1\": \"?([^,\"}]*)\"?.*/\1/" <<<"$summary"; }

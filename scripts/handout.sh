@@ -194,6 +194,11 @@ while read -r md line src; do
     mv "$dest/$md.new" "$dest/$md"
 done < <(sort -k1,1 -k2,2nr <<<"$stale")   # from the bottom: line numbers stay true
 
+# 3b. The side-by-side listings (docs/side-by-side.md), from the copy's sources: one
+# that quotes a stubbed exercise's lines is left out, with a note.
+(cd "$dest" && bash scripts/regen-docs.sh --handout listings >/dev/null) ||
+    die "scripts/regen-docs.sh --handout listings failed in the copy"
+
 # 4. What the students are told.
 {
     echo "# This is a handout"

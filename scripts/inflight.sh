@@ -2,7 +2,7 @@
 # inflight.sh [BINDIR] — each stage stopped in the middle of a crawl of a slow local
 # site (every response waits INFLIGHT_DELAY_MS, 300; --max-tasks 3), and what it has
 # in flight at that moment:
-#   1. in gdb (stopped by a SIGINT while the loop waits in epoll_wait): stage 1's
+#   1. in gdb (stopped by a SIGINT, then at the loop's next wait): stage 1's
 #      `info fetchers`, stage 2's and 3's `info tasks` and `coro-bt` (docs/gdb/
 #      crawlstages.py: read from memory, no call into the program);
 #   2. without a debugger: `kill -USR1 PID`, which makes each crawler print the same
@@ -39,30 +39,54 @@ inferior_pid() {
     return 1
 }
 
+# The flags that make PROG the chapter's crawler: crawl-queue's CHAPTER_QUEUE
+# (chapter-flags.sh: its Queue, no politeness); none for stages 1 and 2, which are the
+# chapter.
+# shellcheck source=chapter-flags.sh
+. "$here/scripts/chapter-flags.sh"
+chapter_of() {
+    [ "$1" = crawl-queue ] && echo "${CHAPTER_QUEUE[*]}"
+    return 0
+}
+
 # gdb PROG COMMANDS...: run PROG on the site under gdb, stop it with SIGINT after
 # 1.5 s (while it waits for the slow responses), then run COMMANDS.
 in_gdb() {
     local prog=$1 args=() c
     shift
+    local chapter
+    read -r -a chapter <<<"$(chapter_of "$prog")"
     for c in "$@"; do args+=(-ex "$c"); done
     timeout -k 5 "$limit" gdb -q -batch -nx -x "$here/docs/gdb/crawlstages.py" \
         -ex 'set may-call-functions off' -ex 'set pagination off' -ex 'set confirm off' \
-        -ex 'set print frame-arguments none' -ex 'set print address off' -ex run "${args[@]}" -ex kill \
-        --args "$bin/$prog" -q --max-tasks 3 --output /dev/null "$site_url" \
+        -ex 'set print frame-arguments none' -ex 'set print address off' -ex run \
+        -ex 'tbreak epoll_wait_fired' -ex continue "${args[@]}" -ex kill \
+        --args "$bin/$prog" -q --max-tasks 3 "${chapter[@]}" --output /dev/null "$site_url" \
         >"$work/gdb.out" 2>&1 </dev/null &
     local g=$! p
     if p=$(inferior_pid "$g" "$prog"); then
+        # Under load gdb may still be loading the libraries 1.5 s after the start: count
+        # from the crawler's first connection (its first socket), at most 20 s.
+        for _ in $(seq 400); do
+            find "/proc/$p/fd" -lname 'socket:*' 2>/dev/null | grep -q . && break
+            sleep 0.05
+        done
         sleep 1.5
         kill -INT "$p"
     fi
     wait "$g"
-    # From the stop on, without gdb's start-up chatter and the program's addresses.
-    # gdb says "Program received signal SIGINT", or with threads running (stage 3's
-    # pool) 'Thread 1 "crawl-queue" received signal SIGINT'.
-    sed -En '/^(Program|Thread [0-9]+ ".*") received signal SIGINT/,$p' "$work/gdb.out" |
+    # The SIGINT lands wherever the crawler is (in epoll_wait, mostly; under load, maybe
+    # in a callback); the temporary breakpoint then stops it where its loop is about to
+    # wait again, all callbacks of the turn done. From that stop on, without gdb's
+    # start-up chatter and the program's addresses. With threads running (stage 3's
+    # pool) gdb says 'Thread 1 "crawl-queue" hit Temporary breakpoint 1, ...'.
+    sed -En '/^(Thread [0-9]+ ".*" hit )?Temporary breakpoint 1, /,$p' "$work/gdb.out" |
         grep -v -e '^\[Inferior 1 .* killed\]' -e 'No such file or directory' | sed "s|$here/||g"
+    # ... and it stopped mid-crawl: something is in flight.
     if grep -qE 'Python Exception|Error occurred in Python|Undefined command|Cannot call functions' "$work/gdb.out" ||
-       ! grep -qE '^(Program|Thread [0-9]+ ".*") received signal SIGINT' "$work/gdb.out"; then
+       ! grep -qE '^(Program|Thread [0-9]+ ".*") received signal SIGINT' "$work/gdb.out" ||
+       ! grep -qE '^(Thread [0-9]+ ".*" hit )?Temporary breakpoint 1, ' "$work/gdb.out" ||
+       ! grep -qE '^[1-9][0-9]* live (task|Fetcher)\(s\):' "$work/gdb.out"; then
         echo "inflight.sh: gdb on $prog did not do it:" >&2
         tail -n 8 "$work/gdb.out" >&2
         status=1
@@ -72,8 +96,9 @@ in_gdb() {
 # usr1 PROG: run PROG on the site, send it SIGUSR1 after 1.5 s, print its stderr and
 # how the crawl ended.
 usr1() {
-    local prog=$1 rc
-    "$bin/$prog" -q --max-tasks 3 --format jsonl --output "$work/report" "$site_url" 2>"$work/err" &
+    local prog=$1 rc chapter
+    read -r -a chapter <<<"$(chapter_of "$prog")"
+    "$bin/$prog" -q --max-tasks 3 "${chapter[@]}" --format jsonl --output "$work/report" "$site_url" 2>"$work/err" &
     pid=$!
     sleep 1.5
     kill -USR1 "$pid"
@@ -86,7 +111,8 @@ usr1() {
 }
 
 echo "== A slow site: $site_url, 30 pages, every response $delay ms; --max-tasks 3."
-echo "   gdb stops each crawler 1.5 s in, with SIGINT, while its loop waits in epoll_wait."
+echo "   gdb stops each crawler 1.5 s in, with SIGINT, then (tbreak epoll_wait_fired; continue)"
+echo "   where its loop is about to wait again."
 echo
 echo "== crawl-callbacks (stage 1): bt, then info fetchers"
 echo
@@ -104,7 +130,8 @@ echo "== Without a debugger: kill -USR1 PID, 1.5 s in. The crawler prints at the
 echo "   of its loop and goes on."
 for prog in crawl-callbacks crawl-generators crawl-queue; do
     echo
-    echo "\$ $prog --max-tasks 3 $site_url &  kill -USR1 \$!"
+    c=$(chapter_of "$prog")
+    echo "\$ $prog --max-tasks 3 ${c:+$c }$site_url &  kill -USR1 \$!"
     usr1 "$prog"
 done
 exit $status

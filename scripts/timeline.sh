@@ -25,7 +25,10 @@ for prog in crawl-callbacks crawl-generators crawl-queue; do
     n=$((n + 1))
     json=$build/timeline-stage$n.json
     svg=$build/timeline-stage$n.svg
-    "$bin/$prog" -q --format jsonl --max-tasks "$tasks" --trace-events "$json" \
+    # crawl-queue as the chapter has it (--chapter: its Queue, no politeness)
+    chapter=()
+    [ "$prog" = crawl-queue ] && chapter=(--chapter)
+    "$bin/$prog" -q --format jsonl --max-tasks "$tasks" "${chapter[@]}" --trace-events "$json" \
         --output "$work/report.jsonl" "$root"
     "$bin/timeline-svg" "$json" "$svg"
     printf '  %-17s %s  (Perfetto: ui.perfetto.dev, Open trace file)\n' "$prog" "$json"

@@ -15,11 +15,11 @@
  *
  * Stage 3 is also where the crawler grows an engine (engine.h): with downloader
  * middlewares or item pipeline stages enabled, a worker hands each URL to
- * engine_handle instead of calling fetch itself. With none, this is the chapter's
- * crawler line for line.
+ * engine_handle instead of calling fetch itself. With none (--chapter --ignore-robots),
+ * this is the chapter's crawler line for line.
  *
- * The Queue is a Frontier (frontier.h): the chapter's Queue by default, the polite one
- * (hostqueue.h: a FIFO per host) with a politeness flag, the one on Redis
+ * The Queue is a Frontier (frontier.h): the polite one (hostqueue.h: a FIFO per host)
+ * by default, the chapter's Queue with --chapter, the one on Redis
  * (redisqueue.h, shared with every other process of the crawl) with --frontier. The
  * Crawler calls the same put_nowait, get, task_done and join on each, and never asks
  * which it has. The Queue, the engine's middlewares and pipeline, and the seeds are
@@ -133,6 +133,11 @@ static int crawl_body(coro *co)
         cr->workers[i] = task_new(cr->a->loop, work(cr), name);
     }
 
+    /* The spider's start requests, when it or a spider middleware has its own (else
+     * the roots went in before the crawl, as in the chapter). */
+    if (engine_has_start_requests(cr->engine))
+        AWAIT(co, engine_start_requests(cr->engine));
+
     /* Seeds (--sitemaps, say): start URLs from elsewhere, put while the workers crawl
      * (join must not end the crawl before the last one is put). */
     if (engine_has_seeds(cr->engine))
@@ -193,7 +198,8 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
     if (settings_of(a)->insecure)
         log_warn("crawl-queue: --insecure: TLS certificates are not checked; anyone on the "
                  "way can read and change what is fetched");
-    crawl_add_roots(a->crawl, frontier_add, &cr.q);     /* on --resume: seen already */
+    if (!engine_has_start_requests(cr.engine))
+        crawl_add_roots(a->crawl, frontier_add, &cr.q); /* on --resume: seen already */
 
     progress *p = progress_start(a, queued, &cr.q);
     task *t = task_new(a->loop, &main_coro->co, "crawl");

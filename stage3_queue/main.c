@@ -1,5 +1,6 @@
 /* main.c — crawl-queue: the Crawler (crawler.c) with the extensions its options enable
- * (engine/registry.c: with none, this is the chapter's crawler). */
+ * (engine/registry.c: with none — --chapter --ignore-robots — this is the chapter's
+ * crawler). */
 #include "crawler.h"
 #include "registry.h"
 #include "settings.h"

@@ -254,7 +254,8 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
         outclaim_keep(a->claim);
     if (a->crawl && (a->opt.threads <= 0 || start_pool(a, err, sizeof err) == 0)) {
         if (!a->raw)
-            a->curl = curl_glue_new(a->loop, a->opt.max_tasks, a->opt.cacert, err, sizeof err);
+            a->curl = curl_glue_new(a->loop, a->opt.max_tasks + a->opt.own_transfers,
+                                    a->opt.cacert, err, sizeof err);
         else if (!a->dns)
             a->resolver = resolver_new();
         if (a->curl) {

@@ -266,7 +266,8 @@ static void print_help(const char *prog, const char *default_transport, const cl
            "      --max-tasks N       fetches in progress at once, 1 to 1000000 [100]\n"
            "      --max-redirect N    redirects followed per URL, 0 to 1000 [10]\n"
            "      --max-tries N       attempts per URL, 1 to 100 [4]\n"
-           "      --exclude REGEX     skip URLs matching this POSIX extended regex [none]\n"
+           "      --exclude REGEX     skip URLs matching this POSIX extended regex\n"
+           "                          (repeatable: any of them) [none]\n"
            "      --strict            only the roots' hosts, with or without www. [on]\n"
            "      --lenient           any host in the roots' domains [off]\n"
            "      --selector NAME     event loop backend: %s [%s]\n"
@@ -401,7 +402,12 @@ static int apply_option(crawl_options *o, int c, const char *arg, const cli_comm
     case OPT_MAX_TRIES:
         return parse_int(prog, "max-tries", arg, 1, 100, &o->max_tries);
     case OPT_EXCLUDE:
-        o->exclude = arg;
+        if (o->nexcludes == CRAWL_MAX_EXCLUDES)
+            return usage_error(prog, "--exclude '%s': at most %d --exclude", arg,
+                               CRAWL_MAX_EXCLUDES);
+        if (!o->exclude)
+            o->exclude = arg;
+        o->excludes[o->nexcludes++] = arg;
         return check_regex(prog, arg);
     case OPT_STRICT: o->strict = 1; return CLI_OK;
     case OPT_LENIENT: o->strict = 0; return CLI_OK;

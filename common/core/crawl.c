@@ -84,6 +84,10 @@ struct crawl {
     size_t page_probe;       /* the longest probe in any page's link set so far */
     listeners on_record;     /* told of each record as it is made */
     listeners on_add;        /* told of each URL scheduled */
+    crawl_fields_fn fields;  /* a crawler's own fields of each record, or NULL */
+    void *fields_ctx;
+    report_counter *counts;  /* a crawler's own counters, for the summary */
+    size_t ncounts;
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -92,14 +96,9 @@ struct crawl {
  * in page order, so that each href costs O(1) and its string is stored once.
  * Disallowed hrefs are kept too (allowed = false) so that a repeated href is checked
  * against the policy only once. */
-typedef struct page_link {
-    const char *url;         /* the set's copy */
-    bool allowed;
-} page_link;
-
 typedef struct link_set {
     seen_set *urls;          /* NULL until the page's first link */
-    page_link *items;
+    crawl_link *items;
     size_t n, cap;
 } link_set;
 
@@ -128,6 +127,7 @@ struct crawl_fetch {
     long long size;          /* body bytes kept: at most --max-size */
     bool over;               /* bytes past --max-size arrived (and were dropped) */
     links_parser *parser;    /* only for a 200 page of a type we parse */
+    bool parsed;             /* links_finish was called: links is complete */
     link_set links;
     bool waiting_fd;         /* the transport waits for a descriptor: not in flight */
     bool not_modified;       /* crawl_fetch_not_modified: a 304 fed the stored page */
@@ -252,7 +252,7 @@ static void on_link(void *ctx, const char *url)
         ls->cap = ls->cap ? 2 * ls->cap : 32;
         ls->items = xreallocarray(ls->items, ls->cap, sizeof *ls->items);
     }
-    ls->items[ls->n++] = (page_link){copy, url_policy_allowed(f->c->policy, url)};
+    ls->items[ls->n++] = (crawl_link){copy, url_policy_allowed(f->c->policy, url)};
 }
 
 static void clear_head(crawl_fetch *f)
@@ -264,6 +264,7 @@ static void clear_head(crawl_fetch *f)
     if (f->parser)
         links_free(f->parser);
     f->parser = NULL;
+    f->parsed = false;
     link_set_free(&f->links);
     f->size = 0;
     f->over = false;
@@ -489,6 +490,10 @@ static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
                  f && f->have_head ? f->http_version : "");
         st = &with;
     }
+    if (c->fields) {            /* a crawler's own fields (crawl_set_fields) */
+        c->fields(c->fields_ctx, &with);
+        st = &with;
+    }
     c->done++;
     if (c->stream)
         recstream_record(c->stream, st);
@@ -538,12 +543,21 @@ static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn 
     free(next_url);
 }
 
-/* The page branch: crawling.py's parse_links, then add the new links. */
-static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add, void *ctx)
+/* The page's links are complete once the parser has had the whole body. */
+static void finish_links(crawl_fetch *f)
+{
+    if (f->parser && !f->parsed)
+        links_finish(f->parser);  /* the last links arrive through on_link */
+    f->parsed = true;
+}
+
+/* The page branch: crawling.py's parse_links, then add the new links (unless a spider
+ * adds those it wants: add_links false). */
+static void finish_page(crawl_fetch *f, const char *exception, bool add_links,
+                        crawl_add_fn add, void *ctx)
 {
     crawl *c = f->c;
-    if (f->parser)
-        links_finish(f->parser);  /* the last links arrive through on_link */
+    finish_links(f);
 
     fetch_stat st = {
         .url = f->url, .status = f->status, .exception = (char *)exception,
@@ -566,7 +580,7 @@ static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add,
     if (probe > c->page_probe)
         c->page_probe = probe;
 
-    for (size_t i = 0; i < f->links.n; i++) {
+    for (size_t i = 0; add_links && i < f->links.n; i++) {
         crawl_request link = {f->links.items[i].url, c->o.max_redirect, f->depth + 1, f->url,
                               NULL};
         if (f->links.items[i].allowed)
@@ -574,7 +588,8 @@ static void finish_page(crawl_fetch *f, const char *exception, crawl_add_fn add,
     }
 }
 
-static void finish(crawl_fetch *f, const char *exception, crawl_add_fn add, void *ctx)
+static void finish(crawl_fetch *f, const char *exception, bool add_links, crawl_add_fn add,
+                   void *ctx)
 {
     trace_attempt(f, exception);    /* first: the slot is free for the links added below */
     if (!f->have_head)
@@ -582,7 +597,7 @@ static void finish(crawl_fetch *f, const char *exception, crawl_add_fn add, void
     else if (is_redirect(f->status))
         finish_redirect(f, exception, add, ctx);
     else
-        finish_page(f, exception, add, ctx);
+        finish_page(f, exception, add_links, add, ctx);
     crawl_fetch_discard(f);
 }
 
@@ -598,6 +613,12 @@ crawl *crawl_prepare(const crawl_options *o, const char *stage, char *err, size_
     c->seen_urls = fpset_new();
     c->stats = report_new();
     c->policy = url_policy_new(o->strict != 0, o->exclude, err, errlen);
+    /* the others --exclude given (the first is o->exclude) */
+    for (int i = 1; c->policy && i < o->nexcludes; i++)
+        if (url_policy_exclude(c->policy, o->excludes[i], err, errlen) < 0) {
+            crawl_free(c);
+            return NULL;
+        }
     if (!c->policy) {
         crawl_free(c);
         return NULL;
@@ -663,6 +684,8 @@ char *crawl_identity(const crawl_options *o)
         fprintf(m, "root %s\n", o->roots[i]);
     fprintf(m, "max_redirect %d\nmax_pages %ld\nexclude %s\nstrict %d\n", o->max_redirect,
             o->max_pages, o->exclude ? o->exclude : "", o->strict);
+    for (int i = 1; i < o->nexcludes; i++)
+        fprintf(m, "exclude %s\n", o->excludes[i]);
     if (fclose(m) != 0)
         alloc_oom(0);
     return buf;
@@ -682,6 +705,9 @@ void crawl_free(crawl *c)
     report_free(c->stats);
     free(c->on_record.v);
     free(c->on_add.v);
+    for (size_t i = 0; i < c->ncounts; i++)
+        free((char *)c->counts[i].name);
+    free(c->counts);
     free(c->stage);
     free(c);
 }
@@ -765,14 +791,62 @@ bool crawl_fetch_full(const crawl_fetch *f) { return f->over; }
 
 void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx)
 {
-    finish(f, NULL, add, ctx);
+    finish(f, NULL, true, add, ctx);
+}
+
+static void truncated_why(const crawl_fetch *f, char *why, size_t n)
+{
+    snprintf(why, n, "body truncated at %lld bytes (--max-size)", f->size);
 }
 
 void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx)
 {
     char why[80];
-    snprintf(why, sizeof why, "body truncated at %lld bytes (--max-size)", f->size);
-    finish(f, why, add, ctx);
+    truncated_why(f, why, sizeof why);
+    finish(f, why, true, add, ctx);
+}
+
+void crawl_fetch_done_by_spider(crawl_fetch *f, bool truncated, const char *error,
+                                crawl_add_fn add, void *ctx)
+{
+    char cut[80] = "";
+    if (truncated)
+        truncated_why(f, cut, sizeof cut);
+    char *why = NULL;
+    if (error)
+        why = xasprintf("%s%s%s", cut, cut[0] ? "; " : "", error);
+    finish(f, why ? why : cut[0] ? cut : NULL, false, add, ctx);
+    free(why);
+}
+
+const crawl_link *crawl_fetch_links(crawl_fetch *f, size_t *n)
+{
+    finish_links(f);
+    *n = f->links.n;
+    return f->links.items;
+}
+
+bool crawl_fetch_is_redirect(const crawl_fetch *f)
+{
+    return f->have_head && is_redirect(f->status);
+}
+
+void crawl_set_fields(crawl *c, crawl_fields_fn fn, void *ctx)
+{
+    c->fields = fn;
+    c->fields_ctx = ctx;
+}
+
+void crawl_count(crawl *c, const char *name, long long n)
+{
+    size_t i = 0;
+    while (i < c->ncounts && strcmp(c->counts[i].name, name) != 0)
+        i++;
+    if (i == c->ncounts) {
+        c->counts = xreallocarray(c->counts, c->ncounts + 1, sizeof *c->counts);
+        c->counts[c->ncounts++] = (report_counter){xstrdup(name), 0};
+    }
+    c->counts[i].n += n;
 }
 
 void crawl_fetch_fail(crawl_fetch *f, const char *error)
@@ -859,6 +933,19 @@ bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
     return add_url(c, r, add, ctx);
 }
 
+bool crawl_schedule_root(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx)
+{
+    return add_url(c, r, add, ctx);
+}
+
+bool crawl_schedule_any_host(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx)
+{
+    bool web = strncmp(r->url, "http://", 7) == 0 || strncmp(r->url, "https://", 8) == 0;
+    if (!web || url_policy_excluded(c->policy, r->url))
+        return false;
+    return add_url(c, r, add, ctx);
+}
+
 void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }
 
 void crawl_fetch_aside(crawl_fetch *f) { f->aside = true; }
@@ -924,6 +1011,7 @@ const char *crawl_fetch_headers(const crawl_fetch *f, size_t *n)
 }
 const char *crawl_fetch_location(const crawl_fetch *f) { return f->location; }
 const char *crawl_fetch_content_type(const crawl_fetch *f) { return f->content_type; }
+const char *crawl_fetch_encoding(const crawl_fetch *f) { return f->encoding; }
 
 int crawl_write_report(crawl *c, size_t todo, const char *transport,
                        const char *selector, bool interrupted, char *err, size_t errlen)
@@ -941,6 +1029,8 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
         .interrupted = interrupted,
         .crawl_done = c->earlier_done + c->done,
         .runs = c->runs_known ? c->earlier_runs + 1 : 0,
+        .counts = c->counts,
+        .ncounts = c->ncounts,
     };
     char write_err[512];
     if (crawl_write_failed(c, write_err, sizeof write_err))

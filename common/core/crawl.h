@@ -57,6 +57,13 @@ char *crawl_identity(const crawl_options *o);
 void crawl_free(crawl *c);
 const crawl_options *crawl_opts(const crawl *c);
 
+/* One link the link parser found on a page: absolute, without fragment, each once per
+ * page, in page order; allowed by the host policy and --exclude or not. */
+typedef struct crawl_link {
+    const char *url;
+    bool allowed;
+} crawl_link;
+
 /* crawling.py's add_url for each root, with max_redirect from the options (depth 0,
  * no referrer, no callback). */
 void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx);
@@ -111,6 +118,27 @@ size_t crawl_longest_probe(const crawl *c);
 
 /* ---- for an engine around the core ---- */
 
+/* For an engine whose spider decides which links to follow: the page's links (none
+ * unless it is a 200 of a type the parser reads), n of them, owned by f. Call it once
+ * the whole body arrived (it finishes the parse). */
+const crawl_link *crawl_fetch_links(crawl_fetch *f, size_t *n);
+/* Whether the response is a redirect (its record adds the target, not links). */
+bool crawl_fetch_is_redirect(const crawl_fetch *f);
+/* As crawl_fetch_done (crawl_fetch_truncated when truncated), but the page's links are
+ * not added — the spider schedules those it wants (crawl_schedule) — and error, when
+ * not NULL, is the record's exception (after a truncation's, "; " between). A
+ * redirect's target is still added through add. Frees f. */
+void crawl_fetch_done_by_spider(crawl_fetch *f, bool truncated, const char *error,
+                                crawl_add_fn add, void *ctx);
+/* A crawler's own fields of each record (report.h's extra: depth, referrer,
+ * requisite): fn fills them in st just before the record is written (the strings it
+ * sets must live until the record listeners return). One at a time; NULL: none. */
+typedef void (*crawl_fields_fn)(void *ctx, fetch_stat *st);
+void crawl_set_fields(crawl *c, crawl_fields_fn fn, void *ctx);
+/* Add n to a crawler's own counter (made at 0 on first use), written in the summary
+ * after the core's own keys ("dropped_depth": 3). name: a JSON key, kept as given. */
+void crawl_count(crawl *c, const char *name, long long n);
+
 /* Listeners: told of each record as it is made (after it joins the report) — the
  * record, and the attempt it came from while that still exists (NULL for a failure
  * recorded without a response); both are valid during the call only — or of each URL
@@ -152,6 +180,10 @@ bool crawl_allowed(const crawl *c, const char *url);
  * called) when allowed by the host policy, not seen and within --max-pages. Returns
  * whether it was. */
 bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx);
+/* The same for a start request: as a root, whatever the host policy and --exclude. */
+bool crawl_schedule_root(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx);
+/* The same for a URL of any host (a page requisite): http(s), not excluded. */
+bool crawl_schedule_any_host(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx);
 
 /* This attempt is a 304 Not Modified that answered a recrawl's conditional request,
  * and the body its sink is fed next is the page stored by an earlier crawl: its links
@@ -200,6 +232,8 @@ const char *crawl_fetch_headers(const crawl_fetch *f, size_t *n);
 int crawl_fetch_status(const crawl_fetch *f);
 const char *crawl_fetch_location(const crawl_fetch *f);
 const char *crawl_fetch_content_type(const crawl_fetch *f);
+/* Its charset (lower case; "utf-8" when the type names none), NULL without a type. */
+const char *crawl_fetch_encoding(const crawl_fetch *f);
 
 /* Write the report to --output or stdout — text: every record, sorted, and the counters;
  * jsonl: only the summary line, for each record was written as it was made (one line,

@@ -7,13 +7,18 @@
 #ifndef CRAWL_OPTIONS_H
 #define CRAWL_OPTIONS_H
 
+#define CRAWL_MAX_EXCLUDES 64 /* --exclude given at most this many times */
+
 typedef struct crawl_options {
     char **roots;            /* as given on the command line (not owned) */
     int nroots;
     int max_tasks;           /* --max-tasks N (100) */
     int max_redirect;        /* --max-redirect N (10) */
     int max_tries;           /* --max-tries N (4) */
-    const char *exclude;     /* --exclude REGEX */
+    const char *exclude;     /* --exclude REGEX: the first one given */
+    /* every --exclude, in order (repeatable: a URL matching any is excluded) */
+    const char *excludes[CRAWL_MAX_EXCLUDES];
+    int nexcludes;
     int strict;              /* --strict (default) / --lenient */
     const char *selector;    /* --selector epoll|poll|select */
     const char *transport;   /* --transport raw|curl (default per stage) */
@@ -42,6 +47,8 @@ typedef struct crawl_options {
     const char *fetched_by;  /* NULL, or this process's name in each record (one crawl
                               * shared by many processes) */
     int host_lanes;          /* --trace-events: a timeline lane per host, not per slot */
+    int own_transfers;       /* transfers beyond max_tasks for the crawler's own downloads
+                              * (robots.txt), so that they never take the pages' (curl) */
     int trace_pid;           /* --trace-events: this process's pid in the timeline (0: 1) */
     int http2;               /* the curl transport offers HTTP/2 over https (ALPN), one
                               * connection per host; records say "http_version" */

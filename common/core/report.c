@@ -31,6 +31,7 @@ static void stat_free_strings(fetch_stat *st)
     free(st->exception);
     free(st->content_type);
     free(st->encoding);
+    free(st->referrer);
 }
 
 void report_free(report *r)
@@ -67,6 +68,7 @@ void fetch_stat_copy(fetch_stat *dst, const fetch_stat *src)
     dst->exception = dup_or_null(src->exception);
     dst->content_type = dup_or_null(src->content_type);
     dst->encoding = dup_or_null(src->encoding);
+    dst->referrer = dup_or_null(src->referrer);
 }
 
 void fetch_stat_clear(fetch_stat *st)
@@ -244,6 +246,10 @@ void report_write_text(report *r, const report_summary *sum, FILE *out)
     stats_write(&s, out);
     free(s.c);
     fprintf(out, "Todo: %zu\nDone: %zu\n", sum->todo, n);
+    for (size_t i = 0; i < sum->ncounts; i++) {
+        text_write_string(out, sum->counts[i].name);
+        fprintf(out, ": %lld\n", sum->counts[i].n);
+    }
 
     time_t now = time(NULL);
     char buf[64];
@@ -412,6 +418,14 @@ void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, 
     fputs(", \"encoding\": ", out);
     json_write_string(out, st->encoding);
     fprintf(out, ", \"num_urls\": %d, \"num_new_urls\": %d", st->num_urls, st->num_new_urls);
+    if (st->extra & FETCH_STAT_DEPTH)
+        fprintf(out, ", \"depth\": %d", st->depth);
+    if (st->extra & FETCH_STAT_REFERRER) {
+        fputs(", \"referrer\": ", out);
+        json_write_string(out, st->referrer);
+    }
+    if ((st->extra & FETCH_STAT_REQUISITE) && st->requisite)
+        fputs(", \"requisite\": true", out);
     if (st->not_modified)
         fputs(", \"not_modified\": true", out);
     if (st->with_http_version) {
@@ -445,6 +459,11 @@ void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *ou
     if (sum->error) {
         fputs(", \"error\": ", out);
         json_write_string(out, sum->error);
+    }
+    for (size_t i = 0; i < sum->ncounts; i++) {
+        fputs(", ", out);
+        json_write_string(out, sum->counts[i].name);
+        fprintf(out, ": %lld", sum->counts[i].n);
     }
     fputs("}}\n", out);
 }

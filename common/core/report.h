@@ -39,6 +39,13 @@ typedef struct fetch_stat {
     char *encoding;
     int num_urls;
     int num_new_urls;
+    /* A crawler's own fields (crawl.h's crawl_set_fields), written after the others
+     * in jsonl only when their bit is in extra: "depth", "referrer" (null for a root),
+     * "requisite" (true). */
+    unsigned extra;
+    int depth;
+    char *referrer;
+    int requisite;
     bool not_modified;   /* a 304 to a recrawl's conditional request: the page is the
                           * stored one; the JSONL record adds "not_modified": true */
     /* The response's HTTP version ("HTTP/1.1", "HTTP/2"; "" when none came: null),
@@ -47,6 +54,14 @@ typedef struct fetch_stat {
     char http_version[12];
     bool with_http_version;
 } fetch_stat;
+
+enum { FETCH_STAT_DEPTH = 1, FETCH_STAT_REFERRER = 2, FETCH_STAT_REQUISITE = 4 };
+
+/* A crawler's own counter for the summary. */
+typedef struct report_counter {
+    const char *name;
+    long long n;
+} report_counter;
 
 /* Everything the summary line needs besides the records. */
 typedef struct report_summary {
@@ -59,6 +74,8 @@ typedef struct report_summary {
     size_t peak_in_flight;   /* most fetches in progress at once */
     int interrupted;         /* stopped by a signal, or failed */
     const char *error;       /* why it failed (NULL: it did not) */
+    const report_counter *counts; /* a crawler's own counters, ncounts of them */
+    size_t ncounts;
     size_t crawl_done;       /* with runs: URLs done by the whole crawl, this run's too */
     unsigned runs;           /* the crawl's runs, this one included (0: not known) */
 } report_summary;

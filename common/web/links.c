@@ -9,6 +9,8 @@
 #include "libmem.h"
 #include "links_charset.h"
 #include "links_skip.h"
+#include "css_urls.h"
+#include "links_requisites.h"
 #include "url.h"
 
 #include <libxml/HTMLparser.h>
@@ -58,6 +60,8 @@
 #endif
 #define LINKS_KEEP_PARSED (8 * 1024)
 #define LINKS_MAX_NAMES (16 * 1024)
+/* Requisites mode: the text of <style> elements kept for their url()s, per page. */
+#define LINKS_MAX_STYLE (256 * 1024)
 
 struct links_parser {
     xmlParserCtxtPtr ctxt; /* an HTML or an XML push parser */
@@ -75,6 +79,10 @@ struct links_parser {
     char *base;       /* resolved <base href>, or NULL: links resolve against page_url */
     links_fn fn;
     void *ctx;
+    bool requisites;  /* links_new_requisites: what the page loads, not its hrefs */
+    bool in_style;    /* inside a <style> element: its text is CSS */
+    char *style;      /* that text so far (at most LINKS_MAX_STYLE bytes a page) */
+    size_t style_len, style_cap, style_total;
 };
 
 static const char *const XHTML_NS = "http://www.w3.org/1999/xhtml";
@@ -158,6 +166,54 @@ static void count_error(void *user, xmlErrorPtr err)
         spend(lp, LINKS_ERROR_COST + (size_t)lp->ctxt->nameNr);
 }
 
+/* Requisites mode: a URL a tag (or a <style>) loads. */
+static void on_requisite(void *user, const char *url)
+{
+    handle_href(user, url, false);
+}
+
+/* Requisites mode: <base href> as always, then what the tag loads. */
+static void requisite_tag(links_parser *lp, const char *name, const char *const *atts)
+{
+    if (strcmp(name, "style") == 0) {
+        lp->in_style = true;
+        lp->style_len = 0;
+    }
+    if (!atts)
+        return;
+    if (strcmp(name, "base") == 0) {
+        for (size_t i = 0; atts[i]; i += 2)
+            if (strcasecmp(atts[i], "href") == 0) {
+                handle_href(lp, atts[i + 1] ? atts[i + 1] : "", true);
+                break;
+            }
+        return;
+    }
+    requisites_of_tag(name, atts, on_requisite, lp);
+}
+
+/* Requisites mode: the text of a <style> element (libxml2 hands a script's or a
+ * style's text to cdataBlock), kept until its end tag. */
+static void style_text(void *user, const xmlChar *text, int len)
+{
+    links_parser *lp = user;
+    if (!lp->in_style || len <= 0 || lp->style_total + (size_t)len > LINKS_MAX_STYLE)
+        return;
+    xappend(&lp->style, &lp->style_len, &lp->style_cap, text, (size_t)len);
+    lp->style_total += (size_t)len;
+}
+
+static void html_end_element(void *user, const xmlChar *name)
+{
+    links_parser *lp = user;
+    if (lp->in_style && strcmp((const char *)name, "style") == 0) {
+        lp->in_style = false;
+        if (!lp->limit_hit)
+            css_urls(lp->style, lp->style_len, on_requisite, lp);
+        lp->style_len = 0;
+    }
+}
+
 /* HTML: libxml2 gives lower-cased names, and NULL for a value-less attribute
  * (<a href>), which browsers read as an empty href. */
 static void html_start_element(void *user, const xmlChar *name, const xmlChar **atts)
@@ -166,7 +222,13 @@ static void html_start_element(void *user, const xmlChar *name, const xmlChar **
     size_t n = 0;
     while (atts && atts[2 * n])
         n++;
-    if (start_tag_limited(lp, n) || !atts)
+    if (start_tag_limited(lp, n))
+        return;
+    if (lp->requisites) {
+        requisite_tag(lp, (const char *)name, (const char *const *)atts);
+        return;
+    }
+    if (!atts)
         return;
     bool is_base = strcasecmp((const char *)name, "base") == 0;
     for (size_t i = 0; atts[i]; i += 2) {
@@ -230,8 +292,9 @@ static void sax_drop_message(void *ctx, const char *msg, ...)
     (void)msg;
 }
 
-/* A SAX handler that only sees start tags and swallows every error and warning. */
-static void init_sax(xmlSAXHandler *sax, bool xml)
+/* A SAX handler that only sees start tags (and in requisites mode the text and end of
+ * <style> elements) and swallows every error and warning. */
+static void init_sax(xmlSAXHandler *sax, bool xml, bool requisites)
 {
     memset(sax, 0, sizeof *sax);
     sax->initialized = XML_SAX2_MAGIC; /* so that serror below is used */
@@ -239,6 +302,10 @@ static void init_sax(xmlSAXHandler *sax, bool xml)
         sax->startElementNs = xml_start_element;
     else
         sax->startElement = html_start_element;
+    if (requisites && !xml) {
+        sax->cdataBlock = style_text;
+        sax->endElement = html_end_element;
+    }
     sax->warning = sax_drop_message;
     sax->error = sax_drop_message;
     sax->fatalError = sax_drop_message;
@@ -254,7 +321,7 @@ static void push_utf8(void *user, const char *data, size_t len);
 static xmlParserCtxtPtr new_ctxt(links_parser *lp)
 {
     xmlSAXHandler sax;
-    init_sax(&sax, lp->xml);
+    init_sax(&sax, lp->xml, lp->requisites);
     xmlParserCtxtPtr c;
     if (lp->xml)
         c = xmlCreatePushParserCtxt(&sax, lp, NULL, 0, NULL);
@@ -279,8 +346,8 @@ static xmlParserCtxtPtr new_ctxt(links_parser *lp)
     return c;
 }
 
-links_parser *links_new(const char *base_url, const char *charset, bool xml,
-                        links_fn fn, void *ctx)
+static links_parser *parser_new(const char *base_url, const char *charset, bool xml,
+                               bool requisites, links_fn fn, void *ctx)
 {
     if (!fn)
         return NULL;
@@ -288,12 +355,25 @@ links_parser *links_new(const char *base_url, const char *charset, bool xml,
     silence_libxml2();
     links_parser *lp = xcalloc(1, sizeof *lp);
     lp->xml = xml;
+    lp->requisites = requisites;
     lp->fn = fn;
     lp->ctx = ctx;
     charset_decoder_init(&lp->dec, charset, push_utf8, lp);
     lp->page_url = xstrdup(base_url ? base_url : "");
     lp->ctxt = new_ctxt(lp);
     return lp;
+}
+
+links_parser *links_new(const char *base_url, const char *charset, bool xml,
+                        links_fn fn, void *ctx)
+{
+    return parser_new(base_url, charset, xml, false, fn, ctx);
+}
+
+links_parser *links_new_requisites(const char *base_url, const char *charset, links_fn fn,
+                                   void *ctx)
+{
+    return parser_new(base_url, charset, false, true, fn, ctx);
 }
 
 static bool halted(const links_parser *lp)
@@ -592,6 +672,7 @@ void links_free(links_parser *lp)
             htmlFreeParserCtxt(lp->ctxt);
     }
     charset_decoder_free(&lp->dec);
+    free(lp->style);
     free(lp->base);
     free(lp->page_url);
     free(lp);

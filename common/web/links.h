@@ -37,6 +37,12 @@ bool links_wanted(const char *media_type);
  * attributes are collected the same way. NULL only when fn is NULL. */
 links_parser *links_new(const char *base_url, const char *charset, bool xml,
                         links_fn fn, void *ctx);
+/* The same parser (HTML), but what it hands over is what the page needs to render
+ * (wget -p's page requisites, links_requisites.h) — each URL a start tag loads, and the
+ * url()s of <style> elements (at most 256 KiB of their text a page) — resolved as
+ * hrefs are; the page's hrefs themselves are not. */
+links_parser *links_new_requisites(const char *base_url, const char *charset, links_fn fn,
+                                   void *ctx);
 void links_feed(links_parser *lp, const char *data, size_t len);
 /* End of body: flush, emitting any remaining links. */
 void links_finish(links_parser *lp);

@@ -465,8 +465,8 @@ int url_split(const char *url, char **scheme, char **host, int *port, char **pat
 
 struct url_policy {
     bool strict;
-    bool has_exclude;
-    regex_t exclude;
+    size_t nexclude;        /* the --exclude patterns: a URL matching one is excluded */
+    regex_t *exclude;
     seen_set *root_domains; /* crawling.py's root_domains */
     uint64_t version;       /* changes with every root added; see allowed_cached */
 };
@@ -509,30 +509,47 @@ url_policy *url_policy_new(bool strict, const char *exclude, char *err, size_t e
     p->strict = strict;
     p->version = next_version();
     p->root_domains = seen_new();
-    /* As in crawling.py, an empty pattern means no pattern. */
-    if (exclude && exclude[0]) {
-        int rc = regcomp(&p->exclude, exclude, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char msg[256];
-            regerror(rc, &p->exclude, msg, sizeof(msg));
-            snprintf(err, errlen, "bad exclude regex '%s': %s", exclude, msg);
-            seen_free(p->root_domains);
-            free(p);
-            return NULL;
-        }
-        p->has_exclude = true;
+    if (url_policy_exclude(p, exclude, err, errlen) < 0) {
+        url_policy_free(p);
+        return NULL;
     }
     return p;
+}
+
+int url_policy_exclude(url_policy *p, const char *exclude, char *err, size_t errlen)
+{
+    /* As in crawling.py, an empty pattern means no pattern. */
+    if (!exclude || !exclude[0])
+        return 0;
+    p->exclude = xreallocarray(p->exclude, p->nexclude + 1, sizeof *p->exclude);
+    int rc = regcomp(&p->exclude[p->nexclude], exclude, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char msg[256];
+        regerror(rc, &p->exclude[p->nexclude], msg, sizeof(msg));
+        snprintf(err, errlen, "bad exclude regex '%s': %s", exclude, msg);
+        return -1;
+    }
+    p->nexclude++;
+    return 0;
 }
 
 void url_policy_free(url_policy *p)
 {
     if (!p)
         return;
-    if (p->has_exclude)
-        regfree(&p->exclude);
+    for (size_t i = 0; i < p->nexclude; i++)
+        regfree(&p->exclude[i]);
+    free(p->exclude);
     seen_free(p->root_domains);
     free(p);
+}
+
+bool url_policy_excluded(const url_policy *p, const char *url)
+{
+    for (size_t i = 0; p && i < p->nexclude; i++)
+        if (regexec(&p->exclude[i], url, 0, NULL, 0) == 0)
+            return true;
+    return false;
 }
 
 int url_policy_add_root(url_policy *p, const char *root_url)
@@ -667,7 +684,7 @@ bool url_policy_allowed(const url_policy *p, const char *url)
 {
     if (!p || !url)
         return false;
-    if (p->has_exclude && regexec(&p->exclude, url, 0, NULL, 0) == 0)
+    if (url_policy_excluded(p, url))
         return false;
     return allowed_memo(p, url);
 }

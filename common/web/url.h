@@ -40,6 +40,11 @@ typedef struct url_policy url_policy;
  * exclude: a POSIX extended regex, or NULL. Returns NULL with a message in err when
  * the regex does not compile ("bad --exclude regex '(': ..."). */
 url_policy *url_policy_new(bool strict, const char *exclude, char *err, size_t errlen);
+/* One more exclude pattern (--exclude is repeatable: a URL matching any is excluded).
+ * 0, or -1 with the message in err (the policy is unchanged). */
+int url_policy_exclude(url_policy *p, const char *exclude, char *err, size_t errlen);
+/* Whether url matches an exclude pattern (whatever its host). */
+bool url_policy_excluded(const url_policy *p, const char *url);
 void url_policy_free(url_policy *p);
 /* Allow this root URL's host (as crawling.py's root_domains). Returns 0 or -1. */
 int url_policy_add_root(url_policy *p, const char *root_url);

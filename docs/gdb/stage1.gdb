@@ -43,7 +43,11 @@ echo \ \                            That is stack ripping. At connected, often m
 echo \ \ p *(Fetcher *)data         the "locals" this fetch saved by hand between callbacks\n
 echo \ \ info fetchers              every live Fetcher: URL, what it waits for, bytes so far\n
 echo \ \ finish                     back to whoever called the callback: dispatch_io, or\n
-echo \ \                            start_raw when the connection was made at once\n
+echo \ \                            start_raw when the connection was made at once.\n
+echo \ \                            At read_response it first stops at breakpoint 1: the\n
+echo \ \                            next fetch's connected, which read_response started on\n
+echo \ \                            its way out. To get out: disable 1, frame function\n
+echo \ \                            read_response, finish, enable 1\n
 echo \ \ info breakpoints           how many times each callback ran so far\n
 echo \ \ continue                   the next callback, often for another URL\n
 echo On loopback connect() often succeeds at once: start_raw then calls connected\n

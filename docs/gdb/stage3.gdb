@@ -1,7 +1,8 @@
 # stage3.gdb — crawl-queue: max_tasks workers around a joinable Queue.
-#   gdb -x docs/gdb/stage3.gdb --args build/bin/crawl-queue --max-tasks 2 --ignore-robots URL
-# (debug-stage3 passes --ignore-robots: the chapter's path, a worker awaiting fetch;
-# without it the same breakpoints stop on the engine's path, robots.txt's Tasks beside.)
+#   gdb -x docs/gdb/stage3.gdb --args build/bin/crawl-queue --max-tasks 2 --chapter --ignore-robots URL
+# (debug-stage3 passes --chapter --ignore-robots: the chapter's Queue and path, a worker
+# awaiting fetch; without --ignore-robots the same breakpoints stop on the engine's
+# path, robots.txt's Tasks beside; without --chapter the Queue is the polite one.)
 set pagination off
 set confirm off
 # No command of the course calls a function of the program: gdb 13 cannot finish

@@ -11,6 +11,7 @@
 #include "alloc.h"
 #include "fetch.h"
 #include "log.h"
+#include "url.h"
 
 struct engine {
     app *a;
@@ -27,8 +28,14 @@ struct engine {
     size_t nseeds;
     bool keep_bodies;            /* a pipeline stage wants bodies */
     bool keep_wire;              /* a pipeline stage wants the wire bytes (--warc) */
+    bool keep_links;             /* a pipeline stage wants the page's links */
     item *capture;               /* the item whose record the crawl core is making */
+    const request *recording;    /* and its request (for the record's own fields) */
+    unsigned fields;             /* the record's own fields (engine_record_fields) */
     bool failed;                 /* a pipeline stage raised */
+    spider sp;                   /* the crawl's spider (spider.h) */
+    spider_middleware *smw;
+    size_t nsmw;
 };
 
 /* ---- results ---- */
@@ -101,6 +108,7 @@ engine *engine_new(app *a, frontier *fr)
     e->schedule = frontier_add;
     e->schedule_ctx = fr;
     e->one_try = frontier_hosts(fr, &hosts);
+    e->sp = spider_default();
     crawl_add_record_listener(a->crawl, on_record, e);
     return e;
 }
@@ -122,8 +130,18 @@ void engine_free(engine *e)
         if (e->pipe[i].free)
             e->pipe[i].free(e->pipe[i].self);
     }
+    for (size_t i = 0; i < e->nsmw; i++) {
+        crawl_remove_listeners(c, e->smw[i].self);
+        if (e->smw[i].free)
+            e->smw[i].free(e->smw[i].self);
+    }
+    if (e->sp.free)
+        e->sp.free(e->sp.self);
+    if (e->fields)
+        crawl_set_fields(c, NULL, NULL);
     free(e->mw);
     free(e->pipe);
+    free(e->smw);
     free(e->seeds);
     free(e);
 }
@@ -140,6 +158,43 @@ void engine_add_pipeline(engine *e, const item_pipeline *p)
     e->pipe[e->npipe++] = *p;
     e->keep_bodies |= p->wants_body;
     e->keep_wire |= p->wants_wire;
+    e->keep_links |= p->wants_links;
+}
+
+void engine_set_spider(engine *e, const spider *s)
+{
+    if (e->sp.free)
+        e->sp.free(e->sp.self);
+    e->sp = *s;
+    e->keep_bodies |= s->wants_body;
+}
+
+void engine_add_spider_middleware(engine *e, const spider_middleware *m)
+{
+    e->smw = xreallocarray(e->smw, e->nsmw + 1, sizeof *e->smw);
+    e->smw[e->nsmw++] = *m;
+    e->keep_bodies |= m->wants_body;
+}
+
+/* The crawl core's hook: the record being made gets the fields asked for, from the
+ * request of the URL being recorded. */
+static void fill_fields(void *ctx, fetch_stat *st)
+{
+    engine *e = ctx;
+    const request *r = e->recording;
+    if (!r)
+        return;
+    st->extra = e->fields;
+    st->depth = r->depth;
+    st->referrer = r->referrer;
+    st->requisite = r->callback && strcmp(r->callback, SPIDER_CB_REQUISITE) == 0;
+}
+
+void engine_record_fields(engine *e, unsigned fields)
+{
+    if (!e->fields)
+        crawl_set_fields(e->a->crawl, fill_fields, e);
+    e->fields |= fields;
 }
 
 void engine_add_seeds(engine *e, coro *(*seed)(engine *e))
@@ -159,6 +214,13 @@ const char *engine_pipeline_name(const engine *e, size_t i)
 {
     return i < e->npipe ? e->pipe[i].name : NULL;
 }
+
+const char *engine_spider_middleware_name(const engine *e, size_t i)
+{
+    return i < e->nsmw ? e->smw[i].name : NULL;
+}
+
+const char *engine_spider_name(const engine *e) { return e->sp.name; }
 
 typedef struct {
     coro co;
@@ -185,7 +247,94 @@ coro *engine_seed(engine *e)
     return &f->co;
 }
 
-bool engine_plain(const engine *e) { return e->nmw == 0 && e->npipe == 0; }
+/* ---- start requests ---- */
+
+bool engine_has_start_requests(const engine *e)
+{
+    if (e->sp.start_requests)
+        return true;
+    for (size_t i = 0; i < e->nsmw; i++)
+        if (e->smw[i].process_start_requests)
+            return true;
+    return false;
+}
+
+typedef struct {
+    coro co;
+    engine *e;
+    size_t i;
+    spider_outputs out;
+} start_frame;
+
+/* The roots, as crawl_add_roots makes them: depth 0, no referrer. */
+static void root_requests(engine *e, spider_outputs *out)
+{
+    const crawl_options *o = &e->a->opt;
+    for (int i = 0; i < o->nroots; i++) {
+        char why[256];
+        char *root = url_fix(o->roots[i], why, sizeof why);
+        if (!root) {
+            log_warn("skipping root: %s", why);
+            continue;
+        }
+        spider_emit_request(out, request_new(root, o->max_redirect, REQ_ROOT));
+        free(root);
+    }
+}
+
+static int start_body(coro *co)
+{
+    start_frame *f = (start_frame *)co;
+    engine *e = f->e;
+    CORO_BEGIN(co);
+    if (e->sp.start_requests) {
+        coro *call = e->sp.start_requests(e->sp.self, &f->out);
+        if (call)
+            AWAIT(co, call);
+        for (size_t k = 0; k < f->out.n; k++)
+            if (f->out.v[k].kind == SPIDER_REQUEST)
+                f->out.v[k].request->flags |= REQ_ROOT;
+    } else {
+        root_requests(e, &f->out);
+    }
+    for (f->i = e->nsmw; f->i-- > 0;) {
+        spider_middleware *m = &e->smw[f->i];
+        coro *call = m->process_start_requests ? m->process_start_requests(m->self, &f->out)
+                                               : NULL;
+        if (call)
+            AWAIT(co, call);
+    }
+    for (size_t k = 0; k < f->out.n; k++) {
+        spider_output *o = &f->out.v[k];
+        if (o->kind == SPIDER_REQUEST) {
+            engine_crawl(e, o->request);
+            o->request = NULL;
+        } else {
+            log_warn("a start request that is an item is dropped: %s", o->item);
+        }
+    }
+    CORO_END(co);
+}
+
+static void start_finally(coro *co)
+{
+    spider_outputs_clear(&((start_frame *)co)->out);
+}
+
+static const coro_def start_def = {"start_requests", __FILE__, start_body, start_finally,
+                                   sizeof(start_frame)};
+
+coro *engine_start_requests(engine *e)
+{
+    start_frame *f = (start_frame *)coro_new(&start_def);
+    f->e = e;
+    return &f->co;
+}
+
+bool engine_plain(const engine *e)
+{
+    return e->nmw == 0 && e->npipe == 0 && e->nsmw == 0 && spider_is_default(&e->sp);
+}
 app *engine_app(engine *e) { return e->a; }
 bool engine_failed(const engine *e) { return e->failed; }
 frontier *engine_frontier(engine *e) { return e->fr; }
@@ -201,6 +350,10 @@ bool engine_crawl(engine *e, request *req)
     if (req->flags & REQ_DONT_FILTER) {
         e->schedule(e->schedule_ctx, &r);
         scheduled = true;
+    } else if (req->flags & REQ_ROOT) {
+        scheduled = crawl_schedule_root(e->a->crawl, &r, e->schedule, e->schedule_ctx);
+    } else if (req->flags & REQ_ANY_HOST) {
+        scheduled = crawl_schedule_any_host(e->a->crawl, &r, e->schedule, e->schedule_ctx);
     } else {
         scheduled = crawl_schedule(e->a->crawl, &r, e->schedule, e->schedule_ctx);
     }
@@ -414,6 +567,13 @@ typedef struct {
     response *resp;
     item it;
     bool drop;
+    spider_response sr;         /* what the spider is given */
+    size_t step;                /* its step (spider_step) */
+    spider_outputs out;         /* what it (and its middlewares) made */
+    size_t k;                   /* the output going through the pipeline */
+    spider_item sitem;
+    crawl_link *links;          /* the page's links, for the pipeline (keep_links) */
+    size_t nlinks;
 } handle_frame;
 
 /* A Request or IgnoreRequest from a middleware ends this URL's life: schedule the
@@ -441,39 +601,153 @@ static void settle(handle_frame *f)
     }
 }
 
-/* Record the response through the crawl core (which queues its links or the
- * redirect target), capturing the record for the item. */
+/* A Response a middleware made: fed through the crawl core as if downloaded, so that
+ * it has its links and makes its record. */
+static void feed_response(handle_frame *f)
+{
+    if (f->fetch)
+        return;
+    response *r = f->resp;
+    crawl_request cr = request_view(f->req);
+    crawl_fetch *cf = crawl_fetch_new(f->e->a->crawl, &cr);
+    const http_sink *s = crawl_fetch_sink(cf);
+    if (r->not_modified)
+        crawl_fetch_not_modified(cf); /* its body is the stored page's */
+    http_head head = {r->status, response_header(r, "Content-Type"),
+                      response_header(r, "Location"), (long long)r->body_len,
+                      NULL}; /* made here, not fetched: no HTTP version */
+    s->on_head(s->ctx, &head);
+    if (r->body_len)
+        s->on_body(s->ctx, r->body, r->body_len);
+    f->fetch = cf;
+    f->truncated = r->truncated;
+}
+
+/* The record the crawl core is about to make is this URL's: its item gets a copy, and
+ * its own fields (engine_record_fields) come from this request. */
+static void begin_record(handle_frame *f)
+{
+    f->e->capture = &f->it;
+    f->e->recording = f->req;
+}
+
+static void end_record(handle_frame *f)
+{
+    f->e->capture = NULL;
+    f->e->recording = NULL;
+}
+
+/* The page's links, copied for a pipeline stage that wants them (the crawl core frees
+ * its own with the record). */
+static void keep_links(handle_frame *f)
+{
+    if (!f->e->keep_links)
+        return;
+    size_t n;
+    const crawl_link *links = crawl_fetch_links(f->fetch, &n);
+    f->links = xcalloc(n ? n : 1, sizeof *f->links);
+    for (f->nlinks = 0; f->nlinks < n; f->nlinks++)
+        f->links[f->nlinks] = (crawl_link){xstrdup(links[f->nlinks].url),
+                                           links[f->nlinks].allowed};
+    f->it.links = f->links;
+    f->it.nlinks = f->nlinks;
+}
+
+/* Record the response through the crawl core — which follows a redirect, but leaves
+ * the page's links to the spider — with the spider's error, if one stayed. */
 static void record_response(handle_frame *f)
 {
     engine *e = f->e;
-    e->capture = &f->it;
-    if (f->fetch) {
-        crawl_fetch *cf = f->fetch;
-        f->fetch = NULL;
-        if (f->truncated)
-            crawl_fetch_truncated(cf, e->schedule, e->schedule_ctx);
-        else
-            crawl_fetch_done(cf, e->schedule, e->schedule_ctx);
-    } else {
-        /* a Response a middleware made: fed through the core as if downloaded */
-        response *r = f->resp;
-        crawl_request cr = request_view(f->req);
-        crawl_fetch *cf = crawl_fetch_new(e->a->crawl, &cr);
-        const http_sink *s = crawl_fetch_sink(cf);
-        if (r->not_modified)
-            crawl_fetch_not_modified(cf);   /* its body is the stored page's */
-        http_head head = {r->status, response_header(r, "Content-Type"),
-                          response_header(r, "Location"), (long long)r->body_len,
-                          NULL}; /* made here, not fetched: no HTTP version */
-        s->on_head(s->ctx, &head);
-        if (r->body_len)
-            s->on_body(s->ctx, r->body, r->body_len);
-        if (r->truncated)
-            crawl_fetch_truncated(cf, e->schedule, e->schedule_ctx);
-        else
-            crawl_fetch_done(cf, e->schedule, e->schedule_ctx);
+    feed_response(f);
+    keep_links(f);
+    crawl_fetch *cf = f->fetch;
+    f->fetch = NULL;
+    begin_record(f);
+    crawl_fetch_done_by_spider(cf, f->truncated, f->out.error, e->schedule, e->schedule_ctx);
+    end_record(f);
+}
+
+/* The spider's requests, each through engine_crawl (Scrapy's engine.crawl), in order;
+ * its items stay for the pipeline. */
+static void schedule_outputs(handle_frame *f)
+{
+    for (size_t k = 0; k < f->out.n; k++) {
+        spider_output *o = &f->out.v[k];
+        if (o->kind == SPIDER_REQUEST) {
+            engine_crawl(f->e, o->request);
+            o->request = NULL;
+        }
     }
-    e->capture = NULL;
+}
+
+/* What the spider is given, for the response about to be recorded. */
+static void spider_setup(handle_frame *f)
+{
+    size_t n;
+    const crawl_link *links = crawl_fetch_links(f->fetch, &n);
+    f->sr = (spider_response){.request = f->req,
+                              .response = f->resp,
+                              .content_type = crawl_fetch_content_type(f->fetch),
+                              .encoding = crawl_fetch_encoding(f->fetch),
+                              .links = links,
+                              .nlinks = n,
+                              .max_redirect = f->e->a->opt.max_redirect};
+}
+
+static bool is_requisite(const request *r)
+{
+    return r->callback && strcmp(r->callback, SPIDER_CB_REQUISITE) == 0;
+}
+
+/* The spider's step f->step, of 3 * n + 1 for n spider middlewares: process_spider_input
+ * in order (while there is no error), the callback (unless there is one, or the
+ * response is a requisite's), process_spider_exception in reverse order (while there
+ * is an error: one that recovers ends the chain), process_spider_output in reverse
+ * order. Returns the call's coroutine, or NULL (done, or skipped). */
+static coro *spider_step(handle_frame *f)
+{
+    typedef coro *(*method)(void *, const spider_response *, spider_outputs *);
+    engine *e = f->e;
+    size_t n = e->nsmw, k = f->step;
+    spider_middleware *m;
+    method fn;
+    if (k < n) {
+        m = &e->smw[k];
+        fn = f->out.error ? NULL : m->process_spider_input;
+    } else if (k == n) {
+        bool skip = f->out.error || is_requisite(f->req);
+        return skip ? NULL : e->sp.parse(e->sp.self, &f->sr, &f->out);
+    } else if (k <= 2 * n) {
+        m = &e->smw[2 * n - k];
+        fn = f->out.error ? m->process_spider_exception : NULL;
+    } else {
+        m = &e->smw[3 * n - k];
+        fn = m->process_spider_output;
+    }
+    return fn ? fn(m->self, &f->sr, &f->out) : NULL;
+}
+
+/* A spider's (or spider middleware's) coroutine raised: its message is the error. */
+static void spider_raised(handle_frame *f, coro *co)
+{
+    spider_fail(&f->out, "%s", co->err->msg);
+    coro_error_free(co->err);
+    co->err = NULL;
+}
+
+/* A pipeline stage raised: the crawl stops (a lost item is not a finished crawl). */
+static void pipeline_raised(handle_frame *f, coro *co)
+{
+    engine *e = f->e;
+    char why[1024];
+    snprintf(why, sizeof why, "the %s failed on %s: %s", e->pipe[f->i].name, f->req->url,
+             co->err->msg);
+    log_error("crawl-queue: %s", why);
+    crawl_fail(e->a->crawl, why);
+    e->failed = true;
+    selector_stop(e->a->loop);
+    coro_error_free(co->err);
+    co->err = NULL;
 }
 
 /* The middleware's method, of the chain being run, for f->i. */
@@ -519,9 +793,9 @@ static void replace_response(handle_frame *f)
 /* A failure record (no response): made with the capture on, so the item gets it. */
 static void record_failure(handle_frame *f, const char *why)
 {
-    f->e->capture = &f->it;
+    begin_record(f);
     crawl_record_failure(f->e->a->crawl, f->req->url, why);
-    f->e->capture = NULL;
+    end_record(f);
 }
 
 static int handle_body(coro *co)
@@ -596,7 +870,21 @@ static int handle_body(coro *co)
             goto pipeline;
         }
     }
+    /* The spider, between its middlewares (spider.h): its steps in turn, each a call
+     * that may wait; one that raises (or fails) sets the error. */
+    feed_response(f);
+    spider_setup(f);
+    for (f->step = 0; f->step < 3 * e->nsmw + 1; f->step++) {
+        f->call = spider_step(f);
+        if (f->call)
+            AWAIT_CATCH(co, f->call);
+        if (co->err && co->err->kind == CORO_CANCELLED)
+            CORO_RAISE_ERR(co);
+        if (co->err)
+            spider_raised(f, co);
+    }
     record_response(f);
+    schedule_outputs(f);
 
 pipeline:
     /* The item pipeline, in order, until a stage drops the item. A URL that was
@@ -610,19 +898,32 @@ pipeline:
         f->call = p->process_item ? p->process_item(p->self, &f->it, &f->drop) : NULL;
         if (f->call)
             AWAIT_CATCH(co, f->call);
+        if (co->err && co->err->kind == CORO_CANCELLED)
+            CORO_RAISE_ERR(co);
         if (co->err) {
-            if (co->err->kind == CORO_CANCELLED)
+            pipeline_raised(f, co);
+            CORO_RETURN(co, NULL, 0);
+        }
+    }
+    /* Then the spider's items, each through the stages that take them. */
+    for (f->k = 0; f->k < f->out.n; f->k++) {
+        if (f->out.v[f->k].kind != SPIDER_ITEM)
+            continue;
+        f->sitem = (spider_item){f->out.v[f->k].item, f->req};
+        f->drop = false;
+        for (f->i = 0; f->i < e->npipe && !f->drop; f->i++) {
+            item_pipeline *p = &e->pipe[f->i];
+            f->call = p->process_spider_item
+                          ? p->process_spider_item(p->self, &f->sitem, &f->drop)
+                          : NULL;
+            if (f->call)
+                AWAIT_CATCH(co, f->call);
+            if (co->err && co->err->kind == CORO_CANCELLED)
                 CORO_RAISE_ERR(co);
-            char why[1024];
-            snprintf(why, sizeof why, "the %s failed on %s: %s", e->pipe[f->i].name,
-                     f->req->url, co->err->msg);
-            log_error("crawl-queue: %s", why);
-            crawl_fail(e->a->crawl, why);
-            e->failed = true;
-            selector_stop(e->a->loop);          /* a lost item is not a finished crawl */
-            coro_error_free(co->err);
-            co->err = NULL;
-            break;
+            if (co->err) {
+                pipeline_raised(f, co);
+                CORO_RETURN(co, NULL, 0);
+            }
         }
     }
     CORO_END(co);
@@ -639,6 +940,10 @@ static void handle_finally(coro *co)
     request_free(f->req);
     fetch_stat_clear(&f->it.record);
     free(f->error);
+    spider_outputs_clear(&f->out);
+    for (size_t k = 0; k < f->nlinks; k++)
+        free((char *)f->links[k].url);
+    free(f->links);
 }
 
 static const coro_def handle_def = {"engine_handle", __FILE__, handle_body, handle_finally,

@@ -24,10 +24,14 @@
  *                     recovers, a Request reschedules, IGNORE records
  *   process_response  in reverse order: CONTINUE keeps the response, a Response
  *                     replaces it, a Request reschedules, IGNORE records
- *   record            the crawl core records the response and queues its links
- *                     (or the failure: every URL ends as exactly one record); a
- *                     record whose --output write failed stops the crawl here
- *   process_item      each pipeline stage in order, until one drops the item
+ *   the spider        spider middleware and the spider's callback (spider.h) turn
+ *                     the response into outputs: requests and items
+ *   record            the crawl core records the response (or the failure: every
+ *                     URL ends as exactly one record), follows a redirect, and the
+ *                     spider's requests go to the Queue (engine_crawl); a record
+ *                     whose --output write failed stops the crawl here
+ *   process_item      each pipeline stage in order, until one drops the item (and
+ *                     each spider item through process_spider_item, spider.h)
  *
  * Two doors in, as in Scrapy: engine_crawl (through the Queue — it counts for join —
  * the middlewares, a record and the pipeline) and engine_download (straight to the
@@ -45,6 +49,7 @@
 #include "frontier.h"
 #include "report.h"
 #include "request.h"
+#include "spider.h"
 #include "task.h"
 
 typedef struct engine engine;
@@ -101,9 +106,20 @@ typedef struct item {
     const response *response;   /* NULL for a failure; else status, kept headers, and
                                  * the body if a stage wants_body */
     long long output_end;       /* where its line ends in --output (-1: no offset) */
+    const spider_link *links;   /* the page's links (spider.h), nlinks of them, when a
+                                 * stage wants_links; else NULL */
+    size_t nlinks;
     struct timespec at;         /* when the record was made (CLOCK_REALTIME): the store's
                                  * fetched_at and the WARC-Date, one time for both */
 } item;
+
+/* What reaches the pipeline for each item a spider emitted (spider.h), after the
+ * record of the response it came from. */
+typedef struct spider_item {
+    const char *json;           /* the item: one JSON object */
+    const request *request;     /* the request of the response it came from: url,
+                                 * callback (NULL: parse), depth, referrer */
+} spider_item;
 
 typedef struct item_pipeline {
     const char *name;
@@ -111,12 +127,16 @@ typedef struct item_pipeline {
     bool wants_body;            /* keep response bodies for this stage */
     bool wants_wire;            /* keep the bytes as they went over the wire
                                  * (response->wire: an archive) */
+    bool wants_links;           /* the page's links in item->links */
     /* open: once, before the first URL; close: once, after the last (also after an
      * interruption), awaited before the report is written. process_item: may set
      * *drop to stop the item here. Same NULL-or-coroutine rule; a coroutine that
      * raises is a fatal error of the crawl (exit 1), said in one line. */
     coro *(*open)(void *self, engine *e);
     coro *(*process_item)(void *self, item *it, bool *drop);
+    /* A spider's item (may be NULL: the stage takes none), in the same order of stages
+     * and with the same rules as process_item. */
+    coro *(*process_spider_item)(void *self, const spider_item *it, bool *drop);
     /* NULL, or: a response the engine downloaded for itself and that is no record of
      * the crawl (engine_download of a request marked REQ_ARCHIVE: robots.txt), for the
      * stages that keep what was fetched (--warc, --store). Never waits. */
@@ -135,6 +155,14 @@ void engine_free(engine *e);
 /* Add at the end of the chain (the engine takes mw / p and frees them). */
 void engine_add_middleware(engine *e, const downloader_middleware *mw);
 void engine_add_pipeline(engine *e, const item_pipeline *p);
+/* The crawl's spider (spider.h; the engine takes s and frees it, and the one it had).
+ * Until one is set, the default: spiders/follow.h. */
+void engine_set_spider(engine *e, const spider *s);
+/* Add a spider middleware at the end of its chain (the engine takes m). */
+void engine_add_spider_middleware(engine *e, const spider_middleware *m);
+/* Every record of the crawl says these fields too (report.h's FETCH_STAT_DEPTH,
+ * _REFERRER, _REQUISITE: --format jsonl), from the request of its URL. */
+void engine_record_fields(engine *e, unsigned fields);
 /* A seeding coroutine (seeds/: start URLs from elsewhere than the roots), awaited by
  * engine_seed after the ones added before it. */
 void engine_add_seeds(engine *e, coro *(*seed)(engine *e));
@@ -146,7 +174,16 @@ coro *engine_seed(engine *e);
  * pipeline stage, NULL past the last. */
 const char *engine_middleware_name(const engine *e, size_t i);
 const char *engine_pipeline_name(const engine *e, size_t i);
-/* No middleware and no pipeline stage: the Crawler awaits the chapter's fetch itself. */
+const char *engine_spider_middleware_name(const engine *e, size_t i);
+const char *engine_spider_name(const engine *e);
+/* Coroutine: the spider's start requests (its start_requests, or the roots), through
+ * process_start_requests in reverse order, then engine_crawl — when the spider has
+ * start_requests or a middleware has process_start_requests (engine_has_start_requests);
+ * else the Crawler adds the roots itself, as the chapter does. */
+bool engine_has_start_requests(const engine *e);
+coro *engine_start_requests(engine *e);
+/* No middleware, no pipeline stage, no spider middleware and the default spider: the
+ * Crawler awaits the chapter's fetch itself. */
 bool engine_plain(const engine *e);
 app *engine_app(engine *e);
 

@@ -8,13 +8,17 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "depth.h"
 #include "headers.h"
 #include "hostqueue.h"
 #include "log.h"
 #include "polite.h"
 #include "recrawl.h"
 #include "redisqueue.h"
+#include "referrer.h"
+#include "requisites.h"
 #include "robotstxt.h"
+#include "scope.h"
 #include "settings.h"
 #include "sitemaps.h"
 #include "state.h"
@@ -64,6 +68,22 @@ static bool on_sitemaps(const app *a)
 {
     return settings_of(a)->sitemaps;
 }
+static bool on_depth(const app *a)
+{
+    return settings_of(a)->depth;
+}
+static bool on_referrer(const app *a)
+{
+    return settings_of(a)->referrer;
+}
+static bool on_include(const app *a)
+{
+    return settings_of(a)->include.n > 0;
+}
+static bool on_requisites(const app *a)
+{
+    return settings_of(a)->requisites;
+}
 
 /* ---- how each is made ---- */
 
@@ -96,7 +116,7 @@ static int make_redis(app *a, frontier *out, char *err, size_t errlen)
     return 0;
 }
 
-/* A politeness flag: the polite Queue (a FIFO per host). */
+/* Politeness (the default, not --chapter): the polite Queue (a FIFO per host). */
 static int make_polite(app *a, frontier *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
@@ -152,7 +172,9 @@ static int make_state(engine *e, item_pipeline *out, char *err, size_t errlen)
 static int make_store(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    *out = store_pipeline(settings_of(engine_app(e))->store);
+    const settings *s = settings_of(engine_app(e));
+    *out = store_pipeline(s->store);
+    out->wants_links = s->referrer; /* the links table */
     return 0;
 }
 
@@ -162,6 +184,17 @@ static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
     const settings *s = settings_of(engine_app(e));
     *out = warc_pipeline(s->warc_base, s->cdx); /* rotated: the names derive from it */
     return 0;
+}
+
+static spider_middleware make_depth(engine *e)
+{
+    return depth_middleware(e, settings_of(engine_app(e))->max_depth);
+}
+
+static spider_middleware make_scope(engine *e)
+{
+    const settings *s = settings_of(engine_app(e));
+    return scope_middleware(s->include.v, s->include.n);
 }
 
 /* ---- the table ---- */
@@ -178,12 +211,22 @@ const extension registry[] = {
     /* --recrawl: after --header, whose If-None-Match would be the user's own. */
     {"recrawl", EXT_DOWNLOADER_MW, 560, on_recrawl, .make_middleware = recrawl_middleware},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
+    {"referer", EXT_DOWNLOADER_MW, 560, on_referrer, .make_middleware = referer_header_middleware},
     /* Item pipelines: --state first (its frontier rows before the pages' rows). */
     {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},
     {"store", EXT_PIPELINE, 300, on_store, .make_pipeline = make_store},
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
     /* Seeds. */
     {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = sitemaps_seed},
+    /* Spider middlewares, at Scrapy's numbers: process_spider_output runs from
+     * requisites (adds them, and takes the links that are requisites too out of the
+     * links), through depth (drops the deep links, counted), down to scope (filters
+     * the links, not the requisites). */
+    {"scope", EXT_SPIDER_MW, 500, on_include, .make_spider_middleware = make_scope},
+    {"referrer", EXT_SPIDER_MW, 700, on_referrer, .make_spider_middleware = referrer_middleware},
+    {"depth", EXT_SPIDER_MW, 900, on_depth, .make_spider_middleware = make_depth},
+    {"requisites", EXT_SPIDER_MW, 950, on_requisites,
+     .make_spider_middleware = requisites_middleware},
 };
 const size_t registry_size = sizeof registry / sizeof registry[0];
 
@@ -232,6 +275,19 @@ int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, eng
             goto fail;
         engine_add_pipeline(*e, &p);
         log_debug("registry: item pipeline %d %s", on[i]->order, on[i]->name);
+    }
+    k = enabled_rows(a, rows, n, EXT_SPIDER_MW, on);
+    for (size_t i = 0; i < k; i++) {
+        spider_middleware m = on[i]->make_spider_middleware(*e);
+        engine_add_spider_middleware(*e, &m);
+        log_debug("registry: spider middleware %d %s", on[i]->order, on[i]->name);
+    }
+    if (enabled_rows(a, rows, n, EXT_SPIDER, on) > 0) {
+        spider sp;
+        if (on[0]->make_spider(*e, &sp, err, errlen) < 0)
+            goto fail;
+        engine_set_spider(*e, &sp);
+        log_debug("registry: the spider is %s", on[0]->name);
     }
     k = enabled_rows(a, rows, n, EXT_SEEDS, on);
     for (size_t i = 0; i < k; i++) {

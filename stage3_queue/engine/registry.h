@@ -11,6 +11,10 @@
  *   item pipeline        in ascending order: process_item lowest first
  *   seeds                in ascending order: the Crawler awaits each seeding coroutine
  *                        in turn while its workers crawl (engine_seed)
+ *   spider middleware    in ascending order: process_spider_input lowest first,
+ *                        process_spider_output, process_spider_exception and
+ *                        process_start_requests highest first (spider.h)
+ *   spider               the enabled row with the lowest order is the crawl's spider
  *
  * Rows of one kind with the same order keep their table order.
  */
@@ -24,7 +28,14 @@
 #include "engine.h"
 #include "frontier.h"
 
-typedef enum { EXT_FRONTIER, EXT_DOWNLOADER_MW, EXT_PIPELINE, EXT_SEEDS } ext_kind;
+typedef enum {
+    EXT_FRONTIER,
+    EXT_DOWNLOADER_MW,
+    EXT_PIPELINE,
+    EXT_SEEDS,
+    EXT_SPIDER_MW,
+    EXT_SPIDER
+} ext_kind;
 
 typedef struct extension {
     const char *name;
@@ -36,6 +47,8 @@ typedef struct extension {
     downloader_middleware (*make_middleware)(engine *e);
     int (*make_pipeline)(engine *e, item_pipeline *out, char *err, size_t errlen);
     coro *(*seed)(engine *e);
+    spider_middleware (*make_spider_middleware)(engine *e);
+    int (*make_spider)(engine *e, spider *out, char *err, size_t errlen);
 } extension;
 
 /* crawl-queue's extensions. */

@@ -24,6 +24,10 @@ enum {
                                       * download for the crawl itself (robots.txt) */
     REQ_ARCHIVE = 1 << 3,            /* engine_fetch: the response goes to the pipeline's
                                       * process_download (robots.txt) */
+    REQ_ROOT = 1 << 4,               /* engine_crawl: a start request, scheduled unless
+                                      * seen, whatever the host policy (as a root) */
+    REQ_ANY_HOST = 1 << 5,           /* engine_crawl: on any host (a page requisite):
+                                      * --exclude and the seen set still apply */
 };
 
 typedef struct request {

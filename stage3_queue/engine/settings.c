@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,12 +118,12 @@ static int check_recrawl(void *s, const char *arg, char *why, size_t n)
     return old_db_check(arg, why, n);
 }
 
-/* Politeness: any of its flags turns it on (the polite Queue, hostqueue.h); some hold
- * per process only. */
+/* Politeness is on unless --chapter (finish); its flags are remembered, for --chapter's
+ * refusal. Some hold per process only. */
 static int set_polite(void *s, const char *arg, char *why, size_t n)
 {
     (void)arg, (void)why, (void)n;
-    ((settings *)s)->polite = 1;
+    ((settings *)s)->polite_given = 1;
     return 0;
 }
 
@@ -130,6 +131,30 @@ static int set_polite_local(void *s, const char *arg, char *why, size_t n)
 {
     ((settings *)s)->polite_local = 1;
     return set_polite(s, arg, why, n);
+}
+
+/* --max-depth N: the depth middleware, with a limit. */
+static int set_max_depth(void *s, const char *arg, char *why, size_t n)
+{
+    (void)arg, (void)why, (void)n;
+    ((settings *)s)->depth = 1;
+    return 0;
+}
+
+/* --include REGEX (the last one given): a POSIX extended regex, checked now. */
+static int check_include(void *p, const char *arg, char *why, size_t n)
+{
+    (void)p;
+    regex_t re;
+    int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+    if (rc == 0) {
+        regfree(&re);
+        return 0;
+    }
+    char msg[128];
+    regerror(rc, &re, msg, sizeof msg);
+    snprintf(why, n, "--include: bad regex '%s': %s", arg, msg);
+    return -1;
 }
 
 char *warc_file_name(const char *base, unsigned n)
@@ -197,10 +222,15 @@ static const cli_flag rows[] = {
      .max = 86400, .offset = AT(claim_after),
      .help = "with --frontier: take over URLs a process left\n"
              "unacknowledged this long (it died) [60]"},
-    {.name = "per-host", .arg = CLI_ARG_INT, .metavar = "N", .min = 1, .max = 1000000,
+    {.name = "chapter", .arg = CLI_ARG_NONE, .offset = AT(chapter),
+     .section = "Politeness (on by default: a Queue per host, docs/politeness.md):",
+     .help = "the chapter's crawler, line for line: the chapter's\n"
+             "Queue, no politeness (for the course, cross-stage\n"
+             "comparisons and benchmarks; not with the flags below)"},
+    {.name = "per-host", .arg = CLI_ARG_INT, .metavar = "N", .min = 0, .max = 1000000,
      .offset = AT(per_host), .set = set_polite,
-     .section = "Politeness (any of these: a Queue per host, docs/politeness.md):",
-     .help = "at most N requests in flight per host [no cap]"},
+     .help = "at most N requests in flight per host (0: no cap;\n"
+             "the rest of politeness stays) [" STR(SETTINGS_PER_HOST) "]"},
     {.name = "per-ip", .arg = CLI_ARG_NONE, .offset = AT(per_ip), .set = set_polite_local,
      .help = "... per address the host resolves to"},
     {.name = "delay", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0, .max = 86400,
@@ -233,6 +263,23 @@ static const cli_flag rows[] = {
      .help = "every request through this proxy: http://,\n"
              "https://, socks5h://HOST:PORT [http_proxy,\n"
              "https_proxy, no_proxy: docs/cookies.md]"},
+    {.name = "depth", .arg = CLI_ARG_NONE, .offset = AT(depth),
+     .section = "Spider middleware (docs/extensions.md):",
+     .help = "records say \"depth\": links from a root"},
+    {.name = "max-depth", .arg = CLI_ARG_INT, .metavar = "N", .min = 0, .max = 1000000,
+     .offset = AT(max_depth), .set = set_max_depth,
+     .help = "follow no link deeper than N (0: the roots\n"
+             "only); implies --depth [no limit]"},
+    {.name = "referrer", .arg = CLI_ARG_NONE, .offset = AT(referrer),
+     .help = "records say \"referrer\", requests send Referer,\n"
+             "--store gets a links table"},
+    {.name = "include", .arg = CLI_ARG_LIST, .metavar = "REGEX", .offset = AT(include),
+     .set = check_include,
+     .help = "follow only links matching one of these POSIX\n"
+             "extended regexes (repeatable) [all]"},
+    {.name = "requisites", .arg = CLI_ARG_NONE, .offset = AT(requisites),
+     .help = "also fetch what each page needs to render\n"
+             "(images, scripts, stylesheets), on any host"},
     {.name = "threads", .arg = CLI_ARG_INT, .metavar = "N", .min = 1,
      .max = THREADPOOL_MAX_THREADS, .offset = AT(threads), .section = "",
      .help = "the thread pool (DNS lookups, the store), 1 to " STR(THREADPOOL_MAX_THREADS)
@@ -260,7 +307,9 @@ static void defaults(void *p)
     *s = (settings){.threads = 4,
                     .dns_timeout = 60,
                     .claim_after = 60,
+                    .per_host = SETTINGS_PER_HOST, /* Scrapy's CONCURRENT_REQUESTS_PER_DOMAIN */
                     .max_crawl_delay = 30,
+                    .max_depth = -1,
                     .target_concurrency = 1}; /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
 }
 
@@ -326,6 +375,14 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
         return REFUSE("%s: the raw transport speaks HTTP/1.0 over plain TCP only (no TLS, "
                       "no HTTP/2): use --transport curl",
                       s->insecure ? "--insecure" : "--http1.1");
+    if (s->chapter && s->polite_given)
+        return REFUSE("--chapter is the chapter's crawler, without politeness: not with "
+                      "--per-host, --per-ip, --delay, --random-delay, --max-crawl-delay, "
+                      "--autothrottle or --target-concurrency");
+    if (s->chapter && s->frontier)
+        return REFUSE("--chapter is the chapter's crawler, its Queue in memory: not with "
+                      "--frontier '%s' (--per-host 0 lifts the cap per host there)",
+                      frontier);
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
@@ -339,6 +396,7 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     settings *s = p;
     if (check_rules(s, o, why, n) < 0)
         return -1;
+    s->polite = !s->chapter;
     o->user_agent = s->user_agent;
     o->threads = s->threads;
     o->dns_timeout = s->dns_timeout;
@@ -362,6 +420,10 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     o->http2 = !s->http1_1;
     o->insecure = s->insecure;
     o->record_http_version = 1;
+    /* robots.txt downloads (at most --max-tasks at once, robotstxt.c) and the sitemap
+     * seeder's (one at a time) get libcurl transfers of their own: a robots.txt that
+     * drips never takes the pages' (docs/politeness.md, Limits) */
+    o->own_transfers = (s->ignore_robots ? 0 : o->max_tasks) + (s->sitemaps ? 1 : 0);
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];

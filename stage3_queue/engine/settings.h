@@ -13,6 +13,7 @@
 #include "app.h"
 
 #define SETTINGS_MAX_HEADERS 64 /* --header given at most this many times */
+#define SETTINGS_PER_HOST    8  /* --per-host's default: requests in flight per host */
 
 typedef struct settings {
     const char *user_agent; /* --user-agent NAME (NULL: the transports' default) */
@@ -29,11 +30,12 @@ typedef struct settings {
                              * Streams, shared by every process of the crawl */
     double claim_after;     /* --claim-after SECS (60): take over entries left that long
                              * unacknowledged by another process (a dead one) */
-    /* Politeness: any of these flags sets polite, and the Queue becomes the polite one
-     * (hostqueue.h). */
-    int polite;
+    /* Politeness: on unless --chapter; the Queue is then the polite one (hostqueue.h). */
+    int chapter;               /* --chapter: the chapter's crawler (its Queue, no politeness) */
+    int polite;                /* !chapter: the polite Queue and middleware */
+    int polite_given;          /* a politeness flag was given (not with --chapter) */
     int polite_local;          /* one of them holds per process only (not with --frontier) */
-    int per_host;              /* --per-host N (0: no cap beyond --max-tasks) */
+    int per_host;              /* --per-host N (8; 0: no cap beyond --max-tasks) */
     int per_ip;                /* --per-ip: the cap and delay per address, not per name */
     double delay;              /* --delay SECS between starts on one host (0) */
     int random_delay;          /* --random-delay: x [0.5, 1.5) */
@@ -51,6 +53,13 @@ typedef struct settings {
     int http1_1;               /* --http1.1: no HTTP/2 (the curl transport offers it over
                                 * https by default) */
     int insecure;              /* --insecure: TLS certificates not checked */
+
+    /* Spider middleware (spidermw/) */
+    int depth;        /* --depth: records say "depth" */
+    int max_depth;    /* --max-depth N (-1: no limit; sets depth) */
+    int referrer;     /* --referrer: records say "referrer", Referer sent */
+    cli_list include; /* --include REGEX, repeatable: links followed */
+    int requisites;   /* --requisites: also fetch what pages need */
 } settings;
 
 /* --warc-max-size: the name of file n of the archive base ("a.warc.gz", 3 ->

@@ -364,7 +364,10 @@ static void slot_start(hostqueue *q, hq_slot *s)
     s->inflight++;
     s->started = true;
     s->last_start_ms = now;
-    s->next_ms = s->gave_up ? now : now + delay_ms(q, s) + 1;  /* now is whole ms */
+    /* now is whole ms: + 1, so that two starts are never closer than a delay; no
+     * delay, nothing to round (starts in the same ms, up to the cap) */
+    uint64_t d = s->gave_up ? 0 : delay_ms(q, s);
+    s->next_ms = d ? now + d + 1 : now;
     slot_update(q, s);
 }
 

@@ -27,17 +27,20 @@
 typedef struct store {
     char *path;
     sqlite3 *db;                /* touched by one pool job at a time */
-    sqlite3_stmt *insert, *insert_robots;
+    sqlite3_stmt *insert, *insert_robots, *insert_link;
     long long crawl_id;         /* this run's row of crawls */
     char *roots, *options;      /* what it says of this run */
     writer w;
     writer_rows rows;           /* of store_row */
 } store;
 
-/* A row of pages, or of robots (a robots.txt download: no record of the crawl). */
+/* A row of pages, or of robots (a robots.txt download: no record of the crawl); a
+ * page's links when the engine gives them (--referrer: the links table). */
 typedef struct store_row {
     store_page page;
     bool robots;
+    char **links;
+    size_t nlinks;
 } store_row;
 
 /* ---- pages rows (loop thread) ---- */
@@ -127,6 +130,12 @@ static const char upgrade_sql[] =
     " SELECT min(fetched_at), max(fetched_at), '[]', '(not recorded: an older crawl-queue)'"
     " FROM pages HAVING count(*) > 0;"
     "UPDATE pages SET crawl_id = (SELECT max(id) FROM crawls) WHERE crawl_id IS NULL;";
+
+/* Each page's links, filled with --referrer. */
+static const char links_schema[] =
+    "CREATE TABLE IF NOT EXISTS links (from_url TEXT NOT NULL, to_url TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS links_to ON links (to_url);";
+static const char insert_link_sql[] = "INSERT INTO links (from_url, to_url) VALUES (?1, ?2)";
 
 static const char insert_robots_sql[] =
     "INSERT INTO robots (crawl_id, url, final_url, status, headers, body, fetched_at)"
@@ -251,11 +260,13 @@ static coro_value open_work(void *arg, coro_error **err)
                 sqlite3_exec(s->db, upgrade_sql, NULL, NULL, NULL) == SQLITE_OK);
     ok = ok && sqlite3_exec(s->db, "CREATE INDEX IF NOT EXISTS pages_crawl_id ON pages"
                                    " (crawl_id)", NULL, NULL, NULL) == SQLITE_OK;
+    ok = ok && sqlite3_exec(s->db, links_schema, NULL, NULL, NULL) == SQLITE_OK;
     ok = ok && add_crawl(s) == 0 &&
          sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
     ok = ok && sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) == SQLITE_OK &&
          sqlite3_prepare_v2(s->db, insert_robots_sql, -1, &s->insert_robots, NULL) ==
-             SQLITE_OK;
+             SQLITE_OK &&
+         sqlite3_prepare_v2(s->db, insert_link_sql, -1, &s->insert_link, NULL) == SQLITE_OK;
     if (!ok) {
         *err = store_db_error(s->db, "store", s->path, "open");
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -288,7 +299,16 @@ static int insert_page(void *self, const void *row)
         return insert_robots(s, &r->page);
     store_page_bind(s->insert, &r->page);
     sqlite3_bind_int64(s->insert, 14, s->crawl_id);
-    return sqlite3_step(s->insert) == SQLITE_DONE ? 0 : -1;
+    if (sqlite3_step(s->insert) != SQLITE_DONE)
+        return -1;
+    for (size_t i = 0; i < r->nlinks; i++) {
+        sqlite3_reset(s->insert_link);
+        sqlite3_bind_text(s->insert_link, 1, r->page.rec.url, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s->insert_link, 2, r->links[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(s->insert_link) != SQLITE_DONE)
+            return -1;
+    }
+    return 0;
 }
 
 static coro_value write_work(void *arg, coro_error **err)
@@ -314,7 +334,8 @@ static coro_value close_work(void *arg, coro_error **err)
     sqlite3_finalize(st);
     sqlite3_finalize(s->insert);
     sqlite3_finalize(s->insert_robots);
-    s->insert = s->insert_robots = NULL;
+    sqlite3_finalize(s->insert_link);
+    s->insert = s->insert_robots = s->insert_link = NULL;
     sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
     s->db = NULL;
     return (coro_value){NULL, 0};
@@ -394,7 +415,14 @@ static coro *store_open(void *self, engine *e)
     return writer_open(&s->w, e);
 }
 
-static void page_free(void *row) { store_page_clear(&((store_row *)row)->page); }
+static void page_free(void *row)
+{
+    store_row *r = row;
+    store_page_clear(&r->page);
+    for (size_t i = 0; i < r->nlinks; i++)
+        free(r->links[i]);
+    free(r->links);
+}
 
 static coro *store_process_item(void *self, item *it, bool *drop)
 {
@@ -402,6 +430,9 @@ static coro *store_process_item(void *self, item *it, bool *drop)
     store *s = self;
     store_row *r = writer_row(&s->rows);
     store_page_fill(&r->page, it, true);
+    r->links = it->nlinks ? xcalloc(it->nlinks, sizeof *r->links) : NULL;
+    for (r->nlinks = 0; r->nlinks < it->nlinks; r->nlinks++)
+        r->links[r->nlinks] = xstrdup(it->links[r->nlinks].url);
     writer_row_added(&s->rows);
     return writer_room(&s->w);
 }
@@ -428,6 +459,7 @@ static void store_free(void *self)
     if (s->db) {
         sqlite3_finalize(s->insert);
         sqlite3_finalize(s->insert_robots);
+        sqlite3_finalize(s->insert_link);
         sqlite3_close(s->db);
     }
     free(s->roots);

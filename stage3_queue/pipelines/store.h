@@ -16,6 +16,10 @@
  *     body         BLOB,                  -- at most --max-size bytes
  *     fetched_at   TEXT NOT NULL          -- UTC, ISO 8601 with milliseconds
  *   );
+ *   CREATE TABLE links (                   -- filled with --referrer
+ *     from_url     TEXT NOT NULL,         -- a page (pages.url)
+ *     to_url       TEXT NOT NULL          -- a link on it: absolute, each once a page
+ *   );                                     -- (and an index on to_url)
  *
  * A 304 that answered --recrawl's conditional request (response.not_modified) is a row
  * with status 304 and size 0 holding a copy of the stored page: its body, and its

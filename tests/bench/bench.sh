@@ -49,6 +49,12 @@
 #               on each transport, then on curl with robots.txt and --per-host 1 — wall
 #               seconds, pages, and curl's time over raw's (issue #27 M4). Not in the
 #               default list.
+#   defaults    crawl-queue with no flag (polite: 8 requests in flight per host) and with
+#               --chapter (the chapter's crawler) on BENCH_DEF_HOSTS hosts (50: 127.0.0.1
+#               ... 127.0.0.50, one testsite each) of BENCH_DEF_PAGES pages (200; 5 links,
+#               ~800 B) answering in BENCH_DEF_DELAY ms (0), and on host 1 alone: pages/s,
+#               CPU seconds, the most requests in flight to one host (servers' logs).
+#               Medians of BENCH_RUNS runs. Not in the default list.
 #   sitemaps    BENCH_SITEMAPS gzip sitemaps of 50,000 URLs each (default 20: a million
 #               URLs, ~5 MB on the wire) named by robots.txt, crawled with crawl-queue
 #               --sitemaps and interrupted (SIGINT) after BENCH_SITEMAPS_SECS (20) s:
@@ -94,6 +100,9 @@ pol_slow=${BENCH_POL_SLOW:-2000}
 pol_delay=${BENCH_POL_DELAY:-0.1}
 pol_tasks=${BENCH_POL_TASKS:-20}
 pol_scrapy=${BENCH_POL_SCRAPY:-1}
+def_hosts=${BENCH_DEF_HOSTS:-50}
+def_pages=${BENCH_DEF_PAGES:-200}
+def_delay=${BENCH_DEF_DELAY:-0}
 many_hosts=${BENCH_HOSTS:-5000 20000 50000}
 sm_files=${BENCH_SITEMAPS:-20}
 sm_secs=${BENCH_SITEMAPS_SECS:-20}
@@ -194,8 +203,10 @@ mb() { awk -v k="$1" 'BEGIN { if (k == "-" || k == "") print "-"; else printf "%
 
 # crawl NAME TRANSPORT TAG [ARGS...]: run one crawler on site_url under runstat; the
 # report goes to $out/TAG.jsonl, runstat's line to $out/TAG.stat. crawl-threads takes
-# the crawlers' options and ignores --transport raw. NAME crawl-queue-ir is crawl-queue
-# --ignore-robots: the chapter's crawler, without the robots.txt middleware.
+# the crawlers' options and ignores --transport raw. crawl-queue runs as the chapter's
+# crawler (--chapter: its Queue, no politeness), as stages 1 and 2 are; NAME
+# crawl-queue-ir is crawl-queue --chapter --ignore-robots: without the robots.txt
+# middleware either.
 crawl() {
     local name=$1 transport=$2 tag=$3
     shift 3
@@ -203,6 +214,7 @@ crawl() {
         name=crawl-queue
         set -- --ignore-robots "$@"
     fi
+    [ "$name" = crawl-queue ] && set -- --chapter "$@"
     "$bin/runstat" -o "$out/$tag.stat" ${SAMPLE:+-s "$out/$tag.rss" -i "$SAMPLE"} \
         "$bin/$name" -q --format jsonl --transport "$transport" --output "$out/$tag.jsonl" \
         "$@" "$site_url" 2>"$out/$tag.err"
@@ -438,16 +450,18 @@ redis_mem() { redis-cli -p "$redis_port" info memory | sed -nE 's/^used_memory:(
 redis_cpu() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / t }' "/proc/$redis_pid/stat"; }
 
 # cluster_run TAG N CRAWL: N crawl-queue processes sharing crawl CRAWL (N = 0: one
-# crawl-queue without --frontier); the wall seconds of the whole run in $out/TAG.wall.
+# crawl-queue without --frontier: the chapter's Queue, --chapter; with --frontier,
+# --per-host 0: no cap on the one host); the wall seconds of the whole run in
+# $out/TAG.wall.
 cluster_run() {
     local tag=$1 n=$2 crawl=$3 t0 t1 i pids=() rc=0
     t0=$(date +%s.%N)
     if [ "$n" -eq 0 ]; then
-        "$bin/crawl-queue" -q --format jsonl --output "$out/$tag.0.jsonl" "$site_url" \
+        "$bin/crawl-queue" -q --chapter --format jsonl --output "$out/$tag.0.jsonl" "$site_url" \
             2>"$out/$tag.0.err" || rc=$?
     else
         for i in $(seq "$n"); do
-            "$bin/crawl-queue" -q --frontier "redis://127.0.0.1:$redis_port/$crawl" --format jsonl \
+            "$bin/crawl-queue" -q --per-host 0 --frontier "redis://127.0.0.1:$redis_port/$crawl" --format jsonl \
                 --output "$out/$tag.$i.jsonl" "$site_url" 2>"$out/$tag.$i.err" &
             pids+=($!)
         done
@@ -504,16 +518,18 @@ section_cluster() {
 }
 
 # ---- 6. politeness: many hosts, one slow -------------------------------------------------
-# pol_sites TAG: one testsite per host 127.0.0.K, K = 1..pol_hosts, each logging its
-# requests to $out/pol.TAG.K.log; host 1 answers in pol_slow ms. Sets pol_roots.
+# pol_sites TAG [SLOW_MS FAST_MS PAGES]: one testsite per host 127.0.0.K, K =
+# 1..pol_hosts, each logging its requests to $out/pol.TAG.K.log; host 1 answers in
+# SLOW_MS (pol_slow), the others in FAST_MS (0), each of PAGES pages (pol_pages). Sets
+# pol_roots.
 pol_sites() {
-    local tag=$1 k
+    local tag=$1 slow=${2:-$pol_slow} fast=${3:-0} pages=${4:-$pol_pages} k
     stop_pol
     pol_roots=()
     for k in $(seq "$pol_hosts"); do
         rm -f "$out/pol.$tag.$k.log"
-        launch "pol.$k" --bind "127.0.0.$k" --generate "pages=$pol_pages,links=5,size=800,seed=9" \
-            --delay "$([ "$k" = 1 ] && echo "$pol_slow" || echo 0)" --log "$out/pol.$tag.$k.log"
+        launch "pol.$k" --bind "127.0.0.$k" --generate "pages=$pages,links=5,size=800,seed=9" \
+            --delay "$([ "$k" = 1 ] && echo "$slow" || echo "$fast")" --log "$out/pol.$tag.$k.log"
         pol_pids+=("$launched_pid")
         pol_roots+=("$launched_url")
     done
@@ -655,7 +671,7 @@ many_run() {
 section_manyhosts() {
     say ""
     say "== Many hosts: N hosts (127.0.0.1, 127.0.0.2, ...) of one page, one testsite on 0.0.0.0;"
-    say "   crawl-queue --ignore-robots on each transport, and on curl with robots.txt and --per-host 1"
+    say "   crawl-queue --chapter --ignore-robots on each transport, and on curl with robots.txt and --per-host 1"
     launch hosts --bind 0.0.0.0 --generate "pages=1,links=0,size=200,seed=1"
     local pid=$launched_pid port=${launched_url##*:}
     port=${port%/}
@@ -663,8 +679,8 @@ section_manyhosts() {
     local n raw curl
     for n in $many_hosts; do
         hosts_roots "$n" "$port" >"$out/hosts.$n"
-        many_run "many.$n.raw" raw "$n" --ignore-robots
-        many_run "many.$n.curl" curl "$n" --ignore-robots
+        many_run "many.$n.raw" raw "$n" --chapter --ignore-robots
+        many_run "many.$n.curl" curl "$n" --chapter --ignore-robots
         many_run "many.$n.polite" curl "$n" --per-host 1
         raw=$(rfield "$out/many.$n.raw.stat" wall)
         curl=$(rfield "$out/many.$n.curl.stat" wall)
@@ -711,6 +727,54 @@ section_sitemaps() {
     say "   peak RSS $(mb "$(rfield "$out/sitemaps.stat" maxrss_kb)") MB;" \
         "todo $(sfield "$out/sitemaps.jsonl" todo); records $(sfield "$out/sitemaps.jsonl" done)"
     stop "$pid"
+}
+
+# ---- 10. the defaults: polite (no flag) against --chapter -----------------------------------
+# def_run TAG HOSTS FLAG...: crawl-queue on the first HOSTS of pol_roots; figures in
+# $out/pol.TAG.*.
+def_run() {
+    local tag=$1 n=$2
+    shift 2
+    pol_sites "$tag" "$def_delay" "$def_delay" "$def_pages"
+    "$bin/runstat" -o "$out/pol.$tag.stat" "$bin/crawl-queue" -q --format jsonl \
+        --output "$out/pol.$tag.jsonl" "$@" "${pol_roots[@]:0:$n}" 2>"$out/pol.$tag.err"
+    local rc=$?
+    stop_pol
+    if [ "$rc" -ne 0 ] || [ -z "$(sfield "$out/pol.$tag.jsonl" done)" ]; then
+        warn "crawl-queue ($tag) failed: exit $rc; $(head -c 300 "$out/pol.$tag.err")"
+        status=1
+    fi
+}
+
+section_defaults() {
+    local pol_hosts=$def_hosts n mode r tag pages fast fs peak gap
+    say ""
+    say "== Polite by default: crawl-queue with no flag (8 in flight per host at most) and with --chapter"
+    say "   (the chapter's Queue, no politeness); $def_hosts hosts (127.0.0.1-$def_hosts, one testsite each), then"
+    say "   host 1 alone, of $def_pages pages (5 links, ~800 B), answers in $def_delay ms; --max-tasks 100 (the"
+    say "   default); robots.txt obeyed (a 404). Medians of $runs run(s); peak: the most requests in"
+    say "   flight to one host (servers' logs), in the median run's"
+    printf '%-6s %-12s %7s %8s %9s %7s %6s\n' hosts run pages wall_s pages/s cpu_s peak
+    for n in "$def_hosts" 1; do
+        for mode in polite chapter; do
+            local walls="" rows=""
+            for r in $(seq "$runs"); do
+                tag=def.$n.$mode.$r
+                # shellcheck disable=SC2046 # no flag, or --chapter
+                def_run "$tag" "$n" $([ "$mode" = chapter ] && echo --chapter)
+                walls="$walls $(rfield "$out/pol.$tag.stat" wall)"
+                read -r pages fast fs peak gap < <(pol_figures "$tag")
+                rows="$rows$(rfield "$out/pol.$tag.stat" wall) $pages $(rfield "$out/pol.$tag.stat" cpu) $peak
+"
+            done
+            local w p c k
+            w=$(median <<<"$walls")
+            read -r _ p c k < <(grep -m1 "^$w " <<<"$rows" || head -n1 <<<"$rows")
+            printf '%-6s %-12s %7s %8s %9s %7s %6s\n' "$n" "$mode" "$p" "$w" \
+                "$(awk -v p="$p" -v w="$w" 'BEGIN { if (w > 0) printf "%.0f", p / w; else print "-" }')" \
+                "$c" "$k"
+        done
+    done
 }
 
 # ---- 9. HTTP/2 against HTTP/1.1 over TLS ---------------------------------------------------
@@ -766,7 +830,7 @@ nginx_cpu() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / t }'
 section_http2() {
     say ""
     say "== HTTP/2 against HTTP/1.1 over TLS: $h2_pages pages on disk, nginx on 127.0.0.1,"
-    say "   crawl-queue --insecure [--http1.1] --max-tasks $h2_tasks"
+    say "   crawl-queue --chapter --insecure [--http1.1] --max-tasks $h2_tasks"
     local nginx
     nginx=$(command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; })
     if [ -z "$nginx" ] || ! command -v openssl >/dev/null; then
@@ -825,6 +889,7 @@ for s in $sections; do
     cluster) section_cluster ;;
     politeness) section_politeness ;;
     manyhosts) section_manyhosts ;;
+    defaults) section_defaults ;;
     sitemaps) section_sitemaps ;;
     http2) section_http2 ;;
     *) warn "unknown section '$s'" ;;

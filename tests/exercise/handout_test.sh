@@ -2,7 +2,8 @@
 # handout_test.sh BUILDDIR — scripts/handout.sh makes a copy for students (ctest
 # exercise.handout): a git repository of one commit and nothing else, each exercise's
 # file exactly the student's starting copy, no line of a solution in what is committed,
-# the docs' excerpts still true, no hidden test nor teacher-only text, other code that
+# the docs' excerpts and side-by-side listings still true (those of the exercises left
+# out), no hidden test nor teacher-only text, other code that
 # shows a solution stubbed (and the six-line shape check catching it when put back),
 # HANDOUT.md's graph, no selftest of a handed-out exercise, each exercise handed out
 # alone passing its leak check, the grader working there (it passes our stage 1
@@ -51,6 +52,18 @@ for n in $names; do
 done
 
 (cd "$copy" && bash scripts/check-docs.sh) && ok "check-docs passes in the handout" || bad "check-docs fails in the handout"
+
+# docs/side-by-side.md: its listings are the copy's code, and those of the exercises'
+# functions are left out, with the comment that pairs their lines (solution text).
+(cd "$copy" && bash scripts/regen-docs.sh --check listings >"$out/listings.log" 2>&1) &&
+    ok "the side-by-side listings hold in the handout" ||
+    bad "the side-by-side listings are stale in the handout: $(tail -n 3 "$out/listings.log")"
+for fn in read_response task_step queue_task_done join_body; do
+    grep -q "listing of \`$fn\` is left out of the handout" "$copy/docs/side-by-side.md" &&
+        ! grep -q "^<!-- side-by-side: [^ ]* $fn\$" "$copy/docs/side-by-side.md" &&
+        ok "side-by-side.md: the listing of $fn is left out" ||
+        bad "side-by-side.md: the listing of $fn (an exercise) is in the handout"
+done
 
 # What only the teacher has is not there: hidden tests, the teacher's part of the docs.
 hidden=$(cd "$copy" && ls docs/exercises/*/hidden.conf 2>/dev/null)

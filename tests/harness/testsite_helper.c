@@ -362,6 +362,34 @@ int testsite_header(const char *response, const char *name, char *out, size_t ou
     return -1;
 }
 
+int testsite_start_text(testsite *ts, const char *dir, const char *name, const char *text,
+                        const char *const extra_args[])
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.site", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    bool ok = fputs(text, f) >= 0;
+    ok &= fclose(f) == 0;
+    const char *args[32];
+    size_t n = 0;
+    while (extra_args && extra_args[n] && n < 30) {
+        args[n] = extra_args[n];
+        n++;
+    }
+    args[n++] = path;
+    args[n] = NULL;
+    return ok ? testsite_start(ts, args) : -1;
+}
+
+const char *testsite_path_of(const char *url)
+{
+    const char *p = strstr(url, "://");
+    p = p ? strchr(p + 3, '/') : NULL;
+    return p ? p : "/";
+}
+
 int testsite_free_port(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

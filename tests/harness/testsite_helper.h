@@ -33,6 +33,10 @@ struct testsite_stats {
 /* Run TESTSITE_BIN with extra_args (NULL-terminated, after the program name) and wait
  * (10 s at most) for the base URL it prints. Returns 0, or -1 (the child is killed). */
 int testsite_start(testsite *ts, const char *const extra_args[]);
+/* Write text (a site file) to DIR/NAME.site, then testsite_start with extra_args (NULL:
+ * none) and that file. 0, or -1. */
+int testsite_start_text(testsite *ts, const char *dir, const char *name, const char *text,
+                        const char *const extra_args[]);
 /* SIGTERM, wait up to 5 s, then SIGKILL. Idempotent. */
 void testsite_stop(testsite *ts);
 /* The same, returning the child's wait status (as waitpid gives it), or -1 when it was
@@ -44,6 +48,9 @@ int testsite_port(const testsite *ts);
 /* A port on 127.0.0.1 nobody listens on now (the kernel's choice for a socket bound to
  * port 0, released at once), for a server started with --port; -1 on failure. */
 int testsite_free_port(void);
+
+/* The path of an absolute URL: "http://h:1/a?q" -> "/a?q" ("/" when it has none). */
+const char *testsite_path_of(const char *url);
 /* A blocking socket connected to the server (5 s at most), or -1. */
 int testsite_connect(const testsite *ts);
 

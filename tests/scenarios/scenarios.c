@@ -2261,22 +2261,26 @@ static void first_difference(const char *a, const char *b, char *msg, size_t len
 static void cross_compare(case_ctx *c, const char *b, const char *max_tasks, bool strip)
 {
     static const char *const transports[] = {"raw", "curl"};
+    /* crawl-queue as the chapter's crawler (--chapter), obeying robots.txt (a 404 here),
+     * then with --ignore-robots (no middleware at all); then as it runs by default
+     * (polite: one host, at most 8 in flight, no Crawl-delay here) */
+    static const char *const queue_runs[][2] = {
+        {"--chapter", NULL}, {"--chapter", "--ignore-robots"}, {NULL, NULL}};
     char *ref = NULL, refname[256] = "";
     for (int s = 0; s < g_nstages; s++) {
-        /* crawl-queue twice: obeying robots.txt (a 404 here), then --ignore-robots (no
-         * middleware: the chapter's crawler) */
         bool queue = strcmp(stage_of(g_stages[s]), "queue") == 0;
-        for (int t = 0; t < 2 * (queue ? 2 : 1); t++) {
-            const char *ignore = t >= 2 ? "--ignore-robots" : NULL;
+        for (int t = 0; t < 2 * (queue ? 3 : 1); t++) {
+            const char *f0 = queue ? queue_runs[t / 2][0] : NULL;
+            const char *f1 = queue ? queue_runs[t / 2][1] : NULL;
             const crawl_run *r = crawl_with(c, g_stages[s], transports[t % 2], "--max-tasks",
-                                            max_tasks, U(b, "/"), ignore, NULL);
+                                            max_tasks, U(b, "/"), f0, f1, NULL);
             expect_generated(r, b, 300);
             char *text = strip ? strip_new_urls(r->records_text) : strdup(r->records_text);
             drop_http_version(text);
             char name[256];
-            snprintf(name, sizeof name, "%s --transport %s --max-tasks %s%s",
-                     stage_of(g_stages[s]), transports[t % 2], max_tasks,
-                     ignore ? " --ignore-robots" : "");
+            snprintf(name, sizeof name, "%s --transport %s --max-tasks %s%s%s%s%s",
+                     stage_of(g_stages[s]), transports[t % 2], max_tasks, f0 ? " " : "",
+                     f0 ? f0 : "", f1 ? " " : "", f1 ? f1 : "");
             if (!ref) {
                 ref = text;
                 snprintf(refname, sizeof refname, "%s", name);
@@ -2842,13 +2846,16 @@ static void test_h2(void **state)
 /* 37: --max-tasks 200 with a hard limit of 64 open files (the crawler cannot raise it):
  * socket() fails with EMFILE for most fetches. They wait for a free descriptor
  * instead of failing: every page is fetched once, none is recorded as failed, and the
- * server never sees more requests at once than the limit allows. */
+ * server never sees more requests at once than the limit allows. crawl-queue with
+ * --per-host 0: politeness without its cap of 8 per host, so that the descriptors are
+ * what bounds it. */
 static void test_out_of_descriptors(void **state)
 {
     case_ctx *c = *state;
     const char *b = start_site(c, "--delay", "50", "--generate", "pages=300,links=8", NULL);
     g_nofile = 64;
-    const crawl_run *r = crawl(c, "--max-tasks", "200", U(b, "/"), NULL);
+    const crawl_run *r = crawl(c, "--max-tasks", "200", U(b, "/"),
+                               is_queue() ? "--per-host" : NULL, "0", NULL);
     g_nofile = 0;
     expect_generated(r, b, 300);
     expect_served(c, 0, 300);

@@ -8,7 +8,8 @@
  *  - one complete ("X", cat "fetch") event per fetched URL, whose args.url and
  *    args.status match the report's record — and, from crawl-queue, one more: its
  *    download of /robots.txt, which is no record;
- *  - every span with ts >= 0 and dur >= 0; every fetch on a slot track: tid - 1 in
+ *  - every span with ts >= 0 and dur >= 0; every fetch on a slot track (crawl-queue
+ *    --chapter: the chapter's crawler; the polite Queue's tracks are per host): tid - 1 in
  *    [0, max_tasks), the track named "slot N", and no two fetches of a slot
  *    overlapping;
  *  - the phases connect, waiting and body of each fetch inside it, back to back, on
@@ -135,8 +136,12 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
     reset(c);
     char tasks[16];
     snprintf(tasks, sizeof tasks, "%d", MAX_TASKS);
+    /* crawl-queue as the chapter's crawler (its shared slots; the polite Queue's lanes
+     * per host are test_polite's) */
+    bool queue = strcmp(base_name(bin), "crawl-queue") == 0;
     char *argv[] = {(char *)bin, "-q", "--format", "jsonl", "--transport", (char *)transport,
-                    "--max-tasks", tasks, "--trace-events", c->path, c->ts.url, NULL};
+                    "--max-tasks", tasks, "--trace-events", c->path, c->ts.url,
+                    queue ? "--chapter" : NULL, NULL};
     if (run_crawler(&c->run, argv, 60) < 0 || c->run.exit_code != 0 || c->run.parse_error)
         fail_msg("%s: the crawl failed\n%s", what, crawl_run_describe(&c->run));
     if (c->run.nrecords < 30)

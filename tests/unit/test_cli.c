@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "crawl.h"
 #include "log.h"
 #include "settings.h"
 
@@ -249,6 +250,26 @@ static void test_every_option_equals_form(void **state)
     assert_true(o->max_size == 9223372036854775807LL);
     assert_string_equal(o->cacert, "/dev/null");
     assert_string_equal(o->trace_events, "e");
+    run_free(r);
+}
+
+/* --exclude is repeatable: a URL matching any of them is excluded (a second --exclude
+ * used to replace the first, silently). */
+static void test_exclude_repeatable(void **state)
+{
+    (void)state;
+    run *r = parse("--exclude", "\\.pdf$", "--exclude=/private/", "a.example", NULL);
+    assert_ok(r);
+    const crawl_options *o = &r->o;
+    assert_int_equal(o->nexcludes, 2);
+    assert_string_equal(o->exclude, "\\.pdf$");
+    char err[256];
+    crawl *c = crawl_prepare(o, "test", err, sizeof err);
+    assert_non_null(c);
+    assert_false(crawl_allowed(c, "http://a.example/x.pdf"));
+    assert_false(crawl_allowed(c, "http://a.example/private/y"));
+    assert_true(crawl_allowed(c, "http://a.example/ok"));
+    crawl_free(c);
     run_free(r);
 }
 
@@ -636,6 +657,42 @@ static void test_stage3_options_refused_by_chapter(void **state)
     run_free(r);
 }
 
+/* The spider middlewares' flags: --max-depth implies --depth; --include repeatable and
+ * checked now; each refused by stages 1 and 2. */
+static void test_spider_middleware_options(void **state)
+{
+    (void)state;
+    parse_table = &settings_table;
+    run *r = parse("http://a/", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.max_depth, -1);
+    assert_int_equal(r->s.depth, 0);
+    run_free(r);
+    r = parse("--max-depth", "0", "--include", "/a/", "--include=/b/", "--referrer",
+              "--requisites", "http://a/", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.max_depth, 0);
+    assert_int_equal(r->s.depth, 1);
+    assert_int_equal(r->s.include.n, 2);
+    assert_string_equal(r->s.include.v[1], "/b/");
+    assert_int_equal(r->s.referrer, 1);
+    assert_int_equal(r->s.requisites, 1);
+    run_free(r);
+    r = parse("--max-depth", "-1", "http://a/", NULL);
+    assert_usage_error(r, "--max-depth", NULL);
+    run_free(r);
+    r = parse("--include", "(", "http://a/", NULL);
+    assert_usage_error(r, "--include: bad regex '(': ", NULL);
+    run_free(r);
+    parse_table = NULL;
+    const char *const flags[] = {"--depth", "--referrer", "--requisites"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        r = parse(flags[i], "http://a/", NULL);
+        assert_usage_error(r, "unknown option '", NOTE);
+        run_free(r);
+    }
+}
+
 static void test_bad_user_agent(void **state)
 {
     (void)state;
@@ -907,16 +964,39 @@ static void test_frontier(void **state)
     run_free(r);
 }
 
-/* Politeness: any flag turns it on; values in range; --random-delay and
- * --target-concurrency need what they vary; not with --frontier yet. */
+/* Politeness: on by default (8 per host), off with --chapter alone; values in range;
+ * --random-delay and --target-concurrency need what they vary; some not with --frontier
+ * yet. */
 static void test_politeness(void **state)
 {
     (void)state;
     parse_table = &settings_table;
     run *r = parse("a.example", NULL);
     assert_ok(r);
-    assert_int_equal(r->s.polite, 0);
+    assert_int_equal(r->s.polite, 1);
+    assert_int_equal(r->s.per_host, 8);
     assert_true(r->s.max_crawl_delay == 30 && r->s.target_concurrency == 1);
+    run_free(r);
+    r = parse("--chapter", "--ignore-robots", "--sitemaps", "a.example", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.polite, 0);
+    run_free(r);
+    static const char *const polite_flags[][2] = {
+        {"--per-host", "2"}, {"--per-host", "0"}, {"--per-ip", NULL}, {"--delay", "0"},
+        {"--max-crawl-delay", "5"}, {"--autothrottle", NULL}};
+    for (size_t i = 0; i < sizeof polite_flags / sizeof polite_flags[0]; i++) {
+        r = polite_flags[i][1]
+                ? parse("--chapter", polite_flags[i][0], polite_flags[i][1], "a.example", NULL)
+                : parse("--chapter", polite_flags[i][0], "a.example", NULL);
+        assert_usage_error(r, "--chapter is the chapter's crawler, without politeness: not "
+                              "with --per-host",
+                           NULL);
+        run_free(r);
+    }
+    r = parse("--chapter", "--frontier", "redis://x/c", "--format", "jsonl", "a.example", NULL);
+    assert_usage_error(r, "--chapter is the chapter's crawler, its Queue in memory: not with "
+                          "--frontier 'redis://x/c'",
+                       NULL);
     run_free(r);
     r = parse("--per-host", "2", "--delay", "0.25", "--random-delay", "--per-ip",
               "--max-crawl-delay", "10", "--autothrottle", "--target-concurrency", "3",
@@ -932,12 +1012,13 @@ static void test_politeness(void **state)
     assert_ok(r);
     assert_int_equal(r->s.polite, 1);
     run_free(r);
-    r = parse("--sitemaps", "a.example", NULL);             /* seeds; not politeness */
+    r = parse("--per-host", "0", "a.example", NULL);        /* polite, no cap */
     assert_ok(r);
-    assert_int_equal(r->s.polite, 0);
+    assert_int_equal(r->s.polite, 1);
+    assert_int_equal(r->s.per_host, 0);
     run_free(r);
-    r = parse("--per-host", "0", "a.example", NULL);
-    assert_usage_error(r, "--per-host: 0 is out of range", NULL);
+    r = parse("--per-host", "-1", "a.example", NULL);
+    assert_usage_error(r, "--per-host: -1 is out of range", NULL);
     run_free(r);
     r = parse("--delay", "-1", "a.example", NULL);
     assert_usage_error(r, "--delay: -1 is out of range", NULL);
@@ -1230,6 +1311,8 @@ int main(void)
         cmocka_unit_test_teardown(test_every_option_separate_values, reset_log_level),
         cmocka_unit_test_teardown(test_every_option_equals_form, reset_log_level),
         cmocka_unit_test_teardown(test_options_after_roots_and_last_wins, reset_log_level),
+        cmocka_unit_test_teardown(test_exclude_repeatable, reset_log_level),
+        cmocka_unit_test_teardown(test_spider_middleware_options, reset_log_level),
         cmocka_unit_test_teardown(test_verbose_and_quiet_set_log_level, reset_log_level),
         cmocka_unit_test_teardown(test_timeout_decimal_forms, reset_log_level),
         cmocka_unit_test_teardown(test_help, reset_log_level),

@@ -22,16 +22,9 @@
 
 /* ---- helpers ---- */
 
-static const char *path_of(const char *url)
-{
-    const char *p = strstr(url, "://");
-    p = p ? strchr(p + 3, '/') : NULL;
-    return p ? p : "/";
-}
-
 static bool is(const char *url, const char *path)
 {
-    return strcmp(path_of(url), path) == 0;
+    return strcmp(testsite_path_of(url), path) == 0;
 }
 
 static bool ends(const char *url, const char *suffix)
@@ -109,7 +102,7 @@ static coro *tmw_request(void *self, request *req, mw_result *out)
     mw_continue(&r);
     bool now = ends(req->url, "-now");
     if (is(req->url, "/ignore-now") || is(req->url, "/ignore-later"))
-        mw_ignore(&r, "test middleware ignores %s", path_of(req->url));
+        mw_ignore(&r, "test middleware ignores %s", testsite_path_of(req->url));
     else if (is(req->url, "/canned-now") || is(req->url, "/canned-later"))
         mw_respond(&r, canned(req->url));
     else if (is(req->url, "/resched-now") || is(req->url, "/resched-later")) {
@@ -132,7 +125,7 @@ static coro *tmw_response(void *self, request *req, const response *resp, mw_res
         response_add_header(x, "Content-Type", "text/plain");
         mw_respond(&r, x);
     } else if (is(req->url, "/drop-response")) {
-        mw_ignore(&r, "test middleware drops the response of %s", path_of(req->url));
+        mw_ignore(&r, "test middleware drops the response of %s", testsite_path_of(req->url));
     }
     return answer(out, now || r.kind == MW_CONTINUE, &r);
 }

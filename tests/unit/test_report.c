@@ -357,6 +357,43 @@ static void test_jsonl_summary_edge_cases(void **state)
     report_free(r);
 }
 
+/* A crawler's own fields (written only when asked, after the nine) and its counters
+ * (after the summary's own keys; in the text report, a line each after Done). */
+static void test_extra_fields_and_counters(void **state)
+{
+    (void)state;
+    report *r = report_new();
+    fetch_stat a = {.url = "http://x/a", .status = 200, .referrer = "http://x/",
+                    .depth = 2, .requisite = 1,
+                    .extra = FETCH_STAT_DEPTH | FETCH_STAT_REFERRER | FETCH_STAT_REQUISITE};
+    fetch_stat b = {.url = "http://x/b", .status = 200, .depth = 0,
+                    .extra = FETCH_STAT_DEPTH | FETCH_STAT_REFERRER};
+    fetch_stat c = {.url = "http://x/c", .status = 200, .depth = 5, .referrer = "http://x/"};
+    report_add(r, &a);
+    report_add(r, &b);
+    report_add(r, &c);
+    report_counter counts[] = {{"dropped_depth", 7}, {"other", 0}};
+    report_summary sum = {.max_tasks = 1, .counts = counts, .ncounts = 2};
+    lines l = write_report(r, &sum, JSONL);
+    assert_int_equal(l.n, 4);
+    assert_non_null(strstr(l.line[0], "\"num_new_urls\": 0, \"depth\": 2, "
+                                      "\"referrer\": \"http://x/\", \"requisite\": true}"));
+    assert_non_null(strstr(l.line[1], "\"num_new_urls\": 0, \"depth\": 0, "
+                                      "\"referrer\": null}"));
+    assert_non_null(strstr(l.line[2], "\"num_new_urls\": 0}"));
+    assert_non_null(strstr(l.line[3], "\"interrupted\": false, \"dropped_depth\": 7, "
+                                      "\"other\": 0}}"));
+    lines_free(&l);
+    l = write_report(r, &sum, TEXT);
+    int seen = 0;
+    for (size_t i = 0; i + 1 < l.n; i++)
+        if (strcmp(l.line[i], "dropped_depth: 7") == 0 && strcmp(l.line[i + 1], "other: 0") == 0)
+            seen = 1;
+    assert_true(seen);
+    lines_free(&l);
+    report_free(r);
+}
+
 /* ---- JSON strings ----------------------------------------------------------- */
 
 static void test_json_plain_and_null(void **state)
@@ -573,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_text_report_escapes_fields),
         cmocka_unit_test(test_jsonl_report),
         cmocka_unit_test(test_jsonl_summary_edge_cases),
+        cmocka_unit_test(test_extra_fields_and_counters),
         cmocka_unit_test(test_jsonl_http_version),
         cmocka_unit_test(test_json_plain_and_null),
         cmocka_unit_test(test_json_escapes),

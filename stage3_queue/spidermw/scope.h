@@ -1,0 +1,21 @@
+/* scope.h — the scope spider middleware: which links a crawl follows, as Scrapy's
+ * OffsiteMiddleware filters a spider's requests. A request a spider emits is kept when
+ * its URL matches one of the --include patterns (POSIX extended regexes; repeatable);
+ * --exclude (repeatable too) is the crawl core's, applied to every URL scheduled. The
+ * roots are no spider's output: they are always fetched. Page requisites
+ * (--requisites) are what a page needs, not links: --include does not filter them.
+ *
+ * crawl-queue enables it with --include (its row in engine/registry.c).
+ */
+#ifndef CRAWL_SCOPE_H
+#define CRAWL_SCOPE_H
+
+#include <stddef.h>
+
+#include "engine.h"
+
+/* n patterns, each compiled (the command line has checked them). NULL patterns: the
+ * middleware keeps everything. */
+spider_middleware scope_middleware(const char *const *include, size_t n);
+
+#endif
