@@ -572,6 +572,7 @@ typedef struct {
     spider_outputs out;         /* what it (and its middlewares) made */
     size_t k;                   /* the output going through the pipeline */
     spider_item sitem;
+    int nitems;                 /* the spider's items handed to the pipeline so far */
     crawl_link *links;          /* the page's links, for the pipeline (keep_links) */
     size_t nlinks;
 } handle_frame;
@@ -891,25 +892,13 @@ pipeline:
      * rescheduled as itself has no record yet: its next visit makes one. */
     if (!f->it.record.url)
         CORO_RETURN(co, NULL, 0);
-    f->it.request = f->req;
-    f->it.response = f->resp;
-    for (f->i = 0; f->i < e->npipe && !f->drop; f->i++) {
-        item_pipeline *p = &e->pipe[f->i];
-        f->call = p->process_item ? p->process_item(p->self, &f->it, &f->drop) : NULL;
-        if (f->call)
-            AWAIT_CATCH(co, f->call);
-        if (co->err && co->err->kind == CORO_CANCELLED)
-            CORO_RAISE_ERR(co);
-        if (co->err) {
-            pipeline_raised(f, co);
-            CORO_RETURN(co, NULL, 0);
-        }
-    }
-    /* Then the spider's items, each through the stages that take them. */
+    /* The spider's items first, each through the stages that take them, then the
+     * record (spider.h's order): --state counts the URL done only after its items
+     * (items.h), so a kill -9 between them fetches it again rather than lose them. */
     for (f->k = 0; f->k < f->out.n; f->k++) {
         if (f->out.v[f->k].kind != SPIDER_ITEM)
             continue;
-        f->sitem = (spider_item){f->out.v[f->k].item, f->req};
+        f->sitem = (spider_item){f->out.v[f->k].item, f->req, f->nitems++, -1};
         f->drop = false;
         for (f->i = 0; f->i < e->npipe && !f->drop; f->i++) {
             item_pipeline *p = &e->pipe[f->i];
@@ -924,6 +913,21 @@ pipeline:
                 pipeline_raised(f, co);
                 CORO_RETURN(co, NULL, 0);
             }
+        }
+    }
+    f->drop = false;
+    f->it.request = f->req;
+    f->it.response = f->resp;
+    for (f->i = 0; f->i < e->npipe && !f->drop; f->i++) {
+        item_pipeline *p = &e->pipe[f->i];
+        f->call = p->process_item ? p->process_item(p->self, &f->it, &f->drop) : NULL;
+        if (f->call)
+            AWAIT_CATCH(co, f->call);
+        if (co->err && co->err->kind == CORO_CANCELLED)
+            CORO_RAISE_ERR(co);
+        if (co->err) {
+            pipeline_raised(f, co);
+            CORO_RETURN(co, NULL, 0);
         }
     }
     CORO_END(co);

@@ -119,6 +119,9 @@ typedef struct spider_item {
     const char *json;           /* the item: one JSON object */
     const request *request;     /* the request of the response it came from: url,
                                  * callback (NULL: parse), depth, referrer */
+    int seq;                    /* its place among that response's items: 0, 1, ... */
+    long long items_end;        /* where its line ends in --items, once a stage wrote it
+                                 * there (-1: not written) */
 } spider_item;
 
 typedef struct item_pipeline {
@@ -136,7 +139,7 @@ typedef struct item_pipeline {
     coro *(*process_item)(void *self, item *it, bool *drop);
     /* A spider's item (may be NULL: the stage takes none), in the same order of stages
      * and with the same rules as process_item. */
-    coro *(*process_spider_item)(void *self, const spider_item *it, bool *drop);
+    coro *(*process_spider_item)(void *self, spider_item *it, bool *drop);
     /* NULL, or: a response the engine downloaded for itself and that is no record of
      * the crawl (engine_download of a request marked REQ_ARCHIVE: robots.txt), for the
      * stages that keep what was fetched (--warc, --store). Never waits. */

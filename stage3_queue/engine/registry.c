@@ -9,7 +9,10 @@
 
 #include "alloc.h"
 #include "depth.h"
+#include "extract.h"
 #include "headers.h"
+#include "items.h"
+#include "luaspider.h"
 #include "hostqueue.h"
 #include "log.h"
 #include "polite.h"
@@ -83,6 +86,18 @@ static bool on_include(const app *a)
 static bool on_requisites(const app *a)
 {
     return settings_of(a)->requisites;
+}
+static bool on_spider(const app *a)
+{
+    return settings_of(a)->spider != NULL;
+}
+static bool on_extract(const app *a)
+{
+    return settings_of(a)->extract.n > 0;
+}
+static bool on_items(const app *a)
+{
+    return settings_of(a)->items != NULL;
 }
 
 /* ---- how each is made ---- */
@@ -197,6 +212,34 @@ static spider_middleware make_scope(engine *e)
     return scope_middleware(s->include.v, s->include.n);
 }
 
+/* --spider FILE.lua: the spider the command line's checks loaded (settings.c). */
+static int make_lua(engine *e, spider *out, char *err, size_t errlen)
+{
+    lua_spider *ls = lua_spider_take();
+    if (!ls) {
+        snprintf(err, errlen, "--spider '%s' was not loaded", settings_of(engine_app(e))->spider);
+        return -1;
+    }
+    *out = lua_spider_spider(ls, e);
+    return 0;
+}
+
+static int make_extract(engine *e, spider *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    const settings *s = settings_of(engine_app(e));
+    *out = extract_spider(s->extract.v, s->extract.n);
+    return 0;
+}
+
+/* --items FILE: first, so that the stages after it know where each item's line ends. */
+static int make_items(engine *e, item_pipeline *out, char *err, size_t errlen)
+{
+    app *a = engine_app(e);
+    const settings *s = settings_of(a);
+    return items_pipeline(a, s->items, s->resume, s->state, out, err, errlen);
+}
+
 /* ---- the table ---- */
 
 const extension registry[] = {
@@ -212,7 +255,9 @@ const extension registry[] = {
     {"recrawl", EXT_DOWNLOADER_MW, 560, on_recrawl, .make_middleware = recrawl_middleware},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
     {"referer", EXT_DOWNLOADER_MW, 560, on_referrer, .make_middleware = referer_header_middleware},
-    /* Item pipelines: --state first (its frontier rows before the pages' rows). */
+    /* Item pipelines: --items before all (where each item's line ends), then --state
+     * (its frontier rows before the pages' rows). */
+    {"items", EXT_PIPELINE, 50, on_items, .make_pipeline = make_items},
     {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},
     {"store", EXT_PIPELINE, 300, on_store, .make_pipeline = make_store},
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
@@ -227,6 +272,9 @@ const extension registry[] = {
     {"depth", EXT_SPIDER_MW, 900, on_depth, .make_spider_middleware = make_depth},
     {"requisites", EXT_SPIDER_MW, 950, on_requisites,
      .make_spider_middleware = requisites_middleware},
+    /* Spiders: the first enabled is the crawl's (none: the default, spider.h). */
+    {"lua", EXT_SPIDER, 100, on_spider, .make_spider = make_lua},
+    {"extract", EXT_SPIDER, 200, on_extract, .make_spider = make_extract},
 };
 const size_t registry_size = sizeof registry / sizeof registry[0];
 

@@ -18,6 +18,7 @@
 #include "recrawl_db.h"
 #include "redisurl.h"
 #include "alloc.h"
+#include "spiderload.h"
 #include "threadpool.h"
 
 #define STR_(x) #x
@@ -169,6 +170,13 @@ char *warc_file_name(const char *base, unsigned n)
     return xasprintf("%s-%05u", base, n);
 }
 
+/* --extract NAME=XPATH (the last one given): its XPath compiles. */
+static int check_extract(void *p, const char *arg, char *why, size_t n)
+{
+    (void)p;
+    return extract_check(arg, why, n);
+}
+
 /* ---- the table ------------------------------------------------------------------- */
 
 #define AT(field) offsetof(settings, field)
@@ -280,6 +288,25 @@ static const cli_flag rows[] = {
     {.name = "requisites", .arg = CLI_ARG_NONE, .offset = AT(requisites),
      .help = "also fetch what each page needs to render\n"
              "(images, scripts, stylesheets), on any host"},
+    {.name = "spider", .arg = CLI_ARG_STRING, .metavar = "FILE.lua", .offset = AT(spider),
+     .section = "Spiders (docs/spiders.md):",
+     .help = "parse each 2xx response with FILE.lua's callbacks;\n"
+             "only its follow() follows links [no spider]"},
+    {.name = "items", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(items),
+     .out_file = true,
+     .help = "the items a spider or --extract scrapes, one JSON\n"
+             "object a line [none]"},
+    {.name = "extract", .arg = CLI_ARG_LIST, .metavar = "NAME=XPATH", .offset = AT(extract),
+     .set = check_extract,
+     .help = "without a spider: an item per HTML page, NAME its\n"
+             "XPath's first string (repeatable) [none]"},
+    {.name = "spider-budget", .arg = CLI_ARG_DOUBLE, .metavar = "N", .min = 1000, .max = 1e15,
+     .noun = "instructions", .offset = AT(spider_budget),
+     .help = "instructions per callback before it is stopped\n"
+             "[300000000]"},
+    {.name = "spider-memory", .arg = CLI_ARG_INT, .metavar = "MB", .min = 1, .max = 65536,
+     .offset = AT(spider_memory),
+     .help = "the spider's memory cap [256]"},
     {.name = "threads", .arg = CLI_ARG_INT, .metavar = "N", .min = 1,
      .max = THREADPOOL_MAX_THREADS, .offset = AT(threads), .section = "",
      .help = "the thread pool (DNS lookups, the store), 1 to " STR(THREADPOOL_MAX_THREADS)
@@ -310,7 +337,9 @@ static void defaults(void *p)
                     .per_host = SETTINGS_PER_HOST, /* Scrapy's CONCURRENT_REQUESTS_PER_DOMAIN */
                     .max_crawl_delay = 30,
                     .max_depth = -1,
-                    .target_concurrency = 1}; /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
+                    .target_concurrency = 1, /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
+                    .spider_budget = (double)LUA_SPIDER_BUDGET,
+                    .spider_memory = LUA_SPIDER_MEMORY_MB};
 }
 
 /* ---- the rules between flags ----------------------------------------------------- */
@@ -387,14 +416,31 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
                       frontier);
+    if (s->spider && s->extract.n > 0)
+        return REFUSE("--extract is for a crawl without a spider: --spider '%s' scrapes "
+                      "with response:xpath()",
+                      s->spider);
+    if (s->items && !s->spider && s->extract.n == 0)
+        return REFUSE("--items '%s' holds what a --spider or --extract scrapes: give one",
+                      s->items);
     return 0;
+}
+
+/* --spider FILE.lua: loaded now, before any request (a file that does not load is bad
+ * usage), and kept for the engine (registry.c). */
+static int load_spider(const settings *s, char *why, size_t n)
+{
+    if (!s->spider)
+        return 0;
+    return lua_spider_preload(s->spider, (long long)s->spider_budget, (size_t)s->spider_memory, why,
+                              n);
 }
 
 /* The rules, then what the core and the shared main must know of these flags. */
 static int finish(void *p, crawl_options *o, char *why, size_t n)
 {
     settings *s = p;
-    if (check_rules(s, o, why, n) < 0)
+    if (check_rules(s, o, why, n) < 0 || load_spider(s, why, n) < 0)
         return -1;
     s->polite = !s->chapter;
     o->user_agent = s->user_agent;

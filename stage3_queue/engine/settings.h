@@ -60,6 +60,12 @@ typedef struct settings {
     int referrer;     /* --referrer: records say "referrer", Referer sent */
     cli_list include; /* --include REGEX, repeatable: links followed */
     int requisites;   /* --requisites: also fetch what pages need */
+    /* Spiders (docs/spiders.md). */
+    const char *spider;   /* --spider FILE.lua (loaded by the checks: luaspider.h) */
+    const char *items;    /* --items FILE: the scraped items, JSONL */
+    double spider_budget; /* --spider-budget N instructions per callback */
+    int spider_memory;    /* --spider-memory MB: the Lua state's cap */
+    cli_list extract;     /* --extract NAME=XPATH, repeatable */
 } settings;
 
 /* --warc-max-size: the name of file n of the archive base ("a.warc.gz", 3 ->

@@ -48,6 +48,14 @@ static int upgrade_frontier(sqlite3 *db, const char *path)
 }
 
 
+/* The items a spider wrote to --items, each where its line ends (items.h): which of a
+ * URL's items an earlier run wrote. */
+static const char items_schema[] =
+    "CREATE TABLE IF NOT EXISTS items (url TEXT NOT NULL, seq INTEGER NOT NULL,"
+    " items_end INTEGER NOT NULL)";
+
+static const char insert_item_sql[] = "INSERT INTO items (url, seq, items_end) VALUES (?1, ?2, ?3)";
+
 /* A state file from before output_end: its rows are trusted (NULL). */
 static const char add_output_end[] = "ALTER TABLE pages ADD COLUMN output_end INTEGER";
 
@@ -75,6 +83,8 @@ static int has_output_end(sqlite3 *db)
 
 typedef struct state_row {
     crawl_request *frontier;    /* a URL scheduled: a frontier row, not a page */
+    char *item_url;             /* an item written to --items: an items row, not a page */
+    int item_seq;
     store_page page;
     long long output_end;       /* where its --output line ends (-1: unknown) */
 } state_row;
@@ -82,7 +92,7 @@ typedef struct state_row {
 typedef struct state {
     char *path;
     sqlite3 *db;                /* touched by one pool job at a time */
-    sqlite3_stmt *insert_page, *insert_frontier;
+    sqlite3_stmt *insert_page, *insert_frontier, *insert_item;
     writer w;
     writer_rows rows;           /* of state_row */
 } state;
@@ -91,6 +101,7 @@ static void row_free(void *row)
 {
     state_row *r = row;
     free(r->frontier);
+    free(r->item_url);
     store_page_clear(&r->page);
 }
 
@@ -102,7 +113,10 @@ static coro_value open_work(void *arg, coro_error **err)
                   sqlite3_prepare_v2(s->db, insert_page_sql, -1, &s->insert_page, NULL) !=
                       SQLITE_OK ||
                   sqlite3_prepare_v2(s->db, insert_frontier_sql, -1, &s->insert_frontier,
-                                     NULL) != SQLITE_OK))
+                                     NULL) != SQLITE_OK ||
+                  sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) != SQLITE_OK ||
+                  sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) !=
+                      SQLITE_OK))
         *err = store_db_error(s->db, "--state", s->path, "open");
     return (coro_value){NULL, 0};
 }
@@ -112,7 +126,13 @@ static int insert_row(void *self, const void *row)
     state *s = self;
     const state_row *r = row;
     sqlite3_stmt *st;
-    if (r->frontier) {
+    if (r->item_url) {
+        st = s->insert_item;
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, r->item_url, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 2, r->item_seq);
+        sqlite3_bind_int64(st, 3, r->output_end);
+    } else if (r->frontier) {
         st = s->insert_frontier;
         sqlite3_reset(st);
         sqlite3_bind_text(st, 1, r->frontier->url, -1, SQLITE_STATIC);
@@ -147,7 +167,8 @@ static void finalize(state *s)
 {
     sqlite3_finalize(s->insert_page);
     sqlite3_finalize(s->insert_frontier);
-    s->insert_page = s->insert_frontier = NULL;
+    sqlite3_finalize(s->insert_item);
+    s->insert_page = s->insert_frontier = s->insert_item = NULL;
     sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
     s->db = NULL;
 }
@@ -191,6 +212,22 @@ static coro *state_process_item(void *self, item *it, bool *drop)
     return writer_room(&s->w);
 }
 
+/* An item written to --items (its line's end known): an items row, after the rows of
+ * the URL's links and before its pages row, in the same line of batches. */
+static coro *state_process_spider_item(void *self, spider_item *it, bool *drop)
+{
+    (void)drop;
+    state *s = self;
+    if (it->items_end < 0)
+        return NULL;
+    state_row *r = writer_row(&s->rows);
+    r->item_url = xstrdup(it->request->url);
+    r->item_seq = it->seq;
+    r->output_end = it->items_end;
+    writer_row_added(&s->rows);
+    return writer_room(&s->w);
+}
+
 void state_frontier_add(void *self, const crawl_request *req)
 {
     state *s = self;
@@ -225,6 +262,7 @@ item_pipeline state_pipeline(app *a, const char *path)
         .self = s,
         .open = state_open,
         .process_item = state_process_item,
+        .process_spider_item = state_process_spider_item,
         .close = state_close,
         .free = state_free,
     };
@@ -491,4 +529,45 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
     sqlite3_finalize(r.st);
     sqlite3_close(r.db);
     return rc;
+}
+
+/* ---- the items of earlier runs (items.h) ---- */
+
+int state_items_written(const char *path, void (*fn)(void *ctx, const char *url, int count),
+                        void *ctx, long long *items_end, char *err, size_t errlen)
+{
+    coro_error *e = NULL;
+    sqlite3 *db = store_db_open("--state", path, items_schema, &e);
+    *items_end = 0;
+    if (!db) {
+        snprintf(err, errlen, "%s", e->msg);
+        coro_error_free(e);
+        return -1;
+    }
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT coalesce(max(items_end), 0) FROM items", -1, &st,
+                                NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        *items_end = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    /* a URL with a record is done: its items are all in the file */
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db,
+                                "SELECT url, max(seq) + 1 FROM items WHERE url NOT IN"
+                                " (SELECT url FROM pages) GROUP BY url",
+                                -1, &st, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *url = (const char *)sqlite3_column_text(st, 0);
+        if (url)
+            fn(ctx, url, sqlite3_column_int(st, 1));
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE && rc != SQLITE_OK)
+        snprintf(err, errlen, "--state '%s': %s", path, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : -1;
 }

@@ -52,4 +52,11 @@ enum { STATE_BATCH_ROWS = 4096, STATE_BATCH_MS = 100 };
  * its URLs get depth 0. */
 int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen);
 
+/* --resume with --items (items.h): which items earlier runs wrote. fn(ctx, url, n) for
+ * each URL not done whose first n items are in --items; *items_end: where the last
+ * item the state knows of ends in --items (what follows belongs to URLs not done, and
+ * is written again when they are fetched again). 0, or -1 with one line in err. */
+int state_items_written(const char *path, void (*fn)(void *ctx, const char *url, int count),
+                        void *ctx, long long *items_end, char *err, size_t errlen);
+
 #endif

@@ -28,6 +28,7 @@ typedef struct store {
     char *path;
     sqlite3 *db;                /* touched by one pool job at a time */
     sqlite3_stmt *insert, *insert_robots, *insert_link;
+    sqlite3_stmt *insert_item;
     long long crawl_id;         /* this run's row of crawls */
     char *roots, *options;      /* what it says of this run */
     writer w;
@@ -41,6 +42,8 @@ typedef struct store_row {
     bool robots;
     char **links;
     size_t nlinks;
+    /* or (item_json set) an item a spider scraped: no page */
+    char *item_url, *item_callback, *item_json;
 } store_row;
 
 /* ---- pages rows (loop thread) ---- */
@@ -136,6 +139,13 @@ static const char links_schema[] =
     "CREATE TABLE IF NOT EXISTS links (from_url TEXT NOT NULL, to_url TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS links_to ON links (to_url);";
 static const char insert_link_sql[] = "INSERT INTO links (from_url, to_url) VALUES (?1, ?2)";
+
+/* The items a spider scraped (docs/spiders.md): the URL whose response gave it, the
+ * callback, the item as JSON (SQLite's json_extract reads it). */
+static const char items_schema[] =
+    "CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, url TEXT NOT NULL,"
+    " callback TEXT NOT NULL, json TEXT NOT NULL);";
+static const char insert_item_sql[] = "INSERT INTO items (url, callback, json) VALUES (?1, ?2, ?3)";
 
 static const char insert_robots_sql[] =
     "INSERT INTO robots (crawl_id, url, final_url, status, headers, body, fetched_at)"
@@ -261,12 +271,14 @@ static coro_value open_work(void *arg, coro_error **err)
     ok = ok && sqlite3_exec(s->db, "CREATE INDEX IF NOT EXISTS pages_crawl_id ON pages"
                                    " (crawl_id)", NULL, NULL, NULL) == SQLITE_OK;
     ok = ok && sqlite3_exec(s->db, links_schema, NULL, NULL, NULL) == SQLITE_OK;
+    ok = ok && sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) == SQLITE_OK;
     ok = ok && add_crawl(s) == 0 &&
          sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
     ok = ok && sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) == SQLITE_OK &&
          sqlite3_prepare_v2(s->db, insert_robots_sql, -1, &s->insert_robots, NULL) ==
              SQLITE_OK &&
-         sqlite3_prepare_v2(s->db, insert_link_sql, -1, &s->insert_link, NULL) == SQLITE_OK;
+         sqlite3_prepare_v2(s->db, insert_link_sql, -1, &s->insert_link, NULL) == SQLITE_OK &&
+         sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) == SQLITE_OK;
     if (!ok) {
         *err = store_db_error(s->db, "store", s->path, "open");
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -297,6 +309,13 @@ static int insert_page(void *self, const void *row)
     const store_row *r = row;
     if (r->robots)
         return insert_robots(s, &r->page);
+    if (r->item_json) {
+        sqlite3_reset(s->insert_item);
+        bind_text(s->insert_item, 1, r->item_url);
+        bind_text(s->insert_item, 2, r->item_callback);
+        bind_text(s->insert_item, 3, r->item_json);
+        return sqlite3_step(s->insert_item) == SQLITE_DONE ? 0 : -1;
+    }
     store_page_bind(s->insert, &r->page);
     sqlite3_bind_int64(s->insert, 14, s->crawl_id);
     if (sqlite3_step(s->insert) != SQLITE_DONE)
@@ -335,7 +354,8 @@ static coro_value close_work(void *arg, coro_error **err)
     sqlite3_finalize(s->insert);
     sqlite3_finalize(s->insert_robots);
     sqlite3_finalize(s->insert_link);
-    s->insert = s->insert_robots = s->insert_link = NULL;
+    sqlite3_finalize(s->insert_item);
+    s->insert = s->insert_robots = s->insert_link = s->insert_item = NULL;
     sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
     s->db = NULL;
     return (coro_value){NULL, 0};
@@ -422,6 +442,21 @@ static void page_free(void *row)
     for (size_t i = 0; i < r->nlinks; i++)
         free(r->links[i]);
     free(r->links);
+    free(r->item_url);
+    free(r->item_callback);
+    free(r->item_json);
+}
+
+static coro *store_process_spider_item(void *self, spider_item *it, bool *drop)
+{
+    (void)drop;
+    store *s = self;
+    store_row *r = writer_row(&s->rows);
+    r->item_url = xstrdup(it->request->url);
+    r->item_callback = xstrdup(it->request->callback ? it->request->callback : "parse");
+    r->item_json = xstrdup(it->json);
+    writer_row_added(&s->rows);
+    return writer_room(&s->w);
 }
 
 static coro *store_process_item(void *self, item *it, bool *drop)
@@ -460,6 +495,7 @@ static void store_free(void *self)
         sqlite3_finalize(s->insert);
         sqlite3_finalize(s->insert_robots);
         sqlite3_finalize(s->insert_link);
+        sqlite3_finalize(s->insert_item);
         sqlite3_close(s->db);
     }
     free(s->roots);
@@ -482,6 +518,7 @@ item_pipeline store_pipeline(const char *path)
         .open = store_open,
         .process_item = store_process_item,
         .process_download = store_process_download,
+        .process_spider_item = store_process_spider_item,
         .close = store_close,
         .free = store_free,
     };

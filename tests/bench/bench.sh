@@ -67,6 +67,16 @@
 #               the connections nginx saw (its log's $connection), the crawler's CPU
 #               seconds and nginx's. Medians of BENCH_RUNS runs, round-robin. Not in
 #               the default list.
+#   spiders     a generated site of BENCH_SPIDER_PAGES pages (2000; 12 links, ~7000 B),
+#               no delay, --ignore-robots: crawl-queue --spider spider_titles.lua (each
+#               page's title and links with response:xpath, an item each, every link
+#               followed) against Scrapy with the same extraction (scrapy_spider.py,
+#               Debian's /usr/bin/python3; skipped without it): pages, pages/s, CPU
+#               seconds; and crawl-queue with no spider against --spider
+#               spider_follow.lua (follows response:links(): the same crawl), the cost of
+#               the spider machinery — by default (robots.txt obeyed: the engine runs
+#               either way) and with --ignore-robots (without a spider, the chapter's
+#               fetch and no engine). Medians of BENCH_RUNS runs. Not in the default list.
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
 # 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
@@ -108,6 +118,7 @@ sm_files=${BENCH_SITEMAPS:-20}
 sm_secs=${BENCH_SITEMAPS_SECS:-20}
 h2_pages=${BENCH_H2_PAGES:-2000}
 h2_tasks=${BENCH_H2_TASKS:-100}
+spider_pages=${BENCH_SPIDER_PAGES:-2000}
 bin=$build/bin
 out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
@@ -880,6 +891,65 @@ section_http2() {
     nginx_pid=
 }
 
+# ---- 10. spiders: Lua against Scrapy, and the cost of --spider -----------------------------
+# spider_row LABEL TAG: pages, wall, pages/s, CPU (medians of the runs of TAG.N).
+spider_row() {
+    local label=$1 tag=$2 p w cpu
+    p=$(for r in $(seq "$runs"); do cat "$out/$tag.$r.pages"; done | median)
+    w=$(for r in $(seq "$runs"); do rfield "$out/$tag.$r.stat" wall; done | median)
+    cpu=$(for r in $(seq "$runs"); do rfield "$out/$tag.$r.stat" cpu; done | median)
+    printf '%-34s %6s %8s %8s %8s\n' "$label" "$p" "$w" \
+        "$(awk -v p="$p" -v w="$w" 'BEGIN { if (w == "-" || w <= 0) print "-"; else printf "%.0f", p / w }')" "$cpu"
+    eval "${tag//[.-]/_}_wall=$w ${tag//[.-]/_}_cpu=$cpu"
+}
+
+# spider_crawl NAME TAG ARGS...: crawl-queue (NAME crawl-queue-ir: --ignore-robots) on
+# site_url; its pages counted.
+spider_crawl() {
+    local name=$1 tag=$2
+    shift 2
+    crawl "$name" curl "$tag" "$@"
+    sfield "$out/$tag.jsonl" done >"$out/$tag.pages"
+}
+
+section_spiders() {
+    local spec="pages=$spider_pages,links=12,size=7000,seed=1" have_scrapy=1
+    [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import scrapy' 2>/dev/null || {
+        have_scrapy=0
+        warn "Debian's python3-scrapy not found: the Scrapy row is skipped"
+    }
+    say ""
+    say "== Spiders: $spider_pages pages (12 links, ~7000 B each), no delay, --ignore-robots; median of $runs run(s)"
+    start_site "$spec" 0
+    for r in $(seq "$runs"); do
+        spider_crawl crawl-queue "sp.none.$r"
+        spider_crawl crawl-queue "sp.follow.$r" --spider tests/bench/spider_follow.lua
+        spider_crawl crawl-queue-ir "sp.none-ir.$r"
+        spider_crawl crawl-queue-ir "sp.follow-ir.$r" --spider tests/bench/spider_follow.lua
+        rm -f "$out/sp.lua.$r.items"
+        spider_crawl crawl-queue-ir "sp.lua.$r" --spider tests/bench/spider_titles.lua \
+            --items "$out/sp.lua.$r.items"
+        if [ "$have_scrapy" = 1 ]; then
+            "$bin/runstat" -o "$out/sp.scrapy.$r.stat" /usr/bin/python3 tests/bench/scrapy_spider.py \
+                "$site_url" "$out/sp.scrapy.$r.items" >"$out/sp.scrapy.$r.out" 2>"$out/sp.scrapy.$r.err" ||
+                { warn "scrapy failed: $(tail -c 300 "$out/sp.scrapy.$r.err")"; status=1; }
+            sed -nE 's/^pages=//p' "$out/sp.scrapy.$r.out" >"$out/sp.scrapy.$r.pages"
+        fi
+    done
+    stop_site
+    printf '%-34s %6s %8s %8s %8s\n' crawler pages wall_s pages/s cpu_s
+    spider_row "crawl-queue --spider (titles, links)" sp.lua
+    [ "$have_scrapy" = 1 ] && spider_row "Scrapy (titles, links)" sp.scrapy
+    spider_row "crawl-queue, no spider" sp.none
+    spider_row "crawl-queue --spider (follow links)" sp.follow
+    spider_row "... --ignore-robots, no spider" sp.none-ir
+    spider_row "... --ignore-robots, --spider (follow)" sp.follow-ir
+    say "   the cost of --spider that follows response:links(): wall x$(ratio "$sp_follow_wall" "$sp_none_wall"), CPU x$(ratio "$sp_follow_cpu" "$sp_none_cpu");" \
+        "with --ignore-robots (no spider: the chapter's fetch, no engine) wall x$(ratio "$sp_follow_ir_wall" "$sp_none_ir_wall"), CPU x$(ratio "$sp_follow_ir_cpu" "$sp_none_ir_cpu")"
+    [ "$have_scrapy" = 1 ] &&
+        say "   Scrapy against the Lua spider: wall x$(ratio "$sp_scrapy_wall" "$sp_lua_wall"), CPU x$(ratio "$sp_scrapy_cpu" "$sp_lua_cpu")"
+}
+
 for s in $sections; do
     case $s in
     throughput) section_throughput ;;
@@ -892,6 +962,7 @@ for s in $sections; do
     defaults) section_defaults ;;
     sitemaps) section_sitemaps ;;
     http2) section_http2 ;;
+    spiders) section_spiders ;;
     *) warn "unknown section '$s'" ;;
     esac
 done

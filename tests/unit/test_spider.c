@@ -250,7 +250,7 @@ static coro *tp_item(void *self, item *it, bool *drop)
     return NULL;
 }
 
-static coro *tp_spider_item(void *self, const spider_item *it, bool *drop)
+static coro *tp_spider_item(void *self, spider_item *it, bool *drop)
 {
     (void)self, (void)drop;
     size_t n = strlen(items_seen);

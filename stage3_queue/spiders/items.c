@@ -1,0 +1,231 @@
+/* items.c — the --items stage of the item pipeline (items.h). */
+#include "items.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "log.h"
+#include "outfile.h"
+#include "recstream.h"
+#include "state.h"
+#include "strmap.h"
+
+/* The items an earlier visit of a URL wrote. */
+typedef struct written {
+    char *url;
+    int count;
+    strmap_node node;
+} written;
+
+typedef struct items items;
+static coro *fail_coro(items *it);
+
+struct items {
+    app *a;
+    char *path;
+    int fd;
+    long long end; /* the file's size: where the last line ends */
+    char *error;   /* the first failed write */
+    char *state;   /* --state FILE.db when resumed, or NULL */
+    strmap before; /* of written: what earlier runs wrote (a --resume) */
+};
+
+/* A kill -9 in the middle of a write leaves a last line without its newline: cut it. */
+static int cut_torn_line(int fd, long long *size, char *err, size_t errlen, const char *path)
+{
+    long long n = *size, at = n;
+    char buf[4096];
+    while (at > 0) {
+        size_t len = at > (long long)sizeof buf ? sizeof buf : (size_t)at;
+        ssize_t got = pread(fd, buf, len, (off_t)(at - (long long)len));
+        if (got != (ssize_t)len) {
+            snprintf(err, errlen, "reading --items '%s': %s", path,
+                     got < 0 ? strerror(errno) : "short read");
+            return -1;
+        }
+        size_t i = len;
+        while (i > 0 && buf[i - 1] != '\n')
+            i--;
+        if (i > 0) {
+            at = at - (long long)len + (long long)i;
+            break;
+        }
+        at -= (long long)len;
+    }
+    if (at < n) {
+        log_warn("--items '%s': a torn last line (%lld bytes) cut", path, n - at);
+        if (ftruncate(fd, (off_t)at) < 0) {
+            snprintf(err, errlen, "cutting --items '%s': %s", path, strerror(errno));
+            return -1;
+        }
+    }
+    *size = at;
+    return 0;
+}
+
+static coro *items_scraped(void *self, spider_item *s, bool *drop)
+{
+    items *it = self;
+    strmap_node *n = it->before.count ? strmap_find(&it->before, s->request->url) : NULL;
+    if (n && s->seq < strmap_entry(n, written, node)->count) {
+        *drop = true; /* written by the run this one goes on from */
+        return NULL;
+    }
+    if (it->error) {
+        *drop = true;
+        return NULL;
+    }
+    size_t len = strlen(s->json);
+    char *line = xmalloc(len + 1);
+    memcpy(line, s->json, len);
+    line[len] = '\n';
+    if (write_all(it->fd, line, len + 1) < 0) {
+        it->error = xasprintf("writing --items '%s' failed: %s", it->path, strerror(errno));
+        log_error("crawl-queue: %s", it->error);
+        crawl_fail(it->a->crawl, it->error);
+        selector_stop(it->a->loop); /* a lost item is not a finished crawl */
+        *drop = true;
+    } else {
+        it->end += (long long)len + 1;
+        s->items_end = it->end;
+    }
+    free(line);
+    return NULL;
+}
+
+/* close: raises the first failed write, so that the crawl ends with exit 1. */
+typedef struct {
+    coro co;
+    items *it;
+} close_frame;
+
+static int close_body(coro *co)
+{
+    close_frame *f = (close_frame *)co;
+    CORO_BEGIN(co);
+    if (f->it->error)
+        CORO_RAISE(co, CORO_OSERROR, 0, "%s", f->it->error);
+    CORO_END(co);
+}
+
+static const coro_def close_def = {"items_close", __FILE__, close_body, NULL, sizeof(close_frame)};
+
+static coro *fail_coro(items *it)
+{
+    close_frame *f = (close_frame *)coro_new(&close_def);
+    f->it = it;
+    return &f->co;
+}
+
+static coro *items_close(void *self)
+{
+    items *it = self;
+    return it->error ? fail_coro(it) : NULL;
+}
+
+static void written_before(void *ctx, const char *url, int count)
+{
+    items *it = ctx;
+    written *w = xcalloc(1, sizeof *w);
+    w->url = xstrdup(url);
+    w->count = count;
+    strmap_add(&it->before, &w->node, w->url);
+}
+
+/* open, on a --resume with --state (after state_restore, before the state's writer
+ * opens its file): what earlier runs wrote. The lines past the last item the state
+ * knows of belong to URLs that are fetched again: cut, as they will be written again. */
+static coro *items_open(void *self, engine *e)
+{
+    items *it = self;
+    char err[1024];
+    long long known;
+    if (!it->state)
+        return NULL;
+    if (state_items_written(it->state, written_before, it, &known, err, sizeof err) < 0) {
+        it->error = xstrdup(err);
+        return fail_coro(it);
+    }
+    if (known == 0 && it->end > 0) {
+        /* not this crawl's items, or none of them reached the state: never cut blind */
+        it->error = xasprintf("--resume: --items '%s' holds %lld bytes and --state '%s' knows "
+                              "of no item in it: name a new file",
+                              it->path, it->end, it->state);
+        log_error("crawl-queue: %s", it->error);
+        return fail_coro(it);
+    }
+    if (known < it->end) {
+        log_warn("--resume: --items '%s' ends with %lld bytes of items --state '%s' does not "
+                 "know of: cut (their pages are fetched again)",
+                 it->path, it->end - known, it->state);
+        if (ftruncate(it->fd, (off_t)known) < 0) {
+            it->error = xasprintf("cutting --items '%s': %s", it->path, strerror(errno));
+            return fail_coro(it);
+        }
+        it->end = known;
+    }
+    (void)e;
+    return NULL;
+}
+
+static void drop_written(strmap_node *n)
+{
+    written *w = strmap_entry(n, written, node);
+    free(w->url);
+    free(w);
+}
+
+static void items_free(void *self)
+{
+    items *it = self;
+    if (it->fd >= 0)
+        close(it->fd);
+    strmap_clear(&it->before, drop_written);
+    strmap_free(&it->before);
+    free(it->path);
+    free(it->state);
+    free(it->error);
+    free(it);
+}
+
+int items_pipeline(app *a, const char *path, bool resume, const char *state, item_pipeline *out,
+                   char *err, size_t errlen)
+{
+    int fd = outfile_open_fd(path, O_RDWR | O_APPEND | O_CREAT, "--items", err, errlen);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    long long size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (long long)st.st_size : 0;
+    if (size > 0 && !resume) {
+        snprintf(err, errlen,
+                 "--items '%s' holds items already (%lld bytes): name a new file "
+                 "(a crawl goes on with it with --state and --resume)",
+                 path, size);
+        close(fd);
+        return -1;
+    }
+    if (size > 0 && cut_torn_line(fd, &size, err, errlen, path) < 0) {
+        close(fd);
+        return -1;
+    }
+    items *it = xcalloc(1, sizeof *it);
+    it->a = a;
+    it->path = xstrdup(path);
+    it->fd = fd;
+    it->end = size;
+    it->state = resume && state ? xstrdup(state) : NULL;
+    strmap_init(&it->before);
+    *out = (item_pipeline){.name = "items",
+                           .self = it,
+                           .open = items_open,
+                           .close = items_close,
+                           .free = items_free,
+                           .process_spider_item = items_scraped};
+    return 0;
+}

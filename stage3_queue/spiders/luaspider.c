@@ -1,0 +1,920 @@
+/* luaspider.c — the Lua spider (luaspider.h): its sandboxed state, the spider API, and
+ * the C coroutine that runs one callback as a Lua thread (docs/spiders.md, "What
+ * happens when a callback calls download"). */
+#include "luaspider.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "alloc.h"
+#include "links.h"
+#include "log.h"
+#include "luajson.h"
+#include "seen.h"
+#include "url.h"
+#include "xpath.h"
+
+/* The count hook runs every HOOK_EVERY instructions: the budget's granularity. */
+#define HOOK_EVERY 1000
+
+struct lua_spider {
+    lua_State *L;
+    char *path;          /* FILE.lua, as given: its errors say FILE:LINE */
+    size_t used, cap;    /* bytes the state holds, and its cap */
+    long long budget;    /* instructions per callback */
+    long long load_used; /* instructions of the file's own run, at load */
+    engine *e;
+};
+
+/* One callback being run: the C coroutine's frame, which the Lua thread's extra space
+ * points to (the spider's functions find their callback through it). */
+typedef struct call_frame {
+    coro co;
+    lua_spider *s;
+    const spider_response *resp; /* what the callback is given (valid while it runs) */
+    spider_outputs *out;         /* where follow(), item() and its error go */
+    int resp_ref;                /* the callback's response table (LUA_NOREF: none) */
+    int links_ref;               /* the set of its response:links() (LUA_NOREF: none) */
+    lua_State *T;                /* the callback's thread */
+    int ref;                     /* T's anchor in the registry (LUA_NOREF: none) */
+    int nargs;
+    long long used;   /* instructions so far, across its resumes */
+    bool over_memory; /* it failed for want of memory: collect once it is gone */
+    coro *wait;       /* what download() asked the coroutine to await */
+    char *wait_url;   /* the URL it downloads */
+    response *got;    /* what it got: a response... */
+    char *got_error;  /* ...or an error */
+    char *error;      /* the callback's error, for the record */
+    xpath_doc *doc;   /* the last response parsed for xpath, kept for the next */
+    int doc_ref;      /* that response table, kept alive while cached */
+} call_frame;
+
+static call_frame *frame_of(lua_State *T)
+{
+    return *(call_frame **)lua_getextraspace(T);
+}
+
+static call_frame *need_frame(lua_State *T, const char *fn)
+{
+    call_frame *f = frame_of(T);
+    if (!f)
+        luaL_error(T, "%s() is for callbacks (not while FILE.lua is loaded)", fn);
+    return f;
+}
+
+/* ---- memory: every byte of the state counted, and capped ---- */
+
+static void *spider_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    lua_spider *s = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        s->used -= old;
+        return NULL;
+    }
+    if (nsize > old && s->used - old + nsize > s->cap)
+        return NULL; /* Lua collects, tries again, then raises "not enough memory" */
+    void *p = realloc(ptr, nsize);
+    if (p)
+        s->used = s->used - old + nsize;
+    return p;
+}
+
+static int on_panic(lua_State *L)
+{
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "crawl-queue: the spider's Lua state failed outside a callback: %s\n",
+            msg ? msg : "(no message)");
+    abort();
+}
+
+/* ---- the budget: a count hook ---- */
+
+static void count_hook(lua_State *T, lua_Debug *ar)
+{
+    call_frame *f = frame_of(T);
+    lua_spider *s;
+    long long *used;
+    if (f) {
+        s = f->s;
+        used = &f->used;
+    } else {
+        lua_getfield(T, LUA_REGISTRYINDEX, "crawlstages.spider");
+        s = lua_touserdata(T, -1);
+        lua_pop(T, 1);
+        used = &s->load_used;
+    }
+    *used += HOOK_EVERY;
+    if (*used <= s->budget)
+        return;
+    lua_getinfo(T, "Sl", ar);
+    lua_pushfstring(T, "%s:%d: instruction budget exhausted (%I instructions: --spider-budget)",
+                    ar->short_src, ar->currentline, (lua_Integer)s->budget);
+    lua_error(T);
+}
+
+/* ---- the sandbox ---- */
+
+/* print and log: one line on the log (stderr), with where it was called. */
+static int l_log(lua_State *T)
+{
+    int n = lua_gettop(T);
+    luaL_Buffer b;
+    luaL_where(T, 1); /* at n + 1, below the buffer, while it is used */
+    luaL_buffinit(T, &b);
+    for (int i = 1; i <= n; i++) {
+        if (i > 1)
+            luaL_addchar(&b, '\t');
+        luaL_tolstring(T, i, NULL);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    log_warn("spider: %s%s", lua_tostring(T, n + 1), lua_tostring(T, -1));
+    return 0;
+}
+
+/* setmetatable without __gc: a finalizer runs with no hook (no budget) whenever the
+ * collector chooses, even outside any callback, so a spider gets none. */
+static int l_setmetatable(lua_State *T)
+{
+    if (lua_type(T, 2) == LUA_TTABLE) {
+        lua_pushliteral(T, "__gc");
+        bool gc = lua_rawget(T, 2) != LUA_TNIL;
+        lua_pop(T, 1);
+        if (gc)
+            return luaL_error(T, "setmetatable: a spider's tables get no __gc");
+    }
+    lua_settop(T, 2);
+    lua_pushvalue(T, lua_upvalueindex(1));
+    lua_insert(T, 1);
+    lua_call(T, 2, 1);
+    return 1;
+}
+
+/* load with text chunks only (a binary chunk could break the sandbox). */
+static int l_load(lua_State *T)
+{
+    lua_settop(T, 4);
+    lua_pushliteral(T, "t");
+    lua_replace(T, 3);
+    lua_pushvalue(T, lua_upvalueindex(1));
+    lua_insert(T, 1);
+    lua_call(T, 4, LUA_MULTRET);
+    return lua_gettop(T);
+}
+
+static void open_lib(lua_State *L, const char *name, lua_CFunction open)
+{
+    luaL_requiref(L, name, open, 1);
+    lua_pop(L, 1);
+}
+
+static int l_follow(lua_State *T);
+static int l_item(lua_State *T);
+static int l_download(lua_State *T);
+static void open_response(lua_State *L);
+
+static int sandbox(lua_State *L)
+{
+    open_lib(L, LUA_GNAME, luaopen_base);
+    open_lib(L, LUA_STRLIBNAME, luaopen_string);
+    open_lib(L, LUA_TABLIBNAME, luaopen_table);
+    open_lib(L, LUA_MATHLIBNAME, luaopen_math);
+    open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
+    /* os: its clock and calendar only */
+    luaL_requiref(L, LUA_OSLIBNAME, luaopen_os, 0);
+    lua_newtable(L);
+    static const char *const keep[] = {"time", "clock", "date"};
+    for (size_t i = 0; i < 3; i++) {
+        lua_getfield(L, -2, keep[i]);
+        lua_setfield(L, -2, keep[i]);
+    }
+    lua_setglobal(L, "os");
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE); /* nothing to reach it through */
+    static const char *const drop[] = {"dofile", "loadfile"};
+    for (size_t i = 0; i < 2; i++) {
+        lua_pushnil(L);
+        lua_setglobal(L, drop[i]);
+    }
+    lua_getglobal(L, "load");
+    lua_pushcclosure(L, l_load, 1);
+    lua_setglobal(L, "load");
+    lua_getglobal(L, "setmetatable");
+    lua_pushcclosure(L, l_setmetatable, 1);
+    lua_setglobal(L, "setmetatable");
+    lua_pushcfunction(L, l_log);
+    lua_setglobal(L, "print");
+    lua_pushcfunction(L, l_log);
+    lua_setglobal(L, "log");
+    lua_pushcfunction(L, l_follow);
+    lua_setglobal(L, "follow");
+    lua_pushcfunction(L, l_item);
+    lua_setglobal(L, "item");
+    lua_pushcfunction(L, l_download);
+    lua_setglobal(L, "download");
+    luajson_open(L);
+    open_response(L);
+    return 0;
+}
+
+/* Run FILE.lua (its chunk at the top of L), then check it defined parse. */
+static int run_file(lua_State *L)
+{
+    lua_call(L, 0, 0);
+    lua_getglobal(L, "parse");
+    lua_pushboolean(L, lua_isfunction(L, -1));
+    return 1;
+}
+
+lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb, char *err,
+                            size_t errlen)
+{
+    lua_spider *s = xcalloc(1, sizeof *s);
+    s->path = xstrdup(path);
+    s->cap = memory_mb * 1024 * 1024;
+    s->budget = budget;
+    s->L = lua_newstate(spider_alloc, s);
+    if (!s->L) {
+        snprintf(err, errlen, "%s: no memory for a Lua state", path);
+        lua_spider_free(s);
+        return NULL;
+    }
+    lua_State *L = s->L;
+    *(call_frame **)lua_getextraspace(L) = NULL;
+    lua_atpanic(L, on_panic);
+    lua_pushcfunction(L, sandbox);
+    int rc = lua_pcall(L, 0, 0, 0);
+    if (rc == LUA_OK) {
+        lua_pushlightuserdata(L, s);
+        lua_setfield(L, LUA_REGISTRYINDEX, "crawlstages.spider");
+        lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
+        lua_pushcfunction(L, run_file);
+        rc = luaL_loadfilex(L, path, "t"); /* chunkname "@FILE": errors say FILE:LINE */
+        if (rc == LUA_OK)
+            rc = lua_pcall(L, 1, 1, 0);
+        else
+            lua_remove(L, -2);
+        lua_sethook(L, NULL, 0, 0);
+    }
+    if (rc != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        /* Lua's messages name the file already ("FILE:LINE: ..."), but for a file it
+         * cannot open ("cannot open FILE") */
+        if (rc == LUA_ERRMEM)
+            snprintf(err, errlen, "%s: over its memory cap (%zu MB) while loading", path,
+                     memory_mb);
+        else
+            snprintf(err, errlen, "%s", msg ? msg : "error object is not a string");
+        lua_spider_free(s);
+        return NULL;
+    }
+    if (!lua_toboolean(L, -1)) {
+        snprintf(err, errlen, "%s: defines no function parse (function parse(response) ... end)",
+                 path);
+        lua_spider_free(s);
+        return NULL;
+    }
+    lua_settop(L, 0);
+    return s;
+}
+
+void lua_spider_free(lua_spider *s)
+{
+    if (!s)
+        return;
+    if (s->L)
+        lua_close(s->L);
+    free(s->path);
+    free(s);
+}
+
+/* Kept in a static: reachable until taken (a crawl refused after the command line
+ * leaves it to the end of the process). */
+static lua_spider *kept;
+
+int lua_spider_preload(const char *path, long long budget, size_t memory_mb, char *err,
+                       size_t errlen)
+{
+    lua_spider *s = lua_spider_load(path, budget, memory_mb, err, errlen);
+    if (!s)
+        return -1;
+    lua_spider_free(kept);
+    kept = s;
+    return 0;
+}
+
+lua_spider *lua_spider_take(void)
+{
+    lua_spider *s = kept;
+    kept = NULL;
+    return s;
+}
+
+/* ---- the response object ---- */
+
+#define RESPONSE_MT "crawlstages.response"
+
+/* The charset parameter of a Content-Type (copied to buf), or NULL. */
+static const char *charset_of(const char *ct, char *buf, size_t n)
+{
+    const char *p = ct ? strcasestr(ct, "charset=") : NULL;
+    if (!p)
+        return NULL;
+    p += 8;
+    if (*p == '"')
+        p++;
+    size_t k = 0;
+    while (p[k] && p[k] != '"' && p[k] != ';' && p[k] != ' ' && k + 1 < n) {
+        buf[k] = p[k];
+        k++;
+    }
+    buf[k] = '\0';
+    return k ? buf : NULL;
+}
+
+/* Push r's headers as a table: names lower-cased, repeated fields joined with ", ". */
+static void push_headers(lua_State *T, const response *r)
+{
+    luaL_checkstack(T, 4, "response");
+    lua_createtable(T, 0, (int)r->nheaders);
+    for (size_t i = 0; i < r->nheaders; i++) {
+        char name[128];
+        size_t k = 0;
+        for (; r->headers[i].name[k] && k + 1 < sizeof name; k++)
+            name[k] = (char)((r->headers[i].name[k] >= 'A' && r->headers[i].name[k] <= 'Z')
+                                 ? r->headers[i].name[k] + 32
+                                 : r->headers[i].name[k]);
+        name[k] = '\0';
+        if (lua_getfield(T, -1, name) == LUA_TSTRING) {
+            lua_pushliteral(T, ", ");
+            lua_pushstring(T, r->headers[i].value);
+            lua_concat(T, 3);
+        } else {
+            lua_pop(T, 1);
+            lua_pushstring(T, r->headers[i].value);
+        }
+        lua_setfield(T, -2, name);
+    }
+}
+
+/* Push r as a response table: url, status, headers, body, depth, referrer; its methods
+ * through RESPONSE_MT. lazy: the callback's own response, whose headers and body are
+ * made only if the callback reads them (l_index): a spider that only follows links
+ * copies no body. */
+static void push_response(lua_State *T, const response *r, int depth, const char *referrer,
+                          bool lazy)
+{
+    luaL_checkstack(T, 6, "response");
+    lua_createtable(T, 0, 6);
+    lua_pushstring(T, r->url);
+    lua_setfield(T, -2, "url");
+    lua_pushinteger(T, r->status);
+    lua_setfield(T, -2, "status");
+    if (!lazy) {
+        push_headers(T, r);
+        lua_setfield(T, -2, "headers");
+        lua_pushlstring(T, r->body ? r->body : "", r->body ? r->body_len : 0);
+        lua_setfield(T, -2, "body");
+    }
+    lua_pushinteger(T, depth);
+    lua_setfield(T, -2, "depth");
+    if (referrer) {
+        lua_pushstring(T, referrer);
+        lua_setfield(T, -2, "referrer");
+    }
+    luaL_setmetatable(T, RESPONSE_MT);
+}
+
+/* Whether the table at idx is the callback's own response (f's, while it runs). */
+static bool is_own(lua_State *T, call_frame *f, int idx)
+{
+    if (!f || f->resp_ref == LUA_NOREF)
+        return false;
+    lua_rawgeti(T, LUA_REGISTRYINDEX, f->resp_ref);
+    bool same = lua_rawequal(T, -1, idx);
+    lua_pop(T, 1);
+    return same;
+}
+
+/* The response's __index: its methods, then (the callback's own response) its body and
+ * headers, made on first use and kept in the table. */
+static int l_index(lua_State *T)
+{
+    lua_pushvalue(T, 2);
+    if (lua_rawget(T, lua_upvalueindex(1)) != LUA_TNIL)
+        return 1;
+    const char *k = lua_tostring(T, 2);
+    call_frame *f = frame_of(T);
+    if (!k || !is_own(T, f, 1))
+        return 0;
+    const response *r = f->resp->response;
+    if (strcmp(k, "body") == 0)
+        lua_pushlstring(T, r->body ? r->body : "", r->body ? r->body_len : 0);
+    else if (strcmp(k, "headers") == 0)
+        push_headers(T, r);
+    else
+        return 0;
+    lua_pushvalue(T, 2);
+    lua_pushvalue(T, -2);
+    lua_rawset(T, 1);
+    return 1;
+}
+
+/* The response table's url, body and Content-Type charset. */
+typedef struct resp_view {
+    const char *url, *body, *content_type;
+    size_t body_len;
+    char charset[64];
+} resp_view;
+
+static void view_of(lua_State *T, resp_view *v)
+{
+    luaL_checktype(T, 1, LUA_TTABLE);
+    call_frame *f = frame_of(T);
+    if (is_own(T, f, 1)) { /* no copy of its body */
+        const response *r = f->resp->response;
+        v->url = r->url;
+        v->body = r->body ? r->body : "";
+        v->body_len = r->body ? r->body_len : 0;
+        v->content_type = response_header(r, "Content-Type");
+        return;
+    }
+    lua_getfield(T, 1, "url");
+    v->url = luaL_checkstring(T, -1);
+    lua_getfield(T, 1, "body");
+    v->body = lua_tolstring(T, -1, &v->body_len);
+    if (!v->body)
+        v->body = "", v->body_len = 0;
+    lua_getfield(T, 1, "headers");
+    v->content_type = NULL;
+    if (lua_istable(T, -1) && lua_getfield(T, -1, "content-type") == LUA_TSTRING)
+        v->content_type = lua_tostring(T, -1);
+    /* the strings stay on the stack (referenced) until the function returns */
+}
+
+/* The document of the response at 1, parsed once per callback for xpath. */
+static xpath_doc *doc_of(lua_State *T, call_frame *f)
+{
+    resp_view v;
+    view_of(T, &v);
+    if (f && f->doc) {
+        lua_rawgeti(T, LUA_REGISTRYINDEX, f->doc_ref);
+        bool same = lua_rawequal(T, -1, 1);
+        lua_pop(T, 1);
+        if (same)
+            return f->doc;
+    }
+    xpath_doc *d = xpath_parse(v.body, v.body_len,
+                               charset_of(v.content_type, v.charset, sizeof v.charset), v.url);
+    if (!f)
+        return d;
+    xpath_doc_free(f->doc);
+    luaL_unref(T, LUA_REGISTRYINDEX, f->doc_ref);
+    f->doc = d;
+    lua_pushvalue(T, 1);
+    f->doc_ref = luaL_ref(T, LUA_REGISTRYINDEX);
+    return d;
+}
+
+/* Collected strings: pushed into a Lua array once libxml2 is done (a Lua error must
+ * never jump over libxml2's frames). */
+typedef struct strs {
+    char **v;
+    size_t n, cap;
+    seen_set *distinct; /* NULL: keep duplicates */
+} strs;
+
+static void strs_add(strs *a, const char *s, size_t len)
+{
+    if (a->distinct && !seen_add(a->distinct, s))
+        return;
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 16;
+        a->v = xreallocarray(a->v, a->cap, sizeof *a->v);
+    }
+    char *c = xmalloc(len + 1);
+    memcpy(c, s, len);
+    c[len] = '\0';
+    a->v[a->n++] = c;
+}
+
+static int strs_fn(void *ctx, const char *s, size_t len)
+{
+    strs_add(ctx, s, len);
+    return 0;
+}
+
+static void strs_link(void *ctx, const char *url)
+{
+    strs_add(ctx, url, strlen(url));
+}
+
+static void strs_free(strs *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    seen_free(a->distinct);
+    memset(a, 0, sizeof *a);
+}
+
+/* Push a as an array and free it (an error while pushing: the strings are freed by
+ * the userdata's __gc — they are moved into Lua strings one at a time). */
+static void push_strs(lua_State *T, strs *a)
+{
+    strs copy = *a;
+    memset(a, 0, sizeof *a);
+    lua_createtable(T, (int)copy.n, 0);
+    for (size_t i = 0; i < copy.n; i++) {
+        lua_pushstring(T, copy.v[i]);
+        lua_rawseti(T, -2, (lua_Integer)i + 1);
+    }
+    strs_free(&copy);
+}
+
+/* response:xpath(expr) -> {string, ...} */
+static int l_xpath(lua_State *T)
+{
+    const char *expr = luaL_checkstring(T, 2);
+    call_frame *f = frame_of(T);
+    xpath_doc *d = doc_of(T, f);
+    strs a = {0};
+    char err[512];
+    int rc = xpath_eval(d, expr, strs_fn, &a, err, sizeof err);
+    if (!f)
+        xpath_doc_free(d);
+    if (rc < 0) {
+        strs_free(&a);
+        return luaL_error(T, "xpath: %s", err);
+    }
+    push_strs(T, &a);
+    return 1;
+}
+
+/* response:links() -> the links the crawler's link parser finds, absolute, distinct, in
+ * page order (an empty array for a page of a type it does not parse). */
+static int l_links(lua_State *T)
+{
+    call_frame *f = frame_of(T);
+    if (is_own(T, f, 1)) {
+        /* the callback's own response: the crawler's parse of it, done already; the
+         * links also go in a set, so that follow() knows them (absolute already) */
+        lua_createtable(T, (int)f->resp->nlinks, 0);
+        lua_createtable(T, 0, (int)f->resp->nlinks);
+        for (size_t i = 0; i < f->resp->nlinks; i++) {
+            lua_pushstring(T, f->resp->links[i].url);
+            lua_pushvalue(T, -1);
+            lua_rawseti(T, -4, (lua_Integer)i + 1);
+            lua_pushboolean(T, 1);
+            lua_rawset(T, -3);
+        }
+        luaL_unref(T, LUA_REGISTRYINDEX, f->links_ref);
+        f->links_ref = luaL_ref(T, LUA_REGISTRYINDEX);
+        return 1;
+    }
+    resp_view v;
+    view_of(T, &v);
+    strs a = {.distinct = seen_new()};
+    char media[64] = "text/html";
+    if (v.content_type) {
+        size_t k = 0;
+        while (v.content_type[k] && v.content_type[k] != ';' && v.content_type[k] != ' '
+               && k + 1 < sizeof media) {
+            char c = v.content_type[k];
+            media[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        media[k] = '\0';
+    }
+    if (links_wanted(media)) {
+        links_parser *lp = links_new(v.url, charset_of(v.content_type, v.charset, sizeof v.charset),
+                                     strcmp(media, "application/xml") == 0, strs_link, &a);
+        links_feed(lp, v.body, v.body_len);
+        links_finish(lp);
+        links_free(lp);
+    }
+    push_strs(T, &a);
+    return 1;
+}
+
+/* response:urljoin(u) */
+static int l_urljoin(lua_State *T)
+{
+    luaL_checktype(T, 1, LUA_TTABLE);
+    lua_getfield(T, 1, "url");
+    const char *base = luaL_checkstring(T, -1);
+    char *u = url_resolve(base, luaL_checkstring(T, 2));
+    if (!u)
+        return luaL_error(T, "urljoin: '%s' does not resolve against %s", lua_tostring(T, 2), base);
+    lua_pushstring(T, u);
+    free(u);
+    return 1;
+}
+
+static void open_response(lua_State *L)
+{
+    luaL_newmetatable(L, RESPONSE_MT);
+    lua_createtable(L, 0, 3);
+    lua_pushcfunction(L, l_xpath);
+    lua_setfield(L, -2, "xpath");
+    lua_pushcfunction(L, l_links);
+    lua_setfield(L, -2, "links");
+    lua_pushcfunction(L, l_urljoin);
+    lua_setfield(L, -2, "urljoin");
+    lua_pushcclosure(L, l_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}
+
+/* ---- follow, item, download ---- */
+
+/* A URL of the callback's page, resolved against it: http or https, or an error. */
+static char *resolve(lua_State *T, call_frame *f, const char *fn, const char *u)
+{
+    char *abs = url_resolve(f->resp->response->url, u);
+    if (!abs || (strncmp(abs, "http://", 7) != 0 && strncmp(abs, "https://", 8) != 0)) {
+        free(abs);
+        return NULL;
+    }
+    (void)T, (void)fn;
+    return abs;
+}
+
+/* follow(url [, "callback"]): Scrapy's engine.crawl, through the seen set, the host
+ * policy, the middlewares... */
+static int l_follow(lua_State *T)
+{
+    call_frame *f = need_frame(T, "follow");
+    const char *u = luaL_checkstring(T, 1);
+    const char *cb = luaL_optstring(T, 2, NULL);
+    if (cb) {
+        int t = lua_getglobal(T, cb);
+        lua_pop(T, 1);
+        if (t != LUA_TFUNCTION)
+            return luaL_error(T, "follow: no function '%s' to call back", cb);
+    }
+    if (f->links_ref != LUA_NOREF) {
+        /* one of response:links(): absolute and normal already, no need to resolve */
+        lua_rawgeti(T, LUA_REGISTRYINDEX, f->links_ref);
+        lua_pushvalue(T, 1);
+        bool known = lua_rawget(T, -2) != LUA_TNIL;
+        lua_pop(T, 2);
+        if (known) {
+            const request *req = f->resp->request;
+            crawl_request r = {u, f->resp->max_redirect, req->depth + 1, req->url, cb};
+            spider_emit_request(f->out, request_from(&r, 0));
+            return 0;
+        }
+    }
+    /* mailto:, javascript:, junk: nothing to follow, as with a page's links */
+    spider_follow(f->out, f->resp, u, cb);
+    return 0;
+}
+
+/* item(table): one JSON object, to --items and the item pipeline. */
+static int l_item(lua_State *T)
+{
+    call_frame *f = need_frame(T, "item");
+    luaL_checktype(T, 1, LUA_TTABLE);
+    luajson_encode(T, 1);
+    const char *json = lua_tostring(T, -1);
+    if (json[0] != '{')
+        return luaL_error(T, "item: an item is a table with named fields, not an array");
+    spider_emit_item(f->out, json);
+    return 0;
+}
+
+/* After the await: the response, or the error raised here. */
+static int download_k(lua_State *T, int status, lua_KContext ctx)
+{
+    (void)status, (void)ctx;
+    call_frame *f = frame_of(T);
+    if (f->got_error) {
+        lua_pushstring(T, f->got_error);
+        free(f->got_error);
+        f->got_error = NULL;
+        luaL_where(T, 1);
+        lua_insert(T, -2);
+        lua_concat(T, 2);
+        return lua_error(T);
+    }
+    push_response(T, f->got, f->resp->request->depth + 1, f->resp->response->url, false);
+    response_free(f->got);
+    f->got = NULL;
+    return 1;
+}
+
+/* download(url): Scrapy's engine.download. The thread yields; the C coroutine awaits
+ * engine_fetch and resumes it (call_body). */
+static int l_download(lua_State *T)
+{
+    call_frame *f = need_frame(T, "download");
+    const char *u = luaL_checkstring(T, 1);
+    char *abs = resolve(T, f, "download", u);
+    if (!abs)
+        return luaL_error(T, "download: '%s' is not an http(s) URL", u);
+    crawl_request r = {abs, 0, f->resp->request->depth + 1, f->resp->response->url, NULL};
+    f->wait = engine_fetch(f->s->e, request_from(&r, 0));
+    free(f->wait_url);
+    f->wait_url = abs;
+    return lua_yieldk(T, 0, 0, download_k);
+}
+
+/* ---- one callback: a Lua thread, driven by a C coroutine ---- */
+
+static int start_k(lua_State *T, int status, lua_KContext ctx)
+{
+    (void)T, (void)status, (void)ctx;
+    return 0;
+}
+
+/* The thread's body: look the callback up, make the response, call it. */
+static int l_start(lua_State *T)
+{
+    call_frame *f = frame_of(T);
+    const request *req = f->resp->request;
+    const char *name = req->callback ? req->callback : "parse";
+    if (lua_getglobal(T, name) != LUA_TFUNCTION)
+        return luaL_error(T, "no function '%s' for %s", name, req->url);
+    push_response(T, f->resp->response, req->depth, req->referrer, true);
+    lua_pushvalue(T, -1);
+    f->resp_ref = luaL_ref(T, LUA_REGISTRYINDEX); /* response:links() knows it */
+    lua_callk(T, 1, 0, 0, start_k);
+    return 0;
+}
+
+/* A new thread anchored in the registry (protected: lua_newthread may raise). */
+static int l_new_thread(lua_State *L)
+{
+    lua_newthread(L);
+    lua_pushvalue(L, -1);
+    lua_pushinteger(L, luaL_ref(L, LUA_REGISTRYINDEX));
+    return 2;
+}
+
+/* The record's exception for a callback that failed with status rc. */
+static char *failure(call_frame *f, int rc)
+{
+    lua_State *T = f->T;
+    lua_Debug ar;
+    char where[512] = "";
+    /* the innermost Lua function where it stopped (the thread's stack is kept) */
+    for (int level = 0; lua_getstack(T, level, &ar); level++) {
+        lua_getinfo(T, "Sl", &ar);
+        if (ar.currentline > 0) {
+            snprintf(where, sizeof where, "%s:%d: ", ar.short_src, ar.currentline);
+            break;
+        }
+    }
+    if (!where[0])
+        snprintf(where, sizeof where, "%s: ", f->s->path);
+    if (rc == LUA_ERRMEM)
+        return xasprintf("spider error: %sthe spider's memory is over its cap (%zu MB: "
+                         "--spider-memory)",
+                         where, f->s->cap / (1024 * 1024));
+    const char *msg = lua_type(T, -1) == LUA_TSTRING ? lua_tostring(T, -1) : NULL;
+    if (!msg)
+        return xasprintf("spider error: %s(error object is a %s value)", where,
+                         luaL_typename(T, -1));
+    /* Lua's own messages start with FILE:LINE already */
+    size_t n = strlen(f->s->path);
+    bool placed = strncmp(msg, f->s->path, n) == 0 && msg[n] == ':';
+    return xasprintf("spider error: %s%s", placed ? "" : where, msg);
+}
+
+static int call_body(coro *co)
+{
+    call_frame *f = (call_frame *)co;
+    CORO_BEGIN(co);
+    {
+        lua_State *L = f->s->L;
+        if (!lua_checkstack(L, 4)) {
+            f->error = xasprintf("spider error: %s: no stack for a callback", f->s->path);
+            CORO_RETURN(co, NULL, 0);
+        }
+        lua_pushcfunction(L, l_new_thread);
+        if (lua_pcall(L, 0, 2, 0) != LUA_OK) {
+            lua_pop(L, 1);
+            f->error = xasprintf("spider error: %s: the spider's memory is over its cap "
+                                 "(%zu MB: --spider-memory)",
+                                 f->s->path, f->s->cap / (1024 * 1024));
+            lua_gc(L, LUA_GCCOLLECT);
+            CORO_RETURN(co, NULL, 0);
+        }
+        f->T = lua_tothread(L, -2);
+        f->ref = (int)lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        *(call_frame **)lua_getextraspace(f->T) = f;
+        lua_sethook(f->T, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
+        lua_pushcfunction(f->T, l_start);
+        f->nargs = 0;
+    }
+    for (;;) {
+        {
+            int nres;
+            int rc = lua_resume(f->T, NULL, f->nargs, &nres);
+            if (rc != LUA_YIELD && f->wait) { /* download() could not yield */
+                coro_free(f->wait);
+                f->wait = NULL;
+            }
+            if (rc == LUA_OK)
+                break;
+            if (rc != LUA_YIELD) {
+                f->error = failure(f, rc);
+                f->over_memory = rc == LUA_ERRMEM;
+                break;
+            }
+            lua_pop(f->T, nres);
+            if (!f->wait) {
+                f->error = xasprintf("spider error: %s: a callback yielded outside "
+                                     "download()",
+                                     f->s->path);
+                break;
+            }
+        }
+        /* download(url): await the engine's download; other workers go on meanwhile. */
+        AWAIT_CATCH(co, f->wait);
+        f->wait = NULL;
+        if (co->err) {
+            if (co->err->kind == CORO_CANCELLED)
+                CORO_RAISE_ERR(co);
+            char line[512];
+            f->got_error = xasprintf("download %s failed: %s", f->wait_url,
+                                     coro_error_line(co->err, line, sizeof line));
+            coro_error_free(co->err);
+            co->err = NULL;
+        } else {
+            f->got = co->value.p;
+        }
+        f->nargs = 0;
+    }
+    CORO_END(co);
+}
+
+/* The callback is over: its error (if any) is the spider's. */
+static void call_done(call_frame *f)
+{
+    if (f->error) {
+        spider_fail(f->out, "%s", f->error);
+        free(f->error);
+        f->error = NULL;
+    }
+}
+
+static void call_finally(coro *co)
+{
+    call_frame *f = (call_frame *)co;
+    lua_State *L = f->s->L;
+    /* f->wait, if it was being awaited, was freed as the frame's child */
+    call_done(f);
+    luaL_unref(L, LUA_REGISTRYINDEX, f->resp_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, f->links_ref);
+    response_free(f->got);
+    free(f->got_error);
+    free(f->wait_url);
+    xpath_doc_free(f->doc);
+    luaL_unref(L, LUA_REGISTRYINDEX, f->doc_ref);
+    if (f->T)
+        *(call_frame **)lua_getextraspace(f->T) = NULL;
+    luaL_unref(L, LUA_REGISTRYINDEX, f->ref);
+    if (f->over_memory)
+        lua_gc(L, LUA_GCCOLLECT); /* what the thread held, now unreachable */
+}
+
+static const coro_def call_def = {"lua_callback", __FILE__, call_body, call_finally,
+                                  sizeof(call_frame)};
+
+/* Scrapy's HttpErrorMiddleware: only a 2xx response reaches a callback. */
+static coro *lua_parse(void *self, const spider_response *resp, spider_outputs *out)
+{
+    if (resp->response->status < 200 || resp->response->status > 299)
+        return NULL;
+    call_frame *f = (call_frame *)coro_new(&call_def);
+    f->s = self;
+    f->resp = resp;
+    f->out = out;
+    f->ref = LUA_NOREF;
+    f->doc_ref = LUA_NOREF;
+    f->resp_ref = LUA_NOREF;
+    f->links_ref = LUA_NOREF;
+    return &f->co;
+}
+
+static void spider_free(void *self)
+{
+    lua_spider_free(self);
+}
+
+spider lua_spider_spider(lua_spider *s, engine *e)
+{
+    s->e = e;
+    return (spider){
+        .name = "lua", .self = s, .wants_body = true, .parse = lua_parse, .free = spider_free};
+}

@@ -1,0 +1,2 @@
+-- defines no parse
+function pars(response) end
