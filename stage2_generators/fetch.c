@@ -114,6 +114,7 @@ typedef struct {
     char *url;
     const char *const *fields;
     const http_sink *sink;
+    int lane;                          /* the glue's lane (curlglue.h) */
     curl_req *req;
     future done;
 } curl_get_frame;
@@ -134,8 +135,8 @@ static int curl_get_body(coro *co)
 {
     curl_get_frame *f = (curl_get_frame *)co;
     CORO_BEGIN(co);
-    f->req = curl_glue_get(f->a->curl, f->url, f->fields, app_timeout_ms(f->a),
-                           f->a->opt.max_size, f->sink, curl_done, f);
+    f->req = curl_glue_get_lane(f->a->curl, f->lane, f->url, f->fields, app_timeout_ms(f->a),
+                                f->a->opt.max_size, f->sink, curl_done, f);
     if (!f->req)
         CORO_RAISE(co, CORO_ERROR, 0, "could not start the transfer");
     AWAIT_FUTURE(co, &f->done);
@@ -155,8 +156,10 @@ static void curl_get_finally(coro *co)
 static const coro_def curl_get_def = {"http_get", __FILE__, curl_get_body, curl_get_finally,
                                       sizeof(curl_get_frame)};
 
-coro *http_get_into(app *a, const char *url, const char *const *fields,
-                    const http_sink *sink, http_full_fn full, const void *full_ctx)
+/* http_get_into in one of the glue's lanes (the raw transport has none). */
+static coro *get_in_lane(app *a, const char *url, const char *const *fields,
+                         const http_sink *sink, http_full_fn full, const void *full_ctx,
+                         int lane)
 {
     if (a->raw) {
         raw_get_frame *f = (raw_get_frame *)coro_new(&raw_get_def);
@@ -174,8 +177,15 @@ coro *http_get_into(app *a, const char *url, const char *const *fields,
     f->url = xstrdup(url);
     f->fields = fields;
     f->sink = sink;
+    f->lane = lane;
     future_init(&f->done);
     return &f->co;
+}
+
+coro *http_get_into(app *a, const char *url, const char *const *fields,
+                    const http_sink *sink, http_full_fn full, const void *full_ctx)
+{
+    return get_in_lane(a, url, fields, sink, full, full_ctx, CURL_LANE_PAGES);
 }
 
 static bool response_full(const void *response)
@@ -185,8 +195,9 @@ static bool response_full(const void *response)
 
 coro *http_get(app *a, crawl_fetch *response, const char *const *fields)
 {
-    return http_get_into(a, crawl_fetch_url(response), fields, crawl_fetch_sink(response),
-                         response_full, response);
+    return get_in_lane(a, crawl_fetch_url(response), fields, crawl_fetch_sink(response),
+                       response_full, response,
+                       crawl_fetch_is_aside(response) ? CURL_LANE_SIDE : CURL_LANE_PAGES);
 }
 
 /* ---- fetch_response: crawling.py's retry loop around http_get ---- */
@@ -228,6 +239,8 @@ static int fetch_response_body(coro *co)
             crawl_fetch_keep_body(f->response);
         if (f->keep & FETCH_KEEP_WIRE)
             crawl_fetch_keep_wire(f->response);
+        if (f->keep & FETCH_SIDE_LANE)
+            crawl_fetch_aside(f->response);
         AWAIT_CATCH(co, http_get(f->a, f->response, f->fields));
         if (!co->err) {
             crawl_fetch *response = f->response;

@@ -35,6 +35,9 @@ coro *fetch(app *a, const crawl_request *r, crawl_add_fn add_url, void *ctx);
  * says (stage 3's politeness retries later, through its Queue). Stage 3's engine
  * awaits it between its middlewares. */
 enum { FETCH_KEEP_BODY = 1, FETCH_KEEP_WIRE = 2, FETCH_ONE_TRY = 4 };
+/* FETCH_SIDE_LANE: on the curl transport, in the glue's side lane (curlglue.h), not
+ * counted among the pages' connections (stage 3's robots.txt downloads). */
+enum { FETCH_SIDE_LANE = 1 << 8 };
 coro *fetch_response(app *a, const crawl_request *r, const char *const *fields,
                      unsigned keep);
 

@@ -34,6 +34,7 @@
 #include "frontier.h"
 #include "log.h"
 #include "progress.h"
+#include "session.h"
 #include "settings.h"
 #include "task.h"
 
@@ -172,6 +173,8 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
     char err[1024];
     a->dump = task_dump_all;    /* kill -USR1: the task tree, as gdb's `info tasks` */
     a->summary = progress_summary; /* after the report: counts, time, where it went */
+    if (session_open(a) < 0)    /* --proxy, --cookies, --cookie: its line said why */
+        return APP_NOT_STARTED;
     /* The Queue and the engine the options ask for (--state --resume has put back the
      * URLs of the earlier runs). */
     if (registry_assemble(a, rows, nrows, &cr.q, &cr.engine, err, sizeof err) < 0) {
@@ -228,6 +231,9 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
     if ((close_engine(&cr) < 0 || engine_failed(cr.engine)) && status == 0)
         status = -1;
     engine_free(cr.engine);     /* its stages free their own tasks */
+    /* The cookies, interrupted or not; not when nothing was fetched (a refusal). */
+    if (status != APP_NOT_STARTED && session_close(a) < 0 && status == 0)
+        status = -1;
     task_free_all();
     frontier_free(&cr.q);       /* Redis's: after the acknowledgements of the last records */
     free(cr.workers);

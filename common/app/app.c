@@ -93,6 +93,25 @@ static int check_roots(const app *a, const char *prog)
     return 0;
 }
 
+/* The raw transport cannot go through a proxy: with a variable set that libcurl would
+ * honour for http URLs (http_proxy, all_proxy, ALL_PROXY; not empty, and no_proxy not
+ * "*"), one line and -1 — never a crawl that silently goes round the proxy. https_proxy
+ * does not matter: the raw transport fetches no https URL. */
+static int refuse_proxy_vars(const app *a, const char *prog)
+{
+    static const char *const vars[] = {"http_proxy", "all_proxy", "ALL_PROXY", NULL};
+    const char *no = getenv("no_proxy") ? getenv("no_proxy") : getenv("NO_PROXY");
+    for (size_t i = 0; a->raw && !(no && strcmp(no, "*") == 0) && vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) {
+            fprintf(stderr, "%s: %s is set, and the raw transport cannot go through a proxy: "
+                    "unset it (or set no_proxy='*'), or use --transport curl\n", prog, vars[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Every fetch in flight holds a descriptor, and a few more are ours (NET_FD_RESERVE):
  * past the open-file limit, fetches wait for one to be closed, which is slower but not
  * an error. */
@@ -216,7 +235,7 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
     if (r != CLI_OK)
         return 2;
     a->raw = strcmp(a->opt.transport, "raw") == 0;
-    if (check_roots(a, prog) < 0)
+    if (check_roots(a, prog) < 0 || refuse_proxy_vars(a, prog) < 0)
         return 2;
 
     if (claim_files(a, prog) < 0) {

@@ -135,6 +135,7 @@ struct crawl_fetch {
     bool waiting_fd;         /* the transport waits for a descriptor: not in flight */
     bool not_modified;       /* crawl_fetch_not_modified: a 304 fed the stored page */
     bool keep_body;          /* crawl_fetch_keep_body: the body is kept in body/body_len */
+    bool aside;              /* crawl_fetch_aside: not a page (robots.txt) */
     char *body;
     size_t body_len, body_cap;
     crawl_wire *wire;        /* crawl_fetch_keep_wire: the bytes as they went, or NULL */
@@ -961,6 +962,9 @@ bool crawl_schedule_any_host(crawl *c, const crawl_request *r, crawl_add_fn add,
 
 void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }
 
+void crawl_fetch_aside(crawl_fetch *f) { f->aside = true; }
+
+bool crawl_fetch_is_aside(const crawl_fetch *f) { return f->aside; }
 void crawl_fetch_not_modified(crawl_fetch *f) { f->not_modified = true; }
 
 void crawl_fetch_keep_wire(crawl_fetch *f)

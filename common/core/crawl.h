@@ -214,6 +214,11 @@ typedef struct crawl_wire {
 /* Keep the wire bytes of this attempt. Call it before the transport starts (the sink
  * then has on_wire: libcurl's glue stops libcurl from decoding). */
 void crawl_fetch_keep_wire(crawl_fetch *f);
+/* This attempt is a download the crawl makes for itself (robots.txt), not a page: the
+ * transport may give it connections of its own (curlglue.h, lanes). Call it before the
+ * transport starts; crawl_fetch_is_aside says whether it was. */
+void crawl_fetch_aside(crawl_fetch *f);
+bool crawl_fetch_is_aside(const crawl_fetch *f);
 /* Hand them over (NULL unless kept); free with crawl_wire_free. */
 crawl_wire *crawl_fetch_take_wire(crawl_fetch *f);
 void crawl_wire_free(crawl_wire *w);

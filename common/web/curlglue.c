@@ -121,9 +121,18 @@ struct curl_req {
     int out_of_fds;             /* the last socket libcurl asked for failed with EMFILE */
     int waiting;                /* queued, and its sink heard on_wait_fd(1) */
     list_node node;             /* in g->live (in flight) or g->free_list */
-    list_node qnode;            /* REQ_QUEUED: in g->queued */
+    list_node qnode;            /* REQ_QUEUED: in its lane's queue */
+    int lane;                   /* CURL_LANE_PAGES or CURL_LANE_SIDE */
     curl_req *link;             /* g->dead */
 };
+
+/* A lane: its own queue and its own budget of transfers at once (curlglue.h). */
+typedef struct glue_lane {
+    list_node queued;          /* REQ_QUEUED requests, in the order they go to libcurl */
+    size_t nqueued;
+    size_t active;             /* REQ_ACTIVE: in the multi handle */
+    size_t cap, max_cap;       /* admit while active < cap; cap never over max_cap */
+} glue_lane;
 
 /* One socket libcurl asked us to watch (attached to it with curl_multi_assign). */
 typedef struct gsock {
@@ -139,6 +148,9 @@ struct curl_glue {
     sel_timer *timer;          /* the one timer libcurl asked for, or NULL */
     char *cacert;
     char *user_agent;          /* NULL: http_default_user_agent */
+    char *proxy;               /* CURLOPT_PROXY, or NULL: libcurl's (its variables) */
+    CURLSH *cookies;           /* the cookie store (and DNS cache), or NULL: no cookies */
+    CURL *cookie_easy;         /* a handle on it, to add and list cookies */
     bool http2;                /* curl_glue_set_http2 */
     bool insecure;             /* curl_glue_set_insecure */
     int in_action;             /* inside curl_multi_socket_action */
@@ -147,11 +159,10 @@ struct curl_glue {
     list_node live;            /* every request started and not yet recycled */
     list_node free_list;
     size_t free_count, free_cap;
-    list_node queued;          /* REQ_QUEUED requests, in the order they go to libcurl */
-    size_t nqueued;
-    size_t active;             /* REQ_ACTIVE: in the multi handle */
-    size_t cap, max_cap;       /* admit while active < cap; cap never over max_cap */
+    glue_lane lanes[CURL_LANES]; /* the pages', and the side lane (curl_glue_get_lane) */
+    size_t active;             /* REQ_ACTIVE: in the multi handle (both lanes) */
     size_t keep;               /* idle connections the cache may hold (0: as libcurl) */
+    long budget;               /* net_fd_budget() when made */
     size_t conns;              /* connections open now (sockets made, not yet closed) */
     sel_timer *admit_timer;    /* the next admit(): a call_soon, or a backoff's wait */
     unsigned backoff;          /* out of descriptors with none in use: last wait, ms */
@@ -521,8 +532,9 @@ static void admit_fired(selector *s, void *data)
     (void)s;
     curl_glue *g = data;
     g->admit_timer = NULL;
-    if (g->cap == 0)
-        g->cap = 1;             /* the wait with no descriptor is over: try one */
+    for (int i = 0; i < CURL_LANES; i++)
+        if (g->lanes[i].cap == 0 && g->lanes[i].max_cap > 0)
+            g->lanes[i].cap = 1; /* the wait with no descriptor is over: try one */
     admit(g);
     after_action(g);            /* settles requests that failed to be added */
 }
@@ -539,13 +551,14 @@ static void admit_later(curl_glue *g, uint64_t ms)
  * hears that it waits when it cannot be admitted at once. */
 static void enqueue(curl_glue *g, curl_req *r, bool front)
 {
-    bool must_wait = g->active + g->nqueued >= g->cap;
+    glue_lane *l = &g->lanes[r->lane];
+    bool must_wait = l->active + l->nqueued >= l->cap;
     r->state = REQ_QUEUED;
     if (front)
-        list_push_front(&g->queued, &r->qnode);
+        list_push_front(&l->queued, &r->qnode);
     else
-        list_push_back(&g->queued, &r->qnode);
-    g->nqueued++;
+        list_push_back(&l->queued, &r->qnode);
+    l->nqueued++;
     if (must_wait && !r->waiting) {
         r->waiting = 1;
         http_sink_waiting_fd(&r->sink, 1);   /* not in flight meanwhile */
@@ -555,7 +568,7 @@ static void enqueue(curl_glue *g, curl_req *r, bool front)
 static void dequeue(curl_glue *g, curl_req *r)
 {
     list_remove(&r->qnode);
-    g->nqueued--;
+    g->lanes[r->lane].nqueued--;
 }
 
 /* Its transfer failed because no descriptor was free: first in line again, from the
@@ -564,10 +577,11 @@ static void dequeue(curl_glue *g, curl_req *r)
  * to the caller it is one request, still under way. */
 static void wait_for_descriptor(curl_glue *g, curl_req *r)
 {
+    glue_lane *l = &g->lanes[r->lane];
     reset_response(r);
-    g->cap = g->active;
+    l->cap = l->active;
     enqueue(g, r, true);
-    if (g->cap == 0)            /* none in use: nothing will free one for us; wait */
+    if (l->cap == 0)            /* none in use: nothing will free one for us; wait */
         admit_later(g, net_fd_backoff(&g->backoff));
 }
 
@@ -643,8 +657,9 @@ static void finish(curl_glue *g, curl_req *r, CURLcode res)
         wait_for_descriptor(g, r);
         return;
     }
-    if (res == CURLE_OK && !r->fail && g->cap < g->max_cap)
-        g->cap++;               /* it had a descriptor: perhaps one more will */
+    glue_lane *l = &g->lanes[r->lane];
+    if (res == CURLE_OK && !r->fail && l->cap < l->max_cap)
+        l->cap++;               /* it had a descriptor: perhaps one more will */
     r->state = REQ_FINISHING;   /* a cancel from here on only sets r->cancelled */
     g->in_flight--;
     const char *err = NULL;
@@ -677,6 +692,7 @@ static int add_to_multi(curl_glue *g, curl_req *r)
     }
     r->state = REQ_ACTIVE;
     g->active++;
+    g->lanes[r->lane].active++;
     return 0;
 }
 
@@ -685,17 +701,34 @@ static void remove_from_multi(curl_glue *g, curl_req *r)
 {
     curl_multi_remove_handle(g->multi, r->easy);
     g->active--;
+    g->lanes[r->lane].active--;
 }
 
-/* Hand queued requests to libcurl while fewer than g->cap transfers are in the multi
- * handle, ADMIT_BATCH at most. Runs once per turn of the loop at most (admit_fired, a
- * call_soon): libcurl connects them all in its next socket_action, and the next batch
- * waits for the next turn, where I/O and a signal are seen first. */
+/* Whether a lane has a request waiting and room for it. */
+static bool lane_ready(const glue_lane *l)
+{
+    return l->nqueued > 0 && l->active < l->cap;
+}
+
+/* The next request to hand to libcurl: the first of the pages' lane if it has room,
+ * else of the side lane; NULL when neither may take one. */
+static list_node *next_admitted(curl_glue *g)
+{
+    for (int i = 0; i < CURL_LANES; i++)
+        if (lane_ready(&g->lanes[i]))
+            return list_first(&g->lanes[i].queued);
+    return NULL;
+}
+
+/* Hand queued requests to libcurl while fewer than their lane's cap transfers are in
+ * the multi handle, ADMIT_BATCH at most. Runs once per turn of the loop at most
+ * (admit_fired, a call_soon): libcurl connects them all in its next socket_action, and
+ * the next batch waits for the next turn, where I/O and a signal are seen first. */
 static void admit(curl_glue *g)
 {
     size_t added = 0;
     list_node *n;
-    while (!g->closing && g->active < g->cap && (n = list_first(&g->queued))) {
+    while (!g->closing && (n = next_admitted(g))) {
         if (added == ADMIT_BATCH) {
             admit_later(g, 0);
             return;
@@ -753,7 +786,7 @@ static void after_action(curl_glue *g)
 
     /* 3. Requests started meanwhile, and those the finished ones made room for: at the
      * next turn. */
-    if (g->nqueued > 0 && g->active < g->cap)
+    if (lane_ready(&g->lanes[CURL_LANE_PAGES]) || lane_ready(&g->lanes[CURL_LANE_SIDE]))
         admit_later(g, 0);
 }
 
@@ -860,6 +893,8 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
 
 /* ---- public API ------------------------------------------------------------------ */
 
+static void set_limits(curl_glue *g);
+
 curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err,
                          size_t errlen)
 {
@@ -897,30 +932,52 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
     list_init(&g->free_list);
     list_init(&g->socks);
     list_init(&g->free_socks);
-    list_init(&g->queued);
+    for (int i = 0; i < CURL_LANES; i++)
+        list_init(&g->lanes[i].queued);
     g->s = s;
     long budget = net_fd_budget();
-    g->max_cap = budget > 0 && budget < max_conns ? (size_t)budget : (size_t)max_conns;
-    g->cap = g->max_cap;
-    g->free_cap = g->max_cap + 64;
+    size_t max_cap = budget > 0 && budget < max_conns ? (size_t)budget : (size_t)max_conns;
+    g->lanes[CURL_LANE_PAGES].cap = g->lanes[CURL_LANE_PAGES].max_cap = max_cap;
+    g->free_cap = max_cap + 64;
     curl_multi_setopt(g->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);
     curl_multi_setopt(g->multi, CURLMOPT_SOCKETDATA, g);
     curl_multi_setopt(g->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
     curl_multi_setopt(g->multi, CURLMOPT_TIMERDATA, g);
+    g->budget = budget;
+    set_limits(g);
     /* HTTP/2 (curl_glue_set_http2): the requests to one host share its connection */
     curl_multi_setopt(g->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-    /* Idle connections too hold descriptors. A transfer keeps its connection while
-     * fewer than g->keep are idle, so at most g->keep plus one per transfer end up
-     * idle beside the transfers' own: the limits leave room for them all, and libcurl
-     * never evicts (see the top of this file) — if the descriptors allow; else, as
-     * before, libcurl closes the oldest idle connection before it opens another. */
-    long spare = (budget > 0 ? budget : 4 * (long)g->max_cap) - 2 * (long)g->max_cap - 1;
-    g->keep = spare >= (long)g->max_cap ? g->max_cap : spare > 0 ? (size_t)spare : 0;
-    long total = g->keep ? (long)(2 * g->max_cap + g->keep + 1) : (long)g->max_cap;
-    curl_multi_setopt(g->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, total);
-    curl_multi_setopt(g->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)g->max_cap);
-    curl_multi_setopt(g->multi, CURLMOPT_MAXCONNECTS, total);
     return g;
+}
+
+/* libcurl's connection limits for the lanes' caps. Idle connections too hold
+ * descriptors. A transfer keeps its connection while fewer than g->keep are idle, so at
+ * most g->keep plus one per transfer end up idle beside the transfers' own: the limits
+ * leave room for them all, and libcurl never evicts (see the top of this file) — if the
+ * descriptors allow; else, as before, libcurl closes the oldest idle connection before
+ * it opens another. The side lane's transfers count in the totals, never in the pages'
+ * cap. */
+static void set_limits(curl_glue *g)
+{
+    long pages = (long)g->lanes[CURL_LANE_PAGES].max_cap;
+    long all = pages + (long)g->lanes[CURL_LANE_SIDE].max_cap;
+    long spare = (g->budget > 0 ? g->budget : 4 * all) - 2 * all - 1;
+    g->keep = spare >= pages ? (size_t)pages : spare > 0 ? (size_t)spare : 0;
+    long total = g->keep ? 2 * all + (long)g->keep + 1 : all;
+    curl_multi_setopt(g->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, total);
+    curl_multi_setopt(g->multi, CURLMOPT_MAX_HOST_CONNECTIONS, all);
+    curl_multi_setopt(g->multi, CURLMOPT_MAXCONNECTS, total);
+}
+
+void curl_glue_set_side_lane(curl_glue *g, int max_side)
+{
+    glue_lane *l = &g->lanes[CURL_LANE_SIDE];
+    long room = g->budget > 0 ? g->budget - (long)g->lanes[CURL_LANE_PAGES].max_cap : max_side;
+    if (max_side > room)        /* what the descriptors leave beside the pages' */
+        max_side = (int)room;
+    l->cap = l->max_cap = max_side > 0 ? (size_t)max_side : 0;
+    g->free_cap = g->lanes[CURL_LANE_PAGES].max_cap + l->max_cap + 64;
+    set_limits(g);
 }
 
 /* The caller's header fields for CURLOPT_HTTPHEADER, where "Name:" would remove the
@@ -952,11 +1009,22 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields
                         long timeout_ms, long long max_size, const http_sink *sink,
                         curl_done_fn done, void *ctx)
 {
+    return curl_glue_get_lane(g, CURL_LANE_PAGES, url, fields, timeout_ms, max_size, sink,
+                              done, ctx);
+}
+
+curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
+                             const char *const *fields, long timeout_ms, long long max_size,
+                             const http_sink *sink, curl_done_fn done, void *ctx)
+{
     if (!g || !url || g->closing)
         return NULL;
+    if (lane != CURL_LANE_SIDE || g->lanes[CURL_LANE_SIDE].max_cap == 0)
+        lane = CURL_LANE_PAGES;     /* no side lane: the pages' */
     curl_req *r = req_take(g);
     if (!r)
         return NULL;
+    r->lane = lane;
     CURL *e = r->easy;
     if (sink)
         r->sink = *sink;
@@ -981,8 +1049,22 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 0L);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_SHARE, dns_share_now());
-    curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, -1L);   /* dns_share_now expires */
+    if (g->cookies) {           /* curl_glue_use_cookies: one share for the crawl */
+        curl_easy_setopt(e, CURLOPT_SHARE, g->cookies);
+        curl_easy_setopt(e, CURLOPT_COOKIEFILE, "");       /* the engine on, no file */
+    } else {
+        curl_easy_setopt(e, CURLOPT_SHARE, dns_share_now());
+        curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, -1L); /* dns_share_now expires */
+    }
+    if (g->proxy) {
+        curl_easy_setopt(e, CURLOPT_PROXY, g->proxy);
+        if (g->cacert)
+            curl_easy_setopt(e, CURLOPT_PROXY_CAINFO, g->cacert);
+        if (g->insecure) {      /* an https proxy's certificate is not checked either */
+            curl_easy_setopt(e, CURLOPT_PROXY_SSL_VERIFYPEER, 0L);
+            curl_easy_setopt(e, CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
+        }
+    }
     curl_easy_setopt(e, CURLOPT_MAXAGE_CONN, (long)CONN_IDLE_MAX_S);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, close_socket_cb);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, g);
@@ -1072,6 +1154,10 @@ void curl_glue_free(curl_glue *g)
     /* Closes the cached connections; libcurl reports their removal to sock_cb. */
     curl_multi_cleanup(g->multi);
     dns_share_drop();           /* after the last handle that used it */
+    if (g->cookie_easy)
+        curl_easy_cleanup(g->cookie_easy);
+    if (g->cookies)
+        curl_share_cleanup(g->cookies);
     while ((n = list_pop_front(&g->socks))) {    /* anything libcurl did not report */
         gsock *gs = list_entry(n, gsock, node);
         selector_unregister(g->s, gs->fd);
@@ -1085,6 +1171,7 @@ void curl_glue_free(curl_glue *g)
         selector_cancel(g->s, g->admit_timer);
     free(g->cacert);
     free(g->user_agent);
+    free(g->proxy);
     free(g);
 }
 
@@ -1092,6 +1179,87 @@ void curl_glue_set_user_agent(curl_glue *g, const char *user_agent)
 {
     free(g->user_agent);
     g->user_agent = user_agent ? xstrdup(user_agent) : NULL;
+}
+
+/* ---- proxy and cookies (curlglue.h) ---------------------------------------------- */
+
+const char *curl_glue_proxy_check(const char *url)
+{
+    static const char *const schemes[] = {"http", "https", "socks4", "socks4a", "socks5",
+                                          "socks5h", NULL};
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *path = NULL, *query = NULL;
+    const char *why = NULL;
+    if (!u)
+        alloc_oom(0);
+    if (!url || !*url || curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
+        why = "not a URL (give SCHEME://HOST:PORT, e.g. http://proxy.example:3128)";
+    else if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+             curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !*host)
+        why = "no host";
+    else if ((curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && *path &&
+              strcmp(path, "/")) ||
+             curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK)
+        why = "a proxy URL has no path or query";
+    else {
+        why = "its scheme is not one of http, https, socks4, socks4a, socks5, socks5h";
+        for (size_t i = 0; schemes[i]; i++)
+            if (strcasecmp(scheme, schemes[i]) == 0)
+                why = NULL;
+        const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+        if (!why && strcasecmp(scheme, "https") == 0 && !(v->features & CURL_VERSION_HTTPS_PROXY))
+            why = "this libcurl cannot speak TLS to a proxy (https)";
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(path);
+    curl_free(query);
+    curl_url_cleanup(u);
+    return why;
+}
+
+void curl_glue_set_proxy(curl_glue *g, const char *proxy)
+{
+    free(g->proxy);
+    g->proxy = proxy ? xstrdup(proxy) : NULL;
+}
+
+/* The cookie store: a share of its own, which holds the DNS cache too (a handle has one
+ * share), for the whole crawl — never replaced as dns_share is, or its cookies would
+ * go with it. Every handle runs on the loop thread: no lock functions. */
+void curl_glue_use_cookies(curl_glue *g)
+{
+    if (g->cookies)
+        return;
+    if (!(g->cookies = curl_share_init()) || !(g->cookie_easy = curl_easy_init()))
+        alloc_oom(0);
+    curl_share_setopt(g->cookies, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
+    curl_share_setopt(g->cookies, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_easy_setopt(g->cookie_easy, CURLOPT_SHARE, g->cookies);
+    curl_easy_setopt(g->cookie_easy, CURLOPT_COOKIEFILE, "");
+}
+
+int curl_glue_add_cookie(curl_glue *g, const char *line)
+{
+    static const char *const commands[] = {"ALL", "SESS", "FLUSH", "RELOAD", NULL};
+    for (size_t i = 0; line && commands[i]; i++)
+        if (strcasecmp(line, commands[i]) == 0)
+            return -1;          /* COOKIELIST's commands (the whole line) are not cookies */
+    if (!g->cookies || !line)
+        return -1;
+    return curl_easy_setopt(g->cookie_easy, CURLOPT_COOKIELIST, line) == CURLE_OK ? 0 : -1;
+}
+
+size_t curl_glue_cookies(curl_glue *g, void (*each)(void *ctx, const char *line), void *ctx)
+{
+    struct curl_slist *list = NULL;
+    size_t n = 0;
+    if (!g->cookies || curl_easy_getinfo(g->cookie_easy, CURLINFO_COOKIELIST, &list) != CURLE_OK)
+        return 0;
+    for (struct curl_slist *l = list; l; l = l->next, n++)
+        each(ctx, l->data);
+    curl_slist_free_all(list);
+    return n;
 }
 
 void curl_glue_set_http2(curl_glue *g, bool http2)

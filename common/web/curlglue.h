@@ -70,6 +70,20 @@ void curl_glue_free(curl_glue *g);
 curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields,
                         long timeout_ms, long long max_size, const http_sink *sink,
                         curl_done_fn done, void *ctx);
+/* Lanes. The requests of curl_glue_get go in the pages' lane, whose budget is
+ * max_conns; curl_glue_set_side_lane(g, n) opens a side lane of n transfers at once
+ * (and as many more connections), with a queue of its own, for requests the crawl makes
+ * for itself before its pages (robots.txt): they never take a connection from the
+ * pages, nor wait behind them — a hundred robots.txt files dripping a byte a second
+ * leave every page connection free. curl_glue_get_lane(g, CURL_LANE_SIDE, ...) starts
+ * one there (in the pages' lane while g has no side lane). The side lane gets what the
+ * open-file limit leaves beside the pages' (net_fd_budget; none: no side lane); out of
+ * descriptors anyway, each lane waits for its own transfers to end. */
+enum { CURL_LANE_PAGES = 0, CURL_LANE_SIDE = 1, CURL_LANES = 2 };
+void curl_glue_set_side_lane(curl_glue *g, int max_side);
+curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
+                             const char *const *fields, long timeout_ms, long long max_size,
+                             const http_sink *sink, curl_done_fn done, void *ctx);
 /* Abandon a request: no more sink calls and no done callback. Safe from inside the
  * request's own sink callbacks, from any other request's callbacks, and from outside;
  * r must not have finished (its done callback returned) already. */
@@ -80,5 +94,29 @@ size_t curl_glue_in_flight(const curl_glue *g);
  * (...)" (curl_version_info's CURL_VERSION_ASYNCHDNS). Every glue shares one DNS
  * cache (a CURLSH). */
 const char *curl_glue_resolver(void);
+
+/* Proxies: every request of g goes through proxy (CURLOPT_PROXY, copied);
+ * NULL: libcurl's choice — the variables http_proxy, https_proxy, all_proxy (ALL_PROXY,
+ * HTTPS_PROXY) and no_proxy (NO_PROXY), read by libcurl for each request. An https
+ * proxy is checked with the CA file of curl_glue_new too. curl_glue_proxy_check: NULL
+ * when url names a proxy libcurl can use (SCHEME://[USER:PASSWORD@]HOST[:PORT], scheme
+ * http, https, socks4, socks4a, socks5 or socks5h), else why not in a few words (never
+ * quoting url, which may hold a password). */
+const char *curl_glue_proxy_check(const char *url);
+void curl_glue_set_proxy(curl_glue *g, const char *proxy);
+
+/* Cookies: curl_glue_use_cookies turns libcurl's cookie engine on
+ * for every request started from now on, with one cookie store for all of them (a
+ * CURLSH sharing CURL_LOCK_DATA_COOKIE): a cookie a server sets on one response goes
+ * with the next request to its domain and path, whichever handle makes it, and to no
+ * other host (RFC 6265's rules, libcurl's). The same share caches names, for the whole
+ * crawl, at libcurl's usual 60 s (not the DNS share above, which is replaced as it
+ * goes). curl_glue_add_cookie adds one cookie: a line of a Netscape cookie file
+ * (cookiejar.h), or "Set-Cookie: ..." with a domain; 0 or -1. curl_glue_cookies calls
+ * each with every cookie the store holds, one Netscape line each, and returns how many.
+ */
+void curl_glue_use_cookies(curl_glue *g);
+int curl_glue_add_cookie(curl_glue *g, const char *line);
+size_t curl_glue_cookies(curl_glue *g, void (*each)(void *ctx, const char *line), void *ctx);
 
 #endif

@@ -55,7 +55,8 @@ typedef struct robotstxt {
     const char *agent;          /* the User-Agent: its product token picks the group */
     strmap origins;             /* origin by key */
     list_node lru;              /* origins with rules, most recently used first */
-    int fetching, max_fetching; /* robots.txt downloads running, and at most */
+    int fetching, max_fetching; /* robots.txt downloads in line's places, and at most */
+    int slow, max_all;          /* those past ROBOTSTXT_SLOW_MS; at most, in all */
     list_node to_fetch;         /* origins waiting for a download slot, oldest first */
     size_t max_bytes;
     uint64_t max_age_ms;
@@ -152,10 +153,38 @@ typedef struct {
     char *url;                  /* the robots.txt URL of this hop */
     int redirects;
     task *dl;                   /* engine_download's Task, while it runs */
-    bool counted;               /* in mw->fetching */
+    bool counted;               /* in mw->fetching (or mw->slow) */
+    bool slow;                  /* past ROBOTSTXT_SLOW_MS: in mw->slow */
+    sel_timer *slow_timer;      /* until then */
 } fetch_frame;
 
 static void fetch_next(robotstxt *mw);
+
+/* Out of the download count (done or cancelled), and its timer cancelled. */
+static void uncount(fetch_frame *f)
+{
+    if (f->slow_timer)
+        selector_cancel(engine_app(f->mw->e)->loop, f->slow_timer);
+    f->slow_timer = NULL;
+    if (f->counted)
+        f->slow ? f->mw->slow-- : f->mw->fetching--;
+    f->counted = false;
+}
+
+/* ROBOTSTXT_SLOW_MS have passed and the download still runs: it goes on, and the next
+ * origin in line gets its place. */
+static void slow_fired(selector *s, void *data)
+{
+    (void)s;
+    fetch_frame *f = data;
+    f->slow_timer = NULL;
+    if (!f->counted)
+        return;
+    f->slow = true;
+    f->mw->fetching--;
+    f->mw->slow++;
+    fetch_next(f->mw);
+}
 
 /* Politeness on: the Crawl-delay of our group slows the origin's host down — up to
  * --max-crawl-delay (a -v line each time that cap applies). The origin's, not the last
@@ -198,8 +227,10 @@ static int fetch_body(coro *co)
     fetch_frame *f = (fetch_frame *)co;
     CORO_BEGIN(co);
     for (;;) {
-        f->dl = engine_download(f->mw->e,
-                                request_new(f->url, 0, REQ_DONT_OBEY_ROBOTS | REQ_ARCHIVE));
+        { /* robots.txt is archived (--warc) and has connections of its own */
+            unsigned flags = REQ_DONT_OBEY_ROBOTS | REQ_ARCHIVE | REQ_SIDE_LANE;
+            f->dl = engine_download(f->mw->e, request_new(f->url, 0, flags));
+        }
         AWAIT_FUTURE_CATCH(co, task_future(f->dl));
         if (co->err && co->err->kind == CORO_CANCELLED) {
             /* Cancelled: this task (the download then still runs, and the finally
@@ -242,8 +273,7 @@ static int fetch_body(coro *co)
         }
     }
     origin_settled(f->mw, f->o);
-    f->counted = false;
-    f->mw->fetching--;
+    uncount(f);
     fetch_next(f->mw); /* the next origin in line gets this download slot */
     /* Everyone waiting on this origin goes on. */
     future_set_result(&f->o->ready, (coro_value){f->o->rules, 0});
@@ -256,8 +286,7 @@ static void fetch_finally(coro *co)
     task_free(f->dl); /* cancelled while downloading */
     free(f->url);
     f->o->fetcher = NULL;
-    if (f->counted) /* cancelled: the crawl ends, nothing more is started */
-        f->mw->fetching--;
+    uncount(f); /* cancelled: the crawl ends, nothing more is started */
 }
 
 static const coro_def fetch_def = {"robots.txt", __FILE__, fetch_body, fetch_finally,
@@ -272,6 +301,7 @@ static void fetch_run(robotstxt *mw, origin *o, char *robots_url)
     f->url = robots_url;
     f->counted = true;
     mw->fetching++;
+    f->slow_timer = selector_call_later(engine_app(mw->e)->loop, ROBOTSTXT_SLOW_MS, slow_fired, f);
     o->fetcher = task_new(engine_app(mw->e)->loop, &f->co, "robots.txt");
     task_detach(o->fetcher); /* it frees itself when done */
 }
@@ -279,7 +309,8 @@ static void fetch_run(robotstxt *mw, origin *o, char *robots_url)
 /* Origins in line get the download slots that are free. */
 static void fetch_next(robotstxt *mw)
 {
-    while (mw->fetching < mw->max_fetching && !list_empty(&mw->to_fetch)) {
+    while (mw->fetching < mw->max_fetching && mw->fetching + mw->slow < mw->max_all &&
+           !list_empty(&mw->to_fetch)) {
         origin *o = list_entry(list_pop_front(&mw->to_fetch), origin, to_fetch);
         char *u = o->robots_url;
         o->robots_url = NULL;
@@ -290,8 +321,9 @@ static void fetch_next(robotstxt *mw)
 /* Start the Task that fetches o's robots.txt (url: any URL of the origin) and
  * resolves o->ready when the rules are known — at once, or when a download slot is
  * free: at most max_fetching (--max-tasks) run at once, as many as when each waited
- * in a worker, now that a parked request no longer holds one. They have libcurl
- * transfers of their own (own_transfers, settings.c), never the pages'. */
+ * in a worker, now that a parked request no longer holds one (a slow one steps aside:
+ * slow_fired). They have libcurl transfers of their own (own_transfers, settings.c;
+ * the glue's side lane, robotstxt_middleware_limits), never the pages'. */
 static void fetch_start(robotstxt *mw, origin *o, const char *url)
 {
     o->robots_url = url_resolve(url, "/robots.txt");
@@ -505,6 +537,9 @@ downloader_middleware robotstxt_middleware_limits(engine *e, const char *user_ag
     list_init(&mw->lru);
     list_init(&mw->to_fetch);
     mw->max_fetching = engine_app(e)->opt.max_tasks;
+    mw->max_all = ROBOTSTXT_SLOW_FACTOR * mw->max_fetching;
+    if (engine_app(e)->curl) /* connections of their own, never the pages' */
+        curl_glue_set_side_lane(engine_app(e)->curl, mw->max_all);
     mw->max_bytes = lim && lim->max_bytes ? lim->max_bytes : ROBOTSTXT_MAX_BYTES;
     mw->max_age_ms = lim && lim->max_age_ms ? lim->max_age_ms : ROBOTSTXT_MAX_AGE_MS;
     mw->stats = lim && lim->stats ? lim->stats : &mw->own_stats;

@@ -11,7 +11,13 @@
  * Waiting: a request that finds its origin's rules unknown is parked (engine.h,
  * Parking): a Task of its own waits on the Future and the worker goes on with other
  * URLs; when the rules are known, the request goes back in the Queue. At most
- * --max-tasks robots.txt downloads run at once; the other origins wait in line.
+ * --max-tasks robots.txt downloads run at once; the other origins wait in line. A
+ * download still running after ROBOTSTXT_SLOW_MS (a server dripping its file, one
+ * that never answers) goes on but leaves its place in line to the next origin, up to
+ * ROBOTSTXT_SLOW_FACTOR x --max-tasks downloads at once (issue #27 M6: ten dripping
+ * files at --max-tasks 10 no longer hold a good host's robots.txt for their
+ * --timeout). On the curl transport they run in the glue's side lane (curlglue.h),
+ * with as many connections of their own: they never take the pages' connections.
  *
  * Memory: the rules of all origins together are kept under max_bytes (robots_bytes:
  * only our group, each rule once); past it the least recently used origins are
@@ -39,6 +45,9 @@
 #define ROBOTSTXT_MAX_REDIRECTS 5
 #define ROBOTSTXT_MAX_BYTES     (64u << 20)           /* the rules of all origins */
 #define ROBOTSTXT_MAX_AGE_MS    (24ull * 3600 * 1000) /* RFC 9309, 2.4 */
+#define ROBOTSTXT_SLOW_MS       1000                  /* a download this old leaves */
+#define ROBOTSTXT_SLOW_FACTOR   4                     /* its place in line, up to this
+                                                         x --max-tasks downloads */
 
 /* What the middleware did, for tests and benchmarks. */
 typedef struct robotstxt_stats {

@@ -418,6 +418,8 @@ static coro *download(engine *e, const request *req, unsigned flags)
     crawl_request r = request_view(req);
     if (req->flags & REQ_ONE_TRY)
         flags |= FETCH_ONE_TRY;
+    if (req->flags & REQ_SIDE_LANE)
+        flags |= FETCH_SIDE_LANE;
     return fetch_response(e->a, &r, request_fields(req), flags);
 }
 

@@ -20,6 +20,8 @@ enum {
     REQ_DONT_OBEY_ROBOTS = 1 << 0,   /* the robots.txt middleware lets it pass */
     REQ_DONT_FILTER = 1 << 1,        /* engine_crawl schedules it even if seen */
     REQ_ONE_TRY = 1 << 2,            /* engine_fetch: one try, whatever --max-tries */
+    REQ_SIDE_LANE = 1 << 8,          /* the transport's side lane (curlglue.h): a
+                                      * download for the crawl itself (robots.txt) */
     REQ_ARCHIVE = 1 << 3,            /* engine_fetch: the response goes to the pipeline's
                                       * process_download (robots.txt) */
     REQ_ROOT = 1 << 4,               /* engine_crawl: a start request, scheduled unless

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cookiejar.h"
+#include "curlglue.h"
 #include "http.h"
 #include "recrawl_db.h"
 #include "redisurl.h"
@@ -85,6 +87,28 @@ static int check_frontier(void *s, const char *arg, char *why, size_t n)
     redis_url_forget(&u);
     if (bad)
         snprintf(why, n, "--frontier %s", err);
+    return bad ? -1 : 0;
+}
+
+/* --cookie NAME=VALUE (the last one given): a cookie (cookiejar.h); at most
+ * SETTINGS_MAX_HEADERS of them. */
+static int check_cookie(void *p, const char *arg, char *why, size_t n)
+{
+    const char *bad = cookiejar_pair_check(arg);
+    if (bad)
+        snprintf(why, n, "--cookie '%s': %s", arg, bad);
+    else if (((const settings *)p)->cookie.n > SETTINGS_MAX_HEADERS)
+        snprintf(why, n, "--cookie '%s': at most %d --cookie", arg, SETTINGS_MAX_HEADERS);
+    return bad || ((const settings *)p)->cookie.n > SETTINGS_MAX_HEADERS ? -1 : 0;
+}
+
+/* --proxy URL: one libcurl can use; never quoted (it may hold a password). */
+static int check_proxy(void *s, const char *arg, char *why, size_t n)
+{
+    (void)s;
+    const char *bad = curl_glue_proxy_check(arg);
+    if (bad)
+        snprintf(why, n, "--proxy: %s", bad);
     return bad ? -1 : 0;
 }
 
@@ -233,6 +257,20 @@ static const cli_flag rows[] = {
     {.name = "sitemaps", .arg = CLI_ARG_NONE, .offset = AT(sitemaps),
      .help = "also start from each host's sitemaps (robots.txt's\n"
              "Sitemap lines, /sitemap.xml)"},
+    {.name = "cookies", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(cookie_file),
+     .out_file = true, .section = "Cookies and proxies (the curl transport; docs/cookies.md):",
+     .help = "a Netscape cookie file: read before the crawl,\n"
+             "written back with the cookies servers set, at\n"
+             "the end (after SIGINT too) [no cookies]"},
+    {.name = "cookie", .arg = CLI_ARG_LIST, .metavar = "NAME=VALUE", .offset = AT(cookie),
+     .set = check_cookie,
+     .help = "send this cookie to the roots' hosts\n"
+             "(repeatable) [none]"},
+    {.name = "proxy", .arg = CLI_ARG_STRING, .metavar = "URL", .offset = AT(proxy),
+     .set = check_proxy,
+     .help = "every request through this proxy: http://,\n"
+             "https://, socks5h://HOST:PORT [http_proxy,\n"
+             "https_proxy, no_proxy: docs/cookies.md]"},
     {.name = "depth", .arg = CLI_ARG_NONE, .offset = AT(depth),
      .section = "Spider middleware (docs/extensions.md):",
      .help = "records say \"depth\": links from a root"},
@@ -354,6 +392,16 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
                       "with --frontier yet)",
                       frontier);
+    if (o->transport && strcmp(o->transport, "raw") == 0
+        && (s->cookie_file || s->cookie.n || s->proxy))
+        return REFUSE("%s: the raw transport has no cookies and no proxy: use --transport "
+                      "curl (the default)",
+                      s->cookie_file    ? "--cookies"
+                          : s->cookie.n ? "--cookie"
+                                        : "--proxy");
+    char bad[1024];
+    if (s->cookie_file && cookiejar_read(s->cookie_file, NULL, NULL, bad, sizeof bad) < 0)
+        return REFUSE("--cookies %s", bad); /* not a cookie file: never written over */
     if (same_file(s->recrawl, s->store) || same_file(s->recrawl, s->state))
         return REFUSE("--recrawl '%s' is read while the crawl runs: give --%s another file",
                       s->recrawl, same_file(s->recrawl, s->store) ? "store" : "state");

@@ -45,6 +45,9 @@ typedef struct settings {
     int autothrottle;          /* --autothrottle */
     double target_concurrency; /* --target-concurrency N (1) */
     int sitemaps;              /* --sitemaps: seed from each host's sitemaps */
+    const char *cookie_file;   /* --cookies FILE: read first, written back at the end */
+    cli_list cookie;           /* --cookie NAME=VALUE, repeatable: to the roots' hosts */
+    const char *proxy;         /* --proxy URL: every request through it */
     long long warc_max_size;   /* --warc-max-size BYTES (0: one file): rotate the archive */
     const char *warc_base;     /* --warc as given; with --warc-max-size, warc is the first
                                 * file's name (warc_file_name: FILE-00000.warc.gz) */

@@ -7,10 +7,16 @@
 #ifndef CRAWL_TEST_SCRATCH_H
 #define CRAWL_TEST_SCRATCH_H
 
+#include <stddef.h>
+
 /* "/tmp/crawltest.XXXXXX", the X's filled by scratch_setup. */
 extern char scratch_dir[];
 
 int scratch_setup(void **state);
 int scratch_teardown(void **state);
+
+/* dir/name (into path, len bytes at most) holding text, replaced if it was there.
+ * Returns path, or NULL when it could not be written. */
+const char *scratch_write(char *path, size_t len, const char *name, const char *text);
 
 #endif

@@ -112,6 +112,22 @@ static void stats_reply(server *srv, reply *r, bool head_only, bool ka)
     make_head(r, 200, "application/json", NULL, NULL, NULL, 0, (long long)len, ka);
 }
 
+/* Whether the request's Cookie fields hold the pair NAME=VALUE (cookie=). */
+static bool has_cookie(const char *cookies, const char *pair)
+{
+    size_t n = strlen(pair);
+    for (const char *c = cookies; c && *c;) {
+        c += strspn(c, " ;");
+        size_t len = strcspn(c, ";");
+        while (len && c[len - 1] == ' ')
+            len--;
+        if (len == n && strncmp(c, pair, n) == 0)
+            return true;
+        c += strcspn(c, ";");
+    }
+    return false;
+}
+
 /* ---- conditional requests (RFC 9110, 13.1): a page with an ETag or a Last-Modified
  * header gets a 304 when the client has it already ---- */
 
@@ -184,6 +200,10 @@ static void page_reply(server *srv, const request *req, site_page *pg, reply *r,
 {
     pg->requests++;
     r->delay_ms = pg->delay_ms >= 0 ? (uint64_t)pg->delay_ms : srv->delay_ms;
+    if (pg->need_cookie && !has_cookie(req->cookie, pg->need_cookie)) {
+        simple_page(r, 403, NULL, head_only, ka, NULL, 0);
+        return;
+    }
     if (pg->requests <= pg->drop) {
         r->drop = true;
         return;

@@ -140,6 +140,13 @@ long request_parse(const char *buf, size_t len, request *req)
             while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
                 vlen--;
             req->host = xstrndup(v, vlen);
+        } else if (klen == 6 && strncasecmp(l, "cookie", 6) == 0) {
+            while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
+                vlen--;
+            char *c = req->cookie ? xasprintf("%s; %.*s", req->cookie, (int)vlen, v)
+                                  : xstrndup(v, vlen);
+            free(req->cookie);
+            req->cookie = c;
         }
     }
     if (chunked)
@@ -196,6 +203,8 @@ void request_clear(request *req)
     req->user_agent = NULL;
     free(req->host);
     req->host = NULL;
+    free(req->cookie);
+    req->cookie = NULL;
     free(req->if_none_match);
     req->if_none_match = NULL;
     free(req->if_modified_since);

@@ -15,6 +15,7 @@ typedef struct request {
     long long body_len;       /* Content-Length of a request body (skipped) */
     char *user_agent;         /* malloc'd: the User-Agent header's value, or NULL */
     char *host;               /* malloc'd: the Host header's value, or NULL */
+    char *cookie;             /* malloc'd: the Cookie fields' values ("; " between), or NULL */
     char *if_none_match;      /* malloc'd: the If-None-Match values, or NULL */
     char *if_modified_since;  /* malloc'd: the If-Modified-Since value, or NULL */
 } request;

@@ -327,6 +327,10 @@ static int set_key(parser *p, char *word)
         pg->busy_status = (int)st;
     } else if (!strcmp(k, "retry")) {
         set_str(&pg->retry_after, v);
+    } else if (!strcmp(k, "cookie")) {
+        if (!strchr(v, '=') || *v == '=')
+            return fail(p, "bad cookie '%s' (NAME=VALUE)", v);
+        set_str(&pg->need_cookie, v);
     } else if (!strcmp(k, "reset")) {
         if (num_value(p, k, v, 0, 1LL << 40, &n) < 0)
             return -1;
@@ -423,6 +427,7 @@ static void page_free(site_page *pg)
     free(pg->body);
     free(pg->link_prefix);
     free(pg->retry_after);
+    free(pg->need_cookie);
     free(pg);
 }
 

@@ -46,6 +46,7 @@ typedef struct site_page {
     long drip_bytes;          /* 0: no drip */
     long drip_ms;
     long long reset_after;    /* -1: none; else RST after this many response bytes */
+    char *need_cookie;        /* cookie=NAME=VALUE: without it in Cookie, a 403 */
 } site_page;
 
 typedef struct site {

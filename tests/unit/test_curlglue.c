@@ -783,6 +783,45 @@ static void test_connection_cap(void **state)
     result_free(r, N);
 }
 
+/* Lanes (issue #27 M6): two requests that never answer fill the pages' lane of a glue
+ * of 2; a third page waits; a request in the side lane goes at once, on a connection
+ * of its own — and without a side lane it waits behind them like the third page. */
+static void lanes_run(bool side_lane, result *hang, result *page, result *side)
+{
+    char url[256];
+    regrow(2);
+    if (side_lane)
+        curl_glue_set_side_lane(E.g, 2);
+    for (int i = 0; i < 2; i++)
+        assert_non_null(start(&hang[i], "/hang", 10000, 0));
+    assert_non_null(start(page, "/ok", 10000, 0));
+    url_for(url, sizeof url, "/ok");
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = side};
+    side->req = curl_glue_get_lane(E.g, CURL_LANE_SIDE, url, NULL, 10000, 0, &sink, on_done, side);
+    assert_non_null(side->req);
+    E.outstanding++;
+    assert_false(run_for(500));     /* the hanging ones keep it running */
+    assert_int_equal(hang[0].dones + hang[1].dones + page->dones, 0);
+    assert_int_equal(side->dones, side_lane ? 1 : 0);
+    if (side_lane)
+        assert_string_equal(side->body, "hello world");
+    curl_glue_free(E.g);            /* cancels the rest */
+    E.g = NULL;
+    regrow(4);
+}
+
+static void test_side_lane(void **state)
+{
+    (void)state;
+    for (int with = 0; with < 2; with++) {
+        result hang[2] = {{0}}, page = {0}, side = {0};
+        lanes_run(with, hang, &page, &side);
+        result_free(hang, 2);
+        result_free(&page, 1);
+        result_free(&side, 1);
+    }
+}
+
 /* Many hosts (issue #27 M4). libcurl 7.88, evicting an idle connection from a full
  * cache, leaves its host's empty bundle behind and walks them all at every later
  * eviction: a crawl of N hosts cost N^2 (50,000 hosts: 206.8 s, the raw transport
@@ -1162,6 +1201,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sequential_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_hosts_no_eviction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connection_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_side_lane, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_in_flight, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_in_body, setup, teardown),
