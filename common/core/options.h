@@ -48,7 +48,7 @@ typedef struct crawl_options {
                               * shared by many processes) */
     int host_lanes;          /* --trace-events: a timeline lane per host, not per slot */
     int own_transfers;       /* transfers beyond max_tasks for the crawler's own downloads
-                              * (robots.txt), so that they never take the pages' (curl) */
+                              * (sitemaps), so that they never take the pages' (curl) */
     int trace_pid;           /* --trace-events: this process's pid in the timeline (0: 1) */
     int http2;               /* the curl transport offers HTTP/2 over https (ALPN), one
                               * connection per host; records say "http_version" */

@@ -322,8 +322,8 @@ static void fetch_next(robotstxt *mw)
  * resolves o->ready when the rules are known — at once, or when a download slot is
  * free: at most max_fetching (--max-tasks) run at once, as many as when each waited
  * in a worker, now that a parked request no longer holds one (a slow one steps aside:
- * slow_fired). They have libcurl transfers of their own (own_transfers, settings.c;
- * the glue's side lane, robotstxt_middleware_limits), never the pages'. */
+ * slow_fired). They have libcurl transfers of their own (the glue's side lane,
+ * robotstxt_middleware_limits), never the pages'. */
 static void fetch_start(robotstxt *mw, origin *o, const char *url)
 {
     o->robots_url = url_resolve(url, "/robots.txt");

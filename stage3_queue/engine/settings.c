@@ -471,10 +471,10 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     o->http2 = !s->http1_1;
     o->insecure = s->insecure;
     o->record_http_version = 1;
-    /* robots.txt downloads (at most --max-tasks at once, robotstxt.c) and the sitemap
-     * seeder's (one at a time) get libcurl transfers of their own: a robots.txt that
-     * drips never takes the pages' (docs/politeness.md, Limits) */
-    o->own_transfers = (s->ignore_robots ? 0 : o->max_tasks) + (s->sitemaps ? 1 : 0);
+    /* The sitemap seeder's download (one at a time) gets a libcurl transfer of its own;
+     * robots.txt downloads have the glue's side lane (robotstxt.c): neither takes the
+     * pages' (docs/politeness.md, Limits) */
+    o->own_transfers = s->sitemaps ? 1 : 0;
     if (s->frontier) {
         /* This process among the crawl's: HOST:PID, unique while it runs. */
         static char name[300];
