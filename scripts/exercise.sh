@@ -586,6 +586,7 @@ job_build() {
     if ! compiled "$name"; then     # a Lua spider: the tree's programs run the copy
         mkdir -p "$job/bin"
         cp "$source" "$job/src/$base"
+        : >"$job/build.log"
         for f in "$tree"/bin/*; do [ -e "$job/bin/${f##*/}" ] || ln -s "$f" "$job/bin/"; done
         return 0
     fi
