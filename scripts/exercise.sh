@@ -209,12 +209,13 @@ todo() {
 # The exercises' dependency graph (the grade.conf's `needs`), as Markdown: a list and a
 # mermaid graph.
 graph() {
-    local n d needs
+    local n d needs progs
     echo "| exercise | write it after | its code runs in |"
     echo "|---|---|---|"
     for n in $(names); do
         needs=$(directive "$n" needs | sed 's/.*/`&`/' | paste -sd' ' | sed 's/ /, /g')
-        echo "| \`$n\` | ${needs:-—} | $(directive "$n" programs | sed 's/.*/`&`/' | paste -sd' ' | sed 's/ /, /g') |"
+        progs=$(directive "$n" programs | sed 's/.*/`&`/' | paste -sd' ' | sed 's/ /, /g')
+        echo "| \`$n\` | ${needs:-—} | ${progs:-— (a spider file, for \`crawl-queue --spider\`)} |"
     done
     echo
     echo '```mermaid'
