@@ -123,17 +123,17 @@ static shop *crawled(shop *s)
     snprintf(items, sizeof items, "%s/items-%s.jsonl", scratch_dir,
              s == &hidden_shop ? "hidden" : "shop");
     unlink(items);
-    char *argv[] = {(char *)env_or("CRAWL_QUEUE_BIN", BIN_DIR "/crawl-queue"),
-                    "--spider",
-                    (char *)env_or("CRAWL_TEST_SPIDER",
-                                   SOURCE_DIR "/stage3_queue/spiders/course/bookshop.lua"),
-                    "--items",
-                    items,
-                    "--format",
-                    "jsonl",
-                    "-q",
-                    root,
-                    NULL};
+    char *argv[] = {
+        (char *)env_or("CRAWL_QUEUE_BIN", BIN_DIR "/crawl-queue"),
+        "--spider",
+        (char *)env_or("CRAWL_TEST_SPIDER", SOURCE_DIR "/stage3_queue/spiders/course/bookshop.lua"),
+        "--items",
+        items,
+        "--format",
+        "jsonl",
+        "-q",
+        root,
+        NULL};
     int rc = run_crawler(&s->run, argv, CRAWL_LIMIT_SECS);
     testsite_stop(&ts);
     assert_int_equal(rc, 0);
@@ -175,13 +175,13 @@ static void check_fields(const shop *s, const book *b)
         fail_msg("%s: \"title\" should be \"%s\", is %s%s%s", b->path, b->title, t ? "\"" : "",
                  t ? t : "missing or not a string", t ? "\"" : "");
     if (!a || strcmp(a, b->author) != 0)
-        fail_msg("%s: \"author\" should be \"%s\", is %s%s%s", b->path, b->author,
-                 a ? "\"" : "", a ? a : "missing or not a string", a ? "\"" : "");
+        fail_msg("%s: \"author\" should be \"%s\", is %s%s%s", b->path, b->author, a ? "\"" : "",
+                 a ? a : "missing or not a string", a ? "\"" : "");
     const jv *p = jobj_get(it, "price");
     if (!p || p->type != JV_NUM || fabs(jobj_num(it, "price", 0) - b->price) > 0.004)
         fail_msg("%s: \"price\" should be the number %.2f, is %s", b->path, b->price,
                  !p || p->type == JV_ABSENT ? "missing"
-                 : p->type == JV_NUM        ? "another number"
+                     : p->type == JV_NUM    ? "another number"
                                             : "not a number");
 }
 
@@ -210,7 +210,7 @@ static void check_ratings(shop *s, int api)
         if (!r || r->type != JV_NUM || jobj_int(it, "rating", -1) != b->rating)
             fail_msg("%s: \"rating\" should be the number %d, is %s", b->path, b->rating,
                      !r || r->type == JV_ABSENT ? "missing"
-                     : r->type == JV_NUM        ? "another number"
+                         : r->type == JV_NUM    ? "another number"
                                                 : "not a number");
     }
     if (seen == 0)
@@ -225,8 +225,9 @@ static void check_exact(shop *s)
     for (size_t i = 0; i < s->nitems; i++) {
         const char *u = jobj_str(s->items[i], "url");
         size_t k = 0, same = 0;
-        while (k < s->nbooks && !(u && strcmp(u + strlen(s->origin), s->books[k].path) == 0
-                                  && strncmp(u, s->origin, strlen(s->origin)) == 0))
+        while (k < s->nbooks
+               && !(u && strcmp(u + strlen(s->origin), s->books[k].path) == 0
+                    && strncmp(u, s->origin, strlen(s->origin)) == 0))
             k++;
         if (k == s->nbooks)
             fail_msg("item %zu is no book's: \"url\" is %s", i + 1, u ? u : "missing");
@@ -331,16 +332,11 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shop_runs),
-        cmocka_unit_test(test_shop_first_shelf),
-        cmocka_unit_test(test_shop_pagination),
-        cmocka_unit_test(test_shop_api_ratings),
-        cmocka_unit_test(test_shop_page_ratings),
-        cmocka_unit_test(test_shop_exact_items),
-        cmocka_unit_test(test_hidden_runs),
-        cmocka_unit_test(test_hidden_all_shelves),
-        cmocka_unit_test(test_hidden_ratings),
-        cmocka_unit_test(test_hidden_exact_items),
+        cmocka_unit_test(test_shop_runs),         cmocka_unit_test(test_shop_first_shelf),
+        cmocka_unit_test(test_shop_pagination),   cmocka_unit_test(test_shop_api_ratings),
+        cmocka_unit_test(test_shop_page_ratings), cmocka_unit_test(test_shop_exact_items),
+        cmocka_unit_test(test_hidden_runs),       cmocka_unit_test(test_hidden_all_shelves),
+        cmocka_unit_test(test_hidden_ratings),    cmocka_unit_test(test_hidden_exact_items),
     };
     const char *only = getenv("CRAWL_TEST_FILTER");
     if (only && *only)
