@@ -252,65 +252,44 @@ static void check_no_spider_error(shop *s)
     }
 }
 
-static void test_shop_runs(void **state)
-{
-    (void)state;
-    check_no_spider_error(crawled(&public_shop));
-}
+/* The cases: a name (grade.conf's globs pick them), the shop, what is checked. */
+typedef enum check_kind { RUNS, SHELVES, API_RATINGS, PAGE_RATINGS, ALL_RATINGS, EXACT } check_kind;
+typedef struct grade_case {
+    const char *name;
+    shop *s;
+    check_kind kind;
+    int from, to; /* SHELVES: the shelves */
+} grade_case;
 
-static void test_shop_first_shelf(void **state)
-{
-    (void)state;
-    check_shelves(crawled(&public_shop), 1, 1);
-}
+static grade_case cases[] = {
+    {"test_shop_runs", &public_shop, RUNS, 0, 0},
+    {"test_shop_first_shelf", &public_shop, SHELVES, 1, 1},
+    {"test_shop_pagination", &public_shop, SHELVES, 2, 99},
+    {"test_shop_api_ratings", &public_shop, API_RATINGS, 0, 0},
+    {"test_shop_page_ratings", &public_shop, PAGE_RATINGS, 0, 0},
+    {"test_shop_exact_items", &public_shop, EXACT, 0, 0},
+    {"test_hidden_runs", &hidden_shop, RUNS, 0, 0},
+    {"test_hidden_all_shelves", &hidden_shop, SHELVES, 1, 99},
+    {"test_hidden_ratings", &hidden_shop, ALL_RATINGS, 0, 0},
+    {"test_hidden_exact_items", &hidden_shop, EXACT, 0, 0},
+};
+#define NCASES (sizeof cases / sizeof *cases)
 
-static void test_shop_pagination(void **state)
+static void run_case(void **state)
 {
-    (void)state;
-    check_shelves(crawled(&public_shop), 2, 99);
-}
-
-static void test_shop_api_ratings(void **state)
-{
-    (void)state;
-    check_ratings(crawled(&public_shop), 1);
-}
-
-static void test_shop_page_ratings(void **state)
-{
-    (void)state;
-    check_ratings(crawled(&public_shop), 0);
-}
-
-static void test_shop_exact_items(void **state)
-{
-    (void)state;
-    check_exact(crawled(&public_shop));
-}
-
-static void test_hidden_runs(void **state)
-{
-    (void)state;
-    check_no_spider_error(crawled(&hidden_shop));
-}
-
-static void test_hidden_all_shelves(void **state)
-{
-    (void)state;
-    check_shelves(crawled(&hidden_shop), 1, 99);
-}
-
-static void test_hidden_ratings(void **state)
-{
-    (void)state;
-    check_ratings(crawled(&hidden_shop), 1);
-    check_ratings(&hidden_shop, 0);
-}
-
-static void test_hidden_exact_items(void **state)
-{
-    (void)state;
-    check_exact(crawled(&hidden_shop));
+    const grade_case *c = *state;
+    shop *s = crawled(c->s);
+    switch (c->kind) {
+    case RUNS: check_no_spider_error(s); break;
+    case SHELVES: check_shelves(s, c->from, c->to); break;
+    case API_RATINGS: check_ratings(s, 1); break;
+    case PAGE_RATINGS: check_ratings(s, 0); break;
+    case ALL_RATINGS:
+        check_ratings(s, 1);
+        check_ratings(s, 0);
+        break;
+    case EXACT: check_exact(s); break;
+    }
 }
 
 static void free_shop(shop *s)
@@ -331,13 +310,10 @@ static int teardown(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shop_runs),         cmocka_unit_test(test_shop_first_shelf),
-        cmocka_unit_test(test_shop_pagination),   cmocka_unit_test(test_shop_api_ratings),
-        cmocka_unit_test(test_shop_page_ratings), cmocka_unit_test(test_shop_exact_items),
-        cmocka_unit_test(test_hidden_runs),       cmocka_unit_test(test_hidden_all_shelves),
-        cmocka_unit_test(test_hidden_ratings),    cmocka_unit_test(test_hidden_exact_items),
-    };
+    struct CMUnitTest tests[NCASES];
+    for (size_t i = 0; i < NCASES; i++)
+        tests[i] = (struct CMUnitTest){
+            .name = cases[i].name, .test_func = run_case, .initial_state = &cases[i]};
     const char *only = getenv("CRAWL_TEST_FILTER");
     if (only && *only)
         cmocka_set_test_filter(only);

@@ -5,19 +5,21 @@
 --   crawl-queue --spider bookshop.lua --items books.jsonl http://HOST:PORT/shelf/1
 -- EXERCISE stage3-spider: BEGIN (docs/exercises/stage3-spider/: README.md, stub.lua)
 
--- A shelf: each book's page goes to "book"; the next shelf comes back here.
-function parse(response)
-    for _, href in ipairs(response:xpath('//a[@class="book"]/@href')) do
-        follow(href, "book")
-    end
-    for _, href in ipairs(response:xpath('//a[@rel="next"]/@href')) do
-        follow(href)
-    end
-end
-
 -- The first string an XPath expression finds on the page, or nil.
 local function first(response, expr)
     return response:xpath(expr)[1]
+end
+
+-- A shelf: each book's page goes to "book"; the next shelf, if any, comes back here.
+function parse(response)
+    local books = response:xpath('//a[@class="book"]/@href')
+    for i = 1, #books do
+        follow(books[i], "book")
+    end
+    local next_shelf = first(response, '//a[@rel="next"]/@href')
+    if next_shelf then
+        follow(next_shelf)
+    end
 end
 
 -- A book: its fields from the page; its rating there, or from the API the page names
