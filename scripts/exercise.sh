@@ -26,8 +26,10 @@
 #
 # An exercise is a region of one of our source files, between the lines
 #   /* EXERCISE NAME: BEGIN ... */   and   /* EXERCISE NAME: END */
-# and a directory docs/exercises/NAME/ holding README.md (the task), stub.c (what
-# replaces the region in the student's copy) and grade.conf (the tests that grade it).
+# (in a Lua spider, `-- EXERCISE NAME: BEGIN ...` and `-- EXERCISE NAME: END`)
+# and a directory docs/exercises/NAME/ holding README.md (the task), stub.c or stub.lua
+# (what replaces the region in the student's copy) and grade.conf (the tests that grade
+# it). A Lua copy is not compiled: the unit tests get its path in env CRAWL_TEST_SPIDER.
 # The student's copy is our file with the region replaced by the stub; `check` builds
 # the whole project in build-exercise-NAME/ with that copy compiled instead of ours
 # (scripts/exercise.cmake) and runs the tests of grade.conf.
@@ -62,8 +64,18 @@ die() { echo "exercise: $*" >&2; exit 2; }
 names() {
     local d
     for d in "$EXDIR"/*/; do
-        [ -f "$d/stub.c" ] && basename "$d"
+        [ -f "$d/stub.c" ] || [ -f "$d/stub.lua" ] && basename "$d"
     done
+}
+
+# The stub of exercise NAME (stub.c, or stub.lua for a Lua spider).
+stub_of() {
+    if [ -f "$EXDIR/$1/stub.lua" ]; then echo "$EXDIR/$1/stub.lua"; else echo "$EXDIR/$1/stub.c"; fi
+}
+
+# Whether NAME's region is in a C file (compiled into the programs), not a Lua spider.
+compiled() {
+    [[ $(region_file "$1") == *.c ]]
 }
 
 list() {
@@ -78,7 +90,7 @@ list() {
 
 need_name() {
     local n=${1:-}
-    if [ -z "$n" ] || [ ! -f "$EXDIR/$n/stub.c" ]; then
+    if [ -z "$n" ] || [ ! -f "$(stub_of "$n")" ]; then
         list >&2
         die "${n:+no exercise '$n'; }give one of the names above (EX=name)"
     fi
@@ -87,7 +99,7 @@ need_name() {
 # The source file (relative to the tree) that holds NAME's region.
 region_file() {
     local files
-    files=$(cd "$ROOT" && { grep -rlF --include='*.c' "EXERCISE $1: BEGIN" "${SRC_DIRS[@]}" || true; })
+    files=$(cd "$ROOT" && { grep -rlF --include='*.c' --include='*.lua' "EXERCISE $1: BEGIN" "${SRC_DIRS[@]}" || true; })
     [ -n "$files" ] || die "no source file has the marker 'EXERCISE $1: BEGIN'"
     [ "$(echo "$files" | wc -l)" -eq 1 ] || die "several files have the marker of $1: $files"
     echo "$files"
@@ -97,7 +109,7 @@ region_file() {
 make_copy() {
     local name=$1 out=$2 rel
     rel=$(region_file "$name")
-    awk -v b="EXERCISE $name: BEGIN" -v e="EXERCISE $name: END" -v stub="$EXDIR/$name/stub.c" '
+    awk -v b="EXERCISE $name: BEGIN" -v e="EXERCISE $name: END" -v stub="$(stub_of "$name")" '
         index($0, b) { print; while ((getline l < stub) > 0) print l; skip = 1; nb++; next }
         index($0, e) { print; skip = 0; ne++; next }
         !skip { print }
@@ -149,7 +161,7 @@ other_copies() {
         [ "$o" = "$name" ] && continue
         rel=$(region_file "$o")
         [ "$rel" = "$(region_file "$name")" ] && continue
-        region_of "$o" "$ROOT/$rel" | cmp -s - "$EXDIR/$o/stub.c" || continue
+        region_of "$o" "$ROOT/$rel" | cmp -s - "$(stub_of "$o")" || continue
         copy=$ROOT/exercise-$o/$(basename "$rel")
         if [ -f "$copy" ]; then
             echo "$rel $copy"
@@ -188,7 +200,7 @@ todo() {
     local n rel
     for n in $(names); do
         rel=$(region_file "$n")
-        if region_of "$n" "$ROOT/$rel" | cmp -s - "$EXDIR/$n/stub.c"; then
+        if region_of "$n" "$ROOT/$rel" | cmp -s - "$(stub_of "$n")"; then
             echo "$n $(directive "$n" programs | paste -sd' ')"
         fi
     done
@@ -197,12 +209,13 @@ todo() {
 # The exercises' dependency graph (the grade.conf's `needs`), as Markdown: a list and a
 # mermaid graph.
 graph() {
-    local n d needs
+    local n d needs progs
     echo "| exercise | write it after | its code runs in |"
     echo "|---|---|---|"
     for n in $(names); do
         needs=$(directive "$n" needs | sed 's/.*/`&`/' | paste -sd' ' | sed 's/ /, /g')
-        echo "| \`$n\` | ${needs:-—} | $(directive "$n" programs | sed 's/.*/`&`/' | paste -sd' ' | sed 's/ /, /g') |"
+        progs=$(directive "$n" programs | sed 's/.*/`&`/' | paste -sd' ' | sed 's/ /, /g')
+        echo "| \`$n\` | ${needs:-—} | ${progs:-— (a spider file, for \`crawl-queue --spider\`)} |"
     done
     echo
     echo '```mermaid'
@@ -438,8 +451,11 @@ prebuild() {
     : >"$tree/grade/tests"
     read_conf "$EXDIR/$name/grade.conf" public "$tree/grade"
     [ -z "$hidden" ] || read_conf "$hidden" hidden "$tree/grade"
-    files=$rel sources=$copy
-    while read -r f c; do files="$files;$f" sources="$sources;$c"; done < <(other_copies "$name")
+    files="" sources=""
+    compiled "$name" && files=$rel sources=$copy
+    while read -r f c; do
+        files="${files:+$files;}$f" sources="${sources:+$sources;}$c"
+    done < <(other_copies "$name")
     # The scenarios' drivers (the scenarios program, testsite) hold nothing of the
     # student's: under ASan they only slow each case down (twice as slow), so they come
     # from a plain tree of our own code, TREE/drivers, and TREE builds only the programs
@@ -565,9 +581,16 @@ link_script() {
 
 # Build JOB's programs with SOURCE (JOB/rebuild.sh, made once per job and tree).
 job_build() {
-    local name=$1 source=$2 tree=$3 job=$4 base
+    local name=$1 source=$2 tree=$3 job=$4 base f
     base=$(basename "$(region_file "$name")")
     mkdir -p "$job/src"
+    if ! compiled "$name"; then     # a Lua spider: the tree's programs run the copy
+        mkdir -p "$job/bin"
+        cp "$source" "$job/src/$base"
+        : >"$job/build.log"
+        for f in "$tree"/bin/*; do [ -e "$job/bin/${f##*/}" ] || ln -s "$f" "$job/bin/"; done
+        return 0
+    fi
     if [ ! -f "$job/rebuild.sh" ] || [ "$tree/compile_commands.json" -nt "$job/rebuild.sh" ]; then
         : >"$job/swapped"
         job_script "$tree" "$job" "$base"
@@ -622,12 +645,17 @@ check() {
     if [ -n "$prebuilt" ]; then
         job_build "$name" "$source" "$prebuilt" "$build" || return 1
     else
-        files=$rel sources=$source
+        files="" sources=""
+        compiled "$name" && files=$rel sources=$source
         while read -r f copy; do
             echo "== $name: also compiling $copy for $f (the tree holds the stub)"
-            files="$files;$f" sources="$sources;$copy"
+            files="${files:+$files;}$f" sources="${sources:+$sources;}$copy"
         done < <(other_copies "$name")
-        echo "== $name: building $rel from $source in $build$([ $san = ON ] && echo ' (ASan+UBSan)')"
+        if compiled "$name"; then
+            echo "== $name: building $rel from $source in $build$([ $san = ON ] && echo ' (ASan+UBSan)')"
+        else
+            echo "== $name: building the programs that run $source (a Lua spider) in $build"
+        fi
         tree_build "$name" "$sources" "$files" "$build" "$san" "$(conf_targets "$logs/tests")" || return 1
     fi
     bin=$build/bin
@@ -661,7 +689,7 @@ check() {
             unit)
                 label=$a${b:+ $b}
                 CRAWL_TEST_FILTER=${b:-} CRAWL_TEST_GUARD_MS=$GUARD_MS CRAWL_QUEUE_BIN=$bin/crawl-queue \
-                    CRAWL_TEST_JITTER_MS=$JITTER_MS \
+                    CRAWL_TEST_JITTER_MS=$JITTER_MS CRAWL_TEST_SPIDER=$source \
                     run_cmocka "$vis" "$label" "$logs/$i-$a.log" "$(capped "$UNIT_TIMEOUT")" "$bin/$a"
                 echo "unit $a $CASES" >> "$logs/cases" ;;
             scenario)

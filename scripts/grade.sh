@@ -3,7 +3,8 @@
 # file in DIR, each built with ASan+UBSan and run through the exercise's tests, public
 # and hidden (scripts/exercise.sh check --sanitize), bounded in time and memory.
 #
-#   DIR/alice.c, DIR/bob.c ...        one file per student (any name ending in .c), or
+#   DIR/alice.c, DIR/bob.c ...        one file per student (any name ending in .c, or
+#                                     .lua for a Lua spider's exercise), or
 #   DIR/alice/queue.c ...             one folder per student holding the file
 #
 # A copy that does not compile, hangs or crashes is a row like any other. Writes
@@ -52,11 +53,13 @@ dir=${2:-}
 [ -n "$name" ] && [ -n "$dir" ] && [ $# -eq 2 ] ||
     die "usage: grade.sh [-j N] NAME DIR (make -f Makefile.tutorial grade EX=NAME SUBMISSIONS=DIR JOBS=N)"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "-j wants a number of jobs, 1 or more, not '$jobs'"
-[ -f "$ROOT/docs/exercises/$name/stub.c" ] || { bash "$EX" list >&2; die "no exercise '$name'"; }
+[ -f "$ROOT/docs/exercises/$name/stub.c" ] || [ -f "$ROOT/docs/exercises/$name/stub.lua" ] ||
+    { bash "$EX" list >&2; die "no exercise '$name'"; }
 [ -d "$dir" ] || die "$dir is not a directory"
 dir=$(cd "$dir" && pwd)
-rel=$(cd "$ROOT" && grep -rlF --include='*.c' "EXERCISE $name: BEGIN" common stage1_callbacks stage2_generators stage3_queue)
+rel=$(cd "$ROOT" && grep -rlF --include='*.c' --include='*.lua' "EXERCISE $name: BEGIN" common stage1_callbacks stage2_generators stage3_queue)
 base=$(basename "$rel")
+ext=${base##*.}     # c, or lua for a Lua spider
 
 hidden=${GRADE_HIDDEN:-$ROOT/docs/exercises/$name/hidden.conf}
 if [ "$hidden" = none ] || { [ -z "${GRADE_HIDDEN:-}" ] && [ ! -f "$hidden" ]; }; then
@@ -75,15 +78,15 @@ export EXERCISE_TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-300}
 
 # The submissions: NAME -> file.
 subs=() files=()
-for f in "$dir"/*.c; do
+for f in "$dir"/*."$ext"; do
     [ -f "$f" ] || continue
-    subs+=("$(basename "$f" .c)") files+=("$f")
+    subs+=("$(basename "$f" ".$ext")") files+=("$f")
 done
 for f in "$dir"/*/"$base"; do
     [ -f "$f" ] || continue
     subs+=("$(basename "$(dirname "$f")")") files+=("$f")
 done
-[ "${#subs[@]}" -gt 0 ] || die "$dir holds no submission (*.c, or */$base)"
+[ "${#subs[@]}" -gt 0 ] || die "$dir holds no submission (*.$ext, or */$base)"
 
 csv_field() {
     local v=$1

@@ -73,7 +73,9 @@ leak_check() {
             n=${r%%:*} rel=${r#*:}
             awk -v b="EXERCISE $n: BEGIN" -v e="EXERCISE $n: END" '
                 index($0, e) { inside = 0 } inside { print } index($0, b) { inside = 1 }' "$ROOT/$rel" >"$dest.sol.$n"
-            (cd "$dest" && find . -type f ! -path './.git/*' -print0 | xargs -0 awk -v W=6 -v stub="$ROOT/docs/exercises/$n/stub.c" '
+            stub=$ROOT/docs/exercises/$n/stub.c
+            [ -f "$stub" ] || stub=$ROOT/docs/exercises/$n/stub.lua    # a Lua spider's
+            (cd "$dest" && find . -type f ! -path './.git/*' -print0 | xargs -0 awk -v W=6 -v stub="$stub" '
                 function norm(s,   out, i) {         # comments out, spaces collapsed
                     out = ""
                     while (s != "") {
@@ -99,7 +101,7 @@ leak_check() {
                 FNR == NR { k = push(t, FNR); if (k != "") sol[k] = 1; next }
                 FILENAME == stub { k = push(t, FNR); if (k != "") delete sol[k]; next }   # given
                 { k = push(t, FNR); if (k != "" && (k in sol) && !reported) { print FILENAME ":" at[1] ": " win[1] " ..."; reported = 1 } }
-            ' "$dest.sol.$n" "$ROOT/docs/exercises/$n/stub.c") | sed "s|^\./|$n: |"
+            ' "$dest.sol.$n" "$stub") | sed "s|^\./|$n: |"
             rm -f "$dest.sol.$n"
         done
     )
@@ -121,7 +123,7 @@ if [ $check_only = 1 ]; then      # only the leak check, on a copy made before
     dest=$(cd "$dest" && pwd)
     regions=()
     for n in "${names[@]}"; do
-        regions+=("$n:$(cd "$ROOT" && grep -rlF --include='*.c' "EXERCISE $n: BEGIN" common stage1_callbacks stage2_generators stage3_queue)")
+        regions+=("$n:$(cd "$ROOT" && grep -rlF --include='*.c' --include='*.lua' "EXERCISE $n: BEGIN" common stage1_callbacks stage2_generators stage3_queue)")
     done
     leak_check || exit 1
     echo "handout: no line nor shape of a solution in $dest"
@@ -139,7 +141,7 @@ done) | (cd "$ROOT" && xargs -0 -r cp --parents -P -t "$dest")
 # 2. Each exercise's region becomes its stub.
 regions=()
 for n in "${names[@]}"; do
-    rel=$(cd "$ROOT" && grep -rlF --include='*.c' "EXERCISE $n: BEGIN" common stage1_callbacks stage2_generators stage3_queue)
+    rel=$(cd "$ROOT" && grep -rlF --include='*.c' --include='*.lua' "EXERCISE $n: BEGIN" common stage1_callbacks stage2_generators stage3_queue)
     bash "$ROOT/scripts/exercise.sh" copy "$n" "$dest/$rel.new"
     mv "$dest/$rel.new" "$dest/$rel"
     regions+=("$n:$rel")

@@ -11,6 +11,10 @@
 # 2. two copies of stage 3's robotstxt.c: ours, and one whose wait_body writes the
 #    answer with decide() itself, forgetting the parked requests: it loses points, and
 #    its failures carry the hint about answer(f).
+# 3. five copies of stage3-spider's Lua spider: ours, the stub, one that does not
+#    follow the next shelf, one that never downloads the API's ratings and one that
+#    loops forever in parse: full marks for ours, some points for the others, each
+#    failure with its hint.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: grade_test.sh BUILDDIR}/grade-selftest
@@ -20,7 +24,7 @@ bad() { echo "FAIL  $*"; fail=1; }
 # ---- 1. stage3-queue: six kinds of copy -------------------------------------------
 name=stage3-queue
 src=$here/stage3_queue/queue.c
-rm -rf "$out/class" "$out/robots-class" "$out/student"
+rm -rf "$out/class" "$out/robots-class" "$out/student" "$out/spider-class"
 mkdir -p "$out/class"
 class=$out/class
 
@@ -158,4 +162,32 @@ expect reference "full marks" '[ "$score" = "$max" ] && [ "$passed" = "$total" ]
 expect no-answer "parked requests never answered: below full marks" '[ "$score" -lt "$max" ]'
 grep -q 'hint: .*answer(f)' "$out/robots-build/logs/no-answer.log" &&
     echo "ok    no-answer: its failures carry the hint about answer(f)" || bad "no-answer: no hint about answer(f)"
+
+# ---- 3. stage3-spider: a Lua spider, whole or missing a step ----------------------
+spi=$here/stage3_queue/spiders/course/bookshop.lua
+sc=$out/spider-class
+mkdir -p "$sc"
+cp "$spi" "$sc/reference.lua"
+bash "$here/scripts/exercise.sh" copy stage3-spider "$sc/stub.lua"
+sed 's/^    local next_shelf = .*/    local next_shelf = nil/' "$spi" >"$sc/no-pagination.lua"
+sed 's/^    if not stars and api then$/    if false then/' "$spi" >"$sc/no-api.lua"
+sed 's/^function parse(response)$/&\n    while true do end/' "$spi" >"$sc/endless.lua"
+for f in no-pagination no-api endless; do
+    cmp -s "$spi" "$sc/$f.lua" && { echo "grade_test: could not make $f.lua from $spi"; exit 1; }
+done
+GRADE_BUILD=$out/spider-build GRADE_CSV=$out/spider.csv \
+    bash "$here/scripts/grade.sh" -j 2 stage3-spider "$sc" ||
+    { echo "grade_test: grade.sh exited $? on stage3-spider"; exit 1; }
+CSV=$out/spider.csv
+expect reference "full marks" '[ "$score" = "$max" ] && [ "$passed" = "$total" ] && [ -z "$findings$notes" ]'
+expect stub "a few points (its crawl ends well), far from full marks" '[ "$score" -gt 0 ] && [ $((score * 4)) -lt "$max" ]'
+expect no-pagination "partial marks" '[ "$score" -gt 0 ] && [ "$score" -lt "$max" ] && [ "$passed" -lt "$total" ]'
+expect no-api "partial marks" '[ "$score" -gt 0 ] && [ "$score" -lt "$max" ] && [ "$passed" -lt "$total" ]'
+expect endless "no item: below the stub's marks" '[ "$score" -lt "$max" ] && [ "$passed" -lt "$total" ]'
+grep -qF 'hint: Only the first shelf' "$out/spider-build/logs/no-pagination.log" &&
+    echo "ok    no-pagination: the hint names the next-page link" || bad "no-pagination: no hint about the next-page link"
+grep -qF 'hint: Some pages name their rating' "$out/spider-build/logs/no-api.log" &&
+    echo "ok    no-api: the hint names download()" || bad "no-api: no hint about download()"
+grep -qF 'spider error' "$out/spider-build/logs/endless.log" &&
+    echo "ok    endless: its records say the spider was stopped" || bad "endless: no spider error in its log"
 exit $fail

@@ -28,7 +28,7 @@ bash "$here/scripts/handout.sh" "$copy" || { echo "FAIL  handout.sh exited $?"; 
 
 names=$(bash "$here/scripts/exercise.sh" list | sed -n 's/^  \([^ ]*\) .*/\1/p')
 for n in $names; do
-    rel=$(cd "$here" && grep -rlF --include='*.c' "EXERCISE $n: BEGIN" common stage1_callbacks stage2_generators stage3_queue)
+    rel=$(cd "$here" && grep -rlF --include='*.c' --include='*.lua' "EXERCISE $n: BEGIN" common stage1_callbacks stage2_generators stage3_queue)
     bash "$here/scripts/exercise.sh" copy "$n" "$out/start.c"
     git -C "$copy" show "HEAD:$rel" | cmp -s - "$out/start.c" && ok "$n: $rel is the stub copy" ||
         bad "$n: $rel differs from the student's starting copy"
