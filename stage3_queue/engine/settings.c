@@ -271,16 +271,13 @@ static const cli_flag rows[] = {
      .help = "every request through this proxy: http://,\n"
              "https://, socks5h://HOST:PORT [http_proxy,\n"
              "https_proxy, no_proxy: docs/cookies.md]"},
-    {.name = "depth", .arg = CLI_ARG_NONE, .offset = AT(depth),
-     .section = "Spider middleware (docs/extensions.md):",
-     .help = "records say \"depth\": links from a root"},
     {.name = "max-depth", .arg = CLI_ARG_INT, .metavar = "N", .min = 0, .max = 1000000,
      .offset = AT(max_depth), .set = set_max_depth,
+     .section = "Spider middleware (docs/extensions.md; records say \"depth\" and\n"
+                "\"referrer\", requests send Referer, --store gets a links table,\n"
+                "unless --chapter):",
      .help = "follow no link deeper than N (0: the roots\n"
-             "only); implies --depth [no limit]"},
-    {.name = "referrer", .arg = CLI_ARG_NONE, .offset = AT(referrer),
-     .help = "records say \"referrer\", requests send Referer,\n"
-             "--store gets a links table"},
+             "only) [no limit]"},
     {.name = "include", .arg = CLI_ARG_LIST, .metavar = "REGEX", .offset = AT(include),
      .set = check_include,
      .help = "follow only links matching one of these POSIX\n"
@@ -448,6 +445,10 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     if (check_rules(s, o, why, n) < 0 || load_spider(s, why, n) < 0)
         return -1;
     s->polite = !s->chapter;
+    /* The depth and referrer spider middlewares are on, as in Scrapy, unless the
+     * chapter's crawler is asked for (--max-depth turns depth on there too). */
+    s->depth = s->depth || !s->chapter;
+    s->referrer = !s->chapter;
     o->user_agent = s->user_agent;
     o->threads = s->threads;
     o->dns_timeout = s->dns_timeout;

@@ -57,9 +57,9 @@ typedef struct settings {
     int insecure;              /* --insecure: TLS certificates not checked */
 
     /* Spider middleware (spidermw/) */
-    int depth;        /* --depth: records say "depth" */
+    int depth;        /* records say "depth" (not with --chapter unless --max-depth) */
     int max_depth;    /* --max-depth N (-1: no limit; sets depth) */
-    int referrer;     /* --referrer: records say "referrer", Referer sent */
+    int referrer;     /* records say "referrer", Referer sent (not with --chapter) */
     cli_list include; /* --include REGEX, repeatable: links followed */
     int requisites;   /* --requisites: also fetch what pages need */
     /* Spiders (docs/spiders.md). */

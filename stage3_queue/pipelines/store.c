@@ -36,7 +36,7 @@ typedef struct store {
 } store;
 
 /* A row of pages, or of robots (a robots.txt download: no record of the crawl); a
- * page's links when the engine gives them (--referrer: the links table). */
+ * page's links when the engine gives them (the referrer middleware: the links table). */
 typedef struct store_row {
     store_page page;
     bool robots;
@@ -134,7 +134,7 @@ static const char upgrade_sql[] =
     " FROM pages HAVING count(*) > 0;"
     "UPDATE pages SET crawl_id = (SELECT max(id) FROM crawls) WHERE crawl_id IS NULL;";
 
-/* Each page's links, filled with --referrer. */
+/* Each page's links, filled by the referrer middleware (not with --chapter). */
 static const char links_schema[] =
     "CREATE TABLE IF NOT EXISTS links (from_url TEXT NOT NULL, to_url TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS links_to ON links (to_url);";

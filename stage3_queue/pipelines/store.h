@@ -16,7 +16,7 @@
  *     body         BLOB,                  -- at most --max-size bytes
  *     fetched_at   TEXT NOT NULL          -- UTC, ISO 8601 with milliseconds
  *   );
- *   CREATE TABLE links (                   -- filled with --referrer
+ *   CREATE TABLE links (                   -- the referrer middleware's
  *     from_url     TEXT NOT NULL,         -- a page (pages.url)
  *     to_url       TEXT NOT NULL          -- a link on it: absolute, each once a page
  *   );                                     -- (and an index on to_url)

@@ -303,15 +303,16 @@ static void run_appended(case_ctx *c, char **argv, int n, int cap, const char *f
     run_argv(c, argv);
 }
 
-/* A record of bin has exactly the nine keys (crawl-queue's a tenth: http_version):
- * NULL, or what is wrong. */
-static const char *record_keys_missing(const jobj *o, const char *bin)
+/* A record of bin has exactly the nine keys; crawl-queue's a tenth, http_version, and by
+ * default (not --chapter: the chapter's crawler) "depth" and "referrer" too (the spider
+ * middlewares'): NULL, or what is wrong. */
+static const char *record_keys_missing(const jobj *o, const char *bin, bool chapter)
 {
-    static const char *const keys[] = {"url", "next_url", "status", "exception", "size",
-                                       "content_type", "encoding", "num_urls",
-                                       "num_new_urls", "http_version"};
+    static const char *const keys[] = {"url",          "next_url", "status",   "exception",
+                                       "size",         "content_type", "encoding", "num_urls",
+                                       "num_new_urls", "http_version", "depth",    "referrer"};
     static char why[64];
-    size_t nkeys = strcmp(stage_of(bin), "queue") == 0 ? 10 : 9;
+    size_t nkeys = strcmp(stage_of(bin), "queue") != 0 ? 9 : chapter ? 10 : 12;
     if (o->n != nkeys) {
         snprintf(why, sizeof why, "%zu keys, not %zu", o->n, nkeys);
         return why;
@@ -374,8 +375,11 @@ static const crawl_run *crawl_bin(case_ctx *c, const char *bin, const char *tran
         fail_msg("bad summary (want done=%zu todo=0 stage=%s transport=%s selector=%s): "
                  "%s\n%s", r->nrecords, stage_of(bin), transport, selector ? selector : "*",
                  cmd, crawl_run_describe(r));
+    bool chapter = false;
+    for (int i = 0; argv[i]; i++)
+        chapter = chapter || strcmp(argv[i], "--chapter") == 0;
     for (size_t i = 0; i < r->nrecords; i++) {
-        const char *missing = record_keys_missing(r->records[i], bin);
+        const char *missing = record_keys_missing(r->records[i], bin, chapter);
         if (missing)
             fail_msg("record %zu: %s\n%s", i, missing, crawl_run_describe(r));
     }
@@ -2124,7 +2128,7 @@ static void test_killed_mid_crawl(void **state)
         jobj *o = jobj_parse(p, (size_t)(nl - p), why, sizeof why);
         if (!o)
             fail_msg("line %zu is no JSON object (%s): %.200s", nrec + 1, why, p);
-        bool ok = !record_keys_missing(o, g_bin);
+        bool ok = !record_keys_missing(o, g_bin, false);
         const char *u = jobj_str(o, "url");
         if (!ok || !u || strncmp(u, b, strlen(b)) != 0)
             fail_msg("line %zu is not a record of the site: %.200s", nrec + 1, p);
@@ -2225,17 +2229,28 @@ static char *strip_new_urls(const char *text)
     return out;
 }
 
-/* Drop ", \"http_version\": V" from each line, in place: crawl-queue's records say which
- * HTTP version answered (the raw transport's server may answer 1.0 to its 1.0 request,
- * libcurl asks for 1.1), a key stages 1 and 2 do not write. */
-static void drop_http_version(char *text)
+/* Drop ", \"KEY\": V" from each line, in place, for the keys crawl-queue's records have
+ * and stages 1 and 2's do not: http_version (which HTTP version answered: the raw
+ * transport's server may answer 1.0 to its 1.0 request, libcurl asks for 1.1), and by
+ * default the spider middlewares' depth and referrer. V: a string, a number or null. */
+static void drop_queue_keys(char *text)
 {
-    static const char key[] = ", \"http_version\": ";
-    char *k;
-    while ((k = strstr(text, key))) {
-        char *v = k + sizeof key - 1;
-        char *end = *v == '"' ? strchr(v + 1, '"') + 1 : v + strspn(v, "nul");
-        memmove(k, end, strlen(end) + 1);
+    static const char *const keys[] = {", \"http_version\": ", ", \"depth\": ",
+                                       ", \"referrer\": "};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        char *k;
+        while ((k = strstr(text, keys[i]))) {
+            char *end = k + strlen(keys[i]);
+            if (*end == '"') {
+                for (end++; *end && *end != '"'; end++)
+                    if (*end == '\\' && end[1])
+                        end++;
+                end += *end == '"';
+            } else {
+                end += strspn(end, "nul-0123456789");
+            }
+            memmove(k, end, strlen(end) + 1);
+        }
     }
 }
 
@@ -2276,7 +2291,7 @@ static void cross_compare(case_ctx *c, const char *b, const char *max_tasks, boo
                                             max_tasks, U(b, "/"), f0, f1, NULL);
             expect_generated(r, b, 300);
             char *text = strip ? strip_new_urls(r->records_text) : strdup(r->records_text);
-            drop_http_version(text);
+            drop_queue_keys(text);
             char name[256];
             snprintf(name, sizeof name, "%s --transport %s --max-tasks %s%s%s%s%s",
                      stage_of(g_stages[s]), transports[t % 2], max_tasks, f0 ? " " : "",
@@ -2701,12 +2716,12 @@ static void check_h2_warc(const char *d, const char *path, const char *proto)
     free(data);
 }
 
-/* Records sorted by url, num_new_urls and http_version left out: what two crawls of
- * one site over two protocols must share (malloc'd). */
+/* Records sorted by url, num_new_urls, http_version, depth and referrer left out: what
+ * two crawls of one site over two protocols must share (malloc'd). */
 static char *comparable(const crawl_run *r)
 {
     char *t = strip_new_urls(r->records_text);
-    drop_http_version(t);
+    drop_queue_keys(t);
     return t;
 }
 

@@ -657,8 +657,9 @@ static void test_stage3_options_refused_by_chapter(void **state)
     run_free(r);
 }
 
-/* The spider middlewares' flags: --max-depth implies --depth; --include repeatable and
- * checked now; each refused by stages 1 and 2. */
+/* The spider middlewares: depth and referrer on by default, off with --chapter (where
+ * --max-depth turns depth on); --include repeatable and checked now; each flag refused
+ * by stages 1 and 2. */
 static void test_spider_middleware_options(void **state)
 {
     (void)state;
@@ -666,9 +667,23 @@ static void test_spider_middleware_options(void **state)
     run *r = parse("http://a/", NULL);
     assert_ok(r);
     assert_int_equal(r->s.max_depth, -1);
-    assert_int_equal(r->s.depth, 0);
+    assert_int_equal(r->s.depth, 1);
+    assert_int_equal(r->s.referrer, 1);
     run_free(r);
-    r = parse("--max-depth", "0", "--include", "/a/", "--include=/b/", "--referrer",
+    r = parse("--chapter", "http://a/", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.depth, 0);
+    assert_int_equal(r->s.referrer, 0);
+    run_free(r);
+    r = parse("--chapter", "--max-depth", "2", "http://a/", NULL);
+    assert_ok(r);
+    assert_int_equal(r->s.depth, 1);
+    assert_int_equal(r->s.referrer, 0);
+    run_free(r);
+    r = parse("--depth", "http://a/", NULL);
+    assert_usage_error(r, "unknown option '--depth'", NULL);
+    run_free(r);
+    r = parse("--max-depth", "0", "--include", "/a/", "--include=/b/",
               "--requisites", "http://a/", NULL);
     assert_ok(r);
     assert_int_equal(r->s.max_depth, 0);
@@ -685,7 +700,7 @@ static void test_spider_middleware_options(void **state)
     assert_usage_error(r, "--include: bad regex '(': ", NULL);
     run_free(r);
     parse_table = NULL;
-    const char *const flags[] = {"--depth", "--referrer", "--requisites"};
+    const char *const flags[] = {"--max-depth=1", "--include=x", "--requisites"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         r = parse(flags[i], "http://a/", NULL);
         assert_usage_error(r, "unknown option '", NOTE);

@@ -373,10 +373,13 @@ static void test_registry_spider_rows(void **state)
     assert_false(engine_plain(e));
     engine_free(e);
     frontier_free(&fr);
-    /* crawl-queue's own rows: none enabled without flags, and the default spider */
+    /* crawl-queue's own rows: depth and referrer without flags (as Scrapy's defaults), in
+     * output's reverse order, and the default spider */
     assert_int_equal(registry_assemble(&the_app, registry, registry_size, &fr, &e, err, sizeof err),
                      0);
-    assert_null(engine_spider_middleware_name(e, 0));
+    assert_string_equal(engine_spider_middleware_name(e, 0), "referrer");
+    assert_string_equal(engine_spider_middleware_name(e, 1), "depth");
+    assert_null(engine_spider_middleware_name(e, 2));
     assert_string_equal(engine_spider_name(e), "follow links");
     assert_false(engine_has_start_requests(e));
     engine_free(e);

@@ -2,10 +2,12 @@
  * run as processes against testsites on 127.0.0.0/8, checked in the records and at the
  * servers (their request logs):
  *
- *   depth       --depth / --max-depth N: "depth" in every record (a redirect keeps
- *               it), the deeper links never requested, "dropped_depth" in the summary
- *   referrer    --referrer: "referrer" in every record (null for the root), the
- *               Referer each request carried, --store's links table
+ *   depth       by default / --max-depth N: "depth" in every record (a redirect
+ *               keeps it), the deeper links never requested, "dropped_depth" in the
+ *               summary; none with --chapter
+ *   referrer    by default: "referrer" in every record (null for the root), the
+ *               Referer each request carried, --store's links table; none with
+ *               --chapter
  *   scope       --include REGEX (repeatable) with --exclude REGEX (repeatable)
  *   requisites  --requisites: a page with each kind of requisite (CSS url() in a
  *               stylesheet, a <style> and a style attribute, srcset, an offsite image)
@@ -149,8 +151,8 @@ static void test_depth(void **state)
     assert_int_equal(jobj_int(r.summary, "dropped_depth", -1), 1);
     crawl_run_free(&r);
 
-    /* --depth alone: no limit, no count */
-    crawl(&r, ts->url, "--depth", NULL);
+    /* by default: no limit, no count */
+    crawl(&r, ts->url, NULL);
     assert_int_equal(r.nrecords, 9);
     assert_int_equal(jobj_int(record(&r, ts->url, "/e"), "depth", -1), 4);
     assert_null(jobj_get(r.summary, "dropped_depth"));
@@ -162,8 +164,8 @@ static void test_depth(void **state)
     assert_int_equal(jobj_int(r.summary, "dropped_depth", -1), 3);
     crawl_run_free(&r);
 
-    /* no flag: no such field (the chapter's records) */
-    crawl(&r, ts->url, NULL);
+    /* --chapter: no such field (the chapter's records) */
+    crawl(&r, ts->url, "--chapter", NULL);
     assert_int_equal(r.nrecords, 9);
     for (size_t i = 0; i < r.nrecords; i++) {
         assert_null(jobj_get(r.records[i], "depth"));
@@ -186,7 +188,7 @@ static void test_referrer(void **state)
     snprintf(base, sizeof base, "%s", ts->url);
     base[strlen(base) - 1] = '\0'; /* no final '/' */
     crawl_run r;
-    crawl(&r, ts->url, "--referrer", "--store", db, NULL);
+    crawl(&r, ts->url, "--store", db, NULL);
     assert_int_equal(r.nrecords, 9);
     assert_true(jobj_is_null(record(&r, ts->url, "/"), "referrer"));
     const char *want[][2] = {
@@ -228,6 +230,18 @@ static void test_referrer(void **state)
     assert_int_equal(sqlite3_step(st), SQLITE_DONE);
     sqlite3_finalize(st);
     sqlite3_close(h);
+
+    /* --chapter: the chapter's crawler, its records without "depth" and "referrer", its
+     * requests without Referer */
+    crawl(&r, ts->url, "--chapter", NULL);
+    assert_int_equal(r.nrecords, 9);
+    for (size_t i = 0; i < r.nrecords; i++) {
+        assert_null(jobj_get(r.records[i], "referrer"));
+        assert_null(jobj_get(r.records[i], "depth"));
+    }
+    assert_int_equal(requests("referrer", "/a", got, sizeof got), 2);
+    assert_string_equal(got, "-");
+    crawl_run_free(&r);
     stop_sites();
 }
 
@@ -306,7 +320,7 @@ static void test_requisites(void **state)
              port, port);
     testsite *ts = start("requisites", "127.0.0.1", 0, text);
     crawl_run r;
-    crawl(&r, ts->url, "--requisites", "--depth", NULL);
+    crawl(&r, ts->url, "--requisites", NULL);
     const char *reqs[] = {"/s.css",  "/a-page.html", "/fav.ico",    "/bg.png",
                           "/app.js", "/body.png",    "/i.png",      "/i2.png",
                           "/i3.png", "/p1.webp",     "/poster.jpg", "/v.mp4",
