@@ -211,6 +211,8 @@ static bool name_is(const scan *s, const char *word, size_t n)
 
 void css_urls(const char *css, size_t len, css_url_fn fn, void *ctx)
 {
+    if (len == 0)
+        return; /* an empty <style>: css may be NULL (no arithmetic on it) */
     scan s = {.p = css, .end = css + len};
     bool import = false; /* after @import: the next string is a URL */
     while (s.p < s.end) {

@@ -1,10 +1,11 @@
 /* fuzz_links.c — libFuzzer target for the link parser (common/web/links.h).
  *
  * Input: one mode byte (bit 0: XML rather than HTML; bits 1-3 and 6: the charset,
- * from CHARSETS; bits 4-5: the page URL, from PAGES), a chunk spec (fuzz_common.h), then
- * the body. The body is parsed fed in those chunks, and again whole: the links found
- * (in order) must be the same, as links.h promises. Every link handed over is non-empty
- * and has no fragment.
+ * from CHARSETS; bits 4-5: the page URL, from PAGES; bit 7, with bit 0 clear: the page's
+ * requisites rather than its links, links_new_requisites, whose CSS url()s go through
+ * css_urls.c), a chunk spec (fuzz_common.h), then the body. The body is parsed fed in
+ * those chunks, and again whole: the links found (in order) must be the same, as
+ * links.h promises. Every link handed over is non-empty and has no fragment.
  */
 #include "fuzz_common.h"
 
@@ -34,9 +35,10 @@ static void collect(void *ctx, const char *url)
 }
 
 static void parse(record *out, const char *page, const char *charset, bool xml,
-                  const uint8_t *data, size_t size, chunker *ch)
+                  bool requisites, const uint8_t *data, size_t size, chunker *ch)
 {
-    links_parser *lp = links_new(page, charset, xml, collect, out);
+    links_parser *lp = requisites ? links_new_requisites(page, charset, collect, out)
+                                  : links_new(page, charset, xml, collect, out);
     FUZZ_CHECK(lp != NULL);
     size_t off = 0;
     do {
@@ -55,13 +57,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t mode = data[0];
     data++, size--;
     bool xml = mode & 1;
+    bool requisites = !xml && (mode & 0x80);
     const char *charset = CHARSETS[((mode >> 1) & 7) | ((mode >> 3) & 8)];
     const char *page = PAGES[(mode >> 4) & 3];
     chunker ch = chunker_take(&data, &size);
 
     record split = {0}, whole = {0};
-    parse(&split, page, charset, xml, data, size, &ch);
-    parse(&whole, page, charset, xml, data, size, NULL);
+    parse(&split, page, charset, xml, requisites, data, size, &ch);
+    parse(&whole, page, charset, xml, requisites, data, size, NULL);
     FUZZ_CHECK(record_equal(&split, &whole));
     record_free(&split);
     record_free(&whole);

@@ -43,6 +43,10 @@ static void test_css_urls(void **state)
     expect_css("@import 'a.css'; @IMPORT url(b.css); @import \"c.css\" screen;",
                "a.css\nb.css\nc.css\n");
     expect_css("/* url(no.png) */ b{x:url(yes.png)}", "yes.png\n");
+    /* an empty <style> hands over no text at all (fuzz_links found the NULL) */
+    found none = {""};
+    css_urls(NULL, 0, collect, &none);
+    assert_string_equal(none.text, "");
     expect_css("b{content:'url(no.png)'} c{x:url(\\28 paren\\29.png)}", "(paren).png\n");
     expect_css("myurl(no.png) x-url(no2.png) url(ok.png)", "ok.png\n");
     expect_css("u{x:url(a b.png)} v{x:url(c.png)}", "c.png\n");    /* a bad url is dropped */
@@ -67,6 +71,7 @@ static void expect_page(const char *html, const char *want)
 static void test_each_kind(void **state)
 {
     (void)state;
+    expect_page("<style></style><img src=a.png>", "http://h.test/dir/a.png\n");
     expect_page("<html><head>"
                 "<link rel=stylesheet href=s.css><link rel='shortcut icon' href=/f.ico>"
                 "<link rel=next href=/not-a-requisite><link rel=ICON href=i.ico>"
