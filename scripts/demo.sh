@@ -56,8 +56,12 @@ echo "The ideal wall time is pages x delay / max_tasks = $(awk "BEGIN{print $pag
 
 # The reports: one record per URL, sorted, without num_new_urls (how many of a page's
 # links were new when it arrived depends on which page arrived first, so it differs
-# from run to run whenever fetches overlap).
-records() { grep -v '^{"summary"' "$work/$1.jsonl" | sed 's/, "num_new_urls": [0-9]*//' | sort; }
+# from run to run whenever fetches overlap) and without crawl-queue's http_version (which
+# HTTP version answered: a key stages 1 and 2 do not write).
+records() {
+    grep -v '^{"summary"' "$work/$1.jsonl" |
+        sed -e 's/, "num_new_urls": [0-9]*//' -e 's/, "http_version": \("[^"]*"\|null\)//' | sort
+}
 echo
 [ ${#progs[@]} -gt 1 ] || exit 0
 records "${progs[0]}" >"$work/1"
@@ -73,8 +77,8 @@ for prog in "${progs[@]:1}"; do
 done
 echo "The ${#progs[@]} reports, record by record ($n records, sorted; num_new_urls left out: it"
 if [ $same = 1 ]; then
-    echo "depends on which page arrived first): identical."
+    echo "depends on which page arrived first; http_version too): identical."
 else
-    echo "depends on which page arrived first): NOT identical (above)."
+    echo "depends on which page arrived first; http_version too): NOT identical (above)."
     exit 1
 fi
