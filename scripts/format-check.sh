@@ -3,12 +3,10 @@
 #
 #   every .c and .h git tracks: no tab, no trailing white space, at most 100 columns
 #     (characters, not bytes), a final newline;
-#   every line changed since .clang-format was added: as clang-format writes it
-#     (git clang-format --diff). The tree before that commit was written by hand in
-#     nearly the same style; reformatting it whole would only churn history, so the
-#     formatter holds each line from its next change on.
+#   every .c and .h, tracked or not yet added: as clang-format writes it, whole
+#     (the tree was formatted once, in one commit; the formatter holds it since).
 #
-# Prints each violation; exit 1 if any. `--fix` rewrites the changed lines in place.
+# Prints each violation; exit 1 if any. `--fix` formats every file in place.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 fix=0
@@ -37,21 +35,12 @@ sys.exit(1 if bad else 0)
     bad=1
 fi
 
-# The files added since .clang-format was: as clang-format writes them, whole.
-base=$(git log --diff-filter=A --format=%H -- .clang-format | tail -n 1)
+# Every .c and .h, tracked or new: as clang-format writes it, whole.
 if ! command -v clang-format >/dev/null 2>&1; then
     echo "format-check: clang-format is missing (Debian: clang-format)"; exit 1
 fi
-if [ -z "$base" ]; then
-    new_files=""      # .clang-format not committed yet: every file is older
-elif ! git cat-file -e "$base^" 2>/dev/null; then
-    echo "format-check: no history before .clang-format here (a shallow clone?): whole-tree rules only"
-    new_files=""
-else
-    new_files=$(git diff --diff-filter=A --name-only "$base^" -- '*.c' '*.h')
-    new_files+=$'\n'$(git ls-files --others --exclude-standard -- '*.c' '*.h')
-fi
-for f in $new_files; do
+all=$(git ls-files --cached --others --exclude-standard -- '*.c' '*.h')
+for f in $all; do
     [ -f "$f" ] || continue
     if [ "$fix" -eq 1 ]; then
         clang-format -i "$f"

@@ -36,8 +36,8 @@ enum { NO_DESCRIPTOR = 1 };
 static list_node live_fetchers = {&live_fetchers, &live_fetchers};
 
 /* The chapter's Fetcher(url). */
-Fetcher *fetcher_new(app *a, const crawl_request *r, crawl_add_fn add_url,
-                     fetcher_done_fn done, void *ctx)
+Fetcher *fetcher_new(app *a, const crawl_request *r, crawl_add_fn add_url, fetcher_done_fn done,
+                     void *ctx)
 {
     Fetcher *f = xcalloc(1, sizeof *f);
     f->a = a;
@@ -68,11 +68,11 @@ void fetch(Fetcher *f)
         f->response = crawl_fetch_new(c, f->job);
         int r = f->a->raw ? start_raw(f) : fetcher_start_curl(f);
         if (r == 0)
-            return;     /* the event loop holds our continuation now */
+            return; /* the event loop holds our continuation now */
         if (r == NO_DESCRIPTOR) {
             f->tries--; /* waiting for a descriptor is not a try */
             wait_for_descriptor(f);
-            return;     /* ... and fd_wait_over is the continuation */
+            return; /* ... and fd_wait_over is the continuation */
         }
     }
     crawl_record_failure(c, f->url, f->exception);
@@ -110,7 +110,7 @@ static int start_raw(Fetcher *f)
     }
     if (f->sock < 0)
         return fetcher_fail_now(f, raw_error(err, sizeof err, "connect", errno));
-    f->fd_backoff = 0;          /* had a descriptor: a later wait starts short again */
+    f->fd_backoff = 0; /* had a descriptor: a later wait starts short again */
 
     /* From here the try has --timeout to complete: a timer, cancelled by end_attempt. */
     f->timer = selector_call_later(loop, (uint64_t)app_timeout_ms(f->a), timed_out, f);
@@ -145,13 +145,13 @@ static void connected(selector *s, int fd, int events, void *data)
             fetcher_fail(f, raw_error(err, sizeof err, "connect", e));
             return;
         }
-        f->connected = true;    /* so the next visit goes straight to sending */
-        http_sink_connected(crawl_fetch_sink(f->response));    /* --trace-events */
+        f->connected = true; /* so the next visit goes straight to sending */
+        http_sink_connected(crawl_fetch_sink(f->response)); /* --trace-events */
     }
     while (f->sent < f->request_len) {
         ssize_t n = send(fd, f->request + f->sent, f->request_len - f->sent, MSG_NOSIGNAL);
         if (n > 0) {
-            f->sent += (size_t)n;   /* the chapter's "check the return value of send" */
+            f->sent += (size_t)n; /* the chapter's "check the return value of send" */
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -160,7 +160,7 @@ static void connected(selector *s, int fd, int events, void *data)
             fetcher_fail(f, raw_error(err, sizeof err, "send", errno));
             return;
         }
-        return;     /* the socket buffer is full: wait for writability again */
+        return; /* the socket buffer is full: wait for writability again */
     }
     /* All sent: the next continuation is read_response. */
     if (selector_modify(s, fd, SEL_READ, read_response, f) < 0)
@@ -179,17 +179,17 @@ static void read_response(selector *s, int fd, int events, void *data)
 {
     (void)s, (void)events;
     Fetcher *f = data;
-    static char chunk[NET_READ_CHUNK];  /* consumed before the callback returns */
+    static char chunk[NET_READ_CHUNK]; /* consumed before the callback returns */
     ssize_t n = recv(fd, chunk, sizeof chunk, 0);
     if (n < 0) {
         char err[128];
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
             fetcher_fail(f, raw_error(err, sizeof err, "recv", errno));
-        return;     /* a false alarm: stay registered */
+        return; /* a false alarm: stay registered */
     }
     int r = n > 0 ? http_parser_feed(f->parser, chunk, (size_t)n) : http_parser_eof(f->parser);
     if (crawl_fetch_full(f->response))
-        fetcher_succeeded(f, true);     /* past --max-size: stop reading, keep what we have */
+        fetcher_succeeded(f, true); /* past --max-size: stop reading, keep what we have */
     else if (r < 0)
         fetcher_fail(f, http_parser_error(f->parser));
     else if (r == 1 || n == 0)
@@ -269,7 +269,7 @@ static void timed_out(selector *s, void *data)
     (void)s;
     Fetcher *f = data;
     char err[128];
-    f->timer = NULL;            /* fired: end_attempt must not cancel it */
+    f->timer = NULL; /* fired: end_attempt must not cancel it */
     fetcher_fail(f, raw_timeout(err, sizeof err, f->a->opt.timeout));
 }
 
@@ -279,7 +279,7 @@ static void fd_wait_over(selector *s, void *data)
 {
     (void)s;
     Fetcher *f = data;
-    f->fd_wait = NULL;          /* fired: fetcher_free must not cancel it */
+    f->fd_wait = NULL; /* fired: fetcher_free must not cancel it */
     fetch(f);
 }
 
@@ -328,10 +328,10 @@ static const char *fetcher_state(const Fetcher *f)
 void fetcher_dump_all(FILE *out)
 {
     size_t n = 0;
-    list_for_each(it, &live_fetchers)
-        n++;
+    list_for_each(it, &live_fetchers) n++;
     fprintf(out, "%zu live Fetcher(s):\n", n);
-    list_for_each(it, &live_fetchers) {
+    list_for_each(it, &live_fetchers)
+    {
         const Fetcher *f = list_entry(it, Fetcher, link);
         fprintf(out, "  Fetcher '%s' %s, %lld bytes, try %d\n", f->url, fetcher_state(f),
                 f->response ? crawl_fetch_size(f->response) : 0LL, f->tries);

@@ -28,20 +28,20 @@ typedef void (*fetcher_done_fn)(Fetcher *f, void *ctx);
 struct Fetcher {
     /* What crawling.py's fetch gets as arguments. */
     app *a;
-    crawl_request *job;     /* the URL and what travels with it (crawl_request.h) */
-    const char *url;        /* job's */
+    crawl_request *job; /* the URL and what travels with it (crawl_request.h) */
+    const char *url;    /* job's */
     /* The retry loop's locals: which try this is, and why the last one failed. */
     int tries;
     char *exception;
     /* One attempt's locals, alive between callbacks. */
-    crawl_fetch *response;  /* the chapter's self.response, parsed for links as it comes */
-    int sock;               /* the chapter's self.sock; -1 when none */
-    char *request;          /* the GET, and how much of it the socket has taken */
+    crawl_fetch *response; /* the chapter's self.response, parsed for links as it comes */
+    int sock;              /* the chapter's self.sock; -1 when none */
+    char *request;         /* the GET, and how much of it the socket has taken */
     size_t request_len, sent;
-    bool connected;         /* net_connect_result already said yes */
-    http_parser *parser;    /* where the recv'd bytes go */
-    sel_timer *timer;       /* this attempt's --timeout */
-    curl_req *req;          /* --transport curl: the transfer instead of the socket */
+    bool connected;      /* net_connect_result already said yes */
+    http_parser *parser; /* where the recv'd bytes go */
+    sel_timer *timer;    /* this attempt's --timeout */
+    curl_req *req;       /* --transport curl: the transfer instead of the socket */
     /* No descriptor was free (EMFILE): the timer that calls fetch again, and the last
      * wait in ms (doubled each time, 0 after a socket was had). A thread would simply
      * sleep in its loop; a callback has to save even the waiting in the object. */
@@ -51,12 +51,12 @@ struct Fetcher {
     crawl_add_fn add_url;
     fetcher_done_fn done;
     void *ctx;
-    list_node link;         /* in the list of live Fetchers (fetcher.c) */
+    list_node link; /* in the list of live Fetchers (fetcher.c) */
 };
 
 /* The chapter's Fetcher(url): nothing starts until fetch. */
-Fetcher *fetcher_new(app *a, const crawl_request *r, crawl_add_fn add_url,
-                     fetcher_done_fn done, void *ctx);
+Fetcher *fetcher_new(app *a, const crawl_request *r, crawl_add_fn add_url, fetcher_done_fn done,
+                     void *ctx);
 /* Begin (or, after a failed try, begin again). Returns as soon as the first I/O is
  * waiting; done may already have been called if every try failed right away. */
 void fetch(Fetcher *f);

@@ -10,9 +10,8 @@ static void response_done(void *data, const char *error);
  * start (the try has failed, for fetch's loop). */
 int fetcher_start_curl(Fetcher *f)
 {
-    f->req = curl_glue_get(f->a->curl, f->url, NULL, app_timeout_ms(f->a),
-                           f->a->opt.max_size, crawl_fetch_sink(f->response), response_done,
-                           f);
+    f->req = curl_glue_get(f->a->curl, f->url, NULL, app_timeout_ms(f->a), f->a->opt.max_size,
+                           crawl_fetch_sink(f->response), response_done, f);
     return f->req ? 0 : fetcher_fail_now(f, "could not start the transfer");
 }
 
@@ -20,7 +19,7 @@ int fetcher_start_curl(Fetcher *f)
 static void response_done(void *data, const char *error)
 {
     Fetcher *f = data;
-    f->req = NULL;              /* the glue frees it when we return */
+    f->req = NULL; /* the glue frees it when we return */
     if (!error)
         fetcher_succeeded(f, false);
     else if (error == curl_glue_truncated)

@@ -17,9 +17,9 @@
 
 typedef struct crawler {
     app *a;
-    jobq waiting;       /* urls_todo, part one: no Fetcher yet */
-    size_t active;      /* urls_todo, part two: the Fetchers at work (fetcher.c lists them) */
-    bool starting;      /* start_waiting is already on the stack */
+    jobq waiting;  /* urls_todo, part one: no Fetcher yet */
+    size_t active; /* urls_todo, part two: the Fetchers at work (fetcher.c lists them) */
+    bool starting; /* start_waiting is already on the stack */
 } crawler;
 
 static void add_url(void *ctx, const crawl_request *r);
@@ -30,7 +30,7 @@ static void start_fetcher(crawler *cr, const crawl_request *r)
 {
     Fetcher *f = fetcher_new(cr->a, r, add_url, fetcher_done, cr);
     cr->active++;
-    fetch(f);           /* may finish at once: every try failed before any waiting */
+    fetch(f); /* may finish at once: every try failed before any waiting */
 }
 
 /* Fill the free slots from the FIFO; with nothing left to do, stop the loop. A Fetcher
@@ -48,7 +48,7 @@ static void start_waiting(crawler *cr)
     }
     cr->starting = false;
     if (cr->active == 0 && jobq_size(&cr->waiting) == 0)
-        selector_stop(cr->a->loop);     /* urls_todo is empty: the chapter's stopped = True */
+        selector_stop(cr->a->loop); /* urls_todo is empty: the chapter's stopped = True */
 }
 
 /* A Fetcher recorded its URL (the chapter's urls_todo.remove(self.url)). */
@@ -73,12 +73,12 @@ static void add_url(void *ctx, const crawl_request *r)
 static int crawl_callbacks(app *a)
 {
     crawler cr = {.a = a};
-    a->dump = fetcher_dump_all;     /* kill -USR1: the live Fetchers, as gdb's `info fetchers` */
+    a->dump = fetcher_dump_all; /* kill -USR1: the live Fetchers, as gdb's `info fetchers` */
     int r = 0;
     jobq_init(&cr.waiting);
     crawl_add_roots(a->crawl, add_url, &cr);
     if (cr.active)
-        r = selector_run(a->loop);      /* the chapter's loop(): until stopped */
+        r = selector_run(a->loop); /* the chapter's loop(): until stopped */
     if (r < 0)
         fprintf(stderr, "crawl-callbacks: event loop failed: %s\n", selector_error(a->loop));
     a->todo = jobq_size(&cr.waiting) + cr.active;
@@ -91,9 +91,11 @@ static int crawl_callbacks(app *a)
 int main(int argc, char **argv)
 {
     static const app_stage stage = {
-        .cli = {.prog = "crawl-callbacks", .default_transport = "raw",
+        .cli = {.prog = "crawl-callbacks",
+                .default_transport = "raw",
                 .unknown_note = "this is the chapter's stage 1: the engine's flags "
                                 "(robots.txt, politeness, storage, ...) are crawl-queue's"},
-        .name = "callbacks", .number = 1};
+        .name = "callbacks",
+        .number = 1};
     return app_main(argc, argv, &stage, crawl_callbacks);
 }

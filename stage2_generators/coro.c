@@ -56,7 +56,7 @@ void coro_throw(coro *co, coro_error *e)
 {
     coro *c = innermost(co);
     coro_error_free(c->err);
-    c->err = e;             /* coro_await_future_ raises it when the frame resumes */
+    c->err = e; /* coro_await_future_ raises it when the frame resumes */
 }
 
 /* ---- errors ---- */
@@ -176,15 +176,12 @@ int coro_await_future_(coro *co, future *f)
         return coro_raise_(co, thrown);
     }
     switch (f->state) {
-    case FUTURE_DONE:
-        co->value = f->result;
-        return CORO_FINISHED;
+    case FUTURE_DONE: co->value = f->result; return CORO_FINISHED;
     case FUTURE_FAILED: {
         const coro_error *src = f->error;
         return coro_raise_(co, coro_error_new(src->kind, src->errnum, "%s", src->msg));
     }
-    default:
-        return coro_raise_(co, coro_error_new(CORO_CANCELLED, 0, "future cancelled"));
+    default: return coro_raise_(co, coro_error_new(CORO_CANCELLED, 0, "future cancelled"));
     }
 }
 /* EXERCISE stage2-await: END */

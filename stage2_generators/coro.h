@@ -73,10 +73,10 @@ typedef struct coro_value {
 
 /* Error kinds, printed like Python's exception classes. */
 typedef enum {
-    CORO_ERROR = 0,   /* "Exception" */
-    CORO_OSERROR,     /* "OSError" (errnum holds errno) */
-    CORO_TIMEOUT,     /* "TimeoutError" */
-    CORO_CANCELLED,   /* "CancelledError" */
+    CORO_ERROR = 0, /* "Exception" */
+    CORO_OSERROR,   /* "OSError" (errnum holds errno) */
+    CORO_TIMEOUT,   /* "TimeoutError" */
+    CORO_CANCELLED, /* "CancelledError" */
 } coro_error_kind;
 
 /* One line of a traceback. */
@@ -103,24 +103,24 @@ typedef int (*coro_body)(coro *co);
 
 /* A coroutine function: what the chapter's generator function is to its generators. */
 typedef struct coro_def {
-    const char *name;       /* for tracebacks: "fetch" */
-    const char *file;       /* __FILE__ */
+    const char *name; /* for tracebacks: "fetch" */
+    const char *file; /* __FILE__ */
     coro_body body;
     void (*finally)(coro *co); /* cleanup when the frame is freed; may be NULL */
-    size_t frame_size;      /* sizeof the frame struct, whose first member is a coro */
+    size_t frame_size;         /* sizeof the frame struct, whose first member is a coro */
 } coro_def;
 
 /* The part of every frame the machinery uses. */
 struct coro {
     const coro_def *def;
-    int line;               /* resume point: 0 = not started (f_lasti) */
-    coro *parent;           /* the frame awaiting this one (f_back) */
-    coro *child;            /* the sub-coroutine this one awaits (yield from) */
-    future *waiting;        /* the future this frame awaits, if any */
-    task *task;             /* the Task driving the chain (set by it; coro.c only
+    int line;         /* resume point: 0 = not started (f_lasti) */
+    coro *parent;     /* the frame awaiting this one (f_back) */
+    coro *child;      /* the sub-coroutine this one awaits (yield from) */
+    future *waiting;  /* the future this frame awaits, if any */
+    task *task;       /* the Task driving the chain (set by it; coro.c only
                                passes it down to children) */
-    coro_value value;       /* result of the last await; the return value when done */
-    coro_error *err;        /* the error being raised, caught after AWAIT_CATCH, or
+    coro_value value; /* result of the last await; the return value when done */
+    coro_error *err;  /* the error being raised, caught after AWAIT_CATCH, or
                                thrown in by coro_throw while the frame waits */
 };
 
@@ -176,12 +176,14 @@ int coro_raise_(coro *co, coro_error *e);
 #define CORO_FALLTHROUGH_ __attribute__((fallthrough))
 
 /* Open the switch that jumps to the saved resume point. */
-#define CORO_BEGIN(co) switch ((co)->line) { case 0:
+#define CORO_BEGIN(co)                                                                             \
+    switch ((co)->line) {                                                                          \
+    case 0:
 
 /* Close it. Falling off the end returns a zero value, like a bare Python `return`. */
-#define CORO_END(co)                                                                  \
-    }                                                                                 \
-    (co)->value = (coro_value){0, 0};                                                 \
+#define CORO_END(co)                                                                               \
+    }                                                                                              \
+    (co)->value = (coro_value){0, 0};                                                              \
     return CORO_FINISHED
 
 /* Await a sub-coroutine, catching what it raises: the `except` of a try/except around
@@ -190,21 +192,23 @@ int coro_raise_(coro *co, coro_error *e);
  * return value is in co->value. When it raises, the error is left in co->err for the
  * code after the await to inspect; the handler must coro_error_free(co->err) and set
  * it to NULL (or re-raise it with CORO_RAISE_ERR). */
-#define AWAIT_CATCH(co, child_expr)                                                   \
-    do {                                                                              \
-        (co)->child = (child_expr);                                                   \
-        (co)->line = __LINE__; CORO_FALLTHROUGH_; case __LINE__:                      \
-        if (coro_await_child_(co) == CORO_SUSPENDED)                                  \
-            return CORO_SUSPENDED;                                                    \
+#define AWAIT_CATCH(co, child_expr)                                                                \
+    do {                                                                                           \
+        (co)->child = (child_expr);                                                                \
+        (co)->line = __LINE__;                                                                     \
+        CORO_FALLTHROUGH_;                                                                         \
+    case __LINE__:                                                                                 \
+        if (coro_await_child_(co) == CORO_SUSPENDED)                                               \
+            return CORO_SUSPENDED;                                                                 \
     } while (0)
 
 /* Await a sub-coroutine (the chapter's `yield from coro`): AWAIT_CATCH, but an error
  * the child raises propagates: this frame finishes too, raising the same error. */
-#define AWAIT(co, child_expr)                                                         \
-    do {                                                                              \
-        AWAIT_CATCH(co, child_expr);                                                  \
-        if ((co)->err)                                                                \
-            return CORO_FINISHED;                                                     \
+#define AWAIT(co, child_expr)                                                                      \
+    do {                                                                                           \
+        AWAIT_CATCH(co, child_expr);                                                               \
+        if ((co)->err)                                                                             \
+            return CORO_FINISHED;                                                                  \
     } while (0)
 
 /* Await a Future, catching its error into co->err (as AWAIT_CATCH does). A future
@@ -212,47 +216,52 @@ int coro_raise_(coro *co, coro_error *e);
  * keeps it in co->waiting and suspends. Its result lands in co->value; a failed or
  * cancelled future raises its error here, and so does an error thrown in while the
  * frame waits (coro_throw: a cancellation of the Task). */
-#define AWAIT_FUTURE_CATCH(co, fut)                                                   \
-    do {                                                                              \
-        (co)->line = __LINE__; CORO_FALLTHROUGH_; case __LINE__:                      \
-        if (coro_await_future_((co), (fut)) == CORO_SUSPENDED)                        \
-            return CORO_SUSPENDED;                                                    \
+#define AWAIT_FUTURE_CATCH(co, fut)                                                                \
+    do {                                                                                           \
+        (co)->line = __LINE__;                                                                     \
+        CORO_FALLTHROUGH_;                                                                         \
+    case __LINE__:                                                                                 \
+        if (coro_await_future_((co), (fut)) == CORO_SUSPENDED)                                     \
+            return CORO_SUSPENDED;                                                                 \
     } while (0)
 
 /* Await a Future (the chapter's `yield from future`, Future.__iter__): the same, the
  * error propagating. */
-#define AWAIT_FUTURE(co, fut)                                                         \
-    do {                                                                              \
-        AWAIT_FUTURE_CATCH(co, fut);                                                  \
-        if ((co)->err)                                                                \
-            return CORO_FINISHED;                                                     \
+#define AWAIT_FUTURE(co, fut)                                                                      \
+    do {                                                                                           \
+        AWAIT_FUTURE_CATCH(co, fut);                                                               \
+        if ((co)->err)                                                                             \
+            return CORO_FINISHED;                                                                  \
     } while (0)
 
 /* Return a value to whoever awaits this coroutine (Python: `return x`, carried by
  * StopIteration). */
-#define CORO_RETURN(co, ...)                                                          \
-    do {                                                                              \
-        (co)->value = (coro_value){__VA_ARGS__};                                      \
-        return CORO_FINISHED;                                                         \
+#define CORO_RETURN(co, ...)                                                                       \
+    do {                                                                                           \
+        (co)->value = (coro_value){__VA_ARGS__};                                                   \
+        return CORO_FINISHED;                                                                      \
     } while (0)
 
 /* Raise an exception here: kind, errno (or 0), printf-style message. The traceback
  * is taken now, through this frame's line. */
-#define CORO_RAISE(co, kind, errnum, ...)                                             \
-    do {                                                                              \
-        (co)->line = __LINE__;                                                        \
-        return coro_raise_((co), coro_error_new((kind), (errnum), __VA_ARGS__));      \
+#define CORO_RAISE(co, kind, errnum, ...)                                                          \
+    do {                                                                                           \
+        (co)->line = __LINE__;                                                                     \
+        return coro_raise_((co), coro_error_new((kind), (errnum), __VA_ARGS__));                   \
     } while (0)
 
 /* Re-raise an error caught with AWAIT_CATCH (co->err). */
-#define CORO_RAISE_ERR(co)                                                            \
-    do {                                                                              \
-        coro_error *e_ = (co)->err;                                                   \
-        (co)->err = NULL;                                                             \
-        return coro_raise_((co), e_);                                                 \
+#define CORO_RAISE_ERR(co)                                                                         \
+    do {                                                                                           \
+        coro_error *e_ = (co)->err;                                                                \
+        (co)->err = NULL;                                                                          \
+        return coro_raise_((co), e_);                                                              \
     } while (0)
 
 /* The saved resume line of a frame: the analogue of gi_frame.f_lasti. */
-static inline int coro_lasti(const coro *co) { return co->line; }
+static inline int coro_lasti(const coro *co)
+{
+    return co->line;
+}
 
 #endif

@@ -18,10 +18,10 @@
 
 typedef struct crawler {
     app *a;
-    jobq pending;       /* URLs waiting for a free slot */
-    size_t running;     /* Tasks alive */
-    bool starting;      /* start_pending is already on the stack */
-    bool stopping;      /* interrupted: start nothing more */
+    jobq pending;   /* URLs waiting for a free slot */
+    size_t running; /* Tasks alive */
+    bool starting;  /* start_pending is already on the stack */
+    bool stopping;  /* interrupted: start nothing more */
 } crawler;
 
 static void add_url(void *ctx, const crawl_request *r);
@@ -36,7 +36,7 @@ static void start_task(crawler *cr, const crawl_request *r)
     cr->running++;
     future_add_done_callback(task_future(t), task_finished, cr);
     task_detach(t);
-    task_start_now(t);      /* may finish at once: every try failed before any waiting */
+    task_start_now(t); /* may finish at once: every try failed before any waiting */
 }
 
 /* Fill the free slots from the FIFO; with nothing left to do, stop the loop. A Task
@@ -55,7 +55,7 @@ static void start_pending(crawler *cr)
     }
     cr->starting = false;
     if (cr->running == 0 && jobq_size(&cr->pending) == 0)
-        selector_stop(cr->a->loop);      /* the chapter's `stopped = True` */
+        selector_stop(cr->a->loop); /* the chapter's `stopped = True` */
 }
 
 /* A Task finished (its done-callback): its slot goes to the next URL waiting. */
@@ -81,17 +81,17 @@ static void add_url(void *ctx, const crawl_request *r)
 static int crawl_generators(app *a)
 {
     crawler cr = {.a = a};
-    a->dump = task_dump_all;    /* kill -USR1: the task tree, as gdb's `info tasks` */
+    a->dump = task_dump_all; /* kill -USR1: the task tree, as gdb's `info tasks` */
     int r = 0;
     jobq_init(&cr.pending);
     crawl_add_roots(a->crawl, add_url, &cr);
     if (cr.running)
-        r = selector_run(a->loop);       /* until the last Task stops it */
+        r = selector_run(a->loop); /* until the last Task stops it */
     if (r < 0)
         fprintf(stderr, "crawl-generators: event loop failed: %s\n", selector_error(a->loop));
     a->todo = jobq_size(&cr.pending) + cr.running;
     cr.stopping = true;
-    task_free_all();     /* interrupted: abandon the fetches in flight */
+    task_free_all(); /* interrupted: abandon the fetches in flight */
     jobq_clear(&cr.pending);
     return r < 0 ? -1 : 0;
 }
@@ -99,9 +99,11 @@ static int crawl_generators(app *a)
 int main(int argc, char **argv)
 {
     static const app_stage stage = {
-        .cli = {.prog = "crawl-generators", .default_transport = "raw",
+        .cli = {.prog = "crawl-generators",
+                .default_transport = "raw",
                 .unknown_note = "this is the chapter's stage 2: the engine's flags "
                                 "(robots.txt, politeness, storage, ...) are crawl-queue's"},
-        .name = "generators", .number = 2};
+        .name = "generators",
+        .number = 2};
     return app_main(argc, argv, &stage, crawl_generators);
 }

@@ -21,15 +21,15 @@ typedef struct {
     coro co;
     app *a;
     char *url;
-    const char *const *fields;      /* extra request header fields, or NULL */
+    const char *const *fields; /* extra request header fields, or NULL */
     const http_sink *sink;
-    http_full_fn full;              /* the body went past the size limit: stop reading */
+    http_full_fn full; /* the body went past the size limit: stop reading */
     const void *full_ctx;
     char *host;
     int port;
     struct sockaddr_storage addr;
     socklen_t addrlen;
-    unsigned fd_backoff;            /* the last wait for a descriptor, ms */
+    unsigned fd_backoff; /* the last wait for a descriptor, ms */
     int fd;
     char *request;
     size_t request_len;
@@ -56,7 +56,8 @@ static int raw_get_body(coro *co)
         /* The chapter's: getaddrinfo here, on the loop thread, cached. */
         char err[256];
         if (resolver_lookup(f->a->resolver, f->host, f->port, &f->addr, &f->addrlen, err,
-                            sizeof err) < 0)
+                            sizeof err)
+            < 0)
             CORO_RAISE(co, CORO_OSERROR, 0, "%s", err);
     }
     /* No descriptor free (EMFILE/ENFILE): other fetches hold them all. Not this URL's
@@ -67,20 +68,20 @@ static int raw_get_body(coro *co)
         AWAIT(co, sock_sleep(net_fd_backoff(&f->fd_backoff)));
     }
     if (f->fd < 0)
-        CORO_RAISE(co, CORO_OSERROR, errno, "%s",
-                   raw_error((char[128]){0}, 128, "connect", errno));
+        CORO_RAISE(co, CORO_OSERROR, errno, "%s", raw_error((char[128]){0}, 128, "connect", errno));
     http_sink_waiting_fd(f->sink, 0);
     /* --timeout counts from here, once the try holds a socket. */
     f->deadline = selector_now_ms(f->a->loop) + (uint64_t)app_timeout_ms(f->a);
     AWAIT(co, sock_connect(f->fd, &f->addr, f->addrlen, f->deadline));
-    http_sink_connected(f->sink);       /* --trace-events: connect is done */
+    http_sink_connected(f->sink); /* --trace-events: connect is done */
     f->request = http_build_get(f->url, f->a->opt.user_agent, f->fields, &f->request_len);
     if (!f->request)
-        CORO_RAISE(co, CORO_ERROR, 0, "not an http URL");    /* as stage 1 says it */
-    if (f->sink->on_wire) {             /* --warc: the server's address, the request */
+        CORO_RAISE(co, CORO_ERROR, 0, "not an http URL"); /* as stage 1 says it */
+    if (f->sink->on_wire) { /* --warc: the server's address, the request */
         char ip[NI_MAXHOST];
         if (getnameinfo((struct sockaddr *)&f->addr, f->addrlen, ip, sizeof ip, NULL, 0,
-                        NI_NUMERICHOST) == 0)
+                        NI_NUMERICHOST)
+            == 0)
             http_sink_wire(f->sink, HTTP_WIRE_PEER, ip, strlen(ip));
         http_sink_wire(f->sink, HTTP_WIRE_REQUEST, f->request, f->request_len);
     }
@@ -114,7 +115,7 @@ typedef struct {
     char *url;
     const char *const *fields;
     const http_sink *sink;
-    int lane;                          /* the glue's lane (curlglue.h) */
+    int lane; /* the glue's lane (curlglue.h) */
     curl_req *req;
     future done;
 } curl_get_frame;
@@ -122,7 +123,7 @@ typedef struct {
 static void curl_done(void *arg, const char *error)
 {
     curl_get_frame *f = arg;
-    f->req = NULL;                     /* the glue frees it after we return */
+    f->req = NULL; /* the glue frees it after we return */
     if (!error)
         future_set_result(&f->done, (coro_value){NULL, 0});
     else if (error == curl_glue_truncated)
@@ -140,7 +141,7 @@ static int curl_get_body(coro *co)
     if (!f->req)
         CORO_RAISE(co, CORO_ERROR, 0, "could not start the transfer");
     AWAIT_FUTURE(co, &f->done);
-    CORO_RETURN(co, NULL, co->value.n);     /* n = 1: cut at --max-size */
+    CORO_RETURN(co, NULL, co->value.n); /* n = 1: cut at --max-size */
     CORO_END(co);
 }
 
@@ -148,7 +149,7 @@ static void curl_get_finally(coro *co)
 {
     curl_get_frame *f = (curl_get_frame *)co;
     if (f->req)
-        curl_glue_cancel(f->a->curl, f->req);   /* cancelled while waiting */
+        curl_glue_cancel(f->a->curl, f->req); /* cancelled while waiting */
     future_clear(&f->done);
     free(f->url);
 }
@@ -157,9 +158,8 @@ static const coro_def curl_get_def = {"http_get", __FILE__, curl_get_body, curl_
                                       sizeof(curl_get_frame)};
 
 /* http_get_into in one of the glue's lanes (the raw transport has none). */
-static coro *get_in_lane(app *a, const char *url, const char *const *fields,
-                         const http_sink *sink, http_full_fn full, const void *full_ctx,
-                         int lane)
+static coro *get_in_lane(app *a, const char *url, const char *const *fields, const http_sink *sink,
+                         http_full_fn full, const void *full_ctx, int lane)
 {
     if (a->raw) {
         raw_get_frame *f = (raw_get_frame *)coro_new(&raw_get_def);
@@ -182,8 +182,8 @@ static coro *get_in_lane(app *a, const char *url, const char *const *fields,
     return &f->co;
 }
 
-coro *http_get_into(app *a, const char *url, const char *const *fields,
-                    const http_sink *sink, http_full_fn full, const void *full_ctx)
+coro *http_get_into(app *a, const char *url, const char *const *fields, const http_sink *sink,
+                    http_full_fn full, const void *full_ctx)
 {
     return get_in_lane(a, url, fields, sink, full, full_ctx, CURL_LANE_PAGES);
 }
@@ -209,8 +209,8 @@ typedef struct {
     const char *const *fields; /* extra request header fields, or NULL */
     unsigned keep;             /* FETCH_KEEP_BODY | FETCH_KEEP_WIRE */
     int tries;
-    crawl_fetch *response;     /* this attempt's page in the crawl core */
-    char *exception;           /* the last attempt's error */
+    crawl_fetch *response; /* this attempt's page in the crawl core */
+    char *exception;       /* the last attempt's error */
 } fetch_response_frame;
 
 char *fetch_error_text(const app *a, const coro_error *e)
@@ -244,7 +244,7 @@ static int fetch_response_body(coro *co)
         AWAIT_CATCH(co, http_get(f->a, f->response, f->fields));
         if (!co->err) {
             crawl_fetch *response = f->response;
-            f->response = NULL;             /* the caller's now */
+            f->response = NULL; /* the caller's now */
             CORO_RETURN(co, response, co->value.n);
         }
         remember_error(f, co->err);
@@ -255,7 +255,7 @@ static int fetch_response_body(coro *co)
         coro_error_free(co->err);
         co->err = NULL;
         if (f->keep & FETCH_ONE_TRY)
-            break;      /* stage 3's politeness tries again later, through its Queue */
+            break; /* stage 3's politeness tries again later, through its Queue */
     }
     CORO_RAISE(co, CORO_ERROR, 0, "%s", f->exception);
     CORO_END(co);
@@ -271,11 +271,9 @@ static void fetch_response_finally(coro *co)
 }
 
 static const coro_def fetch_response_def = {"fetch_response", __FILE__, fetch_response_body,
-                                            fetch_response_finally,
-                                            sizeof(fetch_response_frame)};
+                                            fetch_response_finally, sizeof(fetch_response_frame)};
 
-coro *fetch_response(app *a, const crawl_request *r, const char *const *fields,
-                     unsigned keep)
+coro *fetch_response(app *a, const crawl_request *r, const char *const *fields, unsigned keep)
 {
     fetch_response_frame *f = (fetch_response_frame *)coro_new(&fetch_response_def);
     f->a = a;

@@ -38,8 +38,7 @@ enum { FETCH_KEEP_BODY = 1, FETCH_KEEP_WIRE = 2, FETCH_ONE_TRY = 4 };
 /* FETCH_SIDE_LANE: on the curl transport, in the glue's side lane (curlglue.h), not
  * counted among the pages' connections (stage 3's robots.txt downloads). */
 enum { FETCH_SIDE_LANE = 1 << 8 };
-coro *fetch_response(app *a, const crawl_request *r, const char *const *fields,
-                     unsigned keep);
+coro *fetch_response(app *a, const crawl_request *r, const char *const *fields, unsigned keep);
 
 /* The exception text a failed attempt is recorded with (malloc'd): the error's
  * message, or for a timeout "timeout: no complete response within N s". */
@@ -50,7 +49,7 @@ char *fetch_error_text(const app *a, const coro_error *e);
  * reading). fields must outlive the coroutine (those of http_get and fetch_response
  * too). Returns {NULL, 1} when cut there, else {NULL, 0}; raises on failure. */
 typedef bool (*http_full_fn)(const void *ctx);
-coro *http_get_into(app *a, const char *url, const char *const *fields,
-                    const http_sink *sink, http_full_fn full, const void *full_ctx);
+coro *http_get_into(app *a, const char *url, const char *const *fields, const http_sink *sink,
+                    http_full_fn full, const void *full_ctx);
 
 #endif

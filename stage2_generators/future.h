@@ -26,9 +26,9 @@ typedef struct future_callback {
 struct future {
     future_state state;
     coro_value result;
-    coro_error *error;          /* owned while FAILED or CANCELLED */
-    future_callback cb[2];      /* almost every future has one or two callbacks... */
-    future_callback *more;      /* ...the rest go here */
+    coro_error *error;     /* owned while FAILED or CANCELLED */
+    future_callback cb[2]; /* almost every future has one or two callbacks... */
+    future_callback *more; /* ...the rest go here */
     size_t ncb, cap_more;
 };
 
@@ -41,8 +41,11 @@ void future_add_done_callback(future *f, future_cb fn, void *arg);
 void future_remove_done_callback(future *f, future_cb fn, void *arg);
 /* Resolve. A future resolves once; resolving it again is ignored. */
 void future_set_result(future *f, coro_value v);
-void future_set_error(future *f, coro_error *e);   /* takes ownership of e */
+void future_set_error(future *f, coro_error *e); /* takes ownership of e */
 void future_cancel(future *f);
-static inline int future_done(const future *f) { return f->state != FUTURE_PENDING; }
+static inline int future_done(const future *f)
+{
+    return f->state != FUTURE_PENDING;
+}
 
 #endif

@@ -15,7 +15,7 @@
 #include "selector.h"
 #include "task.h"
 
-static char chunk_buf[NET_READ_CHUNK];   /* one buffer serves every read: a chunk is consumed
+static char chunk_buf[NET_READ_CHUNK]; /* one buffer serves every read: a chunk is consumed
                                   before its coroutine suspends again */
 
 /* ---- waiting for readiness: a Future resolved by the selector, failed by a timer */
@@ -30,7 +30,8 @@ typedef struct io_wait {
 
 static void io_ready(selector *s, int fd, int events, void *arg)
 {
-    (void)s; (void)fd;
+    (void)s;
+    (void)fd;
     io_wait *w = arg;
     future_set_result(&w->fut, (coro_value){NULL, events});
 }
@@ -54,8 +55,7 @@ static int io_wait_start(io_wait *w, coro *co, int fd, int events, uint64_t dead
     w->registered = 1;
     if (deadline) {
         uint64_t now = selector_now_ms(w->loop);
-        w->timer = selector_call_later(w->loop, deadline > now ? deadline - now : 0,
-                                       io_timeout, w);
+        w->timer = selector_call_later(w->loop, deadline > now ? deadline - now : 0, io_timeout, w);
     }
     return 0;
 }
@@ -109,7 +109,7 @@ static int sleep_body(coro *co)
 static void sleep_finally(coro *co)
 {
     sleep_frame *f = (sleep_frame *)co;
-    if (f->timer)               /* cancelled while asleep: the timer must not fire */
+    if (f->timer) /* cancelled while asleep: the timer must not fire */
         selector_cancel(f->loop, f->timer);
     future_clear(&f->fut);
 }
@@ -134,7 +134,7 @@ typedef struct {
     dns_resolver *dns;
     char *host;
     int port;
-    struct sockaddr_storage *addr;  /* the caller's */
+    struct sockaddr_storage *addr; /* the caller's */
     socklen_t *len;
     dns_waiter waiter;
     future fut;
@@ -158,14 +158,14 @@ static int getaddrinfo_body(coro *co)
     getaddrinfo_frame *f = (getaddrinfo_frame *)co;
     CORO_BEGIN(co);
     dns_lookup(f->dns, &f->waiter, f->host, f->port, resolved, f);
-    AWAIT_FUTURE(co, &f->fut);      /* cached: resolved already, no wait */
+    AWAIT_FUTURE(co, &f->fut); /* cached: resolved already, no wait */
     CORO_END(co);
 }
 
 static void getaddrinfo_finally(coro *co)
 {
     getaddrinfo_frame *f = (getaddrinfo_frame *)co;
-    dns_cancel(&f->waiter);         /* cancelled while waiting: no callback later */
+    dns_cancel(&f->waiter); /* cancelled while waiting: no callback later */
     future_clear(&f->fut);
     free(f->host);
 }
@@ -173,8 +173,8 @@ static void getaddrinfo_finally(coro *co)
 static const coro_def getaddrinfo_def = {"getaddrinfo", __FILE__, getaddrinfo_body,
                                          getaddrinfo_finally, sizeof(getaddrinfo_frame)};
 
-coro *sock_getaddrinfo(dns_resolver *dns, const char *host, int port,
-                       struct sockaddr_storage *addr, socklen_t *len)
+coro *sock_getaddrinfo(dns_resolver *dns, const char *host, int port, struct sockaddr_storage *addr,
+                       socklen_t *len)
 {
     getaddrinfo_frame *f = (getaddrinfo_frame *)coro_new(&getaddrinfo_def);
     f->dns = dns;
@@ -191,7 +191,7 @@ coro *sock_getaddrinfo(dns_resolver *dns, const char *host, int port,
 
 typedef struct {
     coro co;
-    int fd;                 /* the caller's: it closes it, whatever happens */
+    int fd; /* the caller's: it closes it, whatever happens */
     struct sockaddr_storage addr;
     socklen_t len;
     uint64_t deadline;
@@ -208,7 +208,7 @@ static int connect_body(coro *co)
             CORO_RAISE(co, CORO_OSERROR, errno, "%s",
                        raw_error((char[128]){0}, 128, "connect", errno));
         if (r == 1)
-            CORO_RETURN(co, NULL, f->fd);   /* connected already (loopback): no wait */
+            CORO_RETURN(co, NULL, f->fd); /* connected already (loopback): no wait */
     }
     if (io_wait_start(&f->w, co, f->fd, SEL_WRITE, f->deadline) < 0)
         CORO_RAISE(co, CORO_OSERROR, errno, "%s", selector_error(co->task->loop));
@@ -217,8 +217,7 @@ static int connect_body(coro *co)
     {
         int err = net_connect_result(f->fd);
         if (err)
-            CORO_RAISE(co, CORO_OSERROR, err, "%s",
-                       raw_error((char[128]){0}, 128, "connect", err));
+            CORO_RAISE(co, CORO_OSERROR, err, "%s", raw_error((char[128]){0}, 128, "connect", err));
     }
     CORO_RETURN(co, NULL, f->fd);
     CORO_END(co);
@@ -232,8 +231,7 @@ static void connect_finally(coro *co)
 static const coro_def connect_def = {"connect", __FILE__, connect_body, connect_finally,
                                      sizeof(connect_frame)};
 
-coro *sock_connect(int fd, const struct sockaddr_storage *addr, socklen_t len,
-                   uint64_t deadline_ms)
+coro *sock_connect(int fd, const struct sockaddr_storage *addr, socklen_t len, uint64_t deadline_ms)
 {
     connect_frame *f = (connect_frame *)coro_new(&connect_def);
     f->fd = fd;
@@ -279,8 +277,7 @@ static void wait_finally(coro *co)
     io_wait_clear(&((read_frame *)co)->w);
 }
 
-static const coro_def read_def = {"read", __FILE__, read_body, wait_finally,
-                                  sizeof(read_frame)};
+static const coro_def read_def = {"read", __FILE__, read_body, wait_finally, sizeof(read_frame)};
 
 coro *sock_read(int fd, uint64_t deadline_ms)
 {
@@ -293,7 +290,7 @@ coro *sock_read(int fd, uint64_t deadline_ms)
 /* ---- write_all ---- */
 
 typedef struct {
-    coro co;               /* same head as read_frame, so wait_finally serves both */
+    coro co; /* same head as read_frame, so wait_finally serves both */
     int fd;
     uint64_t deadline;
     io_wait w;
@@ -363,7 +360,7 @@ static int read_all_body(coro *co)
             int r = n ? http_parser_feed(f->parser, chunk, n) : http_parser_eof(f->parser);
             f->total += (long long)n;
             if (f->full && f->full(f->full_ctx))
-                break;          /* the sink has enough: stop reading */
+                break; /* the sink has enough: stop reading */
             if (r < 0)
                 CORO_RAISE(co, CORO_ERROR, 0, "%s", http_parser_error(f->parser));
             if (r == 1 || n == 0)

@@ -25,8 +25,8 @@ coro *sock_sleep(uint64_t ms);
  * into *addr and *len (the caller's, kept until this returns). Raises an OSError whose
  * message is the resolver's line ("cannot resolve host 'x': ...", "DNS lookup of x
  * timed out after N s"). */
-coro *sock_getaddrinfo(dns_resolver *dns, const char *host, int port,
-                       struct sockaddr_storage *addr, socklen_t *len);
+coro *sock_getaddrinfo(dns_resolver *dns, const char *host, int port, struct sockaddr_storage *addr,
+                       socklen_t *len);
 /* Connect non-blocking socket fd (net_socket; the caller keeps it and closes it) to
  * addr; returns {NULL, fd} once connected, at once if the handshake is already done. */
 coro *sock_connect(int fd, const struct sockaddr_storage *addr, socklen_t len,

@@ -116,7 +116,7 @@ void task_cancel(task *t)
         t->start = NULL;
         coro_free(t->coro);
         t->coro = NULL;
-        int detached = t->detached;  /* a done-callback may free t: see task_step */
+        int detached = t->detached; /* a done-callback may free t: see task_step */
         future_cancel(&t->fut);
         if (detached)
             task_free(t);
@@ -148,7 +148,7 @@ void task_free(task *t)
         selector_cancel(t->loop, t->start);
     if (t->cancel_soon)
         selector_cancel(t->loop, t->cancel_soon);
-    unsubscribe(t);       /* a coroutine that swallowed its cancellation waits again */
+    unsubscribe(t); /* a coroutine that swallowed its cancellation waits again */
     coro_free(t->coro);
     future_clear(&t->fut);
     list_remove(&t->live);
@@ -162,7 +162,7 @@ void task_free_all(void)
     list_node *n;
     while ((n = list_first(&live_tasks))) {
         task *t = list_entry(n, task, live);
-        t->detached = 0;      /* we free it here, not its last step */
+        t->detached = 0; /* we free it here, not its last step */
         task_free(t);
     }
 }
@@ -200,14 +200,15 @@ void task_dump(const task *t, FILE *out)
     fprintf(out, "Task '%s' (%s)\n", t->name, state[t->fut.state]);
     for (const coro *c = t->coro; c; c = c->child)
         fprintf(out, "  File \"%s\", line %d, in %s%s\n", c->def->file, c->line, c->def->name,
-                c->waiting ? "  <- waiting on a future" : c->line == 0 ? "  <- not started" : "");
+                c->waiting         ? "  <- waiting on a future"
+                    : c->line == 0 ? "  <- not started"
+                                   : "");
 }
 
 void task_dump_all(FILE *out)
 {
     fprintf(out, "%zu live task(s):\n", live_count);
-    list_for_each(n, &live_tasks)
-        task_dump(list_entry(n, task, live), out);
+    list_for_each(n, &live_tasks) task_dump(list_entry(n, task, live), out);
 }
 
 size_t task_live_count(void)

@@ -19,8 +19,8 @@
 #include "selector.h"
 
 struct task {
-    future fut;             /* a Task is a Future: this must stay the first member */
-    coro *coro;             /* the outermost frame */
+    future fut; /* a Task is a Future: this must stay the first member */
+    coro *coro; /* the outermost frame */
     selector *loop;
     char *name;
     int detached;           /* free the task once it is done */
@@ -38,7 +38,10 @@ task *task_new(selector *loop, coro *co, const char *name);
  * this returns. No-op when the task has started already. */
 void task_start_now(task *t);
 /* The Future face of a task. */
-static inline future *task_future(task *t) { return &t->fut; }
+static inline future *task_future(task *t)
+{
+    return &t->fut;
+}
 /* Resume the coroutine; subscribe to the future it then waits on, or resolve the task
  * when it has finished (the chapter's Task.step). */
 void task_step(task *t);

@@ -7,13 +7,13 @@
 #include "alloc.h"
 
 typedef struct deferred {
-    future fut;                 /* first: the Future face handed out */
+    future fut; /* first: the Future face handed out */
     thread_work_fn work;
     void *arg;
-    coro_value result;          /* written on the pool thread, read on the loop */
+    coro_value result; /* written on the pool thread, read on the loop */
     coro_error *err;
-    bool over;                  /* the pool is done with it */
-    bool released;              /* the caller is done with it */
+    bool over;     /* the pool is done with it */
+    bool released; /* the caller is done with it */
     void (*cleanup)(void *arg);
 } deferred;
 

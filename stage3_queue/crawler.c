@@ -41,7 +41,7 @@
 struct crawler {
     app *a;
     engine *engine;
-    frontier q;              /* the Queue: the chapter's, the polite one or Redis's */
+    frontier q; /* the Queue: the chapter's, the polite one or Redis's */
     task **workers;
 };
 
@@ -61,7 +61,7 @@ static void unparked(void *ctx, const char *url)
 typedef struct {
     coro co;
     crawler *cr;
-    crawl_request *req;      /* the URL this worker holds, and what travels with it */
+    crawl_request *req; /* the URL this worker holds, and what travels with it */
 } work_frame;
 
 static int work_body(coro *co)
@@ -87,7 +87,7 @@ static int work_body(coro *co)
          * stage) the crawl stops, and this URL stays unacknowledged — to do. */
         if (engine_failed(f->cr->engine))
             break;
-        frontier_task_done(&f->cr->q, f->req->url);    /* its record is written */
+        frontier_task_done(&f->cr->q, f->req->url); /* its record is written */
         free(f->req);
         f->req = NULL;
     }
@@ -99,8 +99,7 @@ static void work_finally(coro *co)
     free(((work_frame *)co)->req);
 }
 
-static const coro_def work_def = {"work", __FILE__, work_body, work_finally,
-                                  sizeof(work_frame)};
+static const coro_def work_def = {"work", __FILE__, work_body, work_finally, sizeof(work_frame)};
 
 static coro *work(crawler *cr)
 {
@@ -148,7 +147,7 @@ static int crawl_body(coro *co)
     for (int i = 0; i < n; i++)
         task_cancel(cr->workers[i]);
     if (frontier_error(&cr->q))
-        CORO_RETURN(co, NULL, -1);           /* the Queue failed: said after the crawl */
+        CORO_RETURN(co, NULL, -1); /* the Queue failed: said after the crawl */
     CORO_END(co);
 }
 
@@ -160,7 +159,7 @@ static int close_engine(crawler *cr)
 {
     if (engine_plain(cr->engine))
         return 0;
-    selector_uninterrupt(cr->a->loop);      /* a second signal still ends the process */
+    selector_uninterrupt(cr->a->loop); /* a second signal still ends the process */
     task *t = task_new(cr->a->loop, engine_close(cr->engine), "close");
     int r = run_until_complete(cr->a->loop, t);
     task_free(t);
@@ -171,9 +170,9 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
 {
     crawler cr = {.a = a};
     char err[1024];
-    a->dump = task_dump_all;    /* kill -USR1: the task tree, as gdb's `info tasks` */
+    a->dump = task_dump_all;       /* kill -USR1: the task tree, as gdb's `info tasks` */
     a->summary = progress_summary; /* after the report: counts, time, where it went */
-    if (session_open(a) < 0)    /* --proxy, --cookies, --cookie: its line said why */
+    if (session_open(a) < 0)       /* --proxy, --cookies, --cookie: its line said why */
         return APP_NOT_STARTED;
     /* The Queue and the engine the options ask for (--state --resume has put back the
      * URLs of the earlier runs). */
@@ -215,7 +214,7 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
         fprintf(stderr, "crawl-queue: %s\n", frontier_error(&cr.q));
         status = -1;
     } else if (future_done(&t->fut) && t->fut.result.n < 0) {
-        status = APP_NOT_STARTED;           /* the pipeline did not open: no fetch */
+        status = APP_NOT_STARTED; /* the pipeline did not open: no fetch */
     }
     progress_stop(p);
 
@@ -230,12 +229,12 @@ int crawler_run(app *a, const extension *rows, size_t nrows)
     task_free(t);
     if ((close_engine(&cr) < 0 || engine_failed(cr.engine)) && status == 0)
         status = -1;
-    engine_free(cr.engine);     /* its stages free their own tasks */
+    engine_free(cr.engine); /* its stages free their own tasks */
     /* The cookies, interrupted or not; not when nothing was fetched (a refusal). */
     if (status != APP_NOT_STARTED && session_close(a) < 0 && status == 0)
         status = -1;
     task_free_all();
-    frontier_free(&cr.q);       /* Redis's: after the acknowledgements of the last records */
+    frontier_free(&cr.q); /* Redis's: after the acknowledgements of the last records */
     free(cr.workers);
     return status;
 }

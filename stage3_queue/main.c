@@ -12,7 +12,7 @@ static int crawl_queue(app *a)
 
 int main(int argc, char **argv)
 {
-    static settings s;          /* its flags, filled by the command line */
+    static settings s; /* its flags, filled by the command line */
     app_stage stage = settings_stage("crawl-queue", &s);
     return app_main(argc, argv, &stage, crawl_queue);
 }

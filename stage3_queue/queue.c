@@ -44,7 +44,7 @@ void queue_put_nowait(queue *q, const crawl_request *r)
 {
     jobq_push(&q->items, r);
     q->unfinished_tasks++;
-    getter_wake_oldest(q->loop, &q->getters);   /* the oldest get() waiting */
+    getter_wake_oldest(q->loop, &q->getters); /* the oldest get() waiting */
 }
 
 /* ---- get ---- */
@@ -63,7 +63,7 @@ static int get_body(coro *co)
         /* Join the line of waiting getters; put_nowait wakes the oldest. */
         future_clear(&f->g.wake);
         list_push_back(&f->q->getters, &f->g.link);
-        AWAIT_FUTURE(co, &f->g.wake);   /* a worker is cancelled here at the end */
+        AWAIT_FUTURE(co, &f->g.wake); /* a worker is cancelled here at the end */
     }
     CORO_RETURN(co, jobq_pop(&f->q->items), 0);
     CORO_END(co);
@@ -125,7 +125,7 @@ static int join_body(coro *co)
     CORO_BEGIN(co);
     while (f->q->unfinished_tasks > 0) {
         if (future_done(&f->q->join_future))
-            future_clear(&f->q->join_future);    /* resolved before: wait anew */
+            future_clear(&f->q->join_future); /* resolved before: wait anew */
         AWAIT_FUTURE(co, &f->q->join_future);
     }
     CORO_END(co);

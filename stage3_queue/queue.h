@@ -27,8 +27,8 @@
  * Queues (hostqueue.h, redisqueue.h) keep their waiting getters the same way. */
 typedef struct getter {
     future wake;
-    sel_timer *wakeup;       /* the scheduled set_result, if any */
-    list_node link;          /* in the line while waiting */
+    sel_timer *wakeup; /* the scheduled set_result, if any */
+    list_node link;    /* in the line while waiting */
 } getter;
 
 /* Wake the oldest get() waiting in line, if any (at the loop's next turn, call_soon):
@@ -39,9 +39,9 @@ typedef struct queue {
     selector *loop;
     jobq items;
     size_t unfinished_tasks;
-    future join_future;      /* resolved when unfinished_tasks falls to zero */
-    sel_timer *join_wakeup;  /* that resolution, scheduled */
-    list_node getters;       /* get()s waiting, oldest first */
+    future join_future;     /* resolved when unfinished_tasks falls to zero */
+    sel_timer *join_wakeup; /* that resolution, scheduled */
+    list_node getters;      /* get()s waiting, oldest first */
 } queue;
 
 void queue_init(queue *q, selector *loop);
@@ -56,8 +56,14 @@ coro *queue_get(queue *q);
 void queue_task_done(queue *q);
 /* Coroutine: wait until every item put has been marked done. */
 coro *queue_join(queue *q);
-static inline size_t queue_qsize(const queue *q) { return jobq_size(&q->items); }
+static inline size_t queue_qsize(const queue *q)
+{
+    return jobq_size(&q->items);
+}
 /* Items put and not yet marked done. */
-static inline size_t queue_unfinished(const queue *q) { return q->unfinished_tasks; }
+static inline size_t queue_unfinished(const queue *q)
+{
+    return q->unfinished_tasks;
+}
 
 #endif

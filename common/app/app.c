@@ -12,14 +12,14 @@
 #include "outpaths.h"
 
 volatile sig_atomic_t app_interrupted;
-static selector *volatile signal_loop;   /* read by the handler */
+static selector *volatile signal_loop; /* read by the handler */
 
 static void on_signal(int sig)
 {
     (void)sig;
     app_interrupted = 1;
     if (signal_loop)
-        selector_interrupt(signal_loop);   /* not lost if the loop has not started yet */
+        selector_interrupt(signal_loop); /* not lost if the loop has not started yet */
 }
 
 /* SIGUSR1: the loop shows the stage's work in flight at its next turn (app_dump).
@@ -55,13 +55,13 @@ static void install_signals(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND;   /* a second SIGINT/SIGTERM ends the process at once */
+    sa.sa_flags = SA_RESETHAND; /* a second SIGINT/SIGTERM ends the process at once */
     sigemptyset(&sa.sa_mask);
     sigaddset(&sa.sa_mask, SIGINT);
     sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);   /* a peer closing mid-send is an error, not a death */
+    signal(SIGPIPE, SIG_IGN); /* a peer closing mid-send is an error, not a death */
 }
 
 static void attach_signals(app *a)
@@ -69,7 +69,7 @@ static void attach_signals(app *a)
     selector_on_notify(a->loop, dump_now, a);
     signal_loop = a->loop;
     if (app_interrupted)
-        selector_interrupt(a->loop);   /* it came during start-up */
+        selector_interrupt(a->loop); /* it came during start-up */
 }
 
 /* Never 0, which would mean "no limit" to libcurl (the command line refuses less than
@@ -85,8 +85,10 @@ static int check_roots(const app *a, const char *prog)
 {
     for (int i = 0; a->raw && i < a->opt.nroots; i++) {
         if (strncasecmp(a->opt.roots[i], "https:", 6) == 0) {
-            fprintf(stderr, "%s: ROOT '%s': https is not supported by --transport raw "
-                    "(use --transport curl)\n", prog, a->opt.roots[i]);
+            fprintf(stderr,
+                    "%s: ROOT '%s': https is not supported by --transport raw "
+                    "(use --transport curl)\n",
+                    prog, a->opt.roots[i]);
             return -1;
         }
     }
@@ -104,8 +106,10 @@ static int refuse_proxy_vars(const app *a, const char *prog)
     for (size_t i = 0; a->raw && !(no && strcmp(no, "*") == 0) && vars[i]; i++) {
         const char *v = getenv(vars[i]);
         if (v && *v) {
-            fprintf(stderr, "%s: %s is set, and the raw transport cannot go through a proxy: "
-                    "unset it (or set no_proxy='*'), or use --transport curl\n", prog, vars[i]);
+            fprintf(stderr,
+                    "%s: %s is set, and the raw transport cannot go through a proxy: "
+                    "unset it (or set no_proxy='*'), or use --transport curl\n",
+                    prog, vars[i]);
             return -1;
         }
     }
@@ -120,15 +124,16 @@ static void warn_nofile(const app *a, const char *prog, long limit)
 {
     if (limit > 0 && (long)a->opt.max_tasks + NET_FD_RESERVE > limit)
         log_warn("%s: --max-tasks %d exceeds the open-file limit %ld: fetches will wait "
-                 "for free descriptors", prog, a->opt.max_tasks, limit);
+                 "for free descriptors",
+                 prog, a->opt.max_tasks, limit);
 }
 
 /* The select backend cannot watch a descriptor at or over FD_SETSIZE; the selector says
  * so per descriptor ("fd N is over FD_SETSIZE"), the command line says what to do. */
 static void warn_select(const app *a, const char *prog)
 {
-    if (strcmp(a->opt.selector, "select") == 0 &&
-        (long)a->opt.max_tasks + NET_FD_RESERVE > FD_SETSIZE)
+    if (strcmp(a->opt.selector, "select") == 0
+        && (long)a->opt.max_tasks + NET_FD_RESERVE > FD_SETSIZE)
         log_warn("%s: --selector select watches descriptors below %d only: fetches past "
                  "that fail; use --selector epoll or poll for --max-tasks %d",
                  prog, FD_SETSIZE, a->opt.max_tasks);
@@ -138,12 +143,12 @@ static void warn_select(const app *a, const char *prog)
  * in it (or the stage's own: opt.pool_dns). */
 static int start_pool(app *a, char *err, size_t errlen)
 {
-    a->pool = threadpool_new(a->loop, a->opt.threads, 64 * (size_t)a->opt.threads, err,
-                             errlen);
+    a->pool = threadpool_new(a->loop, a->opt.threads, 64 * (size_t)a->opt.threads, err, errlen);
     if (!a->pool)
         return -1;
     if (a->raw || a->opt.pool_dns) {
-        dns_config cfg = {.cache_size = DNS_CACHE_SIZE, .ttl_ms = DNS_TTL_MS,
+        dns_config cfg = {.cache_size = DNS_CACHE_SIZE,
+                          .ttl_ms = DNS_TTL_MS,
                           .timeout_ms = (uint64_t)(a->opt.dns_timeout * 1000.0 + 0.5)};
         a->dns = dns_new(a->loop, a->pool, &cfg);
     }
@@ -157,8 +162,8 @@ static void log_resolver(const app *a, const char *prog)
         log_info("%s: libcurl's resolver: %s; one DNS cache for every transfer", prog,
                  curl_glue_resolver());
     else if (a->dns)
-        log_info("%s: DNS in the thread pool (%d threads), cached, timeout %g s",
-                 prog, a->opt.threads, a->opt.dns_timeout);
+        log_info("%s: DNS in the thread pool (%d threads), cached, timeout %g s", prog,
+                 a->opt.threads, a->opt.dns_timeout);
     else
         log_info("%s: DNS: getaddrinfo on the loop thread, cached", prog);
 }
@@ -168,8 +173,7 @@ static void log_lookups(const app *a, const char *prog)
     if (a->dns)
         log_info("%s: DNS: %zu lookup(s) in the thread pool", prog, dns_lookups(a->dns));
     else if (a->resolver)
-        log_info("%s: DNS: %zu lookup(s) on the loop thread", prog,
-                 resolver_lookups(a->resolver));
+        log_info("%s: DNS: %zu lookup(s) on the loop thread", prog, resolver_lookups(a->resolver));
 }
 
 /* Claim every file the crawl writes (outclaim.h), before anything is written. A crawler
@@ -192,12 +196,16 @@ static int claim_files(app *a, const char *prog)
             fprintf(stderr, "%s: %s\n", prog, err);
             rc = -1;
         } else if (i == 0 && size > 0 && o->keep_output) {
-            fprintf(stderr, "%s: --output '%s' holds a crawl already (%lld bytes): %s, or "
-                    "name a new file\n", prog, out[i].path, size, o->keep_output);
+            fprintf(stderr,
+                    "%s: --output '%s' holds a crawl already (%lld bytes): %s, or "
+                    "name a new file\n",
+                    prog, out[i].path, size, o->keep_output);
             rc = -1;
         } else if (out[i].keep && size > 0 && !o->append_output) {
-            fprintf(stderr, "%s: %s '%s' holds a crawl already (%lld bytes): %s, or name a "
-                    "new file\n", prog, out[i].flag, out[i].path, size,
+            fprintf(stderr,
+                    "%s: %s '%s' holds a crawl already (%lld bytes): %s, or name a "
+                    "new file\n",
+                    prog, out[i].flag, out[i].path, size,
                     o->keep_files ? o->keep_files : "it is never replaced");
             rc = -1;
         }
@@ -225,7 +233,7 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
     a->prog = prog;
     a->argc = argc;
     a->argv = argv;
-    alloc_set_progname(prog);   /* "PROG: out of memory (N bytes)" */
+    alloc_set_progname(prog); /* "PROG: out of memory (N bytes)" */
     a->stage = *stage;
     a->settings = stage->cli.settings;
     int r = cli_parse(&a->opt, argc, argv, &stage->cli);
@@ -247,15 +255,14 @@ int app_open(app *a, int argc, char **argv, const app_stage *stage)
     warn_select(a, prog);
     a->loop = selector_new(a->opt.selector, err, sizeof err);
     if (a->loop)
-        a->crawl = stage->open_outputs_late
-                       ? crawl_prepare(&a->opt, stage->name, err, sizeof err)
-                       : crawl_new(&a->opt, stage->name, err, sizeof err);
+        a->crawl = stage->open_outputs_late ? crawl_prepare(&a->opt, stage->name, err, sizeof err)
+                                            : crawl_new(&a->opt, stage->name, err, sizeof err);
     if (a->crawl && !stage->open_outputs_late)
         outclaim_keep(a->claim);
     if (a->crawl && (a->opt.threads <= 0 || start_pool(a, err, sizeof err) == 0)) {
         if (!a->raw)
-            a->curl = curl_glue_new(a->loop, a->opt.max_tasks + a->opt.own_transfers,
-                                    a->opt.cacert, err, sizeof err);
+            a->curl = curl_glue_new(a->loop, a->opt.max_tasks + a->opt.own_transfers, a->opt.cacert,
+                                    err, sizeof err);
         else if (!a->dns)
             a->resolver = resolver_new();
         if (a->curl) {
@@ -285,7 +292,7 @@ void app_close(app *a)
     crawl_free(a->crawl);
     selector_free(a->loop);
     cli_table_free(a->stage.cli.table, a->settings);
-    outclaim_free(a->claim);    /* last: SQLite's files are closed */
+    outclaim_free(a->claim); /* last: SQLite's files are closed */
     memset(a, 0, sizeof *a);
 }
 
@@ -299,7 +306,7 @@ int app_main(int argc, char **argv, const app_stage *stage, int (*crawl_fn)(app 
 
     log_resolver(&a, prog);
     int rc = crawl_fn(&a);
-    if (rc == APP_NOT_STARTED) {        /* its one line said why; nothing to report */
+    if (rc == APP_NOT_STARTED) { /* its one line said why; nothing to report */
         app_close(&a);
         return 1;
     }
@@ -309,7 +316,8 @@ int app_main(int argc, char **argv, const app_stage *stage, int (*crawl_fn)(app 
     if (app_interrupted)
         log_warn("%s: interrupted; %zu URL(s) left to do", prog, a.todo);
     if (crawl_write_report(a.crawl, a.todo, a.opt.transport, selector_backend(a.loop),
-                           app_interrupted, err, sizeof err) < 0) {
+                           app_interrupted, err, sizeof err)
+        < 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
         status = 1;
     }

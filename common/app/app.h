@@ -30,21 +30,21 @@ typedef struct app_stage {
 
 typedef struct app {
     crawl_options opt;
-    const char *prog;       /* the program's name, for messages */
+    const char *prog; /* the program's name, for messages */
     selector *loop;
     crawl *crawl;
-    curl_glue *curl;        /* --transport curl */
-    resolver *resolver;     /* --transport raw without the pool: the chapter's */
-    app_stage stage;        /* what app_open was given */
-    void *settings;         /* the stage's own flags, as its table filled them */
-    threadpool *pool;       /* opt.threads > 0: the thread pool */
-    dns_resolver *dns;      /* with the pool, --transport raw (or opt.pool_dns): lookups
+    curl_glue *curl;    /* --transport curl */
+    resolver *resolver; /* --transport raw without the pool: the chapter's */
+    app_stage stage;    /* what app_open was given */
+    void *settings;     /* the stage's own flags, as its table filled them */
+    threadpool *pool;   /* opt.threads > 0: the thread pool */
+    dns_resolver *dns;  /* with the pool, --transport raw (or opt.pool_dns): lookups
                              * in the pool */
-    bool raw;               /* which of the two */
-    outclaim *claim;        /* every file the crawl writes, locked (outclaim.h) */
-    int argc;               /* the command line, as given to app_open (its options are */
-    char **argv;            /* argv[1] to the first root, opt.roots) */
-    size_t todo;            /* set by the stage: URLs still waiting when it returned */
+    bool raw;           /* which of the two */
+    outclaim *claim;    /* every file the crawl writes, locked (outclaim.h) */
+    int argc;           /* the command line, as given to app_open (its options are */
+    char **argv;        /* argv[1] to the first root, opt.roots) */
+    size_t todo;        /* set by the stage: URLs still waiting when it returned */
     /* Set by the stage: print its work in flight (the task tree, as gdb's `info
      * tasks`, or the live Fetchers). `kill -USR1 PID` runs it at the
      * loop's next turn (the handler only notifies the loop: selector_notify). */

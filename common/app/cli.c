@@ -31,10 +31,22 @@
 
 /* Long-only options get values above any char, so getopt's optopt names them. */
 enum {
-    OPT_MAX_TASKS = 256, OPT_MAX_REDIRECT, OPT_MAX_TRIES, OPT_EXCLUDE, OPT_STRICT,
-    OPT_LENIENT, OPT_SELECTOR, OPT_TRANSPORT, OPT_FORMAT, OPT_OUTPUT, OPT_TIMEOUT,
-    OPT_MAX_PAGES, OPT_MAX_SIZE, OPT_CACERT, OPT_TRACE_EVENTS,
-    OPT_TABLE = 512     /* + the row's index: a flag of the crawler's table */
+    OPT_MAX_TASKS = 256,
+    OPT_MAX_REDIRECT,
+    OPT_MAX_TRIES,
+    OPT_EXCLUDE,
+    OPT_STRICT,
+    OPT_LENIENT,
+    OPT_SELECTOR,
+    OPT_TRANSPORT,
+    OPT_FORMAT,
+    OPT_OUTPUT,
+    OPT_TIMEOUT,
+    OPT_MAX_PAGES,
+    OPT_MAX_SIZE,
+    OPT_CACERT,
+    OPT_TRACE_EVENTS,
+    OPT_TABLE = 512 /* + the row's index: a flag of the crawler's table */
 };
 
 static const struct option core_opts[] = {
@@ -57,8 +69,7 @@ static const struct option core_opts[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0}
-};
+    {NULL, 0, NULL, 0}};
 
 /* Leading ':' makes getopt return ':' (not '?') for a missing value. */
 static const char short_opts[] = ":vqhV";
@@ -113,10 +124,9 @@ static struct option *make_long_opts(const cli_table *t)
     struct option *all = xcalloc(ncore + nrows + 1, sizeof *all);
     memcpy(all, core_opts, ncore * sizeof *all);
     for (size_t i = 0; i < nrows; i++)
-        all[ncore + i] = (struct option){t->flags[i].name,
-                                         t->flags[i].arg == CLI_ARG_NONE ? no_argument
-                                                                         : required_argument,
-                                         NULL, OPT_TABLE + (int)i};
+        all[ncore + i] = (struct option){
+            t->flags[i].name, t->flags[i].arg == CLI_ARG_NONE ? no_argument : required_argument,
+            NULL, OPT_TABLE + (int)i};
     return all;
 }
 
@@ -138,17 +148,14 @@ static int parse_whole(const char *prog, const char *opt, const char *arg, long 
         return usage_error(prog, "--%s: '%s' is not a whole number", opt, arg);
     if (errno == ERANGE || v < lo || v > hi) {
         if (hi == LLONG_MAX || hi == LONG_MAX)
-            return usage_error(prog, "--%s: %s is out of range (at least %lld)", opt, arg,
-                               lo);
-        return usage_error(prog, "--%s: %s is out of range (%lld to %lld)", opt, arg, lo,
-                           hi);
+            return usage_error(prog, "--%s: %s is out of range (at least %lld)", opt, arg, lo);
+        return usage_error(prog, "--%s: %s is out of range (%lld to %lld)", opt, arg, lo, hi);
     }
     *out = v;
     return CLI_OK;
 }
 
-static int parse_int(const char *prog, const char *opt, const char *arg, int lo, int hi,
-                     int *out)
+static int parse_int(const char *prog, const char *opt, const char *arg, int lo, int hi, int *out)
 {
     long long v;
     int rc = parse_whole(prog, opt, arg, lo, hi, &v);
@@ -162,8 +169,8 @@ static int parse_int(const char *prog, const char *opt, const char *arg, int lo,
 #define MIN_TIMEOUT 0.001
 
 /* A decimal number (no hex, inf or nan) lo <= t <= hi; what: "seconds" or "requests". */
-static int parse_decimal(const char *prog, const char *opt, const char *arg, double lo,
-                         double hi, const char *what, double *out)
+static int parse_decimal(const char *prog, const char *opt, const char *arg, double lo, double hi,
+                         const char *what, double *out)
 {
     char *end = NULL;
     double t = 0;
@@ -201,8 +208,8 @@ static void join_choices(const char *const *list, char *buf, size_t len)
 }
 
 /* arg must be one of list; returns the list's own string in *out. */
-static int parse_choice(const char *prog, const char *opt, const char *arg,
-                        const char *const *list, const char **out)
+static int parse_choice(const char *prog, const char *opt, const char *arg, const char *const *list,
+                        const char **out)
 {
     for (size_t i = 0; list[i]; i++)
         if (strcmp(arg, list[i]) == 0) {
@@ -244,7 +251,7 @@ static void print_row(const cli_flag *f)
         printf("      %s  ", head);
     else
         printf("      %s\n%26s", head, "");
-    for (const char *line = f->help ? f->help : ""; ; ) {
+    for (const char *line = f->help ? f->help : "";;) {
         size_t len = strcspn(line, "\n");
         printf("%.*s\n", (int)len, line);
         if (!line[len])
@@ -288,7 +295,7 @@ static void print_help(const char *prog, const char *default_transport, const cl
     if (t) {
         printf("\n%s\n", t->title);
         for (const cli_flag *f = t->flags; f->name; f++) {
-            if (f->section)     /* "": a blank line only */
+            if (f->section) /* "": a blank line only */
                 printf("\n%s%s", f->section, *f->section ? "\n" : "");
             print_row(f);
         }
@@ -395,12 +402,9 @@ static int apply_option(crawl_options *o, int c, const char *arg, const cli_comm
     if (c >= OPT_TABLE)
         return apply_row(cmd, &cmd->table->flags[c - OPT_TABLE], arg);
     switch (c) {
-    case OPT_MAX_TASKS:
-        return parse_int(prog, "max-tasks", arg, 1, 1000000, &o->max_tasks);
-    case OPT_MAX_REDIRECT:
-        return parse_int(prog, "max-redirect", arg, 0, 1000, &o->max_redirect);
-    case OPT_MAX_TRIES:
-        return parse_int(prog, "max-tries", arg, 1, 100, &o->max_tries);
+    case OPT_MAX_TASKS: return parse_int(prog, "max-tasks", arg, 1, 1000000, &o->max_tasks);
+    case OPT_MAX_REDIRECT: return parse_int(prog, "max-redirect", arg, 0, 1000, &o->max_redirect);
+    case OPT_MAX_TRIES: return parse_int(prog, "max-tries", arg, 1, 100, &o->max_tries);
     case OPT_EXCLUDE:
         if (o->nexcludes == CRAWL_MAX_EXCLUDES)
             return usage_error(prog, "--exclude '%s': at most %d --exclude", arg,
@@ -411,34 +415,24 @@ static int apply_option(crawl_options *o, int c, const char *arg, const cli_comm
         return check_regex(prog, arg);
     case OPT_STRICT: o->strict = 1; return CLI_OK;
     case OPT_LENIENT: o->strict = 0; return CLI_OK;
-    case OPT_SELECTOR:
-        return parse_choice(prog, "selector", arg, selector_backends, &o->selector);
-    case OPT_TRANSPORT:
-        return parse_choice(prog, "transport", arg, transports, &o->transport);
-    case OPT_FORMAT:
-        return parse_choice(prog, "format", arg, formats, &o->format);
+    case OPT_SELECTOR: return parse_choice(prog, "selector", arg, selector_backends, &o->selector);
+    case OPT_TRANSPORT: return parse_choice(prog, "transport", arg, transports, &o->transport);
+    case OPT_FORMAT: return parse_choice(prog, "format", arg, formats, &o->format);
     case OPT_OUTPUT: o->output = arg; return CLI_OK;
-    case OPT_TIMEOUT:
-        return parse_seconds(prog, "timeout", arg, &o->timeout);
+    case OPT_TIMEOUT: return parse_seconds(prog, "timeout", arg, &o->timeout);
     case OPT_MAX_PAGES:
         rc = parse_whole(prog, "max-pages", arg, 0, LONG_MAX, &v);
         if (rc == CLI_OK)
             o->max_pages = (long)v;
         return rc;
-    case OPT_MAX_SIZE:
-        return parse_whole(prog, "max-size", arg, 1, LLONG_MAX, &o->max_size);
+    case OPT_MAX_SIZE: return parse_whole(prog, "max-size", arg, 1, LLONG_MAX, &o->max_size);
     case OPT_CACERT: o->cacert = arg; return CLI_OK;
     case OPT_TRACE_EVENTS: o->trace_events = arg; return CLI_OK;
     case 'v': o->verbose++; return CLI_OK;
     case 'q': o->quiet = 1; return CLI_OK;
-    case 'h':
-        print_help(prog, cmd->default_transport, cmd->table);
-        return CLI_EXIT_OK;
-    case 'V':
-        printf("%s %s\n", prog, CRAWL_VERSION);
-        return CLI_EXIT_OK;
-    default:
-        return usage_error(prog, "unhandled option %d", c);
+    case 'h': print_help(prog, cmd->default_transport, cmd->table); return CLI_EXIT_OK;
+    case 'V': printf("%s %s\n", prog, CRAWL_VERSION); return CLI_EXIT_OK;
+    default: return usage_error(prog, "unhandled option %d", c);
     }
 }
 
@@ -450,8 +444,7 @@ static int check_roots(const crawl_options *o, const char *prog)
         char err[256] = "";
         char *fixed = url_fix(o->roots[i], err, sizeof err);
         if (!fixed)
-            return usage_error(prog, "ROOT '%s': %s", o->roots[i],
-                               err[0] ? err : "not a URL");
+            return usage_error(prog, "ROOT '%s': %s", o->roots[i], err[0] ? err : "not a URL");
         free(fixed);
     }
     return CLI_OK;
@@ -468,13 +461,14 @@ static int check_files(const crawl_options *o, const char *prog)
         int fd = open(o->cacert, O_RDONLY | O_CLOEXEC);
         struct stat st;
         if (fd < 0)
-            return usage_error(prog, "--cacert: cannot read '%s': %s", o->cacert,
-                               strerror(errno));
+            return usage_error(prog, "--cacert: cannot read '%s': %s", o->cacert, strerror(errno));
         bool dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
         close(fd);
         if (dir)
-            return usage_error(prog, "--cacert: '%s' is a directory, not a file of "
-                               "certificates", o->cacert);
+            return usage_error(prog,
+                               "--cacert: '%s' is a directory, not a file of "
+                               "certificates",
+                               o->cacert);
     }
     return CLI_OK;
 }
@@ -515,7 +509,8 @@ static void warn_userinfo(const crawl_options *o, const char *prog)
         char err[256];
         char *fixed = url_fix(o->roots[i], err, sizeof err);
         log_warn("%s: ROOT %s: the user name and password are dropped (the crawler does "
-                 "not log in)", prog, fixed ? fixed : "?");
+                 "not log in)",
+                 prog, fixed ? fixed : "?");
         free(fixed);
     }
 }
@@ -549,8 +544,8 @@ int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *in)
         return usage_error(prog, "no ROOT given (see --help)");
 
     long_opts = make_long_opts(cmd.table);
-    optind = 0;   /* GNU: full reinitialisation, so cli_parse can run again */
-    opterr = 0;   /* our own messages, one line each */
+    optind = 0; /* GNU: full reinitialisation, so cli_parse can run again */
+    opterr = 0; /* our own messages, one line each */
     int c, rc = CLI_OK;
     while (rc == CLI_OK && (c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == ':')

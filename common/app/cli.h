@@ -22,12 +22,12 @@ enum { CLI_OK = 0, CLI_EXIT_OK = -1, CLI_USAGE = 2 };
 
 /* What follows a flag of the table, and what is stored at the row's offset. */
 typedef enum {
-    CLI_ARG_NONE,       /* a switch: int, set to 1 */
-    CLI_ARG_INT,        /* a whole number in [min, max]: int */
-    CLI_ARG_BYTES,      /* a whole number in [min, max] (max 0: no bound): long long */
-    CLI_ARG_DOUBLE,     /* a decimal number in [min, max] (no hex, inf or nan): double */
-    CLI_ARG_STRING,     /* const char *, argv's own (last one given wins) */
-    CLI_ARG_LIST,       /* repeatable: each value appended to a cli_list */
+    CLI_ARG_NONE,   /* a switch: int, set to 1 */
+    CLI_ARG_INT,    /* a whole number in [min, max]: int */
+    CLI_ARG_BYTES,  /* a whole number in [min, max] (max 0: no bound): long long */
+    CLI_ARG_DOUBLE, /* a decimal number in [min, max] (no hex, inf or nan): double */
+    CLI_ARG_STRING, /* const char *, argv's own (last one given wins) */
+    CLI_ARG_LIST,   /* repeatable: each value appended to a cli_list */
 } cli_arg;
 
 /* The values of a repeatable flag, in the order given (argv's own strings). */
@@ -39,30 +39,30 @@ void cli_list_clear(cli_list *l);
 
 /* One flag of a table. */
 typedef struct cli_flag {
-    const char *name;       /* the long option without "--": "max-depth" */
+    const char *name; /* the long option without "--": "max-depth" */
     cli_arg arg;
-    const char *metavar;    /* the value's name in --help: "N", "SECS", "FILE" */
-    double min, max;        /* CLI_ARG_INT, _BYTES, _DOUBLE: the range */
-    const char *noun;       /* CLI_ARG_DOUBLE: "is not a number of NOUN" (NULL: seconds) */
-    size_t offset;          /* where the value goes: offsetof(the crawler's struct, field) */
+    const char *metavar; /* the value's name in --help: "N", "SECS", "FILE" */
+    double min, max;     /* CLI_ARG_INT, _BYTES, _DOUBLE: the range */
+    const char *noun;    /* CLI_ARG_DOUBLE: "is not a number of NOUN" (NULL: seconds) */
+    size_t offset;       /* where the value goes: offsetof(the crawler's struct, field) */
     /* NULL, or called after the value is stored: checks it (returns -1 with one line
      * in why, which is the whole message after "PROG: ") or sets more fields. */
     int (*set)(void *settings, const char *value, char *why, size_t whylen);
-    bool out_file;          /* a file the crawl writes: no two of them (nor --output or
+    bool out_file;       /* a file the crawl writes: no two of them (nor --output or
                              * --trace-events) may be one file; each is claimed */
-    bool out_sqlite;        /* with out_file: a SQLite database, whose -wal, -shm and
+    bool out_sqlite;     /* with out_file: a SQLite database, whose -wal, -shm and
                              * -journal siblings count as the same file */
-    bool out_keep;          /* with out_file: one that holds data is never replaced —
+    bool out_keep;       /* with out_file: one that holds data is never replaced —
                              * refused unless the crawl appends (opt.append_output) */
-    const char *section;    /* NULL, or a heading --help prints before this row */
-    const char *help;       /* its lines in --help, '\n' between them, "[default]" last */
+    const char *section; /* NULL, or a heading --help prints before this row */
+    const char *help;    /* its lines in --help, '\n' between them, "[default]" last */
 } cli_flag;
 
 /* A crawler's table. */
 typedef struct cli_table {
-    const char *title;      /* --help's heading for the rows */
-    const cli_flag *flags;  /* ended by a row whose name is NULL */
-    void (*defaults)(void *settings);   /* before parsing (NULL: all zero) */
+    const char *title;                /* --help's heading for the rows */
+    const cli_flag *flags;            /* ended by a row whose name is NULL */
+    void (*defaults)(void *settings); /* before parsing (NULL: all zero) */
     /* NULL, or called once the whole command line is read and the core's checks
      * passed: the rules between flags (one flag needs another, or refuses one), which
      * may read the core's options, and what the core must know of the crawler's

@@ -27,8 +27,8 @@ void alloc_default_oom(size_t size)
     int n = size ? snprintf(line, sizeof line, "%s: out of memory (%zu bytes)\n", progname, size)
                  : snprintf(line, sizeof line, "%s: out of memory\n", progname);
     if (n > 0) {
-        ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n
-                                                                     : sizeof line - 1);
+        ssize_t w =
+            write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
         (void)w;
     }
     abort();
@@ -37,7 +37,7 @@ void alloc_default_oom(size_t size)
 void alloc_oom(size_t size)
 {
     oom_handler(size);
-    abort();            /* a handler must not return */
+    abort(); /* a handler must not return */
 }
 
 void *xmalloc(size_t size)
@@ -114,7 +114,7 @@ char *xvasprintf(const char *fmt, va_list ap)
     va_list again;
     va_copy(again, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
-    if (n < 0) {        /* a bad format or a length past INT_MAX: not memory */
+    if (n < 0) { /* a bad format or a length past INT_MAX: not memory */
         va_end(again);
         fprintf(stderr, "%s: cannot format '%s'\n", progname, fmt);
         abort();

@@ -10,7 +10,7 @@ enum { FPSET_MIN_CAP = 64 };
 
 struct fpset {
     uint64_t *slots;
-    size_t cap;     /* a power of two */
+    size_t cap; /* a power of two */
     size_t count;
 };
 

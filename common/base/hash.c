@@ -20,12 +20,22 @@ static uint64_t load_le64(const uint8_t *p)
 }
 
 /* One SipRound over the four state words. */
-#define SIPROUND                                                                        \
-    do {                                                                                \
-        v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);                       \
-        v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                                          \
-        v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                                          \
-        v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);                       \
+#define SIPROUND                                                                                   \
+    do {                                                                                           \
+        v0 += v1;                                                                                  \
+        v1 = ROTL(v1, 13);                                                                         \
+        v1 ^= v0;                                                                                  \
+        v0 = ROTL(v0, 32);                                                                         \
+        v2 += v3;                                                                                  \
+        v3 = ROTL(v3, 16);                                                                         \
+        v3 ^= v2;                                                                                  \
+        v0 += v3;                                                                                  \
+        v3 = ROTL(v3, 21);                                                                         \
+        v3 ^= v0;                                                                                  \
+        v2 += v1;                                                                                  \
+        v1 = ROTL(v1, 17);                                                                         \
+        v1 ^= v2;                                                                                  \
+        v2 = ROTL(v2, 32);                                                                         \
     } while (0)
 
 uint64_t hash_siphash24(const void *data, size_t n, const uint8_t key[16])

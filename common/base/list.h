@@ -23,13 +23,25 @@ typedef struct list_node {
 } list_node;
 
 /* The object that holds node `n` as its member `member`. */
-#define list_entry(n, type, member) ((type *)((char *)(n) - offsetof(type, member)))
+#define list_entry(n, type, member) ((type *)((char *)(n)-offsetof(type, member)))
 
-static inline void list_init(list_node *head) { head->prev = head->next = head; }
-static inline void list_node_init(list_node *n) { n->prev = n->next = n; }
-static inline bool list_empty(const list_node *head) { return head->next == head; }
+static inline void list_init(list_node *head)
+{
+    head->prev = head->next = head;
+}
+static inline void list_node_init(list_node *n)
+{
+    n->prev = n->next = n;
+}
+static inline bool list_empty(const list_node *head)
+{
+    return head->next == head;
+}
 /* Whether n is in a list (false after list_node_init or list_remove). */
-static inline bool list_linked(const list_node *n) { return n->next != n; }
+static inline bool list_linked(const list_node *n)
+{
+    return n->next != n;
+}
 
 static inline void list_insert_between(list_node *n, list_node *prev, list_node *next)
 {
@@ -75,8 +87,8 @@ static inline list_node *list_pop_front(list_node *head)
 /* Iterate; the body must not remove `n` (use list_for_each_safe for that). */
 #define list_for_each(n, head) for (list_node *n = (head)->next; n != (head); n = n->next)
 /* Iterate; the body may remove `n` (not its successor). */
-#define list_for_each_safe(n, head)                                                     \
-    for (list_node *n = (head)->next, *n##_next_ = n->next; n != (head);               \
+#define list_for_each_safe(n, head)                                                                \
+    for (list_node *n = (head)->next, *n##_next_ = n->next; n != (head);                           \
          n = n##_next_, n##_next_ = n->next)
 
 #endif

@@ -22,8 +22,8 @@
 #include <stdint.h>
 
 typedef struct strmap_node {
-    struct strmap_node *next;   /* in its bucket */
-    uint64_t hash;              /* of key: growth never hashes again */
+    struct strmap_node *next; /* in its bucket */
+    uint64_t hash;            /* of key: growth never hashes again */
     const char *key;
 } strmap_node;
 
@@ -33,7 +33,7 @@ typedef struct strmap {
 } strmap;
 
 /* The object that holds node `n` as its member `member`. */
-#define strmap_entry(n, type, member) ((type *)((char *)(n) - offsetof(type, member)))
+#define strmap_entry(n, type, member) ((type *)((char *)(n)-offsetof(type, member)))
 
 void strmap_init(strmap *m);
 /* Frees the buckets; the entries are the caller's (strmap_clear them first). */

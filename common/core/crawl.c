@@ -63,33 +63,33 @@ static void listeners_remove(listeners *l, const void *ctx)
 }
 
 struct crawl {
-    crawl_options o;         /* a copy; o.roots etc. still point at the caller's */
+    crawl_options o; /* a copy; o.roots etc. still point at the caller's */
     char *stage;
-    url_policy *policy;      /* root_domains + exclude: crawling.py's url_allowed */
-    fpset *seen_urls;        /* fingerprints (fpset.h): 8 bytes a URL */
-    report *stats;           /* the FetchStatistic records: the text format's, which
+    url_policy *policy;    /* root_domains + exclude: crawling.py's url_allowed */
+    fpset *seen_urls;      /* fingerprints (fpset.h): 8 bytes a URL */
+    report *stats;         /* the FetchStatistic records: the text format's, which
                                 sorts them at the end; jsonl streams them and keeps none */
-    size_t done;             /* records made */
-    size_t earlier_done;     /* crawl_set_earlier_runs: distinct URLs done before */
-    unsigned earlier_runs;   /* and in how many runs */
-    bool runs_known;         /* whether it was called */
+    size_t done;           /* records made */
+    size_t earlier_done;   /* crawl_set_earlier_runs: distinct URLs done before */
+    unsigned earlier_runs; /* and in how many runs */
+    bool runs_known;       /* whether it was called */
     FILE *out;
-    recstream *stream;       /* --format jsonl: each record written as it is made */
-    char *failure;           /* crawl_fail's reason, or NULL */
+    recstream *stream; /* --format jsonl: each record written as it is made */
+    char *failure;     /* crawl_fail's reason, or NULL */
     struct timespec t0;
-    tally tally;             /* the records by status class, and their bytes */
-    double seconds;          /* with ended: the crawl's wall time, fixed by the report */
+    tally tally;    /* the records by status class, and their bytes */
+    double seconds; /* with ended: the crawl's wall time, fixed by the report */
     bool ended;
     size_t in_flight, peak_in_flight;
-    size_t waiting_fd;       /* attempts whose transport waits for a descriptor */
+    size_t waiting_fd; /* attempts whose transport waits for a descriptor */
     bool max_pages_logged;
-    trace *trace;            /* --trace-events, or NULL */
-    size_t page_probe;       /* the longest probe in any page's link set so far */
-    listeners on_record;     /* told of each record as it is made */
-    listeners on_add;        /* told of each URL scheduled */
-    crawl_fields_fn fields;  /* a crawler's own fields of each record, or NULL */
+    trace *trace;           /* --trace-events, or NULL */
+    size_t page_probe;      /* the longest probe in any page's link set so far */
+    listeners on_record;    /* told of each record as it is made */
+    listeners on_add;       /* told of each URL scheduled */
+    crawl_fields_fn fields; /* a crawler's own fields of each record, or NULL */
     void *fields_ctx;
-    report_counter *counts;  /* a crawler's own counters, for the summary */
+    report_counter *counts; /* a crawler's own counters, for the summary */
     size_t ncounts;
 };
 
@@ -100,7 +100,7 @@ struct crawl {
  * Disallowed hrefs are kept too (allowed = false) so that a repeated href is checked
  * against the policy only once. */
 typedef struct link_set {
-    seen_set *urls;          /* NULL until the page's first link */
+    seen_set *urls; /* NULL until the page's first link */
     crawl_link *items;
     size_t n, cap;
 } link_set;
@@ -118,39 +118,39 @@ struct crawl_fetch {
     crawl *c;
     char *url;
     int max_redirect;
-    int depth;               /* the request's (crawl_request.h) */
-    char *callback;          /* the request's, or NULL: a redirect target keeps it */
+    int depth;      /* the request's (crawl_request.h) */
+    char *callback; /* the request's, or NULL: a redirect target keeps it */
     http_sink sink;
     bool have_head;
     int status;
-    char http_version[12];   /* the head's, "" when it said none */
-    char *content_type;      /* media type, lower case, or NULL */
-    char *encoding;          /* charset, lower case; NULL when content_type is NULL */
-    char *location;          /* raw Location header */
-    long long size;          /* body bytes kept: at most --max-size */
-    bool over;               /* bytes past --max-size arrived (and were dropped) */
-    links_parser *parser;    /* only for a 200 page of a type we parse */
-    bool parsed;             /* links_finish was called: links is complete */
+    char http_version[12]; /* the head's, "" when it said none */
+    char *content_type;    /* media type, lower case, or NULL */
+    char *encoding;        /* charset, lower case; NULL when content_type is NULL */
+    char *location;        /* raw Location header */
+    long long size;        /* body bytes kept: at most --max-size */
+    bool over;             /* bytes past --max-size arrived (and were dropped) */
+    links_parser *parser;  /* only for a 200 page of a type we parse */
+    bool parsed;           /* links_finish was called: links is complete */
     link_set links;
-    bool waiting_fd;         /* the transport waits for a descriptor: not in flight */
-    bool not_modified;       /* crawl_fetch_not_modified: a 304 fed the stored page */
-    bool keep_body;          /* crawl_fetch_keep_body: the body is kept in body/body_len */
-    bool aside;              /* crawl_fetch_aside: not a page (robots.txt) */
+    bool waiting_fd;   /* the transport waits for a descriptor: not in flight */
+    bool not_modified; /* crawl_fetch_not_modified: a 304 fed the stored page */
+    bool keep_body;    /* crawl_fetch_keep_body: the body is kept in body/body_len */
+    bool aside;        /* crawl_fetch_aside: not a page (robots.txt) */
     char *body;
     size_t body_len, body_cap;
-    crawl_wire *wire;        /* crawl_fetch_keep_wire: the bytes as they went, or NULL */
-    char *headers;           /* every field of the head, "name\0value\0" each, in order */
+    crawl_wire *wire; /* crawl_fetch_keep_wire: the bytes as they went, or NULL */
+    char *headers;    /* every field of the head, "name\0value\0" each, in order */
     size_t headers_len, headers_cap, nheaders;
     /* --trace-events only: the attempt's track, and when each phase began (us) */
-    int slot;                /* -1 when not traced (or already written) */
+    int slot; /* -1 when not traced (or already written) */
     bool connected;
     uint64_t t_start, t_connect, t_head;
 };
 
 static bool is_redirect(int status)
 {
-    return status == 300 || status == 301 || status == 302 || status == 303 ||
-           status == 307 || status == 308;
+    return status == 300 || status == 301 || status == 302 || status == 303 || status == 307
+        || status == 308;
 }
 
 static bool is_space(char ch)
@@ -227,7 +227,7 @@ static char *charset_of(const char *ct)
         while (name_end > name && is_space(name_end[-1]))
             name_end--;
         if (*p != '=')
-            continue;           /* a parameter without a value: skip it */
+            continue; /* a parameter without a value: skip it */
         const char *vs;
         size_t vn;
         bool quoted;
@@ -235,7 +235,7 @@ static char *charset_of(const char *ct)
         if (name_end - name == 7 && strncasecmp(name, "charset", 7) == 0 && vn > 0)
             return copy_lower(vs, vn, quoted);
         while (*p && *p != ';')
-            p++;                /* junk after a quoted value */
+            p++; /* junk after a quoted value */
     }
     return NULL;
 }
@@ -250,7 +250,7 @@ static void on_link(void *ctx, const char *url)
     bool added;
     const char *copy = seen_intern(ls->urls, url, &added);
     if (!added)
-        return;                 /* a duplicate on this page */
+        return; /* a duplicate on this page */
     if (ls->n == ls->cap) {
         ls->cap = ls->cap ? 2 * ls->cap : 32;
         ls->items = xreallocarray(ls->items, ls->cap, sizeof *ls->items);
@@ -281,11 +281,10 @@ static void on_head(void *ctx, const http_head *head)
     crawl_fetch *f = ctx;
     if (f->slot >= 0 && !f->have_head)
         f->t_head = trace_now(f->c->trace);
-    clear_head(f);              /* a second head (should not happen) replaces the first */
+    clear_head(f); /* a second head (should not happen) replaces the first */
     f->have_head = true;
     f->status = head->status;
-    snprintf(f->http_version, sizeof f->http_version, "%s",
-             head->version ? head->version : "");
+    snprintf(f->http_version, sizeof f->http_version, "%s", head->version ? head->version : "");
     if (is_redirect(head->status)) {
         f->location = head->location ? xstrdup(head->location) : NULL;
         return;
@@ -312,8 +311,7 @@ static void keep_header_part(crawl_fetch *f, const char *s, size_t n)
 /* Each field of the head, before on_head: kept for whoever wants the response's
  * headers (an engine gives them to its Response). At most the head's own limit,
  * HTTP_MAX_HEAD bytes, per attempt. */
-static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
-                      size_t vlen)
+static void on_header(void *ctx, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     crawl_fetch *f = ctx;
     keep_header_part(f, name, nlen);
@@ -348,11 +346,9 @@ static void on_wire(void *ctx, int part, const char *data, size_t len)
     crawl_fetch *f = ctx;
     crawl_wire *w = f->wire;
     switch (part) {
-    case HTTP_WIRE_PEER:
-        snprintf(w->peer, sizeof w->peer, "%.*s", (int)len, data);
-        break;
+    case HTTP_WIRE_PEER: snprintf(w->peer, sizeof w->peer, "%.*s", (int)len, data); break;
     case HTTP_WIRE_REQUEST:
-        w->request_len = 0;     /* a try's: the last one sent */
+        w->request_len = 0; /* a try's: the last one sent */
         xappend(&w->request, &w->request_len, &w->request_cap, data, len);
         break;
     case HTTP_WIRE_HEAD:
@@ -369,8 +365,7 @@ static void on_wire(void *ctx, int part, const char *data, size_t len)
         xappend(&w->body, &w->body_len, &w->body_cap, data, len);
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -468,8 +463,7 @@ static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
     const char *url = r->url;
     if (c->o.max_pages > 0 && fpset_count(c->seen_urls) >= (size_t)c->o.max_pages) {
         if (!c->max_pages_logged)
-            log_info("--max-pages %ld reached: not adding %s and later URLs",
-                     c->o.max_pages, url);
+            log_info("--max-pages %ld reached: not adding %s and later URLs", c->o.max_pages, url);
         c->max_pages_logged = true;
         return false;
     }
@@ -493,7 +487,7 @@ static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
                  f && f->have_head ? f->http_version : "");
         st = &with;
     }
-    if (c->fields) {            /* a crawler's own fields (crawl_set_fields) */
+    if (c->fields) { /* a crawler's own fields (crawl_set_fields) */
         c->fields(c->fields_ctx, &with);
         st = &with;
     }
@@ -508,22 +502,19 @@ static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
 }
 
 /* The redirect branch of crawling.py's fetch, with the redirect join. */
-static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn add,
-                            void *ctx)
+static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn add, void *ctx)
 {
     crawl *c = f->c;
     char why[300];
     fetch_stat st = {.url = f->url, .status = f->status, .exception = (char *)exception};
     char *next_url = f->location ? url_resolve(f->url, f->location) : NULL;
-    if (next_url && strncmp(next_url, "http://", 7) != 0 &&
-        strncmp(next_url, "https://", 8) != 0) {
+    if (next_url && strncmp(next_url, "http://", 7) != 0 && strncmp(next_url, "https://", 8) != 0) {
         free(next_url);
         next_url = NULL;
     }
     if (!next_url && !exception) {
         if (f->location)
-            snprintf(why, sizeof why, "redirect to unparseable Location '%.200s'",
-                     f->location);
+            snprintf(why, sizeof why, "redirect to unparseable Location '%.200s'", f->location);
         else
             snprintf(why, sizeof why, "redirect without Location");
         st.exception = why;
@@ -551,22 +542,25 @@ static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn 
 static void finish_links(crawl_fetch *f)
 {
     if (f->parser && !f->parsed)
-        links_finish(f->parser);  /* the last links arrive through on_link */
+        links_finish(f->parser); /* the last links arrive through on_link */
     f->parsed = true;
 }
 
 /* The page branch: crawling.py's parse_links, then add the new links (unless a spider
  * adds those it wants: add_links false). */
-static void finish_page(crawl_fetch *f, const char *exception, bool add_links,
-                        crawl_add_fn add, void *ctx)
+static void finish_page(crawl_fetch *f, const char *exception, bool add_links, crawl_add_fn add,
+                        void *ctx)
 {
     crawl *c = f->c;
     finish_links(f);
 
     fetch_stat st = {
-        .url = f->url, .status = f->status, .exception = (char *)exception,
+        .url = f->url,
+        .status = f->status,
+        .exception = (char *)exception,
         .size = f->not_modified ? 0 : f->size, /* a 304 brings no body */
-        .content_type = f->content_type, .encoding = f->encoding,
+        .content_type = f->content_type,
+        .encoding = f->encoding,
         .not_modified = f->not_modified,
     };
     /* links - seen_urls is counted before any of them is added. */
@@ -585,8 +579,7 @@ static void finish_page(crawl_fetch *f, const char *exception, bool add_links,
         c->page_probe = probe;
 
     for (size_t i = 0; add_links && i < f->links.n; i++) {
-        crawl_request link = {f->links.items[i].url, c->o.max_redirect, f->depth + 1, f->url,
-                              NULL};
+        crawl_request link = {f->links.items[i].url, c->o.max_redirect, f->depth + 1, f->url, NULL};
         if (f->links.items[i].allowed)
             add_url(c, &link, add, ctx);
     }
@@ -595,7 +588,7 @@ static void finish_page(crawl_fetch *f, const char *exception, bool add_links,
 static void finish(crawl_fetch *f, const char *exception, bool add_links, crawl_add_fn add,
                    void *ctx)
 {
-    trace_attempt(f, exception);    /* first: the slot is free for the links added below */
+    trace_attempt(f, exception); /* first: the slot is free for the links added below */
     if (!f->have_head)
         crawl_record_failure(f->c, f->url, exception ? exception : "no response head");
     else if (is_redirect(f->status))
@@ -642,7 +635,7 @@ int crawl_open_files(crawl *c, char *err, size_t errlen)
     const crawl_options *o = &c->o;
     if (o->output && strcmp(o->output, "-") != 0) {
         c->out = o->append_output ? outfile_open_append(o->output, "--output", err, errlen)
-                           : outfile_open(o->output, "--output", err, errlen);
+                                  : outfile_open(o->output, "--output", err, errlen);
         if (!c->out) {
             c->out = stdout;
             return -1;
@@ -656,10 +649,10 @@ int crawl_open_files(crawl *c, char *err, size_t errlen)
         recstream_set_fetched_by(c->stream, o->fetched_by);
     }
     if (o->trace_events) {
-        int pid = o->trace_pid > 0 ? o->trace_pid : 1;    /* the process is the stage */
+        int pid = o->trace_pid > 0 ? o->trace_pid : 1; /* the process is the stage */
         char name[128];
-        snprintf(name, sizeof name, "stage %d: crawl-%s (%s, --max-tasks %d)", pid,
-                 c->stage, o->transport ? o->transport : "?", o->max_tasks);
+        snprintf(name, sizeof name, "stage %d: crawl-%s (%s, --max-tasks %d)", pid, c->stage,
+                 o->transport ? o->transport : "?", o->max_tasks);
         c->trace = trace_open(o->trace_events, pid, name, err, errlen);
         if (!c->trace)
             return -1;
@@ -703,7 +696,7 @@ void crawl_free(crawl *c)
     free(c->failure);
     if (c->out && c->out != stdout)
         fclose(c->out);
-    trace_close(c->trace, NULL, 0);   /* only when the report was never written */
+    trace_close(c->trace, NULL, 0); /* only when the report was never written */
     url_policy_free(c->policy);
     fpset_free(c->seen_urls);
     report_free(c->stats);
@@ -716,20 +709,44 @@ void crawl_free(crawl *c)
     free(c);
 }
 
-const crawl_options *crawl_opts(const crawl *c) { return &c->o; }
-const report *crawl_report(const crawl *c) { return c->stats; }
-size_t crawl_seen_count(const crawl *c) { return fpset_count(c->seen_urls); }
+const crawl_options *crawl_opts(const crawl *c)
+{
+    return &c->o;
+}
+const report *crawl_report(const crawl *c)
+{
+    return c->stats;
+}
+size_t crawl_seen_count(const crawl *c)
+{
+    return fpset_count(c->seen_urls);
+}
 
 size_t crawl_longest_probe(const crawl *c)
 {
     size_t seen = fpset_longest_probe(c->seen_urls);
     return seen > c->page_probe ? seen : c->page_probe;
 }
-size_t crawl_in_flight(const crawl *c) { return c->in_flight; }
-size_t crawl_attempts(const crawl *c) { return c->in_flight + c->waiting_fd; }
-size_t crawl_peak_in_flight(const crawl *c) { return c->peak_in_flight; }
-size_t crawl_done_count(const crawl *c) { return c->done; }
-const tally *crawl_tally(const crawl *c) { return &c->tally; }
+size_t crawl_in_flight(const crawl *c)
+{
+    return c->in_flight;
+}
+size_t crawl_attempts(const crawl *c)
+{
+    return c->in_flight + c->waiting_fd;
+}
+size_t crawl_peak_in_flight(const crawl *c)
+{
+    return c->peak_in_flight;
+}
+size_t crawl_done_count(const crawl *c)
+{
+    return c->done;
+}
+const tally *crawl_tally(const crawl *c)
+{
+    return &c->tally;
+}
 
 double crawl_seconds(const crawl *c)
 {
@@ -757,7 +774,7 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx)
             continue;
         }
         crawl_request r = {root, c->o.max_redirect, 0, NULL, NULL};
-        add_url(c, &r, add, ctx);   /* a duplicate root is seen */
+        add_url(c, &r, add, ctx); /* a duplicate root is seen */
         free(root);
     }
 }
@@ -784,8 +801,11 @@ crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r)
     f->depth = r->depth;
     f->callback = r->callback ? xstrdup(r->callback) : NULL;
     f->status = -1;
-    f->sink = (http_sink){.on_head = on_head, .on_body = on_body, .ctx = f,
-                          .on_wait_fd = on_wait_fd, .on_header = on_header,
+    f->sink = (http_sink){.on_head = on_head,
+                          .on_body = on_body,
+                          .ctx = f,
+                          .on_wait_fd = on_wait_fd,
+                          .on_header = on_header,
                           .is_full = is_full};
     f->slot = -1;
     if (c->trace) {
@@ -798,10 +818,22 @@ crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r)
     return f;
 }
 
-const http_sink *crawl_fetch_sink(crawl_fetch *f) { return &f->sink; }
-const char *crawl_fetch_url(const crawl_fetch *f) { return f->url; }
-long long crawl_fetch_size(const crawl_fetch *f) { return f->size; }
-bool crawl_fetch_full(const crawl_fetch *f) { return f->over; }
+const http_sink *crawl_fetch_sink(crawl_fetch *f)
+{
+    return &f->sink;
+}
+const char *crawl_fetch_url(const crawl_fetch *f)
+{
+    return f->url;
+}
+long long crawl_fetch_size(const crawl_fetch *f)
+{
+    return f->size;
+}
+bool crawl_fetch_full(const crawl_fetch *f)
+{
+    return f->over;
+}
 
 void crawl_fetch_done(crawl_fetch *f, crawl_add_fn add, void *ctx)
 {
@@ -820,8 +852,8 @@ void crawl_fetch_truncated(crawl_fetch *f, crawl_add_fn add, void *ctx)
     finish(f, why, true, add, ctx);
 }
 
-void crawl_fetch_done_by_spider(crawl_fetch *f, bool truncated, const char *error,
-                                crawl_add_fn add, void *ctx)
+void crawl_fetch_done_by_spider(crawl_fetch *f, bool truncated, const char *error, crawl_add_fn add,
+                                void *ctx)
 {
     char cut[80] = "";
     if (truncated)
@@ -880,7 +912,7 @@ void crawl_fetch_discard(crawl_fetch *f)
 {
     if (!f)
         return;
-    trace_attempt(f, "abandoned");  /* only if not written yet */
+    trace_attempt(f, "abandoned"); /* only if not written yet */
     clear_head(f);
     free(f->headers);
     crawl_wire_free(f->wire);
@@ -899,7 +931,10 @@ void crawl_record_failure(crawl *c, const char *url, const char *error)
     record(c, &st, NULL);
 }
 
-long long crawl_output_end(const crawl *c) { return c->stream ? recstream_end(c->stream) : -1; }
+long long crawl_output_end(const crawl *c)
+{
+    return c->stream ? recstream_end(c->stream) : -1;
+}
 
 bool crawl_write_failed(const crawl *c, char *err, size_t errlen)
 {
@@ -925,7 +960,7 @@ void crawl_add_add_listener(crawl *c, crawl_add_fn fn, void *ctx)
 void crawl_remove_listeners(crawl *c, const void *ctx)
 {
     if (!ctx)
-        return;                  /* no owner named: a listener without one stays */
+        return; /* no owner named: a listener without one stays */
     listeners_remove(&c->on_record, ctx);
     listeners_remove(&c->on_add, ctx);
 }
@@ -960,12 +995,24 @@ bool crawl_schedule_any_host(crawl *c, const crawl_request *r, crawl_add_fn add,
     return add_url(c, r, add, ctx);
 }
 
-void crawl_fetch_keep_body(crawl_fetch *f) { f->keep_body = true; }
+void crawl_fetch_keep_body(crawl_fetch *f)
+{
+    f->keep_body = true;
+}
 
-void crawl_fetch_aside(crawl_fetch *f) { f->aside = true; }
+void crawl_fetch_aside(crawl_fetch *f)
+{
+    f->aside = true;
+}
 
-bool crawl_fetch_is_aside(const crawl_fetch *f) { return f->aside; }
-void crawl_fetch_not_modified(crawl_fetch *f) { f->not_modified = true; }
+bool crawl_fetch_is_aside(const crawl_fetch *f)
+{
+    return f->aside;
+}
+void crawl_fetch_not_modified(crawl_fetch *f)
+{
+    f->not_modified = true;
+}
 
 void crawl_fetch_keep_wire(crawl_fetch *f)
 {
@@ -1017,18 +1064,30 @@ char *crawl_fetch_take_body(crawl_fetch *f, size_t *len)
     f->body_len = f->body_cap = 0;
     return body;
 }
-int crawl_fetch_status(const crawl_fetch *f) { return f->have_head ? f->status : -1; }
+int crawl_fetch_status(const crawl_fetch *f)
+{
+    return f->have_head ? f->status : -1;
+}
 const char *crawl_fetch_headers(const crawl_fetch *f, size_t *n)
 {
     *n = f->nheaders;
     return f->headers;
 }
-const char *crawl_fetch_location(const crawl_fetch *f) { return f->location; }
-const char *crawl_fetch_content_type(const crawl_fetch *f) { return f->content_type; }
-const char *crawl_fetch_encoding(const crawl_fetch *f) { return f->encoding; }
+const char *crawl_fetch_location(const crawl_fetch *f)
+{
+    return f->location;
+}
+const char *crawl_fetch_content_type(const crawl_fetch *f)
+{
+    return f->content_type;
+}
+const char *crawl_fetch_encoding(const crawl_fetch *f)
+{
+    return f->encoding;
+}
 
-int crawl_write_report(crawl *c, size_t todo, const char *transport,
-                       const char *selector, bool interrupted, char *err, size_t errlen)
+int crawl_write_report(crawl *c, size_t todo, const char *transport, const char *selector,
+                       bool interrupted, char *err, size_t errlen)
 {
     c->seconds = crawl_seconds(c);
     c->ended = true;
@@ -1049,19 +1108,18 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport,
     };
     char write_err[512];
     if (crawl_write_failed(c, write_err, sizeof write_err))
-        crawl_fail(c, write_err);      /* for the trace; the summary cannot follow it */
+        crawl_fail(c, write_err); /* for the trace; the summary cannot follow it */
     sum.error = c->failure;
     sum.interrupted |= c->failure != NULL;
     char report_err[512] = "", trace_err[512] = "";
     int r;
-    if (c->stream)      /* the records are written already: the summary ends the file */
-        r = recstream_summary(c->stream, c->done, &sum, report_err,
-                              sizeof report_err);
+    if (c->stream) /* the records are written already: the summary ends the file */
+        r = recstream_summary(c->stream, c->done, &sum, report_err, sizeof report_err);
     else {
         report_write_text(c->stats, &sum, c->out);
         r = c->out == stdout
-                ? outfile_flush(c->out, "the report to", "stdout", report_err, sizeof report_err)
-                : outfile_flush(c->out, "--output", c->o.output, report_err, sizeof report_err);
+            ? outfile_flush(c->out, "the report to", "stdout", report_err, sizeof report_err)
+            : outfile_flush(c->out, "--output", c->o.output, report_err, sizeof report_err);
     }
     if (c->trace) {
         trace_arg args[] = {

@@ -132,8 +132,8 @@ bool crawl_fetch_is_redirect(const crawl_fetch *f);
  * not added — the spider schedules those it wants (crawl_schedule) — and error, when
  * not NULL, is the record's exception (after a truncation's, "; " between). A
  * redirect's target is still added through add. Frees f. */
-void crawl_fetch_done_by_spider(crawl_fetch *f, bool truncated, const char *error,
-                                crawl_add_fn add, void *ctx);
+void crawl_fetch_done_by_spider(crawl_fetch *f, bool truncated, const char *error, crawl_add_fn add,
+                                void *ctx);
 /* A crawler's own fields of each record (report.h's extra: depth, referrer,
  * requisite): fn fills them in st just before the record is written (the strings it
  * sets must live until the record listeners return). One at a time; NULL: none. */
@@ -205,7 +205,7 @@ char *crawl_fetch_take_body(crawl_fetch *f, size_t *len);
  * and the body as received (chunk framing and compression kept; at most --max-size
  * bytes, truncated says it was cut). */
 typedef struct crawl_wire {
-    char peer[64];           /* "" when unknown */
+    char peer[64]; /* "" when unknown */
     char *request, *head, *body;
     size_t request_len, request_cap, head_len, head_cap, body_len, body_cap;
     bool truncated;
@@ -246,7 +246,7 @@ const char *crawl_fetch_encoding(const crawl_fetch *f);
  * crawl_fail, a failed record write). Returns 0, or -1 with one line in err saying
  * which write failed and why ("writing --trace-events 'x' failed: No space left on
  * device"). */
-int crawl_write_report(crawl *c, size_t todo, const char *transport,
-                       const char *selector, bool interrupted, char *err, size_t errlen);
+int crawl_write_report(crawl *c, size_t todo, const char *transport, const char *selector,
+                       bool interrupted, char *err, size_t errlen);
 
 #endif

@@ -99,8 +99,7 @@ crawl_request *jobq_pop(jobq *q)
     job *j = q->items[q->head];
     q->head = (q->head + 1) % q->cap;
     q->count--;
-    crawl_request view = {j->url, j->max_redirect, j->depth,
-                          j->origin ? j->origin->referrer : NULL,
+    crawl_request view = {j->url, j->max_redirect, j->depth, j->origin ? j->origin->referrer : NULL,
                           j->origin ? j->origin->callback : NULL};
     crawl_request *r = crawl_request_dup(&view);
     origin_release(j->origin);

@@ -43,6 +43,9 @@ void jobq_push(jobq *q, const crawl_request *r);
 /* Take the oldest request, as one allocation (crawl_request_dup: the caller frees it,
  * with free); NULL when empty. */
 crawl_request *jobq_pop(jobq *q);
-static inline size_t jobq_size(const jobq *q) { return q->count; }
+static inline size_t jobq_size(const jobq *q)
+{
+    return q->count;
+}
 
 #endif

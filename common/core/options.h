@@ -10,27 +10,27 @@
 #define CRAWL_MAX_EXCLUDES 64 /* --exclude given at most this many times */
 
 typedef struct crawl_options {
-    char **roots;            /* as given on the command line (not owned) */
+    char **roots; /* as given on the command line (not owned) */
     int nroots;
-    int max_tasks;           /* --max-tasks N (100) */
-    int max_redirect;        /* --max-redirect N (10) */
-    int max_tries;           /* --max-tries N (4) */
-    const char *exclude;     /* --exclude REGEX: the first one given */
+    int max_tasks;       /* --max-tasks N (100) */
+    int max_redirect;    /* --max-redirect N (10) */
+    int max_tries;       /* --max-tries N (4) */
+    const char *exclude; /* --exclude REGEX: the first one given */
     /* every --exclude, in order (repeatable: a URL matching any is excluded) */
     const char *excludes[CRAWL_MAX_EXCLUDES];
     int nexcludes;
-    int strict;              /* --strict (default) / --lenient */
-    const char *selector;    /* --selector epoll|poll|select */
-    const char *transport;   /* --transport raw|curl (default per stage) */
-    const char *format;      /* --format text|jsonl */
-    const char *output;      /* --output FILE (default stdout) */
-    double timeout;          /* --timeout SECS per request (30) */
-    long max_pages;          /* --max-pages N (0 = no limit) */
-    long long max_size;      /* --max-size BYTES per body (16 MiB) */
-    const char *cacert;      /* --cacert FILE */
-    const char *trace_events;/* --trace-events FILE */
-    int verbose;             /* -v, repeatable */
-    int quiet;               /* -q */
+    int strict;               /* --strict (default) / --lenient */
+    const char *selector;     /* --selector epoll|poll|select */
+    const char *transport;    /* --transport raw|curl (default per stage) */
+    const char *format;       /* --format text|jsonl */
+    const char *output;       /* --output FILE (default stdout) */
+    double timeout;           /* --timeout SECS per request (30) */
+    long max_pages;           /* --max-pages N (0 = no limit) */
+    long long max_size;       /* --max-size BYTES per body (16 MiB) */
+    const char *cacert;       /* --cacert FILE */
+    const char *trace_events; /* --trace-events FILE */
+    int verbose;              /* -v, repeatable */
+    int quiet;                /* -q */
     /* Set by a crawler (its table's finish hook, cli.h; trace_pid: app_main), not by a
      * flag of the core: what the core and the shared main must know of its features. */
     const char *user_agent;  /* the User-Agent both transports send (NULL: their default,

@@ -12,9 +12,11 @@ int outfile_open_fd(const char *path, int flags, const char *what, char *err, si
 {
     int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0666);
     if (fd < 0) {
-        if (errno == ENXIO)     /* O_NONBLOCK on a FIFO that no process reads */
-            snprintf(err, errlen, "cannot open %s '%s': a FIFO with no reader (start its "
-                     "reader first)", what, path);
+        if (errno == ENXIO) /* O_NONBLOCK on a FIFO that no process reads */
+            snprintf(err, errlen,
+                     "cannot open %s '%s': a FIFO with no reader (start its "
+                     "reader first)",
+                     what, path);
         else
             snprintf(err, errlen, "cannot open %s '%s': %s", what, path, strerror(errno));
         return -1;
@@ -67,13 +69,13 @@ static off_t whole_records(int fd, off_t size)
         return -1;
     char *nl = memrchr(buf, '\n', (size_t)n);
     if (!nl && from > 0)
-        return end;             /* a line longer than TAIL: a record, not a summary */
+        return end; /* a line longer than TAIL: a record, not a summary */
     off_t line = nl ? from + (nl - buf) + 1 : from;
     static const char summary[] = "{\"summary\":";
     char head[sizeof summary - 1];
-    if (end - line >= (off_t)sizeof head &&
-        pread(fd, head, sizeof head, line) == (ssize_t)sizeof head &&
-        memcmp(head, summary, sizeof head) == 0)
+    if (end - line >= (off_t)sizeof head
+        && pread(fd, head, sizeof head, line) == (ssize_t)sizeof head
+        && memcmp(head, summary, sizeof head) == 0)
         end = line;
     return end;
 }
@@ -83,10 +85,9 @@ FILE *outfile_open_append(const char *path, const char *what, char *err, size_t 
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     struct stat st;
     off_t keep;
-    if (fd < 0 || fstat(fd, &st) < 0 || (keep = whole_records(fd, st.st_size)) < 0 ||
-        ftruncate(fd, keep) < 0 || lseek(fd, 0, SEEK_END) < 0) {
-        snprintf(err, errlen, "cannot open %s '%s' to resume: %s", what, path,
-                 strerror(errno));
+    if (fd < 0 || fstat(fd, &st) < 0 || (keep = whole_records(fd, st.st_size)) < 0
+        || ftruncate(fd, keep) < 0 || lseek(fd, 0, SEEK_END) < 0) {
+        snprintf(err, errlen, "cannot open %s '%s' to resume: %s", what, path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return NULL;

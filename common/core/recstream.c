@@ -13,13 +13,13 @@
 struct recstream {
     int fd;
     char *what, *path;
-    char *fetched_by;        /* NULL, or the "fetched_by" of every record */
-    char *buf;               /* the line being written: open_memstream's buffer */
+    char *fetched_by; /* NULL, or the "fetched_by" of every record */
+    char *buf;        /* the line being written: open_memstream's buffer */
     size_t size;
     FILE *line;
     size_t count;
-    long long end;           /* the file offset after the last line, or -1 */
-    int error;               /* errno of the first failed write, or 0 */
+    long long end; /* the file offset after the last line, or -1 */
+    int error;     /* errno of the first failed write, or 0 */
 };
 
 recstream *recstream_new(int fd, const char *what, const char *path)
@@ -57,7 +57,7 @@ int write_all(int fd, const void *p, size_t len)
             continue;
         if (n < 0)
             return -1;
-        if (n == 0) {            /* cannot happen on a file or pipe; never spin on it */
+        if (n == 0) { /* cannot happen on a file or pipe; never spin on it */
             errno = EIO;
             return -1;
         }
@@ -71,7 +71,7 @@ int write_all(int fd, const void *p, size_t len)
 static void put_line(recstream *s)
 {
     if (fflush(s->line) != 0)
-        alloc_oom(0);            /* a memory stream fails only for want of memory */
+        alloc_oom(0); /* a memory stream fails only for want of memory */
     off_t len = ftello(s->line);
     if (len < 0)
         alloc_oom(0);
@@ -92,15 +92,20 @@ void recstream_record(recstream *s, const fetch_stat *st)
         s->count++;
 }
 
-size_t recstream_count(const recstream *s) { return s->count; }
+size_t recstream_count(const recstream *s)
+{
+    return s->count;
+}
 
-long long recstream_end(const recstream *s) { return s->end; }
+long long recstream_end(const recstream *s)
+{
+    return s->end;
+}
 
 bool recstream_failed(const recstream *s, char *err, size_t errlen)
 {
     if (s->error)
-        snprintf(err, errlen, "writing %s '%s' failed: %s", s->what, s->path,
-                 strerror(s->error));
+        snprintf(err, errlen, "writing %s '%s' failed: %s", s->what, s->path, strerror(s->error));
     return s->error != 0;
 }
 

@@ -241,8 +241,8 @@ void report_write_text(report *r, const report_summary *sum, FILE *out)
 
     double dt = isfinite(sum->seconds) && sum->seconds > 0 ? sum->seconds : 0;
     double speed = (dt > 0 && sum->max_tasks > 0) ? (double)n / dt / sum->max_tasks : 0;
-    fprintf(out, "Finished %zu urls in %.3f secs (max_tasks=%d) (%.3f urls/sec/task)\n",
-            n, dt, sum->max_tasks, speed);
+    fprintf(out, "Finished %zu urls in %.3f secs (max_tasks=%d) (%.3f urls/sec/task)\n", n, dt,
+            sum->max_tasks, speed);
     stats_write(&s, out);
     free(s.c);
     fprintf(out, "Todo: %zu\nDone: %zu\n", sum->todo, n);
@@ -268,22 +268,22 @@ void report_write_text(report *r, const report_summary *sum, FILE *out)
 static int utf8_len(const unsigned char *p)
 {
     unsigned char c = p[0];
-    unsigned char lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
+    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
     int len;
     if (c >= 0xC2 && c <= 0xDF)
         len = 2;
     else if (c >= 0xE0 && c <= 0xEF) {
         len = 3;
         if (c == 0xE0)
-            lo = 0xA0;                    /* overlong */
+            lo = 0xA0; /* overlong */
         else if (c == 0xED)
-            hi = 0x9F;                    /* surrogates */
+            hi = 0x9F; /* surrogates */
     } else if (c >= 0xF0 && c <= 0xF4) {
         len = 4;
         if (c == 0xF0)
-            lo = 0x90;                    /* overlong */
+            lo = 0x90; /* overlong */
         else if (c == 0xF4)
-            hi = 0x8F;                    /* above U+10FFFF */
+            hi = 0x8F; /* above U+10FFFF */
     } else
         return 0;
     if (p[1] < lo || p[1] > hi)
@@ -303,8 +303,8 @@ static bool utf8_unsafe_for_terminal(const unsigned char *p, int len)
     if (len == 2)
         return p[0] == 0xC2 && p[1] <= 0x9F;
     if (len == 3 && p[0] == 0xE2)
-        return (p[1] == 0x80 && p[2] >= 0xAA && p[2] <= 0xAE) ||
-               (p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9);
+        return (p[1] == 0x80 && p[2] >= 0xAA && p[2] <= 0xAE)
+            || (p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9);
     return false;
 }
 
@@ -314,7 +314,7 @@ void text_write_string(FILE *out, const char *s)
     if (!out || !s)
         return;
     const unsigned char *p = (const unsigned char *)s;
-    const unsigned char *run = p;   /* start of bytes written as they are */
+    const unsigned char *run = p; /* start of bytes written as they are */
     while (*p) {
         if (*p >= 0x20 && *p < 0x7f && *p != '\\') {
             p++;
@@ -329,13 +329,13 @@ void text_write_string(FILE *out, const char *s)
         if (*p == '\\') {
             fputs("\\\\", out);
             p++;
-        } else if (len) {           /* a valid but unsafe character: \uXXXX */
-            unsigned cp = len == 2 ? (unsigned)(p[0] & 0x1F) << 6 | (p[1] & 0x3F)
-                                   : (unsigned)(p[0] & 0x0F) << 12 |
-                                         (unsigned)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+        } else if (len) { /* a valid but unsafe character: \uXXXX */
+            unsigned cp = len == 2
+                ? (unsigned)(p[0] & 0x1F) << 6 | (p[1] & 0x3F)
+                : (unsigned)(p[0] & 0x0F) << 12 | (unsigned)(p[1] & 0x3F) << 6 | (p[2] & 0x3F);
             fprintf(out, "\\u%04x", cp);
             p += len;
-        } else {                    /* a control byte, DEL or a byte of bad UTF-8 */
+        } else { /* a control byte, DEL or a byte of bad UTF-8 */
             char e[5] = {'\\', 'x', hex[*p >> 4], hex[*p & 15], 0};
             fputs(e, out);
             p++;
@@ -350,14 +350,14 @@ static void put_escape(unsigned char c, FILE *out)
     static const char hex[] = "0123456789abcdef";
     char e[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
     switch (c) {
-    case '"':  fputs("\\\"", out); return;
+    case '"': fputs("\\\"", out); return;
     case '\\': fputs("\\\\", out); return;
     case '\n': fputs("\\n", out); return;
     case '\r': fputs("\\r", out); return;
     case '\t': fputs("\\t", out); return;
     case '\b': fputs("\\b", out); return;
     case '\f': fputs("\\f", out); return;
-    default:   fputs(e, out); return;
+    default: fputs(e, out); return;
     }
 }
 
@@ -370,7 +370,7 @@ void json_write_string(FILE *out, const char *s)
         return;
     }
     const unsigned char *p = (const unsigned char *)s;
-    const unsigned char *run = p;   /* start of bytes that need no escaping */
+    const unsigned char *run = p; /* start of bytes that need no escaping */
     fputc('"', out);
     while (*p) {
         if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
@@ -383,7 +383,7 @@ void json_write_string(FILE *out, const char *s)
             continue;
         }
         fwrite(run, 1, (size_t)(p - run), out);
-        put_escape(*p, out);   /* control, quote, backslash, DEL or a stray byte */
+        put_escape(*p, out); /* control, quote, backslash, DEL or a stray byte */
         run = ++p;
     }
     fwrite(run, 1, (size_t)(p - run), out);
@@ -444,8 +444,9 @@ void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *ou
     sum = summary_or_empty(sum);
     double dt = isfinite(sum->seconds) && sum->seconds > 0 ? sum->seconds : 0;
     double rate = dt > 0 ? (double)done / dt : 0;
-    fprintf(out, "{\"summary\": {\"done\": %zu, \"seconds\": %.3f, \"max_tasks\": %d, "
-                 "\"urls_per_sec\": %.3f, \"todo\": %zu, \"stage\": ",
+    fprintf(out,
+            "{\"summary\": {\"done\": %zu, \"seconds\": %.3f, \"max_tasks\": %d, "
+            "\"urls_per_sec\": %.3f, \"todo\": %zu, \"stage\": ",
             done, dt, sum->max_tasks, rate, sum->todo);
     json_write_string(out, sum->stage);
     fputs(", \"transport\": ", out);
@@ -456,7 +457,7 @@ void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *ou
         tally_write_json(sum->tally, out);
     fprintf(out, ", \"peak_in_flight\": %zu, \"interrupted\": %s", sum->peak_in_flight,
             sum->interrupted ? "true" : "false");
-    if (sum->runs)              /* a crawl resumed: the whole crawl's totals too */
+    if (sum->runs) /* a crawl resumed: the whole crawl's totals too */
         fprintf(out, ", \"crawl_done\": %zu, \"runs\": %u", sum->crawl_done, sum->runs);
     if (sum->error) {
         fputs(", \"error\": ", out);

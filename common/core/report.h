@@ -34,7 +34,7 @@
 typedef struct fetch_stat {
     char *url;
     char *next_url;
-    int status;          /* -1 = null */
+    int status; /* -1 = null */
     char *exception;
     long long size;
     char *content_type;
@@ -48,7 +48,7 @@ typedef struct fetch_stat {
     int depth;
     char *referrer;
     int requisite;
-    bool not_modified;   /* a 304 to a recrawl's conditional request: the page is the
+    bool not_modified; /* a 304 to a recrawl's conditional request: the page is the
                           * stored one; the JSONL record adds "not_modified": true */
     /* The response's HTTP version ("HTTP/1.1", "HTTP/2"; "" when none came: null),
      * as jsonl's "http_version" when with_http_version (crawl_options'
@@ -69,18 +69,18 @@ typedef struct report_counter {
 typedef struct report_summary {
     double seconds;
     int max_tasks;
-    size_t todo;             /* URLs still queued when the crawl ended (0 normally) */
-    const char *stage;       /* the stage's name, as its main() gives it */
-    const char *transport;   /* "raw" | "curl" */
-    const char *selector;    /* backend name */
-    const tally *tally;      /* the records by status class, and their bytes (NULL: none) */
-    size_t peak_in_flight;   /* most fetches in progress at once */
-    int interrupted;         /* stopped by a signal, or failed */
-    const char *error;       /* why it failed (NULL: it did not) */
+    size_t todo;                  /* URLs still queued when the crawl ended (0 normally) */
+    const char *stage;            /* the stage's name, as its main() gives it */
+    const char *transport;        /* "raw" | "curl" */
+    const char *selector;         /* backend name */
+    const tally *tally;           /* the records by status class, and their bytes (NULL: none) */
+    size_t peak_in_flight;        /* most fetches in progress at once */
+    int interrupted;              /* stopped by a signal, or failed */
+    const char *error;            /* why it failed (NULL: it did not) */
     const report_counter *counts; /* a crawler's own counters, ncounts of them */
     size_t ncounts;
-    size_t crawl_done;       /* with runs: URLs done by the whole crawl, this run's too */
-    unsigned runs;           /* the crawl's runs, this one included (0: not known) */
+    size_t crawl_done; /* with runs: URLs done by the whole crawl, this run's too */
+    unsigned runs;     /* the crawl's runs, this one included (0: not known) */
 } report_summary;
 
 typedef struct report report;

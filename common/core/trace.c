@@ -17,7 +17,7 @@
 typedef struct lane_group {
     char *key;
     strmap_node node;
-    int *slot;                /* lane i's slot */
+    int *slot; /* lane i's slot */
     bool *busy;
     int n;
 } lane_group;
@@ -40,8 +40,8 @@ struct trace {
     int nslots;
     int *heap;
     size_t nheap, capheap;
-    strmap groups;            /* lane_group by key */
-    lane_ref *lanes;          /* per slot (nslots of them) */
+    strmap groups;   /* lane_group by key */
+    lane_ref *lanes; /* per slot (nslots of them) */
 };
 
 static void begin_event(trace *t)
@@ -70,14 +70,13 @@ static void write_args(trace *t, const trace_arg *args, size_t nargs)
 static void metadata(trace *t, int tid, const char *what, const trace_arg *arg)
 {
     begin_event(t);
-    fprintf(t->out, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d", what,
-            t->pid, tid);
+    fprintf(t->out, "{\"name\": \"%s\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d", what, t->pid,
+            tid);
     write_args(t, arg, 1);
     fputc('}', t->out);
 }
 
-trace *trace_open(const char *path, int pid, const char *process_name, char *err,
-                  size_t errlen)
+trace *trace_open(const char *path, int pid, const char *process_name, char *err, size_t errlen)
 {
     FILE *out = outfile_open(path, "--trace-events", err, errlen);
     if (!out)
@@ -236,8 +235,8 @@ static void event_head(trace *t, const char *name, const char *cat, const char *
     fprintf(t->out, ", \"ph\": \"%s\"", ph);
 }
 
-void trace_complete(trace *t, int tid, const char *name, const char *cat, uint64_t ts,
-                    uint64_t dur, const trace_arg *args, size_t nargs)
+void trace_complete(trace *t, int tid, const char *name, const char *cat, uint64_t ts, uint64_t dur,
+                    const trace_arg *args, size_t nargs)
 {
     event_head(t, name, cat, "X");
     fprintf(t->out, ", \"ts\": %llu, \"dur\": %llu, \"pid\": %d, \"tid\": %d",
@@ -250,8 +249,8 @@ void trace_instant(trace *t, int tid, const char *name, const char *cat, uint64_
                    const trace_arg *args, size_t nargs)
 {
     event_head(t, name, cat, "i");
-    fprintf(t->out, ", \"s\": \"%s\", \"ts\": %llu, \"pid\": %d, \"tid\": %d",
-            tid < 0 ? "g" : "t", (unsigned long long)ts, t->pid, tid < 0 ? 0 : tid);
+    fprintf(t->out, ", \"s\": \"%s\", \"ts\": %llu, \"pid\": %d, \"tid\": %d", tid < 0 ? "g" : "t",
+            (unsigned long long)ts, t->pid, tid < 0 ? 0 : tid);
     write_args(t, args, nargs);
     fputc('}', t->out);
 }

@@ -33,8 +33,7 @@ typedef struct trace_arg {
 /* Create path and write the header and the process_name metadata (pid, name).
  * NULL with one line in err ("cannot open --trace-events 'x': No such file ...") on
  * failure. */
-trace *trace_open(const char *path, int pid, const char *process_name, char *err,
-                  size_t errlen);
+trace *trace_open(const char *path, int pid, const char *process_name, char *err, size_t errlen);
 /* Write the footer and close. Returns 0, or -1 when some write failed (err says why).
  * NULL-safe. */
 int trace_close(trace *t, char *err, size_t errlen);
@@ -54,8 +53,8 @@ void trace_slot_release(trace *t, int slot);
 int trace_slot_tid(int slot);
 
 /* A complete event ("ph": "X") on track tid: [ts, ts + dur). cat may be NULL. */
-void trace_complete(trace *t, int tid, const char *name, const char *cat, uint64_t ts,
-                    uint64_t dur, const trace_arg *args, size_t nargs);
+void trace_complete(trace *t, int tid, const char *name, const char *cat, uint64_t ts, uint64_t dur,
+                    const trace_arg *args, size_t nargs);
 /* An instant event ("ph": "i"); tid < 0 makes it global ("s": "g"), else on the track
  * ("s": "t"). */
 void trace_instant(trace *t, int tid, const char *name, const char *cat, uint64_t ts,

@@ -66,8 +66,8 @@ struct sel_timer {
     sel_timer *next_free;
 };
 
-#define NOT_IN_HEAP SIZE_MAX
-#define FREE_TIMERS_MAX 65536/* spare timer structs kept for reuse */
+#define NOT_IN_HEAP     SIZE_MAX
+#define FREE_TIMERS_MAX 65536 /* spare timer structs kept for reuse */
 
 struct selector {
     const sel_backend_ops *ops;
@@ -94,18 +94,18 @@ struct selector {
     atomic_int notified;             /* see selector_notify */
     sel_timer_fn notify_fn;
     void *notify_data;
-    int wake[2];                   /* the self-pipe: read end watched, write end for stop */
-    sel_wakeup_fn wake_fn;         /* run after the pipe was drained (the thread pool) */
-    bool woken;                    /* the pipe was drained: wake_fn is due */
+    int wake[2];           /* the self-pipe: read end watched, write end for stop */
+    sel_wakeup_fn wake_fn; /* run after the pipe was drained (the thread pool) */
+    bool woken;            /* the pipe was drained: wake_fn is due */
     void *wake_data;
-    size_t holds;                  /* selector_hold: outside work that keeps the loop alive */
+    size_t holds; /* selector_hold: outside work that keeps the loop alive */
     char err[192];
 };
 
 const char *const selector_backends[] = {"epoll", "poll", "select", NULL};
 
-static const sel_backend_ops *const backend_table[] = {
-    &sel_backend_epoll, &sel_backend_poll, &sel_backend_select, NULL};
+static const sel_backend_ops *const backend_table[] = {&sel_backend_epoll, &sel_backend_poll,
+                                                       &sel_backend_select, NULL};
 
 static uint64_t clock_ms(void)
 {
@@ -131,8 +131,7 @@ selector *selector_new(const char *backend, char *err, size_t errlen)
         if (strcmp(backend, backend_table[i]->name) == 0)
             ops = backend_table[i];
     if (!ops) {
-        snprintf(err, errlen, "unknown selector '%s' (choose epoll, poll or select)",
-                 backend);
+        snprintf(err, errlen, "unknown selector '%s' (choose epoll, poll or select)", backend);
         return NULL;
     }
 
@@ -144,8 +143,8 @@ selector *selector_new(const char *backend, char *err, size_t errlen)
         free(s);
         return NULL;
     }
-    if (pipe2(s->wake, O_NONBLOCK | O_CLOEXEC) < 0 ||
-        ops->set(s->backend, s->wake[0], 0, SEL_READ) < 0) {
+    if (pipe2(s->wake, O_NONBLOCK | O_CLOEXEC) < 0
+        || ops->set(s->backend, s->wake[0], 0, SEL_READ) < 0) {
         snprintf(err, errlen, "%s backend: wake-up pipe: %s", ops->name, strerror(errno));
         selector_free(s);
         return NULL;
@@ -222,9 +221,8 @@ static int set_fd(selector *s, int fd, int events, sel_io_fn fn, void *data, int
     if (fd < 0)
         return fail(s, EBADF, fd, what);
     if (s->ops->fd_limit && fd >= s->ops->fd_limit) {
-        snprintf(s->err, sizeof s->err,
-                 "%s backend: fd %d is over FD_SETSIZE (%d)",
-                 s->ops->name, fd, s->ops->fd_limit);
+        snprintf(s->err, sizeof s->err, "%s backend: fd %d is over FD_SETSIZE (%d)", s->ops->name,
+                 fd, s->ops->fd_limit);
         errno = ERANGE;
         return -1;
     }
@@ -424,7 +422,7 @@ static int wait_timeout(selector *s, int timeout_ms)
 {
     if (s->stopped || s->notified || s->woken)
         return 0;
-    if (s->nheap == 0)   /* never block on nothing */
+    if (s->nheap == 0) /* never block on nothing */
         return s->count == 0 && s->holds == 0 && timeout_ms < 0 ? 0 : timeout_ms;
     uint64_t due = s->heap[0]->due;
     int until = 0;
@@ -437,7 +435,7 @@ static int wait_timeout(selector *s, int timeout_ms)
 
 static void reserve_fired(selector *s)
 {
-    size_t want = s->count + 1 > 16 ? s->count + 1 : 16;  /* + 1: the wake-up pipe */
+    size_t want = s->count + 1 > 16 ? s->count + 1 : 16; /* + 1: the wake-up pipe */
     if (want <= s->fired_cap)
         return;
     size_t cap = s->fired_cap ? s->fired_cap : 16;
@@ -500,14 +498,13 @@ int selector_run_once(selector *s, int timeout_ms)
 
     reserve_fired(s);
     int max = s->fired_cap > INT_MAX ? INT_MAX : (int)s->fired_cap;
-    s->waiting = 1;         /* from here a selector_stop also writes to the pipe */
+    s->waiting = 1; /* from here a selector_stop also writes to the pipe */
     int n = s->ops->wait(s->backend, wait_timeout(s, timeout_ms), s->fired, max);
     s->waiting = 0;
     s->now = clock_ms();
     if (n < 0) {
         if (errno != EINTR) {
-            snprintf(s->err, sizeof s->err, "%s backend: wait: %s", s->ops->name,
-                     strerror(errno));
+            snprintf(s->err, sizeof s->err, "%s backend: wait: %s", s->ops->name, strerror(errno));
             s->depth--;
             return -1;
         }
@@ -515,7 +512,7 @@ int selector_run_once(selector *s, int timeout_ms)
     }
     for (int i = 0; i < n; i++)
         if (s->fired[i].fd == s->wake[0]) {
-            drain_wake(s);  /* not a registration: dispatch_io skips it */
+            drain_wake(s); /* not a registration: dispatch_io skips it */
             s->woken = true;
         }
     /* After the drain (a later wake-up is a new byte); not in an interrupted turn, but
@@ -554,7 +551,7 @@ static void wake_up(selector *s)
 {
     if (s->waiting && s->wake[1] >= 0) {
         int saved = errno;
-        ssize_t n = write(s->wake[1], "", 1);   /* full pipe: a wake-up is pending */
+        ssize_t n = write(s->wake[1], "", 1); /* full pipe: a wake-up is pending */
         (void)n;
         errno = saved;
     }
@@ -608,7 +605,7 @@ void selector_set_wakeup(selector *s, sel_wakeup_fn fn, void *data)
 void selector_wakeup(selector *s)
 {
     int saved = errno;
-    ssize_t n = write(s->wake[1], "", 1);   /* full pipe: a wake-up is pending anyway */
+    ssize_t n = write(s->wake[1], "", 1); /* full pipe: a wake-up is pending anyway */
     (void)n;
     errno = saved;
 }

@@ -76,8 +76,8 @@ static int epoll_wait_fired(void *b, int timeout_ms, sel_fired *fired, int max)
     for (int i = 0; i < n; i++) {
         uint32_t e = st->events[i].events;
         fired[i].fd = st->events[i].data.fd;
-        fired[i].events = (e & EPOLLIN ? SEL_READ : 0) | (e & EPOLLOUT ? SEL_WRITE : 0) |
-                          (e & (EPOLLERR | EPOLLHUP) ? SEL_ERROR : 0);
+        fired[i].events = (e & EPOLLIN ? SEL_READ : 0) | (e & EPOLLOUT ? SEL_WRITE : 0)
+            | (e & (EPOLLERR | EPOLLHUP) ? SEL_ERROR : 0);
     }
     return n;
 }

@@ -104,8 +104,8 @@ static int poll_wait_fired(void *b, int timeout_ms, sel_fired *fired, int max)
         if (!r)
             continue;
         fired[out].fd = st->pfds[i].fd;
-        fired[out].events = (r & POLLIN ? SEL_READ : 0) | (r & POLLOUT ? SEL_WRITE : 0) |
-                            (r & (POLLERR | POLLHUP | POLLNVAL) ? SEL_ERROR : 0);
+        fired[out].events = (r & POLLIN ? SEL_READ : 0) | (r & POLLOUT ? SEL_WRITE : 0)
+            | (r & (POLLERR | POLLHUP | POLLNVAL) ? SEL_ERROR : 0);
         out++;
     }
     return out;

@@ -23,8 +23,8 @@ typedef enum { JOB_WORK, JOB_CALL } job_kind;
 typedef struct job {
     list_node node;
     job_kind kind;
-    pool_fn fn;            /* JOB_WORK: the work, on a thread; JOB_CALL: on the loop */
-    pool_done_fn done;     /* JOB_WORK: on the loop afterwards; NULL for call_in_thread */
+    pool_fn fn;        /* JOB_WORK: the work, on a thread; JOB_CALL: on the loop */
+    pool_done_fn done; /* JOB_WORK: on the loop afterwards; NULL for call_in_thread */
     void *arg;
 } job;
 
@@ -34,16 +34,16 @@ struct threadpool {
     int nthreads;
     size_t queue_max;
 
-    pthread_mutex_t lock;       /* guards the five fields below */
-    pthread_cond_t work_ready;  /* the queue has a job, or the pool is stopping */
+    pthread_mutex_t lock;      /* guards the five fields below */
+    pthread_cond_t work_ready; /* the queue has a job, or the pool is stopping */
     list_node queue;
     size_t nqueued;
     list_node finished;
-    bool wake_sent;             /* a wake-up byte is on its way: none needed now */
+    bool wake_sent; /* a wake-up byte is on its way: none needed now */
     bool stopping;
 
-    list_node backlog;          /* loop thread only */
-    size_t pending;             /* loop thread only: submitted, done not yet run */
+    list_node backlog; /* loop thread only */
+    size_t pending;    /* loop thread only: submitted, done not yet run */
 };
 
 /* ---- the threads ---------------------------------------------------------------- */
@@ -68,7 +68,7 @@ static void *worker(void *arg)
         while (list_empty(&p->queue) && !p->stopping)
             pthread_cond_wait(&p->work_ready, &p->lock);
         if (p->stopping)
-            break;              /* what is still queued is cancelled by threadpool_free */
+            break; /* what is still queued is cancelled by threadpool_free */
         job *j = list_entry(list_pop_front(&p->queue), job, node);
         p->nqueued--;
         pthread_mutex_unlock(&p->lock);
@@ -105,7 +105,7 @@ static void enqueue(threadpool *p, job *j)
 {
     p->pending++;
     selector_hold(p->loop);
-    list_push_back(&p->backlog, &j->node);   /* behind any job already waiting */
+    list_push_back(&p->backlog, &j->node); /* behind any job already waiting */
     refill(p);
 }
 
@@ -132,7 +132,7 @@ static void run_finished(selector *s, void *arg)
     p->wake_sent = false;
     pthread_mutex_unlock(&p->lock);
 
-    refill(p);      /* the threads took jobs, so the queue has room: keep them busy */
+    refill(p); /* the threads took jobs, so the queue has room: keep them busy */
     list_node *n;
     while ((n = list_pop_front(&batch))) {
         job *j = list_entry(n, job, node);
@@ -215,20 +215,19 @@ void threadpool_free(threadpool *p)
     stop_threads(p);
     /* Alone now. Callbacks may submit or call again: go round until nothing is left. */
     while (p->pending > 0 || !list_empty(&p->finished)) {
-        run_finished(p->loop, p);       /* done(arg, true), call_from_thread calls */
+        run_finished(p->loop, p); /* done(arg, true), call_from_thread calls */
         p->nqueued = 0;
-        cancel_all(p, &p->queue);       /* done(arg, false), in submission order */
+        cancel_all(p, &p->queue); /* done(arg, false), in submission order */
         cancel_all(p, &p->backlog);
     }
     destroy(p);
 }
 
-threadpool *threadpool_new(selector *loop, int nthreads, size_t queue_max, char *err,
-                           size_t errlen)
+threadpool *threadpool_new(selector *loop, int nthreads, size_t queue_max, char *err, size_t errlen)
 {
     if (nthreads < 1 || nthreads > THREADPOOL_MAX_THREADS || queue_max == 0) {
-        snprintf(err, errlen, "thread pool: %d threads, queue of %zu: out of range",
-                 nthreads, queue_max);
+        snprintf(err, errlen, "thread pool: %d threads, queue of %zu: out of range", nthreads,
+                 queue_max);
         return NULL;
     }
     threadpool *p = xcalloc(1, sizeof *p);
@@ -253,13 +252,13 @@ threadpool *threadpool_new(selector *loop, int nthreads, size_t queue_max, char 
             break;
         char name[16];
         snprintf(name, sizeof name, "pool-%d", p->nthreads);
-        pthread_setname_np(p->threads[p->nthreads], name);   /* gdb's `info threads` */
+        pthread_setname_np(p->threads[p->nthreads], name); /* gdb's `info threads` */
         p->nthreads++;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
-        snprintf(err, errlen, "thread pool: cannot start thread %d of %d: %s",
-                 p->nthreads + 1, nthreads, strerror(rc));
+        snprintf(err, errlen, "thread pool: cannot start thread %d of %d: %s", p->nthreads + 1,
+                 nthreads, strerror(rc));
         stop_threads(p);
         destroy(p);
         return NULL;

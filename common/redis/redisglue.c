@@ -32,26 +32,26 @@
 
 struct redis_glue {
     selector *s;
-    redisAsyncContext *ac;      /* NULL once hiredis has let go of the connection */
+    redisAsyncContext *ac; /* NULL once hiredis has let go of the connection */
     int fd;
-    int events;                 /* SEL_READ|SEL_WRITE as registered */
+    int events; /* SEL_READ|SEL_WRITE as registered */
     int timeout_ms;
-    sel_timer *timer;           /* the answer timer, while something waits */
-    uint64_t last_heard;        /* when the server last answered (or the wait began) */
-    size_t pending;             /* commands sent, not answered */
+    sel_timer *timer;    /* the answer timer, while something waits */
+    uint64_t last_heard; /* when the server last answered (or the wait began) */
+    size_t pending;      /* commands sent, not answered */
     bool connected;
-    bool closing;               /* we asked hiredis to free the context */
-    bool freeing;               /* redis_glue_free was called */
-    int busy;                   /* calls into hiredis on the stack */
-    char *error;                /* the failure, one line */
-    sel_timer *error_timer;     /* failed(): close, then tell on_error */
+    bool closing;           /* we asked hiredis to free the context */
+    bool freeing;           /* redis_glue_free was called */
+    int busy;               /* calls into hiredis on the stack */
+    char *error;            /* the failure, one line */
+    sel_timer *error_timer; /* failed(): close, then tell on_error */
     redis_error_fn on_error;
     void *on_error_data;
     char peer[300];
-    size_t max_reply;           /* bytes a reply may take (REDIS_GLUE_MAX_REPLY) */
-    size_t reply_bytes;         /* the reply being read, so far */
-    bool reply_over;            /* it went past max_reply: the connection fails */
-    redisReplyObjectFunctions *base_fn;     /* hiredis's own */
+    size_t max_reply;                   /* bytes a reply may take (REDIS_GLUE_MAX_REPLY) */
+    size_t reply_bytes;                 /* the reply being read, so far */
+    bool reply_over;                    /* it went past max_reply: the connection fails */
+    redisReplyObjectFunctions *base_fn; /* hiredis's own */
 };
 
 /* One command in flight: whose callback gets its reply. */
@@ -85,7 +85,7 @@ static void close_ac(redis_glue *g)
         g->closing = true;
         g->ac->onDisconnect = NULL;
         g->ac->onConnect = NULL;
-        redisAsyncFree(g->ac);      /* may run the cleanup hook at once */
+        redisAsyncFree(g->ac); /* may run the cleanup hook at once */
     }
 }
 
@@ -108,7 +108,7 @@ static void fail(redis_glue *g, const char *why)
     if (g->error)
         return;
     char over[128];
-    if (g->reply_over) {        /* hiredis says "Out of memory": say what it was */
+    if (g->reply_over) { /* hiredis says "Out of memory": say what it was */
         snprintf(over, sizeof over, "a reply of more than %zu bytes (is it a Redis server?)",
                  g->max_reply);
         why = over;
@@ -176,7 +176,7 @@ static void *make_string(const redisReadTask *t, char *str, size_t len)
 static void *make_array(const redisReadTask *t, int n)
 {
     redis_glue *g = t->privdata;
-    if (n < 0)                  /* a count past INT_MAX, as hiredis 0.14 stores it */
+    if (n < 0) /* a count past INT_MAX, as hiredis 0.14 stores it */
         g->reply_over = true;
     return n < 0 || too_big(t, (size_t)n * sizeof(redisReply *)) ? NULL
                                                                  : g->base_fn->createArray(t, n);
@@ -199,8 +199,8 @@ static void free_object(void *obj)
     freeReplyObject(obj);
 }
 
-static redisReplyObjectFunctions bounded_fn = {make_string, make_array, make_integer,
-                                               make_nil, free_object};
+static redisReplyObjectFunctions bounded_fn = {make_string, make_array, make_integer, make_nil,
+                                               free_object};
 
 /* A bulk string is kept whole in the reader's buffer before it becomes an object:
  * bound the buffer too ("$999999999999" and a stream of bytes). */
@@ -248,16 +248,28 @@ static void want(redis_glue *g, int add, int del)
     g->events = ev;
 }
 
-static void add_read(void *p) { want(p, SEL_READ, 0); }
-static void del_read(void *p) { want(p, 0, SEL_READ); }
-static void add_write(void *p) { want(p, SEL_WRITE, 0); }
-static void del_write(void *p) { want(p, 0, SEL_WRITE); }
+static void add_read(void *p)
+{
+    want(p, SEL_READ, 0);
+}
+static void del_read(void *p)
+{
+    want(p, 0, SEL_READ);
+}
+static void add_write(void *p)
+{
+    want(p, SEL_WRITE, 0);
+}
+static void del_write(void *p)
+{
+    want(p, 0, SEL_WRITE);
+}
 
 static void cleanup(void *p)
 {
     redis_glue *g = p;
     want(g, 0, SEL_READ | SEL_WRITE);
-    g->ac = NULL;               /* hiredis frees it when we return */
+    g->ac = NULL; /* hiredis frees it when we return */
     if (g->timer)
         selector_cancel(g->s, g->timer);
     g->timer = NULL;
@@ -334,8 +346,8 @@ int redis_glue_command(redis_glue *g, redis_reply_fn fn, void *data, const char 
     return sent(g, c, r);
 }
 
-int redis_glue_argv(redis_glue *g, redis_reply_fn fn, void *data, int argc,
-                    const char **argv, const size_t *argvlen)
+int redis_glue_argv(redis_glue *g, redis_reply_fn fn, void *data, int argc, const char **argv,
+                    const size_t *argvlen)
 {
     if (!g->ac || g->error || g->closing)
         return -1;
@@ -345,10 +357,10 @@ int redis_glue_argv(redis_glue *g, redis_reply_fn fn, void *data, int argc,
 
 /* ---- the connection ---- */
 
-redis_glue *redis_glue_connect(selector *s, const char *host, int port, int timeout_ms,
-                               char *err, size_t errlen)
+redis_glue *redis_glue_connect(selector *s, const char *host, int port, int timeout_ms, char *err,
+                               size_t errlen)
 {
-    char peer[300];          /* host:port, an IPv6 address in brackets */
+    char peer[300]; /* host:port, an IPv6 address in brackets */
     if (strchr(host, ':'))
         snprintf(peer, sizeof peer, "[%s]:%d", host, port);
     else
@@ -381,7 +393,7 @@ redis_glue *redis_glue_connect(selector *s, const char *host, int port, int time
     ac->ev.delWrite = del_write;
     ac->ev.cleanup = cleanup;
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
-    redisAsyncSetConnectCallback(ac, on_connect);   /* watches for writing: the connect */
+    redisAsyncSetConnectCallback(ac, on_connect); /* watches for writing: the connect */
     g->last_heard = selector_now_ms(s);
     start_wait(g);
     return g;
@@ -399,9 +411,9 @@ void redis_glue_free(redis_glue *g)
     if (g->ac) {
         if (g->closing) {
             g->ac->onDisconnect = NULL;
-            return;                 /* hiredis frees it soon; cleanup frees g */
+            return; /* hiredis frees it soon; cleanup frees g */
         }
-        close_ac(g);                /* g may be gone now */
+        close_ac(g); /* g may be gone now */
         return;
     }
     maybe_free(g);
@@ -415,8 +427,23 @@ void redis_glue_on_error(redis_glue *g, redis_error_fn fn, void *data)
         g->error_timer = selector_call_soon(g->s, failed_cb, g);
 }
 
-void redis_glue_set_max_reply(redis_glue *g, size_t bytes) { g->max_reply = bytes; }
-const char *redis_glue_error(const redis_glue *g) { return g->error; }
-size_t redis_glue_pending(const redis_glue *g) { return g->pending; }
-const char *redis_glue_peer(const redis_glue *g) { return g->peer; }
-int redis_glue_connected(const redis_glue *g) { return g->connected; }
+void redis_glue_set_max_reply(redis_glue *g, size_t bytes)
+{
+    g->max_reply = bytes;
+}
+const char *redis_glue_error(const redis_glue *g)
+{
+    return g->error;
+}
+size_t redis_glue_pending(const redis_glue *g)
+{
+    return g->pending;
+}
+const char *redis_glue_peer(const redis_glue *g)
+{
+    return g->peer;
+}
+int redis_glue_connected(const redis_glue *g)
+{
+    return g->connected;
+}

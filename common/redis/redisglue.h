@@ -50,8 +50,8 @@ typedef void (*redis_error_fn)(redis_glue *g, const char *msg, void *data);
  * forever. Returns the glue, or NULL with one line in err when the connection cannot
  * even be started (a bad address, no socket). A refused connection is reported later,
  * through redis_glue_on_error. */
-redis_glue *redis_glue_connect(selector *s, const char *host, int port, int timeout_ms,
-                               char *err, size_t errlen);
+redis_glue *redis_glue_connect(selector *s, const char *host, int port, int timeout_ms, char *err,
+                               size_t errlen);
 /* Close the connection (commands still waiting get NULL) and free the glue. */
 void redis_glue_free(redis_glue *g);
 void redis_glue_on_error(redis_glue *g, redis_error_fn fn, void *data);
@@ -62,8 +62,8 @@ void redis_glue_on_error(redis_glue *g, redis_error_fn fn, void *data);
  * when the connection has failed or the command cannot be formatted (fn is not
  * called then). */
 int redis_glue_command(redis_glue *g, redis_reply_fn fn, void *data, const char *fmt, ...);
-int redis_glue_argv(redis_glue *g, redis_reply_fn fn, void *data, int argc,
-                    const char **argv, const size_t *argvlen);
+int redis_glue_argv(redis_glue *g, redis_reply_fn fn, void *data, int argc, const char **argv,
+                    const size_t *argvlen);
 
 /* The most a reply may take: its objects' bytes (strings, element arrays, hiredis's
  * per-object header) and, while a bulk string arrives, the bytes buffered for it. A

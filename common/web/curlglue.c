@@ -86,10 +86,10 @@
 const char curl_glue_truncated[] = "body over the size limit";
 
 /* Transfers added to the multi handle per admit() call: one turn of the loop. */
-#define ADMIT_BATCH 256
-#define DNS_SHARE_TTL_S 60          /* a name looked up is used this long, at most twice */
-#define DNS_SHARE_MAX_NAMES 1000    /* connections made with one share: about its names */
-#define CONN_IDLE_MAX_S 20          /* an idle connection kept longer is closed */
+#define ADMIT_BATCH         256
+#define DNS_SHARE_TTL_S     60   /* a name looked up is used this long, at most twice */
+#define DNS_SHARE_MAX_NAMES 1000 /* connections made with one share: about its names */
+#define CONN_IDLE_MAX_S     20   /* an idle connection kept longer is closed */
 
 enum req_state { REQ_FREE, REQ_QUEUED, REQ_ACTIVE, REQ_FINISHING };
 
@@ -98,8 +98,8 @@ struct curl_req {
     CURL *easy;
     enum req_state state;
     int cancelled;
-    int in_dead;              /* on g->dead, waiting to be removed after socket_action */
-    const char *fail;         /* set when the glue itself failed the request */
+    int in_dead;      /* on g->dead, waiting to be removed after socket_action */
+    const char *fail; /* set when the glue itself failed the request */
     http_sink sink;
     curl_done_fn done;
     void *ctx;
@@ -111,63 +111,63 @@ struct curl_req {
      * across reuse. head_sent: the sink has it. */
     http_head_parser *head;
     int head_sent;
-    int head_started;           /* header_cb has seen the first line of this try */
+    int head_started; /* header_cb has seen the first line of this try */
     /* The sink archives what went over the wire (on_wire): libcurl does not decode, and
      * the raw transport's parser, fed the same head lines and the body as received,
      * does — framing, gzip, deflate — for on_body. */
     http_parser *decoder;
     int peer_sent;
     char errbuf[CURL_ERROR_SIZE];
-    int out_of_fds;             /* the last socket libcurl asked for failed with EMFILE */
-    int waiting;                /* queued, and its sink heard on_wait_fd(1) */
-    list_node node;             /* in g->live (in flight) or g->free_list */
-    list_node qnode;            /* REQ_QUEUED: in its lane's queue */
-    int lane;                   /* CURL_LANE_PAGES or CURL_LANE_SIDE */
-    curl_req *link;             /* g->dead */
+    int out_of_fds;  /* the last socket libcurl asked for failed with EMFILE */
+    int waiting;     /* queued, and its sink heard on_wait_fd(1) */
+    list_node node;  /* in g->live (in flight) or g->free_list */
+    list_node qnode; /* REQ_QUEUED: in its lane's queue */
+    int lane;        /* CURL_LANE_PAGES or CURL_LANE_SIDE */
+    curl_req *link;  /* g->dead */
 };
 
 /* A lane: its own queue and its own budget of transfers at once (curlglue.h). */
 typedef struct glue_lane {
-    list_node queued;          /* REQ_QUEUED requests, in the order they go to libcurl */
+    list_node queued; /* REQ_QUEUED requests, in the order they go to libcurl */
     size_t nqueued;
-    size_t active;             /* REQ_ACTIVE: in the multi handle */
-    size_t cap, max_cap;       /* admit while active < cap; cap never over max_cap */
+    size_t active;       /* REQ_ACTIVE: in the multi handle */
+    size_t cap, max_cap; /* admit while active < cap; cap never over max_cap */
 } glue_lane;
 
 /* One socket libcurl asked us to watch (attached to it with curl_multi_assign). */
 typedef struct gsock {
     int fd;
     int events;
-    list_node node;            /* in g->socks or g->free_socks */
+    list_node node; /* in g->socks or g->free_socks */
 } gsock;
 
 struct curl_glue {
     selector *s;
     CURLM *multi;
-    CURLSH *share;             /* dns_share */
-    sel_timer *timer;          /* the one timer libcurl asked for, or NULL */
+    CURLSH *share;    /* dns_share */
+    sel_timer *timer; /* the one timer libcurl asked for, or NULL */
     char *cacert;
-    char *user_agent;          /* NULL: http_default_user_agent */
-    char *proxy;               /* CURLOPT_PROXY, or NULL: libcurl's (its variables) */
-    CURLSH *cookies;           /* the cookie store (and DNS cache), or NULL: no cookies */
-    CURL *cookie_easy;         /* a handle on it, to add and list cookies */
-    bool http2;                /* curl_glue_set_http2 */
-    bool insecure;             /* curl_glue_set_insecure */
-    int in_action;             /* inside curl_multi_socket_action */
-    int closing;               /* inside curl_glue_free */
+    char *user_agent;  /* NULL: http_default_user_agent */
+    char *proxy;       /* CURLOPT_PROXY, or NULL: libcurl's (its variables) */
+    CURLSH *cookies;   /* the cookie store (and DNS cache), or NULL: no cookies */
+    CURL *cookie_easy; /* a handle on it, to add and list cookies */
+    bool http2;        /* curl_glue_set_http2 */
+    bool insecure;     /* curl_glue_set_insecure */
+    int in_action;     /* inside curl_multi_socket_action */
+    int closing;       /* inside curl_glue_free */
     size_t in_flight;
-    list_node live;            /* every request started and not yet recycled */
+    list_node live; /* every request started and not yet recycled */
     list_node free_list;
     size_t free_count, free_cap;
     glue_lane lanes[CURL_LANES]; /* the pages', and the side lane (curl_glue_get_lane) */
-    size_t active;             /* REQ_ACTIVE: in the multi handle (both lanes) */
-    size_t keep;               /* idle connections the cache may hold (0: as libcurl) */
-    long budget;               /* net_fd_budget() when made */
-    size_t conns;              /* connections open now (sockets made, not yet closed) */
-    sel_timer *admit_timer;    /* the next admit(): a call_soon, or a backoff's wait */
-    unsigned backoff;          /* out of descriptors with none in use: last wait, ms */
-    curl_req *dead;            /* cancelled or failed during socket_action */
-    list_node socks;           /* watched sockets */
+    size_t active;               /* REQ_ACTIVE: in the multi handle (both lanes) */
+    size_t keep;                 /* idle connections the cache may hold (0: as libcurl) */
+    long budget;                 /* net_fd_budget() when made */
+    size_t conns;                /* connections open now (sockets made, not yet closed) */
+    sel_timer *admit_timer;      /* the next admit(): a call_soon, or a backoff's wait */
+    unsigned backoff;            /* out of descriptors with none in use: last wait, ms */
+    curl_req *dead;              /* cancelled or failed during socket_action */
+    list_node socks;             /* watched sockets */
     list_node free_socks;
     char errmsg[CURL_ERROR_SIZE + 128];
     char selerr[256];
@@ -181,9 +181,9 @@ struct curl_glue {
 
 static CURLSH *dns_share;
 static int dns_share_users;
-static uint64_t dns_share_born;     /* monotonic ms */
-static size_t dns_share_names;      /* connections made since: names looked up, at most */
-static CURLSH **dns_retired;        /* replaced shares some handle may still use */
+static uint64_t dns_share_born; /* monotonic ms */
+static size_t dns_share_names;  /* connections made since: names looked up, at most */
+static CURLSH **dns_retired;    /* replaced shares some handle may still use */
 static size_t dns_nretired;
 
 static uint64_t mono_ms(void)
@@ -226,8 +226,8 @@ static CURLSH *dns_share_take(void)
  * up again). */
 static CURLSH *dns_share_now(void)
 {
-    if (dns_share_names >= DNS_SHARE_MAX_NAMES ||
-        mono_ms() - dns_share_born >= DNS_SHARE_TTL_S * 1000ull) {
+    if (dns_share_names >= DNS_SHARE_MAX_NAMES
+        || mono_ms() - dns_share_born >= DNS_SHARE_TTL_S * 1000ull) {
         dns_retired = xreallocarray(dns_retired, dns_nretired + 1, sizeof *dns_retired);
         dns_retired[dns_nretired++] = dns_share;
         dns_share = dns_share_new();
@@ -239,7 +239,7 @@ static CURLSH *dns_share_now(void)
 static void dns_share_drop(void)
 {
     if (--dns_share_users == 0) {
-        dns_retired_sweep();    /* every handle is gone: all of them */
+        dns_retired_sweep(); /* every handle is gone: all of them */
         free(dns_retired);
         dns_retired = NULL;
         dns_nretired = 0;
@@ -291,7 +291,7 @@ static CURL *new_easy(void)
 {
     CURL *e = curl_easy_init();
     if (!e)
-        alloc_oom(0);           /* all it can lack is memory */
+        alloc_oom(0); /* all it can lack is memory */
     return e;
 }
 
@@ -333,8 +333,8 @@ static void req_recycle(curl_glue *g, curl_req *r)
         req_destroy(r);
         return;
     }
-    http_head_parser_reset(r->head);    /* drops a large head's buffers */
-    curl_easy_setopt(r->easy, CURLOPT_SHARE, NULL);     /* an old share may go */
+    http_head_parser_reset(r->head);                /* drops a large head's buffers */
+    curl_easy_setopt(r->easy, CURLOPT_SHARE, NULL); /* an old share may go */
     list_push_front(&g->free_list, &r->node);
     g->free_count++;
 }
@@ -343,8 +343,7 @@ static void req_recycle(curl_glue *g, curl_req *r)
 
 /* The sink's head callbacks, not called once the request is cancelled (a sink may
  * cancel it from any of them). */
-static void guarded_header(void *ctx, const char *name, size_t nlen, const char *value,
-                           size_t vlen)
+static void guarded_header(void *ctx, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     curl_req *r = ctx;
     if (!r->cancelled && r->sink.on_header)
@@ -393,8 +392,8 @@ static bool decoded_full(void *ctx)
 static void send_peer(curl_req *r)
 {
     char *ip = NULL;
-    if (r->peer_sent || curl_easy_getinfo(r->easy, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK ||
-        !ip || !*ip)
+    if (r->peer_sent || curl_easy_getinfo(r->easy, CURLINFO_PRIMARY_IP, &ip) != CURLE_OK || !ip
+        || !*ip)
         return;
     r->peer_sent = 1;
     http_sink_wire(&r->sink, HTTP_WIRE_PEER, ip, strlen(ip));
@@ -412,9 +411,9 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
     if (r->cancelled)
         return 0;
     if (r->head_sent)
-        return len;             /* a trailer */
+        return len; /* a trailer */
     long version = 0;
-    if (!r->head_started) {     /* the connection is up: HTTP/2 or not is known */
+    if (!r->head_started) { /* the connection is up: HTTP/2 or not is known */
         r->head_started = 1;
         curl_easy_getinfo(r->easy, CURLINFO_HTTP_VERSION, &version);
         if (version == CURL_HTTP_VERSION_2_0)
@@ -423,13 +422,12 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
     if (r->sink.on_wire) {
         send_peer(r);
         if (!r->decoder) {
-            const http_sink inner = {.on_body = decoded_body, .is_full = decoded_full,
-                                     .ctx = r};
+            const http_sink inner = {.on_body = decoded_body, .is_full = decoded_full, .ctx = r};
             r->decoder = http_parser_new(&inner);
             if (version == CURL_HTTP_VERSION_2_0)
                 http_parser_expect_h2(r->decoder);
         }
-        http_parser_feed(r->decoder, buf, len);    /* the head parser below judges it */
+        http_parser_feed(r->decoder, buf, len); /* the head parser below judges it */
     }
     size_t used;
     int done = http_head_parser_feed(r->head, buf, len, &used);
@@ -438,7 +436,8 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
         return 0;
     }
     if (done > 0) {
-        const http_sink guarded = {.on_head = guarded_head, .ctx = r,
+        const http_sink guarded = {.on_head = guarded_head,
+                                   .ctx = r,
                                    .on_header = guarded_header,
                                    .on_wire = r->sink.on_wire ? guarded_wire : NULL};
         r->head_sent = 1;
@@ -479,7 +478,7 @@ static int debug_cb(CURL *e, curl_infotype type, char *data, size_t size, void *
     return 0;
 }
 
-#if LIBCURL_VERSION_NUM >= 0x075000   /* CURLOPT_PREREQFUNCTION: libcurl 7.80 */
+#if LIBCURL_VERSION_NUM >= 0x075000 /* CURLOPT_PREREQFUNCTION: libcurl 7.80 */
 /* The connection (TCP, and TLS for https) is ready, new or reused, and the request is
  * about to go: the sink's on_connect (--trace-events). Installed only when it has one. */
 static int prereq_cb(void *userp, char *primary_ip, char *local_ip, int primary_port,
@@ -495,17 +494,16 @@ static int prereq_cb(void *userp, char *primary_ip, char *local_ip, int primary_
 
 /* libcurl needs a socket for a new connection: we make it as libcurl would, and note
  * whether it failed for want of a descriptor (libcurl's error would not say so). */
-static curl_socket_t open_socket_cb(void *userp, curlsocktype purpose,
-                                    struct curl_sockaddr *a)
+static curl_socket_t open_socket_cb(void *userp, curlsocktype purpose, struct curl_sockaddr *a)
 {
     (void)purpose;
     curl_req *r = userp;
     curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
     r->out_of_fds = fd == CURL_SOCKET_BAD && net_out_of_fds(errno);
     if (fd != CURL_SOCKET_BAD) {
-        r->g->backoff = 0;      /* had a descriptor: a later wait starts short again */
+        r->g->backoff = 0; /* had a descriptor: a later wait starts short again */
         r->g->conns++;
-        dns_share_names++;      /* a new connection: its name may be new to the share */
+        dns_share_names++; /* a new connection: its name may be new to the share */
     }
     return fd;
 }
@@ -536,7 +534,7 @@ static void admit_fired(selector *s, void *data)
         if (g->lanes[i].cap == 0 && g->lanes[i].max_cap > 0)
             g->lanes[i].cap = 1; /* the wait with no descriptor is over: try one */
     admit(g);
-    after_action(g);            /* settles requests that failed to be added */
+    after_action(g); /* settles requests that failed to be added */
 }
 
 /* Run admit() at the next turn of the loop, or after ms. */
@@ -561,7 +559,7 @@ static void enqueue(curl_glue *g, curl_req *r, bool front)
     l->nqueued++;
     if (must_wait && !r->waiting) {
         r->waiting = 1;
-        http_sink_waiting_fd(&r->sink, 1);   /* not in flight meanwhile */
+        http_sink_waiting_fd(&r->sink, 1); /* not in flight meanwhile */
     }
 }
 
@@ -581,14 +579,13 @@ static void wait_for_descriptor(curl_glue *g, curl_req *r)
     reset_response(r);
     l->cap = l->active;
     enqueue(g, r, true);
-    if (l->cap == 0)            /* none in use: nothing will free one for us; wait */
+    if (l->cap == 0) /* none in use: nothing will free one for us; wait */
         admit_later(g, net_fd_backoff(&g->backoff));
 }
 
 /* "<curl_easy_strerror>: <errbuf>" on one line; for a failed connect, the system's
  * reason too ("... (Connection refused)"), which libcurl's text leaves out. */
-static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf,
-                                long os_errno)
+static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf, long os_errno)
 {
     if (res == CURLE_PEER_FAILED_VERIFICATION && errbuf[0])
         snprintf(g->errmsg, sizeof g->errmsg, "%s", errbuf); /* "SSL certificate problem: ..." */
@@ -597,8 +594,7 @@ static const char *format_error(curl_glue *g, CURLcode res, const char *errbuf,
     else
         snprintf(g->errmsg, sizeof g->errmsg, "%s", curl_easy_strerror(res));
     size_t n = strlen(g->errmsg);
-    if (res == CURLE_COULDNT_CONNECT && os_errno > 0 &&
-        !strstr(g->errmsg, strerror((int)os_errno)))
+    if (res == CURLE_COULDNT_CONNECT && os_errno > 0 && !strstr(g->errmsg, strerror((int)os_errno)))
         snprintf(g->errmsg + n, sizeof g->errmsg - n, " (%s)", strerror((int)os_errno));
     n = strlen(g->errmsg);
     for (size_t i = 0; i < n; i++)
@@ -617,34 +613,33 @@ static const char *refused_by_libcurl(const curl_req *r, CURLcode res)
 {
     bool in_head = !r->head_sent;
     switch (res) {
-    case CURLE_WEIRD_SERVER_REPLY:      /* "Nul byte in header", "Header without colon" */
+    case CURLE_WEIRD_SERVER_REPLY: /* "Nul byte in header", "Header without colon" */
         if (in_head)
             return strstr(r->errbuf, "Nul byte") ? http_err_nul : http_err_header_line;
         break;
-    case CURLE_BAD_FUNCTION_ARGUMENT:   /* its header store: a continuation line first */
+    case CURLE_BAD_FUNCTION_ARGUMENT: /* its header store: a continuation line first */
         if (in_head)
             return http_err_header_line;
         break;
-    case CURLE_UNSUPPORTED_PROTOCOL:    /* "Received HTTP/0.9 when not allowed", */
-        if (in_head && (strstr(r->errbuf, "HTTP/0.9") ||   /* "Unsupported response */
-                        strstr(r->errbuf, "response code")))  /* code in HTTP response" */
+    case CURLE_UNSUPPORTED_PROTOCOL: /* "Received HTTP/0.9 when not allowed", */
+        if (in_head
+            && (strstr(r->errbuf, "HTTP/0.9") ||     /* "Unsupported response */
+                strstr(r->errbuf, "response code"))) /* code in HTTP response" */
             return http_err_status_line;
         break;
-    case CURLE_OUT_OF_MEMORY:           /* its cap on one header line, 100 KB: over ours */
-        if (in_head)                    /* (real lack of memory aborts, alloc.h) */
+    case CURLE_OUT_OF_MEMORY: /* its cap on one header line, 100 KB: over ours */
+        if (in_head)          /* (real lack of memory aborts, alloc.h) */
             return http_err_head_size;
         break;
-    case CURLE_BAD_CONTENT_ENCODING:    /* its zlib said no */
-    case CURLE_WRITE_ERROR:             /* its decoder, for bytes after the stream's end */
+    case CURLE_BAD_CONTENT_ENCODING: /* its zlib said no */
+    case CURLE_WRITE_ERROR:          /* its decoder, for bytes after the stream's end */
         return http_coding_corrupt(http_head_parser_coding(r->head));
-    case CURLE_GOT_NOTHING:             /* "Empty reply from server" */
-        return http_err_head_cut;
-    case CURLE_RECV_ERROR:              /* "... in chunked-encoding" */
+    case CURLE_GOT_NOTHING: /* "Empty reply from server" */ return http_err_head_cut;
+    case CURLE_RECV_ERROR: /* "... in chunked-encoding" */
         if (strstr(r->errbuf, "chunked-encoding"))
             return http_err_chunked;
         break;
-    default:
-        break;
+    default: break;
     }
     return NULL;
 }
@@ -659,8 +654,8 @@ static void finish(curl_glue *g, curl_req *r, CURLcode res)
     }
     glue_lane *l = &g->lanes[r->lane];
     if (res == CURLE_OK && !r->fail && l->cap < l->max_cap)
-        l->cap++;               /* it had a descriptor: perhaps one more will */
-    r->state = REQ_FINISHING;   /* a cancel from here on only sets r->cancelled */
+        l->cap++;             /* it had a descriptor: perhaps one more will */
+    r->state = REQ_FINISHING; /* a cancel from here on only sets r->cancelled */
     g->in_flight--;
     const char *err = NULL;
     if (r->fail)
@@ -672,7 +667,7 @@ static void finish(curl_glue *g, curl_req *r, CURLcode res)
         curl_easy_getinfo(r->easy, CURLINFO_OS_ERRNO, &os_errno);
         err = format_error(g, res, r->errbuf, os_errno);
     } else if (res == CURLE_OK && !r->head_sent) {
-        err = http_err_head_cut;        /* libcurl took a head that never ended */
+        err = http_err_head_cut; /* libcurl took a head that never ended */
     }
     if (!r->cancelled && r->done)
         r->done(r->ctx, err);
@@ -681,7 +676,7 @@ static void finish(curl_glue *g, curl_req *r, CURLcode res)
 
 static int add_to_multi(curl_glue *g, curl_req *r)
 {
-    if (g->keep) {              /* at most g->keep idle: it may add one */
+    if (g->keep) { /* at most g->keep idle: it may add one */
         size_t idle = g->conns > g->active ? g->conns - g->active : 0;
         curl_easy_setopt(r->easy, CURLOPT_FORBID_REUSE, idle <= g->keep ? 0L : 1L);
     }
@@ -740,12 +735,12 @@ static void admit(curl_glue *g)
         if (add_to_multi(g, r) == 0) {
             added++;
         } else {
-            r->in_dead = 1;          /* reported with its error by after_action */
+            r->in_dead = 1; /* reported with its error by after_action */
             r->link = g->dead;
             g->dead = r;
             admit_later(g, 0);
         }
-        if (told)                    /* last: the sink may cancel r */
+        if (told) /* last: the sink may cancel r */
             http_sink_waiting_fd(&r->sink, 0);
     }
 }
@@ -762,7 +757,7 @@ static void after_action(curl_glue *g)
         r->link = NULL;
         r->in_dead = 0;
         if (r->state == REQ_ACTIVE)
-            remove_from_multi(g, r);  /* drops its queued message too */
+            remove_from_multi(g, r); /* drops its queued message too */
         if (r->cancelled)
             req_recycle(g, r);
         else
@@ -780,7 +775,7 @@ static void after_action(curl_glue *g)
         CURLcode res = msg->data.result;
         if (!r || r->state != REQ_ACTIVE)
             continue;
-        remove_from_multi(g, r);  /* msg is invalid from here */
+        remove_from_multi(g, r); /* msg is invalid from here */
         finish(g, r, res);
     }
 
@@ -850,7 +845,7 @@ static int sock_cb(CURL *e, curl_socket_t fd, int what, void *userp, void *socke
             list_remove(&gs->node);
             list_push_front(&g->free_socks, &gs->node);
         }
-        return 0;  /* libcurl forgets the socketp itself */
+        return 0; /* libcurl forgets the socketp itself */
     }
     int ev = ((what & CURL_POLL_IN) ? SEL_READ : 0) | ((what & CURL_POLL_OUT) ? SEL_WRITE : 0);
     if (!gs) {
@@ -895,8 +890,7 @@ static int timer_cb(CURLM *multi, long timeout_ms, void *userp)
 
 static void set_limits(curl_glue *g);
 
-curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err,
-                         size_t errlen)
+curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err, size_t errlen)
 {
     char dummy[1];
     if (!err || !errlen) {
@@ -909,8 +903,7 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
         return NULL;
     }
     if (max_conns <= 0) {
-        snprintf(err, errlen, "curl glue: max connections must be positive (got %d)",
-                 max_conns);
+        snprintf(err, errlen, "curl glue: max connections must be positive (got %d)", max_conns);
         return NULL;
     }
     if (cacert && access(cacert, R_OK) != 0) {
@@ -925,7 +918,7 @@ curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *e
 
     curl_glue *g = xcalloc(1, sizeof *g);
     if (!(g->multi = curl_multi_init()))
-        alloc_oom(0);           /* all it can lack is memory */
+        alloc_oom(0); /* all it can lack is memory */
     g->share = dns_share_take();
     g->cacert = cacert ? xstrdup(cacert) : NULL;
     list_init(&g->live);
@@ -973,7 +966,7 @@ void curl_glue_set_side_lane(curl_glue *g, int max_side)
 {
     glue_lane *l = &g->lanes[CURL_LANE_SIDE];
     long room = g->budget > 0 ? g->budget - (long)g->lanes[CURL_LANE_PAGES].max_cap : max_side;
-    if (max_side > room)        /* what the descriptors leave beside the pages' */
+    if (max_side > room) /* what the descriptors leave beside the pages' */
         max_side = (int)room;
     l->cap = l->max_cap = max_side > 0 ? (size_t)max_side : 0;
     g->free_cap = g->lanes[CURL_LANE_PAGES].max_cap + l->max_cap + 64;
@@ -1005,22 +998,21 @@ static bool make_fields(curl_req *r, const char *const *fields)
     return true;
 }
 
-curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields,
-                        long timeout_ms, long long max_size, const http_sink *sink,
-                        curl_done_fn done, void *ctx)
+curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields, long timeout_ms,
+                        long long max_size, const http_sink *sink, curl_done_fn done, void *ctx)
 {
-    return curl_glue_get_lane(g, CURL_LANE_PAGES, url, fields, timeout_ms, max_size, sink,
-                              done, ctx);
+    return curl_glue_get_lane(g, CURL_LANE_PAGES, url, fields, timeout_ms, max_size, sink, done,
+                              ctx);
 }
 
-curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
-                             const char *const *fields, long timeout_ms, long long max_size,
-                             const http_sink *sink, curl_done_fn done, void *ctx)
+curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url, const char *const *fields,
+                             long timeout_ms, long long max_size, const http_sink *sink,
+                             curl_done_fn done, void *ctx)
 {
     if (!g || !url || g->closing)
         return NULL;
     if (lane != CURL_LANE_SIDE || g->lanes[CURL_LANE_SIDE].max_cap == 0)
-        lane = CURL_LANE_PAGES;     /* no side lane: the pages' */
+        lane = CURL_LANE_PAGES; /* no side lane: the pages' */
     curl_req *r = req_take(g);
     if (!r)
         return NULL;
@@ -1049,9 +1041,9 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 0L);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    if (g->cookies) {           /* curl_glue_use_cookies: one share for the crawl */
+    if (g->cookies) { /* curl_glue_use_cookies: one share for the crawl */
         curl_easy_setopt(e, CURLOPT_SHARE, g->cookies);
-        curl_easy_setopt(e, CURLOPT_COOKIEFILE, "");       /* the engine on, no file */
+        curl_easy_setopt(e, CURLOPT_COOKIEFILE, ""); /* the engine on, no file */
     } else {
         curl_easy_setopt(e, CURLOPT_SHARE, dns_share_now());
         curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, -1L); /* dns_share_now expires */
@@ -1060,7 +1052,7 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
         curl_easy_setopt(e, CURLOPT_PROXY, g->proxy);
         if (g->cacert)
             curl_easy_setopt(e, CURLOPT_PROXY_CAINFO, g->cacert);
-        if (g->insecure) {      /* an https proxy's certificate is not checked either */
+        if (g->insecure) { /* an https proxy's certificate is not checked either */
             curl_easy_setopt(e, CURLOPT_PROXY_SSL_VERIFYPEER, 0L);
             curl_easy_setopt(e, CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
         }
@@ -1072,8 +1064,7 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, g->insecure ? 0L : 2L);
     if (g->cacert)
         curl_easy_setopt(e, CURLOPT_CAINFO, g->cacert);
-    curl_easy_setopt(e, CURLOPT_USERAGENT,
-                     g->user_agent ? g->user_agent : http_default_user_agent);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, g->user_agent ? g->user_agent : http_default_user_agent);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->fields);
     curl_easy_setopt(e, CURLOPT_PRIVATE, r);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
@@ -1102,7 +1093,7 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
     list_push_front(&g->live, &r->node);
     g->in_flight++;
     enqueue(g, r, false);
-    admit_later(g, 0);          /* at the next turn, with the others started meanwhile */
+    admit_later(g, 0); /* at the next turn, with the others started meanwhile */
     return r;
 }
 
@@ -1112,12 +1103,12 @@ void curl_glue_cancel(curl_glue *g, curl_req *r)
         return;
     r->cancelled = 1;
     if (r->state == REQ_FINISHING)
-        return;               /* finish() recycles it when its done returns */
+        return; /* finish() recycles it when its done returns */
     g->in_flight--;
     if (r->in_dead)
-        return;               /* after_action recycles it */
+        return; /* after_action recycles it */
     if (r->state == REQ_QUEUED) {
-        dequeue(g, r);        /* never given to libcurl */
+        dequeue(g, r); /* never given to libcurl */
         req_recycle(g, r);
         return;
     }
@@ -1129,7 +1120,7 @@ void curl_glue_cancel(curl_glue *g, curl_req *r)
     }
     remove_from_multi(g, r);
     req_recycle(g, r);
-    admit_later(g, 0);        /* its place is free */
+    admit_later(g, 0); /* its place is free */
 }
 
 size_t curl_glue_in_flight(const curl_glue *g)
@@ -1153,12 +1144,12 @@ void curl_glue_free(curl_glue *g)
         req_destroy(list_entry(n, curl_req, node));
     /* Closes the cached connections; libcurl reports their removal to sock_cb. */
     curl_multi_cleanup(g->multi);
-    dns_share_drop();           /* after the last handle that used it */
+    dns_share_drop(); /* after the last handle that used it */
     if (g->cookie_easy)
         curl_easy_cleanup(g->cookie_easy);
     if (g->cookies)
         curl_share_cleanup(g->cookies);
-    while ((n = list_pop_front(&g->socks))) {    /* anything libcurl did not report */
+    while ((n = list_pop_front(&g->socks))) { /* anything libcurl did not report */
         gsock *gs = list_entry(n, gsock, node);
         selector_unregister(g->s, gs->fd);
         free(gs);
@@ -1185,8 +1176,8 @@ void curl_glue_set_user_agent(curl_glue *g, const char *user_agent)
 
 const char *curl_glue_proxy_check(const char *url)
 {
-    static const char *const schemes[] = {"http", "https", "socks4", "socks4a", "socks5",
-                                          "socks5h", NULL};
+    static const char *const schemes[] = {"http",   "https",   "socks4", "socks4a",
+                                          "socks5", "socks5h", NULL};
     CURLU *u = curl_url();
     char *scheme = NULL, *host = NULL, *path = NULL, *query = NULL;
     const char *why = NULL;
@@ -1194,12 +1185,11 @@ const char *curl_glue_proxy_check(const char *url)
         alloc_oom(0);
     if (!url || !*url || curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
         why = "not a URL (give SCHEME://HOST:PORT, e.g. http://proxy.example:3128)";
-    else if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
-             curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !*host)
+    else if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK
+             || curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !*host)
         why = "no host";
-    else if ((curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && *path &&
-              strcmp(path, "/")) ||
-             curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK)
+    else if ((curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && *path && strcmp(path, "/"))
+             || curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK)
         why = "a proxy URL has no path or query";
     else {
         why = "its scheme is not one of http, https, socks4, socks4a, socks5, socks5h";
@@ -1244,7 +1234,7 @@ int curl_glue_add_cookie(curl_glue *g, const char *line)
     static const char *const commands[] = {"ALL", "SESS", "FLUSH", "RELOAD", NULL};
     for (size_t i = 0; line && commands[i]; i++)
         if (strcasecmp(line, commands[i]) == 0)
-            return -1;          /* COOKIELIST's commands (the whole line) are not cookies */
+            return -1; /* COOKIELIST's commands (the whole line) are not cookies */
     if (!g->cookies || !line)
         return -1;
     return curl_easy_setopt(g->cookie_easy, CURLOPT_COOKIELIST, line) == CURLE_OK ? 0 : -1;

@@ -37,8 +37,7 @@ extern const char curl_glue_truncated[];
  * in the glue's queue, in order, and go to libcurl as transfers end, at most 256 per
  * turn of the loop. cacert: a CA bundle file to trust, or NULL. On failure returns NULL
  * with a one-line message in err. */
-curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err,
-                         size_t errlen);
+curl_glue *curl_glue_new(selector *s, int max_conns, const char *cacert, char *err, size_t errlen);
 /* The User-Agent of the requests started from now on (copied); NULL: the default,
  * http_default_user_agent. */
 void curl_glue_set_user_agent(curl_glue *g, const char *user_agent);
@@ -67,9 +66,8 @@ void curl_glue_free(curl_glue *g);
  * hears of it. Returns NULL only if the request could not be made (a URL libcurl
  * refuses, a field that fails http_field_check; done is then never called). May be
  * called from any callback, sink or done. */
-curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields,
-                        long timeout_ms, long long max_size, const http_sink *sink,
-                        curl_done_fn done, void *ctx);
+curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields, long timeout_ms,
+                        long long max_size, const http_sink *sink, curl_done_fn done, void *ctx);
 /* Lanes. The requests of curl_glue_get go in the pages' lane, whose budget is
  * max_conns; curl_glue_set_side_lane(g, n) opens a side lane of n transfers at once
  * (and as many more connections), with a queue of its own, for requests the crawl makes
@@ -81,9 +79,9 @@ curl_req *curl_glue_get(curl_glue *g, const char *url, const char *const *fields
  * descriptors anyway, each lane waits for its own transfers to end. */
 enum { CURL_LANE_PAGES = 0, CURL_LANE_SIDE = 1, CURL_LANES = 2 };
 void curl_glue_set_side_lane(curl_glue *g, int max_side);
-curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url,
-                             const char *const *fields, long timeout_ms, long long max_size,
-                             const http_sink *sink, curl_done_fn done, void *ctx);
+curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url, const char *const *fields,
+                             long timeout_ms, long long max_size, const http_sink *sink,
+                             curl_done_fn done, void *ctx);
 /* Abandon a request: no more sink calls and no done callback. Safe from inside the
  * request's own sink callbacks, from any other request's callbacks, and from outside;
  * r must not have finished (its done callback returned) already. */

@@ -25,24 +25,24 @@ typedef struct lookup lookup;
 
 typedef struct entry {
     dns_resolver *r;
-    strmap_node node;           /* r->hosts, by host */
-    list_node by_age;           /* r->by_age, oldest first */
+    strmap_node node; /* r->hosts, by host */
+    list_node by_age; /* r->by_age, oldest first */
     char *host;
     bool pending;
-    list_node waiters;          /* pending: the dns_waiters */
-    sel_timer *timer;           /* pending: the timeout */
-    lookup *job;                /* the pool job, while it runs for this entry */
-    uint64_t expires;           /* answered */
+    list_node waiters; /* pending: the dns_waiters */
+    sel_timer *timer;  /* pending: the timeout */
+    lookup *job;       /* the pool job, while it runs for this entry */
+    uint64_t expires;  /* answered */
     struct sockaddr_storage addr;
     socklen_t len;
-    char *error;                /* answered with a failure */
+    char *error; /* answered with a failure */
 } entry;
 
 struct lookup {
-    entry *entry;               /* NULL once the entry let go */
+    entry *entry; /* NULL once the entry let go */
     char *host;
     dns_resolve_fn resolve;
-    int rc;                     /* from here on written on the pool thread */
+    int rc; /* from here on written on the pool thread */
     struct sockaddr_storage addr;
     socklen_t len;
     char err[256];
@@ -52,7 +52,7 @@ struct dns_resolver {
     selector *loop;
     threadpool *pool;
     dns_config cfg;
-    strmap hosts;               /* entry by host */
+    strmap hosts; /* entry by host */
     list_node by_age;
     size_t lookups;
 };
@@ -82,7 +82,8 @@ static void remove_entry(dns_resolver *r, entry *e)
  * waiters); if every entry is pending, the table runs over its size for a while. */
 static void evict_oldest(dns_resolver *r)
 {
-    list_for_each(n, &r->by_age) {
+    list_for_each(n, &r->by_age)
+    {
         entry *e = list_entry(n, entry, by_age);
         if (!e->pending) {
             remove_entry(r, e);
@@ -122,8 +123,7 @@ static void answer(dns_waiter *w, const struct sockaddr_storage *addr, socklen_t
  * call every waiter. A callback may look up, cancel other waiters or evict this very
  * entry, so the waiters and the answer are taken out of e first, and e is not touched
  * while they are called. */
-static void settle(entry *e, const struct sockaddr_storage *addr, socklen_t len,
-                   const char *error)
+static void settle(entry *e, const struct sockaddr_storage *addr, socklen_t len, const char *error)
 {
     dns_resolver *r = e->r;
     e->pending = false;
@@ -152,7 +152,7 @@ static void settle(entry *e, const struct sockaddr_storage *addr, socklen_t len,
 
 /* ---- the lookup in the pool ----------------------------------------------------------- */
 
-static void run_lookup(void *arg)            /* on a pool thread */
+static void run_lookup(void *arg) /* on a pool thread */
 {
     lookup *l = arg;
     l->rc = l->resolve(l->host, &l->addr, &l->len, l->err, sizeof l->err);
@@ -179,7 +179,7 @@ static void lookup_timed_out(selector *s, void *arg)
     entry *e = arg;
     char msg[512];
     e->timer = NULL;
-    e->job->entry = NULL;            /* its late answer is dropped */
+    e->job->entry = NULL; /* its late answer is dropped */
     e->job = NULL;
     snprintf(msg, sizeof msg, "DNS lookup of %s timed out after %g s", e->host,
              (double)e->r->cfg.timeout_ms / 1000.0);
@@ -201,8 +201,8 @@ static void start_lookup(dns_resolver *r, entry *e)
 
 /* ---- the API -------------------------------------------------------------------------- */
 
-void dns_lookup(dns_resolver *r, dns_waiter *w, const char *host, int port,
-                dns_done_fn done, void *data)
+void dns_lookup(dns_resolver *r, dns_waiter *w, const char *host, int port, dns_done_fn done,
+                void *data)
 {
     *w = (dns_waiter){.port = port, .done = done, .data = data};
     list_node_init(&w->node);
@@ -222,7 +222,7 @@ void dns_lookup(dns_resolver *r, dns_waiter *w, const char *host, int port,
     }
     entry *e = find(r, host);
     if (e && !e->pending && selector_now_ms(r->loop) >= e->expires) {
-        remove_entry(r, e);          /* stale */
+        remove_entry(r, e); /* stale */
         e = NULL;
     }
     if (!e) {

@@ -34,8 +34,8 @@ typedef struct dns_waiter dns_waiter;
 
 /* On the loop thread: addr and len (with the waiter's port), or error (one line) with
  * addr NULL. The waiter is free to be reused or freed from here on. */
-typedef void (*dns_done_fn)(dns_waiter *w, const struct sockaddr_storage *addr,
-                            socklen_t len, const char *error);
+typedef void (*dns_done_fn)(dns_waiter *w, const struct sockaddr_storage *addr, socklen_t len,
+                            const char *error);
 
 /* One lookup's place in line. The caller owns it (in a coroutine frame, say) and keeps
  * it until done runs or it is cancelled; the fields are the resolver's. */
@@ -43,13 +43,13 @@ struct dns_waiter {
     list_node node;
     int port;
     dns_done_fn done;
-    void *data;             /* the caller's */
+    void *data; /* the caller's */
 };
 
 /* The blocking lookup, run on a pool thread: fill addr (any port) and len and return 0,
  * or write one line into err and return -1. */
-typedef int (*dns_resolve_fn)(const char *host, struct sockaddr_storage *addr,
-                              socklen_t *len, char *err, size_t errlen);
+typedef int (*dns_resolve_fn)(const char *host, struct sockaddr_storage *addr, socklen_t *len,
+                              char *err, size_t errlen);
 
 typedef struct dns_config {
     size_t cache_size;      /* host names kept at most (DNS_CACHE_SIZE) */
@@ -58,8 +58,8 @@ typedef struct dns_config {
     dns_resolve_fn resolve; /* NULL: getaddrinfo (net_resolve_name); tests count calls */
 } dns_config;
 
-#define DNS_CACHE_SIZE 10000            /* Scrapy's DNSCACHE_SIZE */
-#define DNS_TTL_MS (300 * 1000)         /* getaddrinfo tells no TTL: five minutes */
+#define DNS_CACHE_SIZE 10000        /* Scrapy's DNSCACHE_SIZE */
+#define DNS_TTL_MS     (300 * 1000) /* getaddrinfo tells no TTL: five minutes */
 
 dns_resolver *dns_new(selector *loop, threadpool *pool, const dns_config *cfg);
 /* Lookups still running in the pool are left to end there (their answers dropped).
@@ -69,8 +69,8 @@ void dns_free(dns_resolver *r);
 /* Look host:port up; done(w, ...) is called exactly once, unless cancelled: from here
  * (before dns_lookup returns) for a numeric address, a cached answer or a bad
  * argument; later, from the loop, when the lookup ends or times out. */
-void dns_lookup(dns_resolver *r, dns_waiter *w, const char *host, int port,
-                dns_done_fn done, void *data);
+void dns_lookup(dns_resolver *r, dns_waiter *w, const char *host, int port, dns_done_fn done,
+                void *data);
 /* Stop waiting: done will not be called. The host's lookup goes on for the others and
  * for the cache. A no-op for a waiter that is not waiting. */
 void dns_cancel(dns_waiter *w);

@@ -94,8 +94,8 @@ static bool user_agent_is_sane(const char *ua)
 /* RFC 9110, 5.6.2: tchar. */
 static bool is_tchar(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           (c && strchr("!#$%&'*+-.^_`|~", c));
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+        || (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
 /* The fields the transport writes itself, from the URL and the message it sends: a
@@ -117,8 +117,9 @@ const char *http_field_check(const char *field)
         return "not a header field: give \"Name: value\"";
     size_t n = http_field_name_len(field);
     if (n == 0)
-        return field[0] == ':' ? "the name is empty" : "the name is not an RFC 9110 token "
-                                                      "(letters, digits, !#$%&'*+-.^_`|~)";
+        return field[0] == ':' ? "the name is empty"
+                               : "the name is not an RFC 9110 token "
+                                 "(letters, digits, !#$%&'*+-.^_`|~)";
     for (const unsigned char *v = (const unsigned char *)field + n + 1; *v; v++)
         if ((*v < 0x20 && *v != '\t') || *v == 0x7f)
             return "a control character (CR, LF, ...) in the value";
@@ -177,8 +178,8 @@ char *http_build_get(const char *url, const char *user_agent, const char *const 
     char portbuf[8] = "";
     if (port != 80)
         snprintf(portbuf, sizeof portbuf, ":%d", port);
-    int hl = snprintf(hostport, sizeof hostport, "%s%s%s%s", v6 ? "[" : "", host,
-                      v6 ? "]" : "", portbuf);
+    int hl = snprintf(hostport, sizeof hostport, "%s%s%s%s", v6 ? "[" : "", host, v6 ? "]" : "",
+                      portbuf);
     if (hl < 0 || (size_t)hl >= sizeof hostport)
         goto out;
 
@@ -200,7 +201,7 @@ char *http_build_get(const char *url, const char *user_agent, const char *const 
         put(&req, &n, &cap, "\r\n");
     }
     put(&req, &n, &cap, "Connection: close\r\n\r\n");
-    xappend(&req, &n, &cap, "", 1);             /* the NUL, not counted */
+    xappend(&req, &n, &cap, "", 1); /* the NUL, not counted */
     if (len)
         *len = n - 1;
 out:
@@ -213,17 +214,17 @@ out:
 /* ---- response parser ------------------------------------------------------------ */
 
 enum state {
-    ST_HEAD,        /* the head parser has it */
-    ST_BODY_LEN,    /* body delimited by Content-Length */
-    ST_BODY_EOF,    /* body delimited by the end of the connection */
-    ST_CHUNK_SIZE,  /* hex digits of a chunk size */
-    ST_CHUNK_WS,    /* whitespace after the size */
-    ST_CHUNK_EXT,   /* ";ext..." up to the end of the size line */
-    ST_CHUNK_LF,    /* CR seen at the end of the size line */
-    ST_CHUNK_DATA,  /* chunk bytes */
-    ST_CHUNK_END,   /* CRLF after the chunk data */
+    ST_HEAD,       /* the head parser has it */
+    ST_BODY_LEN,   /* body delimited by Content-Length */
+    ST_BODY_EOF,   /* body delimited by the end of the connection */
+    ST_CHUNK_SIZE, /* hex digits of a chunk size */
+    ST_CHUNK_WS,   /* whitespace after the size */
+    ST_CHUNK_EXT,  /* ";ext..." up to the end of the size line */
+    ST_CHUNK_LF,   /* CR seen at the end of the size line */
+    ST_CHUNK_DATA, /* chunk bytes */
+    ST_CHUNK_END,  /* CRLF after the chunk data */
     ST_CHUNK_END_LF,
-    ST_TRAILER,     /* trailer lines after the last chunk, up to an empty line */
+    ST_TRAILER, /* trailer lines after the last chunk, up to an empty line */
     ST_DONE,
     ST_ERROR,
 };
@@ -245,7 +246,7 @@ struct http_parser {
     long long body_size;   /* body bytes delivered to on_body */
     long long remaining;   /* Content-Length or chunk bytes still to come */
     int chunk_digits;
-    size_t chunk_line;     /* bytes of the current size line / trailer section */
+    size_t chunk_line; /* bytes of the current size line / trailer section */
     bool trailer_line_empty;
 };
 
@@ -266,7 +267,7 @@ http_parser *http_parser_new(const http_sink *sink)
     http_parser *p = xcalloc(1, sizeof *p);
     if (sink)
         p->sink = *sink;
-    p->state = ST_HEAD;        /* p->head comes with the first byte: a fetch that
+    p->state = ST_HEAD; /* p->head comes with the first byte: a fetch that
                                   waits for its server holds no head buffers */
     return p;
 }
@@ -315,19 +316,13 @@ static void end_of_head(http_parser *p)
     const http_head *h = http_head_parser_head(p->head);
     p->has_head = true;
     switch (http_head_parser_body(p->head)) {
-    case HTTP_BODY_NONE:
-        p->state = ST_DONE;
-        break;
+    case HTTP_BODY_NONE: p->state = ST_DONE; break;
     case HTTP_BODY_LENGTH:
         p->state = ST_BODY_LEN;
         p->remaining = h->content_length;
         break;
-    case HTTP_BODY_CHUNKED:
-        p->state = ST_CHUNK_SIZE, p->chunk_digits = 0, p->chunk_line = 0;
-        break;
-    case HTTP_BODY_UNTIL_CLOSE:
-        p->state = ST_BODY_EOF;
-        break;
+    case HTTP_BODY_CHUNKED: p->state = ST_CHUNK_SIZE, p->chunk_digits = 0, p->chunk_line = 0; break;
+    case HTTP_BODY_UNTIL_CLOSE: p->state = ST_BODY_EOF; break;
     }
     if (http_head_parser_coding(p->head) != HTTP_CODING_IDENTITY && !p->framed_only)
         p->inflate = http_inflate_new(http_head_parser_coding(p->head));
@@ -507,28 +502,19 @@ static size_t body_bytes(http_parser *p, const char *data, size_t len)
 static size_t step(http_parser *p, const char *data, size_t len)
 {
     switch (p->state) {
-    case ST_HEAD:
-        return head_bytes(p, data, len);
-    case ST_BODY_EOF:
-        deliver(p, data, len);
-        return len;
+    case ST_HEAD: return head_bytes(p, data, len);
+    case ST_BODY_EOF: deliver(p, data, len); return len;
     case ST_BODY_LEN:
-    case ST_CHUNK_DATA:
-        return body_bytes(p, data, len);
+    case ST_CHUNK_DATA: return body_bytes(p, data, len);
     case ST_CHUNK_SIZE:
     case ST_CHUNK_WS:
-    case ST_CHUNK_LF:
-        return chunk_size_byte(p, data[0]);
-    case ST_CHUNK_EXT:
-        return chunk_ext(p, data, len);
+    case ST_CHUNK_LF: return chunk_size_byte(p, data[0]);
+    case ST_CHUNK_EXT: return chunk_ext(p, data, len);
     case ST_CHUNK_END:
-    case ST_CHUNK_END_LF:
-        return chunk_end_byte(p, data[0]);
-    case ST_TRAILER:
-        return trailer(p, data, len);
+    case ST_CHUNK_END_LF: return chunk_end_byte(p, data[0]);
+    case ST_TRAILER: return trailer(p, data, len);
     case ST_DONE:
-    case ST_ERROR:
-        break;
+    case ST_ERROR: break;
     }
     return 0;
 }
@@ -549,7 +535,7 @@ int http_parser_feed(http_parser *p, const char *data, size_t len)
     while (len > 0 && p->state != ST_DONE && p->state != ST_ERROR) {
         bool body = p->state != ST_HEAD;
         size_t n = step(p, data, len);
-        if (body)       /* as received: chunk framing and compression kept */
+        if (body) /* as received: chunk framing and compression kept */
             http_sink_wire(&p->sink, HTTP_WIRE_BODY, data, n);
         data += n;
         len -= n;
@@ -562,21 +548,16 @@ int http_parser_eof(http_parser *p)
     if (!p)
         return -1;
     switch (p->state) {
-    case ST_ERROR:
-        return -1;
+    case ST_ERROR: return -1;
     case ST_DONE:
-    case ST_BODY_EOF:
-        p->state = ST_DONE;
-        return 1;
-    case ST_HEAD:
-        return fail(p, http_err_head_cut);    /* no byte at all, or part of a head */
+    case ST_BODY_EOF: p->state = ST_DONE; return 1;
+    case ST_HEAD: return fail(p, http_err_head_cut); /* no byte at all, or part of a head */
     case ST_BODY_LEN: {
         char msg[96];
         snprintf(msg, sizeof msg, "body shorter than Content-Length (got %lld of %lld bytes)",
                  p->wire_size, p->wire_size + p->remaining);
         return fail(p, msg);
     }
-    default:
-        return fail(p, "connection closed inside a chunked body");
+    default: return fail(p, "connection closed inside a chunked body");
     }
 }

@@ -24,7 +24,7 @@
 
 #include "alloc.h"
 
-#define STR(x) #x
+#define STR(x)  #x
 #define XSTR(x) STR(x)
 
 const char http_err_status_line[] = "malformed status line";
@@ -34,37 +34,36 @@ const char http_err_header_line[] = "malformed header line";
 const char http_err_head_cut[] = "connection closed before the response head";
 const char http_err_chunked[] = "bad chunked encoding";
 
-#define NONE SIZE_MAX                    /* an offset meaning "absent" */
-#define MAX_LENGTH 1000000000000000000LL /* a Content-Length above this is bad */
-#define KEEP_BUFFER 4096                 /* reset frees buffers larger than this */
+#define NONE        SIZE_MAX              /* an offset meaning "absent" */
+#define MAX_LENGTH  1000000000000000000LL /* a Content-Length above this is bad */
+#define KEEP_BUFFER 4096                  /* reset frees buffers larger than this */
 
 enum state { HS_STATUS, HS_FIELDS, HS_DONE, HS_ERROR };
 
 struct http_head_parser {
     enum state state;
     char error[96];
-    size_t head_bytes;          /* of the head being read, status line included */
-    char *line;                 /* the line being read */
+    size_t head_bytes; /* of the head being read, status line included */
+    char *line;        /* the line being read */
     size_t line_len, line_cap;
-    char *fields;               /* "name\0value\0" per field of this head, in order */
+    char *fields; /* "name\0value\0" per field of this head, in order */
     size_t fields_len, fields_cap;
-    size_t pending;             /* offset of the last field, not judged yet, or NONE */
+    size_t pending; /* offset of the last field, not judged yet, or NONE */
     /* what the head says */
     int status;
-    size_t ctype, location;     /* offsets of the first values in fields, or NONE */
+    size_t ctype, location; /* offsets of the first values in fields, or NONE */
     long long content_length;
     bool te_present, te_chunked;
     http_coding coding;
-    bool h2;                    /* http_head_parser_expect_h2 */
-    char version[16];           /* the status line's "HTTP/..." */
-    http_head head;             /* filled when the head is complete */
-    bool keep_wire;             /* http_head_parser_keep_wire */
-    char *wire;                 /* the bytes of this head, as they came */
+    bool h2;          /* http_head_parser_expect_h2 */
+    char version[16]; /* the status line's "HTTP/..." */
+    http_head head;   /* filled when the head is complete */
+    bool keep_wire;   /* http_head_parser_keep_wire */
+    char *wire;       /* the bytes of this head, as they came */
     size_t wire_len, wire_cap;
 };
 
-static int fail(http_head_parser *hp, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static int fail(http_head_parser *hp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int fail(http_head_parser *hp, const char *fmt, ...)
 {
@@ -97,8 +96,8 @@ static bool name_is(const char *s, size_t n, const char *name)
 /* RFC 9110 5.6.2: the characters of a token. */
 static bool is_tchar(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           (c && strchr("!#$%&'*+-.^_`|~", c));
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+        || (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
 /* A new head starts (the first, or the one after an interim response). */
@@ -170,9 +169,9 @@ bool http_head_parser_done(const http_head_parser *hp)
 
 const char *http_coding_corrupt(http_coding c)
 {
-    return c == HTTP_CODING_GZIP      ? "corrupt gzip body"
-           : c == HTTP_CODING_DEFLATE ? "corrupt deflate body"
-                                      : NULL;
+    return c == HTTP_CODING_GZIP   ? "corrupt gzip body"
+        : c == HTTP_CODING_DEFLATE ? "corrupt deflate body"
+                                   : NULL;
 }
 
 /* ---- the status line ----------------------------------------------------------- */
@@ -186,17 +185,17 @@ static const char *status_prefix(const http_head_parser *hp)
 /* "HTTP/1.D CODE[ reason]" (or "HTTP/2 CODE[ reason]"), CODE 100..599. */
 static int parse_status(http_head_parser *hp, const char *s, const char *e)
 {
-    size_t vlen = hp->h2 ? 6 : 8;   /* "HTTP/2", "HTTP/1.D" */
-    if (e - s < (ptrdiff_t)vlen + 4 || memcmp(s, status_prefix(hp), 7) != 0 ||
-        (!hp->h2 && (s[7] < '0' || s[7] > '9')) || s[vlen] != ' ')
+    size_t vlen = hp->h2 ? 6 : 8; /* "HTTP/2", "HTTP/1.D" */
+    if (e - s < (ptrdiff_t)vlen + 4 || memcmp(s, status_prefix(hp), 7) != 0
+        || (!hp->h2 && (s[7] < '0' || s[7] > '9')) || s[vlen] != ' ')
         return fail(hp, "%s", http_err_status_line);
     memcpy(hp->version, s, vlen);
     hp->version[vlen] = '\0';
     s += vlen + 1;
     while (s < e && *s == ' ')
         s++;
-    if (e - s < 3 || s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' || s[2] < '0' ||
-        s[2] > '9' || (e - s > 3 && !is_ws(s[3])))
+    if (e - s < 3 || s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' || s[2] < '0'
+        || s[2] > '9' || (e - s > 3 && !is_ws(s[3])))
         return fail(hp, "%s", http_err_status_line);
     hp->status = (s[0] - '0') * 100 + (s[1] - '0') * 10 + (s[2] - '0');
     hp->state = HS_FIELDS;
@@ -263,8 +262,8 @@ static int judge_content_encoding(http_head_parser *hp, const char *value)
         trim(&cs, &ce);
         size_t n = (size_t)(ce - cs);
         http_coding c = name_is(cs, n, "gzip") || name_is(cs, n, "x-gzip") ? HTTP_CODING_GZIP
-                        : name_is(cs, n, "deflate")                         ? HTTP_CODING_DEFLATE
-                                                                             : HTTP_CODING_IDENTITY;
+            : name_is(cs, n, "deflate")                                    ? HTTP_CODING_DEFLATE
+                                                                           : HTTP_CODING_IDENTITY;
         bool known = n == 0 || name_is(cs, n, "identity") || c != HTTP_CODING_IDENTITY;
         if (!known || (c != HTTP_CODING_IDENTITY && hp->coding != HTTP_CODING_IDENTITY))
             return fail(hp, "unsupported Content-Encoding '%.40s'", value);
@@ -322,7 +321,7 @@ static int fold_line(http_head_parser *hp, const char *s, const char *e)
     if (s == e)
         return 0;
     /* the value is the last string in fields: extend it in place */
-    hp->fields_len--;                           /* its NUL */
+    hp->fields_len--; /* its NUL */
     if (*value_at(hp, hp->pending))
         keep(hp, " ", 1);
     keep(hp, s, (size_t)(e - s));
@@ -360,7 +359,7 @@ static int end_of_head(http_head_parser *hp)
         return -1;
     if (hp->status == 101)
         return fail(hp, "unrequested 101 Switching Protocols");
-    if (hp->status < 200) {     /* interim: the real response follows */
+    if (hp->status < 200) { /* interim: the real response follows */
         start_head(hp);
         return 0;
     }
@@ -378,7 +377,7 @@ static int end_of_head(http_head_parser *hp)
 /* A complete line in hp->line (its '\n' included): one step. */
 static int end_of_line(http_head_parser *hp)
 {
-    const char *s = hp->line, *e = hp->line + hp->line_len - 1;   /* at the '\n' */
+    const char *s = hp->line, *e = hp->line + hp->line_len - 1; /* at the '\n' */
     hp->line_len = 0;
     if (e > s && e[-1] == '\r')
         e--;

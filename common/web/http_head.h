@@ -50,25 +50,25 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define HTTP_MAX_HEAD 65536  /* a header section larger than this is an error */
+#define HTTP_MAX_HEAD 65536 /* a header section larger than this is an error */
 
 /* The words of the errors that both transports can meet (the libcurl glue says what
  * libcurl refuses on its own in these words too). */
-extern const char http_err_status_line[];   /* "malformed status line" */
-extern const char http_err_nul[];           /* "NUL byte in response head" */
-extern const char http_err_head_size[];     /* "header section over 65536 bytes" */
-extern const char http_err_header_line[];   /* "malformed header line" */
-extern const char http_err_head_cut[];      /* "connection closed before the response head" */
-extern const char http_err_chunked[];       /* "bad chunked encoding" */
+extern const char http_err_status_line[]; /* "malformed status line" */
+extern const char http_err_nul[];         /* "NUL byte in response head" */
+extern const char http_err_head_size[];   /* "header section over 65536 bytes" */
+extern const char http_err_header_line[]; /* "malformed header line" */
+extern const char http_err_head_cut[];    /* "connection closed before the response head" */
+extern const char http_err_chunked[];     /* "bad chunked encoding" */
 
 /* What a response head says that the crawler uses. Strings are NUL-terminated and
  * owned by whoever filled the struct; NULL when the header was absent. */
 typedef struct http_head {
     int status;
-    const char *content_type;   /* raw Content-Type value */
-    const char *location;       /* raw Location value */
-    long long content_length;   /* -1 when absent (or overridden by Transfer-Encoding) */
-    const char *version;        /* the status line's: "HTTP/1.1", "HTTP/1.0", "HTTP/2" */
+    const char *content_type; /* raw Content-Type value */
+    const char *location;     /* raw Location value */
+    long long content_length; /* -1 when absent (or overridden by Transfer-Encoding) */
+    const char *version;      /* the status line's: "HTTP/1.1", "HTTP/1.0", "HTTP/2" */
 } http_head;
 
 /* Where a response goes, whichever transport fetched it (raw parser or libcurl glue).
@@ -87,8 +87,7 @@ typedef struct http_sink {
     void *ctx;
     void (*on_connect)(void *ctx);
     void (*on_wait_fd)(void *ctx, int waiting);
-    void (*on_header)(void *ctx, const char *name, size_t nlen, const char *value,
-                      size_t vlen);
+    void (*on_header)(void *ctx, const char *name, size_t nlen, const char *value, size_t vlen);
     bool (*is_full)(void *ctx);
     /* Set only by a sink that archives (WARC): what went over the wire, as it went —
      * HTTP_WIRE_PEER: the server's address, as text (once the connection is made);
@@ -125,10 +124,10 @@ static inline void http_sink_waiting_fd(const http_sink *s, int waiting)
 
 /* How the body of a response is delimited (RFC 9112 6.3), for the raw parser. */
 typedef enum {
-    HTTP_BODY_NONE,         /* 204, 304, or Content-Length: 0 */
-    HTTP_BODY_LENGTH,       /* Content-Length bytes */
-    HTTP_BODY_CHUNKED,      /* Transfer-Encoding ending in chunked */
-    HTTP_BODY_UNTIL_CLOSE,  /* neither, or another transfer coding */
+    HTTP_BODY_NONE,        /* 204, 304, or Content-Length: 0 */
+    HTTP_BODY_LENGTH,      /* Content-Length bytes */
+    HTTP_BODY_CHUNKED,     /* Transfer-Encoding ending in chunked */
+    HTTP_BODY_UNTIL_CLOSE, /* neither, or another transfer coding */
 } http_body_kind;
 
 /* The Content-Encoding of the body. */

@@ -69,7 +69,7 @@ static int inflate_bytes(http_inflate *z, const unsigned char *data, size_t len,
                          http_inflate_out out, void *ctx)
 {
     if (z->ended)
-        return -1;              /* bytes after the end of the stream */
+        return -1; /* bytes after the end of the stream */
     z->zs.next_in = (unsigned char *)data;
     z->zs.avail_in = (uInt)len;
     for (;;) {
@@ -83,7 +83,7 @@ static int inflate_bytes(http_inflate *z, const unsigned char *data, size_t len,
             z->ended = true;
             return z->zs.avail_in > 0 ? -1 : 0;
         }
-        if (r == Z_BUF_ERROR)   /* nothing more to do: fine once the input is used up */
+        if (r == Z_BUF_ERROR) /* nothing more to do: fine once the input is used up */
             return z->zs.avail_in > 0 ? -1 : 0;
         if (r != Z_OK)
             return -1;
@@ -109,7 +109,7 @@ int http_inflate_feed(http_inflate *z, const char *data, size_t len, http_inflat
     } else if (!z->started && start(z, NULL) < 0) {
         return -1;
     }
-    while (len > 0) {   /* avail_in is 32 bits */
+    while (len > 0) { /* avail_in is 32 bits */
         size_t n = len < (1u << 30) ? len : (1u << 30);
         int r = inflate_bytes(z, p, n, out, ctx);
         if (r != 0)

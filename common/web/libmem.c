@@ -19,8 +19,7 @@ static void init(void)
      * process keeps both for its whole life. */
     xmlMemSetup(free, xmalloc, xrealloc, xstrdup);
     xmlInitParser();
-    curl_rc = curl_global_init_mem(CURL_GLOBAL_DEFAULT, xmalloc, free, xrealloc, xstrdup,
-                                   xcalloc);
+    curl_rc = curl_global_init_mem(CURL_GLOBAL_DEFAULT, xmalloc, free, xrealloc, xstrdup, xcalloc);
 }
 
 const char *libmem_init(void)

@@ -29,9 +29,9 @@
  * of its tag: a tag is at most LINKS_MAX_TAG bytes. And a page may cost at most
  * LINKS_MAX_WORK units of about one such comparison (~0.5 s), counting attribute
  * pairs, and for each parse error its message and the open elements. */
-#define LINKS_MAX_DEPTH 512
-#define LINKS_MAX_TAG (64 * 1024)
-#define LINKS_MAX_WORK ((size_t)1 << 27)
+#define LINKS_MAX_DEPTH  512
+#define LINKS_MAX_TAG    (64 * 1024)
+#define LINKS_MAX_WORK   ((size_t)1 << 27)
 #define LINKS_ERROR_COST 100
 /* libxml2 gets the text in blocks of about LINKS_BLOCK bytes, cut where the text
  * says, never where the chunks of the body ended (see push_utf8)... The fuzz build
@@ -40,7 +40,7 @@
 #define LINKS_BLOCK 4096
 #endif
 /* ...and preferably not in the first LINKS_HOLD bytes of a tag (see block_cut). */
-#define LINKS_HOLD 16
+#define LINKS_HOLD       16
 /* XML href values shorter than this are copied on the stack, longer ones malloc'd. */
 #define LINKS_STACK_HREF 2048
 
@@ -55,33 +55,33 @@
  * parsed. With the stacks of open elements (LINKS_MAX_DEPTH) and our own buffers, a
  * parser never uses more than LINKS_MEMORY_BOUND bytes (links.h), whatever the page
  * holds; tests/unit/test_links.c measures it on hostile pages. */
-#ifndef LINKS_MAX_HELD        /* the fuzz build makes it small, as LINKS_BLOCK */
+#ifndef LINKS_MAX_HELD /* the fuzz build makes it small, as LINKS_BLOCK */
 #define LINKS_MAX_HELD LINKS_MAX_TAG
 #endif
 #define LINKS_KEEP_PARSED (8 * 1024)
-#define LINKS_MAX_NAMES (16 * 1024)
+#define LINKS_MAX_NAMES   (16 * 1024)
 /* Requisites mode: the text of <style> elements kept for their url()s, per page. */
-#define LINKS_MAX_STYLE (256 * 1024)
+#define LINKS_MAX_STYLE   (256 * 1024)
 
 struct links_parser {
     xmlParserCtxtPtr ctxt; /* an HTML or an XML push parser */
     bool xml;
     bool finished;
-    bool base_seen;   /* the first <base href> has been seen; later ones are ignored */
-    bool limit_hit;   /* no more links; the parse is stopped once libxml2 returns */
-    size_t work;      /* units spent against LINKS_MAX_WORK */
-    charset_decoder dec; /* the body's bytes go through here first */
+    bool base_seen;          /* the first <base href> has been seen; later ones are ignored */
+    bool limit_hit;          /* no more links; the parse is stopped once libxml2 returns */
+    size_t work;             /* units spent against LINKS_MAX_WORK */
+    charset_decoder dec;     /* the body's bytes go through here first */
     char block[LINKS_BLOCK]; /* text not yet given to libxml2 (push_utf8) */
     size_t block_len;
-    bool skipping;    /* dropping text until the end skip looks for (push_utf8) */
+    bool skipping; /* dropping text until the end skip looks for (push_utf8) */
     text_skip skip;
     char *page_url;
-    char *base;       /* resolved <base href>, or NULL: links resolve against page_url */
+    char *base; /* resolved <base href>, or NULL: links resolve against page_url */
     links_fn fn;
     void *ctx;
-    bool requisites;  /* links_new_requisites: what the page loads, not its hrefs */
-    bool in_style;    /* inside a <style> element: its text is CSS */
-    char *style;      /* that text so far (at most LINKS_MAX_STYLE bytes a page) */
+    bool requisites; /* links_new_requisites: what the page loads, not its hrefs */
+    bool in_style;   /* inside a <style> element: its text is CSS */
+    char *style;     /* that text so far (at most LINKS_MAX_STYLE bytes a page) */
     size_t style_len, style_cap, style_total;
 };
 
@@ -91,9 +91,8 @@ bool links_wanted(const char *media_type)
 {
     if (!media_type)
         return false;
-    return strcmp(media_type, "text/html") == 0 ||
-           strcmp(media_type, "application/xhtml+xml") == 0 ||
-           strcmp(media_type, "application/xml") == 0;
+    return strcmp(media_type, "text/html") == 0 || strcmp(media_type, "application/xhtml+xml") == 0
+        || strcmp(media_type, "application/xml") == 0;
 }
 
 /* ---- silence ---------------------------------------------------------------- */
@@ -263,9 +262,8 @@ static void handle_value(links_parser *lp, const char *v, size_t len, bool is_ba
 /* XML (SAX2): attributes come as (localname, prefix, URI, value, end) with the value
  * not NUL-terminated. An XHTML <base> sets the base as in HTML. */
 static void xml_start_element(void *user, const xmlChar *localname, const xmlChar *prefix,
-                              const xmlChar *uri, int nb_namespaces,
-                              const xmlChar **namespaces, int nb_attributes,
-                              int nb_defaulted, const xmlChar **attributes)
+                              const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
+                              int nb_attributes, int nb_defaulted, const xmlChar **attributes)
 {
     (void)prefix;
     (void)nb_namespaces;
@@ -274,8 +272,8 @@ static void xml_start_element(void *user, const xmlChar *localname, const xmlCha
     links_parser *lp = user;
     if (start_tag_limited(lp, (size_t)nb_attributes))
         return;
-    bool is_base = uri && strcmp((const char *)uri, XHTML_NS) == 0 &&
-                   strcmp((const char *)localname, "base") == 0;
+    bool is_base = uri && strcmp((const char *)uri, XHTML_NS) == 0
+        && strcmp((const char *)localname, "base") == 0;
     for (int i = 0; i < nb_attributes; i++) {
         const xmlChar **a = attributes + 5 * i;
         if (strcmp((const char *)a[0], "href") != 0)
@@ -328,15 +326,17 @@ static xmlParserCtxtPtr new_ctxt(links_parser *lp)
     else
         c = htmlCreatePushParserCtxt(&sax, lp, NULL, 0, NULL, XML_CHAR_ENCODING_UTF8);
     if (!c)
-        alloc_oom(0);       /* all it can lack is memory */
+        alloc_oom(0); /* all it can lack is memory */
     /* No XML_PARSE_NOENT and no DTD loading: entities are never expanded or fetched
      * (billion laughs, XXE); our SAX handler has no entity callbacks anyway. */
     if (lp->xml)
-        xmlCtxtUseOptions(c, XML_PARSE_IGNORE_ENC | XML_PARSE_NONET | XML_PARSE_NOERROR |
-                                 XML_PARSE_NOWARNING | XML_PARSE_RECOVER);
+        xmlCtxtUseOptions(c,
+                          XML_PARSE_IGNORE_ENC | XML_PARSE_NONET | XML_PARSE_NOERROR
+                              | XML_PARSE_NOWARNING | XML_PARSE_RECOVER);
     else
-        htmlCtxtUseOptions(c, HTML_PARSE_IGNORE_ENC | HTML_PARSE_NONET | HTML_PARSE_NOERROR |
-                                  HTML_PARSE_NOWARNING | HTML_PARSE_RECOVER);
+        htmlCtxtUseOptions(c,
+                           HTML_PARSE_IGNORE_ENC | HTML_PARSE_NONET | HTML_PARSE_NOERROR
+                               | HTML_PARSE_NOWARNING | HTML_PARSE_RECOVER);
     /* The names links are made of, stored first: a page that fills the names' space
      * with names of its own cannot keep those tags from being parsed. */
     static const char *const link_names[] = {"a", "href", "base", "link", "area"};
@@ -347,7 +347,7 @@ static xmlParserCtxtPtr new_ctxt(links_parser *lp)
 }
 
 static links_parser *parser_new(const char *base_url, const char *charset, bool xml,
-                               bool requisites, links_fn fn, void *ctx)
+                                bool requisites, links_fn fn, void *ctx)
 {
     if (!fn)
         return NULL;
@@ -364,8 +364,7 @@ static links_parser *parser_new(const char *base_url, const char *charset, bool 
     return lp;
 }
 
-links_parser *links_new(const char *base_url, const char *charset, bool xml,
-                        links_fn fn, void *ctx)
+links_parser *links_new(const char *base_url, const char *charset, bool xml, links_fn fn, void *ctx)
 {
     return parser_new(base_url, charset, xml, false, fn, ctx);
 }
@@ -475,30 +474,30 @@ static bool starts(const xmlChar *p, const char *prefix)
  * waits for, as libxml2 2.9.14 looks for it (htmlParseTryOrFinish, xmlParseTryOrFinish),
  * in *end1 (and *end2). False when it waits for something else (a start tag, a DOCTYPE,
  * an XML reference): no text of those is dropped. */
-static bool stuck_on(const links_parser *lp, const char **end1, const char **end2,
-                     bool *nocase)
+static bool stuck_on(const links_parser *lp, const char **end1, const char **end2, bool *nocase)
 {
     xmlParserCtxtPtr c = lp->ctxt;
-    const xmlChar *cur = c->input->cur;   /* LINKS_MAX_HELD bytes follow */
+    const xmlChar *cur = c->input->cur; /* LINKS_MAX_HELD bytes follow */
     *end2 = NULL;
     *nocase = false;
     bool content = c->instate == XML_PARSER_CONTENT;
-    if (!content && c->instate != XML_PARSER_MISC && c->instate != XML_PARSER_PROLOG &&
-        c->instate != XML_PARSER_EPILOG)
-        *end1 = !lp->xml && c->instate == XML_PARSER_END_TAG      ? ">"
-                : lp->xml && c->instate == XML_PARSER_CDATA_SECTION ? "]]>"
-                                                                    : NULL;
-    else if (!lp->xml && content && c->name &&
-             (xmlStrEqual(c->name, BAD_CAST "script") || xmlStrEqual(c->name, BAD_CAST "style"))) {
+    if (!content && c->instate != XML_PARSER_MISC && c->instate != XML_PARSER_PROLOG
+        && c->instate != XML_PARSER_EPILOG)
+        *end1 = !lp->xml && c->instate == XML_PARSER_END_TAG    ? ">"
+            : lp->xml && c->instate == XML_PARSER_CDATA_SECTION ? "]]>"
+                                                                : NULL;
+    else if (!lp->xml && content && c->name
+             && (xmlStrEqual(c->name, BAD_CAST "script")
+                 || xmlStrEqual(c->name, BAD_CAST "style"))) {
         *end1 = xmlStrEqual(c->name, BAD_CAST "script") ? "</script" : "</style";
-        *nocase = true;                   /* in recovery mode only its own end tag ends it */
+        *nocase = true; /* in recovery mode only its own end tag ends it */
     } else if (starts(cur, "<!--")) {
         *end1 = "-->";
         *end2 = lp->xml ? NULL : "--!>";
     } else if (starts(cur, "<?"))
         *end1 = lp->xml ? "?>" : ">";
     else if (content && cur[0] != '<' && (!lp->xml || cur[0] != '&'))
-        *end1 = "<";                      /* text (an XML reference waits for its ';') */
+        *end1 = "<"; /* text (an XML reference waits for its ';') */
     else
         *end1 = NULL;
     return *end1 != NULL;
@@ -512,7 +511,7 @@ static bool stuck_on(const links_parser *lp, const char **end1, const char **end
 static void watch_held(links_parser *lp)
 {
     if (halted(lp) || held(lp) < LINKS_MAX_HELD || pending_tag(lp) > 0)
-        return;                   /* a start tag: LINKS_MAX_TAG (push) */
+        return; /* a start tag: LINKS_MAX_TAG (push) */
     const char *end1, *end2;
     bool nocase;
     if (stuck_on(lp, &end1, &end2, &nocase)) {
@@ -538,7 +537,7 @@ static void watch_held(links_parser *lp)
 static size_t skip_text(links_parser *lp, const char *data, size_t len)
 {
     bool found;
-    if (lp->block_len > 0) {   /* nothing was kept back yet: no emit */
+    if (lp->block_len > 0) { /* nothing was kept back yet: no emit */
         size_t k = text_skip_scan(&lp->skip, lp->block, lp->block_len, &found);
         lp->block_len = found ? lp->block_len - k : 0;
         memmove(lp->block, lp->block + k, lp->block_len);
@@ -646,9 +645,9 @@ void links_finish(links_parser *lp)
     lp->finished = true;
     charset_decoder_finish(&lp->dec);
     if (lp->skipping && lp->block_len > 0)
-        skip_text(lp, NULL, 0);   /* a skip began with the last block: look through it */
+        skip_text(lp, NULL, 0); /* a skip began with the last block: look through it */
     bool stuck = lp->skipping;
-    if (stuck)                    /* no end came: what was kept back is dropped too */
+    if (stuck) /* no end came: what was kept back is dropped too */
         lp->block_len = 0;
     push(lp, lp->block, lp->block_len);
     /* Stuck, libxml2 holds only the inside of a construct without links (text, a

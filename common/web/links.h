@@ -35,8 +35,8 @@ bool links_wanted(const char *media_type);
 /* base_url: the page's URL. charset: from Content-Type (NULL means utf-8).
  * xml: parse as XML rather than HTML (application/xml); an XML document's href
  * attributes are collected the same way. NULL only when fn is NULL. */
-links_parser *links_new(const char *base_url, const char *charset, bool xml,
-                        links_fn fn, void *ctx);
+links_parser *links_new(const char *base_url, const char *charset, bool xml, links_fn fn,
+                        void *ctx);
 /* The same parser (HTML), but what it hands over is what the page needs to render
  * (wget -p's page requisites, links_requisites.h) — each URL a start tag loads, and the
  * url()s of <style> elements (at most 256 KiB of their text a page) — resolved as

@@ -163,8 +163,7 @@ static void conv_put(charset_decoder *d, scratch *conv, const char *p, size_t n)
 /* Converts n bytes with iconv into conv, U+FFFD for each byte it refuses. Returns
  * how many bytes at the end are left as the start of a character (never when
  * at_end). */
-static size_t iconv_span(charset_decoder *d, scratch *conv, const char *data, size_t n,
-                         bool at_end)
+static size_t iconv_span(charset_decoder *d, scratch *conv, const char *data, size_t n, bool at_end)
 {
     char *in = (char *)data; /* iconv's prototype; it does not write to the input */
     size_t in_left = n;
@@ -234,8 +233,9 @@ static void decode(charset_decoder *d, const char *data, size_t n, bool at_end)
 /* Single-byte charsets without shift states in which ASCII stays ASCII. */
 static bool keeps_ascii(const char *charset)
 {
-    static const char *const prefixes[] = {"iso-8859-", "iso8859-", "iso_8859-", "windows-125",
-                                           "cp125", "latin", "us-ascii", "ascii", "koi8-"};
+    static const char *const prefixes[] = {"iso-8859-",   "iso8859-", "iso_8859-",
+                                           "windows-125", "cp125",    "latin",
+                                           "us-ascii",    "ascii",    "koi8-"};
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
         if (strncasecmp(charset, prefixes[i], strlen(prefixes[i])) == 0)
             return true;

@@ -22,8 +22,8 @@ typedef void (*utf8_sink)(void *ctx, const char *utf8, size_t len);
 #define LINKS_CARRY 16
 
 typedef struct charset_decoder {
-    iconv_t cd; /* (iconv_t)-1 in UTF-8 mode */
-    bool ascii_kept; /* cd is for a single-byte charset in which ASCII stays ASCII */
+    iconv_t cd;              /* (iconv_t)-1 in UTF-8 mode */
+    bool ascii_kept;         /* cd is for a single-byte charset in which ASCII stays ASCII */
     char carry[LINKS_CARRY]; /* the start of a character cut by the chunk boundary */
     size_t carry_len;
     utf8_sink out;

@@ -24,8 +24,8 @@ static bool same(char a, char b, bool nocase)
     return a == b;
 }
 
-void text_skip_start(text_skip *s, const char *end1, const char *end2, bool nocase,
-                     const char *fed, size_t fed_len)
+void text_skip_start(text_skip *s, const char *end1, const char *end2, bool nocase, const char *fed,
+                     size_t fed_len)
 {
     memset(s, 0, sizeof *s);
     s->end[s->nend++] = end1;
@@ -96,7 +96,7 @@ size_t text_skip_scan(text_skip *s, const char *d, size_t n, bool *found)
 {
     *found = false;
     size_t w = s->tail + s->carry;
-    size_t partial = w + n;              /* the first partial position, if any */
+    size_t partial = w + n; /* the first partial position, if any */
     for (size_t q = 0; q < w; q++) {
         int r = try_at(s, q, d, n);
         if (r == MATCH) {

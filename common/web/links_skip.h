@@ -24,13 +24,13 @@
 #define SKIP_MAX_END 16
 
 typedef struct text_skip {
-    const char *end[2];        /* one or two ends, sharing their first byte */
+    const char *end[2]; /* one or two ends, sharing their first byte */
     size_t nend;
-    bool nocase;               /* ASCII letters match either case */
+    bool nocase;                /* ASCII letters match either case */
     char win[2 * SKIP_MAX_END]; /* [0, tail): bytes libxml2 has; [tail, tail + carry):
                                   bytes kept back, not given to it */
     size_t tail, carry;
-    char emit[SKIP_MAX_END];   /* after a find: kept-back bytes the end begins with */
+    char emit[SKIP_MAX_END]; /* after a find: kept-back bytes the end begins with */
     size_t emit_len;
 } text_skip;
 
@@ -38,8 +38,8 @@ typedef struct text_skip {
  * the same first byte, which is not a letter). fed: the last fed_len bytes libxml2
  * has (only the last
  * SKIP_MAX_END - 1 of them matter). */
-void text_skip_start(text_skip *s, const char *end1, const char *end2, bool nocase,
-                     const char *fed, size_t fed_len);
+void text_skip_start(text_skip *s, const char *end1, const char *end2, bool nocase, const char *fed,
+                     size_t fed_len);
 
 /* The next n bytes of the stream. Returns how many of them are used up — dropped, or
  * kept back as a possible start of an end. When *found, an end begins at

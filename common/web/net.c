@@ -31,7 +31,7 @@
 /* ---- resolver ------------------------------------------------------------------- */
 
 struct entry {
-    strmap_node node;             /* in the resolver's table, by host */
+    strmap_node node; /* in the resolver's table, by host */
     char *host;
     char *error;                  /* NULL when the lookup succeeded */
     struct sockaddr_storage addr; /* port 0; the caller's port is set on copy-out */
@@ -97,8 +97,8 @@ bool net_numeric_host(const char *host, struct sockaddr_storage *addr, socklen_t
 }
 
 /* getaddrinfo; of the results the first IPv4 address wins, else the first IPv6. */
-int net_resolve_name(const char *host, struct sockaddr_storage *addr, socklen_t *len,
-                     char *err, size_t errlen)
+int net_resolve_name(const char *host, struct sockaddr_storage *addr, socklen_t *len, char *err,
+                     size_t errlen)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     struct addrinfo *res = NULL;

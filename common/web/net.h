@@ -29,8 +29,8 @@ size_t resolver_lookups(const resolver *r);
 bool net_numeric_host(const char *host, struct sockaddr_storage *addr, socklen_t *len);
 /* getaddrinfo: the first IPv4 address, else the first IPv6 (port 0). Returns 0, or -1
  * with "cannot resolve host 'x': ..." in err. Blocks; safe on any thread. */
-int net_resolve_name(const char *host, struct sockaddr_storage *addr, socklen_t *len,
-                     char *err, size_t errlen);
+int net_resolve_name(const char *host, struct sockaddr_storage *addr, socklen_t *len, char *err,
+                     size_t errlen);
 /* Write port into an IPv4 or IPv6 address. */
 void net_set_port(struct sockaddr_storage *addr, int port);
 

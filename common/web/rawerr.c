@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char raw_https_unsupported[] =
-    "https is not supported by the raw transport";
+const char raw_https_unsupported[] = "https is not supported by the raw transport";
 
 const char *raw_error(char *buf, size_t len, const char *op, int errnum)
 {

@@ -34,16 +34,16 @@ struct sitemap_parser {
     sitemap_limits lim;
     sitemap_loc_fn fn;
     void *ctx;
-    size_t count;            /* locs delivered */
-    size_t bytes;            /* after inflating, against lim.max_bytes */
-    bool refused;            /* feed returns -1 from now on */
+    size_t count; /* locs delivered */
+    size_t bytes; /* after inflating, against lim.max_bytes */
+    bool refused; /* feed returns -1 from now on */
     bool finished;
-    char error[256];         /* the first reason, or "" */
+    char error[256]; /* the first reason, or "" */
 
-    unsigned char magic[2];  /* the first bytes, until gzip or not is known */
+    unsigned char magic[2]; /* the first bytes, until gzip or not is known */
     size_t nmagic;
-    bool sniffed;            /* gzip or not is known */
-    http_inflate *gz;        /* NULL: not gzip */
+    bool sniffed;     /* gzip or not is known */
+    http_inflate *gz; /* NULL: not gzip */
 
     file_kind kind;
 
@@ -56,10 +56,10 @@ struct sitemap_parser {
 
     /* XML */
     xmlParserCtxtPtr ctxt;
-    int depth;               /* elements open, the root at 1 */
+    int depth; /* elements open, the root at 1 */
     root_kind root;
-    bool in_entry;           /* a <url> or <sitemap> at depth 2 is open */
-    bool stop;               /* a callback refused the file: stop once libxml2 returns */
+    bool in_entry; /* a <url> or <sitemap> at depth 2 is open */
+    bool stop;     /* a callback refused the file: stop once libxml2 returns */
 
     /* text */
     bool url_line_seen;
@@ -74,8 +74,7 @@ void sitemap_default_limits(sitemap_limits *l)
 }
 
 /* The first reason wins; the file is refused. */
-__attribute__((format(printf, 2, 3))) static void refuse(sitemap_parser *p, const char *fmt,
-                                                         ...)
+__attribute__((format(printf, 2, 3))) static void refuse(sitemap_parser *p, const char *fmt, ...)
 {
     p->refused = true;
     if (p->error[0])
@@ -198,8 +197,7 @@ static void end_element(void *user, const xmlChar *localname, const xmlChar *pre
         return;
     if (p->depth == 3 && p->collecting) {
         const char *loc = collected(p);
-        if (loc && !deliver(p, p->root == ROOT_URLSET ? SITEMAP_URL : SITEMAP_INDEX_ENTRY,
-                            loc))
+        if (loc && !deliver(p, p->root == ROOT_URLSET ? SITEMAP_URL : SITEMAP_INDEX_ENTRY, loc))
             stop_sax(p);
     } else if (p->depth == 2) {
         p->in_entry = false;
@@ -229,10 +227,9 @@ static void tag_at_error(const sitemap_parser *p, char *name, size_t size)
     if (*lt != '<' || !isalpha(lt[1]))
         return;
     size_t n = 0;
-    for (const xmlChar *c = lt + 1; c < in->end && (isalnum(*c) || strchr("-_.:", *c));
-         c++) {
+    for (const xmlChar *c = lt + 1; c < in->end && (isalnum(*c) || strchr("-_.:", *c)); c++) {
         if (*c == ':')
-            n = 0;                 /* the local name */
+            n = 0; /* the local name */
         else if (n + 1 < size)
             name[n++] = (char)*c;
     }
@@ -289,8 +286,8 @@ static void new_ctxt(sitemap_parser *p)
     p->ctxt = xmlCreatePushParserCtxt(&sax, p, NULL, 0, NULL);
     if (!p->ctxt)
         alloc_oom(0); /* all it can lack is memory */
-    xmlCtxtUseOptions(p->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                                   XML_PARSE_NOCDATA);
+    xmlCtxtUseOptions(
+        p->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
     xmlDictSetLimit(p->ctxt->dict, SITEMAP_MAX_NAMES);
 }
 
@@ -329,8 +326,7 @@ static void push(sitemap_parser *p, const char *data, size_t n, bool terminate)
 static void text_line_end(sitemap_parser *p)
 {
     const char *line = collected(p);
-    bool url = strncasecmp(p->text, "http://", 7) == 0 ||
-               strncasecmp(p->text, "https://", 8) == 0;
+    bool url = strncasecmp(p->text, "http://", 7) == 0 || strncasecmp(p->text, "https://", 8) == 0;
     if (!url)
         return;
     p->url_line_seen = true;
@@ -460,9 +456,7 @@ int sitemap_parser_finish(sitemap_parser *p)
     if (p->refused)
         return -1;
     switch (p->kind) {
-    case KIND_UNKNOWN:
-        refuse(p, "empty file");
-        break;
+    case KIND_UNKNOWN: refuse(p, "empty file"); break;
     case KIND_XML:
         push(p, NULL, 0, true);
         if (!p->refused && p->root == ROOT_NONE)
@@ -472,8 +466,9 @@ int sitemap_parser_finish(sitemap_parser *p)
         if (p->collecting)
             text_line_end(p);
         if (!p->refused && !p->url_line_seen)
-            refuse(p, "not a sitemap: no <urlset>, and no line starting with http:// or "
-                      "https://");
+            refuse(p,
+                   "not a sitemap: no <urlset>, and no line starting with http:// or "
+                   "https://");
         break;
     }
     return p->refused ? -1 : 0;

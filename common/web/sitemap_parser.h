@@ -49,14 +49,14 @@
 
 #include <stddef.h>
 
-#define SITEMAP_MAX_URLS 50000
-#define SITEMAP_MAX_BYTES ((size_t)50 * 1024 * 1024)
-#define SITEMAP_MAX_LOC 2048
-#define SITEMAP_MAX_DEPTH 16
+#define SITEMAP_MAX_URLS     50000
+#define SITEMAP_MAX_BYTES    ((size_t)50 * 1024 * 1024)
+#define SITEMAP_MAX_LOC      2048
+#define SITEMAP_MAX_DEPTH    16
 /* What libxml2 may hold unparsed: one construct it waits for the end of. */
-#define SITEMAP_MAX_HELD (64 * 1024)
+#define SITEMAP_MAX_HELD     (64 * 1024)
 /* Distinct element and attribute names libxml2 may store. */
-#define SITEMAP_MAX_NAMES (64 * 1024)
+#define SITEMAP_MAX_NAMES    (64 * 1024)
 /* What libxml2 allocates for one parser at most. */
 #define SITEMAP_MEMORY_BOUND (512 * 1024)
 

@@ -105,8 +105,8 @@ static bool lower_host(CURLU *h)
     ascii_lower(lower);
     if (strcmp(lower, host) != 0) {
         curl_url_get(h, CURLUPART_ZONEID, &zone, 0);
-        ok = curl_url_set(h, CURLUPART_HOST, lower, 0) == CURLUE_OK &&
-             (!zone || curl_url_set(h, CURLUPART_ZONEID, zone, 0) == CURLUE_OK);
+        ok = curl_url_set(h, CURLUPART_HOST, lower, 0) == CURLUE_OK
+            && (!zone || curl_url_set(h, CURLUPART_ZONEID, zone, 0) == CURLUE_OK);
     }
     free(lower);
     curl_free(host);
@@ -127,8 +127,8 @@ static bool numeric_host_again(CURLU *h)
     if (maybe) {
         unsigned a, b, c, d;
         char canon[16], extra;
-        if (sscanf(host, "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) == 4 && a < 256 &&
-            b < 256 && c < 256 && d < 256) {
+        if (sscanf(host, "%3u.%3u.%3u.%3u%c", &a, &b, &c, &d, &extra) == 4 && a < 256 && b < 256
+            && c < 256 && d < 256) {
             snprintf(canon, sizeof canon, "%u.%u.%u.%u", a, b, c, d);
             maybe = strcmp(canon, host) != 0;
         }
@@ -136,8 +136,8 @@ static bool numeric_host_again(CURLU *h)
     curl_free(host);
     if (!maybe)
         return true;
-    bool ok = curl_url_get(h, CURLUPART_URL, &u, 0) == CURLUE_OK &&
-              curl_url_set(h, CURLUPART_URL, u, PARSE_FLAGS) == CURLUE_OK;
+    bool ok = curl_url_get(h, CURLUPART_URL, &u, 0) == CURLUE_OK
+        && curl_url_set(h, CURLUPART_URL, u, PARSE_FLAGS) == CURLUE_OK;
     curl_free(u);
     return ok;
 }
@@ -151,9 +151,11 @@ static bool zone_ok(CURLU *h)
     char *zone = NULL;
     if (curl_url_get(h, CURLUPART_ZONEID, &zone, 0) != CURLUE_OK)
         return true;
-    bool ok = zone[0] != '\0' &&
-              zone[strspn(zone, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                "0123456789-._~")] == '\0';
+    bool ok = zone[0] != '\0'
+        && zone[strspn(zone,
+                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                       "0123456789-._~")]
+            == '\0';
     curl_free(zone);
     return ok;
 }
@@ -174,9 +176,9 @@ static char *url_string(CURLU *h)
  * nowhere. One page then also has one string, whoever's name is in its links. */
 static bool drop_userinfo(CURLU *h)
 {
-    return curl_url_set(h, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
-           curl_url_set(h, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
-           curl_url_set(h, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK;
+    return curl_url_set(h, CURLUPART_USER, NULL, 0) == CURLUE_OK
+        && curl_url_set(h, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK
+        && curl_url_set(h, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK;
 }
 
 /* The normal form of what h holds, malloc'd (callers free() it), or NULL. */
@@ -197,7 +199,7 @@ static CURLU *parse(const char *url)
     libmem_init();
     CURLU *h = curl_url();
     if (!h)
-        alloc_oom(0);       /* all it can lack is memory */
+        alloc_oom(0); /* all it can lack is memory */
     if (!set_url(h, url)) {
         curl_url_cleanup(h);
         h = NULL;
@@ -278,8 +280,9 @@ bool url_has_userinfo(const char *url)
 {
     CURLU *h = parse_root(url ? url : "");
     char *user = NULL, *password = NULL;
-    bool has = h && (curl_url_get(h, CURLUPART_USER, &user, 0) == CURLUE_OK ||
-                     curl_url_get(h, CURLUPART_PASSWORD, &password, 0) == CURLUE_OK);
+    bool has = h
+        && (curl_url_get(h, CURLUPART_USER, &user, 0) == CURLUE_OK
+            || curl_url_get(h, CURLUPART_PASSWORD, &password, 0) == CURLUE_OK);
     curl_free(user);
     curl_free(password);
     curl_url_cleanup(h);
@@ -296,11 +299,11 @@ bool url_has_userinfo(const char *url)
  * fragment. The answer is the same string either way; only the work differs. */
 
 typedef struct base_cache {
-    char *base;            /* the text given as base, exactly */
-    CURLU *h;              /* parse(base) */
-    bool host_lower;       /* its host has no A-Z (or it has no host) */
+    char *base;      /* the text given as base, exactly */
+    CURLU *h;        /* parse(base) */
+    bool host_lower; /* its host has no A-Z (or it has no host) */
     bool has_fragment;
-    char *zone;            /* its IPv6 zone id ("eth0"), which curl_url_dup drops */
+    char *zone; /* its IPv6 zone id ("eth0"), which curl_url_dup drops */
 } base_cache;
 
 static pthread_key_t base_key;
@@ -388,12 +391,12 @@ static char *normalize_resolved(CURLU *h, const base_cache *info, const char *hr
         return NULL;
     if (strchr(href, '%') && !numeric_host_again(h)) /* the base's host is done already */
         return NULL;
-    if (strchr(href, '[') && !zone_ok(h))           /* a new IPv6 host; the base's is ok */
+    if (strchr(href, '[') && !zone_ok(h)) /* a new IPv6 host; the base's is ok */
         return NULL;
-    if (strchr(href, '@') && !drop_userinfo(h))     /* the base has none */
+    if (strchr(href, '@') && !drop_userinfo(h)) /* the base has none */
         return NULL;
-    if ((info->has_fragment || strchr(href, '#')) &&
-        curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)
+    if ((info->has_fragment || strchr(href, '#'))
+        && curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) != CURLUE_OK)
         return NULL;
     return url_string(h);
 }
@@ -465,7 +468,7 @@ int url_split(const char *url, char **scheme, char **host, int *port, char **pat
 
 struct url_policy {
     bool strict;
-    size_t nexclude;        /* the --exclude patterns: a URL matching one is excluded */
+    size_t nexclude; /* the --exclude patterns: a URL matching one is excluded */
     regex_t *exclude;
     seen_set *root_domains; /* crawling.py's root_domains */
     uint64_t version;       /* changes with every root added; see allowed_cached */
@@ -622,12 +625,12 @@ static bool allowed_parsed(const url_policy *p, const char *url)
  * fragment). So the answer libcurl gave for one such URL is the answer for every URL
  * with the same prefix, under the same policy version: each thread remembers a few. */
 
-#define MEMO_PREFIX 128      /* longer authorities are simply not memoized */
-#define MEMO_SLOTS 4
+#define MEMO_PREFIX  128 /* longer authorities are simply not memoized */
+#define MEMO_SLOTS   4
 #define MEMO_MAX_URL 1000000 /* far below libcurl's 8 MB input limit */
 
 typedef struct memo_slot {
-    uint64_t version;        /* 0: empty */
+    uint64_t version; /* 0: empty */
     size_t len;
     char prefix[MEMO_PREFIX];
     bool allowed;
@@ -649,8 +652,7 @@ static size_t memo_prefix(const char *url)
     size_t start = i;
     for (;; i++) {
         char c = url[i];
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-            c == ':')
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == ':')
             continue;
         if (c != '/' && c != '?' && c != '#' && c != '\0')
             return 0;

@@ -24,8 +24,8 @@ typedef struct attempt {
 
 typedef struct polite {
     engine *e;
-    host_feedback hosts;        /* the polite Queue's (frontier.h) */
-    strmap attempts;            /* attempt by URL */
+    host_feedback hosts; /* the polite Queue's (frontier.h) */
+    strmap attempts;     /* attempt by URL */
 } polite;
 
 long long polite_retry_after_ms(const char *value, long long now_s)
@@ -44,7 +44,7 @@ long long polite_retry_after_ms(const char *value, long long now_s)
             s = POLITE_MAX_BACKOFF_S;
         return (long long)s * 1000;
     }
-    time_t when = curl_getdate(value, NULL);    /* the three HTTP date forms */
+    time_t when = curl_getdate(value, NULL); /* the three HTTP date forms */
     if (when == (time_t)-1)
         return -1;
     long long d = (long long)when - now_s;
@@ -80,7 +80,10 @@ static void attempt_end(polite *p, attempt *a)
     attempt_drop(&a->node);
 }
 
-static uint64_t now_ms(polite *p) { return selector_now_ms(engine_app(p->e)->loop); }
+static uint64_t now_ms(polite *p)
+{
+    return selector_now_ms(engine_app(p->e)->loop);
+}
 
 /* ---- process_request: a try starts ---- */
 
@@ -88,7 +91,7 @@ static coro *process_request(void *self, request *req, mw_result *out)
 {
     polite *p = self;
     const char *gave_up = hosts_gave_up(&p->hosts, hosts_slot(&p->hosts, req->url));
-    if (gave_up) {              /* recorded, not fetched */
+    if (gave_up) { /* recorded, not fetched */
         mw_ignore(out, "host gave up: %s", gave_up);
         return NULL;
     }
@@ -103,8 +106,8 @@ static coro *process_request(void *self, request *req, mw_result *out)
 
 static bool worth_retrying(int status)
 {
-    return status == 408 || status == 429 || status == 500 || status == 502 ||
-           status == 503 || status == 504;
+    return status == 408 || status == 429 || status == 500 || status == 502 || status == 503
+        || status == 504;
 }
 
 /* 1 s, 2 s, 4 s, ... for the n-th trouble in a row, at most a minute. */
@@ -124,20 +127,19 @@ static void retry_later(polite *p, attempt *a, request *req, mw_result *out, con
     mw_reschedule(out, request_copy(req));
 }
 
-static coro *process_response(void *self, request *req, const response *resp,
-                              mw_result *out)
+static coro *process_response(void *self, request *req, const response *resp, mw_result *out)
 {
     polite *p = self;
     attempt *a = attempt_of(p, req->url);
-    if (a->tries == 0) {        /* a middleware's Response: no try of ours */
+    if (a->tries == 0) { /* a middleware's Response: no try of ours */
         attempt_end(p, a);
         mw_continue(out);
         return NULL;
     }
     int status = resp->status;
     hq_outcome how = status == 429 || status >= 500 ? HQ_TROUBLE
-                     : status >= 200 && status < 400 ? HQ_GOOD
-                                                     : HQ_OTHER;
+        : status >= 200 && status < 400             ? HQ_GOOD
+                                                    : HQ_OTHER;
     hq_slot *host = hosts_slot(&p->hosts, req->url);
     hosts_latency(&p->hosts, host, now_ms(p) - a->started_ms, how);
 
@@ -158,7 +160,8 @@ static coro *process_response(void *self, request *req, const response *resp,
         gave_up = hosts_backoff(&p->hosts, host, (uint64_t)backoff);
         if (gave_up && !before)
             log_info("%s answered %d: its host is given up (%s): its URLs left are "
-                     "recorded as failures", req->url, status, hosts_gave_up(&p->hosts, host));
+                     "recorded as failures",
+                     req->url, status, hosts_gave_up(&p->hosts, host));
         else if (!gave_up)
             log_info("%s answered %d: its host gets nothing for %.1f s", req->url, status,
                      (double)backoff / 1000);
@@ -172,7 +175,7 @@ static coro *process_response(void *self, request *req, const response *resp,
         snprintf(why, sizeof why, "status %d", status);
         retry_later(p, a, req, out, why);
     } else {
-        attempt_end(p, a);      /* this answer is the record */
+        attempt_end(p, a); /* this answer is the record */
     }
     return NULL;
 }
@@ -189,7 +192,7 @@ static coro *process_exception(void *self, request *req, const char *error, mw_r
     if (a->tries < engine_app(p->e)->opt.max_tries)
         retry_later(p, a, req, out, error);
     else
-        attempt_end(p, a);      /* the failure is the record */
+        attempt_end(p, a); /* the failure is the record */
     return NULL;
 }
 

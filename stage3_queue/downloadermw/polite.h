@@ -25,7 +25,7 @@
 
 #include "engine.h"
 
-#define POLITE_MAX_BACKOFF_S 600    /* a Retry-After longer than this is cut to it */
+#define POLITE_MAX_BACKOFF_S 600 /* a Retry-After longer than this is cut to it */
 
 /* Tells what it learns to e's Queue when that is polite (frontier_hosts); with another
  * Queue it only tries again. */

@@ -33,21 +33,21 @@
 
 /* One origin's rules, and the Future everyone waits on until they are known. */
 typedef struct origin {
-    char *key;                  /* "http://example.com:80" */
-    strmap_node node;           /* in the middleware's table, by key */
-    future ready;               /* resolved once rules is set */
-    robots *rules;              /* NULL while robots.txt is being fetched */
-    char *why;                  /* why everything is forbidden (the record's words), or
+    char *key;              /* "http://example.com:80" */
+    strmap_node node;       /* in the middleware's table, by key */
+    future ready;           /* resolved once rules is set */
+    robots *rules;          /* NULL while robots.txt is being fetched */
+    char *why;              /* why everything is forbidden (the record's words), or
                                  * NULL */
-    task *fetcher;              /* fetch_rules, while it runs */
-    char *robots_url;           /* its robots.txt, while it waits for a download slot */
-    list_node to_fetch;         /* in the middleware's line then */
-    list_node waiters;          /* the wait_rules Tasks of the requests parked here */
-    size_t unparked;            /* requests handed back and not yet seen again */
-    list_node lru;              /* in the middleware's list once rules is set */
-    size_t bytes;               /* what the entry holds, rules included, once set */
-    uint64_t fetched_ms;        /* when rules was set (the loop's clock) */
-    robotstxt_stats *stats;     /* the middleware's, where bytes is counted */
+    task *fetcher;          /* fetch_rules, while it runs */
+    char *robots_url;       /* its robots.txt, while it waits for a download slot */
+    list_node to_fetch;     /* in the middleware's line then */
+    list_node waiters;      /* the wait_rules Tasks of the requests parked here */
+    size_t unparked;        /* requests handed back and not yet seen again */
+    list_node lru;          /* in the middleware's list once rules is set */
+    size_t bytes;           /* what the entry holds, rules included, once set */
+    uint64_t fetched_ms;    /* when rules was set (the loop's clock) */
+    robotstxt_stats *stats; /* the middleware's, where bytes is counted */
 } origin;
 
 typedef struct robotstxt {
@@ -150,12 +150,12 @@ typedef struct {
     coro co;
     robotstxt *mw;
     origin *o;
-    char *url;                  /* the robots.txt URL of this hop */
+    char *url; /* the robots.txt URL of this hop */
     int redirects;
-    task *dl;                   /* engine_download's Task, while it runs */
-    bool counted;               /* in mw->fetching (or mw->slow) */
-    bool slow;                  /* past ROBOTSTXT_SLOW_MS: in mw->slow */
-    sel_timer *slow_timer;      /* until then */
+    task *dl;              /* engine_download's Task, while it runs */
+    bool counted;          /* in mw->fetching (or mw->slow) */
+    bool slow;             /* past ROBOTSTXT_SLOW_MS: in mw->slow */
+    sel_timer *slow_timer; /* until then */
 } fetch_frame;
 
 static void fetch_next(robotstxt *mw);
@@ -197,7 +197,8 @@ static void obey_crawl_delay(fetch_frame *f)
         return;
     if (hosts_crawl_delay(&hosts, hosts_slot(&hosts, f->o->key), d))
         log_info("robots.txt of %s asks a Crawl-delay of %g s: capped at %g s "
-                 "(--max-crawl-delay)", f->o->key, d, hosts_max_crawl_delay(&hosts));
+                 "(--max-crawl-delay)",
+                 f->o->key, d, hosts_max_crawl_delay(&hosts));
     else
         log_info("robots.txt of %s: Crawl-delay %g s", f->o->key, d);
 }
@@ -207,8 +208,7 @@ static void settle_rules(fetch_frame *f, const response *r)
 {
     origin *o = f->o;
     if (r->status >= 200 && r->status < 300) {
-        o->rules = robots_parse(r->body ? r->body : "", r->body ? r->body_len : 0,
-                                f->mw->agent);
+        o->rules = robots_parse(r->body ? r->body : "", r->body ? r->body_len : 0, f->mw->agent);
         log_info("robots.txt of %s: %d, %zu rule(s) for us", o->key, r->status,
                  robots_rule_count(o->rules));
         obey_crawl_delay(f);
@@ -258,10 +258,10 @@ static int fetch_body(coro *co)
             task_free(f->dl);
             f->dl = NULL;
             const char *loc = response_header(r, "Location");
-            char *next = r->status >= 300 && r->status < 400 && loc &&
-                                 f->redirects < ROBOTSTXT_MAX_REDIRECTS
-                             ? url_resolve(r->url, loc)
-                             : NULL;
+            char *next =
+                r->status >= 300 && r->status < 400 && loc && f->redirects < ROBOTSTXT_MAX_REDIRECTS
+                ? url_resolve(r->url, loc)
+                : NULL;
             if (!next)
                 settle_rules(f, r);
             response_free(r);
@@ -309,8 +309,8 @@ static void fetch_run(robotstxt *mw, origin *o, char *robots_url)
 /* Origins in line get the download slots that are free. */
 static void fetch_next(robotstxt *mw)
 {
-    while (mw->fetching < mw->max_fetching && mw->fetching + mw->slow < mw->max_all &&
-           !list_empty(&mw->to_fetch)) {
+    while (mw->fetching < mw->max_fetching && mw->fetching + mw->slow < mw->max_all
+           && !list_empty(&mw->to_fetch)) {
         origin *o = list_entry(list_pop_front(&mw->to_fetch), origin, to_fetch);
         char *u = o->robots_url;
         o->robots_url = NULL;

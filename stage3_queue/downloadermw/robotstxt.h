@@ -46,7 +46,8 @@
 #define ROBOTSTXT_MAX_BYTES     (64u << 20)           /* the rules of all origins */
 #define ROBOTSTXT_MAX_AGE_MS    (24ull * 3600 * 1000) /* RFC 9309, 2.4 */
 #define ROBOTSTXT_SLOW_MS       1000                  /* a download this old leaves */
-#define ROBOTSTXT_SLOW_FACTOR   4                     /* its place in line, up to this
+#define ROBOTSTXT_SLOW_FACTOR                                                                      \
+    4 /* its place in line, up to this
                                                          x --max-tasks downloads */
 
 /* What the middleware did, for tests and benchmarks. */

@@ -15,25 +15,25 @@
 
 struct engine {
     app *a;
-    frontier *fr;                /* the crawl's Queue (the Crawler's) */
-    crawl_add_fn schedule;       /* frontier_add, ctx fr: put in the Queue */
+    frontier *fr;          /* the crawl's Queue (the Crawler's) */
+    crawl_add_fn schedule; /* frontier_add, ctx fr: put in the Queue */
     void *schedule_ctx;
     void (*task_done)(void *ctx, const char *url); /* the Crawler's, for engine_unpark */
-    bool one_try;                /* the Queue is polite: each try is one of its starts */
+    bool one_try; /* the Queue is polite: each try is one of its starts */
     downloader_middleware *mw;
     size_t nmw;
     item_pipeline *pipe;
     size_t npipe;
-    coro *(**seeds)(engine *e);  /* seeding coroutines, in order */
+    coro *(**seeds)(engine *e); /* seeding coroutines, in order */
     size_t nseeds;
-    bool keep_bodies;            /* a pipeline stage wants bodies */
-    bool keep_wire;              /* a pipeline stage wants the wire bytes (--warc) */
-    bool keep_links;             /* a pipeline stage wants the page's links */
-    item *capture;               /* the item whose record the crawl core is making */
-    const request *recording;    /* and its request (for the record's own fields) */
-    unsigned fields;             /* the record's own fields (engine_record_fields) */
-    bool failed;                 /* a pipeline stage raised */
-    spider sp;                   /* the crawl's spider (spider.h) */
+    bool keep_bodies;         /* a pipeline stage wants bodies */
+    bool keep_wire;           /* a pipeline stage wants the wire bytes (--warc) */
+    bool keep_links;          /* a pipeline stage wants the page's links */
+    item *capture;            /* the item whose record the crawl core is making */
+    const request *recording; /* and its request (for the record's own fields) */
+    unsigned fields;          /* the record's own fields (engine_record_fields) */
+    bool failed;              /* a pipeline stage raised */
+    spider sp;                /* the crawl's spider (spider.h) */
     spider_middleware *smw;
     size_t nsmw;
 };
@@ -203,7 +203,10 @@ void engine_add_seeds(engine *e, coro *(*seed)(engine *e))
     e->seeds[e->nseeds++] = seed;
 }
 
-bool engine_has_seeds(const engine *e) { return e->nseeds > 0; }
+bool engine_has_seeds(const engine *e)
+{
+    return e->nseeds > 0;
+}
 
 const char *engine_middleware_name(const engine *e, size_t i)
 {
@@ -220,7 +223,10 @@ const char *engine_spider_middleware_name(const engine *e, size_t i)
     return i < e->nsmw ? e->smw[i].name : NULL;
 }
 
-const char *engine_spider_name(const engine *e) { return e->sp.name; }
+const char *engine_spider_name(const engine *e)
+{
+    return e->sp.name;
+}
 
 typedef struct {
     coro co;
@@ -237,8 +243,7 @@ static int seed_body(coro *co)
     CORO_END(co);
 }
 
-static const coro_def seed_def = {"engine_seed", __FILE__, seed_body, NULL,
-                                  sizeof(seed_frame)};
+static const coro_def seed_def = {"engine_seed", __FILE__, seed_body, NULL, sizeof(seed_frame)};
 
 coro *engine_seed(engine *e)
 {
@@ -299,8 +304,7 @@ static int start_body(coro *co)
     }
     for (f->i = e->nsmw; f->i-- > 0;) {
         spider_middleware *m = &e->smw[f->i];
-        coro *call = m->process_start_requests ? m->process_start_requests(m->self, &f->out)
-                                               : NULL;
+        coro *call = m->process_start_requests ? m->process_start_requests(m->self, &f->out) : NULL;
         if (call)
             AWAIT(co, call);
     }
@@ -335,11 +339,23 @@ bool engine_plain(const engine *e)
 {
     return e->nmw == 0 && e->npipe == 0 && e->nsmw == 0 && spider_is_default(&e->sp);
 }
-app *engine_app(engine *e) { return e->a; }
-bool engine_failed(const engine *e) { return e->failed; }
-frontier *engine_frontier(engine *e) { return e->fr; }
+app *engine_app(engine *e)
+{
+    return e->a;
+}
+bool engine_failed(const engine *e)
+{
+    return e->failed;
+}
+frontier *engine_frontier(engine *e)
+{
+    return e->fr;
+}
 
-size_t engine_backlog(const engine *e) { return e->fr ? frontier_qsize(e->fr) : 0; }
+size_t engine_backlog(const engine *e)
+{
+    return e->fr ? frontier_qsize(e->fr) : 0;
+}
 
 /* ---- engine.crawl: through the Queue ---- */
 
@@ -389,7 +405,7 @@ static response *response_of(crawl_fetch *cf, bool truncated)
     response *r = response_new(crawl_fetch_url(cf), crawl_fetch_status(cf));
     size_t n;
     const char *h = crawl_fetch_headers(cf, &n);
-    for (; n > 0; n--) {                        /* "name\0value\0" each */
+    for (; n > 0; n--) { /* "name\0value\0" each */
         const char *value = h + strlen(h) + 1;
         response_add_header(r, h, value);
         h = value + strlen(value) + 1;
@@ -406,7 +422,7 @@ typedef struct {
     coro co;
     engine *e;
     request *req;
-    size_t i;                   /* the middleware being called */
+    size_t i; /* the middleware being called */
     coro *call;
     mw_result res;
 } download_frame;
@@ -457,10 +473,10 @@ static int download_body(coro *co)
             CORO_RAISE(co, CORO_ERROR, 0, "the %s middleware rescheduled a download (%s)",
                        f->e->mw[f->i].name, f->req->url);
     }
-    AWAIT(co, download(f->e, f->req,
-                       FETCH_KEEP_BODY | (f->req->flags & REQ_ARCHIVE && f->e->keep_wire
-                                              ? FETCH_KEEP_WIRE
-                                              : 0)));
+    AWAIT(co,
+          download(f->e, f->req,
+                   FETCH_KEEP_BODY
+                       | (f->req->flags & REQ_ARCHIVE && f->e->keep_wire ? FETCH_KEEP_WIRE : 0)));
     {
         crawl_fetch *cf = co->value.p;
         response *r = response_of(cf, co->value.n == 1);
@@ -494,7 +510,7 @@ coro *engine_fetch(engine *e, request *req)
 task *engine_download(engine *e, request *req)
 {
     task *t = task_new(e->a->loop, engine_fetch(e, req), "download");
-    t->report_errors = 0;       /* the awaiter reads the error */
+    t->report_errors = 0; /* the awaiter reads the error */
     return t;
 }
 
@@ -532,7 +548,7 @@ static int pipeline_body(coro *co)
             coro_error_free(co->err);
             co->err = NULL;
             if (!f->closing)
-                CORO_RETURN(co, NULL, -1);   /* no crawl without its pipeline */
+                CORO_RETURN(co, NULL, -1); /* no crawl without its pipeline */
         }
     }
     CORO_END(co);
@@ -549,8 +565,14 @@ static coro *pipeline_run(engine *e, bool closing)
     return &f->co;
 }
 
-coro *engine_open(engine *e) { return pipeline_run(e, false); }
-coro *engine_close(engine *e) { return pipeline_run(e, true); }
+coro *engine_open(engine *e)
+{
+    return pipeline_run(e, false);
+}
+coro *engine_close(engine *e)
+{
+    return pipeline_run(e, true);
+}
 
 /* ---- the life of one URL ---- */
 
@@ -558,22 +580,22 @@ typedef struct {
     coro co;
     engine *e;
     request *req;
-    size_t i;                   /* the middleware or pipeline stage being called */
-    coro *call;                 /* its coroutine, when it gave one */
+    size_t i;   /* the middleware or pipeline stage being called */
+    coro *call; /* its coroutine, when it gave one */
     mw_result res;
-    char *error;                /* the download's error */
-    crawl_fetch *fetch;         /* the downloaded page in the crawl core, until recorded */
+    char *error;        /* the download's error */
+    crawl_fetch *fetch; /* the downloaded page in the crawl core, until recorded */
     bool truncated;
     response *resp;
     item it;
     bool drop;
-    spider_response sr;         /* what the spider is given */
-    size_t step;                /* its step (spider_step) */
-    spider_outputs out;         /* what it (and its middlewares) made */
-    size_t k;                   /* the output going through the pipeline */
+    spider_response sr; /* what the spider is given */
+    size_t step;        /* its step (spider_step) */
+    spider_outputs out; /* what it (and its middlewares) made */
+    size_t k;           /* the output going through the pipeline */
     spider_item sitem;
-    int nitems;                 /* the spider's items handed to the pipeline so far */
-    crawl_link *links;          /* the page's links, for the pipeline (keep_links) */
+    int nitems;        /* the spider's items handed to the pipeline so far */
+    crawl_link *links; /* the page's links, for the pipeline (keep_links) */
     size_t nlinks;
 } handle_frame;
 
@@ -592,7 +614,7 @@ static void settle(handle_frame *f)
         request *next = f->res.request;
         f->res.request = NULL;
         if (strcmp(next->url, f->req->url) == 0) {
-            next->flags |= REQ_DONT_FILTER;     /* this very URL, once more */
+            next->flags |= REQ_DONT_FILTER; /* this very URL, once more */
         } else {
             char why[300];
             snprintf(why, sizeof why, "rescheduled as %.250s", next->url);
@@ -614,9 +636,8 @@ static void feed_response(handle_frame *f)
     const http_sink *s = crawl_fetch_sink(cf);
     if (r->not_modified)
         crawl_fetch_not_modified(cf); /* its body is the stored page's */
-    http_head head = {r->status, response_header(r, "Content-Type"),
-                      response_header(r, "Location"), (long long)r->body_len,
-                      NULL}; /* made here, not fetched: no HTTP version */
+    http_head head = {r->status, response_header(r, "Content-Type"), response_header(r, "Location"),
+                      (long long)r->body_len, NULL}; /* made here, not fetched: no HTTP version */
     s->on_head(s->ctx, &head);
     if (r->body_len)
         s->on_body(s->ctx, r->body, r->body_len);
@@ -648,8 +669,7 @@ static void keep_links(handle_frame *f)
     const crawl_link *links = crawl_fetch_links(f->fetch, &n);
     f->links = xcalloc(n ? n : 1, sizeof *f->links);
     for (f->nlinks = 0; f->nlinks < n; f->nlinks++)
-        f->links[f->nlinks] = (crawl_link){xstrdup(links[f->nlinks].url),
-                                           links[f->nlinks].allowed};
+        f->links[f->nlinks] = (crawl_link){xstrdup(links[f->nlinks].url), links[f->nlinks].allowed};
     f->it.links = f->links;
     f->it.nlinks = f->nlinks;
 }
@@ -763,16 +783,14 @@ static coro *call_exception(handle_frame *f)
 {
     downloader_middleware *m = &f->e->mw[f->i];
     mw_continue(&f->res);
-    return m->process_exception ? m->process_exception(m->self, f->req, f->error, &f->res)
-                                : NULL;
+    return m->process_exception ? m->process_exception(m->self, f->req, f->error, &f->res) : NULL;
 }
 
 static coro *call_response(handle_frame *f)
 {
     downloader_middleware *m = &f->e->mw[f->i];
     mw_continue(&f->res);
-    return m->process_response ? m->process_response(m->self, f->req, f->resp, &f->res)
-                               : NULL;
+    return m->process_response ? m->process_response(m->self, f->req, f->resp, &f->res) : NULL;
 }
 
 /* A middleware's response replaces the one we have (which came from the download,
@@ -821,13 +839,15 @@ static int handle_body(coro *co)
     }
 
     if (f->res.kind == MW_RESPONSE) {
-        f->resp = f->res.response;              /* the download is skipped */
+        f->resp = f->res.response; /* the download is skipped */
         f->res.response = NULL;
     } else {
         /* The download: the chapter's retry loop. */
-        AWAIT_CATCH(co, download(e, f->req, (e->keep_bodies ? FETCH_KEEP_BODY : 0) |
-                                                (e->keep_wire ? FETCH_KEEP_WIRE : 0) |
-                                                (e->one_try ? FETCH_ONE_TRY : 0)));
+        AWAIT_CATCH(co,
+                    download(e, f->req,
+                             (e->keep_bodies ? FETCH_KEEP_BODY : 0)
+                                 | (e->keep_wire ? FETCH_KEEP_WIRE : 0)
+                                 | (e->one_try ? FETCH_ONE_TRY : 0)));
         if (!co->err) {
             f->fetch = co->value.p;
             f->truncated = co->value.n == 1;
@@ -902,9 +922,8 @@ pipeline:
         f->drop = false;
         for (f->i = 0; f->i < e->npipe && !f->drop; f->i++) {
             item_pipeline *p = &e->pipe[f->i];
-            f->call = p->process_spider_item
-                          ? p->process_spider_item(p->self, &f->sitem, &f->drop)
-                          : NULL;
+            f->call = p->process_spider_item ? p->process_spider_item(p->self, &f->sitem, &f->drop)
+                                             : NULL;
             if (f->call)
                 AWAIT_CATCH(co, f->call);
             if (co->err && co->err->kind == CORO_CANCELLED)

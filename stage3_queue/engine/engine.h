@@ -89,10 +89,8 @@ typedef struct downloader_middleware {
     bool all_requests;
     /* Each may be NULL (skipped). NULL return: *out is set; else a coroutine to await. */
     coro *(*process_request)(void *self, request *req, mw_result *out);
-    coro *(*process_response)(void *self, request *req, const response *resp,
-                              mw_result *out);
-    coro *(*process_exception)(void *self, request *req, const char *error,
-                               mw_result *out);
+    coro *(*process_response)(void *self, request *req, const response *resp, mw_result *out);
+    coro *(*process_exception)(void *self, request *req, const char *error, mw_result *out);
     void (*free)(void *self);
 } downloader_middleware;
 
@@ -101,36 +99,36 @@ typedef struct downloader_middleware {
 /* What reaches the pipeline for each record the engine made: every URL it handled,
  * fetched or not. */
 typedef struct item {
-    fetch_stat record;          /* the record, as written to the report (owned) */
+    fetch_stat record; /* the record, as written to the report (owned) */
     const request *request;
-    const response *response;   /* NULL for a failure; else status, kept headers, and
+    const response *response; /* NULL for a failure; else status, kept headers, and
                                  * the body if a stage wants_body */
-    long long output_end;       /* where its line ends in --output (-1: no offset) */
-    const spider_link *links;   /* the page's links (spider.h), nlinks of them, when a
+    long long output_end;     /* where its line ends in --output (-1: no offset) */
+    const spider_link *links; /* the page's links (spider.h), nlinks of them, when a
                                  * stage wants_links; else NULL */
     size_t nlinks;
-    struct timespec at;         /* when the record was made (CLOCK_REALTIME): the store's
+    struct timespec at; /* when the record was made (CLOCK_REALTIME): the store's
                                  * fetched_at and the WARC-Date, one time for both */
 } item;
 
 /* What reaches the pipeline for each item a spider emitted (spider.h), after the
  * record of the response it came from. */
 typedef struct spider_item {
-    const char *json;           /* the item: one JSON object */
-    const request *request;     /* the request of the response it came from: url,
+    const char *json;       /* the item: one JSON object */
+    const request *request; /* the request of the response it came from: url,
                                  * callback (NULL: parse), depth, referrer */
-    int seq;                    /* its place among that response's items: 0, 1, ... */
-    long long items_end;        /* where its line ends in --items, once a stage wrote it
+    int seq;                /* its place among that response's items: 0, 1, ... */
+    long long items_end;    /* where its line ends in --items, once a stage wrote it
                                  * there (-1: not written) */
 } spider_item;
 
 typedef struct item_pipeline {
     const char *name;
     void *self;
-    bool wants_body;            /* keep response bodies for this stage */
-    bool wants_wire;            /* keep the bytes as they went over the wire
+    bool wants_body;  /* keep response bodies for this stage */
+    bool wants_wire;  /* keep the bytes as they went over the wire
                                  * (response->wire: an archive) */
-    bool wants_links;           /* the page's links in item->links */
+    bool wants_links; /* the page's links in item->links */
     /* open: once, before the first URL; close: once, after the last (also after an
      * interruption), awaited before the report is written. process_item: may set
      * *drop to stop the item here. Same NULL-or-coroutine rule; a coroutine that

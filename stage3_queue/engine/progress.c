@@ -16,10 +16,10 @@
 
 struct progress {
     app *a;
-    size_t (*queued)(const void *ctx);     /* the Queue's size */
+    size_t (*queued)(const void *ctx); /* the Queue's size */
     const void *ctx;
     sel_timer *timer;
-    bool tty;                              /* refreshed in place; else a line each time */
+    bool tty; /* refreshed in place; else a line each time */
     uint64_t every_ms;
 };
 
@@ -57,8 +57,8 @@ static void format_line(const progress *p, char *buf, size_t len)
     int n = snprintf(buf, len,
                      "%.1f s: %zu done (%zu failed), %s, %zu in flight, %zu queued, "
                      "%.1f pages/s",
-                     secs, done, t->n[TALLY_FAILED], bytes, crawl_in_flight(c),
-                     p->queued(p->ctx), per_second(done, secs));
+                     secs, done, t->n[TALLY_FAILED], bytes, crawl_in_flight(c), p->queued(p->ctx),
+                     per_second(done, secs));
     long max = p->a->opt.max_pages;
     if (max > 0 && n >= 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n, ", %.0f%% of --max-pages %ld",
@@ -80,7 +80,7 @@ static void show(selector *s, void *arg)
     if (p->tty) {
         size_t width = columns();
         if (width > 1 && strlen(line) >= width)
-            line[width - 1] = '\0';         /* a wrapped line could not be erased */
+            line[width - 1] = '\0'; /* a wrapped line could not be erased */
         fprintf(stderr, "\r\033[K%s", line);
     } else {
         fprintf(stderr, "%s: %s\n", p->a->prog, line);
@@ -129,7 +129,7 @@ static void write_outputs(const app *a, FILE *out)
     size_t n;
     cli_output *files = cli_outputs(o, &a->stage.cli, &n);
     fprintf(out, "%s: report (%s): ", a->prog, o->format ? o->format : "text");
-    text_write_string(out, files[0].path ? files[0].path : "stdout");   /* --output */
+    text_write_string(out, files[0].path ? files[0].path : "stdout"); /* --output */
     for (size_t i = 1; i < n; i++) {
         if (!files[i].path)
             continue;
@@ -147,8 +147,8 @@ void progress_summary(const app *a)
     double secs = crawl_seconds(a->crawl);
     char bytes[32];
     human_bytes(t->bytes, bytes, sizeof bytes);
-    fprintf(stderr, "%s: %zu pages in %.3f s (%.1f pages/s), %lld bytes received", a->prog,
-            done, secs, per_second(done, secs), t->bytes);
+    fprintf(stderr, "%s: %zu pages in %.3f s (%.1f pages/s), %lld bytes received", a->prog, done,
+            secs, per_second(done, secs), t->bytes);
     if (t->bytes >= 1024)
         fprintf(stderr, " (%s)", bytes);
     fputc('\n', stderr);

@@ -62,7 +62,7 @@ const char *request_header(const request *r, const char *name)
     size_t n = strlen(name);
     for (size_t i = 0; i < r->nheaders; i++)
         if (http_field_name_len(r->headers[i]) == n && strncasecmp(r->headers[i], name, n) == 0)
-            return r->headers[i] + n + 2;           /* after ": " */
+            return r->headers[i] + n + 2; /* after ": " */
     return NULL;
 }
 

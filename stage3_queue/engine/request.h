@@ -17,27 +17,27 @@
 #include "crawl.h"
 
 enum {
-    REQ_DONT_OBEY_ROBOTS = 1 << 0,   /* the robots.txt middleware lets it pass */
-    REQ_DONT_FILTER = 1 << 1,        /* engine_crawl schedules it even if seen */
-    REQ_ONE_TRY = 1 << 2,            /* engine_fetch: one try, whatever --max-tries */
-    REQ_SIDE_LANE = 1 << 8,          /* the transport's side lane (curlglue.h): a
+    REQ_DONT_OBEY_ROBOTS = 1 << 0, /* the robots.txt middleware lets it pass */
+    REQ_DONT_FILTER = 1 << 1,      /* engine_crawl schedules it even if seen */
+    REQ_ONE_TRY = 1 << 2,          /* engine_fetch: one try, whatever --max-tries */
+    REQ_SIDE_LANE = 1 << 8,        /* the transport's side lane (curlglue.h): a
                                       * download for the crawl itself (robots.txt) */
-    REQ_ARCHIVE = 1 << 3,            /* engine_fetch: the response goes to the pipeline's
+    REQ_ARCHIVE = 1 << 3,          /* engine_fetch: the response goes to the pipeline's
                                       * process_download (robots.txt) */
-    REQ_ROOT = 1 << 4,               /* engine_crawl: a start request, scheduled unless
+    REQ_ROOT = 1 << 4,             /* engine_crawl: a start request, scheduled unless
                                       * seen, whatever the host policy (as a root) */
-    REQ_ANY_HOST = 1 << 5,           /* engine_crawl: on any host (a page requisite):
+    REQ_ANY_HOST = 1 << 5,         /* engine_crawl: on any host (a page requisite):
                                       * --exclude and the seen set still apply */
 };
 
 typedef struct request {
     char *url;
-    int max_redirect;                /* redirects still allowed from this URL */
-    int depth;                       /* crawl_request.h's depth, referrer, callback */
-    char *referrer;                  /* or NULL */
-    char *callback;                  /* or NULL */
+    int max_redirect; /* redirects still allowed from this URL */
+    int depth;        /* crawl_request.h's depth, referrer, callback */
+    char *referrer;   /* or NULL */
+    char *callback;   /* or NULL */
     unsigned flags;
-    char **headers;                  /* extra header fields, "Name: value" each, in a
+    char **headers; /* extra header fields, "Name: value" each, in a
                                       * NULL-terminated list (common/web/http.h), or
                                       * NULL: none */
     size_t nheaders;
@@ -68,14 +68,14 @@ typedef struct header {
 } header;
 
 typedef struct response {
-    char *url;                       /* the URL this response answers */
+    char *url; /* the URL this response answers */
     int status;
-    header *headers;                 /* in arrival order */
+    header *headers; /* in arrival order */
     size_t nheaders, cap_headers;
-    char *body;                      /* NULL unless kept; not NUL-terminated */
+    char *body; /* NULL unless kept; not NUL-terminated */
     size_t body_len;
-    bool truncated;                  /* the body was cut at --max-size */
-    crawl_wire *wire;                /* the bytes as they went (a stage wants_wire), or
+    bool truncated;   /* the body was cut at --max-size */
+    crawl_wire *wire; /* the bytes as they went (a stage wants_wire), or
                                       * NULL (not asked, or a middleware's Response) */
     /* A 304 that answered a conditional request (--recrawl, downloadermw/recrawl.h):
      * status 304, the stored page's headers (updated by the 304's) and body; stored_at

@@ -13,35 +13,35 @@
 #include "sockio.h"
 #include "url.h"
 
-#define NOT_IN_HEAP ((size_t)-1)
-#define AUTOTHROTTLE_START_DELAY 1.0    /* seconds, until a host's first answer */
+#define NOT_IN_HEAP              ((size_t)-1)
+#define AUTOTHROTTLE_START_DELAY 1.0 /* seconds, until a host's first answer */
 
 /* A politeness key: its URLs, its requests in flight, when the next may start. */
 struct hq_slot {
     char *key;
-    strmap_node node;           /* in q->slots */
+    strmap_node node; /* in q->slots */
     jobq items;
     unsigned inflight;
-    uint64_t next_ms;           /* no start before this (delay, back-off) */
-    uint64_t last_start_ms;     /* the latest start */
-    double crawl_delay;         /* robots.txt's, capped; 0: none */
-    double auto_delay;          /* --autothrottle's; < 0 until the first answer */
-    unsigned errors5;           /* 5xx answers in a row */
-    size_t heap_idx;            /* in q->heap, or NOT_IN_HEAP */
-    bool started;               /* a request started here once: no longer fresh */
-    list_node fresh;            /* in q->fresh while it is fresh and wants a start */
-    unsigned claiming;          /* hostqueue_claim()s waiting for a start here */
-    unsigned backoffs;          /* back-offs in a row (no answer without one since) */
-    uint64_t backoff_ms;        /* their total */
-    uint64_t backoff_until;     /* the end of the latest */
-    char *gave_up;              /* why the host was given up, or NULL */
+    uint64_t next_ms;       /* no start before this (delay, back-off) */
+    uint64_t last_start_ms; /* the latest start */
+    double crawl_delay;     /* robots.txt's, capped; 0: none */
+    double auto_delay;      /* --autothrottle's; < 0 until the first answer */
+    unsigned errors5;       /* 5xx answers in a row */
+    size_t heap_idx;        /* in q->heap, or NOT_IN_HEAP */
+    bool started;           /* a request started here once: no longer fresh */
+    list_node fresh;        /* in q->fresh while it is fresh and wants a start */
+    unsigned claiming;      /* hostqueue_claim()s waiting for a start here */
+    unsigned backoffs;      /* back-offs in a row (no answer without one since) */
+    uint64_t backoff_ms;    /* their total */
+    uint64_t backoff_until; /* the end of the latest */
+    char *gave_up;          /* why the host was given up, or NULL */
 };
 
 /* A host name and the slot its URLs go to (NULL with --per-ip while it is looked up:
  * its URLs wait in `pending`). */
 typedef struct hq_host {
     char *name;
-    strmap_node node;           /* in q->hosts */
+    strmap_node node; /* in q->hosts */
     hq_slot *slot;
     jobq pending;
     hostqueue *q;
@@ -54,13 +54,16 @@ typedef struct hq_host {
 static char *host_name(const char *url)
 {
     char *host = NULL;
-    url_split(url, NULL, &host, NULL, NULL);        /* host stays NULL on failure */
+    url_split(url, NULL, &host, NULL, NULL); /* host stays NULL on failure */
     return host ? host : xstrdup("");
 }
 
 /* ---- the heap of slots that have URLs and room, by next start ---- */
 
-static bool heap_less(const hq_slot *a, const hq_slot *b) { return a->next_ms < b->next_ms; }
+static bool heap_less(const hq_slot *a, const hq_slot *b)
+{
+    return a->next_ms < b->next_ms;
+}
 
 static void heap_set(hostqueue *q, size_t i, hq_slot *s)
 {
@@ -145,8 +148,7 @@ static hq_slot *slot_next(hostqueue *q)
 {
     list_node *n = list_first(&q->fresh);
     hq_slot *fresh = n ? list_entry(n, hq_slot, fresh) : NULL;
-    hq_slot *due = q->nheap && q->heap[0]->next_ms <= selector_now_ms(q->loop) ? q->heap[0]
-                                                                               : NULL;
+    hq_slot *due = q->nheap && q->heap[0]->next_ms <= selector_now_ms(q->loop) ? q->heap[0] : NULL;
     if (fresh && due)
         return (q->turns++ & 1) ? fresh : due;
     return fresh ? fresh : due;
@@ -171,7 +173,7 @@ static void kick(hostqueue *q)
         return;
     uint64_t at = q->heap[0]->next_ms;
     if (q->timer && q->timer_at <= at)
-        return;                 /* one is set for then or sooner */
+        return; /* one is set for then or sooner */
     if (q->timer)
         selector_cancel(q->loop, q->timer);
     q->timer = selector_call_later(q->loop, at - now, on_timer, q);
@@ -211,15 +213,16 @@ static void slot_push(hostqueue *q, hq_slot *s, const crawl_request *r)
 }
 
 /* The host's lookup ended (--per-ip): its URLs join its address's slot. */
-static void host_resolved(dns_waiter *w, const struct sockaddr_storage *addr,
-                          socklen_t len, const char *error)
+static void host_resolved(dns_waiter *w, const struct sockaddr_storage *addr, socklen_t len,
+                          const char *error)
 {
     hq_host *h = w->data;
     hostqueue *q = h->q;
     char ip[NI_MAXHOST];
     h->looking_up = false;
-    if (error || getnameinfo((const struct sockaddr *)addr, len, ip, sizeof ip, NULL, 0,
-                             NI_NUMERICHOST) != 0) {
+    if (error
+        || getnameinfo((const struct sockaddr *)addr, len, ip, sizeof ip, NULL, 0, NI_NUMERICHOST)
+            != 0) {
         log_info("--per-ip: %s not resolved (%s): its own key", h->name,
                  error ? error : "no address");
         h->slot = slot_get(q, h->name);
@@ -252,7 +255,7 @@ static hq_host *host_of(hostqueue *q, const char *url)
     strmap_add(&q->hosts, &h->node, h->name);
     if (q->cfg.per_ip && q->dns && *name) {
         h->looking_up = true;
-        dns_lookup(q->dns, &h->lookup, name, 80, host_resolved, h);  /* may answer now */
+        dns_lookup(q->dns, &h->lookup, name, 80, host_resolved, h); /* may answer now */
     } else {
         h->slot = slot_get(q, name);
     }
@@ -261,8 +264,7 @@ static hq_host *host_of(hostqueue *q, const char *url)
 
 /* ---- the queue ---- */
 
-void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns,
-                    const hostqueue_config *cfg)
+void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns, const hostqueue_config *cfg)
 {
     memset(q, 0, sizeof *q);
     queue_init(&q->base, loop);
@@ -273,7 +275,7 @@ void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns,
     strmap_init(&q->slots);
     list_init(&q->fresh);
     list_init(&q->getters);
-    q->rng = hash_str("hostqueue") | 1;     /* keyed per process: no fixed sequence */
+    q->rng = hash_str("hostqueue") | 1; /* keyed per process: no fixed sequence */
 }
 
 static void host_drop(strmap_node *n)
@@ -313,7 +315,7 @@ void hostqueue_clear(hostqueue *q)
 
 void hostqueue_put_nowait(hostqueue *q, const crawl_request *r)
 {
-    q->base.unfinished_tasks++;         /* the chapter's count, for task_done and join */
+    q->base.unfinished_tasks++; /* the chapter's count, for task_done and join */
     hq_host *h = host_of(q, r->url);
     if (h->slot) {
         slot_push(q, h->slot, r);
@@ -353,7 +355,7 @@ typedef struct {
     coro co;
     hostqueue *q;
     getter g;
-    hq_slot *s;                 /* slot_next's choice */
+    hq_slot *s; /* slot_next's choice */
 } hget_frame;
 
 /* A request starts on s now: in flight + 1, the next start after the host's delay (a
@@ -371,8 +373,8 @@ static void slot_start(hostqueue *q, hq_slot *s)
     slot_update(q, s);
     /* -vv: the Queue's own log of starts, on its clock (monotonic ms), which tests read
      * for the spacing it chose: a server sees a start later by a varying trip */
-    log_debug("queue: start on %s at %llu ms, next from %llu ms", s->key,
-              (unsigned long long)now, (unsigned long long)s->next_ms);
+    log_debug("queue: start on %s at %llu ms, next from %llu ms", s->key, (unsigned long long)now,
+              (unsigned long long)s->next_ms);
 }
 
 /* Take the oldest URL of s (slot_next's choice): a request starts there now. */
@@ -393,12 +395,12 @@ static int hget_body(coro *co)
         /* Nothing may start now: wait for a put, a task_done or the top's time. */
         future_clear(&f->g.wake);
         list_push_back(&q->getters, &f->g.link);
-        kick(q);                                 /* the timer, if a slot waits */
-        AWAIT_FUTURE(co, &f->g.wake);            /* a worker is cancelled here */
+        kick(q);                      /* the timer, if a slot waits */
+        AWAIT_FUTURE(co, &f->g.wake); /* a worker is cancelled here */
     }
     {
         crawl_request *r = take(q, f->s);
-        kick(q);                                 /* the next getter, if another may go */
+        kick(q); /* the next getter, if another may go */
         CORO_RETURN(co, r, 0);
     }
     CORO_END(co);
@@ -455,17 +457,20 @@ void hostqueue_task_done(hostqueue *q, const char *url)
     queue_task_done(&q->base);
 }
 
-coro *hostqueue_join(hostqueue *q) { return queue_join(&q->base); }
+coro *hostqueue_join(hostqueue *q)
+{
+    return queue_join(&q->base);
+}
 
 /* ---- a start for a download that is no URL of the Queue (a sitemap) ---- */
 
-#define CLAIM_POLL_MS 20        /* a claim waiting for room or a lookup looks again */
+#define CLAIM_POLL_MS 20 /* a claim waiting for room or a lookup looks again */
 
 typedef struct {
     coro co;
     hostqueue *q;
     char *url;
-    hq_slot *s;                 /* the slot whose claiming count holds this claim */
+    hq_slot *s; /* the slot whose claiming count holds this claim */
 } claim_frame;
 
 /* Wait until the host may start a request, as a getter would for one of its URLs;
@@ -477,7 +482,7 @@ static int claim_body(coro *co)
     CORO_BEGIN(co);
     for (;;) {
         if (!f->s) {
-            f->s = host_of(q, f->url)->slot;    /* NULL while --per-ip looks it up */
+            f->s = host_of(q, f->url)->slot; /* NULL while --per-ip looks it up */
             if (f->s) {
                 f->s->claiming++;
                 slot_update(q, f->s);
@@ -507,7 +512,7 @@ static int claim_body(coro *co)
 static void claim_finally(coro *co)
 {
     claim_frame *f = (claim_frame *)co;
-    if (f->s) {                 /* cancelled while waiting */
+    if (f->s) { /* cancelled while waiting */
         f->s->claiming--;
         slot_update(f->q, f->s);
         kick(f->q);
@@ -526,7 +531,10 @@ coro *hostqueue_claim(hostqueue *q, const char *url)
     return &f->co;
 }
 
-void hostqueue_release(hostqueue *q, const char *url) { slot_end(q, url); }
+void hostqueue_release(hostqueue *q, const char *url)
+{
+    slot_end(q, url);
+}
 
 /* ---- what the engine learns ---- */
 
@@ -551,7 +559,7 @@ bool hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms)
     if (s->backoffs >= HQ_GIVE_UP_BACKOFFS || s->backoff_ms >= HQ_GIVE_UP_S * 1000ull) {
         s->gave_up = xasprintf("%u back-offs in a row, %.1f s in all", s->backoffs,
                                (double)s->backoff_ms / 1000);
-        s->next_ms = now;       /* what is left goes at once, to be recorded */
+        s->next_ms = now; /* what is left goes at once, to be recorded */
         slot_update(q, s);
         kick(q);
         return true;
@@ -610,7 +618,7 @@ void hostqueue_latency(hostqueue *q, hq_slot *s, uint64_t ms, hq_outcome how)
         if (d < aim)
             d = aim;
         if (how == HQ_OTHER && d < old)
-            d = old;                /* only a good answer lowers it */
+            d = old; /* only a good answer lowers it */
     } else {
         d = 2 * old;
         if (d < aim)
@@ -650,10 +658,22 @@ static void fr_put_nowait(void *self, const crawl_request *r)
     hostqueue_put_nowait(self, r);
 }
 
-static coro *fr_get(void *self) { return hostqueue_get(self); }
-static void fr_task_done(void *self, const char *url) { hostqueue_task_done(self, url); }
-static coro *fr_join(void *self) { return hostqueue_join(self); }
-static size_t fr_qsize(const void *self) { return hostqueue_qsize(self); }
+static coro *fr_get(void *self)
+{
+    return hostqueue_get(self);
+}
+static void fr_task_done(void *self, const char *url)
+{
+    hostqueue_task_done(self, url);
+}
+static coro *fr_join(void *self)
+{
+    return hostqueue_join(self);
+}
+static size_t fr_qsize(const void *self)
+{
+    return hostqueue_qsize(self);
+}
 
 static size_t fr_unfinished(const void *self)
 {
@@ -668,14 +688,23 @@ static void fr_free(void *self)
     free(self);
 }
 
-static hq_slot *fb_slot(void *self, const char *url) { return hostqueue_slot(self, url); }
+static hq_slot *fb_slot(void *self, const char *url)
+{
+    return hostqueue_slot(self, url);
+}
 static bool fb_backoff(void *self, hq_slot *s, uint64_t ms)
 {
     return hostqueue_backoff(self, s, ms);
 }
 
-static coro *fb_claim(void *self, const char *url) { return hostqueue_claim(self, url); }
-static void fb_release(void *self, const char *url) { hostqueue_release(self, url); }
+static coro *fb_claim(void *self, const char *url)
+{
+    return hostqueue_claim(self, url);
+}
+static void fb_release(void *self, const char *url)
+{
+    hostqueue_release(self, url);
+}
 
 static bool fb_crawl_delay(void *self, hq_slot *s, double secs)
 {

@@ -60,36 +60,35 @@
 #include "strmap.h"
 
 typedef struct hostqueue_config {
-    int per_host;               /* --per-host N: requests in flight per key; 0: no cap */
-    bool per_ip;                /* --per-ip: the key is the host's address */
-    double delay;               /* --delay SECS between two starts on one key */
-    bool random_delay;          /* --random-delay: each delay x [0.5, 1.5) */
-    double max_crawl_delay;     /* --max-crawl-delay SECS: the cap on Crawl-delay */
-    bool autothrottle;          /* --autothrottle */
-    double target_concurrency;  /* --target-concurrency: requests in flight wanted */
-    double max_delay;           /* autothrottle's ceiling (seconds) */
+    int per_host;              /* --per-host N: requests in flight per key; 0: no cap */
+    bool per_ip;               /* --per-ip: the key is the host's address */
+    double delay;              /* --delay SECS between two starts on one key */
+    bool random_delay;         /* --random-delay: each delay x [0.5, 1.5) */
+    double max_crawl_delay;    /* --max-crawl-delay SECS: the cap on Crawl-delay */
+    bool autothrottle;         /* --autothrottle */
+    double target_concurrency; /* --target-concurrency: requests in flight wanted */
+    double max_delay;          /* autothrottle's ceiling (seconds) */
 } hostqueue_config;
 
 typedef struct hostqueue {
-    queue base;                 /* the chapter's Queue: unfinished_tasks, task_done, join */
+    queue base; /* the chapter's Queue: unfinished_tasks, task_done, join */
     selector *loop;
-    dns_resolver *dns;          /* --per-ip: lookups (not owned) */
+    dns_resolver *dns; /* --per-ip: lookups (not owned) */
     hostqueue_config cfg;
-    strmap hosts;               /* hq_host by host name */
-    strmap slots;               /* hq_slot by key (host, or address with --per-ip) */
-    hq_slot **heap;             /* slots with URLs and room, by next start */
+    strmap hosts;   /* hq_host by host name */
+    strmap slots;   /* hq_slot by key (host, or address with --per-ip) */
+    hq_slot **heap; /* slots with URLs and room, by next start */
     size_t nheap, capheap;
-    size_t queued;              /* URLs in every FIFO */
-    list_node fresh;            /* slots that never started a request, with URLs */
-    unsigned turns;             /* get's alternation between fresh and heap */
-    list_node getters;          /* get()s waiting, oldest first */
-    sel_timer *timer;           /* wakes a getter when the top slot's time comes */
+    size_t queued;     /* URLs in every FIFO */
+    list_node fresh;   /* slots that never started a request, with URLs */
+    unsigned turns;    /* get's alternation between fresh and heap */
+    list_node getters; /* get()s waiting, oldest first */
+    sel_timer *timer;  /* wakes a getter when the top slot's time comes */
     uint64_t timer_at;
-    uint64_t rng;               /* --random-delay's generator */
+    uint64_t rng; /* --random-delay's generator */
 } hostqueue;
 
-void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns,
-                    const hostqueue_config *cfg);
+void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns, const hostqueue_config *cfg);
 /* Free every slot and URL. No coroutine may be waiting in get or join. */
 void hostqueue_clear(hostqueue *q);
 
@@ -106,7 +105,10 @@ coro *hostqueue_join(hostqueue *q);
  * download, gives it back. claim never raises but CancelledError. */
 coro *hostqueue_claim(hostqueue *q, const char *url);
 void hostqueue_release(hostqueue *q, const char *url);
-static inline size_t hostqueue_qsize(const hostqueue *q) { return q->queued; }
+static inline size_t hostqueue_qsize(const hostqueue *q)
+{
+    return q->queued;
+}
 
 /* hq_slot and hq_outcome (how a try went) are frontier.h's: its host_feedback. */
 
@@ -115,8 +117,8 @@ static inline size_t hostqueue_qsize(const hostqueue *q) { return q->queued; }
  * then do nothing. Valid until the queue is cleared. */
 hq_slot *hostqueue_slot(hostqueue *q, const char *url);
 
-#define HQ_GIVE_UP_BACKOFFS 5    /* back-offs in a row before a host is given up */
-#define HQ_GIVE_UP_S 900          /* or seconds of back-off in a row */
+#define HQ_GIVE_UP_BACKOFFS 5   /* back-offs in a row before a host is given up */
+#define HQ_GIVE_UP_S        900 /* or seconds of back-off in a row */
 
 /* What the engine learns about a host. backoff: nothing starts there for ms (returns
  * true when the host is given up, now or before); backoff_end: an answer that asked

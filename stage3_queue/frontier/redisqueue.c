@@ -34,11 +34,11 @@
 #include "strmap.h"
 #include "url.h"
 
-#define REDIS_TIMEOUT_MS 10000   /* no answer for this long: Redis is gone */
-#define POLL_MIN_MS 5
-#define POLL_MAX_MS 200
-#define POLL_POLITE_MS 50        /* politeness: entries may be waiting out a delay */
-#define HEARTBEAT_BATCH 256      /* entry ids per XCLAIM */
+#define REDIS_TIMEOUT_MS 10000 /* no answer for this long: Redis is gone */
+#define POLL_MIN_MS      5
+#define POLL_MAX_MS      200
+#define POLL_POLITE_MS   50  /* politeness: entries may be waiting out a delay */
+#define HEARTBEAT_BATCH  256 /* entry ids per XCLAIM */
 
 static const char GROUP[] = "crawlers";
 
@@ -105,7 +105,7 @@ static const char PROMOTE_LUA[] =
     "local moved = 0\n"
     "local function back(m)\n"
     "  local r, xl, rest = string.match(m, '^(%S+) (%d+) (.*)$')\n"
-    "  if not r then\n"   /* an older crawl-queue's "R URL" */
+    "  if not r then\n" /* an older crawl-queue's "R URL" */
     "    local sp = string.find(m, ' ', 1, true)\n"
     "    r, xl, rest = string.sub(m, 1, sp - 1), 0, string.sub(m, sp + 1)\n"
     "  end\n"
@@ -136,48 +136,48 @@ static const char PROMOTE_LUA[] =
 
 /* An entry this process holds. */
 typedef struct stream_entry {
-    crawl_request *req;      /* its URL and what travels with it (one allocation) */
-    char id[48];             /* the stream entry's id, "1700000000000-0" */
-    char *host;              /* politeness: its host, once it holds a lease there */
-    strmap_node node;        /* in q->items, by URL */
-    list_node link;          /* in q->ready, or q->taken */
+    crawl_request *req; /* its URL and what travels with it (one allocation) */
+    char id[48];        /* the stream entry's id, "1700000000000-0" */
+    char *host;         /* politeness: its host, once it holds a lease there */
+    strmap_node node;   /* in q->items, by URL */
+    list_node link;     /* in q->ready, or q->taken */
 } stream_entry;
 
 struct rqueue {
     selector *loop;
     redis_glue *g;
     char *stream, *seen, *unfinished, *fpkey_key, *consumer;
-    char *name;              /* the crawl's NAME */
-    char *identity, *identity_key;  /* its roots and options, and their key */
+    char *name;                    /* the crawl's NAME */
+    char *identity, *identity_key; /* its roots and options, and their key */
     uint8_t fpkey[16];
     char put_sha[41], ack_sha[41], admit_sha[41], promote_sha[41];
-    char *prefix, *delayed;  /* "crawl:NAME:", and its delayed set */
-    int per_host;            /* politeness across processes (rqueue_politeness) */
+    char *prefix, *delayed; /* "crawl:NAME:", and its delayed set */
+    int per_host;           /* politeness across processes (rqueue_politeness) */
     double delay;
     bool random_delay, polite;
     uint64_t rng;
-    int opening;             /* setup replies still to come */
+    int opening; /* setup replies still to come */
     strmap items;
     list_node ready, taken;
     size_t nready, ntaken;
     list_node getters;
     size_t ngetters;
-    bool filling;            /* a fill's commands are out */
-    int fill_replies;        /* replies of this fill still to come */
-    size_t fill_got;         /* entries it brought */
-    long long counter;       /* the unfinished counter, as the fill's GET read it */
-    sel_timer *poll;         /* the next fill, after an empty one */
+    bool filling;      /* a fill's commands are out */
+    int fill_replies;  /* replies of this fill still to come */
+    size_t fill_got;   /* entries it brought */
+    long long counter; /* the unfinished counter, as the fill's GET read it */
+    sel_timer *poll;   /* the next fill, after an empty one */
     uint64_t poll_ms;
     uint64_t claim_after_ms;
-    char claim_cursor[48];   /* XAUTOCLAIM's next start */
+    char claim_cursor[48]; /* XAUTOCLAIM's next start */
     uint64_t last_claim;
     sel_timer *heartbeat;
     bool finished;
     char *error;
-    char *error_line;        /* "--frontier: " and error: the Frontier interface's */
+    char *error_line; /* "--frontier: " and error: the Frontier interface's */
     future join_future;
     sel_timer *join_wakeup;
-    size_t put_new, put_seen;   /* put_nowait's answers: new, seen before */
+    size_t put_new, put_seen; /* put_nowait's answers: new, seen before */
 };
 
 static void kick(rqueue *q);
@@ -222,7 +222,7 @@ static bool bad_reply(rqueue *q, redisReply *r, const char *what)
         char msg[512];
         snprintf(msg, sizeof msg, "redis %s: %s: %s", redis_glue_peer(q->g), what, r->str);
         fail(q, msg);
-    }   /* NULL: the glue's on_error says why */
+    } /* NULL: the glue's on_error says why */
     return true;
 }
 
@@ -250,8 +250,8 @@ static char *extras_decode(const char *x, crawl_request *r)
     long rl, cl;
     r->depth = 0;
     r->referrer = r->callback = NULL;
-    if (sscanf(x, "%d %ld %ld:%n", &depth, &rl, &cl, &used) != 3 || used == 0 || depth < 0 ||
-        rl < -1 || cl < -1)
+    if (sscanf(x, "%d %ld %ld:%n", &depth, &rl, &cl, &used) != 3 || used == 0 || depth < 0
+        || rl < -1 || cl < -1)
         return NULL;
     const char *p = x + used;
     size_t rlen = rl > 0 ? (size_t)rl : 0, clen = cl > 0 ? (size_t)cl : 0;
@@ -285,9 +285,9 @@ static void rwake_oldest_getter(rqueue *q)
  * process holds its URL already (its own entry, claimed back). */
 static void take_entry(rqueue *q, const redisReply *e)
 {
-    if (!e || e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
-        e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
-        return;   /* a deleted entry (nil fields) */
+    if (!e || e->type != REDIS_REPLY_ARRAY || e->elements != 2
+        || e->element[0]->type != REDIS_REPLY_STRING || e->element[1]->type != REDIS_REPLY_ARRAY)
+        return; /* a deleted entry (nil fields) */
     const redisReply *f = e->element[1];
     crawl_request r = {0};
     const char *x = "";
@@ -302,11 +302,11 @@ static void take_entry(rqueue *q, const redisReply *e)
         else if (strcmp(k->str, "x") == 0)
             x = v->str;
     }
-    if (!r.url || e->element[0]->len >= sizeof ((stream_entry *)0)->id)
+    if (!r.url || e->element[0]->len >= sizeof((stream_entry *)0)->id)
         return;
     if (strmap_find(&q->items, r.url))
         return;
-    char *extras = extras_decode(x, &r);   /* an entry without x: depth 0, no referrer */
+    char *extras = extras_decode(x, &r); /* an entry without x: depth 0, no referrer */
     stream_entry *it = xcalloc(1, sizeof *it);
     it->req = crawl_request_dup(&r);
     free(extras);
@@ -392,7 +392,7 @@ static void got_counter(redis_glue *g, redisReply *r, void *data)
         if (r->type == REDIS_REPLY_STRING)
             q->counter = strtoll(r->str, NULL, 10);
         else
-            q->counter = 0;                 /* nil: nothing was ever put */
+            q->counter = 0; /* nil: nothing was ever put */
     }
     fill_reply_done(q);
 }
@@ -406,8 +406,8 @@ static void got_read(redis_glue *g, redisReply *r, void *data)
         return;
     }
     /* [[stream, [entry, ...]]], or nil when nothing new */
-    if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
-        r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 2)
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 1 && r->element[0]->type == REDIS_REPLY_ARRAY
+        && r->element[0]->elements == 2)
         take_entries(q, r->element[0]->element[1]);
     if (q->fill_got == 0 && !q->error) {
         /* Nothing new: entries idle in other hands, then is anything left at all? */
@@ -417,8 +417,8 @@ static void got_read(redis_glue *g, redisReply *r, void *data)
             char idle[32], count[32];
             snprintf(idle, sizeof idle, "%llu", (unsigned long long)q->claim_after_ms);
             snprintf(count, sizeof count, "%zu", q->ngetters > 0 ? q->ngetters : 1);
-            const char *argv[] = {"XAUTOCLAIM", q->stream, GROUP, q->consumer, idle,
-                                  q->claim_cursor, "COUNT", count};
+            const char *argv[] = {"XAUTOCLAIM", q->stream,       GROUP,   q->consumer,
+                                  idle,         q->claim_cursor, "COUNT", count};
             if (redis_glue_argv(q->g, got_claimed, q, 8, argv, NULL) == 0)
                 q->fill_replies++;
         }
@@ -446,8 +446,8 @@ static void kick(rqueue *q)
         return;
     char count[32];
     snprintf(count, sizeof count, "%zu", q->ngetters);
-    const char *argv[] = {"XREADGROUP", "GROUP", GROUP, q->consumer, "COUNT", count,
-                          "STREAMS", q->stream, ">"};
+    const char *argv[] = {"XREADGROUP", "GROUP",   GROUP,     q->consumer, "COUNT",
+                          count,        "STREAMS", q->stream, ">"};
     q->filling = true;
     q->fill_got = 0;
     q->counter = -1;
@@ -455,8 +455,8 @@ static void kick(rqueue *q)
     if (q->polite) {
         char cap[16];
         snprintf(cap, sizeof cap, "%d", q->per_host);
-        const char *pargv[] = {"EVALSHA", q->promote_sha, "2", q->stream, q->delayed,
-                               q->prefix, cap};
+        const char *pargv[] = {"EVALSHA",  q->promote_sha, "2", q->stream,
+                               q->delayed, q->prefix,      cap};
         if (redis_glue_argv(q->g, got_promote, q, 7, pargv, NULL) == 0)
             q->fill_replies++;
     }
@@ -521,8 +521,8 @@ void rqueue_put_nowait(rqueue *q, const crawl_request *r)
         fpb[i] = (char)(fp >> (8 * i));
     snprintf(redir, sizeof redir, "%d", r->max_redirect);
     char *x = extras_encode(r);
-    const char *argv[] = {"EVALSHA", q->put_sha, "3", q->seen, q->unfinished, q->stream,
-                          fpb, r->url, redir, x};
+    const char *argv[] = {"EVALSHA", q->put_sha, "3",    q->seen, q->unfinished,
+                          q->stream, fpb,        r->url, redir,   x};
     size_t lens[10];
     for (int i = 0; i < 10; i++)
         lens[i] = i == 6 ? sizeof fpb : strlen(argv[i]);
@@ -547,12 +547,11 @@ void rqueue_task_done(rqueue *q, const char *url)
     list_remove(&it->link);
     q->ntaken--;
     if (!q->error) {
-        const char *argv[] = {"EVALSHA", q->ack_sha, "2", q->stream, q->unfinished, GROUP,
-                              it->id};
+        const char *argv[] = {"EVALSHA", q->ack_sha, "2", q->stream, q->unfinished, GROUP, it->id};
         redis_glue_argv(q->g, got_ack, q, 7, argv, NULL);
-        if (it->host)       /* politeness: the host's request is over */
-            redis_glue_command(q->g, got_ack, q, "ZREM %shost:%s:inflight %s", q->prefix,
-                               it->host, it->id);
+        if (it->host) /* politeness: the host's request is over */
+            redis_glue_command(q->g, got_ack, q, "ZREM %shost:%s:inflight %s", q->prefix, it->host,
+                               it->id);
     }
     free_stream_entry(it);
 }
@@ -572,15 +571,15 @@ struct rget_frame {
     coro co;
     rqueue *q;
     getter g;
-    stream_entry *it;                /* the entry being admitted */
-    admit *ad;               /* its admit, while out */
+    stream_entry *it; /* the entry being admitted */
+    admit *ad;        /* its admit, while out */
 };
 
 static void got_admit(redis_glue *g, redisReply *r, void *data)
 {
     (void)g;
     admit *ad = data;
-    long long n = -3;        /* no answer: not this process's entry any more */
+    long long n = -3; /* no answer: not this process's entry any more */
     if (!bad_reply(ad->q, r, "admit") && r->type == REDIS_REPLY_INTEGER)
         n = r->integer;
     if (ad->f) {
@@ -595,7 +594,7 @@ static int admit_send(rget_frame *f)
 {
     rqueue *q = f->q;
     stream_entry *it = f->it;
-    url_split(it->req->url, NULL, &it->host, NULL, NULL);   /* host stays NULL on failure */
+    url_split(it->req->url, NULL, &it->host, NULL, NULL); /* host stays NULL on failure */
     if (!it->host)
         it->host = xstrdup("");
     double d = q->delay * 1000.0;
@@ -607,8 +606,9 @@ static int admit_send(rget_frame *f)
     snprintf(ttl, sizeof ttl, "%llu", (unsigned long long)q->claim_after_ms);
     snprintf(redir, sizeof redir, "%d", it->req->max_redirect);
     char *x = extras_encode(it->req);
-    const char *argv[] = {"EVALSHA", q->admit_sha, "2", q->stream, q->delayed, q->prefix,
-                          it->host, it->id, cap, delay, ttl, GROUP, it->req->url, redir, x};
+    const char *argv[] = {"EVALSHA", q->admit_sha, "2",          q->stream, q->delayed,
+                          q->prefix, it->host,     it->id,       cap,       delay,
+                          ttl,       GROUP,        it->req->url, redir,     x};
     admit *ad = xcalloc(1, sizeof *ad);
     ad->f = f;
     ad->q = q;
@@ -641,7 +641,7 @@ static int rget_body(coro *co)
             list_push_back(&f->q->getters, &f->g.link);
             f->q->ngetters++;
             kick(f->q);
-            AWAIT_FUTURE(co, &f->g.wake);   /* a worker is cancelled here at the end */
+            AWAIT_FUTURE(co, &f->g.wake); /* a worker is cancelled here at the end */
         }
         f->it = list_entry(list_pop_front(&f->q->ready), stream_entry, link);
         f->q->nready--;
@@ -654,8 +654,8 @@ static int rget_body(coro *co)
         if (admit_send(f) == 0)
             AWAIT_FUTURE(co, &f->g.wake);
         if (!f->q->error && co->value.n == 0)
-            break;                          /* admitted: a lease is held */
-        drop_entry(f->q, f->it);            /* deferred: back in Redis, for later */
+            break;               /* admitted: a lease is held */
+        drop_entry(f->q, f->it); /* deferred: back in Redis, for later */
         f->it = NULL;
     }
     {
@@ -677,8 +677,8 @@ static void rget_finally(coro *co)
         f->q->ngetters--;
     }
     if (f->ad)
-        f->ad->f = NULL;                    /* its reply is dropped */
-    if (f->it) {                            /* cancelled while admitting: ready again */
+        f->ad->f = NULL; /* its reply is dropped */
+    if (f->it) {         /* cancelled while admitting: ready again */
         list_push_front(&f->q->ready, &f->it->link);
         f->q->nready++;
     }
@@ -690,8 +690,7 @@ static void rget_finally(coro *co)
     future_clear(&f->g.wake);
 }
 
-static const coro_def rget_def = {"get", __FILE__, rget_body, rget_finally,
-                                  sizeof(rget_frame)};
+static const coro_def rget_def = {"get", __FILE__, rget_body, rget_finally, sizeof(rget_frame)};
 
 coro *rqueue_get(rqueue *q)
 {
@@ -730,9 +729,18 @@ coro *rqueue_join(rqueue *q)
     return &f->co;
 }
 
-size_t rqueue_qsize(const rqueue *q) { return q->nready; }
-size_t rqueue_unfinished(const rqueue *q) { return q->nready + q->ntaken; }
-const char *rqueue_error(const rqueue *q) { return q->error; }
+size_t rqueue_qsize(const rqueue *q)
+{
+    return q->nready;
+}
+size_t rqueue_unfinished(const rqueue *q)
+{
+    return q->nready + q->ntaken;
+}
+const char *rqueue_error(const rqueue *q)
+{
+    return q->error;
+}
 
 /* ---- open and close ---- */
 
@@ -765,10 +773,12 @@ static void got_identity(redis_glue *g, redisReply *r, void *data)
         return;
     if (r->type != REDIS_REPLY_STRING || strcmp(r->str, q->identity) != 0) {
         char msg[800];
-        snprintf(msg, sizeof msg, "redis %s: crawl '%s' has other roots or options (every "
+        snprintf(msg, sizeof msg,
+                 "redis %s: crawl '%s' has other roots or options (every "
                  "process of a crawl gives the same roots, --max-redirect, --max-pages, "
                  "--exclude, --strict, --ignore-robots, --per-host, --delay and "
-                 "--random-delay; or name another crawl)", redis_glue_peer(q->g), q->name);
+                 "--random-delay; or name another crawl)",
+                 redis_glue_peer(q->g), q->name);
         fail(q, msg);
     }
 }
@@ -906,10 +916,9 @@ rqueue *rqueue_new(selector *loop, const char *url, const char *identity, double
         q->opening = 8;
         redis_glue_command(g, got_setup, q, "SET %s %b NX", q->fpkey_key, mine, sizeof mine);
         redis_glue_command(g, got_fpkey, q, "GET %s", q->fpkey_key);
-        redis_glue_command(g, got_group, q, "XGROUP CREATE %s %s 0 MKSTREAM", q->stream,
-                           GROUP);
-        redis_glue_command(g, got_setup, q, "XGROUP CREATECONSUMER %s %s %s", q->stream,
-                           GROUP, q->consumer);
+        redis_glue_command(g, got_group, q, "XGROUP CREATE %s %s 0 MKSTREAM", q->stream, GROUP);
+        redis_glue_command(g, got_setup, q, "XGROUP CREATECONSUMER %s %s %s", q->stream, GROUP,
+                           q->consumer);
         redis_glue_command(g, got_put_sha, q, "SCRIPT LOAD %s", PUT_LUA);
         redis_glue_command(g, got_ack_sha, q, "SCRIPT LOAD %s", ACK_LUA);
         redis_glue_command(g, got_admit_sha, q, "SCRIPT LOAD %s", ADMIT_LUA);
@@ -960,8 +969,8 @@ void rqueue_free(rqueue *q)
             if (selector_run_once(q->loop, 100) < 0)
                 break;
             clock_gettime(CLOCK_MONOTONIC, &t);
-            if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >
-                REDIS_TIMEOUT_MS)
+            if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000
+                > REDIS_TIMEOUT_MS)
                 break;
         }
     }
@@ -993,16 +1002,34 @@ static void fr_put_nowait(void *self, const crawl_request *r)
     rqueue_put_nowait(self, r);
 }
 
-static coro *fr_get(void *self) { return rqueue_get(self); }
-static void fr_task_done(void *self, const char *url) { rqueue_task_done(self, url); }
-static coro *fr_join(void *self) { return rqueue_join(self); }
-static size_t fr_qsize(const void *self) { return rqueue_qsize(self); }
-static size_t fr_unfinished(const void *self) { return rqueue_unfinished(self); }
+static coro *fr_get(void *self)
+{
+    return rqueue_get(self);
+}
+static void fr_task_done(void *self, const char *url)
+{
+    rqueue_task_done(self, url);
+}
+static coro *fr_join(void *self)
+{
+    return rqueue_join(self);
+}
+static size_t fr_qsize(const void *self)
+{
+    return rqueue_qsize(self);
+}
+static size_t fr_unfinished(const void *self)
+{
+    return rqueue_unfinished(self);
+}
 static const char *fr_error(const void *self)
 {
     return ((const rqueue *)self)->error_line;
 }
-static void fr_free(void *self) { rqueue_free(self); }
+static void fr_free(void *self)
+{
+    rqueue_free(self);
+}
 
 static const frontier_ops redis_ops = {
     .name = "redis",

@@ -29,24 +29,24 @@ static const char schema[] =
 
 /* A file of an older crawl-queue has frontier (url, max_redirect) only: the columns
  * are added, its URLs get depth 0 and no referrer (that much is lost: a -v line). */
-static const char upgrade[] =
-    "ALTER TABLE frontier ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE frontier ADD COLUMN referrer TEXT;"
-    "ALTER TABLE frontier ADD COLUMN callback TEXT;";
+static const char upgrade[] = "ALTER TABLE frontier ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;"
+                              "ALTER TABLE frontier ADD COLUMN referrer TEXT;"
+                              "ALTER TABLE frontier ADD COLUMN callback TEXT;";
 
 static int upgrade_frontier(sqlite3 *db, const char *path)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT depth, referrer, callback FROM frontier LIMIT 0", -1,
-                           &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, "SELECT depth, referrer, callback FROM frontier LIMIT 0", -1, &st,
+                           NULL)
+        == SQLITE_OK) {
         sqlite3_finalize(st);
         return 0;
     }
     log_info("--state '%s': a file of an older crawl-queue: its URLs get depth 0 and no "
-             "referrer", path);
+             "referrer",
+             path);
     return sqlite3_exec(db, upgrade, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
-
 
 /* The items a spider wrote to --items, each where its line ends (items.h): which of a
  * URL's items an earlier run wrote. */
@@ -60,8 +60,7 @@ static const char insert_item_sql[] = "INSERT INTO items (url, seq, items_end) V
 static const char add_output_end[] = "ALTER TABLE pages ADD COLUMN output_end INTEGER";
 
 static const char insert_page_sql[] =
-    "INSERT INTO pages (" STORE_PAGE_COLUMNS ", output_end) VALUES (" STORE_PAGE_VALUES
-    ", ?14)";
+    "INSERT INTO pages (" STORE_PAGE_COLUMNS ", output_end) VALUES (" STORE_PAGE_VALUES ", ?14)";
 
 static const char insert_frontier_sql[] =
     "INSERT OR IGNORE INTO frontier (url, max_redirect, depth, referrer, callback)"
@@ -71,8 +70,8 @@ static const char insert_frontier_sql[] =
 static int has_output_end(sqlite3 *db)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT output_end FROM pages LIMIT 0", -1, &st, NULL) ==
-        SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, "SELECT output_end FROM pages LIMIT 0", -1, &st, NULL)
+        == SQLITE_OK) {
         sqlite3_finalize(st);
         return 0;
     }
@@ -82,19 +81,19 @@ static int has_output_end(sqlite3 *db)
 /* ---- the writer: frontier rows and pages rows, in one line of batches ---- */
 
 typedef struct state_row {
-    crawl_request *frontier;    /* a URL scheduled: a frontier row, not a page */
-    char *item_url;             /* an item written to --items: an items row, not a page */
+    crawl_request *frontier; /* a URL scheduled: a frontier row, not a page */
+    char *item_url;          /* an item written to --items: an items row, not a page */
     int item_seq;
     store_page page;
-    long long output_end;       /* where its --output line ends (-1: unknown) */
+    long long output_end; /* where its --output line ends (-1: unknown) */
 } state_row;
 
 typedef struct state {
     char *path;
-    sqlite3 *db;                /* touched by one pool job at a time */
+    sqlite3 *db; /* touched by one pool job at a time */
     sqlite3_stmt *insert_page, *insert_frontier, *insert_item;
     writer w;
-    writer_rows rows;           /* of state_row */
+    writer_rows rows; /* of state_row */
 } state;
 
 static void row_free(void *row)
@@ -109,14 +108,13 @@ static coro_value open_work(void *arg, coro_error **err)
 {
     state *s = arg;
     s->db = store_db_open("--state", s->path, schema, err);
-    if (s->db && (has_output_end(s->db) < 0 ||
-                  sqlite3_prepare_v2(s->db, insert_page_sql, -1, &s->insert_page, NULL) !=
-                      SQLITE_OK ||
-                  sqlite3_prepare_v2(s->db, insert_frontier_sql, -1, &s->insert_frontier,
-                                     NULL) != SQLITE_OK ||
-                  sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) != SQLITE_OK ||
-                  sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) !=
-                      SQLITE_OK))
+    if (s->db
+        && (has_output_end(s->db) < 0
+            || sqlite3_prepare_v2(s->db, insert_page_sql, -1, &s->insert_page, NULL) != SQLITE_OK
+            || sqlite3_prepare_v2(s->db, insert_frontier_sql, -1, &s->insert_frontier, NULL)
+                != SQLITE_OK
+            || sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) != SQLITE_OK
+            || sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) != SQLITE_OK))
         *err = store_db_error(s->db, "--state", s->path, "open");
     return (coro_value){NULL, 0};
 }
@@ -159,8 +157,8 @@ static coro_value write_work(void *arg, coro_error **err)
 {
     writer_rows_job *j = arg;
     state *s = j->self;
-    return store_write_rows(s->db, "--state", s->path, j->b->rows, j->b->n,
-                            sizeof(state_row), insert_row, s, err);
+    return store_write_rows(s->db, "--state", s->path, j->b->rows, j->b->n, sizeof(state_row),
+                            insert_row, s, err);
 }
 
 static void finalize(state *s)
@@ -169,7 +167,7 @@ static void finalize(state *s)
     sqlite3_finalize(s->insert_frontier);
     sqlite3_finalize(s->insert_item);
     s->insert_page = s->insert_frontier = s->insert_item = NULL;
-    sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
+    sqlite3_close(s->db); /* the WAL is checkpointed into the file */
     s->db = NULL;
 }
 
@@ -180,10 +178,13 @@ static coro_value close_work(void *arg, coro_error **err)
     char now[32];
     store_utc_now(now, sizeof now);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET finished = ?1 WHERE id = (SELECT max(id) "
-                           "FROM runs)", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_DONE)
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE runs SET finished = ?1 WHERE id = (SELECT max(id) "
+                           "FROM runs)",
+                           -1, &st, NULL)
+            != SQLITE_OK
+        || sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC) != SQLITE_OK
+        || sqlite3_step(st) != SQLITE_DONE)
         *err = store_db_error(s->db, "--state", s->path, "close");
     sqlite3_finalize(st);
     finalize(s);
@@ -197,7 +198,10 @@ static const writer_ops state_ops = {
     .close = close_work,
 };
 
-static coro *state_open(void *self, engine *e) { return writer_open(&((state *)self)->w, e); }
+static coro *state_open(void *self, engine *e)
+{
+    return writer_open(&((state *)self)->w, e);
+}
 
 /* The engine hands a record to the pipeline only once its --output line is written
  * (engine.h): so a pages row is never ahead of the output. */
@@ -236,7 +240,10 @@ void state_frontier_add(void *self, const crawl_request *req)
     writer_row_added(&s->rows);
 }
 
-static coro *state_close(void *self) { return writer_close(&((state *)self)->w); }
+static coro *state_close(void *self)
+{
+    return writer_close(&((state *)self)->w);
+}
 
 static void state_free(void *self)
 {
@@ -337,7 +344,7 @@ static int check_intact(restore *r)
         return 0;
     char what[256];
     snprintf(what, sizeof what, "%s", v ? v : "no answer");
-    for (char *c = what; *c; c++)           /* its report: one line */
+    for (char *c = what; *c; c++) /* its report: one line */
         if (*c == '\n')
             *c = ' ';
     return fail(r, "damaged (%s): --resume cannot trust it", what);
@@ -352,19 +359,22 @@ static int check_crawl(restore *r, long long *known)
     char *id = crawl_identity(r->o);
     int rc = 0;
     if (*known > 0 && !r->s->resume) {
-        rc = fail(r, "holds a crawl already (%lld URLs): add --resume to go on with it, or "
-                  "name a new file", *known);
+        rc = fail(r,
+                  "holds a crawl already (%lld URLs): add --resume to go on with it, or "
+                  "name a new file",
+                  *known);
     } else if (*known > 0) {
         int got = prepare(r, "SELECT value FROM meta WHERE key = 'crawl'") < 0 ? -1 : step(r);
         const char *was = got > 0 ? (const char *)sqlite3_column_text(r->st, 0) : NULL;
         if (got < 0)
             rc = -1;
         else if (!was || strcmp(was, id) != 0)
-            rc = fail(r, "is the crawl of other roots or options (--resume needs the same "
+            rc = fail(r,
+                      "is the crawl of other roots or options (--resume needs the same "
                       "roots, --max-redirect, --max-pages, --exclude and --strict)");
-    } else if (prepare(r, "INSERT OR REPLACE INTO meta VALUES ('crawl', ?1)") < 0 ||
-               sqlite3_bind_text(r->st, 1, id, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
-               step(r) < 0) {
+    } else if (prepare(r, "INSERT OR REPLACE INTO meta VALUES ('crawl', ?1)") < 0
+               || sqlite3_bind_text(r->st, 1, id, -1, SQLITE_TRANSIENT) != SQLITE_OK
+               || step(r) < 0) {
         rc = db_fail(r);
     }
     free(id);
@@ -375,13 +385,16 @@ static int check_crawl(restore *r, long long *known)
  * gone, so that their URLs are fetched again. How many, or -1. */
 static long long forget_unwritten(restore *r, long long output_size)
 {
-    if (prepare(r, "DELETE FROM pages WHERE output_end > ?1") < 0 ||
-        sqlite3_bind_int64(r->st, 1, output_size) != SQLITE_OK || step(r) < 0)
+    if (prepare(r, "DELETE FROM pages WHERE output_end > ?1") < 0
+        || sqlite3_bind_int64(r->st, 1, output_size) != SQLITE_OK || step(r) < 0)
         return db_fail(r);
     return sqlite3_changes(r->db);
 }
 
-static void add_archived(void *ctx, const char *uri) { fpset_add(ctx, uri); }
+static void add_archived(void *ctx, const char *uri)
+{
+    fpset_add(ctx, uri);
+}
 
 /* With --warc: the pages rows of responses the archive lacks (a kill -9 lost the
  * records the writer had not written yet): gone, so that their URLs are fetched (and
@@ -413,9 +426,10 @@ static long long forget_unarchived(restore *r)
         rc = 0;
     }
     for (size_t i = 0; i < n; i++) {
-        if (rc == 0 && (prepare(r, "DELETE FROM pages WHERE url = ?1") < 0 ||
-                        sqlite3_bind_text(r->st, 1, urls[i], -1, SQLITE_STATIC) != SQLITE_OK ||
-                        step(r) < 0))
+        if (rc == 0
+            && (prepare(r, "DELETE FROM pages WHERE url = ?1") < 0
+                || sqlite3_bind_text(r->st, 1, urls[i], -1, SQLITE_STATIC) != SQLITE_OK
+                || step(r) < 0))
             rc = db_fail(r);
         free(urls[i]);
     }
@@ -424,7 +438,8 @@ static long long forget_unarchived(restore *r)
     lost = (long long)n;
     if (rc == 0 && lost > 0)
         log_warn("--resume: --warc '%s' lacks %lld response(s) that --state '%s' counted "
-                 "done: fetching them again", r->s->warc, lost, r->s->state);
+                 "done: fetching them again",
+                 r->s->warc, lost, r->s->state);
     return rc < 0 ? -1 : lost;
 }
 
@@ -444,7 +459,8 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
         return -1;
     if (lost > 0)
         log_warn("--resume: --output '%s' lacks %lld record(s) that --state '%s' counted "
-                 "done: fetching them again", a->opt.output, lost, r->s->state);
+                 "done: fetching them again",
+                 a->opt.output, lost, r->s->state);
     if (forget_unarchived(r) < 0)
         return -1;
     fpset *done = fpset_new();
@@ -492,15 +508,18 @@ static int add_run(restore *r, app *a)
     long long done = 0, runs = 0;
     char now[32];
     store_utc_now(now, sizeof now);
-    if (prepare(r, "SELECT (SELECT count(DISTINCT url) FROM pages), (SELECT count(*) FROM "
-                   "runs)") < 0 || step(r) <= 0)
+    if (prepare(r,
+                "SELECT (SELECT count(DISTINCT url) FROM pages), (SELECT count(*) FROM "
+                "runs)")
+            < 0
+        || step(r) <= 0)
         return db_fail(r);
     done = sqlite3_column_int64(r->st, 0);
     runs = sqlite3_column_int64(r->st, 1);
     if (runs == 0 && done > 0)
         runs = 1;
-    if (prepare(r, "INSERT INTO runs (started) VALUES (?1)") < 0 ||
-        sqlite3_bind_text(r->st, 1, now, -1, SQLITE_TRANSIENT) != SQLITE_OK || step(r) < 0)
+    if (prepare(r, "INSERT INTO runs (started) VALUES (?1)") < 0
+        || sqlite3_bind_text(r->st, 1, now, -1, SQLITE_TRANSIENT) != SQLITE_OK || step(r) < 0)
         return db_fail(r);
     crawl_set_earlier_runs(a->crawl, (size_t)done, (unsigned)runs);
     return 0;
@@ -519,8 +538,8 @@ int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
         coro_error_free(e);
         return -1;
     }
-    if ((r.s->resume && check_intact(&r) < 0) || has_output_end(r.db) < 0 ||
-        upgrade_frontier(r.db, r.s->state) < 0)
+    if ((r.s->resume && check_intact(&r) < 0) || has_output_end(r.db) < 0
+        || upgrade_frontier(r.db, r.s->state) < 0)
         rc = db_fail(&r);
     else if ((rc = check_crawl(&r, &known)) == 0 && known > 0)
         rc = requeue(&r, a, put, ctx);
@@ -545,8 +564,7 @@ int state_items_written(const char *path, void (*fn)(void *ctx, const char *url,
         return -1;
     }
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT coalesce(max(items_end), 0) FROM items", -1, &st,
-                                NULL);
+    int rc = sqlite3_prepare_v2(db, "SELECT coalesce(max(items_end), 0) FROM items", -1, &st, NULL);
     if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         *items_end = sqlite3_column_int64(st, 0);
         rc = SQLITE_OK;

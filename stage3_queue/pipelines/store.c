@@ -26,13 +26,13 @@
 
 typedef struct store {
     char *path;
-    sqlite3 *db;                /* touched by one pool job at a time */
+    sqlite3 *db; /* touched by one pool job at a time */
     sqlite3_stmt *insert, *insert_robots, *insert_link;
     sqlite3_stmt *insert_item;
-    long long crawl_id;         /* this run's row of crawls */
-    char *roots, *options;      /* what it says of this run */
+    long long crawl_id;    /* this run's row of crawls */
+    char *roots, *options; /* what it says of this run */
     writer w;
-    writer_rows rows;           /* of store_row */
+    writer_rows rows; /* of store_row */
 } store;
 
 /* A row of pages, or of robots (a robots.txt download: no record of the crawl); a
@@ -111,8 +111,8 @@ static const char schema[] =
     " encoding TEXT, num_urls INTEGER NOT NULL, num_new_urls INTEGER NOT NULL,"
     " headers TEXT, body BLOB, fetched_at TEXT NOT NULL);";
 
-static const char insert_sql[] = "INSERT INTO pages (" STORE_PAGE_COLUMNS
-                                 ", crawl_id) VALUES (" STORE_PAGE_VALUES ", ?14)";
+static const char insert_sql[] =
+    "INSERT INTO pages (" STORE_PAGE_COLUMNS ", crawl_id) VALUES (" STORE_PAGE_VALUES ", ?14)";
 
 /* The store's own tables (store.h): its runs, and the robots.txt it fetched. */
 static const char crawls_schema[] =
@@ -151,8 +151,7 @@ static const char insert_robots_sql[] =
     "INSERT INTO robots (crawl_id, url, final_url, status, headers, body, fetched_at)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
-coro_error *store_db_error(sqlite3 *db, const char *what, const char *path,
-                           const char *step)
+coro_error *store_db_error(sqlite3 *db, const char *what, const char *path, const char *step)
 {
     return coro_error_new(CORO_ERROR, 0, "%s '%s': %s: %s", what, path, step,
                           db ? sqlite3_errmsg(db) : "cannot allocate a connection");
@@ -163,10 +162,10 @@ sqlite3 *store_db_open(const char *what, const char *path, const char *more_sche
 {
     sqlite3 *db = NULL;
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK ||
-        sqlite3_busy_timeout(db, 5000) != SQLITE_OK ||
-        sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK ||
-        (more_schema && sqlite3_exec(db, more_schema, NULL, NULL, NULL) != SQLITE_OK)) {
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK
+        || sqlite3_busy_timeout(db, 5000) != SQLITE_OK
+        || sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK
+        || (more_schema && sqlite3_exec(db, more_schema, NULL, NULL, NULL) != SQLITE_OK)) {
         *err = store_db_error(db, what, path, "open");
         sqlite3_close(db);
         return NULL;
@@ -203,10 +202,9 @@ void store_page_bind(sqlite3_stmt *st, const store_page *p)
     bind_text(st, 13, p->fetched_at);
 }
 
-coro_value store_write_rows(sqlite3 *db, const char *what, const char *path,
-                            const void *rows, size_t n, size_t size,
-                            int (*insert)(void *self, const void *row), void *self,
-                            coro_error **err)
+coro_value store_write_rows(sqlite3 *db, const char *what, const char *path, const void *rows,
+                            size_t n, size_t size, int (*insert)(void *self, const void *row),
+                            void *self, coro_error **err)
 {
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
         *err = store_db_error(db, what, path, "begin");
@@ -231,8 +229,7 @@ coro_value store_write_rows(sqlite3 *db, const char *what, const char *path,
 static bool has_crawl_id(sqlite3 *db)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT crawl_id FROM pages LIMIT 0", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(db, "SELECT crawl_id FROM pages LIMIT 0", -1, &st, NULL) != SQLITE_OK)
         return false;
     sqlite3_finalize(st);
     return true;
@@ -245,8 +242,9 @@ static int add_crawl(store *s)
     sqlite3_stmt *st;
     store_utc_now(now, sizeof now);
     if (sqlite3_prepare_v2(s->db,
-                           "INSERT INTO crawls (started, roots, options) VALUES (?1, ?2, ?3)",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "INSERT INTO crawls (started, roots, options) VALUES (?1, ?2, ?3)", -1,
+                           &st, NULL)
+        != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, s->roots, -1, SQLITE_STATIC);
@@ -266,19 +264,21 @@ static coro_value open_work(void *arg, coro_error **err)
     if (!s->db)
         return (coro_value){NULL, 0};
     bool ok = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
-    ok = ok && (has_crawl_id(s->db) ||
-                sqlite3_exec(s->db, upgrade_sql, NULL, NULL, NULL) == SQLITE_OK);
-    ok = ok && sqlite3_exec(s->db, "CREATE INDEX IF NOT EXISTS pages_crawl_id ON pages"
-                                   " (crawl_id)", NULL, NULL, NULL) == SQLITE_OK;
+    ok = ok
+        && (has_crawl_id(s->db) || sqlite3_exec(s->db, upgrade_sql, NULL, NULL, NULL) == SQLITE_OK);
+    ok = ok
+        && sqlite3_exec(s->db,
+                        "CREATE INDEX IF NOT EXISTS pages_crawl_id ON pages"
+                        " (crawl_id)",
+                        NULL, NULL, NULL)
+            == SQLITE_OK;
     ok = ok && sqlite3_exec(s->db, links_schema, NULL, NULL, NULL) == SQLITE_OK;
     ok = ok && sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) == SQLITE_OK;
-    ok = ok && add_crawl(s) == 0 &&
-         sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
-    ok = ok && sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) == SQLITE_OK &&
-         sqlite3_prepare_v2(s->db, insert_robots_sql, -1, &s->insert_robots, NULL) ==
-             SQLITE_OK &&
-         sqlite3_prepare_v2(s->db, insert_link_sql, -1, &s->insert_link, NULL) == SQLITE_OK &&
-         sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) == SQLITE_OK;
+    ok = ok && add_crawl(s) == 0 && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+    ok = ok && sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) == SQLITE_OK
+        && sqlite3_prepare_v2(s->db, insert_robots_sql, -1, &s->insert_robots, NULL) == SQLITE_OK
+        && sqlite3_prepare_v2(s->db, insert_link_sql, -1, &s->insert_link, NULL) == SQLITE_OK
+        && sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) == SQLITE_OK;
     if (!ok) {
         *err = store_db_error(s->db, "store", s->path, "open");
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -334,8 +334,8 @@ static coro_value write_work(void *arg, coro_error **err)
 {
     writer_rows_job *j = arg;
     store *s = j->self;
-    return store_write_rows(s->db, "store", s->path, j->b->rows, j->b->n,
-                            sizeof(store_row), insert_page, s, err);
+    return store_write_rows(s->db, "store", s->path, j->b->rows, j->b->n, sizeof(store_row),
+                            insert_page, s, err);
 }
 
 /* The run is over (also after Ctrl-C; a run killed has no finished). */
@@ -345,10 +345,10 @@ static coro_value close_work(void *arg, coro_error **err)
     char now[32];
     sqlite3_stmt *st;
     store_utc_now(now, sizeof now);
-    if (sqlite3_prepare_v2(s->db, "UPDATE crawls SET finished = ?1 WHERE id = ?2", -1, &st,
-                           NULL) != SQLITE_OK ||
-        sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 2, s->crawl_id) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
+    if (sqlite3_prepare_v2(s->db, "UPDATE crawls SET finished = ?1 WHERE id = ?2", -1, &st, NULL)
+            != SQLITE_OK
+        || sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC) != SQLITE_OK
+        || sqlite3_bind_int64(st, 2, s->crawl_id) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE)
         *err = store_db_error(s->db, "store", s->path, "close");
     sqlite3_finalize(st);
     sqlite3_finalize(s->insert);
@@ -356,7 +356,7 @@ static coro_value close_work(void *arg, coro_error **err)
     sqlite3_finalize(s->insert_link);
     sqlite3_finalize(s->insert_item);
     s->insert = s->insert_robots = s->insert_link = s->insert_item = NULL;
-    sqlite3_close(s->db);       /* the WAL is checkpointed into the file */
+    sqlite3_close(s->db); /* the WAL is checkpointed into the file */
     s->db = NULL;
     return (coro_value){NULL, 0};
 }
@@ -484,7 +484,10 @@ static void store_process_download(void *self, const request *req, const respons
     writer_row_added(&s->rows);
 }
 
-static coro *store_close(void *self) { return writer_close(&((store *)self)->w); }
+static coro *store_close(void *self)
+{
+    return writer_close(&((store *)self)->w);
+}
 
 static void store_free(void *self)
 {

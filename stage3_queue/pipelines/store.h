@@ -47,9 +47,9 @@ enum { STORE_BATCH_ROWS = 256, STORE_BATCH_MS = 500 };
 
 /* A pages row: the record, and what came with its response. */
 typedef struct store_page {
-    fetch_stat rec;             /* owned copy */
+    fetch_stat rec; /* owned copy */
     char *final_url;
-    char *headers;              /* "Name: value\r\n"... or NULL */
+    char *headers; /* "Name: value\r\n"... or NULL */
     char *body;
     size_t body_len;
     char fetched_at[32];
@@ -64,26 +64,23 @@ void store_page_fill(store_page *p, const item *it, bool with_response);
 void store_page_clear(store_page *p);
 
 /* The pages INSERT's columns and parameters (store_page_bind binds ?1 to ?13). */
-#define STORE_PAGE_COLUMNS                                                                 \
-    "url, final_url, next_url, status, exception, size, content_type, encoding, num_urls," \
+#define STORE_PAGE_COLUMNS                                                                         \
+    "url, final_url, next_url, status, exception, size, content_type, encoding, num_urls,"         \
     " num_new_urls, headers, body, fetched_at"
 #define STORE_PAGE_VALUES "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13"
 
 /* On a pool thread: open path (WAL, synchronous=NORMAL, a busy timeout, the pages
  * table), then run schema (NULL: none). NULL with *err set ("<what> '<path>': open:
  * <reason>"). */
-sqlite3 *store_db_open(const char *what, const char *path, const char *schema,
-                       coro_error **err);
-coro_error *store_db_error(sqlite3 *db, const char *what, const char *path,
-                           const char *step);
+sqlite3 *store_db_open(const char *what, const char *path, const char *schema, coro_error **err);
+coro_error *store_db_error(sqlite3 *db, const char *what, const char *path, const char *step);
 /* Bind p to a pages INSERT. */
 void store_page_bind(sqlite3_stmt *st, const store_page *p);
 /* One batch, one transaction: insert(self, row) for each of the n rows of size bytes
  * (0, or -1 on failure). Returns the rows written; *err set on failure (and the
  * transaction rolled back). */
-coro_value store_write_rows(sqlite3 *db, const char *what, const char *path,
-                            const void *rows, size_t n, size_t size,
-                            int (*insert)(void *self, const void *row), void *self,
-                            coro_error **err);
+coro_value store_write_rows(sqlite3 *db, const char *what, const char *path, const void *rows,
+                            size_t n, size_t size, int (*insert)(void *self, const void *row),
+                            void *self, coro_error **err);
 
 #endif

@@ -46,14 +46,14 @@
 
 /* A payload already archived: where a revisit record points. */
 typedef struct archived {
-    strmap_node node;           /* key: the payload digest */
+    strmap_node node; /* key: the payload digest */
     char *digest, *uri, *date, *id;
 } archived;
 
 /* An index line waiting for its record's place in a file (warc_cdx_line). */
 typedef struct cdx_pending {
-    size_t record;              /* its record, counted in the batch */
-    char *url, *mime;           /* mime NULL: "unk" */
+    size_t record;    /* its record, counted in the batch */
+    char *url, *mime; /* mime NULL: "unk" */
     char stamp[16], digest[38];
     int status;
 } cdx_pending;
@@ -63,7 +63,7 @@ typedef struct cdx_pending {
 typedef struct batch {
     char *data;
     size_t len, cap;
-    size_t *records;            /* the length of each record in data */
+    size_t *records; /* the length of each record in data */
     size_t nrecords, records_cap;
     cdx_pending *cdx;
     size_t ncdx, cdx_cap;
@@ -72,31 +72,31 @@ typedef struct batch {
 /* The archive file being written (the pool's). */
 typedef struct warc_out {
     int fd;
-    unsigned no;                /* its number, with --warc-max-size */
-    char *path;                 /* its path */
-    const char *name;           /* its last component (warcinfo, index) */
-    uint64_t offset;            /* of the next record in it */
-    uint64_t fresh;             /* where the warcinfo that began it ends (0: a file
+    unsigned no;      /* its number, with --warc-max-size */
+    char *path;       /* its path */
+    const char *name; /* its last component (warcinfo, index) */
+    uint64_t offset;  /* of the next record in it */
+    uint64_t fresh;   /* where the warcinfo that began it ends (0: a file
                                  * resumed, that holds earlier runs' records): no
                                  * record after it, no rotation */
 } warc_out;
 
 typedef struct warc {
-    char *path, *cdx_path;      /* path: --warc as given (the base of rotated names) */
+    char *path, *cdx_path; /* path: --warc as given (the base of rotated names) */
     bool gz, resume;
-    long long max_size;         /* --warc-max-size (0: one file) */
-    char *info;                 /* the warcinfo's fields */
+    long long max_size; /* --warc-max-size (0: one file) */
+    char *info;         /* the warcinfo's fields */
     app *a;
     warc_out out;
     int cdx_fd;
-    long long cut;              /* --resume: the bytes of a torn record cut, or 0 */
-    batch pend;                 /* records waiting for the writer */
-    char *rec;                  /* the record being built */
+    long long cut; /* --resume: the bytes of a torn record cut, or 0 */
+    batch pend;    /* records waiting for the writer */
+    char *rec;     /* the record being built */
     size_t rec_len, rec_cap;
-    strmap payloads;            /* digest -> archived */
-    char **cdx;                 /* CDXJ lines, sorted at close */
+    strmap payloads; /* digest -> archived */
+    char **cdx;      /* CDXJ lines, sorted at close */
     size_t ncdx, cdx_cap;
-    writer w;                   /* the background writer (writer.h) */
+    writer w; /* the background writer (writer.h) */
 } warc;
 
 /* ---- digests, ids, dates ---------------------------------------------------------- */
@@ -127,7 +127,7 @@ static void sha1_init(sha1 *h)
 {
     h->ctx = EVP_MD_CTX_new();
     if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha1(), NULL) != 1)
-        alloc_oom(0);           /* all it can lack is memory */
+        alloc_oom(0); /* all it can lack is memory */
 }
 
 static void sha1_update(sha1 *h, const void *data, size_t len)
@@ -168,20 +168,22 @@ static void record_id(char out[48])
         else if (r < 0 && errno != EINTR)
             break;
     }
-    if (got < sizeof b) {       /* no getrandom: the clock and a counter, still unique */
+    if (got < sizeof b) { /* no getrandom: the clock and a counter, still unique */
         static unsigned counter;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned long long v[2] = {(unsigned long long)ts.tv_sec * 1000000000ULL +
-                                       (unsigned long long)ts.tv_nsec,
+        unsigned long long v[2] = {(unsigned long long)ts.tv_sec * 1000000000ULL
+                                       + (unsigned long long)ts.tv_nsec,
                                    ((unsigned long long)getpid() << 32) | ++counter};
         memcpy(b, v, sizeof b);
     }
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
-    snprintf(out, 48, "<urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-             "%02x%02x%02x%02x%02x%02x>", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-             b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    snprintf(out, 48,
+             "<urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+             "%02x%02x%02x%02x%02x%02x>",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
 }
 
 /* WARC-Date (UTC, "2026-01-02T03:04:05Z") and the index's 14 digits, of t (0: now). */
@@ -212,7 +214,7 @@ char *warc_surt(const char *url)
     const char *h = strncmp(host, "www.", 4) == 0 ? host + 4 : host;
     char *out = NULL;
     size_t len = 0, cap = 0;
-    for (const char *end = h + strlen(h); end > h;) {      /* labels, last first */
+    for (const char *end = h + strlen(h); end > h;) { /* labels, last first */
         const char *dot = end;
         while (dot > h && dot[-1] != '.')
             dot--;
@@ -288,18 +290,15 @@ static void batch_free(batch *b)
 /* The named fields every record has; then Content-Type, digests and the block. */
 static void record_head(warc *w, const char *type, const char *id, const char *date)
 {
-    putf(w, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\nWARC-Date: %s\r\n", type,
-         id, date);
+    putf(w, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\nWARC-Date: %s\r\n", type, id, date);
 }
 
 static void record_block(warc *w, const char *content_type, const char *block_digest,
-                         const char *head, size_t head_len, const char *body,
-                         size_t body_len)
+                         const char *head, size_t head_len, const char *body, size_t body_len)
 {
     if (block_digest)
         putf(w, "WARC-Block-Digest: %s\r\n", block_digest);
-    putf(w, "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n", content_type,
-         head_len + body_len);
+    putf(w, "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n", content_type, head_len + body_len);
     put(w, head, head_len);
     put(w, body, body_len);
     put(w, "\r\n\r\n", 4);
@@ -309,15 +308,14 @@ static void record_block(warc *w, const char *content_type, const char *block_di
 static char *warcinfo_fields(const warc *w)
 {
     const crawl_options *o = &w->a->opt;
-    return xasprintf(
-        "software: crawlstages/%s (crawl-queue)\r\n"
-        "format: WARC File Format 1.1\r\n"
-        "conformsTo: http://iipc.github.io/warc-specifications/specifications/"
-        "warc-format/warc-1.1/\r\n"
-        "http-header-user-agent: %s\r\n"
-        "robots: %s\r\n",
-        CRAWL_VERSION, o->user_agent ? o->user_agent : http_default_user_agent,
-        settings_of(w->a)->ignore_robots ? "ignore" : "obey");
+    return xasprintf("software: crawlstages/%s (crawl-queue)\r\n"
+                     "format: WARC File Format 1.1\r\n"
+                     "conformsTo: http://iipc.github.io/warc-specifications/specifications/"
+                     "warc-format/warc-1.1/\r\n"
+                     "http-header-user-agent: %s\r\n"
+                     "robots: %s\r\n",
+                     CRAWL_VERSION, o->user_agent ? o->user_agent : http_default_user_agent,
+                     settings_of(w->a)->ignore_robots ? "ignore" : "obey");
 }
 
 /* The warcinfo record that begins the file named name (made in the pool, as a file
@@ -350,8 +348,8 @@ static void payload_body(void *ctx, const char *data, size_t len)
     p->len += len;
 }
 
-static void payload_digest(const char *head, size_t head_len, const crawl_wire *wr,
-                           char out[38], size_t *len)
+static void payload_digest(const char *head, size_t head_len, const crawl_wire *wr, char out[38],
+                           size_t *len)
 {
     payload p = {.len = 0};
     sha1_init(&p.h);
@@ -393,8 +391,9 @@ char *warc_cdx_line(const char *url, const char *stamp, const char *mime, int st
     json_write_string(m, url);
     fputs(",\"mime\":", m);
     json_write_string(m, mime && *mime ? mime : "unk");
-    fprintf(m, ",\"status\":\"%d\",\"digest\":\"%s\",\"length\":\"%llu\",\"offset\":\"%llu\","
-               "\"filename\":",
+    fprintf(m,
+            ",\"status\":\"%d\",\"digest\":\"%s\",\"length\":\"%llu\",\"offset\":\"%llu\","
+            "\"filename\":",
             status, digest, (unsigned long long)length, (unsigned long long)offset);
     json_write_string(m, filename);
     fputs("}\n", m);
@@ -406,8 +405,8 @@ char *warc_cdx_line(const char *url, const char *stamp, const char *mime, int st
 
 /* The index line of record `record` of the batch, to be made by the writer once it
  * knows the record's file, offset and length (compressed). */
-static void cdx_line(warc *w, const char *url, const char *stamp, const char *mime,
-                     int status, const char *digest, size_t record)
+static void cdx_line(warc *w, const char *url, const char *stamp, const char *mime, int status,
+                     const char *digest, size_t record)
 {
     batch *b = &w->pend;
     if (b->ncdx == b->cdx_cap) {
@@ -429,8 +428,10 @@ static void cdx_line(warc *w, const char *url, const char *stamp, const char *mi
  * WARC-Payload-Digest: the payload is the earlier one. The block is the 304's head. */
 static void not_modified_fields(warc *w, const response *r)
 {
-    putf(w, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r\n"
-            "WARC-Refers-To-Target-URI: %s\r\n", r->url);
+    putf(w,
+         "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified\r\n"
+         "WARC-Refers-To-Target-URI: %s\r\n",
+         r->url);
     /* the store's fetched_at, "2026-01-02T03:04:05.678Z", to the second of WARC-Date */
     const char *at = r->stored_at;
     if (at && strlen(at) >= 19 && at[10] == 'T')
@@ -456,9 +457,9 @@ static char *h2_as_http1(const char *msg, size_t len, size_t *out_len)
         line--;
     size_t at;
     if (line >= 7 && memcmp(msg, "HTTP/2 ", 7) == 0)
-        at = 0;                                 /* "HTTP/2 200 " */
+        at = 0; /* "HTTP/2 200 " */
     else if (line >= 7 && memcmp(msg + line - 7, " HTTP/2", 7) == 0)
-        at = line - 6;                          /* "GET /a HTTP/2" */
+        at = line - 6; /* "GET /a HTTP/2" */
     else
         return NULL;
     char *out = xmalloc(len + sizeof h1 - sizeof h2 + 1);
@@ -476,16 +477,15 @@ static void archive(warc *w, const item *it)
     const response *r = it->response;
     const crawl_wire *wr = r ? r->wire : NULL;
     if (!wr || wr->head_len == 0)
-        return;                 /* no response came: nothing was on the wire to keep */
+        return; /* no response came: nothing was on the wire to keep */
     char resp_id[48], req_id[48], date[32], stamp[16], pdigest[38], bdigest[38];
     record_id(resp_id);
     record_id(req_id);
     utc_at(it->at.tv_sec, date, stamp); /* the store's fetched_at, to the second */
     size_t head_len = wr->head_len, request_len = wr->request_len;
     char *head1 = h2_as_http1(wr->head, wr->head_len, &head_len);
-    char *request1 = head1 && wr->request_len
-                         ? h2_as_http1(wr->request, wr->request_len, &request_len)
-                         : NULL;
+    char *request1 =
+        head1 && wr->request_len ? h2_as_http1(wr->request, wr->request_len, &request_len) : NULL;
     const char *head = head1 ? head1 : wr->head;
     const char *req = request1 ? request1 : wr->request;
     const char *protocol = head1 ? "WARC-Protocol: h2\r\n" : "";
@@ -507,25 +507,24 @@ static void archive(warc *w, const item *it)
     if (nm) {
         not_modified_fields(w, r);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, head, head_len, NULL,
-                     0);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len, NULL, 0);
         memcpy(pdigest, bdigest, sizeof pdigest); /* the index's digest: the block's */
     } else if (seen) {
         archived *a = strmap_entry(seen, archived, node);
-        putf(w, "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/"
-                "identical-payload-digest\r\nWARC-Refers-To: %s\r\n"
-                "WARC-Refers-To-Target-URI: %s\r\nWARC-Refers-To-Date: %s\r\n",
+        putf(w,
+             "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/"
+             "identical-payload-digest\r\nWARC-Refers-To: %s\r\n"
+             "WARC-Refers-To-Target-URI: %s\r\nWARC-Refers-To-Date: %s\r\n",
              a->id, a->uri, a->date);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, head, head_len,
-                     NULL, 0);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len, NULL, 0);
     } else {
         if (wr->truncated || r->truncated)
             put(w, "WARC-Truncated: length\r\n", 24);
         sha1_update(&h, wr->body, wr->body_len);
         sha1_final(&h, bdigest);
-        record_block(w, "application/http;msgtype=response", bdigest, head, head_len,
-                     wr->body, wr->body_len);
+        record_block(w, "application/http;msgtype=response", bdigest, head, head_len, wr->body,
+                     wr->body_len);
         if (plen) {
             archived *a = xcalloc(1, sizeof *a);
             a->digest = xstrdup(pdigest);
@@ -538,20 +537,17 @@ static void archive(warc *w, const item *it)
     size_t record = seal_record(w);
     if (w->cdx_path) {
         char *mime = seen || nm ? NULL : warc_media_type(response_header(r, "Content-Type"));
-        cdx_line(w, r->url, stamp, seen || nm ? "warc/revisit" : mime, r->status, pdigest,
-                 record);
+        cdx_line(w, r->url, stamp, seen || nm ? "warc/revisit" : mime, r->status, pdigest, record);
         free(mime);
     }
 
     if (wr->request_len) {
         record_head(w, "request", req_id, date);
-        putf(w, "WARC-Target-URI: %s\r\nWARC-Concurrent-To: %s\r\n%s", r->url, resp_id,
-             protocol);
+        putf(w, "WARC-Target-URI: %s\r\nWARC-Concurrent-To: %s\r\n%s", r->url, resp_id, protocol);
         if (wr->peer[0])
             putf(w, "WARC-IP-Address: %s\r\n", wr->peer);
         warc_sha1_base32(req, request_len, bdigest);
-        record_block(w, "application/http;msgtype=request", bdigest, req, request_len,
-                     NULL, 0);
+        record_block(w, "application/http;msgtype=request", bdigest, req, request_len, NULL, 0);
         seal_record(w);
     }
     free(head1);
@@ -593,7 +589,7 @@ static void gzip_member(const char *rec, size_t n, char **out, size_t *len, size
     z.next_out = (Bytef *)*out + *len;
     z.avail_out = (uInt)(*cap - *len);
     if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-        alloc_oom(0);           /* with deflateBound's room, only memory can fail */
+        alloc_oom(0); /* with deflateBound's room, only memory can fail */
     *len += z.total_out;
     deflateEnd(&z);
 }
@@ -657,14 +653,13 @@ static void scanned(void *ctx, const warcscan_rec *r)
             w->cdx_cap = w->cdx_cap ? 2 * w->cdx_cap : 64;
             w->cdx = xreallocarray(w->cdx, w->cdx_cap, sizeof *w->cdx);
         }
-        w->cdx[w->ncdx++] = warc_cdx_line(r->uri, stamp, rev ? "warc/revisit" : r->mime,
-                                          r->status, r->payload_digest, r->length, r->offset,
-                                          w->out.name);
+        w->cdx[w->ncdx++] = warc_cdx_line(r->uri, stamp, rev ? "warc/revisit" : r->mime, r->status,
+                                          r->payload_digest, r->length, r->offset, w->out.name);
     }
     char empty[38];
     warc_sha1_base32("", 0, empty);
-    if (resp && r->payload_digest[0] && strcmp(r->payload_digest, empty) != 0 &&
-        !strmap_find(&w->payloads, r->payload_digest)) {
+    if (resp && r->payload_digest[0] && strcmp(r->payload_digest, empty) != 0
+        && !strmap_find(&w->payloads, r->payload_digest)) {
         archived *a = xcalloc(1, sizeof *a);
         a->digest = xstrdup(r->payload_digest);
         a->uri = xstrdup(r->uri);
@@ -683,11 +678,11 @@ static int reopen(warc *w, char *why, size_t whylen)
     if (fd < 0)
         return -1;
     if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
-        return fd;              /* a FIFO, /dev/null: nothing to read back */
+        return fd; /* a FIFO, /dev/null: nothing to read back */
     char err[300];
     long long keep = warcscan(fd, w->gz, scanned, w, err, sizeof err);
-    if (keep < 0 || (keep < st.st_size && ftruncate(fd, keep) < 0) ||
-        lseek(fd, keep, SEEK_SET) < 0) {
+    if (keep < 0 || (keep < st.st_size && ftruncate(fd, keep) < 0)
+        || lseek(fd, keep, SEEK_SET) < 0) {
         snprintf(why, whylen, "--resume: --warc '%s': %s", w->out.path,
                  keep < 0 ? err : strerror(errno));
         close(fd);
@@ -712,11 +707,13 @@ static coro_value open_work(void *arg, coro_error **err)
     if (!w->resume) {
         char *next = w->max_size ? warc_file_name(w->path, 1) : NULL;
         if (next && stat(next, &st) == 0)
-            snprintf(why, sizeof why, "--warc '%s' holds a crawl already (an earlier "
-                     "crawl's archive): only --resume adds to it, or name a new file", next);
+            snprintf(why, sizeof why,
+                     "--warc '%s' holds a crawl already (an earlier "
+                     "crawl's archive): only --resume adds to it, or name a new file",
+                     next);
         else
-            w->out.fd = outfile_open_fd(w->out.path, O_WRONLY | O_CREAT | O_TRUNC, "--warc",
-                                        why, sizeof why);
+            w->out.fd = outfile_open_fd(w->out.path, O_WRONLY | O_CREAT | O_TRUNC, "--warc", why,
+                                        sizeof why);
         free(next);
     } else {
         w->out.fd = reopen(w, why, sizeof why);
@@ -733,19 +730,18 @@ static coro_value open_work(void *arg, coro_error **err)
         size_t info = 0;
         if (w->out.fd >= 0 && w->max_size)
             free(warcinfo_bytes(w, &info));
-        if (w->out.fd >= 0 && w->max_size && w->out.offset > 0 &&
-            w->out.offset + info > (uint64_t)w->max_size) {
-            close(w->out.fd);   /* full: the next one */
+        if (w->out.fd >= 0 && w->max_size && w->out.offset > 0
+            && w->out.offset + info > (uint64_t)w->max_size) {
+            close(w->out.fd); /* full: the next one */
             out_name(w, w->out.no + 1);
             w->out.offset = 0;
-            w->out.fd = outfile_open_fd(w->out.path, O_WRONLY | O_CREAT | O_EXCL, "--warc",
-                                        why, sizeof why);
+            w->out.fd = outfile_open_fd(w->out.path, O_WRONLY | O_CREAT | O_EXCL, "--warc", why,
+                                        sizeof why);
         }
     }
     if (w->out.fd >= 0 && w->cdx_path)
-        w->cdx_fd = outfile_open_fd(w->cdx_path,
-                                    O_WRONLY | O_CREAT | (w->resume ? 0 : O_TRUNC), "--cdx",
-                                    why, sizeof why);
+        w->cdx_fd = outfile_open_fd(w->cdx_path, O_WRONLY | O_CREAT | (w->resume ? 0 : O_TRUNC),
+                                    "--cdx", why, sizeof why);
     if (w->out.fd < 0 || (w->cdx_path && w->cdx_fd < 0))
         *err = coro_error_new(CORO_ERROR, 0, "%s", why);
     else
@@ -763,17 +759,17 @@ static coro_error *rotate(warc *w)
     out_name(w, w->out.no + 1);
     w->out.offset = 0;
     char why[1024];
-    w->out.fd = outfile_open_fd(w->out.path, O_WRONLY | O_CREAT | O_EXCL, "--warc", why,
-                                sizeof why);
+    w->out.fd =
+        outfile_open_fd(w->out.path, O_WRONLY | O_CREAT | O_EXCL, "--warc", why, sizeof why);
     if (w->out.fd < 0)
         return coro_error_new(CORO_ERROR, 0, "%s", why);
     return write_warcinfo(w);
 }
 
 typedef struct write_job {
-    warc *w;                    /* its files: the pool's while the writer runs */
+    warc *w; /* its files: the pool's while the writer runs */
     batch b;
-    char **lines;               /* out: its index lines, complete */
+    char **lines; /* out: its index lines, complete */
 } write_job;
 
 /* Whether a record of len bytes goes in a new file, pending bytes waiting to be
@@ -809,8 +805,8 @@ static coro_value write_work(void *arg, coro_error **err)
         if (!*err) {
             for (; c < b->ncdx && b->cdx[c].record == i; c++) {
                 const cdx_pending *p = &b->cdx[c];
-                j->lines[c] = warc_cdx_line(p->url, p->stamp, p->mime, p->status, p->digest,
-                                            n, w->out.offset + len, w->out.name);
+                j->lines[c] = warc_cdx_line(p->url, p->stamp, p->mime, p->status, p->digest, n,
+                                            w->out.offset + len, w->out.name);
             }
             xappend(&out, &len, &cap, rec, n);
         }
@@ -850,8 +846,8 @@ static coro_value close_work(void *arg, coro_error **err)
         struct stat st;
         if (w->ncdx)
             qsort(w->cdx, w->ncdx, sizeof *w->cdx, cmp_line);
-        if (w->resume && fstat(w->cdx_fd, &st) == 0 && S_ISREG(st.st_mode) &&
-            ftruncate(w->cdx_fd, 0) < 0)
+        if (w->resume && fstat(w->cdx_fd, &st) == 0 && S_ISREG(st.st_mode)
+            && ftruncate(w->cdx_fd, 0) < 0)
             *err = file_error("writing --cdx", w->cdx_path, errno);
         for (size_t i = 0; i < w->ncdx && !*err; i++)
             if (write_all(w->cdx_fd, w->cdx[i], strlen(w->cdx[i])) < 0)
@@ -882,15 +878,14 @@ static void archived_uri(void *ctx, const warcscan_rec *r)
         u->fn(u->ctx, r->uri);
 }
 
-int warc_archived(const settings *s, void (*fn)(void *ctx, const char *uri), void *ctx,
-                  char *err, size_t errlen)
+int warc_archived(const settings *s, void (*fn)(void *ctx, const char *uri), void *ctx, char *err,
+                  size_t errlen)
 {
     size_t n = strlen(s->warc_base);
     bool gz = n > 3 && strcmp(s->warc_base + n - 3, ".gz") == 0;
     uris u = {fn, ctx};
     for (unsigned no = 0;; no++) {
-        char *path = s->warc_max_size ? warc_file_name(s->warc_base, no)
-                                      : xstrdup(s->warc_base);
+        char *path = s->warc_max_size ? warc_file_name(s->warc_base, no) : xstrdup(s->warc_base);
         int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         struct stat st;
         char why[300];
@@ -943,15 +938,17 @@ static void written(void *self, void *job)
 }
 
 /* WARC_MAX_PENDING bytes wait for the disk already. */
-static bool full(const void *self) { return ((const warc *)self)->pend.len >= WARC_MAX_PENDING; }
+static bool full(const void *self)
+{
+    return ((const warc *)self)->pend.len >= WARC_MAX_PENDING;
+}
 
 /* --resume: what was cut, for -v. */
 static void opened(void *self)
 {
     warc *w = self;
     if (w->cut > 0)
-        log_info("--resume: --warc '%s': a torn last record cut (%lld bytes)", w->out.path,
-                 w->cut);
+        log_info("--resume: --warc '%s': a torn last record cut (%lld bytes)", w->out.path, w->cut);
 }
 
 static const writer_ops warc_ops = {
@@ -1003,7 +1000,10 @@ static void warc_process_download(void *self, const request *req, const response
         writer_wake(&w->w);
 }
 
-static coro *warc_close(void *self) { return writer_close(&((warc *)self)->w); }
+static coro *warc_close(void *self)
+{
+    return writer_close(&((warc *)self)->w);
+}
 
 static void drop_archived(strmap_node *n)
 {

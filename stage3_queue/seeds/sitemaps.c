@@ -18,8 +18,8 @@
 #include "sockio.h"
 #include "url.h"
 
-#define FEED_CHUNK 4096             /* what the parser is given at a time */
-#define BACKLOG_POLL_MS 20          /* a paused seeder looks at the Queue this often */
+#define FEED_CHUNK      4096 /* what the parser is given at a time */
+#define BACKLOG_POLL_MS 20   /* a paused seeder looks at the Queue this often */
 
 /* A sitemap to read, and how deep it sits. */
 typedef struct todo {
@@ -29,28 +29,28 @@ typedef struct todo {
 
 /* An origin's robots.txt, as far as the seeder needs it. */
 typedef struct origin_rules {
-    char *origin;               /* "http://host:8080/" (origin_of) */
+    char *origin; /* "http://host:8080/" (origin_of) */
     robots *rules;
 } origin_rules;
 
 typedef struct {
     coro co;
     engine *e;
-    int root;                   /* the root whose origin is being read */
-    char *origin;               /* its "scheme://host:port/" robots.txt base */
-    char **done;                /* the origins read already (two roots, one host) */
+    int root;     /* the root whose origin is being read */
+    char *origin; /* its "scheme://host:port/" robots.txt base */
+    char **done;  /* the origins read already (two roots, one host) */
     int ndone;
-    todo *list;                 /* this origin's sitemaps: read [next, n) */
+    todo *list; /* this origin's sitemaps: read [next, n) */
     size_t n, cap, next;
-    size_t found, scheduled;    /* this file's URLs, and those new to the crawl */
-    origin_rules *rules;        /* the robots.txt files read */
+    size_t found, scheduled; /* this file's URLs, and those new to the crawl */
+    origin_rules *rules;     /* the robots.txt files read */
     size_t nrules;
-    char *robots_url;           /* the robots.txt being downloaded */
-    int failures;               /* this origin's downloads that got no answer */
-    bool stop;                  /* --max-pages reached: no more reading */
-    response *resp;             /* the sitemap being parsed */
+    char *robots_url; /* the robots.txt being downloaded */
+    int failures;     /* this origin's downloads that got no answer */
+    bool stop;        /* --max-pages reached: no more reading */
+    response *resp;   /* the sitemap being parsed */
     sitemap_parser *parser;
-    size_t off;                 /* how much of resp->body the parser was given */
+    size_t off; /* how much of resp->body the parser was given */
 } seed_frame;
 
 /* ---- where a sitemap may be fetched from ---- */
@@ -121,10 +121,10 @@ static void add_todo(seed_frame *f, const char *url, int depth)
 {
     for (size_t i = 0; i < f->n; i++)
         if (strcmp(f->list[i].url, url) == 0)
-            return;                                 /* listed twice: read once */
+            return; /* listed twice: read once */
     if (f->n >= SITEMAPS_MAX_FILES) {
-        log_info("sitemaps of %s: more than %d files, %s left out", f->origin,
-                 SITEMAPS_MAX_FILES, url);
+        log_info("sitemaps of %s: more than %d files, %s left out", f->origin, SITEMAPS_MAX_FILES,
+                 url);
         return;
     }
     if (f->n == f->cap) {
@@ -170,8 +170,7 @@ static void on_loc(void *ctx, sitemap_kind kind, const char *loc)
 static bool max_pages_reached(seed_frame *f)
 {
     app *a = engine_app(f->e);
-    if (f->stop || a->opt.max_pages <= 0 ||
-        crawl_seen_count(a->crawl) < (size_t)a->opt.max_pages)
+    if (f->stop || a->opt.max_pages <= 0 || crawl_seen_count(a->crawl) < (size_t)a->opt.max_pages)
         return f->stop;
     log_info("sitemaps: --max-pages %ld reached, the rest is left unread", a->opt.max_pages);
     f->stop = true;
@@ -233,7 +232,7 @@ static bool rules_known(seed_frame *f, const char *url, bool *allowed)
     if (o)
         *allowed = robots_allowed(o->rules, pq);
     else if (!origin)
-        *allowed = false;               /* no http(s) URL: nothing to fetch */
+        *allowed = false; /* no http(s) URL: nothing to fetch */
     free(origin);
     free(pq);
     return o || *allowed == false;
@@ -245,9 +244,9 @@ typedef struct {
     coro co;
     engine *e;
     char *url;
-    int hops;                   /* redirects still followed (robots.txt's) */
-    bool claimed;               /* holds a start on the polite Queue's host */
-    host_feedback hosts;        /* the polite Queue's (empty when it is not polite) */
+    int hops;            /* redirects still followed (robots.txt's) */
+    bool claimed;        /* holds a start on the polite Queue's host */
+    host_feedback hosts; /* the polite Queue's (empty when it is not polite) */
 } download_frame;
 
 static int download_body(coro *co)
@@ -260,8 +259,8 @@ static int download_body(coro *co)
             AWAIT(co, hosts_claim(&f->hosts, f->url));
             f->claimed = true;
         }
-        AWAIT_CATCH(co, engine_fetch(f->e, request_new(f->url, 0,
-                                                       REQ_DONT_OBEY_ROBOTS | REQ_ONE_TRY)));
+        AWAIT_CATCH(co,
+                    engine_fetch(f->e, request_new(f->url, 0, REQ_DONT_OBEY_ROBOTS | REQ_ONE_TRY)));
         if (f->claimed) {
             hosts_release(&f->hosts, f->url);
             f->claimed = false;
@@ -272,8 +271,8 @@ static int download_body(coro *co)
             response *r = co->value.p;
             const char *loc = response_header(r, "Location");
             char *next = f->hops > 0 && r->status >= 300 && r->status < 400 && loc
-                             ? url_resolve(r->url, loc)
-                             : NULL;
+                ? url_resolve(r->url, loc)
+                : NULL;
             if (!next)
                 CORO_RETURN(co, r, 0);
             response_free(r);
@@ -293,8 +292,8 @@ static void download_finally(coro *co)
     free(f->url);
 }
 
-static const coro_def download_def = {"sitemap download", __FILE__, download_body,
-                                      download_finally, sizeof(download_frame)};
+static const coro_def download_def = {"sitemap download", __FILE__, download_body, download_finally,
+                                      sizeof(download_frame)};
 
 /* url's download; hops: the redirects followed (ROBOTSTXT_MAX_REDIRECTS for
  * robots.txt, as RFC 9309 asks; none for a sitemap, whose redirect could lead anywhere). */
@@ -375,7 +374,8 @@ static int seed_body(coro *co)
         while (f->next < f->n && !max_pages_reached(f)) {
             if (f->failures >= SITEMAPS_MAX_FAILURES) {
                 log_info("sitemaps of %s: %d downloads got no answer, %zu file(s) left "
-                         "unread", f->origin, f->failures, f->n - f->next);
+                         "unread",
+                         f->origin, f->failures, f->n - f->next);
                 break;
             }
             f->next++;

@@ -41,10 +41,10 @@
 
 #include "engine.h"
 
-#define SITEMAPS_MAX_NESTING 3    /* robots.txt or /sitemap.xml -> index -> index */
-#define SITEMAPS_MAX_FILES 100    /* sitemap files read per origin */
-#define SITEMAPS_MAX_FAILURES 3   /* downloads of an origin without an answer */
-#define SITEMAPS_BACKLOG 10000    /* URLs in the Queue above which seeding waits */
+#define SITEMAPS_MAX_NESTING  3     /* robots.txt or /sitemap.xml -> index -> index */
+#define SITEMAPS_MAX_FILES    100   /* sitemap files read per origin */
+#define SITEMAPS_MAX_FAILURES 3     /* downloads of an origin without an answer */
+#define SITEMAPS_BACKLOG      10000 /* URLs in the Queue above which seeding waits */
 
 coro *sitemaps_seed(engine *e);
 

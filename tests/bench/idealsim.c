@@ -36,7 +36,7 @@ typedef struct pending {
 } pending;
 
 typedef struct sim {
-    pending *fifo;        /* URLs waiting for a slot */
+    pending *fifo; /* URLs waiting for a slot */
     size_t head, tail, cap;
 } sim;
 
@@ -44,7 +44,7 @@ static void add_url(void *ctx, const crawl_request *r)
 {
     sim *s = ctx;
     const char *url = r->url;
-    int max_redirect = r->max_redirect;     /* the simulation keeps no more than that */
+    int max_redirect = r->max_redirect; /* the simulation keeps no more than that */
     if (s->tail == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 1024;
         s->fifo = xreallocarray(s->fifo, s->cap, sizeof *s->fifo);
@@ -68,7 +68,8 @@ static int fetch(crawl *c, const gen_spec *g, pending p, sim *s)
     char head[256];
     int hlen = snprintf(head, sizeof head,
                         "HTTP/1.0 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
-                        "Content-Length: %zu\r\n\r\n", blen);
+                        "Content-Length: %zu\r\n\r\n",
+                        blen);
     crawl_request req = {p.url, p.max_redirect, 0, NULL, NULL};
     crawl_fetch *f = crawl_fetch_new(c, &req);
     http_parser *hp = http_parser_new(crawl_fetch_sink(f));
@@ -86,8 +87,7 @@ static int fetch(crawl *c, const gen_spec *g, pending p, sim *s)
     return 0;
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage(const char *msg, ...)
+__attribute__((format(printf, 1, 2))) static int usage(const char *msg, ...)
 {
     va_list ap;
     va_start(ap, msg);
@@ -130,8 +130,8 @@ int main(int argc, char **argv)
 
     char tasks_arg[32];
     snprintf(tasks_arg, sizeof tasks_arg, "%ld", tasks);
-    char *cargv[] = {"idealsim", "-q", "--output", "/dev/null", "--max-tasks", tasks_arg,
-                     BASE "/", NULL};
+    char *cargv[] = {"idealsim",    "-q",      "--output", "/dev/null",
+                     "--max-tasks", tasks_arg, BASE "/",   NULL};
     crawl_options o;
     const cli_command cmd = {.prog = "idealsim", .default_transport = "raw"};
     if (cli_parse(&o, 7, cargv, &cmd) != CLI_OK)
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     /* The floor: the first two rounds as they are, then every slot busy. */
     double rest = (double)(pages - early_slots) * d / (double)tasks;
     double slot = (rounds >= 2 ? 2 * d : (double)rounds * d) + (rest > 0 ? rest : 0);
-    printf("pages=%zu formula_s=%.3f bound_s=%.3f slot_s=%.4f\n", done, formula,
-           (double)rounds * d, slot);
+    printf("pages=%zu formula_s=%.3f bound_s=%.3f slot_s=%.4f\n", done, formula, (double)rounds * d,
+           slot);
     return 0;
 }

@@ -75,17 +75,16 @@ static void sample_until_exit(pid_t pid, FILE *samples, long interval_ms)
         long rss, threads;
         proc_status(pid, &rss, &threads);
         if (rss > 0)
-            fprintf(samples, "%.0f %ld %ld %ld\n", now() * 1e3, rss, threads,
-                    kernel_stack_kb());
+            fprintf(samples, "%.0f %ld %ld %ld\n", now() * 1e3, rss, threads, kernel_stack_kb());
         if (pfd >= 0) {
             struct pollfd p = {.fd = pfd, .events = POLLIN};
             if (poll(&p, 1, (int)interval_ms) != 0)
-                break;              /* exited (or poll failed): stop sampling */
+                break; /* exited (or poll failed): stop sampling */
         } else {
             struct timespec ts = {interval_ms / 1000, (interval_ms % 1000) * 1000000L};
             nanosleep(&ts, NULL);
-            if (waitid(P_PID, (id_t)pid, &(siginfo_t){0}, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                rss == 0)
+            if (waitid(P_PID, (id_t)pid, &(siginfo_t){0}, WEXITED | WNOHANG | WNOWAIT) == 0
+                && rss == 0)
                 break;
         }
     }
@@ -99,8 +98,8 @@ int main(int argc, char **argv)
     const char *out = NULL, *sample_path = NULL;
     long interval_ms = 50;
     int i = 1;
-    while (i + 1 < argc && argv[i][0] == '-' && argv[i][1] && !argv[i][2] &&
-           strchr("osi", argv[i][1])) {
+    while (i + 1 < argc && argv[i][0] == '-' && argv[i][1] && !argv[i][2]
+           && strchr("osi", argv[i][1])) {
         if (argv[i][1] == 'o')
             out = argv[i + 1];
         else if (argv[i][1] == 's')
@@ -140,8 +139,8 @@ int main(int argc, char **argv)
         return 1;
     }
     double wall = now() - t0;
-    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6
+        + (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     FILE *f = out ? fopen(out, "w") : stderr;
     if (!f) {

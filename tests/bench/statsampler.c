@@ -68,9 +68,9 @@ static long field(const char *body, const char *key)
 static int sample(int fd, const char *hostport, long *inprog, long *conns, long *served)
 {
     char req[256];
-    int n = snprintf(req, sizeof req,
-                     "GET /__stats HTTP/1.1\r\nHost: %s\r\nUser-Agent: statsampler\r\n\r\n",
-                     hostport);
+    int n =
+        snprintf(req, sizeof req,
+                 "GET /__stats HTTP/1.1\r\nHost: %s\r\nUser-Agent: statsampler\r\n\r\n", hostport);
     if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
         return -1;
     char buf[4096];

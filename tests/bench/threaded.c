@@ -45,22 +45,22 @@
 #include "rawerr.h"
 #include "url.h"
 
-#define PROG "crawl-threads"
-#define READ_CHUNK 4096    /* on the thread's stack, which --stack-size may make 64 KB */
+#define PROG       "crawl-threads"
+#define READ_CHUNK 4096 /* on the thread's stack, which --stack-size may make 64 KB */
 
 typedef struct crawler {
     crawl_options opt;
     crawl *c;
     resolver *res;
-    pthread_mutex_t lock;    /* everything below, the crawl core and the resolver */
-    pthread_cond_t idle;     /* signalled when the last thread ends */
+    pthread_mutex_t lock; /* everything below, the crawl core and the resolver */
+    pthread_cond_t idle;  /* signalled when the last thread ends */
     pthread_attr_t attr;
-    jobq waiting;            /* URLs with no thread yet */
-    size_t alive;            /* threads started and not yet ended */
+    jobq waiting; /* URLs with no thread yet */
+    size_t alive; /* threads started and not yet ended */
     size_t peak_alive;
     size_t create_failures;
-    int create_errno;        /* the first pthread_create failure */
-    bool stopping;           /* SIGINT/SIGTERM: start nothing more */
+    int create_errno; /* the first pthread_create failure */
+    bool stopping;    /* SIGINT/SIGTERM: start nothing more */
 } crawler;
 
 static volatile sig_atomic_t interrupted;
@@ -92,7 +92,7 @@ static const char *fetch_once(crawler *cr, const char *url, crawl_fetch *f, char
         free(scheme), free(host), free(path);
         return "not an http URL";
     }
-    pthread_mutex_lock(&cr->lock);          /* the resolver's cache is not shared-safe */
+    pthread_mutex_lock(&cr->lock); /* the resolver's cache is not shared-safe */
     int r = resolver_lookup(cr->res, host, port, &addr, &alen, err, errlen);
     pthread_mutex_unlock(&cr->lock);
     free(scheme), free(host), free(path);
@@ -106,7 +106,7 @@ static const char *fetch_once(crawler *cr, const char *url, crawl_fetch *f, char
     struct timeval tv = {(time_t)cr->opt.timeout,
                          (suseconds_t)((cr->opt.timeout - (double)(time_t)cr->opt.timeout) * 1e6)};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);   /* bounds connect too */
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv); /* bounds connect too */
     const char *fail = NULL;
     size_t reqlen = 0;
     char *req = NULL;
@@ -128,8 +128,8 @@ static const char *fetch_once(crawler *cr, const char *url, crawl_fetch *f, char
             continue;
         if (n < 0) {
             fail = (errno == EAGAIN || errno == EWOULDBLOCK)
-                       ? raw_timeout(err, errlen, cr->opt.timeout)
-                       : raw_error(err, errlen, "send", errno);
+                ? raw_timeout(err, errlen, cr->opt.timeout)
+                : raw_error(err, errlen, "send", errno);
             goto out;
         }
         sent += (size_t)n;
@@ -141,8 +141,8 @@ static const char *fetch_once(crawler *cr, const char *url, crawl_fetch *f, char
             continue;
         if (n < 0 || now_s() > deadline) {
             fail = (n >= 0 || errno == EAGAIN || errno == EWOULDBLOCK)
-                       ? raw_timeout(err, errlen, cr->opt.timeout)
-                       : raw_error(err, errlen, "recv", errno);
+                ? raw_timeout(err, errlen, cr->opt.timeout)
+                : raw_error(err, errlen, "recv", errno);
             break;
         }
         int rc = n > 0 ? http_parser_feed(p, buf, (size_t)n) : http_parser_eof(p);
@@ -183,7 +183,7 @@ static void fetch(crawler *cr, const crawl_request *r)
         const char *fail = fetch_once(cr, url, f, err, sizeof err);
         pthread_mutex_lock(&cr->lock);
         if (!fail) {
-            crawl_fetch_done(f, add_url, cr);   /* may call add_url: lock held */
+            crawl_fetch_done(f, add_url, cr); /* may call add_url: lock held */
             pthread_mutex_unlock(&cr->lock);
             return;
         }
@@ -238,11 +238,11 @@ static bool start_thread(crawler *cr, const crawl_request *r)
             struct rlimit nproc;
             getrlimit(RLIMIT_NPROC, &nproc);
             log_error("%s: pthread_create failed with %zu threads alive: %s "
-                     "(limits: ulimit -u %lld, /proc/sys/kernel/threads-max, "
-                     "/proc/sys/vm/max_map_count, memory); going on with the threads "
-                     "there are, the URL waits",
-                     PROG, cr->alive, strerror(e),
-                     nproc.rlim_cur == RLIM_INFINITY ? -1LL : (long long)nproc.rlim_cur);
+                      "(limits: ulimit -u %lld, /proc/sys/kernel/threads-max, "
+                      "/proc/sys/vm/max_map_count, memory); going on with the threads "
+                      "there are, the URL waits",
+                      PROG, cr->alive, strerror(e),
+                      nproc.rlim_cur == RLIM_INFINITY ? -1LL : (long long)nproc.rlim_cur);
         }
         free(copy);
         free(sa);
@@ -309,7 +309,7 @@ int main(int argc, char **argv)
     }
     net_raise_nofile();
     alloc_set_progname(PROG);
-    libmem_init();              /* once, before threads use libxml2 and libcurl */
+    libmem_init(); /* once, before threads use libxml2 and libcurl */
     char err[512];
     cr.c = crawl_new(&cr.opt, "threads", err, sizeof err);
     if (!cr.c) {
@@ -357,19 +357,19 @@ int main(int argc, char **argv)
         }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100 * 1000000L;   /* look at `interrupted` ten times a second */
+        ts.tv_nsec += 100 * 1000000L; /* look at `interrupted` ten times a second */
         if (ts.tv_nsec >= 1000000000L)
             ts.tv_sec++, ts.tv_nsec -= 1000000000L;
         pthread_cond_timedwait(&cr.idle, &cr.lock, &ts);
         if (interrupted) {
-            cr.stopping = true;     /* report now; the threads are abandoned */
+            cr.stopping = true; /* report now; the threads are abandoned */
             break;
         }
     }
     size_t todo = jobq_size(&cr.waiting) + cr.alive;
     if (cr.create_failures)
-        log_error("%s: %zu thread creation(s) failed (%s); at most %zu threads ran at once",
-                 PROG, cr.create_failures, strerror(cr.create_errno), cr.peak_alive);
+        log_error("%s: %zu thread creation(s) failed (%s); at most %zu threads ran at once", PROG,
+                  cr.create_failures, strerror(cr.create_errno), cr.peak_alive);
     char werr[1024];
     if (crawl_write_report(cr.c, todo, "raw", "threads", interrupted, werr, sizeof werr) < 0) {
         fprintf(stderr, "%s: %s\n", PROG, werr);
@@ -377,7 +377,7 @@ int main(int argc, char **argv)
     }
     pthread_mutex_unlock(&cr.lock);
     if (cr.alive > 0)
-        _exit(status ? status : 0);  /* interrupted with threads blocked in recv */
+        _exit(status ? status : 0); /* interrupted with threads blocked in recv */
     jobq_clear(&cr.waiting);
     crawl_free(cr.c);
     resolver_free(cr.res);

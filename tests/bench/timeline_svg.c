@@ -17,17 +17,17 @@
 #include "alloc.h"
 #include "jsonl.h"
 
-#define WIDTH 1200
-#define LEFT 70
-#define RIGHT 24
-#define TOP 96
+#define WIDTH      1200
+#define LEFT       70
+#define RIGHT      24
+#define TOP        96
 #define INFLIGHT_H 70
 
 typedef struct span {
     long long tid, ts, dur;
     const char *name, *url, *error;
     long long status, size;
-    int phase;      /* -1 for a fetch, else index in phase_names */
+    int phase; /* -1 for a fetch, else index in phase_names */
 } span;
 
 static const char *const phase_names[] = {"connect", "waiting", "body"};
@@ -201,9 +201,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "timeline-svg: cannot write %s\n", argv[2]);
         return 1;
     }
-    fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-               "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-               "font-size=\"12\">\n", WIDTH, height, WIDTH, height);
+    fprintf(o,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+            "font-size=\"12\">\n",
+            WIDTH, height, WIDTH, height);
     fprintf(o, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
 
     /* title and totals */
@@ -216,10 +218,11 @@ int main(int argc, char **argv)
     else
         snprintf(secs, sizeof secs, "%.1f ms", (double)total / 1e3);
     fprintf(o, "<text x=\"%d\" y=\"50\" font-size=\"13\" fill=\"#333\">", LEFT);
-    fprintf(o, "%lld URLs, %zu fetches (%zu failed) on %lld slots in %s; peak %lld in flight; "
-               "slots busy %.0f%% of the time",
-            finished ? jobj_int(finished, "urls", 0) : (long long)nfetch, nfetch, nfailed,
-            nslots, secs, peak, 100.0 * (double)busy / ((double)max_tasks * (double)total));
+    fprintf(o,
+            "%lld URLs, %zu fetches (%zu failed) on %lld slots in %s; peak %lld in flight; "
+            "slots busy %.0f%% of the time",
+            finished ? jobj_int(finished, "urls", 0) : (long long)nfetch, nfetch, nfailed, nslots,
+            secs, peak, 100.0 * (double)busy / ((double)max_tasks * (double)total));
     if (finished && jobj_str(finished, "selector")) {
         fputs("; selector ", o);
         xml(o, jobj_str(finished, "selector"));
@@ -234,12 +237,15 @@ int main(int argc, char **argv)
         fprintf(o, "<text x=\"%d\" y=\"72\">%s</text>\n", lx + 19, phase_labels[p]);
         lx += 19 + 7 * (int)strlen(phase_labels[p]) + 22;
     }
-    fprintf(o, "<rect x=\"%d\" y=\"62\" width=\"14\" height=\"12\" fill=\"none\" stroke=\"%s\" "
-               "stroke-width=\"2\"/><text x=\"%d\" y=\"72\">failed attempt</text>\n",
+    fprintf(o,
+            "<rect x=\"%d\" y=\"62\" width=\"14\" height=\"12\" fill=\"none\" stroke=\"%s\" "
+            "stroke-width=\"2\"/><text x=\"%d\" y=\"72\">failed attempt</text>\n",
             lx, FAIL_COLOR, lx + 19);
     lx += 19 + 7 * 14 + 22;
-    fprintf(o, "<text x=\"%d\" y=\"72\" fill=\"#555\">one row per slot (a worker or "
-               "connection); time runs left to right</text>\n", lx);
+    fprintf(o,
+            "<text x=\"%d\" y=\"72\" fill=\"#555\">one row per slot (a worker or "
+            "connection); time runs left to right</text>\n",
+            lx);
 
     /* rows and grid */
     for (long long r = 0; r < nslots; r++) {
@@ -248,8 +254,9 @@ int main(int argc, char **argv)
                     LEFT, TOP + r * rh, plot_w, rh);
         int every = rh >= 11 ? 1 : (int)((11 + rh - 1) / rh);
         if (r % every == 0)
-            fprintf(o, "<text x=\"%d\" y=\"%lld\" text-anchor=\"end\" font-size=\"%d\" "
-                       "fill=\"#333\">slot %lld</text>\n",
+            fprintf(o,
+                    "<text x=\"%d\" y=\"%lld\" text-anchor=\"end\" font-size=\"%d\" "
+                    "fill=\"#333\">slot %lld</text>\n",
                     LEFT - 6, TOP + r * rh + rh / 2 + 4, rh >= 14 ? 12 : 10, r);
     }
     long long step = tick_step(total);
@@ -268,8 +275,10 @@ int main(int argc, char **argv)
     }
     fprintf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", LEFT, axis_y,
             LEFT + plot_w, axis_y);
-    fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">time since the "
-               "crawl started</text>\n", LEFT + plot_w, axis_y + 34);
+    fprintf(o,
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">time since the "
+            "crawl started</text>\n",
+            LEFT + plot_w, axis_y + 34);
 
     /* bars: the phases, then each fetch's outline with its tooltip */
     double pad = rh >= 8 ? 1.5 : 0.5;
@@ -285,10 +294,11 @@ int main(int argc, char **argv)
         const span *s = &spans[i];
         if (s->phase != -1)
             continue;
-        fprintf(o, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
-                   "fill-opacity=\"0\" stroke=\"%s\" stroke-width=\"%s\"><title>",
-                LEFT + s->ts * sx, TOP + (s->tid - 1) * rh + pad, s->dur * sx, rh - 2 * pad,
-                "#fff", s->error ? FAIL_COLOR : "#ffffff", s->error ? "1.5" : "0.6");
+        fprintf(o,
+                "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
+                "fill-opacity=\"0\" stroke=\"%s\" stroke-width=\"%s\"><title>",
+                LEFT + s->ts * sx, TOP + (s->tid - 1) * rh + pad, s->dur * sx, rh - 2 * pad, "#fff",
+                s->error ? FAIL_COLOR : "#ffffff", s->error ? "1.5" : "0.6");
         xml(o, s->url ? s->url : s->name);
         if (s->status >= 0)
             fprintf(o, " — %lld, %lld bytes", s->status, s->size);
@@ -301,20 +311,24 @@ int main(int argc, char **argv)
     }
 
     /* fetches in flight: a step line */
-    fprintf(o, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">in flight</text>"
-               "<text x=\"%d\" y=\"%d\" fill=\"#555\"> (fetches at once; --max-tasks %lld, "
-               "peak %lld)</text>\n",
+    fprintf(o,
+            "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">in flight</text>"
+            "<text x=\"%d\" y=\"%d\" fill=\"#555\"> (fetches at once; --max-tasks %lld, "
+            "peak %lld)</text>\n",
             LEFT, infl_top - 6, LEFT + 60, infl_top - 6, max_tasks, peak);
     long long ymax = max_tasks > peak ? max_tasks : peak;
     if (ymax < 1)
         ymax = 1;
     fprintf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", LEFT,
             infl_bottom, LEFT + plot_w, infl_bottom);
-    fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">%lld</text>"
-               "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">0</text>\n",
+    fprintf(o,
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">%lld</text>"
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">0</text>\n",
             LEFT - 6, infl_top + 4, ymax, LEFT - 6, infl_bottom);
-    fprintf(o, "<polyline fill=\"#1f5f9e\" fill-opacity=\"0.25\" stroke=\"#1f5f9e\" "
-               "stroke-width=\"1\" points=\"%d,%d", LEFT, infl_bottom);
+    fprintf(o,
+            "<polyline fill=\"#1f5f9e\" fill-opacity=\"0.25\" stroke=\"#1f5f9e\" "
+            "stroke-width=\"1\" points=\"%d,%d",
+            LEFT, infl_bottom);
     cur = 0;
     for (size_t i = 0; i < nm; i++) {
         double x = LEFT + (double)(marks[i] / 2) * sx;

@@ -15,10 +15,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* ... and its optional set-up, called once before the first input. */
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-#define FUZZ_CHECK(cond)   \
-    do {                   \
-        if (!(cond))       \
-            abort();       \
+#define FUZZ_CHECK(cond)                                                                           \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            abort();                                                                               \
     } while (0)
 
 /* Chunk sizes for feeding a parser: the input starts with one byte whose low 3 bits
@@ -28,7 +28,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 typedef struct chunker {
     const uint8_t *sizes;
     size_t nsizes, next;
-    int last_zero;       /* no two empty chunks in a row: the feeding always ends */
+    int last_zero; /* no two empty chunks in a row: the feeding always ends */
 } chunker;
 
 /* Takes the chunk spec off the front of *data. */

@@ -19,18 +19,17 @@
 #include <strings.h>
 
 typedef struct run {
-    record events;       /* head fields, then body bytes, as they were reported */
+    record events; /* head fields, then body bytes, as they were reported */
     int heads;
     long long body_len;
     long long content_length;
     int status;
-    bool encoded;        /* a Content-Encoding field: the body is decoded */
-    int rc;              /* the final return value */
+    bool encoded; /* a Content-Encoding field: the body is decoded */
+    int rc;       /* the final return value */
     char error[128];
 } run;
 
-static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
-                      size_t vlen)
+static void on_header(void *ctx, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     run *r = ctx;
     FUZZ_CHECK(r->heads == 0);
@@ -51,8 +50,7 @@ static void on_head(void *ctx, const http_head *h)
     r->status = h->status;
     r->content_length = h->content_length;
     FUZZ_CHECK(h->version != NULL);
-    snprintf(line, sizeof line, "HEAD %s %d %lld\n", h->version, h->status,
-             h->content_length);
+    snprintf(line, sizeof line, "HEAD %s %d %lld\n", h->version, h->status, h->content_length);
     record_adds(&r->events, line);
     record_adds(&r->events, h->content_type ? h->content_type : "(no type)");
     record_add(&r->events, "\n", 1);
@@ -71,8 +69,7 @@ static void on_body(void *ctx, const char *data, size_t len)
 static void parse(run *r, const uint8_t *data, size_t size, chunker *ch)
 {
     memset(r, 0, sizeof *r);
-    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r,
-                      .on_header = on_header};
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r, .on_header = on_header};
     http_parser *p = http_parser_new(&sink);
     FUZZ_CHECK(p != NULL);
     if (size >= 7 && memcmp(data, "HTTP/2 ", 7) == 0)

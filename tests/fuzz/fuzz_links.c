@@ -14,9 +14,10 @@
 #include <stdbool.h>
 
 static const char *const CHARSETS[16] = {
-    NULL, "utf-8", "iso-8859-1", "windows-1252", "shift_jis", "utf-16le", "euc-jp",
-    "no-such-charset", "iso-2022-jp", "utf-16be", "gb18030", "big5", "koi8-r", "UTF8",
-    "latin1", "",
+    NULL,          "utf-8",    "iso-8859-1", "windows-1252",
+    "shift_jis",   "utf-16le", "euc-jp",     "no-such-charset",
+    "iso-2022-jp", "utf-16be", "gb18030",    "big5",
+    "koi8-r",      "UTF8",     "latin1",     "",
 };
 
 static const char *const PAGES[4] = {
@@ -34,8 +35,8 @@ static void collect(void *ctx, const char *url)
     record_add(r, "\n", 1);
 }
 
-static void parse(record *out, const char *page, const char *charset, bool xml,
-                  bool requisites, const uint8_t *data, size_t size, chunker *ch)
+static void parse(record *out, const char *page, const char *charset, bool xml, bool requisites,
+                  const uint8_t *data, size_t size, chunker *ch)
 {
     links_parser *lp = requisites ? links_new_requisites(page, charset, collect, out)
                                   : links_new(page, charset, xml, collect, out);

@@ -28,8 +28,8 @@
 #define MAX_PATHS 8
 
 static const char *const AGENTS[4] = {"foobot", "FooBot/2.0", "crawlstages/0.1", "a"};
-static const char *const DEFAULT_PATHS[] = {"/", "/a", "/example/page.html", "/x.gif",
-                                            "/~joe/%7e?q=1", "/a%2Fb/*$"};
+static const char *const DEFAULT_PATHS[] = {
+    "/", "/a", "/example/page.html", "/x.gif", "/~joe/%7e?q=1", "/a%2Fb/*$"};
 
 typedef struct answers {
     bool allowed[MAX_PATHS];
@@ -56,8 +56,8 @@ static void check_same(const answers *a, const answers *b, size_t npaths)
 
 static bool is_unreserved(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '.' || c == '_' || c == '~';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+        || c == '.' || c == '_' || c == '~';
 }
 
 /* path with every unreserved character as %XX, upper and lower hex by turns. */

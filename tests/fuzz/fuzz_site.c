@@ -9,7 +9,7 @@
 
 #include "site.h"
 
-#define BASE "http://127.0.0.1:8080"
+#define BASE          "http://127.0.0.1:8080"
 #define MAX_GENERATED 20000 /* links= and nest= summed over the site */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

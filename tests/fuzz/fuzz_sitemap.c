@@ -22,7 +22,7 @@
 #include <zlib.h>
 
 typedef struct run {
-    record locs;             /* "U loc\n" / "I loc\n" */
+    record locs; /* "U loc\n" / "I loc\n" */
     size_t n;
     const sitemap_limits *lim;
 } run;
@@ -42,8 +42,7 @@ static void on_loc(void *ctx, sitemap_kind kind, const char *loc)
 }
 
 /* One parse; returns finish's result. */
-static int parse(const sitemap_limits *lim, const uint8_t *data, size_t size, chunker *c,
-                 run *r)
+static int parse(const sitemap_limits *lim, const uint8_t *data, size_t size, chunker *c, run *r)
 {
     r->lim = lim;
     sitemap_parser *p = sitemap_parser_new(lim, on_loc, r);
@@ -121,8 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else if (rc_pieces != 0 && rc_whole == 0)
         FUZZ_CHECK(starts_with(&pieces.locs, &whole.locs));
     else
-        FUZZ_CHECK(starts_with(&whole.locs, &pieces.locs) ||
-                   starts_with(&pieces.locs, &whole.locs));
+        FUZZ_CHECK(starts_with(&whole.locs, &pieces.locs)
+                   || starts_with(&pieces.locs, &whole.locs));
     record_free(&whole.locs);
     record_free(&pieces.locs);
     free(gz);

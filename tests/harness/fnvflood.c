@@ -8,9 +8,9 @@
 #include "alloc.h"
 
 enum {
-    BLOCK = 8,                  /* letters per block */
-    TABLE_BITS = 20,            /* the birthday table: 2^20 slots */
-    MAX_TRIES = 700000,         /* < 0.7 * 2^20; P(no collision in 32 bits) < e^-50 */
+    BLOCK = 8,          /* letters per block */
+    TABLE_BITS = 20,    /* the birthday table: 2^20 slots */
+    MAX_TRIES = 700000, /* < 0.7 * 2^20; P(no collision in 32 bits) < e^-50 */
 };
 
 typedef struct fnv_params {
@@ -67,7 +67,7 @@ static bool find_pair(fnv_params p, uint32_t *h, uint32_t *tbl_key, uint32_t *tb
             if (tbl_key[j] == v) {
                 block(tbl_val[j] - 1, a);
                 if (memcmp(a, blk, BLOCK) == 0)
-                    break;      /* the same letters drawn twice: no pair */
+                    break; /* the same letters drawn twice: no pair */
                 memcpy(b, blk, BLOCK);
                 *h = v;
                 return true;

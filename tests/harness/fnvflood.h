@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 typedef enum fnv_kind {
-    FNV1A_32,          /* the whole 32-bit hash */
-    FNV1A_64_LOW32,    /* the low 32 bits of the 64-bit hash */
+    FNV1A_32,       /* the whole 32-bit hash */
+    FNV1A_64_LOW32, /* the low 32 bits of the 64-bit hash */
 } fnv_kind;
 
 /* FNV-1a (kind) of s. */

@@ -131,8 +131,8 @@ static int jp_string(jp *p, char **out, size_t *outlen)
                 return jp_fail(p, "bad \\u escape");
             }
             p->s += 4;
-            if (cp >= 0xd800 && cp < 0xdc00 && p->end - p->s >= 6 && p->s[0] == '\\' &&
-                p->s[1] == 'u') {
+            if (cp >= 0xd800 && cp < 0xdc00 && p->end - p->s >= 6 && p->s[0] == '\\'
+                && p->s[1] == 'u') {
                 unsigned lo;
                 if (hex4(p->s + 2, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
                     cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
@@ -142,12 +142,10 @@ static int jp_string(jp *p, char **out, size_t *outlen)
             /* \u0000 cannot live in a C string: keep it visible instead */
             if (cp == 0)
                 cp = 0xfffd;
-            o += put_utf8(o, cp);  /* at most 4 bytes for 6 or 12 source bytes */
+            o += put_utf8(o, cp); /* at most 4 bytes for 6 or 12 source bytes */
             break;
         }
-        default:
-            free(buf);
-            return jp_fail(p, "bad escape \\%c", e);
+        default: free(buf); return jp_fail(p, "bad escape \\%c", e);
         }
     }
     if (p->s >= p->end) {
@@ -204,8 +202,7 @@ static int jp_value(jp *p, jv *v)
     if (c == '-' || (c >= '0' && c <= '9')) {
         char num[64];
         size_t n = 0;
-        while (p->s + n < p->end && n < sizeof num - 1 &&
-               strchr("+-0123456789.eE", p->s[n]))
+        while (p->s + n < p->end && n < sizeof num - 1 && strchr("+-0123456789.eE", p->s[n]))
             n++;
         memcpy(num, p->s, n);
         num[n] = '\0';
@@ -253,7 +250,7 @@ static int jp_array(jp *p, jv *v)
         jv *item = &v->items[v->nitems++];
         memset(item, 0, sizeof *item);
         if (jp_value(p, item) < 0)
-            return -1;         /* the caller's jv_clear frees what was parsed */
+            return -1; /* the caller's jv_clear frees what was parsed */
         jp_ws(p);
         if (p->s < p->end && *p->s == ',') {
             p->s++;
@@ -490,7 +487,7 @@ static void parse_output(crawl_run *r)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
         line_no++;
-        if (le == p) {               /* an empty line */
+        if (le == p) { /* an empty line */
             set_error(r, "line %zu: empty", line_no);
             p = nl ? nl + 1 : end;
             continue;
@@ -499,8 +496,8 @@ static void parse_output(crawl_run *r)
         jobj *o = jobj_parse(p, (size_t)(le - p), why, sizeof why);
         if (!o) {
             set_error(r, "line %zu: %s: %.80s", line_no, why, p);
-        } else if (o->n == 1 && !strcmp(o->fields[0].key, "summary") &&
-                   o->fields[0].v.type == JV_OBJ) {
+        } else if (o->n == 1 && !strcmp(o->fields[0].key, "summary")
+                   && o->fields[0].v.type == JV_OBJ) {
             if (r->summary)
                 set_error(r, "line %zu: a second summary", line_no);
             else {
@@ -567,8 +564,7 @@ int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double a
         if (getppid() != parent)
             _exit(127);
         int devnull = open("/dev/null", O_RDONLY);
-        if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 ||
-            dup2(err[1], 2) < 0)
+        if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
             _exit(127);
         close_range(3, ~0U, 0);
         signal(SIGPIPE, SIG_DFL);
@@ -595,7 +591,7 @@ int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double a
             r->timed_out = true;
         }
         if (at && !killed && now_s() >= t0 + at_secs) {
-            at(pid, ctx);         /* once, while the child still runs */
+            at(pid, ctx); /* once, while the child still runs */
             at = NULL;
             continue;
         }
@@ -609,7 +605,7 @@ int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double a
             break;
         }
         if (killed && (n == 0 || now_s() > deadline + 5))
-            break;                /* killed, but something else holds the pipes */
+            break; /* killed, but something else holds the pipes */
         for (int i = 0; i < 2; i++) {
             if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
@@ -723,9 +719,8 @@ const char *crawl_run_describe(const crawl_run *r)
     snprintf(msg, sizeof msg,
              "exit %d signal %d%s after %.2fs%s%s\n--- stderr ---\n%.2000s\n"
              "--- stdout ---\n%.4000s",
-             r->exit_code, r->term_signal, r->timed_out ? " (TIMED OUT, killed)" : "",
-             r->seconds, r->parse_error ? "; parse error: " : "",
-             r->parse_error ? r->parse_error : "", r->err ? r->err : "",
-             r->out ? r->out : "");
+             r->exit_code, r->term_signal, r->timed_out ? " (TIMED OUT, killed)" : "", r->seconds,
+             r->parse_error ? "; parse error: " : "", r->parse_error ? r->parse_error : "",
+             r->err ? r->err : "", r->out ? r->out : "");
     return msg;
 }

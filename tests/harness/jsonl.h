@@ -27,7 +27,7 @@ typedef struct jv {
     jv_type type;
     bool b;
     double num;
-    char *str;        /* JV_STR: decoded UTF-8, NUL-terminated (may contain no NUL) */
+    char *str; /* JV_STR: decoded UTF-8, NUL-terminated (may contain no NUL) */
     size_t str_len;
     jobj *obj;        /* JV_OBJ */
     struct jv *items; /* JV_ARR: nitems values */
@@ -66,21 +66,21 @@ const jv *jobj_arr(const jobj *o, const char *key);
 /* ---- running a crawler -------------------------------------------------------------- */
 
 typedef struct crawl_run {
-    int exit_code;         /* the exit status, or -1 when killed by a signal */
-    int term_signal;       /* the signal that ended it, or 0 */
-    bool timed_out;        /* killed because it ran past the limit */
-    double seconds;        /* wall time from fork to reaping */
-    long maxrss_kb;        /* its peak resident set size (wait4's rusage), KB */
-    char *out;             /* stdout, NUL-terminated */
+    int exit_code;   /* the exit status, or -1 when killed by a signal */
+    int term_signal; /* the signal that ended it, or 0 */
+    bool timed_out;  /* killed because it ran past the limit */
+    double seconds;  /* wall time from fork to reaping */
+    long maxrss_kb;  /* its peak resident set size (wait4's rusage), KB */
+    char *out;       /* stdout, NUL-terminated */
     size_t out_len;
-    char *err;             /* stderr, NUL-terminated */
+    char *err; /* stderr, NUL-terminated */
     size_t err_len;
-    jobj **records;        /* each line of stdout but the summary, sorted by url */
+    jobj **records; /* each line of stdout but the summary, sorted by url */
     size_t nrecords;
-    jobj *summary;         /* the object inside {"summary": ...}, or NULL */
-    char *records_text;    /* the record lines of stdout, verbatim, sorted by url
+    jobj *summary;      /* the object inside {"summary": ...}, or NULL */
+    char *records_text; /* the record lines of stdout, verbatim, sorted by url
                             * (summary left out) */
-    char *parse_error;     /* NULL, or "line N: why" for the first line that failed */
+    char *parse_error;  /* NULL, or "line N: why" for the first line that failed */
 } crawl_run;
 
 /* Run argv[0] (a path) with argv (NULL-terminated), stdin from /dev/null, for at most

@@ -29,8 +29,8 @@
 #endif
 
 #define START_TIMEOUT_MS 10000
-#define STOP_TIMEOUT_MS 5000
-#define CMD_TIMEOUT_MS 5000
+#define STOP_TIMEOUT_MS  5000
+#define CMD_TIMEOUT_MS   5000
 
 static long long now_ms(void)
 {
@@ -50,15 +50,16 @@ static int connect_to(int port, long long deadline)
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
         int err = 0;
         socklen_t el = sizeof err;
         struct pollfd p = {.fd = fd, .events = POLLOUT};
         long long left = deadline - now_ms();
-        if (errno != EINPROGRESS || left <= 0 || poll(&p, 1, (int)left) != 1 ||
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0) {
+        if (errno != EINPROGRESS || left <= 0 || poll(&p, 1, (int)left) != 1
+            || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0) {
             close(fd);
             return -1;
         }
@@ -68,17 +69,16 @@ static int connect_to(int port, long long deadline)
 
 /* Send line + CRLF (after "AUTH password" when the server has one), read the reply's
  * first line (a bulk reply: its content's). */
-static int command(int port, const char *password, const char *line, char *out,
-                   size_t outlen, long long deadline)
+static int command(int port, const char *password, const char *line, char *out, size_t outlen,
+                   long long deadline)
 {
     int fd = connect_to(port, deadline);
     if (fd < 0)
         return -1;
     char req[1024];
-    int n = password && password[0]
-                ? snprintf(req, sizeof req, "AUTH %s\r\n%s\r\n", password, line)
-                : snprintf(req, sizeof req, "%s\r\n", line);
-    size_t skip = password && password[0] ? 1 : 0;      /* AUTH's "+OK" */
+    int n = password && password[0] ? snprintf(req, sizeof req, "AUTH %s\r\n%s\r\n", password, line)
+                                    : snprintf(req, sizeof req, "%s\r\n", line);
+    size_t skip = password && password[0] ? 1 : 0; /* AUTH's "+OK" */
     if (n < 0 || (size_t)n >= sizeof req || send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
         close(fd);
         return -1;
@@ -103,14 +103,14 @@ static int command(int port, const char *password, const char *line, char *out,
             continue;
         if (skip > 0) {
             if (strncmp(buf, "+OK\r\n", 5) != 0)
-                break;          /* AUTH refused */
+                break; /* AUTH refused */
             skip--;
             got -= 5;
             memmove(buf, buf + 5, got + 1);
             if (!(eol = strstr(buf, "\r\n")))
                 continue;
         }
-        if (buf[0] == '$' && atol(buf + 1) >= 0) {      /* a bulk string: its content */
+        if (buf[0] == '$' && atol(buf + 1) >= 0) { /* a bulk string: its content */
             char *eol2 = strstr(eol + 2, "\r\n");
             if (!eol2)
                 continue;
@@ -133,7 +133,7 @@ static int spawn(redis_server *rs)
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlives the test */
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives the test */
         if (getppid() != parent)
             _exit(127);
         int devnull = open("/dev/null", O_RDWR);
@@ -156,8 +156,8 @@ static int spawn(redis_server *rs)
             return -1;
         }
         char reply[64];
-        if (command(rs->port, rs->password, "PING", reply, sizeof reply, now_ms() + 500) == 0 &&
-            strcmp(reply, "+PONG") == 0)
+        if (command(rs->port, rs->password, "PING", reply, sizeof reply, now_ms() + 500) == 0
+            && strcmp(reply, "+PONG") == 0)
             return 0;
         nap_ms(10);
     }
@@ -195,9 +195,22 @@ int redis_server_start(redis_server *rs, const char *const extra_args[])
         char port[16], log[PATH_MAX + 16];
         snprintf(port, sizeof port, "%d", rs->port);
         snprintf(log, sizeof log, "%s/redis.log", rs->dir);
-        const char *ours[] = {REDIS_SERVER_BIN, "--port", port, "--bind", "127.0.0.1",
-                              "--save", "", "--appendonly", "no", "--dir", rs->dir,
-                              "--logfile", log, "--daemonize", "no", NULL};
+        const char *ours[] = {REDIS_SERVER_BIN,
+                              "--port",
+                              port,
+                              "--bind",
+                              "127.0.0.1",
+                              "--save",
+                              "",
+                              "--appendonly",
+                              "no",
+                              "--dir",
+                              rs->dir,
+                              "--logfile",
+                              log,
+                              "--daemonize",
+                              "no",
+                              NULL};
         size_t n = 0;
         free_args(rs);
         for (size_t i = 0; ours[i]; i++)

@@ -22,11 +22,11 @@
 #include <sys/types.h>
 
 typedef struct redis_server {
-    pid_t pid;              /* 0 when not running */
+    pid_t pid; /* 0 when not running */
     int port;
-    char dir[PATH_MAX];     /* its working directory ("" once removed) */
-    char *args[40];         /* the command line, for a restart (owned) */
-    char password[128];     /* --requirepass PW in extra_args: "" when none */
+    char dir[PATH_MAX]; /* its working directory ("" once removed) */
+    char *args[40];     /* the command line, for a restart (owned) */
+    char password[128]; /* --requirepass PW in extra_args: "" when none */
 } redis_server;
 
 /* Start redis-server (REDIS_SERVER_BIN) with extra_args (NULL-terminated, may be NULL)

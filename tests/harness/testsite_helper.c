@@ -27,7 +27,7 @@
 #endif
 
 #define START_TIMEOUT_MS 10000
-#define STOP_TIMEOUT_MS 5000
+#define STOP_TIMEOUT_MS  5000
 #define FETCH_TIMEOUT_MS 5000
 
 static long long now_ms(void)
@@ -159,7 +159,7 @@ int testsite_port(const testsite *ts)
 
 int testsite_connect(const testsite *ts)
 {
-    const char *host = ts->url + 7;   /* after "http://" */
+    const char *host = ts->url + 7; /* after "http://" */
     const char *colon = strrchr(host, ':');
     if (strncmp(ts->url, "http://", 7) || !colon)
         return -1;
@@ -194,8 +194,8 @@ int testsite_connect(const testsite *ts)
     if (connect(fd, (struct sockaddr *)&ss, sl) < 0) {
         int err = 0;
         socklen_t el = sizeof err;
-        if (errno != EINPROGRESS || wait_fd(fd, POLLOUT, now_ms() + FETCH_TIMEOUT_MS) < 0 ||
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0) {
+        if (errno != EINPROGRESS || wait_fd(fd, POLLOUT, now_ms() + FETCH_TIMEOUT_MS) < 0
+            || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0) {
             close(fd);
             return -1;
         }
@@ -235,7 +235,7 @@ char *testsite_request(const testsite *ts, const char *request, size_t *len, int
         if (r < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
         if (r <= 0)
-            break;   /* closed, or reset */
+            break; /* closed, or reset */
         n += (size_t)r;
     }
     close(fd);
@@ -251,8 +251,10 @@ char *testsite_fetch(const testsite *ts, const char *path, int *status, size_t *
     if (len)
         *len = 0;
     char req[2048];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1:%d\r\n"
-                                      "Connection: close\r\n\r\n", path, testsite_port(ts));
+    int n = snprintf(req, sizeof req,
+                     "GET %s HTTP/1.0\r\nHost: 127.0.0.1:%d\r\n"
+                     "Connection: close\r\n\r\n",
+                     path, testsite_port(ts));
     if (n < 0 || (size_t)n >= sizeof req)
         return NULL;
     size_t total = 0;
@@ -267,8 +269,8 @@ char *testsite_fetch(const testsite *ts, const char *path, int *status, size_t *
     }
     size_t head = (size_t)(end + 4 - resp), body = total - head;
     char cl[32];
-    if (testsite_header(resp, "Content-Length", cl, sizeof cl) == 0 &&
-        strtoull(cl, NULL, 10) < body)
+    if (testsite_header(resp, "Content-Length", cl, sizeof cl) == 0
+        && strtoull(cl, NULL, 10) < body)
         body = (size_t)strtoull(cl, NULL, 10);
     memmove(resp, resp + head, body);
     resp[body] = '\0';
@@ -292,8 +294,7 @@ static long json_long(const char *json, const char *key, int *ok)
 
 /* A string value (testsite writes \" and \\ escapes only for what a User-Agent
  * holds; \uXXXX is kept as written); null gives "". */
-static void json_string(const char *json, const char *key, char *out, size_t outlen,
-                        int *ok)
+static void json_string(const char *json, const char *key, char *out, size_t outlen, int *ok)
 {
     char pat[64];
     snprintf(pat, sizeof pat, "\"%s\": ", key);
@@ -398,8 +399,8 @@ int testsite_free_port(void)
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t l = sizeof a;
     int port = -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-        getsockname(fd, (struct sockaddr *)&a, &l) == 0)
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0
+        && getsockname(fd, (struct sockaddr *)&a, &l) == 0)
         port = ntohs(a.sin_port);
     close(fd);
     return port;

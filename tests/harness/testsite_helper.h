@@ -17,17 +17,17 @@
 #include <sys/types.h>
 
 typedef struct testsite {
-    pid_t pid;          /* 0 when not running */
-    int out_fd;         /* the server's stdout (read end), -1 when not running */
-    char url[128];      /* base URL with a trailing slash, "http://127.0.0.1:PORT/" */
+    pid_t pid;     /* 0 when not running */
+    int out_fd;    /* the server's stdout (read end), -1 when not running */
+    char url[128]; /* base URL with a trailing slash, "http://127.0.0.1:PORT/" */
 } testsite;
 
 /* GET /__stats. A struct tag only: the function below has the plain name, so write
  *   struct testsite_stats st;  testsite_stats(ts, &st);                              */
 struct testsite_stats {
     long served, dropped, in_progress, peak_in_progress, connections, peak_connections;
-    long robots_txt;           /* requests for /robots.txt (counted in served too) */
-    char user_agent[256];      /* the last request's User-Agent; "" when it sent none */
+    long robots_txt;      /* requests for /robots.txt (counted in served too) */
+    char user_agent[256]; /* the last request's User-Agent; "" when it sent none */
 };
 
 /* Run TESTSITE_BIN with extra_args (NULL-terminated, after the program name) and wait

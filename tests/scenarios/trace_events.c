@@ -33,7 +33,7 @@
 #include "jsonl.h"
 #include "testsite_helper.h"
 
-#define MAX_TASKS 4
+#define MAX_TASKS  4
 #define MAX_STAGES 8
 
 static const char *g_stages[MAX_STAGES];
@@ -50,8 +50,8 @@ typedef struct ctx {
 static int setup(void **state)
 {
     ctx *c = calloc(1, sizeof *c);
-    const char *const args[] = {"--generate", "pages=30,links=5,size=3000,seed=7", "--delay",
-                                "5", NULL};
+    const char *const args[] = {"--generate", "pages=30,links=5,size=3000,seed=7", "--delay", "5",
+                                NULL};
     if (!c || testsite_start(&c->ts, args) < 0) {
         free(c);
         return -1;
@@ -139,9 +139,10 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
     /* crawl-queue as the chapter's crawler (its shared slots; the polite Queue's lanes
      * per host are test_polite's) */
     bool queue = strcmp(base_name(bin), "crawl-queue") == 0;
-    char *argv[] = {(char *)bin, "-q", "--format", "jsonl", "--transport", (char *)transport,
-                    "--max-tasks", tasks, "--trace-events", c->path, c->ts.url,
-                    queue ? "--chapter" : NULL, NULL};
+    char *argv[] = {
+        (char *)bin,   "-q",  "--format",       "jsonl", "--transport", (char *)transport,
+        "--max-tasks", tasks, "--trace-events", c->path, c->ts.url,     queue ? "--chapter" : NULL,
+        NULL};
     if (run_crawler(&c->run, argv, 60) < 0 || c->run.exit_code != 0 || c->run.parse_error)
         fail_msg("%s: the crawl failed\n%s", what, crawl_run_describe(&c->run));
     if (c->run.nrecords < 30)
@@ -173,12 +174,12 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
         if (!jobj_get(e, "ts") || !jobj_get(e, "dur") || ts < 0 || dur < 0)
             fail_msg("%s: span '%s' with ts %lld dur %lld", what, name, ts, dur);
         if (tid < 1 || tid > MAX_TASKS)
-            fail_msg("%s: span '%s' on track %lld: slot not below --max-tasks %d", what, name,
-                     tid, MAX_TASKS);
+            fail_msg("%s: span '%s' on track %lld: slot not below --max-tasks %d", what, name, tid,
+                     MAX_TASKS);
         const char *url = str_or(jobj_obj(e, "args"), "url");
         size_t ulen = strlen(url);
-        if (!strcmp(str_or(e, "cat"), "fetch") && ulen >= 11 &&
-            !strcmp(url + ulen - 11, "/robots.txt"))
+        if (!strcmp(str_or(e, "cat"), "fetch") && ulen >= 11
+            && !strcmp(url + ulen - 11, "/robots.txt"))
             nrobots++;
         else if (!strcmp(str_or(e, "cat"), "fetch"))
             nfetch++;
@@ -201,8 +202,8 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
         const jobj *span = NULL;
         for (size_t i = 0; i < n; i++) {
             const jobj *e = ev[i].obj;
-            if (!strcmp(str_or(e, "ph"), "X") && !strcmp(str_or(e, "cat"), "fetch") &&
-                !strcmp(str_or(jobj_obj(e, "args"), "url"), url)) {
+            if (!strcmp(str_or(e, "ph"), "X") && !strcmp(str_or(e, "cat"), "fetch")
+                && !strcmp(str_or(jobj_obj(e, "args"), "url"), url)) {
                 if (span)
                     fail_msg("%s: two fetch spans for %s", what, url);
                 span = e;
@@ -220,7 +221,8 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
     /* per fetch: the three phases, back to back, filling it; no overlap on a slot */
     if (nconnect != nfetch + nrobots || nphase != 3 * (nfetch + nrobots))
         fail_msg("%s: %zu fetches, %zu phases of which %zu connect (want 3 per fetch, "
-                 "one connect each)", what, nfetch + nrobots, nphase, nconnect);
+                 "one connect each)",
+                 what, nfetch + nrobots, nphase, nconnect);
     for (size_t i = 0; i < n; i++) {
         const jobj *e = ev[i].obj;
         if (strcmp(str_or(e, "ph"), "X") || strcmp(str_or(e, "cat"), "fetch"))
@@ -236,10 +238,10 @@ static void check_stage(ctx *c, const char *bin, const char *transport)
             long long pts = jobj_int(p, "ts", -1), pend = pts + jobj_int(p, "dur", -1);
             bool phase = !strcmp(str_or(p, "cat"), "phase");
             if (!phase && pts < end && ts < pend && pend > pts && end > ts)
-                fail_msg("%s: fetches '%s' and '%s' overlap on track %lld", what,
-                         str_or(e, "name"), str_or(p, "name"), tid);
-            if (phase && pts >= ts && pend <= end && next < 3 && pts == at &&
-                !strcmp(str_or(p, "name"), order[next])) {
+                fail_msg("%s: fetches '%s' and '%s' overlap on track %lld", what, str_or(e, "name"),
+                         str_or(p, "name"), tid);
+            if (phase && pts >= ts && pend <= end && next < 3 && pts == at
+                && !strcmp(str_or(p, "name"), order[next])) {
                 at = pend;
                 next++;
             }
@@ -266,8 +268,8 @@ static void test_bad_path(void **state)
     ctx *c = *state;
     for (int s = 0; s < g_nstages; s++) {
         reset(c);
-        char *argv[] = {(char *)g_stages[s], "--trace-events", "/nonexistent-dir/t.json",
-                        c->ts.url, NULL};
+        char *argv[] = {(char *)g_stages[s], "--trace-events", "/nonexistent-dir/t.json", c->ts.url,
+                        NULL};
         if (run_crawler(&c->run, argv, 30) < 0 || c->run.exit_code != 1)
             fail_msg("%s: want exit 1\n%s", g_stages[s], crawl_run_describe(&c->run));
         const char *nl = strchr(c->run.err, '\n');

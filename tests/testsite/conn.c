@@ -25,32 +25,32 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define IN_START 1024
-#define IN_MAX (REQUEST_MAX_HEAD + 1024)
-#define LINGER_MS 2000        /* how long a closing connection is drained */
-#define RESET_POLL_MS 5       /* wait for the sent bytes to leave before a reset */
-#define RESET_POLLS 400
+#define IN_START      1024
+#define IN_MAX        (REQUEST_MAX_HEAD + 1024)
+#define LINGER_MS     2000 /* how long a closing connection is drained */
+#define RESET_POLL_MS 5    /* wait for the sent bytes to leave before a reset */
+#define RESET_POLLS   400
 
 enum state { C_READ, C_WAIT, C_SEND, C_DRIP, C_RESET, C_LINGER };
 
 typedef struct conn {
     server *srv;
     int fd;
-    list_node node;           /* in srv->conns */
+    list_node node; /* in srv->conns */
     enum state state;
-    int watching;             /* events registered with the selector */
+    int watching; /* events registered with the selector */
     sel_timer *timer;
-    char *in;                 /* received bytes not yet used */
+    char *in; /* received bytes not yet used */
     size_t in_len, in_cap;
-    long long skip;           /* request body bytes still to discard */
-    bool peer_eof;            /* the client will send nothing more */
-    bool active;              /* a counted request is in progress */
-    double begin_ms;          /* --log: when its head was read */
-    char *log_host, *log_path;    /* --log: its Host and path */
-    char *log_fields;             /* --log-header: the fields asked for (server.h) */
+    long long skip;            /* request body bytes still to discard */
+    bool peer_eof;             /* the client will send nothing more */
+    bool active;               /* a counted request is in progress */
+    double begin_ms;           /* --log: when its head was read */
+    char *log_host, *log_path; /* --log: its Host and path */
+    char *log_fields;          /* --log-header: the fields asked for (server.h) */
     reply rep;
-    uint64_t sent;            /* response bytes written so far */
-    uint64_t drip_allowed;    /* body bytes released by the drip timer so far */
+    uint64_t sent;         /* response bytes written so far */
+    uint64_t drip_allowed; /* body bytes released by the drip timer so far */
     int reset_polls;
 } conn;
 
@@ -66,8 +66,8 @@ void conn_close(conn *c)
         selector_unregister(srv->sel, c->fd);
     close(c->fd);
     if (c->active) {
-        server_log_request(srv, c->begin_ms, c->log_host, c->log_path, c->log_fields,
-                           END_ABORTED, c->rep.status, c->sent);
+        server_log_request(srv, c->begin_ms, c->log_host, c->log_path, c->log_fields, END_ABORTED,
+                           c->rep.status, c->sent);
         server_request_end(srv, END_ABORTED);
     }
     free(c->log_host);
@@ -97,7 +97,7 @@ void conn_accepted(server *srv, int fd)
     if (++srv->stats.connections > srv->stats.peak_connections)
         srv->stats.peak_connections = srv->stats.connections;
     int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);   /* drip exactly */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* drip exactly */
     if (selector_register(srv->sel, fd, SEL_READ, on_io, c) < 0) {
         if (!srv->warned_register) {
             log_warn("testsite: cannot watch a connection: %s (warned once)",
@@ -126,9 +126,9 @@ static int settle(conn *c)
     if (want == c->watching)
         return 0;
     selector *s = c->srv->sel;
-    int rc = want == 0        ? selector_unregister(s, c->fd)
-             : c->watching == 0 ? selector_register(s, c->fd, want, on_io, c)
-                                : selector_modify(s, c->fd, want, on_io, c);
+    int rc = want == 0     ? selector_unregister(s, c->fd)
+        : c->watching == 0 ? selector_register(s, c->fd, want, on_io, c)
+                           : selector_modify(s, c->fd, want, on_io, c);
     if (rc < 0) {
         conn_close(c);
         return -1;
@@ -153,7 +153,7 @@ static int read_input(conn *c)
         if (c->state != C_LINGER) {
             if (c->in_len == c->in_cap) {
                 if (c->in_cap >= IN_MAX)
-                    return 0;   /* full: the request is handled before reading more */
+                    return 0; /* full: the request is handled before reading more */
                 size_t cap = c->in_cap ? c->in_cap * 2 : IN_START;
                 if (cap > IN_MAX)
                     cap = IN_MAX;
@@ -177,7 +177,7 @@ static int read_input(conn *c)
             c->peer_eof = true;
             return 0;
         }
-        conn_close(c);   /* a lingering close is over, or the client reset */
+        conn_close(c); /* a lingering close is over, or the client reset */
         return -1;
     }
 }
@@ -208,8 +208,8 @@ static int linger_close(conn *c)
 static void end_request(conn *c, enum request_end how)
 {
     if (c->active) {
-        server_log_request(c->srv, c->begin_ms, c->log_host, c->log_path, c->log_fields,
-                           how, c->rep.status, c->sent);
+        server_log_request(c->srv, c->begin_ms, c->log_host, c->log_path, c->log_fields, how,
+                           c->rep.status, c->sent);
         server_request_end(c->srv, how);
         c->active = false;
     }
@@ -254,8 +254,8 @@ static int advance(conn *c)
         return linger_close(c);
     }
     uint64_t total = reply_total(r);
-    uint64_t limit = r->reset_after >= 0 && (uint64_t)r->reset_after < total
-                         ? (uint64_t)r->reset_after : total;
+    uint64_t limit =
+        r->reset_after >= 0 && (uint64_t)r->reset_after < total ? (uint64_t)r->reset_after : total;
     uint64_t allowed = limit;
     if (r->drip_bytes > 0 && r->head_len + c->drip_allowed < limit)
         allowed = r->head_len + c->drip_allowed;
@@ -286,10 +286,10 @@ static int advance(conn *c)
             c->state = C_SEND;
             return 0;
         }
-        conn_close(c);   /* the client went away */
+        conn_close(c); /* the client went away */
         return -1;
     }
-    if (c->sent < limit) {   /* dripping: the next bytes after a pause */
+    if (c->sent < limit) { /* dripping: the next bytes after a pause */
         c->state = C_DRIP;
         c->timer = selector_call_later(c->srv->sel, (uint64_t)r->drip_ms, on_drip, c);
         return 0;
@@ -370,7 +370,7 @@ static int process(conn *c)
             c->in_len = 0;
             int status = n == REQ_TOO_BIG ? 431 : n == REQ_VERSION ? 505 : 400;
             reply_error(status, &c->rep);
-            return start(c);   /* closes after the response */
+            return start(c); /* closes after the response */
         }
         if (c->srv->log && req.path) {
             free(c->log_host);
@@ -382,7 +382,7 @@ static int process(conn *c)
             c->begin_ms = server_now_ms();
         }
         consume(c, (size_t)n);
-        if (!req.path)   /* only empty lines */
+        if (!req.path) /* only empty lines */
             continue;
         c->skip = req.body_len;
         reply_build(c->srv, &req, &c->rep);
@@ -391,7 +391,7 @@ static int process(conn *c)
         if (rc <= 0)
             return rc;
     }
-    if (c->peer_eof) {   /* nothing more will come: done with this connection */
+    if (c->peer_eof) { /* nothing more will come: done with this connection */
         conn_close(c);
         return -1;
     }

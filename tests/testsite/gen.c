@@ -62,13 +62,14 @@ int gen_parse_spec(const char *spec, gen_spec *out, char *err, size_t errlen)
         else if (klen == 4 && !memcmp(p, "size", 4))
             bad = parse_num(eq + 1, vlen, 0, GEN_MAX_SIZE, &v) || ((g.size = (long)v), 0);
         else if (klen == 4 && !memcmp(p, "seed", 4))
-            bad = parse_num(eq + 1, vlen, 0, INT64_MAX, &v)
-                  || ((g.seed = (unsigned long long)v), 0);
+            bad =
+                parse_num(eq + 1, vlen, 0, INT64_MAX, &v) || ((g.seed = (unsigned long long)v), 0);
         else if (klen == 10 && !memcmp(p, "validators", 10))
             bad = parse_num(eq + 1, vlen, 0, 1, &v) || ((g.validators = (long)v), 0);
         else {
-            snprintf(err, errlen, "unknown --generate key '%.*s' (pages, links, size, seed, "
-                                   "validators)",
+            snprintf(err, errlen,
+                     "unknown --generate key '%.*s' (pages, links, size, seed, "
+                     "validators)",
                      (int)klen, p);
             return -1;
         }
@@ -89,7 +90,7 @@ long gen_page_index(const gen_spec *g, const char *path)
     if (strncmp(path, "/p/", 3) != 0)
         return -1;
     const char *d = path + 3;
-    if (*d < '1' || *d > '9' || strlen(d) > 18)   /* no leading zero, no "0" */
+    if (*d < '1' || *d > '9' || strlen(d) > 18) /* no leading zero, no "0" */
         return -1;
     long long v = 0;
     for (; *d; d++) {
@@ -138,17 +139,20 @@ static void add_link(sbuf *b, const char *base, long from, long to, uint64_t r)
 char *gen_render(const gen_spec *g, const char *base, long i, size_t *len)
 {
     static const char *const words[] = {
-        "lorem", "ipsum", "dolor", "sit", "amet", "crawler", "event", "loop", "socket",
-        "callback", "future", "task", "queue", "worker", "selector", "coroutine", "yield",
-        "fetch", "parse", "link", "page", "site", "byte", "stream", "timer", "ready"};
+        "lorem",    "ipsum",     "dolor",    "sit",    "amet",  "crawler", "event",
+        "loop",     "socket",    "callback", "future", "task",  "queue",   "worker",
+        "selector", "coroutine", "yield",    "fetch",  "parse", "link",    "page",
+        "site",     "byte",      "stream",   "timer",  "ready"};
     const size_t nwords = sizeof words / sizeof words[0];
     uint64_t st = g->seed * 0x2545F4914F6CDD1DULL ^ (uint64_t)i;
     sbuf b = {0};
     sbuf_reserve(&b, (size_t)g->size + 256);
-    sbuf_printf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-                    "<title>Page %ld</title></head>\n<body>\n<h1>Page %ld</h1>\n<ul>\n", i, i);
+    sbuf_printf(&b,
+                "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+                "<title>Page %ld</title></head>\n<body>\n<h1>Page %ld</h1>\n<ul>\n",
+                i, i);
     long count = 0, prev = -1;
-    for (long k = 1; k <= 2; k++) {   /* the tree links: every page is reachable */
+    for (long k = 1; k <= 2; k++) { /* the tree links: every page is reachable */
         long t = 2 * i + k;
         if (t < g->pages) {
             add_link(&b, base, i, t, splitmix(&st));
@@ -205,13 +209,13 @@ const char *gen_fill(gen_fill_kind kind, uint64_t offset, size_t *avail)
 {
     static const char *const lines[] = {
         "<p>filler filler filler filler filler filler filler filler.</p>\n",
-        "text without markup: words, words, words and still more words!!\n",
-        NULL,                                       /* NUL bytes */
+        "text without markup: words, words, words and still more words!!\n", NULL, /* NUL bytes */
     };
     static char bufs[3][FILLER_SPAN + GEN_FILL_PERIOD];
     static bool ready[3];
     _Static_assert(sizeof "text without markup: words, words, words and still more words!!\n"
-                   == GEN_FILL_PERIOD + 1, "one period");
+                       == GEN_FILL_PERIOD + 1,
+                   "one period");
     if (!ready[kind]) {
         for (size_t k = 0; lines[kind] && k < sizeof bufs[kind]; k++)
             bufs[kind][k] = lines[kind][k % GEN_FILL_PERIOD];

@@ -10,17 +10,17 @@
 #include "sbuf.h"
 
 typedef struct gen_spec {
-    long pages;          /* page 0 is "/", pages 1..pages-1 are /p/<i> */
-    long links;          /* links per page (at least the two tree links) */
-    long size;           /* body size to pad to, in bytes (about) */
+    long pages; /* page 0 is "/", pages 1..pages-1 are /p/<i> */
+    long links; /* links per page (at least the two tree links) */
+    long size;  /* body size to pad to, in bytes (about) */
     unsigned long long seed;
-    long validators;     /* validators=1: each page has an ETag and a Last-Modified, and
+    long validators; /* validators=1: each page has an ETag and a Last-Modified, and
                           * a conditional request for it gets a 304 */
 } gen_spec;
 
 #define GEN_MAX_PAGES 100000000L
 #define GEN_MAX_LINKS 100000L
-#define GEN_MAX_SIZE (64L * 1024 * 1024)
+#define GEN_MAX_SIZE  (64L * 1024 * 1024)
 
 /* Parse "pages=N,links=K,size=B,seed=S,validators=V" (any subset, any order) over the
  * defaults pages=100,links=10,size=2000,seed=1,validators=0. Returns 0, or -1 with a

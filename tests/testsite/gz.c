@@ -68,7 +68,7 @@ char *gz_compress_fill(gen_fill_kind kind, uint64_t len, size_t *out_len)
     uint64_t whole = len / GZ_BLOCK;
     size_t rest = (size_t)(len % GZ_BLOCK);
 
-    sbuf one = {0};                      /* a whole block, decodable on its own */
+    sbuf one = {0}; /* a whole block, decodable on its own */
     z_stream z;
     deflater(&z);
     deflate_into(&z, block, GZ_BLOCK, Z_FULL_FLUSH, &one);
@@ -82,7 +82,7 @@ char *gz_compress_fill(gen_fill_kind kind, uint64_t len, size_t *out_len)
         sbuf_add(&b, one.data, one.len);
         crc = crc32_combine(crc, block_crc, GZ_BLOCK);
     }
-    deflater(&z);                        /* the rest, and the last block */
+    deflater(&z); /* the rest, and the last block */
     deflate_into(&z, block, rest, Z_FINISH, &b);
     deflateEnd(&z);
     crc = crc32_combine(crc, crc32(0, (const unsigned char *)block, (uInt)rest), (z_off_t)rest);

@@ -52,7 +52,7 @@ static void on_signal(int sig)
     (void)sig;
     int saved = errno;
     char b = 1;
-    ssize_t n = write(wake_pipe[1], &b, 1);   /* full pipe: a wake-up is pending anyway */
+    ssize_t n = write(wake_pipe[1], &b, 1); /* full pipe: a wake-up is pending anyway */
     (void)n;
     errno = saved;
 }
@@ -67,8 +67,7 @@ static void on_wake(selector *s, int fd, int events, void *data)
     selector_stop(s);
 }
 
-__attribute__((format(printf, 1, 2)))
-static int bad_usage(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -107,8 +106,8 @@ static int parse_args(int argc, char **argv, options *o)
             o->log_sent = true;
             continue;
         }
-        static const char *const with_value[] = {"--port", "--bind", "--delay", "--selector",
-                                                 "--generate", "--log", "--log-header"};
+        static const char *const with_value[] = {
+            "--port", "--bind", "--delay", "--selector", "--generate", "--log", "--log-header"};
         const char *val = NULL;
         size_t k;
         for (k = 0; k < sizeof with_value / sizeof *with_value; k++) {
@@ -182,8 +181,10 @@ int main(int argc, char **argv)
     }
     char err[600];
     gen_spec gen;
-    server srv = {.listen_fd = -1, .delay_ms = (uint64_t)o.delay_ms,
-                  .nlog_headers = o.nlog_headers, .log_sent = o.log_sent};
+    server srv = {.listen_fd = -1,
+                  .delay_ms = (uint64_t)o.delay_ms,
+                  .nlog_headers = o.nlog_headers,
+                  .log_sent = o.log_sent};
     memcpy(srv.log_headers, o.log_headers, sizeof srv.log_headers);
     if (o.generate) {
         if (gen_parse_spec(o.generate, &gen, err, sizeof err) < 0) {
@@ -200,7 +201,7 @@ int main(int argc, char **argv)
         site_free(srv.site);
         return 2;
     }
-    net_raise_nofile();   /* 10,000 connections need more than the usual 1024 */
+    net_raise_nofile(); /* 10,000 connections need more than the usual 1024 */
     srv.sel = selector_new(o.selector, err, sizeof err);
     if (!srv.sel) {
         fprintf(stderr, "testsite: %s\n", err);
@@ -212,7 +213,7 @@ int main(int argc, char **argv)
     int status = 0;
     bool listening = server_listen(&srv, o.bind, o.port, err, sizeof err) == 0;
     if (listening && srv.site)
-        site_finish(srv.site, srv.base);   /* {base} needs the port */
+        site_finish(srv.site, srv.base); /* {base} needs the port */
     if (!listening) {
         fprintf(stderr, "testsite: %s\n", err);
         status = 2;

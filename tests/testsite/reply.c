@@ -17,15 +17,15 @@ static bool has_body(int status)
 
 /* Status line and headers. content_length < 0: no Content-Length header. */
 static void make_head(reply *r, int status, const char *type, const char *charset,
-                     const char *location, char *const *extra, size_t nextra,
-                     long long content_length, bool keep_alive_header)
+                      const char *location, char *const *extra, size_t nextra,
+                      long long content_length, bool keep_alive_header)
 {
     sbuf b = {0};
     r->status = status;
     sbuf_printf(&b, "HTTP/1.1 %d %s\r\nServer: testsite\r\n", status, site_reason(status));
     if (type)
-        sbuf_printf(&b, charset ? "Content-Type: %s; charset=%s\r\n" : "Content-Type: %s\r\n",
-                    type, charset);
+        sbuf_printf(&b, charset ? "Content-Type: %s; charset=%s\r\n" : "Content-Type: %s\r\n", type,
+                    charset);
     if (location)
         sbuf_printf(&b, "Location: %s\r\n", location);
     for (size_t i = 0; i < nextra; i++)
@@ -55,12 +55,13 @@ static void add_escaped(sbuf *b, const char *s)
 
 /* A small HTML page for 404 / 405 / protocol errors. */
 static void simple_page(reply *r, int status, const char *path, bool head_only,
-                       bool keep_alive_header, char *const *extra, size_t nextra)
+                        bool keep_alive_header, char *const *extra, size_t nextra)
 {
     sbuf b = {0};
-    sbuf_printf(&b, "<!DOCTYPE html>\n<html><head><title>%d %s</title></head>\n"
-                    "<body><h1>%d %s</h1>", status, site_reason(status), status,
-                site_reason(status));
+    sbuf_printf(&b,
+                "<!DOCTYPE html>\n<html><head><title>%d %s</title></head>\n"
+                "<body><h1>%d %s</h1>",
+                status, site_reason(status), status, site_reason(status));
     if (path) {
         sbuf_adds(&b, "<p>");
         add_escaped(&b, path);
@@ -99,11 +100,12 @@ static void stats_reply(server *srv, reply *r, bool head_only, bool ka)
 {
     const server_stats *st = &srv->stats;
     sbuf b = {0};
-    sbuf_printf(&b, "{\"served\": %ld, \"dropped\": %ld, \"in_progress\": %ld, "
-                    "\"peak_in_progress\": %ld, \"connections\": %ld, "
-                    "\"peak_connections\": %ld, \"robots_txt\": %ld, \"user_agent\": ",
-                st->served, st->dropped, st->in_progress, st->peak_in_progress,
-                st->connections, st->peak_connections, st->robots_txt);
+    sbuf_printf(&b,
+                "{\"served\": %ld, \"dropped\": %ld, \"in_progress\": %ld, "
+                "\"peak_in_progress\": %ld, \"connections\": %ld, "
+                "\"peak_connections\": %ld, \"robots_txt\": %ld, \"user_agent\": ",
+                st->served, st->dropped, st->in_progress, st->peak_in_progress, st->connections,
+                st->peak_connections, st->robots_txt);
     add_json_string(&b, srv->user_agent);
     sbuf_adds(&b, "}\n");
     size_t len = 0;
@@ -195,8 +197,8 @@ static void not_modified_reply(reply *r, char *const *extra, size_t nextra, bool
     make_head(r, 304, NULL, NULL, NULL, extra, nextra, -1, ka);
 }
 
-static void page_reply(server *srv, const request *req, site_page *pg, reply *r,
-                       bool head_only, bool ka)
+static void page_reply(server *srv, const request *req, site_page *pg, reply *r, bool head_only,
+                       bool ka)
 {
     pg->requests++;
     r->delay_ms = pg->delay_ms >= 0 ? (uint64_t)pg->delay_ms : srv->delay_ms;
@@ -223,9 +225,9 @@ static void page_reply(server *srv, const request *req, site_page *pg, reply *r,
         r->body_len = pg->body_len;
         return;
     }
-    if (pg->status == 200 &&
-        not_modified(req, extra_value(pg->headers, pg->nheaders, "ETag"),
-                     extra_value(pg->headers, pg->nheaders, "Last-Modified"))) {
+    if (pg->status == 200
+        && not_modified(req, extra_value(pg->headers, pg->nheaders, "ETag"),
+                        extra_value(pg->headers, pg->nheaders, "Last-Modified"))) {
         not_modified_reply(r, pg->headers, pg->nheaders, ka);
         return;
     }
@@ -244,7 +246,7 @@ void reply_build(server *srv, const request *req, reply *r)
     memset(r, 0, sizeof *r);
     r->reset_after = -1;
     r->close = !req->keep_alive;
-    bool ka = req->keep_alive && req->minor == 0;   /* say so to HTTP/1.0 clients */
+    bool ka = req->keep_alive && req->minor == 0; /* say so to HTTP/1.0 clients */
     bool head_only = strcmp(req->method, "HEAD") == 0;
     char *path = xstrdup(req->path);
     char *q = strchr(path, '?');

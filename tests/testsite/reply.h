@@ -13,21 +13,21 @@
 #include "server.h"
 
 typedef struct reply {
-    int status;               /* the status line's (0: raw, or none yet) */
-    bool counted;             /* a site request (counts in the statistics) */
-    bool drop;                /* close the connection without a response */
-    bool close;               /* close the connection after the response */
-    uint64_t delay_ms;        /* wait this long before answering */
-    char *head;               /* status line and headers (owned), NULL for raw */
+    int status;        /* the status line's (0: raw, or none yet) */
+    bool counted;      /* a site request (counts in the statistics) */
+    bool drop;         /* close the connection without a response */
+    bool close;        /* close the connection after the response */
+    uint64_t delay_ms; /* wait this long before answering */
+    char *head;        /* status line and headers (owned), NULL for raw */
     size_t head_len;
-    const char *body;         /* body bytes (borrowed or body_owned), unless filler */
+    const char *body; /* body bytes (borrowed or body_owned), unless filler */
     char *body_owned;
-    uint64_t body_len;        /* bytes of body to send */
-    bool filler;              /* the body is gen_fill(fill) bytes */
+    uint64_t body_len; /* bytes of body to send */
+    bool filler;       /* the body is gen_fill(fill) bytes */
     gen_fill_kind fill;
-    long drip_bytes;          /* 0: send as fast as the socket takes it */
+    long drip_bytes; /* 0: send as fast as the socket takes it */
     long drip_ms;
-    long long reset_after;    /* -1, or reset the connection after this many bytes */
+    long long reset_after; /* -1, or reset the connection after this many bytes */
 } reply;
 
 /* Build the reply to a parsed request. */

@@ -86,7 +86,7 @@ long request_parse(const char *buf, size_t len, request *req)
     while (pos < end && (buf[pos] == '\r' || buf[pos] == '\n'))
         pos++;
     if (pos == end)
-        return (long)end;   /* only empty lines: the caller skips them */
+        return (long)end; /* only empty lines: the caller skips them */
     const char *nl = memchr(buf + pos, '\n', end - pos);
     size_t n = (size_t)(nl - (buf + pos));
     if (n && buf[pos + n - 1] == '\r')
@@ -143,14 +143,14 @@ long request_parse(const char *buf, size_t len, request *req)
         } else if (klen == 6 && strncasecmp(l, "cookie", 6) == 0) {
             while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
                 vlen--;
-            char *c = req->cookie ? xasprintf("%s; %.*s", req->cookie, (int)vlen, v)
-                                  : xstrndup(v, vlen);
+            char *c =
+                req->cookie ? xasprintf("%s; %.*s", req->cookie, (int)vlen, v) : xstrndup(v, vlen);
             free(req->cookie);
             req->cookie = c;
         }
     }
     if (chunked)
-        return REQ_BAD;   /* request bodies must come with a Content-Length */
+        return REQ_BAD; /* request bodies must come with a Content-Length */
     req->keep_alive = req->minor >= 1 ? !conn_close : (conn_keep && !conn_close);
     req->if_none_match = request_field_values(buf, end, "If-None-Match");
     req->if_modified_since = request_field_values(buf, end, "If-Modified-Since");
@@ -162,9 +162,9 @@ char *request_field_values(const char *buf, size_t len, const char *name)
     size_t nlen = strlen(name), pos = 0, total = 0;
     char *out = NULL;
     while (pos < len && (buf[pos] == '\r' || buf[pos] == '\n'))
-        pos++;                                  /* empty lines before the request */
+        pos++; /* empty lines before the request */
     const char *nl = memchr(buf + pos, '\n', len - pos);
-    pos = nl ? (size_t)(nl - buf) + 1 : len;    /* past the request line */
+    pos = nl ? (size_t)(nl - buf) + 1 : len; /* past the request line */
     while (pos < len) {
         const char *l = buf + pos;
         nl = memchr(l, '\n', len - pos);
@@ -173,7 +173,7 @@ char *request_field_values(const char *buf, size_t len, const char *name)
         if (n && l[n - 1] == '\r')
             n--;
         if (n == 0)
-            break;                              /* the end of the head */
+            break; /* the end of the head */
         if (n <= nlen || l[nlen] != ':' || strncasecmp(l, name, nlen) != 0)
             continue;
         const char *v = l + nlen + 1;
@@ -182,7 +182,7 @@ char *request_field_values(const char *buf, size_t len, const char *name)
             v++, vlen--;
         while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
             vlen--;
-        bool more = out != NULL;                /* a field of that name came before */
+        bool more = out != NULL; /* a field of that name came before */
         out = xrealloc(out, total + vlen + 3);
         if (more) {
             memcpy(out + total, ", ", 2);

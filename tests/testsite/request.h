@@ -9,22 +9,22 @@
 
 typedef struct request {
     char method[16];
-    char *path;               /* malloc'd: the target's path and query ("/a?b") */
-    int minor;                /* HTTP/1.<minor> */
-    bool keep_alive;          /* whether the connection may stay open afterwards */
-    long long body_len;       /* Content-Length of a request body (skipped) */
-    char *user_agent;         /* malloc'd: the User-Agent header's value, or NULL */
-    char *host;               /* malloc'd: the Host header's value, or NULL */
-    char *cookie;             /* malloc'd: the Cookie fields' values ("; " between), or NULL */
-    char *if_none_match;      /* malloc'd: the If-None-Match values, or NULL */
-    char *if_modified_since;  /* malloc'd: the If-Modified-Since value, or NULL */
+    char *path;              /* malloc'd: the target's path and query ("/a?b") */
+    int minor;               /* HTTP/1.<minor> */
+    bool keep_alive;         /* whether the connection may stay open afterwards */
+    long long body_len;      /* Content-Length of a request body (skipped) */
+    char *user_agent;        /* malloc'd: the User-Agent header's value, or NULL */
+    char *host;              /* malloc'd: the Host header's value, or NULL */
+    char *cookie;            /* malloc'd: the Cookie fields' values ("; " between), or NULL */
+    char *if_none_match;     /* malloc'd: the If-None-Match values, or NULL */
+    char *if_modified_since; /* malloc'd: the If-Modified-Since value, or NULL */
 } request;
 
 enum {
-    REQ_MORE = 0,             /* need more bytes */
-    REQ_BAD = -1,             /* malformed: answer 400 and close */
-    REQ_TOO_BIG = -2,         /* head over REQUEST_MAX_HEAD: answer 431 and close */
-    REQ_VERSION = -3,         /* not HTTP/1.x: answer 505 and close */
+    REQ_MORE = 0,     /* need more bytes */
+    REQ_BAD = -1,     /* malformed: answer 400 and close */
+    REQ_TOO_BIG = -2, /* head over REQUEST_MAX_HEAD: answer 431 and close */
+    REQ_VERSION = -3, /* not HTTP/1.x: answer 505 and close */
 };
 
 /* Look for a complete head at the start of buf. Returns its length (through the empty

@@ -43,7 +43,7 @@ void sbuf_printf(sbuf *b, const char *fmt, ...)
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     if (n < 0)
-        alloc_oom((size_t)-1);      /* over INT_MAX bytes */
+        alloc_oom((size_t)-1); /* over INT_MAX bytes */
     sbuf_reserve(b, (size_t)n);
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);

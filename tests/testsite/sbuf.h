@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 typedef struct sbuf {
-    char *data;   /* always NUL-terminated when non-NULL */
+    char *data; /* always NUL-terminated when non-NULL */
     size_t len;
     size_t cap;
 } sbuf;

@@ -18,12 +18,13 @@
 #include <unistd.h>
 
 #define ACCEPT_PAUSE_MS 100
-#define LISTEN_BACKLOG (SOMAXCONN > 4096 ? SOMAXCONN : 4096)
+#define LISTEN_BACKLOG  (SOMAXCONN > 4096 ? SOMAXCONN : 4096)
 
 int server_listen(server *srv, const char *addr, int port, char *err, size_t errlen)
 {
     list_init(&srv->conns);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
     struct addrinfo *ai = NULL;
     char portstr[16];
@@ -35,8 +36,8 @@ int server_listen(server *srv, const char *addr, int port, char *err, size_t err
     }
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int one = 1;
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-        bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0
+        || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
         snprintf(err, errlen, "cannot listen on %s port %d: %s", addr, port, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -81,8 +82,8 @@ static void resume_accept(selector *s, void *data)
 static void pause_accept(server *srv, int err)
 {
     if (!srv->warned_emfile) {
-        log_warn("testsite: accept: %s; pausing accepts for %d ms (warned once)",
-                 strerror(err), ACCEPT_PAUSE_MS);
+        log_warn("testsite: accept: %s; pausing accepts for %d ms (warned once)", strerror(err),
+                 ACCEPT_PAUSE_MS);
         srv->warned_emfile = true;
     }
     selector_unregister(srv->sel, srv->listen_fd);
@@ -103,7 +104,7 @@ static void on_accept(selector *s, int fd, int events, void *data)
         if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
             continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK)
-            pause_accept(srv, errno);   /* EMFILE, ENFILE, ENOBUFS, ENOMEM, ... */
+            pause_accept(srv, errno); /* EMFILE, ENFILE, ENOBUFS, ENOMEM, ... */
         return;
     }
 }
@@ -144,14 +145,13 @@ double server_now_ms(void)
 }
 
 void server_log_request(server *srv, double begin_ms, const char *host, const char *path,
-                        const char *fields, enum request_end how, int status,
-                        uint64_t sent)
+                        const char *fields, enum request_end how, int status, uint64_t sent)
 {
     if (!srv->log)
         return;
     static const char *const hows[] = {"served", "dropped", "aborted"};
-    fprintf(srv->log, "%.3f %.3f %s %s %s%s", begin_ms, server_now_ms(),
-            host && *host ? host : "-", path ? path : "-", hows[how], fields ? fields : "");
+    fprintf(srv->log, "%.3f %.3f %s %s %s%s", begin_ms, server_now_ms(), host && *host ? host : "-",
+            path ? path : "-", hows[how], fields ? fields : "");
     if (srv->log_sent) {
         if (status > 0)
             fprintf(srv->log, " %d %llu", status, (unsigned long long)sent);

@@ -14,13 +14,13 @@
 #include "site.h"
 
 typedef struct server_stats {
-    long served;            /* finished site requests (not /__stats) */
-    long dropped;           /* site requests answered by closing (drop=, reset=) */
-    long in_progress;       /* heads received, responses not finished */
+    long served;      /* finished site requests (not /__stats) */
+    long dropped;     /* site requests answered by closing (drop=, reset=) */
+    long in_progress; /* heads received, responses not finished */
     long peak_in_progress;
-    long connections;       /* open client connections */
+    long connections; /* open client connections */
     long peak_connections;
-    long robots_txt;        /* site requests for /robots.txt (any query), any answer */
+    long robots_txt; /* site requests for /robots.txt (any query), any answer */
 } server_stats;
 
 struct conn;
@@ -30,18 +30,18 @@ struct conn;
 typedef struct server {
     selector *sel;
     int listen_fd;
-    sel_timer *accept_timer;    /* pending retry after EMFILE, or NULL */
-    site *site;                 /* a site file, or NULL */
-    const gen_spec *gen;        /* a generated site, or NULL */
-    char base[128];             /* "http://127.0.0.1:PORT", no trailing slash */
-    uint64_t delay_ms;          /* --delay: for every page without its own delay= */
+    sel_timer *accept_timer; /* pending retry after EMFILE, or NULL */
+    site *site;              /* a site file, or NULL */
+    const gen_spec *gen;     /* a generated site, or NULL */
+    char base[128];          /* "http://127.0.0.1:PORT", no trailing slash */
+    uint64_t delay_ms;       /* --delay: for every page without its own delay= */
     server_stats stats;
-    char *user_agent;           /* the last site request's User-Agent (malloc'd), or NULL */
-    FILE *log;                  /* --log FILE: a line per counted request, or NULL */
-    const char *log_headers[SERVER_MAX_LOG_HEADERS];  /* --log-header NAME, in order */
+    char *user_agent; /* the last site request's User-Agent (malloc'd), or NULL */
+    FILE *log;        /* --log FILE: a line per counted request, or NULL */
+    const char *log_headers[SERVER_MAX_LOG_HEADERS]; /* --log-header NAME, in order */
     size_t nlog_headers;
-    bool log_sent;              /* --log-sent: each line ends in STATUS BYTES */
-    list_node conns;            /* every open connection (conn.c) */
+    bool log_sent;   /* --log-sent: each line ends in STATUS BYTES */
+    list_node conns; /* every open connection (conn.c) */
     bool warned_emfile;
     bool warned_register;
 } server;
@@ -72,8 +72,7 @@ void server_request_end(server *srv, enum request_end how);
  * (0 for a raw response or none: "-") and the bytes of the response written (head and
  * body), so that a test sees what a conditional request saved. */
 void server_log_request(server *srv, double begin_ms, const char *host, const char *path,
-                        const char *fields, enum request_end how, int status,
-                        uint64_t sent);
+                        const char *fields, enum request_end how, int status, uint64_t sent);
 /* The FIELDs of the request whose head is buf[0..len) (malloc'd), or NULL without
  * --log-header: each value as request_field_values gives it, a byte that is a space,
  * a control, '%' or not ASCII percent-encoded, so that a line splits at its spaces. */

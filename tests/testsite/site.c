@@ -15,22 +15,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_WORDS 64
+#define MAX_WORDS      64
 #define MAX_FILE_BYTES (512L * 1024 * 1024)
 
 typedef struct parser {
     const char *file;
-    const char *dir;         /* the site file's directory, for @file paths */
-    bool no_files;           /* @file refused (site_parse_buffer without a dir) */
+    const char *dir; /* the site file's directory, for @file paths */
+    bool no_files;   /* @file refused (site_parse_buffer without a dir) */
     const char *text;
-    size_t len, pos;         /* the whole file and where the next line starts */
-    int line;                /* number of the line last read */
+    size_t len, pos; /* the whole file and where the next line starts */
+    int line;        /* number of the line last read */
     site *s;
     site_page *cur;
-    bool charset_set;        /* charset= given on the current page */
-    bool has_body;           /* body=, raw=, bytes= or a block given */
-    bool has_html;           /* link lines, links= or nest= given */
-    bool fill_set;           /* fill= given on the current page */
+    bool charset_set; /* charset= given on the current page */
+    bool has_body;    /* body=, raw=, bytes= or a block given */
+    bool has_html;    /* link lines, links= or nest= given */
+    bool fill_set;    /* fill= given on the current page */
     char *err;
     size_t errlen;
 } parser;
@@ -131,7 +131,7 @@ static int split_words(parser *p, char *s, char **w, int max)
                 r++;
                 continue;
             }
-            if (quoted && *r == '\\' && r[1] == 'x') {   /* \xHH: any byte but NUL */
+            if (quoted && *r == '\\' && r[1] == 'x') { /* \xHH: any byte but NUL */
                 int hi = hex_digit(r[2]), lo = hi < 0 ? -1 : hex_digit(r[3]);
                 if (lo < 0 || (hi == 0 && lo == 0))
                     return fail(p, "\\x needs two hex digits, not 00");
@@ -193,8 +193,8 @@ static int claim_body(parser *p, const char *what)
     if (p->has_body)
         return fail(p, "page %s has two bodies (%s given again)", p->cur->path, what);
     if (p->has_html)
-        return fail(p, "page %s: %s does not go with link lines, links= or nest=",
-                    p->cur->path, what);
+        return fail(p, "page %s: %s does not go with link lines, links= or nest=", p->cur->path,
+                    what);
     p->has_body = true;
     return 0;
 }
@@ -442,8 +442,7 @@ static int end_page(parser *p)
     if (p->fill_set && pg->kind != BODY_BYTES)
         return fail(p, "page %s: fill= goes with bytes= only", pg->path);
     if (pg->gzip && pg->kind == BODY_RAW)
-        return fail(p, "page %s: encoding=gzip does not go with raw (write the bytes)",
-                    pg->path);
+        return fail(p, "page %s: encoding=gzip does not go with raw (write the bytes)", pg->path);
     return 0;
 }
 
@@ -579,11 +578,15 @@ static site *parse_text(parser *p)
     return p->s;
 }
 
-site *site_parse_buffer(const char *name, const char *text, size_t len, const char *dir,
-                        char *err, size_t errlen)
+site *site_parse_buffer(const char *name, const char *text, size_t len, const char *dir, char *err,
+                        size_t errlen)
 {
-    parser p = {.file = name ? name : "(buffer)", .dir = dir, .no_files = !dir,
-                .text = text ? text : "", .len = text ? len : 0, .err = err,
+    parser p = {.file = name ? name : "(buffer)",
+                .dir = dir,
+                .no_files = !dir,
+                .text = text ? text : "",
+                .len = text ? len : 0,
+                .err = err,
                 .errlen = errlen};
     return parse_text(&p);
 }
@@ -609,8 +612,10 @@ site *site_load(const char *file, char *err, size_t errlen)
 
 static void render_html(sbuf *b, const site_page *pg)
 {
-    sbuf_printf(b, "<!DOCTYPE html>\n<html><head><title>%d %s</title></head>\n<body>\n"
-                   "<h1>%s</h1>\n", pg->status, site_reason(pg->status), pg->path);
+    sbuf_printf(b,
+                "<!DOCTYPE html>\n<html><head><title>%d %s</title></head>\n<body>\n"
+                "<h1>%s</h1>\n",
+                pg->status, site_reason(pg->status), pg->path);
     if (pg->location)
         sbuf_printf(b, "<p>See <a href=\"%s\">%s</a></p>\n", pg->location, pg->location);
     for (size_t i = 0; i < pg->nlinks; i++)
@@ -639,9 +644,8 @@ static void expand(char **s, size_t *len, const char *base)
 static void compress_body(site_page *pg)
 {
     size_t len;
-    char *gz = pg->kind == BODY_BYTES
-                   ? gz_compress_fill(pg->fill, (uint64_t)pg->bytes, &len)
-                   : gz_compress(pg->body ? pg->body : "", pg->body_len, &len);
+    char *gz = pg->kind == BODY_BYTES ? gz_compress_fill(pg->fill, (uint64_t)pg->bytes, &len)
+                                      : gz_compress(pg->body ? pg->body : "", pg->body_len, &len);
     free(pg->body);
     pg->body = gz;
     pg->body_len = len;

@@ -81,8 +81,8 @@ static int run_oom_child(enum oom_case how, char *errbuf, size_t len)
         setrlimit(RLIMIT_AS, &rl);
         if (how == OOM_CUSTOM)
             alloc_set_oom_handler(exit_42);
-        void *x = xmalloc((size_t)1 << 32);   /* 4 GiB under a 512 MiB cap */
-        printf("%p\n", x);                    /* not reached */
+        void *x = xmalloc((size_t)1 << 32); /* 4 GiB under a 512 MiB cap */
+        printf("%p\n", x);                  /* not reached */
         _exit(0);
     }
     close(p[1]);
@@ -154,10 +154,8 @@ static void test_overflow(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_copies),
-        cmocka_unit_test(test_default_handler_aborts),
-        cmocka_unit_test(test_custom_handler),
-        cmocka_unit_test(test_library_oom),
+        cmocka_unit_test(test_copies),         cmocka_unit_test(test_default_handler_aborts),
+        cmocka_unit_test(test_custom_handler), cmocka_unit_test(test_library_oom),
         cmocka_unit_test(test_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,7 @@
 #include "log.h"
 #include "settings.h"
 
-#define PROG "crawl-queue"
+#define PROG     "crawl-queue"
 #define MAX_ARGS 32
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -27,9 +27,9 @@
 typedef struct run {
     int rc;
     crawl_options o;
-    settings s;          /* crawl-queue's flags, with parse_table == &settings_table */
-    char *out;           /* what was written to stdout */
-    char *err;           /* what was written to stderr */
+    settings s; /* crawl-queue's flags, with parse_table == &settings_table */
+    char *out;  /* what was written to stdout */
+    char *err;  /* what was written to stderr */
     char *argv[MAX_ARGS + 1];
 } run;
 
@@ -95,7 +95,9 @@ static run *parse(const char *first, ...)
     fflush(stderr);
     int sout = capture_start(STDOUT_FILENO, &tout);
     int serr = capture_start(STDERR_FILENO, &terr);
-    cli_command cmd = {.prog = PROG, .default_transport = "raw", .table = parse_table,
+    cli_command cmd = {.prog = PROG,
+                       .default_transport = "raw",
+                       .table = parse_table,
                        .settings = parse_settings ? parse_settings : &r->s,
                        .unknown_note = parse_table ? NULL : NOTE};
     r->rc = cli_parse(&r->o, argc, r->argv, &cmd);
@@ -197,11 +199,10 @@ static void test_default_transport_is_the_stages(void **state)
 static void test_every_option_separate_values(void **state)
 {
     (void)state;
-    run *r = parse("--max-tasks", "7", "--max-redirect", "0", "--max-tries", "100",
-                   "--exclude", "\\.pdf$", "--lenient", "--selector", "poll",
-                   "--transport", "curl", "--format", "jsonl", "--output", "out.jsonl",
-                   "--timeout", "2.5", "--max-pages", "50", "--max-size", "1",
-                   "--cacert", "/dev/null", "--trace-events", "t.json", "-v",
+    run *r = parse("--max-tasks", "7", "--max-redirect", "0", "--max-tries", "100", "--exclude",
+                   "\\.pdf$", "--lenient", "--selector", "poll", "--transport", "curl", "--format",
+                   "jsonl", "--output", "out.jsonl", "--timeout", "2.5", "--max-pages", "50",
+                   "--max-size", "1", "--cacert", "/dev/null", "--trace-events", "t.json", "-v",
                    "http://a/", "https://b.example/x", NULL);
     assert_ok(r);
     const crawl_options *o = &r->o;
@@ -230,11 +231,11 @@ static void test_every_option_separate_values(void **state)
 static void test_every_option_equals_form(void **state)
 {
     (void)state;
-    run *r = parse("--max-tasks=1000000", "--max-redirect=1000", "--max-tries=1",
-                   "--exclude=foo|bar", "--selector=select", "--transport=raw",
-                   "--format=text", "--output=-", "--timeout=86400", "--max-pages=0",
-                   "--max-size=9223372036854775807", "--cacert=/dev/null", "--trace-events=e",
-                   "a.example", NULL);
+    run *r =
+        parse("--max-tasks=1000000", "--max-redirect=1000", "--max-tries=1", "--exclude=foo|bar",
+              "--selector=select", "--transport=raw", "--format=text", "--output=-",
+              "--timeout=86400", "--max-pages=0", "--max-size=9223372036854775807",
+              "--cacert=/dev/null", "--trace-events=e", "a.example", NULL);
     assert_ok(r);
     const crawl_options *o = &r->o;
     assert_int_equal(o->max_tasks, 1000000);
@@ -339,11 +340,35 @@ static void test_help(void **state)
         assert_string_equal(r->err, "");
         assert_non_null(strstr(r->out, "Usage: " PROG " [options] ROOT..."));
         const char *opts[] = {
-            "--max-tasks", "[100]", "--max-redirect", "[10]", "--max-tries", "[4]",
-            "--exclude", "--strict", "--lenient", "--selector", "epoll, poll or select",
-            "[epoll]", "--transport", "[raw]", "--format", "[text]", "--output",
-            "[stdout]", "--timeout", "[30]", "--max-pages", "[0]", "--max-size",
-            "[16777216]", "--cacert", "--trace-events", "--verbose", "--quiet", "--help",
+            "--max-tasks",
+            "[100]",
+            "--max-redirect",
+            "[10]",
+            "--max-tries",
+            "[4]",
+            "--exclude",
+            "--strict",
+            "--lenient",
+            "--selector",
+            "epoll, poll or select",
+            "[epoll]",
+            "--transport",
+            "[raw]",
+            "--format",
+            "[text]",
+            "--output",
+            "[stdout]",
+            "--timeout",
+            "[30]",
+            "--max-pages",
+            "[0]",
+            "--max-size",
+            "[16777216]",
+            "--cacert",
+            "--trace-events",
+            "--verbose",
+            "--quiet",
+            "--help",
             "--version",
         };
         for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
@@ -433,8 +458,8 @@ static void test_bad_timeout(void **state)
         run_free(r);
     }
     /* below 1 ms it would round to 0 ms: "no limit" to libcurl */
-    const char *ranges[] = {"0", "-1", "86400.5", "1e9", "0.0004", "4.9e-324", "0.00099",
-                            "1e-3000"};
+    const char *ranges[] = {"0",      "-1",       "86400.5", "1e9",
+                            "0.0004", "4.9e-324", "0.00099", "1e-3000"};
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         run *r = parse("--timeout", ranges[i], "a.example", NULL);
         assert_usage_error(r, "--timeout:", "is out of range");
@@ -447,8 +472,7 @@ static void test_bad_choices(void **state)
 {
     (void)state;
     run *r = parse("--selector", "kqueue", "a.example", NULL);
-    assert_usage_error(r, "--selector: unknown 'kqueue' (choose epoll, poll or select)",
-                       NULL);
+    assert_usage_error(r, "--selector: unknown 'kqueue' (choose epoll, poll or select)", NULL);
     run_free(r);
 
     r = parse("--transport=tcp", "a.example", NULL);
@@ -508,9 +532,9 @@ static void test_value_given_to_a_flag(void **state)
 static void test_missing_value(void **state)
 {
     (void)state;
-    const char *opts[] = {"--max-tasks", "--max-redirect", "--max-tries", "--exclude",
-                          "--selector", "--transport", "--format", "--output",
-                          "--timeout", "--max-pages", "--max-size", "--cacert",
+    const char *opts[] = {"--max-tasks",   "--max-redirect", "--max-tries", "--exclude",
+                          "--selector",    "--transport",    "--format",    "--output",
+                          "--timeout",     "--max-pages",    "--max-size",  "--cacert",
                           "--trace-events"};
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
         run *r = parse("a.example", opts[i], NULL);
@@ -557,10 +581,10 @@ static void test_bad_cacert(void **state)
     (void)state;
     const char *transports[] = {"raw", "curl"};
     for (int t = 0; t < 2; t++) {
-        run *r = parse("--transport", transports[t], "--cacert", "/nonexistent/ca.pem",
-                       "a.example", NULL);
-        assert_usage_error(r, "--cacert: cannot read '/nonexistent/ca.pem':",
-                           "No such file or directory");
+        run *r = parse("--transport", transports[t], "--cacert", "/nonexistent/ca.pem", "a.example",
+                       NULL);
+        assert_usage_error(
+            r, "--cacert: cannot read '/nonexistent/ca.pem':", "No such file or directory");
         run_free(r);
         r = parse("--transport", transports[t], "--cacert", "/", "a.example", NULL);
         assert_usage_error(r, "--cacert: '/' is a directory", NULL);
@@ -579,7 +603,7 @@ static void test_output_and_trace_same_file(void **state)
     snprintf(a_dot, sizeof a_dot, "%s/./a", dir);
     snprintf(link, sizeof link, "%s/link", dir);
     snprintf(other, sizeof other, "%s/other", dir);
-    snprintf(fresh, sizeof fresh, "%s/new.json", dir);          /* does not exist */
+    snprintf(fresh, sizeof fresh, "%s/new.json", dir); /* does not exist */
     snprintf(fresh_dot, sizeof fresh_dot, "%s//new.json", dir);
     FILE *f = fopen(a, "w");
     assert_non_null(f);
@@ -587,15 +611,13 @@ static void test_output_and_trace_same_file(void **state)
     assert_int_equal(symlink(a, link), 0);
     const char *same[][2] = {{a, a}, {a, a_dot}, {a, link}, {fresh, fresh}, {fresh, fresh_dot}};
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
-        run *r = parse("--output", same[i][0], "--trace-events", same[i][1], "x.example",
-                       NULL);
+        run *r = parse("--output", same[i][0], "--trace-events", same[i][1], "x.example", NULL);
         assert_usage_error(r, "are the same file", same[i][0]);
         run_free(r);
     }
     const char *apart[][2] = {{a, other}, {a, fresh}, {"/dev/null", "/dev/null"}};
     for (size_t i = 0; i < sizeof apart / sizeof apart[0]; i++) {
-        run *r = parse("--output", apart[i][0], "--trace-events", apart[i][1], "x.example",
-                       NULL);
+        run *r = parse("--output", apart[i][0], "--trace-events", apart[i][1], "x.example", NULL);
         assert_ok(r);
         run_free(r);
     }
@@ -683,8 +705,8 @@ static void test_spider_middleware_options(void **state)
     r = parse("--depth", "http://a/", NULL);
     assert_usage_error(r, "unknown option '--depth'", NULL);
     run_free(r);
-    r = parse("--max-depth", "0", "--include", "/a/", "--include=/b/",
-              "--requisites", "http://a/", NULL);
+    r = parse("--max-depth", "0", "--include", "/a/", "--include=/b/", "--requisites", "http://a/",
+              NULL);
     assert_ok(r);
     assert_int_equal(r->s.max_depth, 0);
     assert_int_equal(r->s.depth, 1);
@@ -715,8 +737,8 @@ static void test_bad_user_agent(void **state)
     char long_ua[300];
     memset(long_ua, 'a', 257);
     long_ua[257] = '\0';
-    const char *const bad[] = {"", " lead", "trail ", "tab\there", "line\nbreak", "nul\x7f",
-                               long_ua};
+    const char *const bad[] = {"",        " lead", "trail ", "tab\there", "line\nbreak",
+                               "nul\x7f", long_ua};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         run *r = parse("--user-agent", bad[i], "http://a/", NULL);
         assert_usage_error(r, "--user-agent: '", "is not a User-Agent");
@@ -760,8 +782,8 @@ static void test_header(void **state)
 {
     (void)state;
     parse_table = &settings_table;
-    run *r = parse("--header", "X-One: 1", "--header=accept:text/html", "--header", "X-E:",
-                   "a.example", NULL);
+    run *r = parse("--header", "X-One: 1", "--header=accept:text/html", "--header",
+                   "X-E:", "a.example", NULL);
     assert_ok(r);
     assert_int_equal(r->s.header.n, 3);
     assert_string_equal(r->s.header.v[0], "X-One: 1");
@@ -798,7 +820,7 @@ static void test_header(void **state)
     int argc = 0;
     argv[argc++] = PROG;
     argv[argc++] = "a.example";
-    for (int i = 0; i <= SETTINGS_MAX_HEADERS; i++) {       /* one too many */
+    for (int i = 0; i <= SETTINGS_MAX_HEADERS; i++) { /* one too many */
         snprintf(names[i], sizeof names[i], "X-%d: v", i);
         argv[argc++] = "--header";
         argv[argc++] = names[i];
@@ -857,15 +879,23 @@ static void test_threads_and_dns_timeout(void **state)
 static void test_stage3_options_refused_by_chapter_stages(void **state)
 {
     (void)state;
-    const char *args[][2] = {{"--threads", "4"},       {"--dns-timeout", "5"},
-                             {"--store", "c.db"},      {"--warc", "c.warc.gz"},
-                             {"--cdx", "c.cdxj"},      {"--user-agent", "bot/1"},
+    const char *args[][2] = {{"--threads", "4"},
+                             {"--dns-timeout", "5"},
+                             {"--store", "c.db"},
+                             {"--warc", "c.warc.gz"},
+                             {"--cdx", "c.cdxj"},
+                             {"--user-agent", "bot/1"},
                              {"--frontier", "redis://127.0.0.1:6379/c"},
-                             {"--claim-after", "5"},   {"--per-host", "2"},
-                             {"--per-ip", NULL},       {"--delay", "1"},
-                             {"--random-delay", NULL}, {"--max-crawl-delay", "5"},
-                             {"--autothrottle", NULL}, {"--target-concurrency", "2"},
-                             {"--sitemaps", NULL},     {"--header", "X-A: b"}};
+                             {"--claim-after", "5"},
+                             {"--per-host", "2"},
+                             {"--per-ip", NULL},
+                             {"--delay", "1"},
+                             {"--random-delay", NULL},
+                             {"--max-crawl-delay", "5"},
+                             {"--autothrottle", NULL},
+                             {"--target-concurrency", "2"},
+                             {"--sitemaps", NULL},
+                             {"--header", "X-A: b"}};
     for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
         run *r = args[i][1] ? parse(args[i][0], args[i][1], "a.example", NULL)
                             : parse(args[i][0], "a.example", NULL);
@@ -891,8 +921,7 @@ static void test_archive_and_store_files(void **state)
 {
     (void)state;
     parse_table = &settings_table;
-    run *r = parse("--warc", "c.warc.gz", "--cdx", "c.cdxj", "--store", "c.db", "a.example",
-                   NULL);
+    run *r = parse("--warc", "c.warc.gz", "--cdx", "c.cdxj", "--store", "c.db", "a.example", NULL);
     assert_ok(r);
     assert_string_equal(r->s.warc, "c.warc.gz");
     assert_string_equal(r->s.cdx, "c.cdxj");
@@ -940,8 +969,8 @@ static void test_frontier(void **state)
     r = parse("--frontier", "http://x/c", "--format", "jsonl", "a.example", NULL);
     assert_usage_error(r, "--frontier 'http://x/c': give redis://HOST:PORT/NAME", NULL);
     run_free(r);
-    r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--output", "o.jsonl",
-              "--state", "s.db", "a.example", NULL);
+    r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--output", "o.jsonl", "--state",
+              "s.db", "a.example", NULL);
     assert_usage_error(r, "--frontier 'redis://x/c' keeps the frontier in Redis", NULL);
     run_free(r);
     r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--resume", "a.example", NULL);
@@ -951,22 +980,21 @@ static void test_frontier(void **state)
               "a.example", NULL);
     assert_ok(r);
     assert_int_equal(r->s.resume, 1);
-    assert_int_equal(r->o.append_output, 1);    /* what the core is told */
+    assert_int_equal(r->o.append_output, 1); /* what the core is told */
     run_free(r);
     r = parse("--claim-after", "0", "a.example", NULL);
     assert_usage_error(r, "--claim-after: 0 is out of range", NULL);
     run_free(r);
     /* a malformed URL is bad usage now, not a failure once the crawl starts */
-    const char *bad[] = {"redis://x:0/c", "redis://x:1", "redis://x/a b", "redis://:pw@/c",
-                         NULL};
+    const char *bad[] = {"redis://x:0/c", "redis://x:1", "redis://x/a b", "redis://:pw@/c", NULL};
     for (int i = 0; bad[i]; i++) {
         r = parse("--frontier", bad[i], "--format", "jsonl", "a.example", NULL);
         assert_usage_error(r, "--frontier '", NULL);
         run_free(r);
     }
     /* a password: accepted (AUTH), and never shown in a message */
-    r = parse("--frontier", "redis://crawler:secret@x:7000/c", "--format", "jsonl",
-              "a.example", NULL);
+    r = parse("--frontier", "redis://crawler:secret@x:7000/c", "--format", "jsonl", "a.example",
+              NULL);
     assert_ok(r);
     run_free(r);
     r = parse("--frontier", "redis://crawler:secret@x:0/c", "a.example", NULL);
@@ -997,20 +1025,22 @@ static void test_politeness(void **state)
     assert_int_equal(r->s.polite, 0);
     run_free(r);
     static const char *const polite_flags[][2] = {
-        {"--per-host", "2"}, {"--per-host", "0"}, {"--per-ip", NULL}, {"--delay", "0"},
-        {"--max-crawl-delay", "5"}, {"--autothrottle", NULL}};
+        {"--per-host", "2"}, {"--per-host", "0"},        {"--per-ip", NULL},
+        {"--delay", "0"},    {"--max-crawl-delay", "5"}, {"--autothrottle", NULL}};
     for (size_t i = 0; i < sizeof polite_flags / sizeof polite_flags[0]; i++) {
         r = polite_flags[i][1]
-                ? parse("--chapter", polite_flags[i][0], polite_flags[i][1], "a.example", NULL)
-                : parse("--chapter", polite_flags[i][0], "a.example", NULL);
-        assert_usage_error(r, "--chapter is the chapter's crawler, without politeness: not "
-                              "with --per-host",
+            ? parse("--chapter", polite_flags[i][0], polite_flags[i][1], "a.example", NULL)
+            : parse("--chapter", polite_flags[i][0], "a.example", NULL);
+        assert_usage_error(r,
+                           "--chapter is the chapter's crawler, without politeness: not "
+                           "with --per-host",
                            NULL);
         run_free(r);
     }
     r = parse("--chapter", "--frontier", "redis://x/c", "--format", "jsonl", "a.example", NULL);
-    assert_usage_error(r, "--chapter is the chapter's crawler, its Queue in memory: not with "
-                          "--frontier 'redis://x/c'",
+    assert_usage_error(r,
+                       "--chapter is the chapter's crawler, its Queue in memory: not with "
+                       "--frontier 'redis://x/c'",
                        NULL);
     run_free(r);
     r = parse("--per-host", "2", "--delay", "0.25", "--random-delay", "--per-ip",
@@ -1023,11 +1053,11 @@ static void test_politeness(void **state)
     assert_true(r->s.random_delay && r->s.per_ip && r->s.autothrottle && r->s.sitemaps);
     assert_true(r->s.target_concurrency == 3);
     run_free(r);
-    r = parse("--delay", "0", "a.example", NULL);           /* on, with no delay */
+    r = parse("--delay", "0", "a.example", NULL); /* on, with no delay */
     assert_ok(r);
     assert_int_equal(r->s.polite, 1);
     run_free(r);
-    r = parse("--per-host", "0", "a.example", NULL);        /* polite, no cap */
+    r = parse("--per-host", "0", "a.example", NULL); /* polite, no cap */
     assert_ok(r);
     assert_int_equal(r->s.polite, 1);
     assert_int_equal(r->s.per_host, 0);
@@ -1047,8 +1077,8 @@ static void test_politeness(void **state)
     r = parse("--target-concurrency", "4", "a.example", NULL);
     assert_usage_error(r, "--target-concurrency is --autothrottle's aim", NULL);
     run_free(r);
-    r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--per-host", "2", "--delay",
-              "1", "--random-delay", "a.example", NULL);        /* held in Redis */
+    r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--per-host", "2", "--delay", "1",
+              "--random-delay", "a.example", NULL); /* held in Redis */
     assert_ok(r);
     run_free(r);
     r = parse("--frontier", "redis://x/c", "--format", "jsonl", "--autothrottle", "a.example",
@@ -1064,14 +1094,14 @@ static void test_politeness(void **state)
 
 /* A crawler's flags, one of each kind. */
 typedef struct fake {
-    int count;              /* --count N, 1 to 10 [3] */
-    long long size;         /* --size BYTES, at least 1 */
-    double ratio;           /* --ratio X, 0.5 to 2 [1] */
-    const char *name;       /* --name WORD */
-    cli_list header;        /* --header "Name: value", repeatable */
-    int on;                 /* --on */
-    const char *a, *b;      /* --a FILE, --b FILE: files it writes; --b needs --a */
-    int hooked;             /* the --on row's hook ran */
+    int count;         /* --count N, 1 to 10 [3] */
+    long long size;    /* --size BYTES, at least 1 */
+    double ratio;      /* --ratio X, 0.5 to 2 [1] */
+    const char *name;  /* --name WORD */
+    cli_list header;   /* --header "Name: value", repeatable */
+    int on;            /* --on */
+    const char *a, *b; /* --a FILE, --b FILE: files it writes; --b needs --a */
+    int hooked;        /* the --on row's hook ran */
 } fake;
 
 static fake the_fake;
@@ -1114,29 +1144,63 @@ static int fake_finish(void *p, crawl_options *o, char *why, size_t n)
     return 0;
 }
 
-static const cli_flag fake_rows[] = {
-    {.name = "count", .arg = CLI_ARG_INT, .metavar = "N", .min = 1, .max = 10,
-     .offset = offsetof(fake, count), .help = "how many [3]"},
-    {.name = "size", .arg = CLI_ARG_BYTES, .metavar = "BYTES", .min = 1,
-     .offset = offsetof(fake, size), .help = "how large"},
-    {.name = "ratio", .arg = CLI_ARG_DOUBLE, .metavar = "X", .min = 0.5, .max = 2,
-     .noun = "times", .offset = offsetof(fake, ratio), .help = "how much [1]"},
-    {.name = "name", .arg = CLI_ARG_STRING, .metavar = "WORD", .offset = offsetof(fake, name),
-     .section = "Names:", .help = "first line\nsecond line"},
-    {.name = "header", .arg = CLI_ARG_LIST, .metavar = "\"Name: value\"",
-     .offset = offsetof(fake, header), .set = check_header,
-     .help = "sent on every request (repeatable)"},
-    {.name = "on", .arg = CLI_ARG_NONE, .offset = offsetof(fake, on), .set = hook_on,
-     .section = "", .help = "switch it on"},
-    {.name = "a", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = offsetof(fake, a),
-     .out_file = true, .help = "file a"},
-    {.name = "b", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = offsetof(fake, b),
-     .out_file = true, .help = "file b (needs --a)"},
-    {0}
-};
+static const cli_flag fake_rows[] = {{.name = "count",
+                                      .arg = CLI_ARG_INT,
+                                      .metavar = "N",
+                                      .min = 1,
+                                      .max = 10,
+                                      .offset = offsetof(fake, count),
+                                      .help = "how many [3]"},
+                                     {.name = "size",
+                                      .arg = CLI_ARG_BYTES,
+                                      .metavar = "BYTES",
+                                      .min = 1,
+                                      .offset = offsetof(fake, size),
+                                      .help = "how large"},
+                                     {.name = "ratio",
+                                      .arg = CLI_ARG_DOUBLE,
+                                      .metavar = "X",
+                                      .min = 0.5,
+                                      .max = 2,
+                                      .noun = "times",
+                                      .offset = offsetof(fake, ratio),
+                                      .help = "how much [1]"},
+                                     {.name = "name",
+                                      .arg = CLI_ARG_STRING,
+                                      .metavar = "WORD",
+                                      .offset = offsetof(fake, name),
+                                      .section = "Names:",
+                                      .help = "first line\nsecond line"},
+                                     {.name = "header",
+                                      .arg = CLI_ARG_LIST,
+                                      .metavar = "\"Name: value\"",
+                                      .offset = offsetof(fake, header),
+                                      .set = check_header,
+                                      .help = "sent on every request (repeatable)"},
+                                     {.name = "on",
+                                      .arg = CLI_ARG_NONE,
+                                      .offset = offsetof(fake, on),
+                                      .set = hook_on,
+                                      .section = "",
+                                      .help = "switch it on"},
+                                     {.name = "a",
+                                      .arg = CLI_ARG_STRING,
+                                      .metavar = "FILE",
+                                      .offset = offsetof(fake, a),
+                                      .out_file = true,
+                                      .help = "file a"},
+                                     {.name = "b",
+                                      .arg = CLI_ARG_STRING,
+                                      .metavar = "FILE",
+                                      .offset = offsetof(fake, b),
+                                      .out_file = true,
+                                      .help = "file b (needs --a)"},
+                                     {0}};
 
-static const cli_table fake_table = {.title = "The fake's own:", .flags = fake_rows,
-                                     .defaults = fake_defaults, .finish = fake_finish};
+static const cli_table fake_table = {.title = "The fake's own:",
+                                     .flags = fake_rows,
+                                     .defaults = fake_defaults,
+                                     .finish = fake_finish};
 
 static void use_fake(void)
 {
@@ -1150,7 +1214,7 @@ static void test_table_values(void **state)
     use_fake();
     run *r = parse("a.example", NULL);
     assert_ok(r);
-    assert_int_equal(the_fake.count, 3);            /* the table's defaults */
+    assert_int_equal(the_fake.count, 3); /* the table's defaults */
     assert_true(the_fake.ratio == 1);
     assert_null(the_fake.name);
     assert_int_equal(the_fake.header.n, 0);
@@ -1165,8 +1229,8 @@ static void test_table_values(void **state)
     assert_true(the_fake.ratio == 0.5);
     assert_int_equal(the_fake.on, 1);
     assert_int_equal(the_fake.hooked, 1);
-    assert_int_equal(r->o.max_tasks, 7);            /* the core's flags still parse */
-    assert_int_equal(r->o.threads, 10);             /* what finish told the core */
+    assert_int_equal(r->o.max_tasks, 7); /* the core's flags still parse */
+    assert_int_equal(r->o.threads, 10);  /* what finish told the core */
     run_free(r);
     r = parse("--name", "w", "a.example", NULL);
     assert_ok(r);
@@ -1207,9 +1271,8 @@ static void test_table_repeatable(void **state)
 {
     (void)state;
     use_fake();
-    for (int round = 0; round < 2; round++) {       /* parsed again: a fresh list */
-        run *r = parse("--header", "A: 1", "a.example", "--header=B: 2", "--header", "A: 3",
-                       NULL);
+    for (int round = 0; round < 2; round++) { /* parsed again: a fresh list */
+        run *r = parse("--header", "A: 1", "a.example", "--header=B: 2", "--header", "A: 3", NULL);
         assert_ok(r);
         assert_int_equal(the_fake.header.n, 3);
         assert_string_equal(the_fake.header.v[0], "A: 1");
@@ -1217,7 +1280,7 @@ static void test_table_repeatable(void **state)
         assert_string_equal(the_fake.header.v[2], "A: 3");
         assert_int_equal(r->o.nroots, 1);
         run_free(r);
-        assert_int_equal(the_fake.header.n, 0);     /* cli_table_free emptied it */
+        assert_int_equal(the_fake.header.n, 0); /* cli_table_free emptied it */
     }
     run *r = parse("--header", "A: 1", "--header", "no colon\n", "a.example", NULL);
     assert_usage_error(r, "--header 'no colon?': give \"Name: value\"", NULL);
@@ -1258,11 +1321,11 @@ static void test_table_usage_errors(void **state)
     r = parse("a.example", "--count", NULL);
     assert_usage_error(r, "option '--count' needs a value", NULL);
     run_free(r);
-    r = parse("--bogus", "a.example", NULL);         /* no note: the table is the stage's */
+    r = parse("--bogus", "a.example", NULL); /* no note: the table is the stage's */
     assert_usage_error(r, "unknown option '--bogus' (see --help)", NULL);
     assert_null(strstr(r->err, NOTE));
     run_free(r);
-    r = parse("--si", "5", "a.example", NULL);       /* an abbreviation of a row */
+    r = parse("--si", "5", "a.example", NULL); /* an abbreviation of a row */
     assert_ok(r);
     assert_int_equal(the_fake.size, 5);
     run_free(r);
@@ -1289,7 +1352,7 @@ static void test_table_help(void **state)
         "\n      --header \"Name: value\"  sent on every request (repeatable)\n",
         "second line\n      --header",
         "(repeatable)\n\n      --on                switch it on\n",
-        "--max-tasks N",                            /* the core's, still */
+        "--max-tasks N", /* the core's, still */
     };
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         if (!strstr(r->out, want[i]))
@@ -1354,8 +1417,7 @@ int main(void)
         cmocka_unit_test_teardown(test_header, reset_log_level),
         cmocka_unit_test_teardown(test_frontier, reset_log_level),
         cmocka_unit_test_teardown(test_politeness, reset_log_level),
-        cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter_stages,
-                                  reset_log_level),
+        cmocka_unit_test_teardown(test_stage3_options_refused_by_chapter_stages, reset_log_level),
         cmocka_unit_test_teardown(test_archive_and_store_files, reset_log_level),
         cmocka_unit_test_teardown(test_table_values, reset_log_level),
         cmocka_unit_test_teardown(test_table_ranges, reset_log_level),

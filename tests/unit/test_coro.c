@@ -32,8 +32,8 @@ static selector *loop;
 
 /* What the coroutines saw, for the tests to check after their frames are gone. */
 static struct {
-    const char *got1, *got2;    /* values sent in at the two awaits */
-    const char *rv;             /* caller_fn: the return value of its yield from */
+    const char *got1, *got2; /* values sent in at the two awaits */
+    const char *rv;          /* caller_fn: the return value of its yield from */
     int gen_resumes, gen_finally;
     int caller_resumes, caller_finally;
     int caught;
@@ -120,14 +120,14 @@ static int gen_body(coro *co)
         CORO_RAISE(co, CORO_ERROR, 0, "my error");
     }
     gen_await1_line = __LINE__ + 1;
-    AWAIT_FUTURE(co, f->a.f1);                      /* result = yield 1 */
+    AWAIT_FUTURE(co, f->a.f1); /* result = yield 1 */
     rec.got1 = co->value.p;
     if (f->a.mode == GEN_YIELD_RAISE) {
         gen_uhoh_line = __LINE__ + 1;
         CORO_RAISE(co, CORO_ERROR, 0, "uh oh");
     }
     gen_await2_line = __LINE__ + 1;
-    AWAIT_FUTURE(co, f->a.f2);                      /* result2 = yield 2 */
+    AWAIT_FUTURE(co, f->a.f2); /* result2 = yield 2 */
     rec.got2 = co->value.p;
     CORO_RETURN(co, "done", 0);
     CORO_END(co);
@@ -139,8 +139,7 @@ static void gen_finally(coro *co)
     rec.gen_finally++;
 }
 
-static const coro_def gen_def = {"gen_fn", __FILE__, gen_body, gen_finally,
-                                 sizeof(gen_frame)};
+static const coro_def gen_def = {"gen_fn", __FILE__, gen_body, gen_finally, sizeof(gen_frame)};
 
 static coro *gen_new(const gen_args *a)
 {
@@ -167,8 +166,8 @@ static int caller_body(coro *co)
     CORO_BEGIN(co);
     if (f->catch_errors) {
         caller_catch_line = __LINE__ + 1;
-        AWAIT_CATCH(co, gen_new(&f->a));            /* try: yield from gen_fn() */
-        if (co->err) {                              /* except Exception as exc: */
+        AWAIT_CATCH(co, gen_new(&f->a)); /* try: yield from gen_fn() */
+        if (co->err) {                   /* except Exception as exc: */
             rec.caught = 1;
             rec.caught_kind = co->err->kind;
             snprintf(rec.caught_msg, sizeof rec.caught_msg, "%s", co->err->msg);
@@ -178,7 +177,7 @@ static int caller_body(coro *co)
         }
     } else {
         caller_await_line = __LINE__ + 1;
-        AWAIT(co, gen_new(&f->a));                  /* rv = yield from gen_fn() */
+        AWAIT(co, gen_new(&f->a)); /* rv = yield from gen_fn() */
     }
     rec.rv = co->value.p;
     CORO_RETURN(co, co->value.p, 1);
@@ -261,8 +260,7 @@ static int parent_body(coro *co)
     CORO_END(co);
 }
 
-static const coro_def parent_def = {"parent_fn", __FILE__, parent_body, NULL,
-                                    sizeof(parent_frame)};
+static const coro_def parent_def = {"parent_fn", __FILE__, parent_body, NULL, sizeof(parent_frame)};
 
 static coro *parent_new(future *never, int reraise)
 {
@@ -285,7 +283,7 @@ static int self_cancel_body(coro *co)
     self_cancel_frame *f = (self_cancel_frame *)co;
     rec.sleeper_resumes++;
     CORO_BEGIN(co);
-    task_cancel(co->task);          /* from inside its own step: the Task is running */
+    task_cancel(co->task); /* from inside its own step: the Task is running */
     AWAIT_FUTURE(co, f->never);
     rec.sleeper_woke = 1;
     CORO_END(co);
@@ -306,7 +304,7 @@ static int stubborn_body(coro *co)
 {
     stubborn_frame *f = (stubborn_frame *)co;
     CORO_BEGIN(co);
-    for (f->waits = 0; f->waits < 4; f->waits++) {   /* bounded: a test never spins */
+    for (f->waits = 0; f->waits < 4; f->waits++) { /* bounded: a test never spins */
         AWAIT_FUTURE_CATCH(co, f->never);
         if (co->err) {
             rec.caught++;
@@ -318,8 +316,8 @@ static int stubborn_body(coro *co)
     CORO_END(co);
 }
 
-static const coro_def stubborn_def = {"stubborn_fn", __FILE__, stubborn_body,
-                                      sleeper_finally, sizeof(stubborn_frame)};
+static const coro_def stubborn_def = {"stubborn_fn", __FILE__, stubborn_body, sleeper_finally,
+                                      sizeof(stubborn_frame)};
 
 /* ---- eager_fn: awaits two futures that are already resolved ---------------------- */
 
@@ -342,15 +340,14 @@ static int eager_body(coro *co)
     CORO_END(co);
 }
 
-static const coro_def eager_def = {"eager_fn", __FILE__, eager_body, NULL,
-                                   sizeof(eager_frame)};
+static const coro_def eager_def = {"eager_fn", __FILE__, eager_body, NULL, sizeof(eager_frame)};
 
 /* ---- awaiter_fn: awaits another Task as a Future --------------------------------- */
 
 typedef struct {
     coro co;
     task *other;
-    int free_other;     /* free the awaited task as soon as it is done */
+    int free_other; /* free the awaited task as soon as it is done */
 } awaiter_frame;
 
 static int awaiter_body(coro *co)
@@ -397,8 +394,14 @@ static char *read_memstream(void (*fill)(FILE *, const void *), const void *arg)
     return buf;
 }
 
-static void fill_traceback(FILE *m, const void *e) { coro_error_print(e, m); }
-static void fill_dump(FILE *m, const void *t) { task_dump(t, m); }
+static void fill_traceback(FILE *m, const void *e)
+{
+    coro_error_print(e, m);
+}
+static void fill_dump(FILE *m, const void *t)
+{
+    task_dump(t, m);
+}
 
 /* ---- tests: generators ------------------------------------------------------------ */
 
@@ -420,20 +423,20 @@ static void test_gen_fn_step_by_step(void **state)
     future_init(&f2);
     gen_args a = {&f1, &f2, GEN_NORMAL};
     coro *gen = gen_new(&a);
-    assert_int_equal(coro_lasti(gen), 0);          /* f_lasti == -1: not begun */
+    assert_int_equal(coro_lasti(gen), 0); /* f_lasti == -1: not begun */
 
     task *t = task_new(loop, gen, "gen");
     assert_non_null(t);
-    assert_int_equal(rec.gen_resumes, 0);          /* making the task runs nothing */
+    assert_int_equal(rec.gen_resumes, 0); /* making the task runs nothing */
     assert_int_equal(coro_lasti(gen), 0);
 
-    assert_true(selector_run_once(loop, 0) >= 1);  /* the task's first step */
+    assert_true(selector_run_once(loop, 0) >= 1); /* the task's first step */
     assert_int_equal(rec.gen_resumes, 1);
     int lasti1 = coro_lasti(gen);
-    assert_int_equal(lasti1, gen_await1_line);     /* paused at the first yield */
-    assert_int_equal(f1.ncb, 1);                   /* the task waits on f1 */
+    assert_int_equal(lasti1, gen_await1_line); /* paused at the first yield */
+    assert_int_equal(f1.ncb, 1);               /* the task waits on f1 */
 
-    future_set_result(&f1, (coro_value){"hello", 0});   /* gen.send('hello') */
+    future_set_result(&f1, (coro_value){"hello", 0}); /* gen.send('hello') */
     assert_int_equal(rec.gen_resumes, 2);
     assert_string_equal(rec.got1, "hello");
     assert_null(rec.got2);
@@ -446,7 +449,7 @@ static void test_gen_fn_step_by_step(void **state)
     assert_int_equal(rec.gen_resumes, 3);
     assert_string_equal(rec.got2, "goodbye");
     assert_int_equal(task_future(t)->state, FUTURE_DONE);
-    assert_string_equal(task_future(t)->result.p, "done");  /* StopIteration: done */
+    assert_string_equal(task_future(t)->result.p, "done"); /* StopIteration: done */
     assert_null(t->coro);
     assert_int_equal(rec.gen_finally, 1);
 
@@ -471,17 +474,17 @@ static void test_task_start_now(void **state)
     future_init(&f1);
     future_init(&f2);
     gen_args a = {&f1, &f2, GEN_NORMAL};
-    size_t timers = selector_timer_count(loop);    /* the test's guard */
+    size_t timers = selector_timer_count(loop); /* the test's guard */
     task *t = task_new(loop, gen_new(&a), "now");
     assert_int_equal(rec.gen_resumes, 0);
-    assert_int_equal(selector_timer_count(loop), timers + 1);   /* call_soon(step) */
+    assert_int_equal(selector_timer_count(loop), timers + 1); /* call_soon(step) */
     task_start_now(t);
-    assert_int_equal(rec.gen_resumes, 1);          /* stepped here, not by the loop */
+    assert_int_equal(rec.gen_resumes, 1); /* stepped here, not by the loop */
     assert_int_equal(coro_lasti(t->coro), gen_await1_line);
-    assert_int_equal(selector_timer_count(loop), timers);       /* that step is gone */
+    assert_int_equal(selector_timer_count(loop), timers); /* that step is gone */
     selector_run_once(loop, 0);
     task_start_now(t);
-    assert_int_equal(rec.gen_resumes, 1);          /* neither stepped it again */
+    assert_int_equal(rec.gen_resumes, 1); /* neither stepped it again */
     future_set_result(&f1, (coro_value){"hello", 0});
     future_set_result(&f2, (coro_value){"goodbye", 0});
     assert_string_equal(task_future(t)->result.p, "done");
@@ -551,19 +554,19 @@ static void test_caller_delegates_with_await(void **state)
     assert_true(selector_run_once(loop, 0) >= 1);
     assert_int_equal(coro_lasti(caller), caller_await_line);
     assert_non_null(caller->child);
-    assert_ptr_equal(caller->child->parent, caller);      /* f_back */
+    assert_ptr_equal(caller->child->parent, caller); /* f_back */
     assert_ptr_equal(caller->child->task, t);
     assert_ptr_equal(caller->child->waiting, &f1);
     assert_null(caller->waiting);
 
     run_task(t);
     assert_int_equal(r1.outer_lasti, caller_await_line);
-    assert_int_equal(r2.outer_lasti, caller_await_line);  /* hasn't advanced */
+    assert_int_equal(r2.outer_lasti, caller_await_line); /* hasn't advanced */
     assert_int_equal(r1.inner_lasti, gen_await1_line);
-    assert_int_equal(r2.inner_lasti, gen_await2_line);    /* the child has */
-    assert_string_equal(rec.got1, "hello");               /* values flow through */
+    assert_int_equal(r2.inner_lasti, gen_await2_line); /* the child has */
+    assert_string_equal(rec.got1, "hello");            /* values flow through */
     assert_string_equal(rec.got2, "goodbye");
-    assert_string_equal(rec.rv, "done");                  /* return value of yield-from */
+    assert_string_equal(rec.rv, "done"); /* return value of yield-from */
     assert_int_equal(rec.caller_resumes, 3);
     assert_int_equal(rec.gen_resumes, 3);
     assert_int_equal(rec.gen_finally, 1);
@@ -595,9 +598,8 @@ static void test_error_propagates_with_traceback(void **state)
     assert_string_equal(tf->error->msg, "my error");
     assert_string_equal(coro_error_class(tf->error), "Exception");
     char line[128];
-    assert_string_equal(coro_error_line(tf->error, line, sizeof line),
-                        "Exception: my error");
-    assert_null(rec.rv);                   /* the caller did not go on */
+    assert_string_equal(coro_error_line(tf->error, line, sizeof line), "Exception: my error");
+    assert_null(rec.rv); /* the caller did not go on */
     assert_int_equal(rec.gen_finally, 1);
     assert_int_equal(rec.caller_finally, 1);
 
@@ -634,7 +636,7 @@ static void test_error_caught_by_caller(void **state)
     assert_true(rec.caught);
     assert_int_equal(rec.caught_kind, CORO_ERROR);
     assert_string_equal(rec.caught_msg, "uh oh");
-    assert_int_equal(task_future(t)->state, FUTURE_DONE);     /* returned normally */
+    assert_int_equal(task_future(t)->state, FUTURE_DONE); /* returned normally */
     assert_string_equal(task_future(t)->result.p, "recovered");
     assert_null(task_future(t)->error);
     assert_int_equal(rec.gen_finally, 1);
@@ -676,11 +678,11 @@ static void test_resolved_future_does_not_suspend(void **state)
     ef->f2 = &f2;
     task *t = task_new(loop, &ef->co, "eager");
 
-    assert_true(selector_run_once(loop, 0) >= 1);  /* one step, no more */
+    assert_true(selector_run_once(loop, 0) >= 1); /* one step, no more */
     assert_int_equal(rec.eager_resumes, 1);
     assert_true(future_done(task_future(t)));
     assert_int_equal(task_future(t)->result.n, 42);
-    assert_int_equal(f1.ncb, 0);                   /* nobody hooked onto them */
+    assert_int_equal(f1.ncb, 0); /* nobody hooked onto them */
     assert_int_equal(f2.ncb, 0);
 
     task_free(t);
@@ -802,7 +804,7 @@ static void test_awaiter_frees_awaited_task(void **state)
     task *w = task_new(loop, awaiter_new(b, 1), "outer");
     assert_true(selector_run_once(loop, 0) >= 2);
     future_set_result(&f1, (coro_value){"hello", 0});
-    future_set_result(&f2, (coro_value){"goodbye", 0});   /* b ends; w frees it */
+    future_set_result(&f2, (coro_value){"goodbye", 0}); /* b ends; w frees it */
     assert_true(future_done(task_future(w)));
     assert_string_equal(task_future(w)->result.p, "done");
     assert_int_equal(task_live_count(), 1);
@@ -819,7 +821,7 @@ static void test_awaiter_frees_awaited_task(void **state)
     w->start = NULL;
     task_step(w);
     assert_int_equal(task_future(b)->ncb, 1);
-    task_cancel(b);         /* w frees b from b's done-callback */
+    task_cancel(b); /* w frees b from b's done-callback */
     assert_true(future_done(task_future(w)));
     assert_int_equal(rec.sleeper_resumes, 0);
     assert_int_equal(task_live_count(), 1);
@@ -842,18 +844,18 @@ static void test_cancel_at_await_point(void **state)
     assert_int_equal(rec.sleeper_resumes, 1);
     assert_int_equal(never.ncb, 1);
 
-    task_cancel(t);          /* coro.throw(CancelledError) */
-    assert_int_equal(rec.sleeper_resumes, 2);   /* resumed at the await... */
-    assert_false(rec.sleeper_woke);             /* ...raising, not going on */
+    task_cancel(t);                           /* coro.throw(CancelledError) */
+    assert_int_equal(rec.sleeper_resumes, 2); /* resumed at the await... */
+    assert_false(rec.sleeper_woke);           /* ...raising, not going on */
     assert_int_equal(rec.sleeper_finally, 1);
-    assert_int_equal(never.ncb, 0);             /* no longer waiting */
+    assert_int_equal(never.ncb, 0); /* no longer waiting */
     future *tf = task_future(t);
     assert_int_equal(tf->state, FUTURE_CANCELLED);
     assert_int_equal(tf->error->kind, CORO_CANCELLED);
     assert_string_equal(coro_error_class(tf->error), "CancelledError");
     assert_null(t->coro);
 
-    task_cancel(t);          /* cancelling a finished task does nothing */
+    task_cancel(t); /* cancelling a finished task does nothing */
     assert_int_equal(rec.sleeper_resumes, 2);
     task_free(t);
     assert_int_equal(task_live_count(), 0);
@@ -902,12 +904,12 @@ static void test_cancel_before_first_step(void **state)
     future_init(&never);
     size_t timers = selector_timer_count(loop);
     task *t = task_new(loop, sleeper_new(&never), "sleeper");
-    assert_int_equal(selector_timer_count(loop), timers + 1);   /* its first step */
+    assert_int_equal(selector_timer_count(loop), timers + 1); /* its first step */
 
     task_cancel(t);
     assert_int_equal(selector_timer_count(loop), timers);
-    assert_int_equal(rec.sleeper_resumes, 0);   /* the body never ran */
-    assert_int_equal(rec.sleeper_finally, 1);   /* but the frame was cleaned up */
+    assert_int_equal(rec.sleeper_resumes, 0); /* the body never ran */
+    assert_int_equal(rec.sleeper_finally, 1); /* but the frame was cleaned up */
     assert_int_equal(task_future(t)->state, FUTURE_CANCELLED);
     assert_null(t->coro);
 
@@ -962,12 +964,12 @@ static void test_cancel_while_running(void **state)
     f->never = &never;
     task *t = task_new(loop, &f->co, "self");
     task_start_now(t);
-    assert_int_equal(rec.sleeper_resumes, 1);   /* stepped once, waiting on never */
+    assert_int_equal(rec.sleeper_resumes, 1); /* stepped once, waiting on never */
     assert_false(future_done(task_future(t)));
     assert_int_equal(never.ncb, 1);
     assert_int_equal(run_until_complete(loop, t), 0);
     assert_false(guarded_loop_hit());
-    assert_int_equal(rec.sleeper_resumes, 2);   /* resumed once more, by the cancel */
+    assert_int_equal(rec.sleeper_resumes, 2); /* resumed once more, by the cancel */
     assert_false(rec.sleeper_woke);
     assert_int_equal(rec.sleeper_finally, 1);
     assert_int_equal(task_future(t)->state, FUTURE_CANCELLED);
@@ -983,13 +985,13 @@ static void test_cancel_while_running(void **state)
     f->never = &never;
     t = task_new(loop, &f->co, "self");
     task_start_now(t);
-    assert_int_equal(selector_timer_count(loop), timers + 1);  /* the cancel, soon */
+    assert_int_equal(selector_timer_count(loop), timers + 1); /* the cancel, soon */
     task_free(t);
     assert_int_equal(selector_timer_count(loop), timers);
     assert_int_equal(rec.sleeper_finally, 1);
     assert_int_equal(never.ncb, 0);
     selector_run_once(loop, 0);
-    assert_int_equal(rec.sleeper_resumes, 2);   /* task_free's own cancel, no other */
+    assert_int_equal(rec.sleeper_resumes, 2); /* task_free's own cancel, no other */
     future_clear(&never);
 }
 
@@ -1008,12 +1010,12 @@ static void test_free_task_that_swallows_its_cancel(void **state)
     task_cancel(t);
     assert_int_equal(rec.caught, 1);
     assert_int_equal(rec.caught_kind, CORO_CANCELLED);
-    assert_false(future_done(task_future(t)));  /* it goes on... */
-    assert_int_equal(never.ncb, 1);             /* ...waiting again, subscribed once */
-    task_free(t);                               /* cancels once more, then frees */
+    assert_false(future_done(task_future(t))); /* it goes on... */
+    assert_int_equal(never.ncb, 1);            /* ...waiting again, subscribed once */
+    task_free(t);                              /* cancels once more, then frees */
     assert_int_equal(rec.caught, 2);
     assert_int_equal(rec.sleeper_finally, 1);
-    assert_int_equal(never.ncb, 0);             /* no callback left on a freed task */
+    assert_int_equal(never.ncb, 0); /* no callback left on a freed task */
     assert_int_equal(task_live_count(), 0);
     future_set_result(&never, (coro_value){NULL, 0});
     future_clear(&never);
@@ -1035,8 +1037,9 @@ static void test_run_until_complete_and_dump(void **state)
     assert_int_equal(task_live_count(), 1);
 
     char *got = read_memstream(fill_dump, t);
-    assert_string_equal(got, "Task 'dumpme' (pending)\n"
-                             "  File \"" THIS_FILE "\", line 0, in caller_fn  <- not started\n");
+    assert_string_equal(got,
+                        "Task 'dumpme' (pending)\n"
+                        "  File \"" THIS_FILE "\", line 0, in caller_fn  <- not started\n");
     free(got);
 
     assert_true(selector_run_once(loop, 0) >= 1);
@@ -1086,7 +1089,7 @@ static void test_run_until_complete_stopped_early(void **state)
     assert_int_equal(run_until_complete(loop, t), 1);
     assert_false(guarded_loop_hit());
     assert_false(future_done(task_future(t)));
-    assert_int_equal(task_future(t)->ncb, 0);   /* its stop callback was removed */
+    assert_int_equal(task_future(t)->ncb, 0); /* its stop callback was removed */
     task_free(t);
     assert_int_equal(rec.sleeper_finally, 1);
     assert_int_equal(task_live_count(), 0);
@@ -1097,7 +1100,7 @@ static void test_run_until_complete_stopped_early(void **state)
  * epoll_wait fails): -1, with the backend's message, not a stop. */
 static int newest_epoll_fd(void)
 {
-    int found = -1;     /* the highest: the test's own loop has one too */
+    int found = -1; /* the highest: the test's own loop has one too */
     for (int fd = 0; fd < 1024; fd++) {
         char path[64], target[64];
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
@@ -1127,7 +1130,7 @@ static void test_run_until_complete_loop_fails(void **state)
     future never;
     future_init(&never);
     task *t = task_new(s, sleeper_new(&never), "sleeper");
-    sel_timer *later = selector_call_later(s, 60000, stop_loop_cb, NULL);  /* so it waits */
+    sel_timer *later = selector_call_later(s, 60000, stop_loop_cb, NULL); /* so it waits */
     assert_int_equal(run_until_complete(s, t), -1);
     selector_cancel(s, later);
     assert_false(future_done(task_future(t)));
@@ -1154,13 +1157,13 @@ static void test_send_yields_futures(void **state)
 
     assert_ptr_equal(coro_send(caller), &f1);
     assert_ptr_equal(coro_waiting(caller), &f1);
-    assert_int_equal(f1.ncb, 0);                    /* nobody subscribed */
+    assert_int_equal(f1.ncb, 0); /* nobody subscribed */
     future_set_result(&f1, (coro_value){"hello", 0});
-    assert_int_equal(rec.gen_resumes, 1);          /* ...so nothing ran */
+    assert_int_equal(rec.gen_resumes, 1); /* ...so nothing ran */
     assert_ptr_equal(coro_send(caller), &f2);
     assert_string_equal(rec.got1, "hello");
     future_set_result(&f2, (coro_value){"goodbye", 0});
-    assert_null(coro_send(caller));                /* StopIteration */
+    assert_null(coro_send(caller)); /* StopIteration */
     assert_null(coro_waiting(caller));
     assert_string_equal(caller->value.p, "done");
     assert_null(caller->err);
@@ -1181,7 +1184,7 @@ static void test_throw_raises_at_await(void **state)
     coro *p = parent_new(&never, 0);
     assert_ptr_equal(coro_send(p), &never);
     coro_throw(p, coro_error_new(CORO_ERROR, 0, "thrown in"));
-    assert_int_equal(rec.sleeper_resumes, 1);      /* nothing runs until the send */
+    assert_int_equal(rec.sleeper_resumes, 1); /* nothing runs until the send */
     assert_null(coro_send(p));
     assert_int_equal(rec.sleeper_resumes, 2);
     assert_false(rec.sleeper_woke);
@@ -1244,9 +1247,9 @@ static void test_future_callbacks(void **state)
         future_add_done_callback(&f, trace_cb, &args[i]);
     }
     assert_int_equal(f.ncb, 6);
-    future_remove_done_callback(&f, trace_cb, &args[1]);   /* an inline one */
-    future_remove_done_callback(&f, trace_cb, &args[4]);   /* one in the overflow */
-    future_remove_done_callback(&f, trace_cb, &args[1]);   /* not there: no-op */
+    future_remove_done_callback(&f, trace_cb, &args[1]); /* an inline one */
+    future_remove_done_callback(&f, trace_cb, &args[4]); /* one in the overflow */
+    future_remove_done_callback(&f, trace_cb, &args[1]); /* not there: no-op */
     assert_int_equal(f.ncb, 4);
     assert_int_equal(tr.n, 0);
 
@@ -1339,8 +1342,9 @@ static void test_error_lines(void **state)
     assert_string_equal(coro_error_line(e, buf, sizeof buf),
                         "OSError: [Errno 111] connect: Connection refused");
     char *got = read_memstream(fill_traceback, e);
-    assert_string_equal(got, "Traceback (most recent call last):\n"
-                             "OSError: [Errno 111] connect: Connection refused\n");
+    assert_string_equal(got,
+                        "Traceback (most recent call last):\n"
+                        "OSError: [Errno 111] connect: Connection refused\n");
     free(got);
     coro_error_free(e);
     e = coro_error_new(CORO_TIMEOUT, 0, "timeout");

@@ -23,7 +23,7 @@
 #include "hash.h"
 #include "recstream.h"
 
-#define ROOT "http://example.com/"
+#define ROOT     "http://example.com/"
 #define MAX_ADDS 64
 
 /* What the core asked the "stage" to schedule, in order. */
@@ -32,7 +32,7 @@ typedef struct added {
     char *url[MAX_ADDS];
     int max_redirect[MAX_ADDS];
     int depth[MAX_ADDS];
-    char *referrer[MAX_ADDS];   /* NULL when none */
+    char *referrer[MAX_ADDS]; /* NULL when none */
     char *callback[MAX_ADDS];
 } added;
 
@@ -120,8 +120,8 @@ static int teardown(void **state)
 }
 
 /* Play a response into f's sink: the head, then the body in small chunks. */
-static void respond(crawl_fetch *f, int status, const char *content_type,
-                    const char *location, const char *body)
+static void respond(crawl_fetch *f, int status, const char *content_type, const char *location,
+                    const char *body)
 {
     const http_sink *s = crawl_fetch_sink(f);
     size_t len = body ? strlen(body) : 0;
@@ -241,7 +241,7 @@ static void test_page_links(void **state)
     assert_int_equal(st->num_urls, 4);
     assert_int_equal(st->num_new_urls, 3);
 
-    assert_int_equal(fx->adds.n, 4);     /* the root, then the new links in order */
+    assert_int_equal(fx->adds.n, 4); /* the root, then the new links in order */
     assert_string_equal(fx->adds.url[1], "http://example.com/a");
     assert_string_equal(fx->adds.url[2], "http://example.com/b.html");
     assert_string_equal(fx->adds.url[3], "http://www.example.com/d");
@@ -532,12 +532,12 @@ static void test_max_size_cap(void **state)
 {
     fixture *fx = *state;
     const char *body = "<a href=/kept>kept</a><a href=/cut>cut</a>";
-    fx->o.max_size = 22;                    /* exactly the first tag and its text */
+    fx->o.max_size = 22; /* exactly the first tag and its text */
     start(fx);
     crawl_fetch *f = new_fetch(fx->c, ROOT, 10);
     respond(f, 200, "text/html", NULL, "<a href=/kept>kept</a>");
     assert_int_equal(crawl_fetch_size(f), 22);
-    assert_false(crawl_fetch_full(f));      /* exactly max_size: whole */
+    assert_false(crawl_fetch_full(f)); /* exactly max_size: whole */
     const http_sink *s = crawl_fetch_sink(f);
     s->on_body(s->ctx, body + 22, strlen(body) - 22);
     assert_int_equal(crawl_fetch_size(f), 22);
@@ -547,7 +547,7 @@ static void test_max_size_cap(void **state)
     const fetch_stat *st = stat_of(fx->c, ROOT);
     assert_string_equal(st->exception, "body truncated at 22 bytes (--max-size)");
     assert_int_equal(st->size, 22);
-    assert_int_equal(st->num_urls, 1);      /* /cut lay past the cap */
+    assert_int_equal(st->num_urls, 1); /* /cut lay past the cap */
 }
 
 /* Every header field the transport hands over is kept, in order, repeats too:
@@ -585,7 +585,7 @@ static void test_in_flight_and_discard(void **state)
     assert_string_equal(crawl_fetch_url(b), "http://example.com/b");
 
     respond(b, 200, "text/html", NULL, "<a href=/never>x</a>");
-    crawl_fetch_discard(b);          /* a failed try: nothing recorded, nothing added */
+    crawl_fetch_discard(b); /* a failed try: nothing recorded, nothing added */
     respond(a, 200, "text/html", NULL, "");
     crawl_fetch_done(a, collect, &fx->adds);
     assert_int_equal(crawl_in_flight(fx->c), 1);
@@ -616,7 +616,7 @@ static void test_waiting_attempts(void **state)
     assert_int_equal(crawl_in_flight(fx->c), 2);
     assert_int_equal(crawl_attempts(fx->c), 2);
     sb->on_wait_fd(sb->ctx, 1);
-    crawl_fetch_discard(b);          /* abandoned while waiting */
+    crawl_fetch_discard(b); /* abandoned while waiting */
     assert_int_equal(crawl_attempts(fx->c), 1);
     crawl_fetch_discard(a);
     assert_int_equal(crawl_in_flight(fx->c), 0);
@@ -659,8 +659,7 @@ static void test_jsonl_report_to_file(void **state)
     fetch(fx, ROOT, 10, 200, "text/html", NULL, "<a href=/one>1</a><a href=/two>2</a>");
     crawl_record_failure(fx->c, "http://example.com/one", "Timeout was reached");
     char werr[256];
-    assert_int_equal(crawl_write_report(fx->c, 1, "curl", "epoll", false, werr, sizeof werr),
-                     0);
+    assert_int_equal(crawl_write_report(fx->c, 1, "curl", "epoll", false, werr, sizeof werr), 0);
     crawl_free(fx->c);
     fx->c = NULL;
 
@@ -750,7 +749,7 @@ static void test_jsonl_records_as_they_finish(void **state)
     assert_int_equal(count_char(text, '\n'), 3);
     const char *b = strstr(text, "\"url\": \"http://example.com/b\"");
     const char *a = strstr(text, "\"url\": \"http://example.com/a\"");
-    assert_true(b && a && b < a);       /* as they finished */
+    assert_true(b && a && b < a); /* as they finished */
     free(text);
 
     /* Written, so not kept: nothing per finished URL stays in memory. */
@@ -763,7 +762,7 @@ static void test_jsonl_records_as_they_finish(void **state)
     assert_int_equal(count_char(text, '\n'), 4);
     const char *last = strstr(text, "{\"summary\": {\"done\": 3,");
     assert_non_null(last);
-    assert_string_equal(strchr(last, '\n'), "\n");     /* the last line */
+    assert_string_equal(strchr(last, '\n'), "\n"); /* the last line */
     free(text);
     unlink(path);
 }
@@ -819,10 +818,11 @@ static void test_jsonl_long_record_through_a_pipe(void **state)
     pr.buf[pr.len] = '\0';
     assert_int_equal(count_char(pr.buf, '\n'), 3);
     char *nl = strchr(pr.buf, '\n');
-    assert_int_equal((size_t)(nl - pr.buf), strlen("{\"url\": \"") + n +
-                     strlen("\", \"next_url\": null, \"status\": 200, \"exception\": null, "
-                            "\"size\": 5, \"content_type\": null, \"encoding\": null, "
-                            "\"num_urls\": 0, \"num_new_urls\": 0}"));
+    assert_int_equal((size_t)(nl - pr.buf),
+                     strlen("{\"url\": \"") + n
+                         + strlen("\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+                                  "\"size\": 5, \"content_type\": null, \"encoding\": null, "
+                                  "\"num_urls\": 0, \"num_new_urls\": 0}"));
     const char *second = "{\"url\": \"http://example.com/short\", ";
     assert_true(strncmp(nl + 1, second, strlen(second)) == 0);
     free(url);
@@ -898,21 +898,19 @@ static void test_trace_write_error_reported(void **state)
     start(fx);
     crawl_record_failure(fx->c, ROOT, "refused");
     char werr[256] = "";
-    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", false, werr, sizeof werr),
-                     -1);
+    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", false, werr, sizeof werr), -1);
     unlink(path);
-    assert_string_equal(werr,
-                        "writing --trace-events '/dev/full' failed: No space left on device");
+    assert_string_equal(werr, "writing --trace-events '/dev/full' failed: No space left on device");
     /* both at once: both named, the report first */
     crawl_free(fx->c);
     fx->c = NULL;
     fx->o.output = "/dev/full";
     start(fx);
-    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", false, werr, sizeof werr),
-                     -1);
-    assert_string_equal(werr, "writing --output '/dev/full' failed: No space left on device; "
-                              "writing --trace-events '/dev/full' failed: No space left on "
-                              "device");
+    assert_int_equal(crawl_write_report(fx->c, 0, "raw", "poll", false, werr, sizeof werr), -1);
+    assert_string_equal(werr,
+                        "writing --output '/dev/full' failed: No space left on device; "
+                        "writing --trace-events '/dev/full' failed: No space left on "
+                        "device");
 }
 
 /* --output or --trace-events naming a FIFO that nobody reads: an error at once, no
@@ -933,8 +931,10 @@ static void test_output_fifo_without_reader(void **state)
         crawl *c = crawl_new(&fx->o, "queue", err, sizeof err);
         assert_null(c);
         char want[256];
-        snprintf(want, sizeof want, "cannot open %s '%s': a FIFO with no reader (start its "
-                 "reader first)", which[i], fifo);
+        snprintf(want, sizeof want,
+                 "cannot open %s '%s': a FIFO with no reader (start its "
+                 "reader first)",
+                 which[i], fifo);
         assert_string_equal(err, want);
     }
     /* with a reader it opens, and the report goes through */
@@ -1026,7 +1026,7 @@ static void test_listeners_in_order(void **state)
     crawl_add_record_listener(fx->c, on_record_listener, &c);
 
     fetch(fx, ROOT, 10, 200, "text/html", NULL, "<a href=\"/x\">x</a>");
-    assert_string_equal(h.log, "A:/ B:/ C:/ B:/x A:/x ");   /* the record, then its links */
+    assert_string_equal(h.log, "A:/ B:/ C:/ B:/x A:/x "); /* the record, then its links */
 
     h.log[0] = '\0';
     crawl_remove_listeners(fx->c, &b);
@@ -1034,7 +1034,7 @@ static void test_listeners_in_order(void **state)
     assert_string_equal(h.log, "A:/x C:/x A:/y ");
 
     h.log[0] = '\0';
-    crawl_remove_listeners(fx->c, NULL);                /* names no owner: nothing */
+    crawl_remove_listeners(fx->c, NULL); /* names no owner: nothing */
     fetch(fx, ROOT "y", 10, 200, "text/html", NULL, "");
     assert_string_equal(h.log, "A:/y C:/y ");
 
@@ -1109,8 +1109,10 @@ int main(void)
         T(test_redirect_off_site_not_followed),
         T(test_max_pages),
         T(test_failure_record),
-        T(test_truncated_record), T(test_max_size_cap),
-        T(test_in_flight_and_discard), T(test_headers_kept),
+        T(test_truncated_record),
+        T(test_max_size_cap),
+        T(test_in_flight_and_discard),
+        T(test_headers_kept),
         T(test_waiting_attempts),
         T(test_done_without_head),
         T(test_jsonl_report_to_file),

@@ -62,7 +62,7 @@ static testsite site;
 static int done_count, ok_count;
 static char last_error[256];
 
-static int want_count;           /* stop the loop when this many are done */
+static int want_count; /* stop the loop when this many are done */
 
 static void fetched(void *ctx, const char *error)
 {
@@ -103,7 +103,7 @@ static int teardown(void **state)
     glue_a = glue_b = NULL;
     guarded_loop_free(loop);
     loop = NULL;
-    testsite_stop(&site);       /* also when the test failed half-way */
+    testsite_stop(&site); /* also when the test failed half-way */
     return 0;
 }
 
@@ -120,10 +120,10 @@ static void test_one_dns_cache_for_every_glue(void **state)
     assert_non_null(glue_b);
 
     fetch_all(glue_a, 1);
-    assert_int_equal(atomic_load(&lookups), 1);    /* the name was looked up, by us */
-    fetch_all(glue_a, 10);                         /* the same multi handle */
+    assert_int_equal(atomic_load(&lookups), 1); /* the name was looked up, by us */
+    fetch_all(glue_a, 10);                      /* the same multi handle */
     assert_int_equal(atomic_load(&lookups), 1);
-    fetch_all(glue_b, 5);                          /* another glue, another multi */
+    fetch_all(glue_b, 5); /* another glue, another multi */
     assert_int_equal(atomic_load(&lookups), 1);
 }
 

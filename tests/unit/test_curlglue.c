@@ -27,8 +27,8 @@
 #include "list.h"
 #include "selector.h"
 
-#define DEADLINE_MS 20000   /* generous: only reached when something is broken */
-#define BIG_SIZE 100000
+#define DEADLINE_MS 20000 /* generous: only reached when something is broken */
+#define BIG_SIZE    100000
 
 /* gzip of GZIP_PLAIN (made with Python's gzip.compress, mtime 0). */
 static const char GZIP_PLAIN[] = "gzip body: the quick brown fox jumps over the lazy dog, "
@@ -52,10 +52,10 @@ typedef struct tconn {
     size_t inlen;
     char *out;
     size_t outlen, outoff;
-    sel_timer *delay;        /* a /slow answer waiting to be sent */
-    int hanging;             /* got /hang: never answers again */
-    int close_after;         /* close once everything queued is sent */
-    list_node node;          /* in srv->conns */
+    sel_timer *delay; /* a /slow answer waiting to be sent */
+    int hanging;      /* got /hang: never answers again */
+    int close_after;  /* close once everything queued is sent */
+    list_node node;   /* in srv->conns */
 } tconn;
 
 struct tsrv {
@@ -65,8 +65,8 @@ struct tsrv {
     list_node conns;
     int accepted, open, max_open;
     int requests, hang_requests, peer_closes;
-    int stop_at_hangs;       /* stop the selector when this many /hang arrived (0: no) */
-    int stop_at_peer_close;  /* stop the selector when a client closes a connection */
+    int stop_at_hangs;      /* stop the selector when this many /hang arrived (0: no) */
+    int stop_at_peer_close; /* stop the selector when a client closes a connection */
 };
 
 static void conn_close(tconn *c, int by_peer)
@@ -107,7 +107,7 @@ static int conn_flush(tconn *c)
     }
     c->outoff = c->outlen = 0;
     if (c->close_after)
-        return -1;              /* sent: the caller closes */
+        return -1; /* sent: the caller closes */
     selector_modify(c->srv->s, c->fd, SEL_READ, conn_io, c);
     return 0;
 }
@@ -161,8 +161,8 @@ static int respond(tconn *c, const char *path)
     tsrv *srv = c->srv;
     srv->requests++;
     if (strcmp(path, "/ok") == 0) {
-        queue_response(c, "200 OK", "Content-Type: text/html; charset=utf-8\r\n",
-                       "hello world", 11);
+        queue_response(c, "200 OK", "Content-Type: text/html; charset=utf-8\r\n", "hello world",
+                       11);
     } else if (strcmp(path, "/redirect") == 0) {
         queue_response(c, "301 Moved Permanently", "Location: /ok\r\n", "", 0);
     } else if (strcmp(path, "/gzip") == 0) {
@@ -218,8 +218,7 @@ static int respond(tconn *c, const char *path)
 static int conn_process(tconn *c)
 {
     char *end;
-    while (!c->hanging && !c->delay &&
-           (end = memmem(c->in, c->inlen, "\r\n\r\n", 4)) != NULL) {
+    while (!c->hanging && !c->delay && (end = memmem(c->in, c->inlen, "\r\n\r\n", 4)) != NULL) {
         char path[256] = "";
         sscanf(c->in, "GET %255s ", path);
         size_t used = (size_t)(end + 4 - c->in);
@@ -326,7 +325,7 @@ typedef struct env {
     tsrv srv;
     curl_glue *g;
     int timed_out;
-    int outstanding;          /* requests whose done is awaited; 0 stops the loop */
+    int outstanding; /* requests whose done is awaited; 0 stops the loop */
 } env;
 
 static env E;
@@ -337,7 +336,7 @@ typedef struct result {
     int status;
     int has_ctype, has_location;
     char ctype[256], location[256];
-    char *fields;             /* "name: value\n" per on_header call */
+    char *fields; /* "name: value\n" per on_header call */
     size_t fields_len;
     int fields_after_head;
     long long clen;
@@ -348,14 +347,13 @@ typedef struct result {
     char err[512];
     /* behaviour */
     int cancel_in_head, cancel_in_body, cancel_in_header;
-    struct result *then;      /* started from inside this one's sink/done */
+    struct result *then; /* started from inside this one's sink/done */
     const char *then_path;
-    struct result *cancel_other;  /* cancelled from this one's done */
-    int chain_left;           /* sequential chain: requests still to start */
+    struct result *cancel_other; /* cancelled from this one's done */
+    int chain_left;              /* sequential chain: requests still to start */
 } result;
 
-static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
-                      size_t vlen);
+static void on_header(void *ctx, const char *name, size_t nlen, const char *value, size_t vlen);
 static void on_head(void *ctx, const http_head *h);
 static void on_body(void *ctx, const char *data, size_t len);
 static void on_done(void *ctx, const char *error);
@@ -369,16 +367,14 @@ static curl_req *start(result *r, const char *path, long timeout_ms, long long m
 {
     char url[256];
     url_for(url, sizeof url, path);
-    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r,
-                      .on_header = on_header};
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r, .on_header = on_header};
     r->req = curl_glue_get(E.g, url, NULL, timeout_ms, max_size, &sink, on_done, r);
     if (r->req)
         E.outstanding++;
     return r->req;
 }
 
-static void on_header(void *ctx, const char *name, size_t nlen, const char *value,
-                      size_t vlen)
+static void on_header(void *ctx, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     result *r = ctx;
     if (r->heads)
@@ -386,8 +382,8 @@ static void on_header(void *ctx, const char *name, size_t nlen, const char *valu
     char *nf = realloc(r->fields, r->fields_len + nlen + vlen + 4);
     assert_non_null(nf);
     r->fields = nf;
-    r->fields_len += (size_t)sprintf(r->fields + r->fields_len, "%.*s: %.*s\n", (int)nlen,
-                                     name, (int)vlen, value);
+    r->fields_len += (size_t)sprintf(r->fields + r->fields_len, "%.*s: %.*s\n", (int)nlen, name,
+                                     (int)vlen, value);
     if (r->cancel_in_header) {
         curl_glue_cancel(E.g, r->req);
         E.outstanding--;
@@ -407,7 +403,7 @@ static void on_head(void *ctx, const http_head *h)
     if (r->cancel_in_head) {
         curl_glue_cancel(E.g, r->req);
         E.outstanding--;
-        if (r->then)   /* a get from inside a sink callback */
+        if (r->then) /* a get from inside a sink callback */
             assert_non_null(start(r->then, r->then_path, 0, 0));
     }
 }
@@ -426,7 +422,7 @@ static void on_body(void *ctx, const char *data, size_t len)
     r->body[r->body_len] = '\0';
     if (r->cancel_in_body) {
         curl_glue_cancel(E.g, r->req);
-        curl_glue_cancel(E.g, r->req);   /* twice is harmless */
+        curl_glue_cancel(E.g, r->req); /* twice is harmless */
         E.outstanding--;
         if (r->then)
             assert_non_null(start(r->then, r->then_path, 0, 0));
@@ -444,7 +440,7 @@ static void on_done(void *ctx, const char *error)
         curl_glue_cancel(E.g, r->cancel_other->req);
         E.outstanding--;
     }
-    if (r->chain_left > 0) {   /* the next request of a sequential chain */
+    if (r->chain_left > 0) { /* the next request of a sequential chain */
         result *next = r + 1;
         next->chain_left = r->chain_left - 1;
         assert_non_null(start(next, "/ok", 0, 0));
@@ -536,7 +532,7 @@ static void test_ok(void **state)
     (void)state;
     result r = {0};
     assert_non_null(start(&r, "/ok", 5000, 0));
-    assert_int_equal(r.dones, 0);          /* never from inside curl_glue_get */
+    assert_int_equal(r.dones, 0); /* never from inside curl_glue_get */
     assert_int_equal(curl_glue_in_flight(E.g), 1);
     run_until_done();
     assert_int_equal(r.dones, 1);
@@ -586,7 +582,7 @@ static void test_redirect_not_followed(void **state)
     assert_string_equal(r.location, "/ok");
     assert_int_equal(r.clen, 0);
     assert_int_equal(r.body_len, 0);
-    assert_int_equal(E.srv.requests, 1);   /* /ok was not fetched */
+    assert_int_equal(E.srv.requests, 1); /* /ok was not fetched */
     result_free(&r, 1);
 }
 
@@ -613,7 +609,7 @@ static void test_gzip_is_decoded(void **state)
     run_until_done();
     assert_null(r.err_ptr);
     assert_int_equal(r.status, 200);
-    assert_int_equal(r.clen, (long long)sizeof GZIP_BYTES);  /* as sent, encoded */
+    assert_int_equal(r.clen, (long long)sizeof GZIP_BYTES); /* as sent, encoded */
     assert_int_equal(r.body_len, strlen(GZIP_PLAIN));
     assert_string_equal(r.body, GZIP_PLAIN);
     result_free(&r, 1);
@@ -628,7 +624,7 @@ static void test_interim_head_is_skipped(void **state)
     assert_null(r.err_ptr);
     assert_int_equal(r.heads, 1);
     assert_int_equal(r.status, 200);
-    assert_false(r.has_location);          /* that was the 103's */
+    assert_false(r.has_location); /* that was the 103's */
     assert_string_equal(r.ctype, "text/plain");
     assert_string_equal(r.body, "final");
     result_free(&r, 1);
@@ -679,7 +675,7 @@ static void test_refused(void **state)
 {
     (void)state;
     int port, fd = listen_loopback(&port);
-    close(fd);   /* bound, never listened: nothing there now */
+    close(fd); /* bound, never listened: nothing there now */
     char url[128];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
     result r = {0};
@@ -749,7 +745,7 @@ static void test_sequential_reuse(void **state)
     regrow(2);
     enum { N = 20 };
     result r[N] = {{0}};
-    r[0].chain_left = N - 1;   /* each done starts the next */
+    r[0].chain_left = N - 1; /* each done starts the next */
     assert_non_null(start(&r[0], "/ok", 5000, 0));
     run_until_done();
     for (int i = 0; i < N; i++) {
@@ -778,8 +774,8 @@ static void test_connection_cap(void **state)
         assert_string_equal(r[i].body, "slow");
     }
     assert_true(E.srv.max_open <= 3);
-    assert_true(E.srv.max_open >= 2);   /* the answers are delayed: they overlap */
-    assert_true(E.srv.accepted <= 3);   /* and then are reused */
+    assert_true(E.srv.max_open >= 2); /* the answers are delayed: they overlap */
+    assert_true(E.srv.accepted <= 3); /* and then are reused */
     result_free(r, N);
 }
 
@@ -800,12 +796,12 @@ static void lanes_run(bool side_lane, result *hang, result *page, result *side)
     side->req = curl_glue_get_lane(E.g, CURL_LANE_SIDE, url, NULL, 10000, 0, &sink, on_done, side);
     assert_non_null(side->req);
     E.outstanding++;
-    assert_false(run_for(500));     /* the hanging ones keep it running */
+    assert_false(run_for(500)); /* the hanging ones keep it running */
     assert_int_equal(hang[0].dones + hang[1].dones + page->dones, 0);
     assert_int_equal(side->dones, side_lane ? 1 : 0);
     if (side_lane)
         assert_string_equal(side->body, "hello world");
-    curl_glue_free(E.g);            /* cancels the rest */
+    curl_glue_free(E.g); /* cancels the rest */
     E.g = NULL;
     regrow(4);
 }
@@ -843,8 +839,8 @@ static void test_many_hosts_no_eviction(void **state)
     for (int i = 0; i < MANY_HOSTS; i++) {
         char url[128];
         snprintf(url, sizeof url, "http://127.0.0.1:%d/ok", srv[i].port);
-        http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = &r[i],
-                          .on_header = on_header};
+        http_sink sink = {
+            .on_head = on_head, .on_body = on_body, .ctx = &r[i], .on_header = on_header};
         r[i].req = curl_glue_get(E.g, url, NULL, 5000, 0, &sink, on_done, &r[i]);
         assert_non_null(r[i].req);
         E.outstanding++;
@@ -852,15 +848,15 @@ static void test_many_hosts_no_eviction(void **state)
         assert_null(r[i].err_ptr);
         assert_int_equal(r[i].status, 200);
     }
-    run_for(100);                   /* the servers see every close made so far */
+    run_for(100); /* the servers see every close made so far */
     int open = 0;
     for (int i = 0; i < MANY_HOSTS; i++) {
         assert_int_equal(srv[i].accepted, 1);
         open += srv[i].open;
     }
-    assert_int_equal(srv[0].open, 1);       /* kept, not evicted */
+    assert_int_equal(srv[0].open, 1); /* kept, not evicted */
     assert_int_equal(srv[1].open, 1);
-    assert_int_equal(srv[MANY_HOSTS - 1].open, 0);  /* past the idle budget: closed */
+    assert_int_equal(srv[MANY_HOSTS - 1].open, 0); /* past the idle budget: closed */
     assert_true(open <= 3);
     for (int i = 0; i < MANY_HOSTS; i++)
         srv_stop(&srv[i]);
@@ -894,8 +890,8 @@ static void test_max_size(void **state)
     (void)state;
     result r[3] = {{0}};
     assert_non_null(start(&r[0], "/big", 5000, 1000));
-    assert_non_null(start(&r[1], "/big", 5000, BIG_SIZE));      /* exactly fits */
-    assert_non_null(start(&r[2], "/big", 5000, BIG_SIZE - 1));  /* one byte over */
+    assert_non_null(start(&r[1], "/big", 5000, BIG_SIZE));     /* exactly fits */
+    assert_non_null(start(&r[2], "/big", 5000, BIG_SIZE - 1)); /* one byte over */
     run_until_done();
     assert_ptr_equal(r[0].err_ptr, curl_glue_truncated);
     assert_int_equal(r[0].body_len, 1000);
@@ -1009,14 +1005,14 @@ static void test_free_in_flight(void **state)
     E.srv.stop_at_hangs = 3;
     assert_true(run_for(DEADLINE_MS));
     assert_int_equal(curl_glue_in_flight(E.g), 3);
-    assert_true(selector_count(E.s) > (size_t)(1 + E.srv.open));  /* curl's sockets */
+    assert_true(selector_count(E.s) > (size_t)(1 + E.srv.open)); /* curl's sockets */
     curl_glue_free(E.g);
     E.g = NULL;
     assert_int_equal(selector_count(E.s), (size_t)(1 + E.srv.open));
     assert_int_equal(selector_timer_count(E.s), 0);
     E.srv.stop_at_hangs = 0;
     E.srv.stop_at_peer_close = 0;
-    run_for(50);   /* the server sees the closes; nothing of the glue may run */
+    run_for(50); /* the server sees the closes; nothing of the glue may run */
     for (int i = 0; i < 3; i++)
         assert_int_equal(r[i].dones, 0);
     result_free(r, 3);
@@ -1055,25 +1051,33 @@ static void add_long_line(const char *name, const char *before, char fill, size_
 /* The borderline responses of issue 13 item 7, and the heads libcurl refuses itself. */
 static void make_raw_responses(void)
 {
-    RAW("duplicate Content-Type", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+    RAW("duplicate Content-Type",
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
         "Content-Type: text/html\r\nContent-Length: 5\r\n\r\nhello");
-    RAW("duplicate Location", "HTTP/1.1 302 Found\r\nLocation: /a\r\nLocation: /a\r\n"
+    RAW("duplicate Location",
+        "HTTP/1.1 302 Found\r\nLocation: /a\r\nLocation: /a\r\n"
         "Content-Length: 0\r\n\r\n");
-    RAW("conflicting Location", "HTTP/1.1 302 Found\r\nLocation: /a\r\nLocation: /b\r\n"
+    RAW("conflicting Location",
+        "HTTP/1.1 302 Found\r\nLocation: /a\r\nLocation: /b\r\n"
         "Content-Length: 0\r\n\r\n");
-    RAW("folded Location", "HTTP/1.1 302 Found\r\nLocation: /a\r\n  b\r\nX-Other: 1\r\n"
+    RAW("folded Location",
+        "HTTP/1.1 302 Found\r\nLocation: /a\r\n  b\r\nX-Other: 1\r\n"
         "\tmore\r\nContent-Length: 0\r\n\r\n");
     RAW("continuation first", "HTTP/1.1 200 OK\r\n folded: first\r\nContent-Length: 0\r\n\r\n");
-    RAW("line without colon", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+    RAW("line without colon",
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
         "this line has no colon\r\nContent-Length: 5\r\n\r\nhello");
     RAW("space before colon", "HTTP/1.1 302 Found\r\nLocation : /x\r\nContent-Length: 0\r\n\r\n");
-    RAW("conflicting Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
+    RAW("conflicting Content-Length",
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
         "Content-Length: 7\r\n\r\nhello12");
     RAW("Content-Length +5", "HTTP/1.1 200 OK\r\nContent-Length: +5\r\n\r\nhello");
     RAW("Content-Length 0x5", "HTTP/1.1 200 OK\r\nContent-Length: 0x5\r\n\r\nhello");
-    RAW("101 then 200", "HTTP/1.1 101 Switching Protocols\r\n\r\n"
+    RAW("101 then 200",
+        "HTTP/1.1 101 Switching Protocols\r\n\r\n"
         "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-    RAW("100 then 200", "HTTP/1.1 100 Continue\r\n\r\n"
+    RAW("100 then 200",
+        "HTTP/1.1 100 Continue\r\n\r\n"
         "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
     RAW("status 600", "HTTP/1.1 600 High\r\nContent-Length: 5\r\n\r\nhello");
     RAW("status 999", "HTTP/1.1 999 Weird\r\nContent-Length: 5\r\n\r\nhello");
@@ -1084,22 +1088,29 @@ static void make_raw_responses(void)
     RAW("nothing", "");
     add_long_line("1 MB Location", "HTTP/1.1 302 Found\r\nLocation: /", 'a', 1 << 20,
                   "\r\nContent-Length: 0\r\n\r\n");
-    add_long_line("10 KB chunk extension", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked"
-                  "\r\n\r\n5;", 'x', 10240, "\r\nhello\r\n0\r\n\r\n");
+    add_long_line("10 KB chunk extension",
+                  "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked"
+                  "\r\n\r\n5;",
+                  'x', 10240, "\r\nhello\r\n0\r\n\r\n");
     RAW("bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
     char head[128], buf[512];
-    int h = snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
-                     "Content-Length: %zu\r\n\r\n", sizeof GZIP_BYTES);
+    int h = snprintf(head, sizeof head,
+                     "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
+                     "Content-Length: %zu\r\n\r\n",
+                     sizeof GZIP_BYTES);
     memcpy(buf, head, (size_t)h);
     memcpy(buf + h, GZIP_BYTES, sizeof GZIP_BYTES);
     add_raw("gzip unasked", buf, (size_t)h + sizeof GZIP_BYTES);
-    h = snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
-                 "Content-Length: %zu\r\n\r\n", sizeof GZIP_BYTES + 7);
+    h = snprintf(head, sizeof head,
+                 "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
+                 "Content-Length: %zu\r\n\r\n",
+                 sizeof GZIP_BYTES + 7);
     memcpy(buf, head, (size_t)h);
     memcpy(buf + h, GZIP_BYTES, sizeof GZIP_BYTES);
     memcpy(buf + h + sizeof GZIP_BYTES, "GARBAGE", 7);
     add_raw("gzip then garbage", buf, (size_t)h + sizeof GZIP_BYTES + 7);
-    RAW("not gzip", "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 5\r\n\r\n"
+    RAW("not gzip",
+        "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 5\r\n\r\n"
         "hello");
     RAW("brotli", "HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 5\r\n\r\nhello");
 }
@@ -1114,8 +1125,7 @@ static void free_raw_responses(void)
 /* What the raw transport's parser makes of the same bytes, into the same record. */
 static void parse_raw(const raw_response *rr, result *r)
 {
-    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r,
-                      .on_header = on_header};
+    http_sink sink = {.on_head = on_head, .on_body = on_body, .ctx = r, .on_header = on_header};
     http_parser *p = http_parser_new(&sink);
     int rc = http_parser_feed(p, rr->bytes, rr->len);
     if (rc == 0)
@@ -1127,22 +1137,21 @@ static void parse_raw(const raw_response *rr, result *r)
 
 static void expect_same(const char *name, const result *raw, const result *curl)
 {
-    if (strcmp(raw->err, curl->err) != 0 || raw->heads != curl->heads ||
-        raw->status != curl->status || strcmp(raw->ctype, curl->ctype) != 0 ||
-        strcmp(raw->location, curl->location) != 0 || raw->clen != curl->clen ||
-        raw->fields_len != curl->fields_len ||
-        (raw->fields_len && memcmp(raw->fields, curl->fields, raw->fields_len) != 0) ||
-        raw->body_len != curl->body_len ||
-        (raw->body_len && memcmp(raw->body, curl->body, raw->body_len) != 0))
+    if (strcmp(raw->err, curl->err) != 0 || raw->heads != curl->heads || raw->status != curl->status
+        || strcmp(raw->ctype, curl->ctype) != 0 || strcmp(raw->location, curl->location) != 0
+        || raw->clen != curl->clen || raw->fields_len != curl->fields_len
+        || (raw->fields_len && memcmp(raw->fields, curl->fields, raw->fields_len) != 0)
+        || raw->body_len != curl->body_len
+        || (raw->body_len && memcmp(raw->body, curl->body, raw->body_len) != 0))
         fail_msg("%s: the transports disagree\n"
                  "  raw:  error '%s', %d head(s), status %d, type '%s', location '%.40s', "
                  "length %lld, %zu body bytes, fields:\n%.300s\n"
                  "  curl: error '%s', %d head(s), status %d, type '%s', location '%.40s', "
                  "length %lld, %zu body bytes, fields:\n%.300s",
-                 name, raw->err, raw->heads, raw->status, raw->ctype, raw->location,
-                 raw->clen, raw->body_len, raw->fields ? raw->fields : "",
-                 curl->err, curl->heads, curl->status, curl->ctype, curl->location,
-                 curl->clen, curl->body_len, curl->fields ? curl->fields : "");
+                 name, raw->err, raw->heads, raw->status, raw->ctype, raw->location, raw->clen,
+                 raw->body_len, raw->fields ? raw->fields : "", curl->err, curl->heads,
+                 curl->status, curl->ctype, curl->location, curl->clen, curl->body_len,
+                 curl->fields ? curl->fields : "");
     assert_false(curl->fields_after_head);
 }
 
@@ -1174,9 +1183,9 @@ static void test_cancel_in_header(void **state)
     (void)state;
     result r = {.cancel_in_header = 1};
     assert_non_null(start(&r, "/ok", 5000, 0));
-    run_for(200);                       /* no done comes to stop the loop */
+    run_for(200); /* no done comes to stop the loop */
     assert_int_equal(E.outstanding, 0);
-    assert_string_equal(r.fields, "Content-Length: 11\n");   /* the first, then nothing */
+    assert_string_equal(r.fields, "Content-Length: 11\n"); /* the first, then nothing */
     assert_int_equal(r.heads, 0);
     assert_int_equal(r.dones, 0);
     result_free(&r, 1);

@@ -45,8 +45,8 @@ static void sleep_ms(long ms)
 
 /* "*.test" names: 10.0.0.N where N is the name's length; "bad.test" fails;
  * "slow.test" takes 400 ms, the others 30 ms. */
-static int fake_resolve(const char *host, struct sockaddr_storage *addr, socklen_t *len,
-                        char *err, size_t errlen)
+static int fake_resolve(const char *host, struct sockaddr_storage *addr, socklen_t *len, char *err,
+                        size_t errlen)
 {
     atomic_fetch_add(&calls, 1);
     sleep_ms(strcmp(host, "slow.test") == 0 ? 400 : 30);
@@ -62,8 +62,7 @@ static int fake_resolve(const char *host, struct sockaddr_storage *addr, socklen
     return 0;
 }
 
-static void start(size_t cache_size, uint64_t ttl_ms, uint64_t timeout_ms,
-                  dns_resolve_fn resolve)
+static void start(size_t cache_size, uint64_t ttl_ms, uint64_t timeout_ms, dns_resolve_fn resolve)
 {
     loop = guarded_loop_new(20000);
     char err[256] = "";
@@ -79,7 +78,7 @@ static int teardown(void **state)
 {
     (void)state;
     dns_free(dns);
-    threadpool_free(pool);      /* lets a lookup still running end */
+    threadpool_free(pool); /* lets a lookup still running end */
     guarded_loop_free(loop);
     return 0;
 }
@@ -91,9 +90,9 @@ static int teardown(void **state)
 typedef struct {
     dns_waiter w;
     int called;
-    char addr[64];              /* "10.0.0.6:81", or the error */
+    char addr[64]; /* "10.0.0.6:81", or the error */
     bool failed;
-    uint64_t at;                /* when, on the loop's clock */
+    uint64_t at; /* when, on the loop's clock */
 } waiter;
 
 static int answered;
@@ -172,7 +171,7 @@ static void test_concurrent_lookups_share_one(void **state)
     answered = 0;
     for (int i = 0; i < 100; i++)
         lookup(&w[i], "shared.test", 1000 + i);
-    assert_int_equal(answered, 0);              /* nothing waits on the loop thread */
+    assert_int_equal(answered, 0); /* nothing waits on the loop thread */
     run_until_answered(100);
     assert_int_equal(atomic_load(&calls), 1);
     assert_int_equal(dns_lookups(dns), 1);
@@ -184,7 +183,7 @@ static void test_concurrent_lookups_share_one(void **state)
     }
     waiter hit;
     lookup(&hit, "shared.test", 80);
-    assert_int_equal(hit.called, 1);            /* at once: cached */
+    assert_int_equal(hit.called, 1); /* at once: cached */
     assert_string_equal(hit.addr, "10.0.0.11:80");
     assert_int_equal(atomic_load(&calls), 1);
 }
@@ -198,13 +197,13 @@ static void test_ttl_expires(void **state)
     answered = 0;
     lookup(&a, "ttl.test", 80);
     run_until_answered(1);
-    lookup(&b, "ttl.test", 80);                 /* fresh: cached */
+    lookup(&b, "ttl.test", 80); /* fresh: cached */
     assert_int_equal(b.called, 1);
     assert_int_equal(atomic_load(&calls), 1);
     sleep_ms(150);
-    selector_run_once(loop, 0);                 /* the loop's clock moves on */
+    selector_run_once(loop, 0); /* the loop's clock moves on */
     lookup(&c, "ttl.test", 80);
-    assert_int_equal(c.called, 0);              /* stale: a new lookup */
+    assert_int_equal(c.called, 0); /* stale: a new lookup */
     run_until_answered(3);
     assert_int_equal(c.called, 1);
     assert_int_equal(atomic_load(&calls), 2);
@@ -223,12 +222,12 @@ static void test_cache_size(void **state)
         run_until_answered(i + 1);
     }
     assert_int_equal(atomic_load(&calls), 3);
-    lookup(&again, "ccc.test", 80);             /* the newest two are kept */
+    lookup(&again, "ccc.test", 80); /* the newest two are kept */
     assert_int_equal(again.called, 1);
     lookup(&again, "bb.test", 80);
     assert_int_equal(again.called, 1);
     assert_int_equal(atomic_load(&calls), 3);
-    lookup(&again, "a.test", 80);               /* the oldest went */
+    lookup(&again, "a.test", 80); /* the oldest went */
     assert_int_equal(again.called, 0);
     run_until_called(&again);
     assert_string_equal(again.addr, "10.0.0.6:80");
@@ -273,7 +272,7 @@ static void test_timeout(void **state)
     if (took >= 400)
         fail_msg("the timeout came after %llu ms, not before the 400 ms lookup ended",
                  (unsigned long long)took);
-    run_until_pool_idle();                      /* the late answer arrives, dropped */
+    run_until_pool_idle(); /* the late answer arrives, dropped */
     lookup(&later, "slow.test", 80);
     assert_int_equal(later.called, 1);
     assert_true(later.failed);
@@ -290,7 +289,7 @@ static void test_cancel(void **state)
     lookup(&a, "cancel.test", 80);
     lookup(&b, "cancel.test", 80);
     dns_cancel(&a.w);
-    dns_cancel(&a.w);                           /* twice: a no-op */
+    dns_cancel(&a.w); /* twice: a no-op */
     run_until_answered(1);
     assert_int_equal(a.called, 0);
     assert_int_equal(b.called, 1);
@@ -320,8 +319,8 @@ static void test_numeric_and_bad(void **state)
  * being answered (a cache of one): the others still get the right answer. */
 static waiter chain[4], evictor;
 
-static void got_and_meddle(dns_waiter *w, const struct sockaddr_storage *addr,
-                           socklen_t len, const char *error)
+static void got_and_meddle(dns_waiter *w, const struct sockaddr_storage *addr, socklen_t len,
+                           const char *error)
 {
     got(w, addr, len, error);
     if (w == &chain[0].w) {
@@ -339,11 +338,11 @@ static void test_callbacks_may_meddle(void **state)
     memset(&evictor, 0, sizeof evictor);
     for (int i = 0; i < 4; i++)
         dns_lookup(dns, &chain[i].w, "first.test", 80 + i, got_and_meddle, &chain[i]);
-    run_until_answered(3);                      /* chain 0, 2, 3 */
+    run_until_answered(3); /* chain 0, 2, 3 */
     assert_int_equal(chain[1].called, 0);
     assert_string_equal(chain[2].addr, "10.0.0.10:82");
     assert_string_equal(chain[3].addr, "10.0.0.10:83");
-    run_until_answered(4);                      /* the evictor */
+    run_until_answered(4); /* the evictor */
     assert_string_equal(evictor.addr, "10.0.0.10:80");
     assert_int_equal(atomic_load(&calls), 2);
 }

@@ -197,8 +197,16 @@ static bool with_mw, with_pipe;
 
 /* The test's extensions, as registry rows (registry.h): the chapter's Queue, the test
  * middleware, two pipeline stages — listed out of order: the order numbers decide. */
-static bool on_mw(const app *a) { (void)a; return with_mw; }
-static bool on_pipe(const app *a) { (void)a; return with_pipe; }
+static bool on_mw(const app *a)
+{
+    (void)a;
+    return with_mw;
+}
+static bool on_pipe(const app *a)
+{
+    (void)a;
+    return with_pipe;
+}
 
 static int make_queue(app *a, frontier *out, char *err, size_t errlen)
 {
@@ -210,7 +218,8 @@ static int make_queue(app *a, frontier *out, char *err, size_t errlen)
 static downloader_middleware make_test_mw(engine *e)
 {
     (void)e;
-    return (downloader_middleware){.name = "test", .self = &the_mw,
+    return (downloader_middleware){.name = "test",
+                                   .self = &the_mw,
                                    .process_request = tmw_request,
                                    .process_response = tmw_response,
                                    .process_exception = tmw_exception};
@@ -219,16 +228,23 @@ static downloader_middleware make_test_mw(engine *e)
 static int make_stage1(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)e, (void)err, (void)errlen;
-    *out = (item_pipeline){.name = "stage1", .self = &pipe_a, .open = tp_open,
-                           .process_item = tp1_item, .close = tp_close};
+    *out = (item_pipeline){.name = "stage1",
+                           .self = &pipe_a,
+                           .open = tp_open,
+                           .process_item = tp1_item,
+                           .close = tp_close};
     return 0;
 }
 
 static int make_stage2(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)e, (void)err, (void)errlen;
-    *out = (item_pipeline){.name = "stage2", .self = &pipe_b, .open = tp_open,
-                           .process_item = tp2_item, .close = tp_close, .wants_body = true};
+    *out = (item_pipeline){.name = "stage2",
+                           .self = &pipe_b,
+                           .open = tp_open,
+                           .process_item = tp2_item,
+                           .close = tp_close,
+                           .wants_body = true};
     return 0;
 }
 
@@ -256,8 +272,8 @@ static const fetch_stat *need(const report *r, const char *path, const char *ctx
 }
 
 static app the_app;
-static settings the_settings;     /* crawl-queue's flags, which the_app reads */
-static testsite site;       /* engine.site, for the whole group: a failed test leaves no server */
+static settings the_settings; /* crawl-queue's flags, which the_app reads */
+static testsite site;         /* engine.site, for the whole group: a failed test leaves no server */
 
 static int start_site(void **state)
 {
@@ -275,13 +291,12 @@ static int stop_site(void **state)
 
 static void crawl_site(const char *root, const char *transport, const char *sel)
 {
-    char *argv[] = {"test_engine", "--transport", (char *)transport, "--selector",
-                    (char *)sel, "--max-tries", "1", "--timeout", "5", "-q",
-                    (char *)root, NULL};
+    char *argv[] = {"test_engine", "--transport", (char *)transport, "--selector", (char *)sel,
+                    "--max-tries", "1",           "--timeout",       "5",          "-q",
+                    (char *)root,  NULL};
     app_stage stage = settings_stage("test_engine", &the_settings);
     assert_int_equal(app_open(&the_app, 11, argv, &stage), 0);
-    assert_int_equal(crawler_run(&the_app, test_rows, sizeof test_rows / sizeof test_rows[0]),
-                     0);
+    assert_int_equal(crawler_run(&the_app, test_rows, sizeof test_rows / sizeof test_rows[0]), 0);
 }
 
 static const char *const transports[] = {"raw", "curl"};
@@ -299,7 +314,7 @@ static void check_records(const report *r, const char *t, const char *s)
     assert_non_null(strstr(REC("/ignore-later")->exception, "IgnoreRequest:"));
     assert_int_equal(REC("/canned-now")->status, 200);
     assert_int_equal(REC("/canned-later")->num_urls, 1);
-    assert_int_equal(REC("/from-canned")->status, 200);   /* the canned page's link */
+    assert_int_equal(REC("/from-canned")->status, 200); /* the canned page's link */
     assert_non_null(strstr(REC("/resched-now")->exception, "rescheduled as"));
     assert_int_equal(REC("/resched-target")->status, 200);
     assert_int_equal(REC("/replace-now")->status, 203);
@@ -324,7 +339,7 @@ static void test_middleware_results(void **state)
             check_records(crawl_report(the_app.crawl), transports[t], selectors[s]);
             /* canned and ignored-at-request URLs never reached process_response */
             assert_true(the_mw.requests > the_mw.responses);
-            assert_int_equal(the_mw.exceptions, 1);      /* /refused, recovered */
+            assert_int_equal(the_mw.exceptions, 1); /* /refused, recovered */
             assert_int_equal(find(crawl_report(the_app.crawl), "/refused")->status, 299);
             app_close(&the_app);
         }
@@ -348,7 +363,7 @@ static void test_pipeline(void **state)
         size_t records = report_count(crawl_report(the_app.crawl));
         assert_int_equal(pipe_a.opened, 1);
         assert_int_equal(pipe_b.opened, 1);
-        assert_int_equal((size_t)pipe_a.items, records);   /* every record is an item */
+        assert_int_equal((size_t)pipe_a.items, records); /* every record is an item */
         assert_int_equal(find(crawl_report(the_app.crawl), "/refused")->status, -1);
         assert_int_equal(pipe_b.items, pipe_a.items - 1);
         assert_false(pipe_b.saw_dropme);
@@ -395,7 +410,7 @@ static int dl_body(coro *co)
     f->got = co->value.p;
     task_free(f->dl);
     f->dl = NULL;
-    CORO_RETURN(co, f->got, 0);      /* the frame is freed when the task resolves */
+    CORO_RETURN(co, f->got, 0); /* the frame is freed when the task resolves */
     CORO_END(co);
 }
 
@@ -406,8 +421,7 @@ static void test_download(void **state)
     (void)state;
     testsite ts = site;
     for (size_t t = 0; t < 2; t++) {
-        char *argv[] = {"test_engine", "--transport", (char *)transports[t], "-q", ts.url,
-                        NULL};
+        char *argv[] = {"test_engine", "--transport", (char *)transports[t], "-q", ts.url, NULL};
         app_stage stage = settings_stage("test_engine", &the_settings);
         assert_int_equal(app_open(&the_app, 5, argv, &stage), 0);
         engine *e = engine_new(&the_app, NULL);
@@ -419,7 +433,7 @@ static void test_download(void **state)
         response *got = task_future(tk)->result.p;
         task_free(tk);
         assert_non_null(got);
-        assert_int_equal(got->status, 301);          /* not followed */
+        assert_int_equal(got->status, 301); /* not followed */
         assert_string_equal(response_header(got, "Location"), "/plain");
         /* every header as it came: the whole Content-Type, both X-Twice in order */
         assert_string_equal(response_header(got, "Content-Type"), "text/html; charset=utf-8");
@@ -443,10 +457,26 @@ static downloader_middleware named_mw(const char *name)
 {
     return (downloader_middleware){.name = name};
 }
-static downloader_middleware mw_a(engine *e) { (void)e; return named_mw("a"); }
-static downloader_middleware mw_b(engine *e) { (void)e; return named_mw("b"); }
-static downloader_middleware mw_c(engine *e) { (void)e; return named_mw("c"); }
-static bool never(const app *a) { (void)a; return false; }
+static downloader_middleware mw_a(engine *e)
+{
+    (void)e;
+    return named_mw("a");
+}
+static downloader_middleware mw_b(engine *e)
+{
+    (void)e;
+    return named_mw("b");
+}
+static downloader_middleware mw_c(engine *e)
+{
+    (void)e;
+    return named_mw("c");
+}
+static bool never(const app *a)
+{
+    (void)a;
+    return false;
+}
 
 static int fail_queue(app *a, frontier *out, char *err, size_t errlen)
 {
@@ -511,10 +541,8 @@ static void test_registry_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_middleware_results),
-        cmocka_unit_test(test_pipeline),
-        cmocka_unit_test(test_exception_recovered),
-        cmocka_unit_test(test_download),
+        cmocka_unit_test(test_middleware_results),  cmocka_unit_test(test_pipeline),
+        cmocka_unit_test(test_exception_recovered), cmocka_unit_test(test_download),
         cmocka_unit_test(test_registry_order),
     };
     return cmocka_run_group_tests(tests, start_site, stop_site);

@@ -18,7 +18,7 @@ static void test_add_has_grow(void **state)
         snprintf(url, sizeof url, "http://example.com/p/%d", i);
         assert_false(fpset_has(s, url));
         assert_true(fpset_add(s, url));
-        assert_false(fpset_add(s, url));        /* the second time: seen */
+        assert_false(fpset_add(s, url)); /* the second time: seen */
     }
     assert_int_equal(fpset_count(s), 100000);
     for (int i = 0; i < 100000; i++) {
@@ -42,7 +42,7 @@ static void test_fingerprint_never_zero_and_by_content(void **state)
     assert_int_not_equal(fpset_fingerprint(""), 0);
     fpset *s = fpset_new();
     assert_true(fpset_add_fp(s, fpset_fingerprint(a)));
-    assert_false(fpset_add(s, b));              /* a state file's fingerprint, then the URL */
+    assert_false(fpset_add(s, b)); /* a state file's fingerprint, then the URL */
     fpset_free(s);
 }
 

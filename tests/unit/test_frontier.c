@@ -43,8 +43,8 @@
 #include "smallfs.h"
 #include "testsite_helper.h"
 
-#define PAGES 5000
-#define NPROC 3
+#define PAGES    5000
+#define NPROC    3
 #define LIMIT_MS 60000
 
 typedef struct {
@@ -92,7 +92,7 @@ static int setup_slow(void **state)
 {
     fx *f = calloc(1, sizeof *f);
     *state = f;
-    return start(f, "20", NULL);      /* 20 ms a page: a crawl of a few seconds */
+    return start(f, "20", NULL); /* 20 ms a page: a crawl of a few seconds */
 }
 
 /* The same with Redis's append-only file, each write on disk before its answer. */
@@ -108,7 +108,7 @@ static int teardown(void **state)
 {
     fx *f = *state;
     testsite_stop(&f->site);
-    char disk[300];                   /* left mounted by a test that failed */
+    char disk[300]; /* left mounted by a test that failed */
     snprintf(disk, sizeof disk, "%s/disk", f->dir);
     smallfs_unmount(disk);
     redis_server_stop(&f->rs);
@@ -187,9 +187,9 @@ static size_t count_lines(const char *path)
 
 /* One record as the tests look at it. */
 typedef struct {
-    char *path;          /* the URL's path: the same page on any port */
+    char *path; /* the URL's path: the same page on any port */
     char *fetched_by;
-    int proc;            /* which output file */
+    int proc; /* which output file */
 } rec;
 
 typedef struct {
@@ -214,7 +214,7 @@ static void read_records(recs *rs, const char *path, int proc)
     while (*line) {
         char *nl = strchr(line, '\n');
         if (!nl)
-            break;   /* torn */
+            break; /* torn */
         char err[256];
         jobj *o = jobj_parse(line, (size_t)(nl - line), err, sizeof err);
         if (!o)
@@ -266,8 +266,8 @@ static void single_crawl(fx *f, recs *want)
     char out[400], err[400];
     snprintf(out, sizeof out, "%s/single.jsonl", f->dir);
     snprintf(err, sizeof err, "%s/single.err", f->dir);
-    char *argv[] = {crawl_queue(), "-q", "--chapter", "--format", "jsonl", "--output", out,
-                    f->site.url, NULL};
+    char *argv[] = {crawl_queue(), "-q", "--chapter", "--format", "jsonl",
+                    "--output",    out,  f->site.url, NULL};
     pid_t pid = spawn(argv, "/dev/null", err);
     assert_int_equal(reap(pid, now_ms() + LIMIT_MS), 0);
     memset(want, 0, sizeof *want);
@@ -278,7 +278,7 @@ static void single_crawl(fx *f, recs *want)
     for (size_t i = 1; i < want->n; i++)
         assert_string_not_equal(want->r[i].path, want->r[i - 1].path);
     for (size_t i = 0; i < want->n; i++)
-        assert_null(want->r[i].fetched_by);     /* no --frontier: no field */
+        assert_null(want->r[i].fetched_by); /* no --frontier: no field */
 }
 
 /* Start NPROC crawl-queue --frontier processes; their pids in pids. */
@@ -290,9 +290,10 @@ static void start_cluster(fx *f, const char *crawl, const char *max_tasks, pid_t
         char out[400], err[400];
         snprintf(out, sizeof out, "%s/p%d.jsonl", f->dir, i);
         snprintf(err, sizeof err, "%s/p%d.err", f->dir, i);
-        char *argv[] = {crawl_queue(), "-q", "--max-tasks", (char *)max_tasks, "--frontier",
-                        url, "--per-host", "0", "--claim-after", "1", "--format", "jsonl",
-                        "--output", out, f->site.url, NULL};
+        char *argv[] = {crawl_queue(),   "-q", "--max-tasks", (char *)max_tasks,
+                        "--frontier",    url,  "--per-host",  "0",
+                        "--claim-after", "1",  "--format",    "jsonl",
+                        "--output",      out,  f->site.url,   NULL};
         pids[i] = spawn(argv, "/dev/null", err);
     }
 }
@@ -328,13 +329,13 @@ static void check_merge(fx *f, size_t done, size_t repeated)
     read_records(&m, merged, 0);
     assert_int_equal(m.summaries, 1);
     assert_int_equal(m.n, done);
-    for (size_t i = 1; i < m.n; i++)        /* one site: sorted by path is by url */
+    for (size_t i = 1; i < m.n; i++) /* one site: sorted by path is by url */
         assert_true(strcmp(m.r[i - 1].path, m.r[i].path) < 0);
     recs_free(&m);
     char *text = slurp(merged), want[128];
     snprintf(want, sizeof want,
-             "{\"summary\": {\"done\": %zu, \"files\": %d, \"repeated\": %zu}}\n", done,
-             NPROC, repeated);
+             "{\"summary\": {\"done\": %zu, \"files\": %d, \"repeated\": %zu}}\n", done, NPROC,
+             repeated);
     size_t len = strlen(text);
     assert_true(len > strlen(want));
     assert_string_equal(text + len - strlen(want), want);
@@ -349,7 +350,7 @@ static void check_counter_zero(fx *f, const char *crawl)
     assert_string_equal(reply, "0");
     snprintf(cmd, sizeof cmd, "XLEN crawl:%s:stream", crawl);
     assert_int_equal(redis_server_cmd(&f->rs, cmd, reply, sizeof reply), 0);
-    assert_string_equal(reply, ":0");                 /* acknowledged entries are deleted */
+    assert_string_equal(reply, ":0"); /* acknowledged entries are deleted */
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -377,7 +378,7 @@ static void served_once(fx *f, size_t npages)
         paths[nlines++] = strdup(path);
     }
     free(log);
-    assert_true(robots <= NPROC);               /* one per process at most */
+    assert_true(robots <= NPROC); /* one per process at most */
     qsort(paths, nlines, sizeof *paths, cmp_str);
     for (size_t i = 1; i < nlines; i++)
         if (strcmp(paths[i], paths[i - 1]) == 0)
@@ -416,10 +417,10 @@ static void test_three_processes_one_crawl(void **state)
         if (names[i])
             assert_non_null(strstr(names[i], pid));
     }
-    served_once(f, got.n);      /* before the single-process crawl adds to the log */
+    served_once(f, got.n); /* before the single-process crawl adds to the log */
     single_crawl(f, &want);
     same_pages(&got, &want);
-    assert_int_equal(got.n, want.n);            /* no URL recorded twice */
+    assert_int_equal(got.n, want.n); /* no URL recorded twice */
     check_counter_zero(f, "three");
     check_merge(f, want.n, 0);
     recs_free(&got);
@@ -446,8 +447,8 @@ static void test_politeness_across_processes(void **state)
     testsite polite;
     char log[400], url[128];
     snprintf(log, sizeof log, "%s/polite.log", f->dir);
-    const char *const args[] = {"--delay", "50", "--log", log, "--generate",
-                                "pages=100,links=5,size=300,seed=3", NULL};
+    const char *const args[] = {
+        "--delay", "50", "--log", log, "--generate", "pages=100,links=5,size=300,seed=3", NULL};
     assert_int_equal(testsite_start(&polite, args), 0);
     redis_server_url(&f->rs, "polite", url, sizeof url);
     pid_t pids[NPROC];
@@ -455,9 +456,23 @@ static void test_politeness_across_processes(void **state)
         char out[400], err[400];
         snprintf(out, sizeof out, "%s/q%d.jsonl", f->dir, i);
         snprintf(err, sizeof err, "%s/q%d.err", f->dir, i);
-        char *argv[] = {crawl_queue(), "-q", "--max-tasks", "10", "--frontier", url,
-                        "--per-host", "2", "--delay", "0.04", "--ignore-robots", "--format",
-                        "jsonl", "--output", out, polite.url, NULL};
+        char *argv[] = {crawl_queue(),
+                        "-q",
+                        "--max-tasks",
+                        "10",
+                        "--frontier",
+                        url,
+                        "--per-host",
+                        "2",
+                        "--delay",
+                        "0.04",
+                        "--ignore-robots",
+                        "--format",
+                        "jsonl",
+                        "--output",
+                        out,
+                        polite.url,
+                        NULL};
         pids[i] = spawn(argv, "/dev/null", err);
     }
     long long deadline = now_ms() + LIMIT_MS;
@@ -523,9 +538,9 @@ static void test_kill_one_of_three(void **state)
         snprintf(out, sizeof out, "%s/p%d.jsonl", f->dir, i);
         read_records(&got, out, i);
     }
-    assert_int_equal(got.summaries, NPROC - 1);     /* the victim wrote none */
+    assert_int_equal(got.summaries, NPROC - 1); /* the victim wrote none */
     single_crawl(f, &want);
-    same_pages(&got, &want);                        /* nothing missing, nothing else */
+    same_pages(&got, &want); /* nothing missing, nothing else */
     /* Twice only where the victim wrote the record and died before its XACK. */
     size_t dup = 0;
     for (size_t i = 1; i < got.n; i++) {
@@ -537,7 +552,7 @@ static void test_kill_one_of_three(void **state)
         if (i > 1 && strcmp(got.r[i].path, got.r[i - 2].path) == 0)
             fail_msg("%s recorded three times", got.r[i].path);
     }
-    assert_true(dup <= 10);                         /* the victim's --max-tasks */
+    assert_true(dup <= 10); /* the victim's --max-tasks */
     assert_int_equal(got.n, want.n + dup);
     check_counter_zero(f, "kill");
     check_merge(f, want.n, dup);
@@ -568,17 +583,18 @@ static void test_full_disk_one_of_three(void **state)
     for (int i = 0; i < NPROC; i++) {
         snprintf(outs[i], sizeof outs[i], "%s/p%d.jsonl", i == VICTIM ? disk : f->dir, i);
         snprintf(errs[i], sizeof errs[i], "%s/p%d.err", f->dir, i);
-        char *argv[] = {crawl_queue(), "-q", "--max-tasks", "10", "--frontier", url,
-                        "--per-host", "0", "--claim-after", "1", "--format", "jsonl",
-                        "--output", outs[i], f->site.url, NULL};
+        char *argv[] = {crawl_queue(), "-q",    "--max-tasks",   "10", "--frontier", url,
+                        "--per-host",  "0",     "--claim-after", "1",  "--format",   "jsonl",
+                        "--output",    outs[i], f->site.url,     NULL};
         pids[i] = spawn(argv, "/dev/null", errs[i]);
     }
     long long deadline = now_ms() + LIMIT_MS;
     for (int i = 0; i < NPROC; i++) {
         int code = reap(pids[i], deadline);
         char *err = slurp(errs[i]);
-        if (i == VICTIM && (code != 1 || !strstr(err, "No space left on device") ||
-                            !strstr(err, outs[i]) || strchr(err, '\n') != strrchr(err, '\n')))
+        if (i == VICTIM
+            && (code != 1 || !strstr(err, "No space left on device") || !strstr(err, outs[i])
+                || strchr(err, '\n') != strrchr(err, '\n')))
             fail_msg("the process on the full disk: exit %d, stderr: %s", code, err);
         if (i != VICTIM && code != 0)
             fail_msg("process %d: exit %d, stderr: %s", i, code, err);
@@ -589,7 +605,7 @@ static void test_full_disk_one_of_three(void **state)
         read_records(&got, outs[i], i);
     print_message("%zu whole records on the full disk\n", count_lines(outs[VICTIM]));
     single_crawl(f, &want);
-    same_pages(&got, &want);                        /* nothing missing, nothing else */
+    same_pages(&got, &want); /* nothing missing, nothing else */
     check_counter_zero(f, "full");
     recs_free(&got);
     recs_free(&want);
@@ -606,23 +622,25 @@ static void test_redis_unreachable(void **state)
     char out[400], err[400];
     snprintf(out, sizeof out, "%s/out.jsonl", f->dir);
     snprintf(err, sizeof err, "%s/err", f->dir);
-    char *argv[] = {crawl_queue(), "--frontier", url, "--format", "jsonl", "--output", out,
-                    f->site.url, NULL};
+    char *argv[] = {crawl_queue(), "--frontier", url,         "--format", "jsonl",
+                    "--output",    out,          f->site.url, NULL};
     assert_int_equal(reap(spawn(argv, "/dev/null", err), now_ms() + LIMIT_MS), 1);
     char *e = slurp(err);
     assert_non_null(strstr(e, "crawl-queue: --frontier: redis 127.0.0.1:"));
     assert_non_null(strstr(e, "refused"));
     assert_non_null(strchr(e, '\n'));
-    assert_string_equal(strchr(e, '\n'), "\n");   /* one line */
+    assert_string_equal(strchr(e, '\n'), "\n"); /* one line */
     free(e);
     assert_int_equal(count_lines(out), 0);
     /* A bad URL after redis://: bad usage, one line too. */
-    char *argv2[] = {crawl_queue(), "--frontier", "redis://127.0.0.1:1/bad name", "--format",
-                     "jsonl", f->site.url, NULL};
+    char *argv2[] = {crawl_queue(), "--frontier", "redis://127.0.0.1:1/bad name",
+                     "--format",    "jsonl",      f->site.url,
+                     NULL};
     assert_int_equal(reap(spawn(argv2, "/dev/null", err), now_ms() + LIMIT_MS), 2);
     e = slurp(err);
-    assert_non_null(strstr(e, "crawl-queue: --frontier 'redis://127.0.0.1:1/bad name': the "
-                              "crawl name is"));
+    assert_non_null(strstr(e,
+                           "crawl-queue: --frontier 'redis://127.0.0.1:1/bad name': the "
+                           "crawl name is"));
     free(e);
 }
 
@@ -640,9 +658,23 @@ static void test_redis_restarted_resume(void **state)
             char out[400], err[400];
             snprintf(out, sizeof out, "%s/p%d.jsonl", f->dir, i);
             snprintf(err, sizeof err, "%s/p%d.%d.err", f->dir, i, round);
-            char *argv[] = {crawl_queue(), "-q", "--max-tasks", "10", "--frontier", url,
-                            "--per-host", "0", "--claim-after", "1", "--format", "jsonl",
-                            "--output", out, f->site.url, round ? "--resume" : NULL, NULL};
+            char *argv[] = {crawl_queue(),
+                            "-q",
+                            "--max-tasks",
+                            "10",
+                            "--frontier",
+                            url,
+                            "--per-host",
+                            "0",
+                            "--claim-after",
+                            "1",
+                            "--format",
+                            "jsonl",
+                            "--output",
+                            out,
+                            f->site.url,
+                            round ? "--resume" : NULL,
+                            NULL};
             pids[i] = spawn(argv, "/dev/null", err);
         }
         long long deadline = now_ms() + LIMIT_MS;
@@ -674,7 +706,7 @@ static void test_redis_restarted_resume(void **state)
         snprintf(out, sizeof out, "%s/p%d.jsonl", f->dir, i);
         read_records(&got, out, i);
     }
-    assert_int_equal(got.summaries, 2);       /* --resume cut the first run's */
+    assert_int_equal(got.summaries, 2); /* --resume cut the first run's */
     single_crawl(f, &want);
     same_pages(&got, &want);
     assert_true(got.n - want.n <= 2 * 10);
@@ -692,8 +724,9 @@ static void test_redis_killed_mid_crawl(void **state)
     redis_server_url(&f->rs, "lost", url, sizeof url);
     snprintf(out, sizeof out, "%s/out.jsonl", f->dir);
     snprintf(err, sizeof err, "%s/err", f->dir);
-    char *argv[] = {crawl_queue(), "-q", "--max-tasks", "10", "--frontier", url, "--per-host",
-                    "0", "--format", "jsonl", "--output", out, f->site.url, NULL};
+    char *argv[] = {crawl_queue(), "-q",         "--max-tasks", "10",       "--frontier",
+                    url,           "--per-host", "0",           "--format", "jsonl",
+                    "--output",    out,          f->site.url,   NULL};
     pid_t pid = spawn(argv, "/dev/null", err);
     long long deadline = now_ms() + LIMIT_MS;
     while (count_lines(out) < 100 && now_ms() < deadline)
@@ -741,7 +774,7 @@ static void test_request_fields_survive(void **state)
     rqueue *q = rqueue_new(loop, url, "test fields\n", 60, "test:1", err, sizeof err);
     if (!q)
         fail_msg("%s", err);
-    rqueue_politeness(q, 1, 0, false);      /* one request at a time per host */
+    rqueue_politeness(q, 1, 0, false); /* one request at a time per host */
     frontier fr = rqueue_frontier(q);
     crawl_request deep = {"http://a.example/x", 3, 7, "http://a.example/?q=a b", "parse item"};
     crawl_request root = {"http://a.example/", 10, 0, NULL, NULL};

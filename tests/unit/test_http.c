@@ -21,10 +21,10 @@
 
 /* ---- request builder ------------------------------------------------------------ */
 
-#define REQ_TAIL                                                                          \
-    "User-Agent: crawlstages/" CRAWL_VERSION "\r\n"                                      \
-    "Accept: */*\r\n"                                                                     \
-    "Accept-Encoding: identity\r\n"                                                       \
+#define REQ_TAIL                                                                                   \
+    "User-Agent: crawlstages/" CRAWL_VERSION "\r\n"                                                \
+    "Accept: */*\r\n"                                                                              \
+    "Accept-Encoding: identity\r\n"                                                                \
     "Connection: close\r\n\r\n"
 
 static void expect_request(const char *url, const char *want)
@@ -42,8 +42,7 @@ static void test_build_plain(void **state)
     (void)state;
     expect_request("http://example.com/", "GET / HTTP/1.0\r\nHost: example.com\r\n" REQ_TAIL);
     expect_request("http://example.com", "GET / HTTP/1.0\r\nHost: example.com\r\n" REQ_TAIL);
-    expect_request("http://example.com:80/a",
-                   "GET /a HTTP/1.0\r\nHost: example.com\r\n" REQ_TAIL);
+    expect_request("http://example.com:80/a", "GET /a HTTP/1.0\r\nHost: example.com\r\n" REQ_TAIL);
 }
 
 static void test_build_port(void **state)
@@ -91,10 +90,11 @@ static void test_build_user_agent(void **state)
     size_t len = 0;
     char *req = http_build_get("http://example.com/", "MyBot/2.0 (+http://x/)", NULL, &len);
     assert_non_null(req);
-    assert_string_equal(req, "GET / HTTP/1.0\r\nHost: example.com\r\n"
-                             "User-Agent: MyBot/2.0 (+http://x/)\r\n"
-                             "Accept: */*\r\nAccept-Encoding: identity\r\n"
-                             "Connection: close\r\n\r\n");
+    assert_string_equal(req,
+                        "GET / HTTP/1.0\r\nHost: example.com\r\n"
+                        "User-Agent: MyBot/2.0 (+http://x/)\r\n"
+                        "Accept: */*\r\nAccept-Encoding: identity\r\n"
+                        "Connection: close\r\n\r\n");
     assert_int_equal(len, strlen(req));
     free(req);
 }
@@ -108,11 +108,12 @@ static void test_build_fields(void **state)
     size_t len = 0;
     char *req = http_build_get("http://example.com/", NULL, fields, &len);
     assert_non_null(req);
-    assert_string_equal(req, "GET / HTTP/1.0\r\nHost: example.com\r\n"
-                             "User-Agent: crawlstages/" CRAWL_VERSION "\r\n"
-                             "Accept-Encoding: identity\r\n"
-                             "X-One: 1\r\naccept: text/html\r\nX-Two:two  \r\n"
-                             "Connection: close\r\n\r\n");
+    assert_string_equal(req,
+                        "GET / HTTP/1.0\r\nHost: example.com\r\n"
+                        "User-Agent: crawlstages/" CRAWL_VERSION "\r\n"
+                        "Accept-Encoding: identity\r\n"
+                        "X-One: 1\r\naccept: text/html\r\nX-Two:two  \r\n"
+                        "Connection: close\r\n\r\n");
     assert_int_equal(len, strlen(req));
     free(req);
     const char *const ua[] = {"User-Agent: Other/1", NULL};
@@ -162,7 +163,7 @@ typedef struct record {
     bool body_before_head;
     const char *fed_lo, *fed_hi; /* the buffer being fed, to check for no copies */
     bool body_outside_feed;
-    char *fields;            /* "name: value\n" per on_header call */
+    char *fields; /* "name: value\n" per on_header call */
     size_t fields_len;
     bool field_after_head;
 } record;
@@ -202,16 +203,15 @@ static void rec_body(void *ctx, const char *data, size_t len)
     r->body_calls++;
 }
 
-static void rec_header(void *ctx, const char *name, size_t nlen, const char *value,
-                       size_t vlen)
+static void rec_header(void *ctx, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     record *r = ctx;
     if (r->heads)
         r->field_after_head = true;
     r->fields = realloc(r->fields, r->fields_len + nlen + vlen + 4);
     assert_non_null(r->fields);
-    r->fields_len += (size_t)sprintf(r->fields + r->fields_len, "%.*s: %.*s\n", (int)nlen,
-                                     name, (int)vlen, value);
+    r->fields_len += (size_t)sprintf(r->fields + r->fields_len, "%.*s: %.*s\n", (int)nlen, name,
+                                     (int)vlen, value);
 }
 
 static void rec_free(record *r)
@@ -233,12 +233,11 @@ typedef struct outcome {
 
 /* Feeds resp cut at the given offsets (ascending), stopping at the first non-zero
  * result, and signals EOF if the parser still wants more. */
-static void parse_cuts(const char *resp, size_t len, const size_t *cuts, size_t ncuts,
-                       outcome *o)
+static void parse_cuts(const char *resp, size_t len, const size_t *cuts, size_t ncuts, outcome *o)
 {
     memset(o, 0, sizeof *o);
-    http_sink sink = {.on_head = rec_head, .on_body = rec_body, .ctx = &o->rec,
-                      .on_header = rec_header};
+    http_sink sink = {
+        .on_head = rec_head, .on_body = rec_body, .ctx = &o->rec, .on_header = rec_header};
     http_parser *p = http_parser_new(&sink);
     assert_non_null(p);
     size_t at = 0;
@@ -568,8 +567,7 @@ static void test_bad_content_length(void **state)
     expect_error(S("HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\n"), "bad Content-Length");
 
     outcome o; /* the same value repeated is fine */
-    parse_all_ways(S("HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 2, 2\r\n\r\nhi"),
-                   &o);
+    parse_all_ways(S("HTTP/1.1 200 OK\r\nContent-Length: 2\r\ncontent-length: 2, 2\r\n\r\nhi"), &o);
     assert_int_equal(o.rc, 1);
     assert_int_equal(o.rec.content_length, 2);
     rec_free(&o.rec);
@@ -582,8 +580,9 @@ static void test_chunked(void **state)
                                "Content-Length: 999\r\n\r\n"
                                "5\r\nhello\r\n"
                                "7;name=value\r\n, world\r\n"
-                               "A \r\n"                      /* size, whitespace */
-                               "\r\n\r\n\r\n\r\n\r\n" "\r\n" /* 10 bytes of data, CRLF */
+                               "A \r\n" /* size, whitespace */
+                               "\r\n\r\n\r\n\r\n\r\n"
+                               "\r\n" /* 10 bytes of data, CRLF */
                                "0\r\nX-Trailer: yes\r\n\r\n"
                                "ignored";
     outcome o;
@@ -623,8 +622,9 @@ static void test_chunked_errors(void **state)
 {
     (void)state;
     const char *te = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
-    const char *bodies[] = {"zz\r\n", "\r\n", "5\r\nhelloX\r\n0\r\n\r\n", "5 x\r\nhello",
-                            "1234567890abcdef0\r\n", "5\rhello"};
+    const char *bodies[] = {
+        "zz\r\n",  "\r\n", "5\r\nhelloX\r\n0\r\n\r\n", "5 x\r\nhello", "1234567890abcdef0\r\n",
+        "5\rhello"};
     for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
         char resp[256];
         int n = snprintf(resp, sizeof resp, "%s%s", te, bodies[i]);
@@ -701,12 +701,12 @@ static void test_every_header_field(void **state)
                      "Content-Type: text/html\r\nContent-Length: 2\r\n\r\nhi"),
                    &o);
     assert_int_equal(o.rc, 1);
-    assert_string_equal(o.rec.fields, "Content-Type: text/plain\nX-Long: a b\n"
-                                      "Content-Type: text/html\nContent-Length: 2\n");
+    assert_string_equal(o.rec.fields,
+                        "Content-Type: text/plain\nX-Long: a b\n"
+                        "Content-Type: text/html\nContent-Length: 2\n");
     assert_string_equal(o.rec.ctype, "text/plain");
     rec_free(&o.rec);
-    parse_all_ways(S("HTTP/1.1 302 Found\r\nX-A: 1\r\nLocation: /a\r\nLocation: /b\r\n\r\n"),
-                   &o);
+    parse_all_ways(S("HTTP/1.1 302 Found\r\nX-A: 1\r\nLocation: /a\r\nLocation: /b\r\n\r\n"), &o);
     assert_string_equal(o.error, "conflicting Location headers");
     assert_int_equal(o.rec.fields_len, 0);
     rec_free(&o.rec);
@@ -733,8 +733,10 @@ static size_t squeeze(const char *plain, size_t n, int wbits, char *out, size_t 
 static size_t encoded_response(char *buf, size_t cap, const char *coding, const char *body,
                                size_t n)
 {
-    int h = snprintf(buf, cap, "HTTP/1.1 200 OK\r\nContent-Encoding: %s\r\n"
-                               "Content-Length: %zu\r\n\r\n", coding, n);
+    int h = snprintf(buf, cap,
+                     "HTTP/1.1 200 OK\r\nContent-Encoding: %s\r\n"
+                     "Content-Length: %zu\r\n\r\n",
+                     coding, n);
     assert_true(h > 0 && (size_t)h + n <= cap);
     memcpy(buf + h, body, n);
     return (size_t)h + n;
@@ -762,7 +764,7 @@ static void expect_decoded(const char *coding, int wbits)
     parse_all_ways(resp, len, &o);
     g_decoded = false;
     assert_int_equal(o.rc, 1);
-    assert_int_equal(o.rec.content_length, (long long)zlen);    /* as sent */
+    assert_int_equal(o.rec.content_length, (long long)zlen); /* as sent */
     assert_int_equal(o.rec.body_len, n);
     assert_int_equal(o.body_size, (long long)n);
     assert_memory_equal(o.rec.body, plain, n);
@@ -775,15 +777,17 @@ static void test_compressed_bodies(void **state)
     (void)state;
     expect_decoded("gzip", 31);
     expect_decoded("x-gzip", 31);
-    expect_decoded("gzip", 15);         /* a zlib stream called gzip: zlib tells */
+    expect_decoded("gzip", 15); /* a zlib stream called gzip: zlib tells */
     expect_decoded("deflate", 15);
-    expect_decoded("deflate", -15);     /* bare deflate, as some servers send it */
+    expect_decoded("deflate", -15); /* bare deflate, as some servers send it */
 
     /* chunked and compressed */
     char zbuf[256], resp[512];
     size_t zlen = squeeze("hello, world", 12, 31, zbuf, sizeof zbuf);
-    int h = snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
-                     "Content-Encoding: gzip\r\n\r\n%zx\r\n", zlen);
+    int h = snprintf(resp, sizeof resp,
+                     "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+                     "Content-Encoding: gzip\r\n\r\n%zx\r\n",
+                     zlen);
     memcpy(resp + h, zbuf, zlen);
     size_t len = (size_t)h + zlen;
     len += (size_t)sprintf(resp + len, "\r\n0\r\n\r\n");
@@ -811,13 +815,13 @@ static void test_inflate_stops_when_full(void **state)
     size_t zlen = squeeze(plain, n, 31, zbuf, sizeof zbuf);
     size_t len = encoded_response(resp, sizeof resp, "gzip", zbuf, zlen);
     record r = {0};
-    http_sink sink = {.on_head = rec_head, .on_body = rec_body, .ctx = &r,
-                      .is_full = full_at_20000};
+    http_sink sink = {
+        .on_head = rec_head, .on_body = rec_body, .ctx = &r, .is_full = full_at_20000};
     r.fed_lo = resp;
     r.fed_hi = resp + len;
     g_decoded = true;
     http_parser *p = http_parser_new(&sink);
-    assert_int_equal(http_parser_feed(p, resp, len), 1);       /* framing goes on */
+    assert_int_equal(http_parser_feed(p, resp, len), 1); /* framing goes on */
     assert_true(r.body_len >= 20000 && r.body_len < 20000 + 16384);
     assert_int_equal(http_parser_body_size(p), (long long)r.body_len);
     http_parser_free(p);
@@ -848,7 +852,7 @@ static void test_corrupt_compressed_bodies(void **state)
     expect_error(resp, len, "corrupt gzip body");
 
     outcome o;
-    len = encoded_response(resp, sizeof resp, "gzip", zbuf, zlen - 8);  /* no CRC, size */
+    len = encoded_response(resp, sizeof resp, "gzip", zbuf, zlen - 8); /* no CRC, size */
     parse_all_ways(resp, len, &o);
     assert_int_equal(o.rc, 1);
     assert_string_equal(o.rec.body, "hello, world");

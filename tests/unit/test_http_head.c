@@ -20,15 +20,15 @@
 
 typedef struct outcome {
     int rc;
-    size_t used;              /* bytes taken, in all (up to the error, after one) */
+    size_t used; /* bytes taken, in all (up to the error, after one) */
     char error[128];
-    int heads;                /* on_head calls */
+    int heads; /* on_head calls */
     int status;
-    char *ctype, *location;   /* copies; NULL when absent */
+    char *ctype, *location; /* copies; NULL when absent */
     long long clen;
     http_body_kind body;
     http_coding coding;
-    char *fields;             /* "name: value\n" per on_header call */
+    char *fields; /* "name: value\n" per on_header call */
     size_t fields_len;
 } outcome;
 
@@ -37,15 +37,14 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-static void rec_header(void *ctx, const char *name, size_t nlen, const char *value,
-                       size_t vlen)
+static void rec_header(void *ctx, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     outcome *o = ctx;
-    assert_int_equal(o->heads, 0);            /* every field before on_head */
+    assert_int_equal(o->heads, 0); /* every field before on_head */
     o->fields = realloc(o->fields, o->fields_len + nlen + vlen + 4);
     assert_non_null(o->fields);
-    o->fields_len += (size_t)sprintf(o->fields + o->fields_len, "%.*s: %.*s\n", (int)nlen,
-                                     name, (int)vlen, value);
+    o->fields_len += (size_t)sprintf(o->fields + o->fields_len, "%.*s: %.*s\n", (int)nlen, name,
+                                     (int)vlen, value);
 }
 
 static void rec_head(void *ctx, const http_head *h)
@@ -68,8 +67,8 @@ static void outcome_free(outcome *o)
 
 /* Feed resp in pieces ending at the given offsets (ascending; the last piece runs to
  * the end), stopping once the parser is done or failed. */
-static void parse_cuts(http_head_parser *hp, const char *resp, size_t len,
-                       const size_t *cuts, size_t ncuts, outcome *o)
+static void parse_cuts(http_head_parser *hp, const char *resp, size_t len, const size_t *cuts,
+                       size_t ncuts, outcome *o)
 {
     memset(o, 0, sizeof *o);
     size_t at = 0;
@@ -82,7 +81,7 @@ static void parse_cuts(http_head_parser *hp, const char *resp, size_t len,
         rc = http_head_parser_feed(hp, resp + at, end - at, &used);
         assert_true(used <= end - at);
         if (rc == 0)
-            assert_int_equal(used, end - at);  /* going on: every byte taken */
+            assert_int_equal(used, end - at); /* going on: every byte taken */
         o->used = at + used;
         at = end;
     }
@@ -108,8 +107,7 @@ static void parse_cuts(http_head_parser *hp, const char *resp, size_t len,
     }
 }
 
-static void parse_fresh(const char *resp, size_t len, const size_t *cuts, size_t ncuts,
-                        outcome *o)
+static void parse_fresh(const char *resp, size_t len, const size_t *cuts, size_t ncuts, outcome *o)
 {
     http_head_parser *hp = http_head_parser_new();
     parse_cuts(hp, resp, len, cuts, ncuts, o);
@@ -123,7 +121,7 @@ static void assert_same(const outcome *a, const outcome *b)
     assert_int_equal(a->rc, b->rc);
     assert_string_equal(a->error, b->error);
     if (a->rc != -1)
-        assert_int_equal(a->used, b->used);       /* after an error it means nothing */
+        assert_int_equal(a->used, b->used); /* after an error it means nothing */
     assert_int_equal(a->heads, b->heads);
     assert_int_equal(a->status, b->status);
     assert_string_equal(OR_NULL(a->ctype), OR_NULL(b->ctype));
@@ -201,7 +199,7 @@ static void test_plain_head(void **state)
     outcome o;
     parse_all_ways(S(resp), &o);
     assert_int_equal(o.rc, 1);
-    assert_int_equal(o.used, sizeof resp - 1 - 5);    /* not the body */
+    assert_int_equal(o.used, sizeof resp - 1 - 5); /* not the body */
     assert_int_equal(o.status, 200);
     assert_string_equal(o.ctype, "text/html");
     assert_null(o.location);
@@ -232,17 +230,16 @@ static void test_status_line(void **state)
 {
     (void)state;
     outcome o;
-    parse_all_ways(S("HTTP/1.1 404\r\n\r\n"), &o);     /* no reason phrase */
+    parse_all_ways(S("HTTP/1.1 404\r\n\r\n"), &o); /* no reason phrase */
     assert_int_equal(o.status, 404);
     outcome_free(&o);
     parse_all_ways(S("HTTP/1.1  599 Odd\r\n\r\n"), &o);
     assert_int_equal(o.status, 599);
     outcome_free(&o);
-    const char *bad[] = {"HTTP/1.1 600 High\r\n\r\n", "HTTP/1.1 999 Weird\r\n\r\n",
-                         "HTTP/1.1 099 Low\r\n\r\n",  "HTTP/1.1 2000 OK\r\n\r\n",
-                         "HTTP/1.1 2x0 OK\r\n\r\n",   "HTTP/2 200 OK\r\n\r\n",
-                         "HTTP/1.1\r\n\r\n",          "\r\nHTTP/1.1 200 OK\r\n\r\n",
-                         "HTTP/1.x 200 OK\r\n\r\n"};
+    const char *bad[] = {
+        "HTTP/1.1 600 High\r\n\r\n", "HTTP/1.1 999 Weird\r\n\r\n",  "HTTP/1.1 099 Low\r\n\r\n",
+        "HTTP/1.1 2000 OK\r\n\r\n",  "HTTP/1.1 2x0 OK\r\n\r\n",     "HTTP/2 200 OK\r\n\r\n",
+        "HTTP/1.1\r\n\r\n",          "\r\nHTTP/1.1 200 OK\r\n\r\n", "HTTP/1.x 200 OK\r\n\r\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         expect_error(bad[i], strlen(bad[i]), "malformed status line");
 }
@@ -283,11 +280,10 @@ static void test_h2_status_line(void **state)
                      1);
     assert_int_equal(status, 200);
     assert_string_equal(version, "HTTP/2");
-    assert_int_equal(parse_h2(S("HTTP/2 100 \r\n\r\nHTTP/2 404 \r\n\r\n"), &status, version),
-                     1);
+    assert_int_equal(parse_h2(S("HTTP/2 100 \r\n\r\nHTTP/2 404 \r\n\r\n"), &status, version), 1);
     assert_int_equal(status, 404);
-    const char *bad[] = {"HTTP/1.1 200 OK\r\n\r\n", "HTTP/2 20 \r\n\r\n",
-                         "HTTP/2.0 200\r\n\r\n", "HTTP/2 600 \r\n\r\n"};
+    const char *bad[] = {"HTTP/1.1 200 OK\r\n\r\n", "HTTP/2 20 \r\n\r\n", "HTTP/2.0 200\r\n\r\n",
+                         "HTTP/2 600 \r\n\r\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         assert_int_equal(parse_h2(bad[i], strlen(bad[i]), &status, version), -1);
 
@@ -302,7 +298,7 @@ static void test_h2_status_line(void **state)
     http_head_parser_reset(hp);
     http_head_parser_expect_h2(hp);
     assert_int_equal(http_head_parser_feed(hp, S("HTTP/2 204 \r\n\r\n"), &used), 1);
-    http_head_parser_reset(hp);                         /* HTTP/1.x again */
+    http_head_parser_reset(hp); /* HTTP/1.x again */
     assert_int_equal(http_head_parser_feed(hp, S("HTTP/2 204 \r\n\r\n"), &used), -1);
     http_head_parser_free(hp);
 }
@@ -315,7 +311,7 @@ static void test_not_http_fails_at_once(void **state)
     expect_error(S("HTTX"), "malformed status line");
     outcome o;
     parse_fresh(S("HTTP/1."), NULL, 0, &o);
-    assert_int_equal(o.rc, 0);                  /* so far so good */
+    assert_int_equal(o.rc, 0); /* so far so good */
     outcome_free(&o);
 }
 
@@ -331,7 +327,7 @@ static void test_interim_skipped(void **state)
                    &o);
     assert_int_equal(o.rc, 1);
     assert_int_equal(o.status, 200);
-    assert_null(o.location);                    /* that was the 103's */
+    assert_null(o.location); /* that was the 103's */
     assert_string_equal(o.fields, "Content-Length: 2\n");
     outcome_free(&o);
 }
@@ -355,7 +351,7 @@ static void test_bad_field_lines(void **state)
         "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
         "HTTP/1.1 200 OK\r\nBad(name): x\r\n\r\n",
         "HTTP/1.1 200 OK\r\n\xc3\xa9t\xc3\xa9: x\r\n\r\n",
-        "HTTP/1.1 200 OK\r\n folded: first\r\nX: y\r\n\r\n",   /* nothing to continue */
+        "HTTP/1.1 200 OK\r\n folded: first\r\nX: y\r\n\r\n", /* nothing to continue */
         "HTTP/1.1 200 OK\r\n\tfolded first\r\n\r\n",
     };
     for (size_t i = 0; i < sizeof malformed / sizeof *malformed; i++)
@@ -388,8 +384,9 @@ static void test_obs_fold(void **state)
     assert_int_equal(o.rc, 1);
     assert_string_equal(o.location, "/a b c");
     assert_string_equal(o.ctype, "text/html");
-    assert_string_equal(o.fields, "Location: /a b c\nX-Other: 1 more\n"
-                                  "Content-Type: text/html\nContent-Length: 0\n");
+    assert_string_equal(o.fields,
+                        "Location: /a b c\nX-Other: 1 more\n"
+                        "Content-Type: text/html\nContent-Length: 0\n");
     outcome_free(&o);
     /* a folded Content-Length is judged once whole */
     expect_error(S("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n 6\r\n\r\n"), "bad Content-Length");
@@ -405,7 +402,7 @@ static void test_duplicate_content_type(void **state)
                      "content-type: text/html\r\n\r\n"),
                    &o);
     assert_int_equal(o.rc, 1);
-    assert_string_equal(o.ctype, "text/plain");     /* the first */
+    assert_string_equal(o.ctype, "text/plain"); /* the first */
     assert_string_equal(o.fields, "Content-Type: text/plain\ncontent-type: text/html\n");
     outcome_free(&o);
 }
@@ -416,7 +413,7 @@ static void test_duplicate_location(void **state)
     outcome o;
     parse_all_ways(S("HTTP/1.1 302 Found\r\nLocation: /a\r\nLOCATION: /a\r\n\r\n"), &o);
     assert_int_equal(o.rc, 1);
-    assert_string_equal(o.location, "/a");          /* the same twice: harmless */
+    assert_string_equal(o.location, "/a"); /* the same twice: harmless */
     outcome_free(&o);
     expect_error(S("HTTP/1.1 302 Found\r\nLocation: /a\r\nLocation: /b\r\n\r\n"),
                  "conflicting Location headers");
@@ -428,8 +425,7 @@ static void test_content_length(void **state)
 {
     (void)state;
     outcome o;
-    parse_all_ways(S("HTTP/1.1 200 OK\r\nContent-Length: 3, 3\r\ncontent-length:3\r\n\r\n"),
-                   &o);
+    parse_all_ways(S("HTTP/1.1 200 OK\r\nContent-Length: 3, 3\r\ncontent-length:3\r\n\r\n"), &o);
     assert_int_equal(o.rc, 1);
     assert_int_equal(o.clen, 3);
     assert_int_equal(o.body, HTTP_BODY_LENGTH);
@@ -437,12 +433,11 @@ static void test_content_length(void **state)
     parse_all_ways(S("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), &o);
     assert_int_equal(o.body, HTTP_BODY_NONE);
     outcome_free(&o);
-    const char *bad[] = {"+5", "0x5", "-1", "", "5, 6", "5,", "1e3", "5 5",
-                         "99999999999999999999"};
+    const char *bad[] = {"+5", "0x5", "-1", "", "5, 6", "5,", "1e3", "5 5", "99999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char resp[128];
-        int n = snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Length: %s\r\n\r\n",
-                         bad[i]);
+        int n =
+            snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Length: %s\r\n\r\n", bad[i]);
         expect_error(resp, (size_t)n, "bad Content-Length");
     }
     expect_error(S("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n"),
@@ -457,7 +452,7 @@ static void test_framing(void **state)
                      "Transfer-Encoding: gzip, Chunked\r\n\r\n"),
                    &o);
     assert_int_equal(o.body, HTTP_BODY_CHUNKED);
-    assert_int_equal(o.clen, -1);                  /* Transfer-Encoding wins */
+    assert_int_equal(o.clen, -1); /* Transfer-Encoding wins */
     outcome_free(&o);
     parse_all_ways(S("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"), &o);
     assert_int_equal(o.body, HTTP_BODY_UNTIL_CLOSE);
@@ -476,14 +471,14 @@ static void test_content_encoding(void **state)
     static const struct {
         const char *value;
         http_coding coding;
-    } ok[] = {{"gzip", HTTP_CODING_GZIP},       {"x-gzip", HTTP_CODING_GZIP},
-              {"GZip", HTTP_CODING_GZIP},       {"deflate", HTTP_CODING_DEFLATE},
-              {"identity", HTTP_CODING_IDENTITY}, {"", HTTP_CODING_IDENTITY},
+    } ok[] = {{"gzip", HTTP_CODING_GZIP},           {"x-gzip", HTTP_CODING_GZIP},
+              {"GZip", HTTP_CODING_GZIP},           {"deflate", HTTP_CODING_DEFLATE},
+              {"identity", HTTP_CODING_IDENTITY},   {"", HTTP_CODING_IDENTITY},
               {"identity, gzip", HTTP_CODING_GZIP}, {" deflate ,identity", HTTP_CODING_DEFLATE}};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         char resp[128];
-        int n = snprintf(resp, sizeof resp,
-                         "HTTP/1.1 200 OK\r\nContent-Encoding: %s\r\n\r\n", ok[i].value);
+        int n = snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Encoding: %s\r\n\r\n",
+                         ok[i].value);
         outcome o;
         parse_all_ways(resp, (size_t)n, &o);
         assert_int_equal(o.rc, 1);
@@ -574,7 +569,7 @@ static void test_huge_location(void **state)
     expect_error(resp, len, "header section over 65536 bytes");
     outcome o;
     parse_fresh(resp, len, NULL, 0, &o);
-    assert_int_equal(o.used, HTTP_MAX_HEAD);       /* not a byte more */
+    assert_int_equal(o.used, HTTP_MAX_HEAD); /* not a byte more */
     outcome_free(&o);
     free(resp);
 }

@@ -124,8 +124,8 @@ static void feed_pieces(links_parser *lp, const char *body, size_t len, size_t p
 }
 
 /* Parse len bytes of body in pieces of at most piece bytes (0: all at once). */
-static found parse_pieces(const char *body, size_t len, const char *base,
-                          const char *charset, bool xml, size_t piece)
+static found parse_pieces(const char *body, size_t len, const char *base, const char *charset,
+                          bool xml, size_t piece)
 {
     found f = {0};
     stderr_begin();
@@ -239,8 +239,7 @@ static void test_fragment_dropped(void **state)
 static void test_duplicates_passed_on(void **state)
 {
     (void)state;
-    expect_html("<a href=/d>1</a><a href=/d>2</a>",
-                "http://example.com/d\nhttp://example.com/d\n");
+    expect_html("<a href=/d>1</a><a href=/d>2</a>", "http://example.com/d\nhttp://example.com/d\n");
 }
 
 /* Other schemes come out as url_resolve gives them, or not at all when it gives
@@ -253,12 +252,10 @@ static void test_other_schemes_as_resolved(void **state)
     char body[512] = "";
     char expected[1024] = "";
     for (size_t i = 0; i < sizeof hrefs / sizeof *hrefs; i++) {
-        snprintf(body + strlen(body), sizeof body - strlen(body), "<a href=\"%s\">x</a>",
-                 hrefs[i]);
+        snprintf(body + strlen(body), sizeof body - strlen(body), "<a href=\"%s\">x</a>", hrefs[i]);
         char *r = url_resolve(PAGE, hrefs[i]);
         if (r)
-            snprintf(expected + strlen(expected), sizeof expected - strlen(expected),
-                     "%s\n", r);
+            snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s\n", r);
         free(r);
     }
     found f = parse_html(body);
@@ -293,15 +290,14 @@ static void test_base_relative_first_only(void **state)
 
 /* ---- chunk-split invariance ---------------------------------------------------- */
 
-static const char SMALL_PAGE[] =
-    "<!DOCTYPE html>\n<html><head><title>t</title>"
-    "<meta charset=\"utf-8\"><link href=\"/s.css\" rel=stylesheet>"
-    "<script>var s = \"</b><a href='/no'>\";</SCRIPT >"
-    "<style>p>a{} /* </p> */</style></head>\n"
-    "<body><!-- <a href=\"/comment\"> --><p>Text &amp; more"
-    "<A HREF=up.html>u</A><a href='q.html?a=1&amp;b=2'>q</a>"
-    "<a\nhref = unq>n</a><base href=\"/b/\"><area href=\"x\">"
-    "<a href=\"caf\xc3\xa9.html\">c</a></p></body></html>\n";
+static const char SMALL_PAGE[] = "<!DOCTYPE html>\n<html><head><title>t</title>"
+                                 "<meta charset=\"utf-8\"><link href=\"/s.css\" rel=stylesheet>"
+                                 "<script>var s = \"</b><a href='/no'>\";</SCRIPT >"
+                                 "<style>p>a{} /* </p> */</style></head>\n"
+                                 "<body><!-- <a href=\"/comment\"> --><p>Text &amp; more"
+                                 "<A HREF=up.html>u</A><a href='q.html?a=1&amp;b=2'>q</a>"
+                                 "<a\nhref = unq>n</a><base href=\"/b/\"><area href=\"x\">"
+                                 "<a href=\"caf\xc3\xa9.html\">c</a></p></body></html>\n";
 
 static void test_split_every_point(void **state)
 {
@@ -359,15 +355,14 @@ static void test_xhtml_both_ways(void **state)
 static void test_xml_document(void **state)
 {
     (void)state;
-    static const char atom[] =
-        "<?xml version=\"1.0\"?>\n"
-        "<feed xmlns=\"http://www.w3.org/2005/Atom\" "
-        "xmlns:xlink=\"http://www.w3.org/1999/xlink\">"
-        "<link rel=\"self\" href=\"http://example.com/feed.xml\"/>"
-        "<entry><link href=\"/posts/1?a=1&amp;b=2&#38;c=&#x26;#38;\"/>"
-        "<base href=\"/not-xhtml-so-a-link/\"/>"
-        "<thing xlink:href=\"rel/2\"/><HREF>not an attribute</HREF>"
-        "<a HREF=\"/case-sensitive\"/></entry></feed>";
+    static const char atom[] = "<?xml version=\"1.0\"?>\n"
+                               "<feed xmlns=\"http://www.w3.org/2005/Atom\" "
+                               "xmlns:xlink=\"http://www.w3.org/1999/xlink\">"
+                               "<link rel=\"self\" href=\"http://example.com/feed.xml\"/>"
+                               "<entry><link href=\"/posts/1?a=1&amp;b=2&#38;c=&#x26;#38;\"/>"
+                               "<base href=\"/not-xhtml-so-a-link/\"/>"
+                               "<thing xlink:href=\"rel/2\"/><HREF>not an attribute</HREF>"
+                               "<a HREF=\"/case-sensitive\"/></entry></feed>";
     const char *expected = "http://example.com/feed.xml\n"
                            "http://example.com/posts/1?a=1&b=2&c=&\n" /* "#38;" is a fragment */
                            "http://example.com/not-xhtml-so-a-link/\n"
@@ -725,16 +720,16 @@ static char *skip_through(const char *tail, const char *stream, size_t a, size_t
 
 /* The same answer for every way of cutting the stream in three, and the right one: the
  * stream from the first end on, counting one that began in the bytes libxml2 has. */
-static void expect_skip(const char *tail, const char *stream, const char *end1,
-                        const char *end2, bool nocase, const char *want)
+static void expect_skip(const char *tail, const char *stream, const char *end1, const char *end2,
+                        bool nocase, const char *want)
 {
     size_t len = strlen(stream);
     for (size_t a = 0; a <= len; a++)
         for (size_t b = a; b <= len; b++) {
             char *got = skip_through(tail, stream, a, b, end1, end2, nocase);
             if (strcmp(got, want) != 0)
-                fail_msg("tail '%s' stream '%s' cut at %zu, %zu: '%s', want '%s'", tail,
-                         stream, a, b, got, want);
+                fail_msg("tail '%s' stream '%s' cut at %zu, %zu: '%s', want '%s'", tail, stream, a,
+                         b, got, want);
             free(got);
         }
 }
@@ -757,15 +752,15 @@ static void test_skip_finds_ends(void **state)
 }
 
 /* A page: head, then filler repeated to about size bytes, then tail. */
-static char *hostile_page(const char *head, const char *filler, size_t size,
-                          const char *tail, size_t *len)
+static char *hostile_page(const char *head, const char *filler, size_t size, const char *tail,
+                          size_t *len)
 {
     size_t hl = strlen(head), fl = strlen(filler), tl = strlen(tail);
     char *body = malloc(hl + size + fl + tl + 1);
     assert_non_null(body);
     memcpy(body, head, hl);
     size_t n = hl;
-    if (fl == 0) {                              /* "" stands for NUL bytes */
+    if (fl == 0) { /* "" stands for NUL bytes */
         memset(body + n, 0, size);
         n += size;
     } else
@@ -787,7 +782,7 @@ static void test_memory_bounded(void **state)
         bool xml;
         const char *head, *filler, *tail, *links;
     } pages[] = {
-        {false, "<a href=/b>", "", "<a href=/after>", "b after"},        /* NUL bytes */
+        {false, "<a href=/b>", "", "<a href=/after>", "b after"}, /* NUL bytes */
         {false, "<a href=/b>", "text ", "<a href=/after>", "b after"},
         {false, "<a href=/b><p>", "&&", "<a href=/after>", "b after"},
         {false, "<a href=/b><p>", "<<", "<a href=/after>", "b after"},
@@ -799,25 +794,22 @@ static void test_memory_bounded(void **state)
         {false, "<a href=/b><?pi ", "<a href=/x ", "><a href=/after>", "b after"},
         {false, "<a href=/b><!DOCTYPE x \"", "text ", "\"><a href=/after>", "b"},
         {false, "<a href=/b><p title=\"", "text ", "\"><a href=/after>", "b"},
-        {true, "<r><a href='/b'/><!--", "<a href='/x'/>", "--><a href='/after'/></r>",
+        {true, "<r><a href='/b'/><!--", "<a href='/x'/>", "--><a href='/after'/></r>", "b after"},
+        {true, "<r><a href='/b'/><![CDATA[", "<a href='/x'/>", "]]><a href='/after'/></r>",
          "b after"},
-        {true, "<r><a href='/b'/><![CDATA[", "<a href='/x'/>",
-         "]]><a href='/after'/></r>", "b after"},
-        {true, "<r><a href='/b'/><?pi ", "<a href='/x'/>", "?><a href='/after'/></r>",
-         "b after"},
+        {true, "<r><a href='/b'/><?pi ", "<a href='/x'/>", "?><a href='/after'/></r>", "b after"},
         {true, "<r><a href='/b'/>", "&amp", ";<a href='/after'/></r>", "b"},
     };
     const size_t pieces[] = {16384, 65537, 1 << 20};
     xmlMemSetup(memcount_free, memcount_malloc, memcount_realloc, memcount_strdup);
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
         size_t len;
-        char *body = hostile_page(pages[i].head, pages[i].filler, 4 << 20, pages[i].tail,
-                                  &len);
+        char *body = hostile_page(pages[i].head, pages[i].filler, 4 << 20, pages[i].tail, &len);
         char want[128] = "";
         for (const char *w = pages[i].links; *w;) {
             size_t n = strcspn(w, " ");
-            snprintf(want + strlen(want), sizeof want - strlen(want),
-                     "http://example.com/%.*s\n", (int)n, w);
+            snprintf(want + strlen(want), sizeof want - strlen(want), "http://example.com/%.*s\n",
+                     (int)n, w);
             w += n + (w[n] == ' ');
         }
         for (size_t k = 0; k < sizeof pieces / sizeof pieces[0]; k++) {
@@ -825,8 +817,8 @@ static void test_memory_bounded(void **state)
             found f = parse_pieces(body, len, PAGE, NULL, pages[i].xml, pieces[k]);
             if (memcount_peak >= LINKS_MEMORY_BOUND || strcmp(text_of(&f), want) != 0)
                 fail_msg("page %zu (%s...%s) in pieces of %zu: libxml2 peaked at %ld KB "
-                         "(bound %d KB); links '%s', want '%s'", i, pages[i].head,
-                         pages[i].tail, pieces[k], memcount_peak / 1024,
+                         "(bound %d KB); links '%s', want '%s'",
+                         i, pages[i].head, pages[i].tail, pieces[k], memcount_peak / 1024,
                          LINKS_MEMORY_BOUND / 1024, text_of(&f), want);
             found_free(&f);
         }

@@ -14,7 +14,8 @@ typedef struct item {
 static int collect(list_node *head, int *out, int max)
 {
     int n = 0;
-    list_for_each(it, head) {
+    list_for_each(it, head)
+    {
         if (n < max)
             out[n] = list_entry(it, item, node)->v;
         n++;
@@ -41,7 +42,7 @@ static void test_order_and_remove(void **state)
 
     list_remove(&it[2].node);
     assert_false(list_linked(&it[2].node));
-    list_remove(&it[2].node);          /* a no-op the second time */
+    list_remove(&it[2].node); /* a no-op the second time */
     assert_int_equal(collect(&head, got, 5), 4);
     assert_int_equal(got[2], 3);
 
@@ -62,7 +63,8 @@ static void test_remove_while_iterating(void **state)
         it[i].v = i;
         list_push_back(&head, &it[i].node);
     }
-    list_for_each_safe(n, &head) {
+    list_for_each_safe(n, &head)
+    {
         if (list_entry(n, item, node)->v % 2 == 0)
             list_remove(n);
     }

@@ -194,7 +194,7 @@ static void test_connect_refused(void **state)
     if (fd < 0) {
         assert_int_equal(errno, ECONNREFUSED);
     } else {
-        assert_false(now);                          /* refused is never "connected" */
+        assert_false(now); /* refused is never "connected" */
         assert_int_equal(finish_connect(fd), ECONNREFUSED);
         close(fd);
     }
@@ -227,7 +227,7 @@ static void test_connect_at_once(void **state)
         assert_int_equal(net_connect_result(fd), 0);
         assert_int_equal(send(fd, "ping", 4, MSG_NOSIGNAL), 4);
     } else {
-        assert_int_equal(finish_connect(fd), 0);    /* still in progress: allowed */
+        assert_int_equal(finish_connect(fd), 0); /* still in progress: allowed */
     }
     close(fd);
     close(lfd);
@@ -240,11 +240,11 @@ static void test_out_of_fds(void **state)
     (void)state;
     struct rlimit old, low;
     assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
-    int probe = dup(0);                         /* the lowest free descriptor */
+    int probe = dup(0); /* the lowest free descriptor */
     assert_true(probe >= 0);
     close(probe);
     low = old;
-    low.rlim_cur = (rlim_t)probe;               /* no new descriptor fits */
+    low.rlim_cur = (rlim_t)probe; /* no new descriptor fits */
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
     errno = 0;
     int fd = net_socket(AF_INET);

@@ -126,12 +126,12 @@ static size_t read_log(int k, hit *h, size_t cap)
         return 0;
     while (n < cap && fgets(line, sizeof line, f)) {
         char host[128], how[32];
-        if (sscanf(line, "%lf %lf %127s %255s %31s", &h[n].begin, &h[n].end, host,
-                   h[n].path, how) == 5)
+        if (sscanf(line, "%lf %lf %127s %255s %31s", &h[n].begin, &h[n].end, host, h[n].path, how)
+            == 5)
             n++;
     }
     fclose(f);
-    for (size_t i = 1; i < n; i++)              /* insertion sort: short logs */
+    for (size_t i = 1; i < n; i++) /* insertion sort: short logs */
         for (size_t j = i; j > 0 && h[j].begin < h[j - 1].begin; j--) {
             hit t = h[j];
             h[j] = h[j - 1];
@@ -173,7 +173,10 @@ static double min_gap(const hit *h, size_t n)
     return m;
 }
 
-static const char *url_of(int k) { return sites[k - 1].url; }
+static const char *url_of(int k)
+{
+    return sites[k - 1].url;
+}
 
 /* The Queue's starts on host k (127.0.0.k), in the order it made them, from its -vv
  * log in the crawler's stderr from `from` on: "queue: start on 127.0.0.k at T ms, ..."
@@ -229,8 +232,8 @@ static void check_queue_backoff(const crawl_run *r, int k, double want_ms)
     for (; t < 0 && p && (p = strstr(p, "queue: back-off on ")); p++) {
         char h[64];
         unsigned long long at, d;
-        if (sscanf(p, "queue: back-off on %63s at %llu ms for %llu ms", h, &at, &d) == 3 &&
-            strcmp(h, host) == 0) {
+        if (sscanf(p, "queue: back-off on %63s at %llu ms for %llu ms", h, &at, &d) == 3
+            && strcmp(h, host) == 0) {
             t = (double)at;
             ms = (double)d;
         }
@@ -243,8 +246,8 @@ static void check_queue_backoff(const crawl_run *r, int k, double want_ms)
     size_t n = queue_starts_from(p, k, at, 64);
     for (size_t i = 0; i < n; i++)
         if (at[i] < t + ms)
-            fail_msg("the Queue started on %s %.0f ms into its %.0f ms back-off", host,
-                     at[i] - t, ms);
+            fail_msg("the Queue started on %s %.0f ms into its %.0f ms back-off", host, at[i] - t,
+                     ms);
     assert_true(n >= 1);
 }
 
@@ -307,7 +310,7 @@ static void test_request_fields_survive(void **state)
     hostqueue_config cfg = {.max_crawl_delay = 30, .max_delay = 60, .target_concurrency = 1};
     frontier fr = hostqueue_frontier(loop, NULL, &cfg);
     host_feedback hosts;
-    assert_true(frontier_hosts(&fr, &hosts));             /* it is polite */
+    assert_true(frontier_hosts(&fr, &hosts)); /* it is polite */
     crawl_request deep = {"http://a.example/x", 3, 7, "http://a.example/", "parse_item"};
     crawl_request root = {"http://b.example/", 10, 0, NULL, NULL};
     frontier_put_nowait(&fr, &deep);
@@ -320,7 +323,7 @@ static void test_request_fields_survive(void **state)
         got[i] = task_future(t)->result.p;
         task_free(t);
     }
-    if (strcmp(got[0]->url, "http://b.example/") == 0) {    /* two hosts: any order */
+    if (strcmp(got[0]->url, "http://b.example/") == 0) { /* two hosts: any order */
         crawl_request *x = got[0];
         got[0] = got[1];
         got[1] = x;
@@ -344,29 +347,32 @@ static void test_autothrottle_rule(void **state)
     selector *loop = selector_new("epoll", err, sizeof err);
     assert_non_null(loop);
     hostqueue q;
-    hostqueue_config cfg = {.delay = 0.05, .autothrottle = true, .target_concurrency = 2,
-                            .max_delay = 60, .max_crawl_delay = 30};
+    hostqueue_config cfg = {.delay = 0.05,
+                            .autothrottle = true,
+                            .target_concurrency = 2,
+                            .max_delay = 60,
+                            .max_crawl_delay = 30};
     hostqueue_init(&q, loop, NULL, &cfg);
     const char *u = "http://a.example/x";
     put(&q, u);
     hq_slot *h = hostqueue_slot(&q, u);
     assert_non_null(h);
-    assert_true(hostqueue_delay_of(&q, h) == 1.0);        /* the start delay */
-    for (int i = 0; i < 20; i++)                          /* 400 ms answers, aim 2 */
+    assert_true(hostqueue_delay_of(&q, h) == 1.0); /* the start delay */
+    for (int i = 0; i < 20; i++)                   /* 400 ms answers, aim 2 */
         hostqueue_latency(&q, h, 400, HQ_GOOD);
     double d = hostqueue_delay_of(&q, h);
-    assert_true(d > 0.199 && d < 0.201);                  /* latency / target */
-    hostqueue_latency(&q, h, 10, HQ_OTHER);               /* a fast 404: no lower */
+    assert_true(d > 0.199 && d < 0.201);    /* latency / target */
+    hostqueue_latency(&q, h, 10, HQ_OTHER); /* a fast 404: no lower */
     assert_true(hostqueue_delay_of(&q, h) > 0.199);
-    hostqueue_latency(&q, h, 400, HQ_TROUBLE);            /* a failed try: doubled */
+    hostqueue_latency(&q, h, 400, HQ_TROUBLE); /* a failed try: doubled */
     assert_true(hostqueue_delay_of(&q, h) > 0.39);
-    for (int i = 0; i < 20; i++)                          /* 10 ms answers */
+    for (int i = 0; i < 20; i++) /* 10 ms answers */
         hostqueue_latency(&q, h, 10, HQ_GOOD);
-    assert_true(hostqueue_delay_of(&q, h) >= 0.05);       /* never below --delay */
-    for (int i = 0; i < 30; i++)                          /* failures: capped */
+    assert_true(hostqueue_delay_of(&q, h) >= 0.05); /* never below --delay */
+    for (int i = 0; i < 30; i++)                    /* failures: capped */
         hostqueue_latency(&q, h, 30000, HQ_TROUBLE);
     assert_true(hostqueue_delay_of(&q, h) <= 60);
-    assert_true(hostqueue_crawl_delay(&q, h, 45));        /* capped at 30 */
+    assert_true(hostqueue_crawl_delay(&q, h, 45)); /* capped at 30 */
     assert_false(hostqueue_crawl_delay(&q, h, 10));
     /* the queue holds the URL: the join counter says so */
     assert_int_equal(q.base.unfinished_tasks, 1);
@@ -377,8 +383,8 @@ static void test_autothrottle_rule(void **state)
 /* --per-ip: hosts of one address share one key (their cap and delay); a host whose
  * name does not resolve keeps its own. The lookups run in the pool (dns.h), here with
  * a resolver of the test's own: a.example and b.example are 10.0.0.1. */
-static int fake_resolve(const char *host, struct sockaddr_storage *addr, socklen_t *len,
-                        char *err, size_t errlen)
+static int fake_resolve(const char *host, struct sockaddr_storage *addr, socklen_t *len, char *err,
+                        size_t errlen)
 {
     if (strcmp(host, "nowhere.example") == 0) {
         snprintf(err, errlen, "no such host");
@@ -387,8 +393,7 @@ static int fake_resolve(const char *host, struct sockaddr_storage *addr, socklen
     struct sockaddr_in *in = (struct sockaddr_in *)addr;
     memset(addr, 0, sizeof *addr);
     in->sin_family = AF_INET;
-    inet_pton(AF_INET, strcmp(host, "c.example") == 0 ? "10.0.0.2" : "10.0.0.1",
-              &in->sin_addr);
+    inet_pton(AF_INET, strcmp(host, "c.example") == 0 ? "10.0.0.2" : "10.0.0.1", &in->sin_addr);
     *len = sizeof *in;
     return 0;
 }
@@ -403,8 +408,7 @@ static void stop_loop(selector *s, void *arg)
 static size_t waiting_keys(const hostqueue *q)
 {
     size_t n = q->nheap;
-    list_for_each(node, &q->fresh)
-        n++;
+    list_for_each(node, &q->fresh) n++;
     return n;
 }
 
@@ -415,12 +419,15 @@ static void test_per_ip_keys(void **state)
     selector *loop = selector_new("epoll", err, sizeof err);
     threadpool *pool = threadpool_new(loop, 2, 64, err, sizeof err);
     assert_non_null(pool);
-    dns_config dc = {.cache_size = 16, .ttl_ms = 60000, .timeout_ms = 5000,
-                     .resolve = fake_resolve};
+    dns_config dc = {
+        .cache_size = 16, .ttl_ms = 60000, .timeout_ms = 5000, .resolve = fake_resolve};
     dns_resolver *dns = dns_new(loop, pool, &dc);
     hostqueue q;
-    hostqueue_config cfg = {.per_host = 1, .per_ip = true, .max_crawl_delay = 30,
-                            .max_delay = 60, .target_concurrency = 1};
+    hostqueue_config cfg = {.per_host = 1,
+                            .per_ip = true,
+                            .max_crawl_delay = 30,
+                            .max_delay = 60,
+                            .target_concurrency = 1};
     hostqueue_init(&q, loop, dns, &cfg);
     const char *a = "http://a.example/1", *b = "http://b.example/2", *c = "http://c.example/3",
                *n = "http://nowhere.example/4", *lit = "http://10.0.0.2:8080/5";
@@ -429,16 +436,16 @@ static void test_per_ip_keys(void **state)
     put(&q, c);
     put(&q, n);
     put(&q, lit);
-    for (int i = 0; i < 50 && waiting_keys(&q) < 3; i++) {  /* the lookups: 5 s at most */
+    for (int i = 0; i < 50 && waiting_keys(&q) < 3; i++) { /* the lookups: 5 s at most */
         selector_call_later(loop, 100, stop_loop, NULL);
         selector_run(loop);
     }
     assert_string_equal(hostqueue_key(hostqueue_slot(&q, a)), "10.0.0.1");
     assert_string_equal(hostqueue_key(hostqueue_slot(&q, b)), "10.0.0.1");
     assert_string_equal(hostqueue_key(hostqueue_slot(&q, c)), "10.0.0.2");
-    assert_string_equal(hostqueue_key(hostqueue_slot(&q, lit)), "10.0.0.2");   /* numeric: itself */
+    assert_string_equal(hostqueue_key(hostqueue_slot(&q, lit)), "10.0.0.2"); /* numeric: itself */
     assert_string_equal(hostqueue_key(hostqueue_slot(&q, n)), "nowhere.example");
-    assert_int_equal(waiting_keys(&q), 3);              /* three keys wait to start */
+    assert_int_equal(waiting_keys(&q), 3); /* three keys wait to start */
     assert_int_equal(hostqueue_qsize(&q), 5);
     hostqueue_clear(&q);
     dns_free(dns);
@@ -471,13 +478,12 @@ static void check_three_hosts(bool random)
     for (int k = 1; k <= 3; k++) {
         char lane[200];
         for (int i = 0; i < 2; i++) {
-            snprintf(lane, sizeof lane, "\"name\": \"%.*s #%d\"",
-                     (int)strlen(url_of(k)) - 1, url_of(k), i);
+            snprintf(lane, sizeof lane, "\"name\": \"%.*s #%d\"", (int)strlen(url_of(k)) - 1,
+                     url_of(k), i);
             if (!strstr(text, lane))
                 fail_msg("no lane %s in the timeline", lane);
         }
-        snprintf(lane, sizeof lane, "\"name\": \"%.*s #2\"", (int)strlen(url_of(k)) - 1,
-                 url_of(k));
+        snprintf(lane, sizeof lane, "\"name\": \"%.*s #2\"", (int)strlen(url_of(k)) - 1, url_of(k));
         assert_null(strstr(text, lane));
     }
     assert_null(strstr(text, "\"slot 0\""));
@@ -487,14 +493,14 @@ static void check_three_hosts(bool random)
     for (int k = 1; k <= 3; k++) {
         hit h[64];
         size_t n = read_log(k, h, 64);
-        assert_int_equal(n, 13);                          /* robots.txt and 12 pages */
+        assert_int_equal(n, 13); /* robots.txt and 12 pages */
         assert_true(peak_in_flight(h, n) <= 2);
         double gap = random ? check_queue_spacing(&r, k, n, 50, "--delay 0.1 --random-delay")
                             : check_queue_spacing(&r, k, n, 100, "--delay 0.1");
         lo = gap < lo ? gap : lo;
     }
     if (random)
-        assert_true(lo < 95);                   /* some under 0.1 s: it varies */
+        assert_true(lo < 95); /* some under 0.1 s: it varies */
     crawl_run_free(&r);
     stop_sites();
 }
@@ -534,7 +540,7 @@ static void test_crawl_delay(void **state)
     check_queue_spacing(&r, 2, 5, 1000, "Crawl-delay 120, capped at 1");
     double at[8];
     assert_int_equal(queue_starts(&r, 2, at, 8), 5);
-    assert_true(at[4] - at[0] < 10000);         /* not 120 s apart */
+    assert_true(at[4] - at[0] < 10000); /* not 120 s apart */
     assert_non_null(strstr(r.err, "asks a Crawl-delay of 120 s: capped at 1 s"));
     crawl_run_free(&r);
     stop_sites();
@@ -545,18 +551,19 @@ static void test_crawl_delay(void **state)
 static void test_crawl_delay_redirected(void **state)
 {
     (void)state;
-    start_site(2,                                   /* sites[0]: host 2 is started first */
+    start_site(2, /* sites[0]: host 2 is started first */
                "page /robots.txt type=text/plain body=\"User-agent: *\\nCrawl-delay: 0.5\\n\"\n",
                NULL, NULL, NULL);
     char site1[512];
     snprintf(site1, sizeof site1,
              "page /robots.txt status=301 location=%srobots.txt\n"
-             "page /\n link /a /b /c\npage /a\npage /b\npage /c\n", sites[0].url);
+             "page /\n link /a /b /c\npage /a\npage /b\npage /c\n",
+             sites[0].url);
     start_site(1, site1, NULL, NULL, NULL);
     crawl_run r;
     run_crawl(&r, 60, "-v", "--per-host", "1", NULL);
     hit h[16];
-    assert_int_equal(read_log(1, h, 16), 5);    /* robots.txt (the 301), 4 pages */
+    assert_int_equal(read_log(1, h, 16), 5); /* robots.txt (the 301), 4 pages */
     check_queue_spacing(&r, 1, 5, 500, "Crawl-delay 0.5 through a redirect");
     crawl_run_free(&r);
     stop_sites();
@@ -647,17 +654,18 @@ static void test_robots_own_transfers(void **state)
     run_crawl(&r, 60, "--max-tasks", "10", "--max-tries", "1", NULL);
     static hit h[400];
     size_t n = read_log(1, h, 400);
-    assert_int_equal(n, 201);                   /* robots.txt and 200 pages */
+    assert_int_equal(n, 201); /* robots.txt and 200 pages */
     double last = 0;
     for (size_t i = 0; i < n; i++)
         last = h[i].end > last ? h[i].end : last;
     print_message("the good host's last request ended %.0f ms after the start; the crawl "
-                  "took %.1f s\n", last - t0, r.seconds);
+                  "took %.1f s\n",
+                  last - t0, r.seconds);
     if (last - t0 > 2500)
         fail_msg("the good host's last request ended %.0f ms after the start: its pages "
                  "waited for the dripping robots.txt files' transfers",
                  last - t0);
-    assert_true(r.seconds > 4.5);                /* the drips did take their time */
+    assert_true(r.seconds > 4.5); /* the drips did take their time */
     assert_int_equal(r.nrecords, 200 + 2 * DRIP_HOSTS);
     crawl_run_free(&r);
     stop_sites();
@@ -704,7 +712,7 @@ static void test_retry_after(void **state)
                      h1[i].begin - t);
     for (size_t i = 0; i < n2; i++)
         others += h2[i].begin > t && h2[i].begin < t + 2000;
-    assert_true(others >= 5);                /* host 2 went on meanwhile */
+    assert_true(others >= 5); /* host 2 went on meanwhile */
     /* /d: 3 tries, 503 each, the second after 1 s, the third after 2 s of back-off */
     int tries = 0;
     for (size_t i = 0; i < n1; i++)
@@ -730,13 +738,12 @@ static void test_give_up(void **state)
         n += (size_t)snprintf(site + n, sizeof site - n, " /p%d", i);
     n += (size_t)snprintf(site + n, sizeof site - n, "\n");
     for (int i = 1; i <= GIVE_UP_PAGES; i++)
-        n += (size_t)snprintf(site + n, sizeof site - n, "page /p%d busy=1000000/503 retry=1\n",
-                              i);
+        n += (size_t)snprintf(site + n, sizeof site - n, "page /p%d busy=1000000/503 retry=1\n", i);
     assert_true(n < sizeof site);
     start_site(1, site, NULL, NULL, NULL);
     crawl_run r;
     run_crawl(&r, 60, "--per-host", "1", "--max-tries", "3", "--ignore-robots", NULL);
-    assert_int_equal(r.nrecords, 1 + GIVE_UP_PAGES);      /* never a lost URL */
+    assert_int_equal(r.nrecords, 1 + GIVE_UP_PAGES); /* never a lost URL */
     int gave_up = 0, answered = 0;
     for (int i = 1; i <= GIVE_UP_PAGES; i++) {
         char u[300];
@@ -757,8 +764,9 @@ static void test_give_up(void **state)
     for (size_t i = 0; i < nh; i++)
         pages += strncmp(h[i].path, "/p", 2) == 0;
     print_message("%zu requests for the 503 pages, %d URLs given up, %d recorded with "
-                  "their 503\n", pages, gave_up, answered);
-    assert_true(pages <= HQ_GIVE_UP_BACKOFFS);            /* --per-host 1: one per back-off */
+                  "their 503\n",
+                  pages, gave_up, answered);
+    assert_true(pages <= HQ_GIVE_UP_BACKOFFS); /* --per-host 1: one per back-off */
     assert_int_equal(gave_up + answered, GIVE_UP_PAGES);
     assert_true(gave_up >= GIVE_UP_PAGES - HQ_GIVE_UP_BACKOFFS);
     assert_non_null(strstr(r.err, "its host is given up (5 back-offs in a row"));
@@ -797,7 +805,7 @@ static void test_new_hosts_take_turns(void **state)
     }
     print_message("%d of %d robots.txt files fetched before the first page\n", robots_before,
                   FAIR_HOSTS);
-    assert_true(robots_before <= FAIR_HOSTS / 3);      /* all of them before the fix */
+    assert_true(robots_before <= FAIR_HOSTS / 3); /* all of them before the fix */
     crawl_run_free(&r);
     stop_sites();
 }
@@ -814,8 +822,8 @@ static void start_default_sites(void)
                "page /robots.txt type=text/plain body=\"User-agent: *\\nCrawl-delay: 0.3\\n\"\n"
                "page /\n link /a /b /c\npage /a\npage /b\npage /c\n",
                NULL, NULL, NULL);
-    start_site(3, "page /\n link /a /b /c\npage /a busy=1 retry=2\npage /b\npage /c\n", NULL,
-               NULL, NULL);
+    start_site(3, "page /\n link /a /b /c\npage /a busy=1 retry=2\npage /b\npage /c\n", NULL, NULL,
+               NULL);
     start_site(4, "page /\n link /p\npage /p busy=2/500\n", NULL, NULL, NULL);
 }
 
@@ -852,7 +860,7 @@ static void test_polite_by_default(void **state)
 
     static hit h[128];
     size_t n = read_log(1, h, 128);
-    assert_int_equal(n, 61);                            /* robots.txt and 60 pages */
+    assert_int_equal(n, 61); /* robots.txt and 60 pages */
     int peak = peak_in_flight(h, n);
     print_message("no flag: host 1 saw %d requests at once; ", peak);
     if (peak > 8 || peak < 4)
@@ -870,7 +878,7 @@ static void test_polite_by_default(void **state)
     n = read_log(3, h, 128);
     size_t i429 = find_hit(h, n, 0, "/a");
     assert_true(i429 < n);
-    assert_true(find_hit(h, n, i429 + 1, "/a") < n);     /* tried again */
+    assert_true(find_hit(h, n, i429 + 1, "/a") < n); /* tried again */
     /* at the server too: the 429 ended before the crawler read it, and load only
      * delays the next start (JITTER_MS: the two logs round differently) */
     assert_true(h[find_hit(h, n, i429 + 1, "/a")].begin >= h[i429].end + 2000 - JITTER_MS);
@@ -880,14 +888,15 @@ static void test_polite_by_default(void **state)
     n = read_log(4, h, 128);
     size_t p1 = find_hit(h, n, 0, "/p"), p2 = find_hit(h, n, p1 + 1, "/p"),
            p3 = find_hit(h, n, p2 + 1, "/p");
-    assert_true(p3 < n);                /* the first 500 tried again at once, then later */
+    assert_true(p3 < n); /* the first 500 tried again at once, then later */
     print_message("host 4: asked again %.0f ms after its second 500 in a row\n",
                   h[p3].begin - h[p2].end);
     /* the server's gap: from before the crawler read the 500 to after it started again,
      * so load only widens it */
     if (h[p3].begin - h[p2].end < 1000 - JITTER_MS)
         fail_msg("host 4 was asked again %.0f ms after its second 500 in a row (back-off: "
-                 "1 s)", h[p3].begin - h[p2].end);
+                 "1 s)",
+                 h[p3].begin - h[p2].end);
     assert_int_equal(status_of(&r, 4, "/p"), 200);
     crawl_run_free(&r);
     stop_sites();
@@ -908,16 +917,17 @@ static void test_chapter_flag(void **state)
     assert_int_equal(n, 61);
     int peak = peak_in_flight(h, n);
     print_message("--chapter: host 1 saw %d requests at once; host 2's starts %.0f ms "
-                  "apart at least\n", peak, (n = read_log(2, h, 128), min_gap(h, n)));
+                  "apart at least\n",
+                  peak, (n = read_log(2, h, 128), min_gap(h, n)));
     if (peak <= 8)
         fail_msg("--chapter: host 1 saw %d requests at once: want the chapter's, more than 8",
                  peak);
     assert_int_equal(n, 5);
-    assert_true(min_gap(h, n) < 300);                   /* Crawl-delay not obeyed */
-    assert_int_equal(status_of(&r, 3, "/a"), 429);      /* recorded, not tried again */
+    assert_true(min_gap(h, n) < 300);              /* Crawl-delay not obeyed */
+    assert_int_equal(status_of(&r, 3, "/a"), 429); /* recorded, not tried again */
     assert_int_equal(status_of(&r, 4, "/p"), 500);
     n = read_log(4, h, 128);
-    assert_int_equal(n, 3);                             /* robots.txt, /, /p once */
+    assert_int_equal(n, 3); /* robots.txt, /, /p once */
     crawl_run_free(&r);
     stop_sites();
 }
@@ -931,8 +941,8 @@ static void test_chapter_flag(void **state)
  * first to their last; the best run each way of 3 to 8 pairs (load only slows a run
  * down). */
 typedef struct hol_watch {
-    int from, to;       /* the fast hosts */
-    size_t want;        /* their requests, all served */
+    int from, to; /* the fast hosts */
+    size_t want;  /* their requests, all served */
 } hol_watch;
 
 static size_t served_lines(int k)
@@ -970,7 +980,7 @@ static double fast_throughput(int from, int to)
         }
         n += m;
     }
-    assert_int_equal(n, (size_t)(to - from + 1) * 41);     /* robots.txt, 40 pages */
+    assert_int_equal(n, (size_t)(to - from + 1) * 41); /* robots.txt, 40 pages */
     return (double)n / ((last - first) / 1000.0);
 }
 
@@ -979,16 +989,16 @@ static double hol_run(bool with_slow)
     stop_sites();
     for (int k = 1; k <= MAX_HOSTS; k++) {
         if (k == 1 && !with_slow) {
-            nsites++;           /* keep host k at sites[k - 1]; not started */
+            nsites++; /* keep host k at sites[k - 1]; not started */
             continue;
         }
-        start_site(k, NULL, "pages=40,links=5,size=800,seed=9",
-                   k == 1 ? "--delay" : NULL, k == 1 ? "2000" : NULL);
+        start_site(k, NULL, "pages=40,links=5,size=800,seed=9", k == 1 ? "--delay" : NULL,
+                   k == 1 ? "2000" : NULL);
     }
     char out[300];
     snprintf(out, sizeof out, "%s/hol.jsonl", dir);
-    char *argv[11 + MAX_HOSTS] = {crawler(), "-q", "--max-tasks", "20", "--per-host", "2",
-                                  "--delay", "0.1", "--output", out};
+    char *argv[11 + MAX_HOSTS] = {crawler(), "-q",      "--max-tasks", "20",       "--per-host",
+                                  "2",       "--delay", "0.1",         "--output", out};
     int n = 10;
     for (int k = with_slow ? 1 : 2; k <= MAX_HOSTS; k++)
         argv[n++] = sites[k - 1].url;
@@ -1018,8 +1028,8 @@ static void test_head_of_line(void **state)
         without = a > without ? a : without;
         with = b > with ? b : with;
     }
-    print_message("49 fast hosts: %.0f pages/s alone, %.0f with the slow one (%.1f %%)\n",
-                  without, with, 100 * with / without);
+    print_message("49 fast hosts: %.0f pages/s alone, %.0f with the slow one (%.1f %%)\n", without,
+                  with, 100 * with / without);
     assert_true(with >= 0.95 * without);
 }
 

@@ -126,7 +126,7 @@ static void test_join_waits_for_every_task_done(void **state)
     assert_false(future_done(task_future(t)));
     queue_task_done(&q);
     spin(20);
-    assert_false(future_done(task_future(t)));   /* one left */
+    assert_false(future_done(task_future(t))); /* one left */
     queue_task_done(&q);
     run_task(t);
     assert_join_succeeded(t);
@@ -142,7 +142,7 @@ static void test_wakeup_is_scheduled(void **state)
     spin(10);
     assert_false(future_done(task_future(t)));
     queue_task_done(&q);
-    assert_false(future_done(task_future(t)));   /* not yet: on the next iteration */
+    assert_false(future_done(task_future(t))); /* not yet: on the next iteration */
     run_task(t);
     assert_join_succeeded(t);
 }
@@ -162,7 +162,7 @@ static void test_extra_task_done_is_ignored(void **state)
     assert_int_equal(q.unfinished_tasks, 1);
     task *t = start_join();
     spin(20);
-    assert_false(future_done(task_future(t)));   /* b is still unfinished */
+    assert_false(future_done(task_future(t))); /* b is still unfinished */
     queue_task_done(&q);
     run_task(t);
     assert_join_succeeded(t);
@@ -229,8 +229,8 @@ static void test_cancel_waiting_join(void **state)
 enum { NWORKERS = 3, NROOTS = 4, CHILDREN = 3 };
 
 static struct {
-    int processed;              /* items taken and marked done */
-    int processed_at_join;      /* what the joiner saw when join returned */
+    int processed;         /* items taken and marked done */
+    int processed_at_join; /* what the joiner saw when join returned */
     char seen[64][32];
 } crawl_rec;
 
@@ -327,10 +327,10 @@ static void test_workers_and_join(void **state)
     assert_join_succeeded(crawler);
 
     int want = NROOTS * (1 + CHILDREN);
-    assert_int_equal(crawl_rec.processed_at_join, want);   /* join waited for all */
+    assert_int_equal(crawl_rec.processed_at_join, want); /* join waited for all */
     assert_int_equal(q.unfinished_tasks, 0);
     assert_int_equal(queue_qsize(&q), 0);
-    for (int i = 0; i < NWORKERS; i++) {                    /* parked in get */
+    for (int i = 0; i < NWORKERS; i++) { /* parked in get */
         assert_false(future_done(task_future(workers[i])));
         task_cancel(workers[i]);
         assert_int_equal(task_future(workers[i])->state, FUTURE_CANCELLED);

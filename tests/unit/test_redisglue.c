@@ -27,7 +27,7 @@
 #include "selector.h"
 
 #define DEADLINE_MS 20000
-#define N_COMMANDS 2000
+#define N_COMMANDS  2000
 
 typedef struct {
     selector *s;
@@ -39,8 +39,8 @@ typedef struct {
     int replies, nulls, errors_seen, bad;
     long long last_incr;
     char error[200];
-    int stop_after;          /* stop the loop after this many callbacks (replies+nulls) */
-    int free_in_callback;    /* free the glue in the first reply's callback */
+    int stop_after;       /* stop the loop after this many callbacks (replies+nulls) */
+    int free_in_callback; /* free the glue in the first reply's callback */
 } fx;
 
 static void deadline_cb(selector *s, void *arg)
@@ -123,8 +123,8 @@ static void got_bin(redis_glue *g, redisReply *r, void *data)
 {
     fx *f = data;
     (void)g;
-    if (!r || r->type != REDIS_REPLY_STRING || r->len != sizeof BIN ||
-        memcmp(r->str, BIN, sizeof BIN) != 0)
+    if (!r || r->type != REDIS_REPLY_STRING || r->len != sizeof BIN
+        || memcmp(r->str, BIN, sizeof BIN) != 0)
         f->bad++;
     f->replies++;
     maybe_stop(f);
@@ -185,7 +185,7 @@ static void test_round_trip_every_backend(void **state)
         assert_int_equal(f->errors_seen, 0);
         redis_glue_free(f->g);
         f->g = NULL;
-        assert_int_equal(selector_count(f->s), 0);      /* the descriptor is forgotten */
+        assert_int_equal(selector_count(f->s), 0); /* the descriptor is forgotten */
         selector_free(f->s);
         f->s = NULL;
     }
@@ -197,7 +197,7 @@ static void test_error_reply(void **state)
     fx *f = *state;
     connect_fx(f, NULL, 5000);
     assert_int_equal(redis_glue_command(f->g, got_any, f, "SET k v"), 0);
-    assert_int_equal(redis_glue_command(f->g, got_any, f, "INCR k"), 0);   /* not an integer */
+    assert_int_equal(redis_glue_command(f->g, got_any, f, "INCR k"), 0); /* not an integer */
     f->stop_after = 2;
     run(f, NULL);
     assert_int_equal(f->replies, 2);
@@ -247,7 +247,7 @@ static void test_server_killed(void **state)
     assert_int_equal(redis_glue_command(f->g, got_any, f, "BLPOP nothing 0"), 0);
     assert_int_equal(redis_glue_command(f->g, got_any, f, "PING"), 0);
     f->stop_after = 0;
-    run(f, NULL);       /* stopped by on_error */
+    run(f, NULL); /* stopped by on_error */
     assert_int_equal(f->errors_seen, 1);
     assert_int_equal(f->nulls, 2);
     assert_int_equal(f->replies, 1);
@@ -325,7 +325,7 @@ static void test_timeout_silent_server(void **state)
 
 /* ---- a server that is no Redis: replies without end (issue #27 M5) ---- */
 
-#define STREAM_CAP ((size_t)256 << 20)     /* the fake server gives up after this */
+#define STREAM_CAP ((size_t)256 << 20) /* the fake server gives up after this */
 
 /* Fork a server on 127.0.0.1 that reads the first command, answers head, then streams
  * `unit` over and over until the client closes (exit 0) or STREAM_CAP bytes went out
@@ -357,7 +357,7 @@ static int endless_server(const char *head, const char *unit, pid_t *pid)
             _exit(2);
         for (size_t sent = 0; sent < STREAM_CAP; sent += n)
             if (send(c, chunk, n, MSG_NOSIGNAL) < 0)
-                _exit(0);       /* the client closed: it stopped the reply */
+                _exit(0); /* the client closed: it stopped the reply */
         _exit(1);
     }
     close(lfd);
@@ -381,10 +381,9 @@ static void expect_bounded(fx *f, const char *head, const char *unit, const char
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fail_msg("'%.20s': the server streamed %zu bytes and was never stopped", head,
-                 STREAM_CAP);
+        fail_msg("'%.20s': the server streamed %zu bytes and was never stopped", head, STREAM_CAP);
     assert_int_equal(f->errors_seen, 1);
-    assert_int_equal(f->nulls, 1);              /* the command's callback: NULL */
+    assert_int_equal(f->nulls, 1); /* the command's callback: NULL */
     assert_int_equal(f->replies, 0);
     if (!strstr(f->error, why))
         fail_msg("%.20s: %s", head, f->error);
@@ -398,10 +397,10 @@ static void test_reply_size_bounded(void **state)
 {
     fx *f = *state;
     const char *ours = "a reply of more than 1048576 bytes";
-    expect_bounded(f, "$999999999999\r\n", "x", ours);        /* one bulk string, endless */
-    expect_bounded(f, "*2000000000\r\n", ":1\r\n", ours);    /* 16 GB of element slots */
-    expect_bounded(f, "*50000\r\n", ":1\r\n", ours);         /* small array, its objects */
-    expect_bounded(f, "*3\r\n$5\r\nabcde\r\n*1\r\n$999999999\r\n", "y", ours);  /* nested */
+    expect_bounded(f, "$999999999999\r\n", "x", ours);    /* one bulk string, endless */
+    expect_bounded(f, "*2000000000\r\n", ":1\r\n", ours); /* 16 GB of element slots */
+    expect_bounded(f, "*50000\r\n", ":1\r\n", ours);      /* small array, its objects */
+    expect_bounded(f, "*3\r\n$5\r\nabcde\r\n*1\r\n$999999999\r\n", "y", ours); /* nested */
     /* past INT_MAX: hiredis 0.14 refuses the count itself */
     expect_bounded(f, "*999999999999\r\n", ":1\r\n", "Multi-bulk length out of range");
 }
@@ -473,7 +472,7 @@ static void test_free_in_error_paths(void **state)
     assert_int_equal(redis_glue_command(f->g, free_on_null, f, "PING"), 0);
     assert_int_equal(redis_glue_command(f->g, got_any, f, "PING"), 0);
     run(f, NULL);
-    assert_int_equal(f->nulls, 1);      /* the second one is dropped with the glue */
+    assert_int_equal(f->nulls, 1); /* the second one is dropped with the glue */
     assert_int_equal(f->errors_seen, 0);
     assert_null(f->g);
 }
@@ -494,9 +493,9 @@ static void test_parse_url(void **state)
     assert_int_equal(redis_url_parse("redis://[::1]:1/a.b", &u, err, sizeof err), 0);
     assert_string_equal(u.host, "::1");
     assert_int_equal(u.port, 1);
-    const char *bad[] = {"http://x/y", "redis://x:0/y", "redis://x:70000/y", "redis://x:1",
-                         "redis://x:1/", "redis://:1/y", "redis://x/a b", "redis://[::1/y",
-                         "redis://x:12a/y", NULL};
+    const char *bad[] = {
+        "http://x/y",   "redis://x:0/y", "redis://x:70000/y", "redis://x:1",     "redis://x:1/",
+        "redis://:1/y", "redis://x/a b", "redis://[::1/y",    "redis://x:12a/y", NULL};
     for (int i = 0; bad[i]; i++) {
         err[0] = '\0';
         assert_int_equal(redis_url_parse(bad[i], &u, err, sizeof err), -1);
@@ -521,8 +520,8 @@ static void test_parse_url_password(void **state)
     assert_int_equal(redis_url_parse("redis://pw@h/c", &u, err, sizeof err), 0);
     assert_string_equal(u.user, "");
     assert_string_equal(u.password, "pw");
-    assert_int_equal(redis_url_parse("redis://crawler:s%40cr%3At/x@[::1]:2/c", &u, err,
-                                     sizeof err), 0);
+    assert_int_equal(redis_url_parse("redis://crawler:s%40cr%3At/x@[::1]:2/c", &u, err, sizeof err),
+                     0);
     assert_string_equal(u.user, "crawler");
     assert_string_equal(u.password, "s@cr:t/x");
     assert_string_equal(u.host, "::1");
@@ -536,10 +535,10 @@ static void test_parse_url_password(void **state)
     redis_url_shown("redis://h/c", shown, sizeof shown);
     assert_string_equal(shown, "redis://h/c");
     /* every malformed URL with a secret: the error masks it */
-    const char *bad[] = {"redis://user:secret@h:0/c", "redis://user:secret@h", "redis://:secret@/c",
-                         "redis://user:secret@h/a b", "http://user:secret@h/c",
-                         "redis://user:secret%zz@h/c", "redis://user:@h/c",
-                         "redis://user:secret@[::1/c", NULL};
+    const char *bad[] = {
+        "redis://user:secret@h:0/c", "redis://user:secret@h",      "redis://:secret@/c",
+        "redis://user:secret@h/a b", "http://user:secret@h/c",     "redis://user:secret%zz@h/c",
+        "redis://user:@h/c",         "redis://user:secret@[::1/c", NULL};
     for (int i = 0; bad[i]; i++) {
         err[0] = '\0';
         assert_int_equal(redis_url_parse(bad[i], &u, err, sizeof err), -1);

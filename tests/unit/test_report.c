@@ -17,8 +17,8 @@
 /* ---- helpers ---------------------------------------------------------------- */
 
 typedef struct lines {
-    char *buf;     /* the whole output, newlines replaced by NULs */
-    size_t size;   /* bytes written */
+    char *buf;   /* the whole output, newlines replaced by NULs */
+    size_t size; /* bytes written */
     char **line;
     size_t n;
 } lines;
@@ -141,8 +141,14 @@ static report *sample_report(void)
 }
 
 static const report_summary sample_summary = {
-    .seconds = 2.0, .max_tasks = 4, .todo = 3, .stage = "queue", .transport = "curl",
-    .selector = "epoll", .peak_in_flight = 4, .interrupted = 0,
+    .seconds = 2.0,
+    .max_tasks = 4,
+    .todo = 3,
+    .stage = "queue",
+    .transport = "curl",
+    .selector = "epoll",
+    .peak_in_flight = 4,
+    .interrupted = 0,
 };
 
 /* ---- the record list --------------------------------------------------------- */
@@ -287,25 +293,29 @@ static void test_jsonl_report(void **state)
     report *r = sample_report();
     lines l = write_report(r, &sample_summary, JSONL);
     assert_int_equal(l.n, 8);
-    assert_string_equal(l.line[0],
+    assert_string_equal(
+        l.line[0],
         "{\"url\": \"http://a/a\", \"next_url\": \"http://a/b\", \"status\": 301, "
         "\"exception\": null, \"size\": 0, \"content_type\": null, \"encoding\": null, "
         "\"num_urls\": 0, \"num_new_urls\": 0}");
-    assert_string_equal(l.line[1],
+    assert_string_equal(
+        l.line[1],
         "{\"url\": \"http://a/b\", \"next_url\": null, \"status\": null, "
         "\"exception\": \"connection refused\", \"size\": 0, \"content_type\": null, "
         "\"encoding\": null, \"num_urls\": 0, \"num_new_urls\": 0}");
     assert_string_equal(l.line[2],
-        "{\"url\": \"http://a/c\", \"next_url\": null, \"status\": 200, "
-        "\"exception\": null, \"size\": 100, \"content_type\": \"text/html\", "
-        "\"encoding\": \"utf-8\", \"num_urls\": 5, \"num_new_urls\": 3}");
-    assert_string_equal(l.line[5],
+                        "{\"url\": \"http://a/c\", \"next_url\": null, \"status\": 200, "
+                        "\"exception\": null, \"size\": 100, \"content_type\": \"text/html\", "
+                        "\"encoding\": \"utf-8\", \"num_urls\": 5, \"num_new_urls\": 3}");
+    assert_string_equal(
+        l.line[5],
         "{\"url\": \"http://a/f\", \"next_url\": null, \"status\": 200, "
         "\"exception\": \"body truncated at 5 bytes (--max-size)\", \"size\": 0, "
         "\"content_type\": null, \"encoding\": null, \"num_urls\": 0, \"num_new_urls\": 0}");
     for (size_t i = 0; i + 2 < l.n; i++)
         assert_true(strcmp(l.line[i], l.line[i + 1]) < 0);
-    assert_string_equal(l.line[7],
+    assert_string_equal(
+        l.line[7],
         "{\"summary\": {\"done\": 7, \"seconds\": 2.000, \"max_tasks\": 4, "
         "\"urls_per_sec\": 3.500, \"todo\": 3, \"stage\": \"queue\", \"transport\": \"curl\", "
         "\"selector\": \"epoll\", \"peak_in_flight\": 4, \"interrupted\": false}}");
@@ -350,7 +360,8 @@ static void test_jsonl_summary_edge_cases(void **state)
     report_summary sum = {.seconds = 0, .max_tasks = 10, .interrupted = 1};
     lines l = write_report(r, &sum, JSONL);
     assert_int_equal(l.n, 1);
-    assert_string_equal(l.line[0],
+    assert_string_equal(
+        l.line[0],
         "{\"summary\": {\"done\": 0, \"seconds\": 0.000, \"max_tasks\": 10, "
         "\"urls_per_sec\": 0.000, \"todo\": 0, \"stage\": null, \"transport\": null, "
         "\"selector\": null, \"peak_in_flight\": 0, \"interrupted\": true}}");
@@ -364,10 +375,15 @@ static void test_extra_fields_and_counters(void **state)
 {
     (void)state;
     report *r = report_new();
-    fetch_stat a = {.url = "http://x/a", .status = 200, .referrer = "http://x/",
-                    .depth = 2, .requisite = 1,
+    fetch_stat a = {.url = "http://x/a",
+                    .status = 200,
+                    .referrer = "http://x/",
+                    .depth = 2,
+                    .requisite = 1,
                     .extra = FETCH_STAT_DEPTH | FETCH_STAT_REFERRER | FETCH_STAT_REQUISITE};
-    fetch_stat b = {.url = "http://x/b", .status = 200, .depth = 0,
+    fetch_stat b = {.url = "http://x/b",
+                    .status = 200,
+                    .depth = 0,
                     .extra = FETCH_STAT_DEPTH | FETCH_STAT_REFERRER};
     fetch_stat c = {.url = "http://x/c", .status = 200, .depth = 5, .referrer = "http://x/"};
     report_add(r, &a);
@@ -377,13 +393,16 @@ static void test_extra_fields_and_counters(void **state)
     report_summary sum = {.max_tasks = 1, .counts = counts, .ncounts = 2};
     lines l = write_report(r, &sum, JSONL);
     assert_int_equal(l.n, 4);
-    assert_non_null(strstr(l.line[0], "\"num_new_urls\": 0, \"depth\": 2, "
-                                      "\"referrer\": \"http://x/\", \"requisite\": true}"));
-    assert_non_null(strstr(l.line[1], "\"num_new_urls\": 0, \"depth\": 0, "
-                                      "\"referrer\": null}"));
+    assert_non_null(strstr(l.line[0],
+                           "\"num_new_urls\": 0, \"depth\": 2, "
+                           "\"referrer\": \"http://x/\", \"requisite\": true}"));
+    assert_non_null(strstr(l.line[1],
+                           "\"num_new_urls\": 0, \"depth\": 0, "
+                           "\"referrer\": null}"));
     assert_non_null(strstr(l.line[2], "\"num_new_urls\": 0}"));
-    assert_non_null(strstr(l.line[3], "\"interrupted\": false, \"dropped_depth\": 7, "
-                                      "\"other\": 0}}"));
+    assert_non_null(strstr(l.line[3],
+                           "\"interrupted\": false, \"dropped_depth\": 7, "
+                           "\"other\": 0}}"));
     lines_free(&l);
     l = write_report(r, &sum, TEXT);
     int seen = 0;
@@ -403,7 +422,7 @@ static void test_json_plain_and_null(void **state)
     assert_json("", "\"\"");
     assert_json("http://a/b?c=d&e", "\"http://a/b?c=d&e\"");
     assert_json(NULL, "null");
-    json_write_string(NULL, "x");   /* no stream: nothing happens */
+    json_write_string(NULL, "x"); /* no stream: nothing happens */
 }
 
 static void test_json_escapes(void **state)
@@ -412,7 +431,9 @@ static void test_json_escapes(void **state)
     assert_json("say \"hi\"", "\"say \\\"hi\\\"\"");
     assert_json("a\\b", "\"a\\\\b\"");
     assert_json("\n\r\t\b\f", "\"\\n\\r\\t\\b\\f\"");
-    assert_json("\x01\x1f" "x\x7f", "\"\\u0001\\u001fx\\u007f\"");
+    assert_json("\x01\x1f"
+                "x\x7f",
+                "\"\\u0001\\u001fx\\u007f\"");
     assert_json("/", "\"/\"");
 }
 
@@ -442,7 +463,9 @@ static void test_json_invalid_utf8_escaped(void **state)
     /* Truncated sequences: at the end of the string, and before an ASCII byte. */
     assert_json("\xe2\x82", "\"\\u00e2\\u0082\"");
     assert_json("\xf0\x9f\x98", "\"\\u00f0\\u009f\\u0098\"");
-    assert_json("\xc3" "A", "\"\\u00c3A\"");
+    assert_json("\xc3"
+                "A",
+                "\"\\u00c3A\"");
     /* A bad lead byte followed by a valid sequence: only the bad byte is escaped. */
     assert_json("\xf8\xc3\xa9", "\"\\u00f8\xc3\xa9\"");
 }
@@ -461,7 +484,7 @@ static void test_json_every_byte_gives_json(void **state)
     assert_true(len > 255);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)out[i];
-        assert_true(c >= 0x20 && c < 0x7f);   /* every byte >= 0x80 here is invalid */
+        assert_true(c >= 0x20 && c < 0x7f); /* every byte >= 0x80 here is invalid */
     }
     assert_non_null(strstr(out, "\\u0080\\u0081"));
     free(out);
@@ -494,10 +517,15 @@ static void test_text_escapes(void **state)
     assert_text("a\x80z\xff\xc3", "a\\x80z\\xff\\xc3");
     assert_text("\xed\xa0\x80", "\\xed\\xa0\\x80");
     /* C1 controls (CSI is U+009B) and bidi overrides, valid UTF-8 but not safe */
-    assert_text("\xc2\x9b" "2J", "\\u009b2J");
+    assert_text("\xc2\x9b"
+                "2J",
+                "\\u009b2J");
     assert_text("\xc2\x85\xc2\xa0", "\\u0085\xc2\xa0");
-    assert_text("a\xe2\x80\xae" "b\xe2\x81\xa6" "c\xe2\x80\xa9", "a\\u202eb\\u2066c\xe2\x80\xa9");
-    text_write_string(NULL, "x");   /* no stream: nothing happens */
+    assert_text("a\xe2\x80\xae"
+                "b\xe2\x81\xa6"
+                "c\xe2\x80\xa9",
+                "a\\u202eb\\u2066c\xe2\x80\xa9");
+    text_write_string(NULL, "x"); /* no stream: nothing happens */
 }
 
 /* Every byte from 1 to 255 in one string: no control byte and no bad UTF-8 comes out. */
@@ -510,7 +538,7 @@ static void test_text_every_byte(void **state)
     in[255] = '\0';
     char *out = text_of(in);
     for (const unsigned char *p = (const unsigned char *)out; *p; p++)
-        assert_true(*p >= 0x20 && *p < 0x7f);   /* alone, every byte >= 0x80 is bad */
+        assert_true(*p >= 0x20 && *p < 0x7f); /* alone, every byte >= 0x80 is bad */
     free(out);
 }
 
@@ -528,11 +556,11 @@ static void test_text_report_escapes_fields(void **state)
     for (size_t i = 0; i < sizeof recs / sizeof recs[0]; i++)
         report_add(r, &recs[i]);
     lines l = write_report(r, &sample_summary, TEXT);
-    assert_string_equal(l.line[1],
-                        "http://a/1 200 text/\\x1b[2Jhtml utf-8\\x1b]0;x\\x07 5 0/0");
+    assert_string_equal(l.line[1], "http://a/1 200 text/\\x1b[2Jhtml utf-8\\x1b]0;x\\x07 5 0/0");
     assert_string_equal(l.line[2], "http://a/2 302 redirect http://a/\\x1b[31m");
-    assert_string_equal(l.line[3], "http://a/3 error redirect to unparseable Location "
-                                   "'\\x1b[2J\\xff'");
+    assert_string_equal(l.line[3],
+                        "http://a/3 error redirect to unparseable Location "
+                        "'\\x1b[2J\\xff'");
     assert_string_equal(l.line[4], "http://a/4\\x9b 200 text/plain utf-8 1 0/0");
     for (size_t i = 0; i < l.size; i++)
         assert_true(l.buf[i] == '\0' || (unsigned char)l.buf[i] >= 0x20);
@@ -615,8 +643,7 @@ static void test_tally_classes(void **state)
     assert_int_equal(tally_class_of(599, NULL), TALLY_5XX);
     assert_int_equal(tally_class_of(-1, "connection refused"), TALLY_FAILED);
     assert_int_equal(tally_class_of(-1, NULL), TALLY_FAILED);
-    assert_int_equal(tally_class_of(-1, "IgnoreRequest: forbidden by robots.txt"),
-                     TALLY_IGNORED);
+    assert_int_equal(tally_class_of(-1, "IgnoreRequest: forbidden by robots.txt"), TALLY_IGNORED);
     assert_int_equal(tally_class_of(-1, "not IgnoreRequest: x"), TALLY_FAILED);
     assert_int_equal(tally_class_of(199, NULL), TALLY_OTHER);
     assert_int_equal(tally_class_of(600, NULL), TALLY_OTHER);
@@ -645,9 +672,10 @@ static void test_tally_counts_and_writes(void **state)
     (void)state;
     tally t = {0};
     char *s = tally_text(&t, true);
-    assert_string_equal(s, ", \"by_status\": {\"2xx\": 0, \"3xx\": 0, \"4xx\": 0, "
-                           "\"5xx\": 0, \"failed\": 0, \"ignored\": 0}, "
-                           "\"bytes_received\": 0");
+    assert_string_equal(s,
+                        ", \"by_status\": {\"2xx\": 0, \"3xx\": 0, \"4xx\": 0, "
+                        "\"5xx\": 0, \"failed\": 0, \"ignored\": 0}, "
+                        "\"bytes_received\": 0");
     free(s);
     tally_add(&t, 200, NULL, 1000);
     tally_add(&t, 200, NULL, 24);
@@ -660,9 +688,10 @@ static void test_tally_counts_and_writes(void **state)
     assert_int_equal(tally_total(&t), 8);
     assert_int_equal(t.bytes, 1134);
     s = tally_text(&t, true);
-    assert_string_equal(s, ", \"by_status\": {\"2xx\": 2, \"3xx\": 1, \"4xx\": 1, "
-                           "\"5xx\": 1, \"failed\": 1, \"ignored\": 1, \"other\": 1}, "
-                           "\"bytes_received\": 1134");
+    assert_string_equal(s,
+                        ", \"by_status\": {\"2xx\": 2, \"3xx\": 1, \"4xx\": 1, "
+                        "\"5xx\": 1, \"failed\": 1, \"ignored\": 1, \"other\": 1}, "
+                        "\"bytes_received\": 1134");
     free(s);
     s = tally_text(&t, false);
     assert_string_equal(s, "2xx 2, 3xx 1, 4xx 1, 5xx 1, failed 1, ignored 1, other 1");
@@ -680,7 +709,8 @@ static void test_jsonl_summary_tally(void **state)
     report_summary sum = {.seconds = 1, .max_tasks = 2, .tally = &t};
     lines l = write_report(r, &sum, JSONL);
     assert_int_equal(l.n, 1);
-    assert_string_equal(l.line[0],
+    assert_string_equal(
+        l.line[0],
         "{\"summary\": {\"done\": 0, \"seconds\": 1.000, \"max_tasks\": 2, "
         "\"urls_per_sec\": 0.000, \"todo\": 0, \"stage\": null, \"transport\": null, "
         "\"selector\": null, \"by_status\": {\"2xx\": 1, \"3xx\": 0, \"4xx\": 0, "

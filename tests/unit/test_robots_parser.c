@@ -21,12 +21,12 @@ static robots *parse(const char *text, const char *agent)
 }
 
 /* Names the path in a failure, which assert_true alone would not. */
-#define check(r, path, want)                                                                \
-    do {                                                                                    \
-        bool got_ = robots_allowed((r), (path));                                            \
-        if (got_ != (want))                                                                 \
-            fail_msg("%s: %s, should be %s", (path), got_ ? "allowed" : "disallowed",       \
-                     (want) ? "allowed" : "disallowed");                                    \
+#define check(r, path, want)                                                                       \
+    do {                                                                                           \
+        bool got_ = robots_allowed((r), (path));                                                   \
+        if (got_ != (want))                                                                        \
+            fail_msg("%s: %s, should be %s", (path), got_ ? "allowed" : "disallowed",              \
+                     (want) ? "allowed" : "disallowed");                                           \
     } while (0)
 
 /* RFC 9309, section 5.1. */
@@ -189,7 +189,8 @@ static void test_rfc_percent_encoding(void **state)
     robots_free(r);
 
     r = parse("User-agent: *\nDisallow: /foo/bar/%E3%83%84\nDisallow: /~joe\n"
-              "Disallow: /a%2Fb\n", "x");
+              "Disallow: /a%2Fb\n",
+              "x");
     check(r, "/foo/bar/%E3%83%84", false);
     check(r, "/%7Ejoe/", false);
     check(r, "/%7ejoe/", false);
@@ -240,15 +241,19 @@ static void test_wildcards(void **state)
     struct {
         const char *pattern, *yes[6], *no[6];
     } cases[] = {
-        {"/fish", {"/fish", "/fish.html", "/fish/salmon.html", "/fishheads", "/fish.php?id=1"},
+        {"/fish",
+         {"/fish", "/fish.html", "/fish/salmon.html", "/fishheads", "/fish.php?id=1"},
          {"/Fish.asp", "/catfish", "/?id=fish", "/desert/fish"}},
         {"/fish*", {"/fish", "/fish.html", "/fishheads/yummy.html"}, {"/Fish.asp", "/catfish"}},
-        {"/fish/", {"/fish/", "/fish/?id=anything", "/fish/salmon.htm"},
+        {"/fish/",
+         {"/fish/", "/fish/?id=anything", "/fish/salmon.htm"},
          {"/fish", "/fish.html", "/animals/fish/", "/Fish/Salmon.asp"}},
-        {"/*.php", {"/index.php", "/folder/filename.php", "/folder/filename.php?params",
-                    "/folder/any.php.file.html", "/filename.php/"},
+        {"/*.php",
+         {"/index.php", "/folder/filename.php", "/folder/filename.php?params",
+          "/folder/any.php.file.html", "/filename.php/"},
          {"/", "/windows.PHP"}},
-        {"/*.php$", {"/filename.php", "/folder/filename.php"},
+        {"/*.php$",
+         {"/filename.php", "/folder/filename.php"},
          {"/filename.php?params", "/filename.php/", "/filename.php5", "/windows.PHP"}},
         {"/fish*.php", {"/fish.php", "/fishheads/catfish.php?parameters"}, {"/Fish.PHP"}},
         {"*", {"/", "/anything"}, {0}},
@@ -304,7 +309,8 @@ static void test_group_boundaries(void **state)
     check(r, "/y", true);
     robots_free(r);
     r = parse("User-agent: a\nCrawl-delay: 3\nSitemap: http://h/s.xml\nFoo: bar\n\n"
-              "# a comment\nUser-agent: b\nDisallow: /y\n", "a");
+              "# a comment\nUser-agent: b\nDisallow: /y\n",
+              "a");
     check(r, "/y", false); /* still one group with a and b */
     assert_true(robots_crawl_delay(r) == 3);
     robots_free(r);
@@ -352,7 +358,9 @@ static void test_syntax(void **state)
     check(r, "/a", true);
     robots_free(r);
     /* A BOM anywhere else is not skipped. */
-    r = parse("User-agent: *\n\xEF\xBB\xBF" "Disallow: /a\n", "x");
+    r = parse("User-agent: *\n\xEF\xBB\xBF"
+              "Disallow: /a\n",
+              "x");
     check(r, "/a", true);
     robots_free(r);
 }
@@ -436,7 +444,8 @@ static void test_crawl_delay(void **state)
     assert_true(robots_crawl_delay(r) < 0);
     robots_free(r);
     r = parse("User-agent: *\nCrawl-delay: soon\nCrawl-delay: -1\nCrawl-delay: 1.2.3\n"
-              "Crawl-delay: .5\n", "x");
+              "Crawl-delay: .5\n",
+              "x");
     assert_true(robots_crawl_delay(r) == 0.5);
     robots_free(r);
 }

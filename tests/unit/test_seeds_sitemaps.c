@@ -40,8 +40,9 @@ static int setup(void **state)
     gzFile g = gzopen(gz, "wb");
     if (!g)
         return -1;
-    gzprintf(g, "<?xml version=\"1.0\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/"
-                "sitemap/0.9\"><url><loc>http://127.0.0.1:%d/orphan3</loc></url></urlset>\n",
+    gzprintf(g,
+             "<?xml version=\"1.0\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/"
+             "sitemap/0.9\"><url><loc>http://127.0.0.1:%d/orphan3</loc></url></urlset>\n",
              port);
     gzclose(g);
     snprintf(path, sizeof path, "%s/site", dir);
@@ -94,8 +95,7 @@ static void run(crawl_run *r, bool sitemaps)
 {
     char bin[512];
     snprintf(bin, sizeof bin, "%s/crawl-queue", BIN_DIR);
-    char *argv[] = {bin, "-v", "--format", "jsonl", site.url, sitemaps ? "--sitemaps" : NULL,
-                    NULL};
+    char *argv[] = {bin, "-v", "--format", "jsonl", site.url, sitemaps ? "--sitemaps" : NULL, NULL};
     assert_int_equal(run_crawler(r, argv, 60), 0);
     if (r->exit_code != 0)
         fail_msg("%s", crawl_run_describe(r));
@@ -131,16 +131,16 @@ static void test_seeded_from_sitemaps(void **state)
     assert_true(has(&r, "/"));
     assert_true(has(&r, "/a"));
     assert_true(has(&r, "/orphan1"));
-    assert_true(has(&r, "/orphan2?a=1&b=2"));  /* &amp; decoded */
-    assert_true(has(&r, "/orphan3"));          /* from the .xml.gz */
-    assert_true(has(&r, "/deep"));             /* from /sitemap.xml */
+    assert_true(has(&r, "/orphan2?a=1&b=2")); /* &amp; decoded */
+    assert_true(has(&r, "/orphan3"));         /* from the .xml.gz */
+    assert_true(has(&r, "/deep"));            /* from /sitemap.xml */
     assert_null(crawl_run_find(&r, "http://elsewhere.example/x"));
-    assert_int_equal(r.nrecords, 6);           /* sitemaps are read, not recorded */
+    assert_int_equal(r.nrecords, 6); /* sitemaps are read, not recorded */
     assert_int_equal(asked("/maps/index.xml"), 1);
     assert_int_equal(asked("/maps/one.xml"), 1);
     assert_int_equal(asked("/maps/two.xml.gz"), 1);
     assert_int_equal(asked("/sitemap.xml"), 1);
-    assert_non_null(strstr(r.err, "/maps/one.xml: 4 URL(s), "));  /* /a: maybe seen */
+    assert_non_null(strstr(r.err, "/maps/one.xml: 4 URL(s), ")); /* /a: maybe seen */
     crawl_run_free(&r);
 }
 
@@ -149,7 +149,7 @@ static void test_not_without_the_flag(void **state)
     (void)state;
     crawl_run r;
     run(&r, false);
-    assert_int_equal(r.nrecords, 2);           /* / and /a */
+    assert_int_equal(r.nrecords, 2); /* / and /a */
     assert_false(has(&r, "/orphan1"));
     crawl_run_free(&r);
 }
@@ -314,7 +314,7 @@ static void test_sitemaps_stay_in_scope(void **state)
     double gap;
     int n = requests_of("a", "/", &gap);
     print_message("%d requests to A, at least %.0f ms apart\n", n, gap);
-    assert_true(n >= 5);            /* robots.txt twice, index, good.xml, pages */
+    assert_true(n >= 5); /* robots.txt twice, index, good.xml, pages */
     assert_true(gap >= 300 - 100);
     crawl_run_free(&r);
     testsite_stop(&a);
@@ -337,13 +337,14 @@ static void test_seeding_bounded(void **state)
     for (int i = 1; i <= 10; i++)
         n += (size_t)snprintf(text + n, sizeof text - n,
                               "page /slow%d.xml type=application/xml delay=10000 "
-                              "body=\"<urlset/>\"\n", i);
+                              "body=\"<urlset/>\"\n",
+                              i);
     assert_true(n < sizeof text);
     start_named(&a, "127.0.0.1", "slow", text);
     crawl_run r;
     const char *const args[] = {"--timeout", "2", "--max-tries", "3", a.url, NULL};
     crawl_args(&r, 90, args);
-    testsite_stop(&a);              /* every request logged, the aborted ones too */
+    testsite_stop(&a); /* every request logged, the aborted ones too */
     int slow = requests_of("slow", "/slow", NULL);
     print_message("%d requests for the sitemaps that time out, %.1f s\n", slow, r.seconds);
     assert_true(slow <= SITEMAPS_MAX_FAILURES);
@@ -383,9 +384,9 @@ static void test_back_pressure(void **state)
             gzprintf(g, "<url><loc>http://127.0.0.1:%d/u/%d/%d</loc></url>\n", port, i, j);
         gzprintf(g, "</urlset>\n");
         gzclose(g);
-        n += (size_t)snprintf(text + n, sizeof text - n,
-                              "page /big%d.xml.gz type=application/gzip body=@big%d.xml.gz\n",
-                              i, i);
+        n +=
+            (size_t)snprintf(text + n, sizeof text - n,
+                             "page /big%d.xml.gz type=application/gzip body=@big%d.xml.gz\n", i, i);
     }
     assert_true(n < sizeof text);
     char path[400], portarg[16];
@@ -405,8 +406,8 @@ static void test_back_pressure(void **state)
     assert_int_equal(run_crawler_at(&r, argv, 60, 3.0, interrupt, NULL), 0);
     assert_non_null(r.summary);
     long long todo = jobj_int(r.summary, "todo", -1);
-    print_message("interrupted 3 s in: %zu records, %lld URLs to do, peak RSS %ld MB\n",
-                  r.nrecords, todo, r.maxrss_kb / 1024);
+    print_message("interrupted 3 s in: %zu records, %lld URLs to do, peak RSS %ld MB\n", r.nrecords,
+                  todo, r.maxrss_kb / 1024);
     assert_true(todo >= 0);
     assert_true(todo <= 2 * SITEMAPS_BACKLOG);
     crawl_run_free(&r);

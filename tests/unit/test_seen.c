@@ -166,7 +166,7 @@ static void test_fnv_flood(void **state)
         seen_set *s = seen_new();
         size_t n = 0;
         for (; v[n]; n++) {
-            assert_int_equal(fnvflood_hash(kinds[k], v[n]), h);  /* they do collide */
+            assert_int_equal(fnvflood_hash(kinds[k], v[n]), h); /* they do collide */
             assert_true(seen_add(s, v[n]));
         }
         assert_int_equal(n, (size_t)1 << FLOOD_ROUNDS);
@@ -199,16 +199,11 @@ int main(void)
     static const uint8_t key[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
     hash_set_seed(key);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fnv_flood),
-        cmocka_unit_test(test_longest_probe),
-        cmocka_unit_test(test_add_has_count),
-        cmocka_unit_test(test_duplicates),
-        cmocka_unit_test(test_keeps_own_copy),
-        cmocka_unit_test(test_intern),
-        cmocka_unit_test(test_empty_string),
-        cmocka_unit_test(test_long_strings),
-        cmocka_unit_test(test_null_is_harmless),
-        cmocka_unit_test(test_million),
+        cmocka_unit_test(test_fnv_flood),        cmocka_unit_test(test_longest_probe),
+        cmocka_unit_test(test_add_has_count),    cmocka_unit_test(test_duplicates),
+        cmocka_unit_test(test_keeps_own_copy),   cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_empty_string),     cmocka_unit_test(test_long_strings),
+        cmocka_unit_test(test_null_is_harmless), cmocka_unit_test(test_million),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -587,7 +587,7 @@ static void run_while_poked(selector *s, void *(*poke)(void *))
     if (secs > 5)
         fail_msg("the wait ended only after %.1f s", secs);
     assert_int_equal(safety, 0);
-    assert_int_equal(selector_count(s), 1);     /* the pipe is not a registration */
+    assert_int_equal(selector_count(s), 1); /* the pipe is not a registration */
     selector_cancel(s, guard);
     selector_unregister(s, sv[0]);
     close_pair(sv);
@@ -627,7 +627,7 @@ static void test_interrupt_before_run(void **state)
 
 typedef struct {
     int calls;
-    int stop;            /* the notify function stops the loop */
+    int stop; /* the notify function stops the loop */
     int timer_fired;
 } notify_ctx;
 
@@ -659,8 +659,8 @@ static void test_notify_once_at_next_turn(void **state)
     selector_notify(s);
     selector_notify(s);
     selector_notify(s);
-    assert_int_equal(c.calls, 0);                   /* not from the notifier's stack */
-    assert_int_equal(selector_run_once(s, 5000), 1);    /* 0 ms: no 5 s wait */
+    assert_int_equal(c.calls, 0);                    /* not from the notifier's stack */
+    assert_int_equal(selector_run_once(s, 5000), 1); /* 0 ms: no 5 s wait */
     assert_int_equal(c.calls, 1);
     assert_int_equal(selector_stopped(s), 0);
     sel_timer *t = selector_call_later(s, 30, stop_timer, &c);
@@ -743,9 +743,8 @@ static void test_hundreds_of_descriptors(void **state)
     for (int i = 0; i < NPAIRS; i++) {
         make_pair(many->pairs[i]);
         assert_int_equal(write(many->pairs[i][1], "x", 1), 1);
-        assert_int_equal(selector_register(s, many->pairs[i][0], SEL_READ, many_cb,
-                                           (void *)(intptr_t)i),
-                         0);
+        assert_int_equal(
+            selector_register(s, many->pairs[i][0], SEL_READ, many_cb, (void *)(intptr_t)i), 0);
     }
     assert_int_equal(selector_count(s), NPAIRS);
     assert_int_equal(selector_run(s), 0);
@@ -777,9 +776,8 @@ static void test_fd_over_fd_setsize(void **state)
         char want[160];
         assert_int_equal(rc, -1);
         assert_int_equal(errno, ERANGE);
-        snprintf(want, sizeof want,
-                 "select backend: fd %d is over FD_SETSIZE (%d)",
-                 high, FD_SETSIZE);
+        snprintf(want, sizeof want, "select backend: fd %d is over FD_SETSIZE (%d)", high,
+                 FD_SETSIZE);
         assert_string_equal(selector_error(s), want);
         assert_int_equal(selector_count(s), 0);
     } else {
@@ -896,8 +894,7 @@ int main(void)
         backend = selector_backends[i];
         snprintf(name, sizeof name, "selector_%s", backend);
         failed += _cmocka_run_group_tests(name, per_backend,
-                                          sizeof per_backend / sizeof per_backend[0],
-                                          NULL, NULL);
+                                          sizeof per_backend / sizeof per_backend[0], NULL, NULL);
     }
     failed += cmocka_run_group_tests_name("selector_names", once, NULL, NULL);
     return failed ? 1 : 0;

@@ -34,7 +34,7 @@ static void on_loc(void *ctx, sitemap_kind kind, const char *loc)
     got *g = ctx;
     char *line = xasprintf("%c %s\n", kind == SITEMAP_URL ? 'U' : 'I', loc);
     xappend(&g->text, &g->len, &g->cap, line, strlen(line) + 1);
-    g->len--;               /* keep the NUL after, not in, the text */
+    g->len--; /* keep the NUL after, not in, the text */
     g->n++;
     free(line);
 }
@@ -47,14 +47,13 @@ static const char *text_of(const got *g)
 /* One parse of the whole of data in pieces of `piece` bytes (0: at once). */
 typedef struct result {
     got g;
-    int feed_rc;            /* -1 once any feed said so */
+    int feed_rc; /* -1 once any feed said so */
     int finish_rc;
     char error[256];
     size_t count;
 } result;
 
-static result parse_with(const sitemap_limits *l, const void *data, size_t len,
-                         size_t piece)
+static result parse_with(const sitemap_limits *l, const void *data, size_t len, size_t piece)
 {
     result r = {.feed_rc = 0};
     sitemap_parser *p = sitemap_parser_new(l, on_loc, &r.g);
@@ -101,11 +100,11 @@ static void expect(const char *text, int finish_rc, const char *want, const char
     static const size_t pieces[] = {0, 1, 2, 3, 7, 64};
     for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
         result r = parse(text, pieces[i]);
-        if (r.finish_rc != finish_rc || strcmp(text_of(&r.g), want) != 0 ||
-            strncmp(r.error, error, strlen(error)) != 0 || (!*error && *r.error))
+        if (r.finish_rc != finish_rc || strcmp(text_of(&r.g), want) != 0
+            || strncmp(r.error, error, strlen(error)) != 0 || (!*error && *r.error))
             fail_msg("in pieces of %zu: finish %d (want %d), got '%s' (want '%s'), "
-                     "error '%s' (want '%s...')", pieces[i], r.finish_rc, finish_rc,
-                     text_of(&r.g), want, r.error, error);
+                     "error '%s' (want '%s...')",
+                     pieces[i], r.finish_rc, finish_rc, text_of(&r.g), want, r.error, error);
         result_free(&r);
     }
 }
@@ -194,8 +193,7 @@ static void test_any_namespace(void **state)
            "<s:loc>http://a/1</s:loc></s:url></s:urlset>",
            0, "U http://a/1\n", "");
     /* a prefix never declared: a namespace error, not a well-formedness one */
-    expect("<urlset><url><x:loc>http://a/1</x:loc></url></urlset>", 0, "U http://a/1\n",
-           "");
+    expect("<urlset><url><x:loc>http://a/1</x:loc></url></urlset>", 0, "U http://a/1\n", "");
 }
 
 static void test_sitemapindex(void **state)
@@ -215,8 +213,8 @@ static void test_sitemapindex(void **state)
 static void test_leading_blanks(void **state)
 {
     (void)state;
-    expect("\n\n  <?xml version=\"1.0\"?><urlset><url><loc>http://a/1</loc></url></urlset>",
-           0, "U http://a/1\n", "");
+    expect("\n\n  <?xml version=\"1.0\"?><urlset><url><loc>http://a/1</loc></url></urlset>", 0,
+           "U http://a/1\n", "");
 }
 
 static void test_utf16(void **state)
@@ -254,9 +252,10 @@ static void test_gzip_bytewise(void **state)
         result r = parse_with(NULL, gz.data, gz.len, pieces[i]);
         assert_int_equal(r.feed_rc, 0);
         assert_int_equal(r.finish_rc, 0);
-        assert_string_equal(text_of(&r.g), "U http://example.com/\n"
-                                           "U http://example.com/a?x=1&y=2&z=<3>\n"
-                                           "U http://example.com/b?c=1&d=2\n");
+        assert_string_equal(text_of(&r.g),
+                            "U http://example.com/\n"
+                            "U http://example.com/a?x=1&y=2&z=<3>\n"
+                            "U http://example.com/b?c=1&d=2\n");
         result_free(&r);
     }
     /* corrupt after the header: refused, nothing delivered */
@@ -292,8 +291,7 @@ static void test_truncated(void **state)
     expect("<urlset><url><loc>http://a/1</loc></url><url><loc>http://a/2</loc></url>"
            "<url><loc>http://a/3",
            -1, "U http://a/1\nU http://a/2\n", "not XML: ");
-    expect("<urlset><url><loc>http://a/1</loc></url></urlset", -1, "U http://a/1\n",
-           "not XML: ");
+    expect("<urlset><url><loc>http://a/1</loc></url></urlset", -1, "U http://a/1\n", "not XML: ");
     /* broken in the middle: the error is the first one, the feed says stop */
     static const char broken[] = "<urlset><url><loc>http://a/1</loc></url><url></lo"
                                  "c></url><url><loc>http://a/2</loc></url></urlset>";
@@ -316,8 +314,8 @@ static char *many_urls(size_t n, size_t *len)
     xappend(&b.data, &b.len, &b.cap, head, strlen(head));
     for (size_t i = 0; i < n; i++) {
         char line[128];
-        int k = snprintf(line, sizeof line,
-                         "<url><loc>http://example.com/page/%zu</loc></url>\n", i);
+        int k =
+            snprintf(line, sizeof line, "<url><loc>http://example.com/page/%zu</loc></url>\n", i);
         xappend(&b.data, &b.len, &b.cap, line, (size_t)k);
     }
     xappend(&b.data, &b.len, &b.cap, "</urlset>\n", 11);
@@ -477,8 +475,7 @@ static void test_billion_laughs(void **state)
         char line[256];
         int n = snprintf(line, sizeof line, "  <!ENTITY lol%d \"", i);
         for (int k = 0; k < 10; k++)
-            n += snprintf(line + n, sizeof line - (size_t)n, i == 1 ? "&lol;" : "&lol%d;",
-                          i - 1);
+            n += snprintf(line + n, sizeof line - (size_t)n, i == 1 ? "&lol;" : "&lol%d;", i - 1);
         n += snprintf(line + n, sizeof line - (size_t)n, "\">\n");
         xappend(&b.data, &b.len, &b.cap, line, (size_t)n);
     }
@@ -583,8 +580,11 @@ static void test_stderr_silent(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "<urlset><url></loc></urlset>", "<html><body>x", "<urlset>&undefined;</urlset>",
-        "<?xml version=\"1.0\" encoding=\"bogus-charset\"?><urlset/>", "<urlset a='1' a='2'/>",
+        "<urlset><url></loc></urlset>",
+        "<html><body>x",
+        "<urlset>&undefined;</urlset>",
+        "<?xml version=\"1.0\" encoding=\"bogus-charset\"?><urlset/>",
+        "<urlset a='1' a='2'/>",
     };
     fflush(stderr);
     FILE *tmp = tmpfile();

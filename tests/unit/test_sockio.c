@@ -59,7 +59,7 @@ static int lowest_free_fd(void)
 typedef struct {
     int done, failed;
     coro_value value;
-    char data[4096];            /* a copy of the chunk, when value.p is one */
+    char data[4096]; /* a copy of the chunk, when value.p is one */
     coro_error_kind kind;
     int errnum;
     char msg[256];
@@ -68,7 +68,7 @@ typedef struct {
 
 typedef struct {
     coro co;
-    coro *pending;              /* the coroutine to run, until the driver takes it */
+    coro *pending; /* the coroutine to run, until the driver takes it */
     outcome *out;
 } driver_frame;
 
@@ -104,7 +104,7 @@ static int driver_body(coro *co)
 static void driver_finally(coro *co)
 {
     driver_frame *f = (driver_frame *)co;
-    coro_free(f->pending);      /* never started */
+    coro_free(f->pending); /* never started */
 }
 
 static const coro_def driver_def = {"driver", __FILE__, driver_body, driver_finally,
@@ -170,8 +170,7 @@ static void closed_port(struct sockaddr_storage *ss, socklen_t *len)
 
 static void make_pair(int sv[2])
 {
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv),
-                     0);
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
 }
 
 typedef struct {
@@ -242,7 +241,7 @@ static void test_connect_refused(void **state)
     assert_int_equal(out.errnum, ECONNREFUSED);
     assert_string_equal(out.msg, "connect: Connection refused");
     assert_string_equal(out.line, "OSError: [Errno 111] connect: Connection refused");
-    assert_true(fcntl(fd, F_GETFD) >= 0);           /* still open: the caller closes it */
+    assert_true(fcntl(fd, F_GETFD) >= 0); /* still open: the caller closes it */
     close(fd);
     assert_int_equal(lowest_free_fd(), lowest);
     assert_int_equal(selector_count(loop), 0);
@@ -260,7 +259,7 @@ static void test_connect_immediate_failure_keeps_errno(void **state)
     assert_true(fd >= 0);
     outcome out;
     task *t = start(sock_connect(fd, &ss, 0, 0), &out);
-    assert_int_equal(close(-1), -1);                /* errno = EBADF meanwhile */
+    assert_int_equal(close(-1), -1); /* errno = EBADF meanwhile */
     finish(t, &out);
     assert_true(out.failed);
     assert_int_equal(out.kind, CORO_OSERROR);
@@ -304,7 +303,10 @@ typedef struct {
     int calls, eof, mismatch;
 } drain;
 
-static unsigned char pattern(size_t i) { return (unsigned char)(i * 7 + (i >> 12)); }
+static unsigned char pattern(size_t i)
+{
+    return (unsigned char)(i * 7 + (i >> 12));
+}
 
 static void on_drain(selector *s, int fd, int events, void *arg)
 {
@@ -312,7 +314,7 @@ static void on_drain(selector *s, int fd, int events, void *arg)
     drain *d = arg;
     unsigned char buf[8192];
     d->calls++;
-    ssize_t n = read(fd, buf, sizeof buf);  /* one read per wakeup: the writer must wait */
+    ssize_t n = read(fd, buf, sizeof buf); /* one read per wakeup: the writer must wait */
     if (n > 0) {
         for (ssize_t i = 0; i < n; i++)
             if (buf[i] != pattern(d->got + (size_t)i))
@@ -344,10 +346,10 @@ static void test_write_all_one_megabyte(void **state)
     run_coro(sock_write_all(sv[0], (const char *)buf, MB, 0), &out);
     assert_false(out.failed);
     assert_int_equal(out.value.n, MB);
-    assert_true(d.got < MB);            /* the reader was still behind: it had to wait */
+    assert_true(d.got < MB); /* the reader was still behind: it had to wait */
 
     close(sv[0]);
-    selector_run(loop);                 /* drain the rest, until EOF */
+    selector_run(loop); /* drain the rest, until EOF */
     assert_false(guarded_loop_hit());
     assert_true(d.eof);
     assert_int_equal(d.got, MB);
@@ -383,7 +385,7 @@ static void test_read_chunks_then_eof(void **state)
 
     delayed_write w1 = {sv[1], "hello", 5, 0};
     write_in(20, &w1);
-    run_coro(sock_read(sv[0], 0), &out);       /* waits for the delayed write */
+    run_coro(sock_read(sv[0], 0), &out); /* waits for the delayed write */
     assert_false(out.failed);
     assert_int_equal(out.value.n, 5);
     assert_memory_equal(out.data, "hello", 5);
@@ -394,7 +396,7 @@ static void test_read_chunks_then_eof(void **state)
     assert_int_equal(out.value.n, 5);
     assert_memory_equal(out.data, "world", 5);
 
-    run_coro(sock_read(sv[0], 0), &out);       /* the peer closed: EOF */
+    run_coro(sock_read(sv[0], 0), &out); /* the peer closed: EOF */
     assert_false(out.failed);
     assert_int_equal(out.value.n, 0);
     assert_int_equal(selector_count(loop), 0);
@@ -415,8 +417,8 @@ static void test_read_deadline_times_out(void **state)
     assert_string_equal(out.line, "TimeoutError: timeout");
     assert_true(elapsed >= 95);
     assert_true(elapsed < 2000);
-    assert_int_equal(selector_count(loop), 0);          /* fd unregistered */
-    assert_int_equal(selector_timer_count(loop), 1);    /* the guard only */
+    assert_int_equal(selector_count(loop), 0);       /* fd unregistered */
+    assert_int_equal(selector_timer_count(loop), 1); /* the guard only */
     close(sv[0]);
     close(sv[1]);
 }
@@ -517,7 +519,7 @@ static void test_read_all_feeds_parser(void **state)
     outcome out;
     run_coro(sock_read_all(sv[0], p, 0), &out);
     assert_false(out.failed);
-    assert_int_equal(out.value.n, sizeof resp - 1);     /* every byte read */
+    assert_int_equal(out.value.n, sizeof resp - 1); /* every byte read */
     assert_int_equal(r.heads, 1);
     assert_int_equal(r.status, 200);
     assert_string_equal(r.ctype, "text/html");

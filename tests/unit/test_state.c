@@ -59,7 +59,7 @@ static int teardown(void **state)
     (void)state;
     testsite_stop(&site);
     const char *const disks[] = {"disk", "warcdisk"};
-    for (size_t i = 0; i < 2; i++) {       /* left mounted by a test that failed */
+    for (size_t i = 0; i < 2; i++) { /* left mounted by a test that failed */
         char path[300];
         snprintf(path, sizeof path, "%s/%s", dir, disks[i]);
         smallfs_unmount(path);
@@ -90,11 +90,11 @@ static char **record_urls_of(const char *path, size_t *n, size_t *summaries, boo
             continue;
         }
         if (torn_ok && line[strlen(line) - 1] != '\n')
-            break;                                          /* the last line, torn */
+            break; /* the last line, torn */
         assert_true(strncmp(line, "{\"url\": \"", 9) == 0);
         char *end = strstr(line, "\", \"next_url\"");
         assert_non_null(end);
-        assert_int_equal(line[strlen(line) - 1], '\n');       /* whole lines only */
+        assert_int_equal(line[strlen(line) - 1], '\n'); /* whole lines only */
         if (*n == cap)
             urls = realloc(urls, (cap = cap ? 2 * cap : 1024) * sizeof *urls);
         urls[(*n)++] = strndup(line + 9, (size_t)(end - line - 9));
@@ -131,7 +131,7 @@ static size_t compare_union(char **got, size_t ngot, char **want, size_t nwant)
         if (!bsearch(&got[i], want, nwant, sizeof *want, cmp_str))
             fail_msg("%s was recorded but not by the uninterrupted crawl", got[i]);
     }
-    assert_int_equal(distinct, nwant);        /* nothing missing */
+    assert_int_equal(distinct, nwant); /* nothing missing */
     return dup;
 }
 
@@ -154,12 +154,23 @@ static void interrupt(pid_t pid, void *ctx)
 static void run(crawl_run *r, const char *db, const char *out, bool resume, double at,
                 void (*at_fn)(pid_t, void *))
 {
-    char *argv[] = {crawler("crawl-queue"), "-q", "--max-tasks", "50", "--per-host", "50",
-                    "--state", (char *)db, "--format", "jsonl", "--output", (char *)out,
-                    site.url, resume ? "--resume" : NULL, NULL};
-    assert_int_equal(at_fn ? run_crawler_at(r, argv, 60, at, at_fn, NULL)
-                           : run_crawler(r, argv, 60),
-                     0);
+    char *argv[] = {crawler("crawl-queue"),
+                    "-q",
+                    "--max-tasks",
+                    "50",
+                    "--per-host",
+                    "50",
+                    "--state",
+                    (char *)db,
+                    "--format",
+                    "jsonl",
+                    "--output",
+                    (char *)out,
+                    site.url,
+                    resume ? "--resume" : NULL,
+                    NULL};
+    assert_int_equal(
+        at_fn ? run_crawler_at(r, argv, 60, at, at_fn, NULL) : run_crawler(r, argv, 60), 0);
 }
 
 /* The uninterrupted crawl's URLs, sorted. */
@@ -198,12 +209,12 @@ static void test_kill_9_and_resume(void **state)
     bool finished = false;
     for (long i = 0; i < 2 * kills_max && !finished; i++) {
         crawl_run r;
-        bool stop = i < kills_max;                /* the kills, then run to the end */
+        bool stop = i < kills_max; /* the kills, then run to the end */
         double at = 0.1 + (double)(rand() % 400) / 1000;
         run(&r, db, out, i > 0, at, stop ? kill_9 : NULL);
         if (r.term_signal == SIGKILL)
             kills++;
-        else if (r.exit_code == 0)               /* done before the kill came */
+        else if (r.exit_code == 0) /* done before the kill came */
             finished = true;
         else
             fail_msg("run %ld: %s", i, crawl_run_describe(&r));
@@ -213,7 +224,7 @@ static void test_kill_9_and_resume(void **state)
     assert_true(kills >= 1);
     size_t n, summaries;
     char **got = record_urls(out, &n, &summaries);
-    assert_int_equal(summaries, 1);              /* each resume cut the one before */
+    assert_int_equal(summaries, 1); /* each resume cut the one before */
     size_t dup = compare_union(got, n, ref, nref);
     /* Repeated: what was in flight (at most --max-tasks) or recorded and not yet
      * committed at a kill: the batch filling and the one being written, each at most
@@ -288,13 +299,13 @@ static void test_requests_survive_resume(void **state)
     assert_int_equal(query_int(db, "SELECT count(*) FROM frontier"), pages);
     assert_int_equal(query_int(db, "SELECT count(*) FROM frontier WHERE referrer IS NULL"), 1);
     assert_int_equal(query_int(db, "SELECT depth FROM frontier WHERE referrer IS NULL"), 0);
-    assert_int_equal(query_int(db, "SELECT count(*) FROM frontier c LEFT JOIN frontier p"
-                                   " ON c.referrer = p.url WHERE c.referrer IS NOT NULL AND"
-                                   " (p.url IS NULL OR c.depth != p.depth + 1)"),
+    assert_int_equal(query_int(db,
+                               "SELECT count(*) FROM frontier c LEFT JOIN frontier p"
+                               " ON c.referrer = p.url WHERE c.referrer IS NOT NULL AND"
+                               " (p.url IS NULL OR c.depth != p.depth + 1)"),
                      0);
     assert_true(query_int(db, "SELECT max(depth) FROM frontier") >= 2);
-    assert_int_equal(query_int(db, "SELECT count(*) FROM frontier WHERE callback IS NOT NULL"),
-                     0);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM frontier WHERE callback IS NOT NULL"), 0);
 }
 
 /* A state file of an older crawl-queue (frontier without depth, referrer, callback):
@@ -311,10 +322,12 @@ static void test_old_state_file_upgraded(void **state)
     sqlite3 *h;
     assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
     char *e = NULL;
-    if (sqlite3_exec(h, "CREATE TABLE old (url TEXT PRIMARY KEY, max_redirect INTEGER NOT NULL)"
-                        " WITHOUT ROWID; INSERT INTO old SELECT url, max_redirect FROM frontier;"
-                        " DROP TABLE frontier; ALTER TABLE old RENAME TO frontier;",
-                     NULL, NULL, &e) != SQLITE_OK)
+    if (sqlite3_exec(h,
+                     "CREATE TABLE old (url TEXT PRIMARY KEY, max_redirect INTEGER NOT NULL)"
+                     " WITHOUT ROWID; INSERT INTO old SELECT url, max_redirect FROM frontier;"
+                     " DROP TABLE frontier; ALTER TABLE old RENAME TO frontier;",
+                     NULL, NULL, &e)
+        != SQLITE_OK)
         fail_msg("making an old state file: %s", e);
     sqlite3_close(h);
     run(&r, db, out, true, 0, NULL);
@@ -350,11 +363,21 @@ static void test_refusals(void **state)
     crawl_run r;
     run(&r, db, out, false, 0.3, interrupt);
     crawl_run_free(&r);
-    run(&r, db, out, false, 0, NULL);            /* the same file, no --resume */
+    run(&r, db, out, false, 0, NULL); /* the same file, no --resume */
     assert_one_line(&r, 1, "holds a crawl already");
     crawl_run_free(&r);
-    char *other[] = {crawler("crawl-queue"), "--state", db, "--resume", "--format", "jsonl",
-                     "--output", out, "--max-redirect", "3", site.url, NULL};
+    char *other[] = {crawler("crawl-queue"),
+                     "--state",
+                     db,
+                     "--resume",
+                     "--format",
+                     "jsonl",
+                     "--output",
+                     out,
+                     "--max-redirect",
+                     "3",
+                     site.url,
+                     NULL};
     assert_int_equal(run_crawler(&r, other, 30), 0);
     assert_one_line(&r, 1, "other roots or options");
     crawl_run_free(&r);
@@ -368,8 +391,9 @@ static void test_refusals(void **state)
     crawl_run_free(&r);
     char *stage2[] = {crawler("crawl-generators"), "--state", db, site.url, NULL};
     assert_int_equal(run_crawler(&r, stage2, 30), 0);
-    assert_one_line(&r, 2, "unknown option '--state' (see --help); this is the chapter's "
-                           "stage 2: the engine's flags");
+    assert_one_line(&r, 2,
+                    "unknown option '--state' (see --help); this is the chapter's "
+                    "stage 2: the engine's flags");
     crawl_run_free(&r);
 }
 
@@ -457,7 +481,7 @@ static void test_full_disk_then_resume(void **state)
     size_t n;
     char **got = record_urls(out, &n, &summaries);
     assert_int_equal(summaries, 1);
-    compare_union(got, n, ref, nref);           /* nothing missing */
+    compare_union(got, n, ref, nref); /* nothing missing */
     free_urls(got, n);
     free_urls(ref, nref);
     smallfs_unmount(disk);
@@ -474,8 +498,16 @@ static void test_failed_stage_summary(void **state)
     fill(disk);
     snprintf(warc, sizeof warc, "%s/crawl.warc", disk);
     snprintf(out, sizeof out, "%s/warc.jsonl", dir);
-    char *argv[] = {crawler("crawl-queue"), "-q", "--warc", warc, "--format", "jsonl",
-                    "--output", out, site.url, NULL};
+    char *argv[] = {crawler("crawl-queue"),
+                    "-q",
+                    "--warc",
+                    warc,
+                    "--format",
+                    "jsonl",
+                    "--output",
+                    out,
+                    site.url,
+                    NULL};
     crawl_run r;
     assert_int_equal(run_crawler(&r, argv, 60), 0);
     if (r.exit_code != 1 || !strstr(r.err, "No space left on device"))
@@ -528,15 +560,26 @@ static void test_resume_output_cut(void **state)
         struct stat sb;
         assert_int_equal(stat(out, &sb), 0);
         if (round == 0)
-            assert_int_equal(truncate(out, sb.st_size / 2), 0);     /* mid-line, likely */
+            assert_int_equal(truncate(out, sb.st_size / 2), 0); /* mid-line, likely */
         else
             assert_int_equal(unlink(out), 0);
-        char *argv[] = {crawler("crawl-queue"), "--max-tasks", "50", "--per-host", "50",
-                        "--state", db, "--resume", "--format", "jsonl", "--output", out,
-                        site.url, NULL};
+        char *argv[] = {crawler("crawl-queue"),
+                        "--max-tasks",
+                        "50",
+                        "--per-host",
+                        "50",
+                        "--state",
+                        db,
+                        "--resume",
+                        "--format",
+                        "jsonl",
+                        "--output",
+                        out,
+                        site.url,
+                        NULL};
         assert_int_equal(run_crawler(&r, argv, 60), 0);
-        if (r.exit_code != 0 || !strstr(r.err, "record(s) that --state") ||
-            !strstr(r.err, "counted done: fetching them again"))
+        if (r.exit_code != 0 || !strstr(r.err, "record(s) that --state")
+            || !strstr(r.err, "counted done: fetching them again"))
             fail_msg("round %d: %s", round, crawl_run_describe(&r));
         crawl_run_free(&r);
         size_t n, summaries;
@@ -559,7 +602,7 @@ static void damaged(const char *name, damage_fn *damage, const long *args, size_
     snprintf(base, sizeof base, "%.150s/%.20s.db", dir, name);
     snprintf(out, sizeof out, "%.150s/%.20s.jsonl", dir, name);
     crawl_run r;
-    run(&r, base, out, false, 0, NULL);         /* whole: every table has its rows */
+    run(&r, base, out, false, 0, NULL); /* whole: every table has its rows */
     assert_int_equal(r.exit_code, 0);
     crawl_run_free(&r);
     for (size_t i = 0; i < nargs; i++) {

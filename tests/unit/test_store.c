@@ -57,10 +57,13 @@ static int compare(const crawl_run *r, const char *db_path)
     sqlite3 *db;
     assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db,
-        "SELECT url, next_url, status, exception, size, content_type, encoding, num_urls,"
-        " num_new_urls, final_url, length(body), headers, fetched_at FROM pages", -1, &st,
-        NULL), SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(
+            db,
+            "SELECT url, next_url, status, exception, size, content_type, encoding, num_urls,"
+            " num_new_urls, final_url, length(body), headers, fetched_at FROM pages",
+            -1, &st, NULL),
+        SQLITE_OK);
     size_t rows = 0;
     int bodies = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -81,16 +84,16 @@ static int compare(const crawl_run *r, const char *db_path)
         assert_int_equal(jobj_int(rec, "num_urls", -1), sqlite3_column_int(st, 7));
         assert_int_equal(jobj_int(rec, "num_new_urls", -1), sqlite3_column_int(st, 8));
         if (!jobj_is_null(rec, "status")) {
-            assert_true(str_eq(url, sqlite3_column_text(st, 9)));   /* final_url */
+            assert_true(str_eq(url, sqlite3_column_text(st, 9))); /* final_url */
             /* the body is what was received: size bytes (a redirect's record says 0;
              * its body, if any, is kept all the same) */
-            if (sqlite3_column_type(st, 10) != SQLITE_NULL &&
-                jobj_int(rec, "status", -1) / 100 != 3) {
+            if (sqlite3_column_type(st, 10) != SQLITE_NULL
+                && jobj_int(rec, "status", -1) / 100 != 3) {
                 assert_int_equal(sqlite3_column_int64(st, 10), jobj_int(rec, "size", -1));
                 bodies++;
             }
         }
-        assert_non_null(sqlite3_column_text(st, 12));               /* fetched_at */
+        assert_non_null(sqlite3_column_text(st, 12)); /* fetched_at */
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -114,10 +117,21 @@ static void test_rows_equal_records(void **state)
         for (int s = 0; s < 3; s++) {
             char db[300];
             snprintf(db, sizeof db, "%s/basic-%s-%s.db", dir, transports[t], selectors[s]);
-            char *argv[] = {crawler("crawl-queue"), "--format", "jsonl", "--store", db,
-                            "--transport", (char *)transports[t], "--selector",
-                            (char *)selectors[s], "--max-tries", "1", "--timeout", "5",
-                            site.url, NULL};
+            char *argv[] = {crawler("crawl-queue"),
+                            "--format",
+                            "jsonl",
+                            "--store",
+                            db,
+                            "--transport",
+                            (char *)transports[t],
+                            "--selector",
+                            (char *)selectors[s],
+                            "--max-tries",
+                            "1",
+                            "--timeout",
+                            "5",
+                            site.url,
+                            NULL};
             crawl_run r;
             assert_int_equal(run_crawler(&r, argv, 60), 0);
             if (r.exit_code != 0 || r.nrecords < 5)
@@ -134,8 +148,8 @@ static void test_body_and_headers(void **state)
     (void)state;
     char db_path[300];
     snprintf(db_path, sizeof db_path, "%s/one.db", dir);
-    char *argv[] = {crawler("crawl-queue"), "--format", "jsonl", "--store", db_path,
-                    "--max-pages", "1", site.url, NULL};
+    char *argv[] = {crawler("crawl-queue"), "--format", "jsonl",  "--store", db_path,
+                    "--max-pages",          "1",        site.url, NULL};
     crawl_run r;
     assert_int_equal(run_crawler(&r, argv, 30), 0);
     assert_int_equal(r.exit_code, 0);
@@ -173,17 +187,17 @@ static void test_interrupted(void **state)
     for (int t = 0; t < 2; t++) {
         char db[300];
         snprintf(db, sizeof db, "%s/slow-%d.db", dir, t);
-        char *argv[] = {crawler("crawl-queue"), "--format", "jsonl", "--store", db,
-                        "--transport", t ? "curl" : "raw", "--max-tasks", "10", slow.url,
-                        NULL};
+        char *argv[] = {
+            crawler("crawl-queue"), "--format",    "jsonl", "--store", db,  "--transport",
+            t ? "curl" : "raw",     "--max-tasks", "10",    slow.url,  NULL};
         crawl_run r;
         assert_int_equal(run_crawler_at(&r, argv, 60, 0.8, interrupt, NULL), 0);
         if (r.exit_code != 0 || !r.summary)
             fail_msg("%s", crawl_run_describe(&r));
         const jv *intr = jobj_get(r.summary, "interrupted");
         assert_true(intr && intr->b);
-        assert_true(r.nrecords > 10);            /* it ran a while */
-        assert_true(r.nrecords < 400);           /* and was stopped */
+        assert_true(r.nrecords > 10);  /* it ran a while */
+        assert_true(r.nrecords < 400); /* and was stopped */
         compare(&r, db);
         crawl_run_free(&r);
     }
@@ -192,8 +206,7 @@ static void test_interrupted(void **state)
 static void test_bad_store(void **state)
 {
     (void)state;
-    char *argv[] = {crawler("crawl-queue"), "--store", "/nonexistent-dir/x.db", site.url,
-                    NULL};
+    char *argv[] = {crawler("crawl-queue"), "--store", "/nonexistent-dir/x.db", site.url, NULL};
     crawl_run r;
     assert_int_equal(run_crawler(&r, argv, 30), 0);
     assert_int_equal(r.exit_code, 1);
@@ -201,8 +214,8 @@ static void test_bad_store(void **state)
     int lines = 0;
     for (size_t i = 0; i < r.err_len; i++)
         lines += r.err[i] == '\n';
-    assert_int_equal(lines, 1);                  /* one line */
-    assert_int_equal(r.out_len, 0);              /* and no report of a crawl never begun */
+    assert_int_equal(lines, 1);     /* one line */
+    assert_int_equal(r.out_len, 0); /* and no report of a crawl never begun */
     crawl_run_free(&r);
 
     char *argv2[] = {crawler("crawl-generators"), "--store", "x.db", site.url, NULL};

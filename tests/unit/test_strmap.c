@@ -17,7 +17,7 @@ typedef struct item {
     strmap_node node;
 } item;
 
-enum { N = 5000 };     /* grows from 16 buckets past 4096 */
+enum { N = 5000 }; /* grows from 16 buckets past 4096 */
 
 static item *lookup(const strmap *m, const char *key)
 {
@@ -39,9 +39,9 @@ static void test_add_find_grow(void **state)
         strmap_add(&m, &it[i].node, it[i].key);
     }
     assert_int_equal(m.count, N);
-    assert_true(m.nbuckets >= N);              /* load at most 1 */
+    assert_true(m.nbuckets >= N); /* load at most 1 */
     for (int i = 0; i < N; i++) {
-        char key[24];                           /* another copy of the same text */
+        char key[24]; /* another copy of the same text */
         snprintf(key, sizeof key, "host-%d.example", i);
         item *got = lookup(&m, key);
         assert_non_null(got);
@@ -59,7 +59,7 @@ static void test_remove(void **state)
     strmap m;
     strmap_init(&m);
     item it[64];
-    for (int i = 0; i < 64; i++) {          /* 64 entries over at most 64 buckets: chains */
+    for (int i = 0; i < 64; i++) { /* 64 entries over at most 64 buckets: chains */
         snprintf(it[i].key, sizeof it[i].key, "k%d", i);
         it[i].v = i;
         strmap_add(&m, &it[i].node, it[i].key);
@@ -74,7 +74,7 @@ static void test_remove(void **state)
         else
             assert_null(got);
     }
-    strmap_add(&m, &it[0].node, it[0].key);  /* back in after its removal */
+    strmap_add(&m, &it[0].node, it[0].key); /* back in after its removal */
     assert_ptr_equal(lookup(&m, "k0"), &it[0]);
     strmap_free(&m);
 }
@@ -103,7 +103,7 @@ static void test_clear(void **state)
         assert_int_equal(dropped[i], 1);
     assert_int_equal(m.count, 0);
     assert_null(lookup(&m, "origin-1"));
-    strmap_clear(&m, drop);                   /* empty: nothing more */
+    strmap_clear(&m, drop); /* empty: nothing more */
     for (int i = 0; i < 64; i++)
         assert_int_equal(dropped[i], 1);
     strmap_free(&m);

@@ -60,7 +60,7 @@ static void remove_dots(const char *in, char *out, size_t outlen)
 {
     char segs[64][64];
     int n = 0;
-    const char *p = in + 1;   /* after the leading '/' */
+    const char *p = in + 1; /* after the leading '/' */
     for (;;) {
         const char *slash = strchr(p, '/');
         size_t len = slash ? (size_t)(slash - p) : strlen(p);
@@ -118,7 +118,7 @@ static void resolve(const char *page, const char *href, char *out, size_t outlen
 static int scan_hrefs(const char *html, void (*fn)(const char *href, void *ctx), void *ctx)
 {
     int count = 0;
-    for (const char *p = html; (p = strcasestr(p, "href")); ) {
+    for (const char *p = html; (p = strcasestr(p, "href"));) {
         p += 4;
         while (*p == ' ')
             p++;
@@ -157,7 +157,7 @@ static void test_generated_pages(void **state)
     assert_int_equal(testsite_header(raw, "Content-Length", v, sizeof v), 0);
     const char *body = strstr(raw, "\r\n\r\n") + 4;
     assert_int_equal(strtoul(v, NULL, 10), len - (size_t)(body - raw));
-    assert_true(len > 2500 && len < 4000);   /* padded to about size=3000 */
+    assert_true(len > 2500 && len < 4000); /* padded to about size=3000 */
     assert_non_null(strstr(body, "Page 0"));
     assert_true(strcasestr(body, "href") != NULL);
 
@@ -191,13 +191,13 @@ static void test_generated_pages(void **state)
 }
 
 typedef struct crawl_state {
-    char base[128];           /* "http://127.0.0.1:P" */
-    const char *page;         /* URL of the page being scanned */
-    char queue[200][128];     /* pages found, in the order found */
+    char base[128];       /* "http://127.0.0.1:P" */
+    const char *page;     /* URL of the page being scanned */
+    char queue[200][128]; /* pages found, in the order found */
     int nqueue;
     bool seen[200];
-    int forms[5];             /* absolute, root-relative, relative, dot, fragment */
-    int upper;                /* pages with <A HREF */
+    int forms[5]; /* absolute, root-relative, relative, dot, fragment */
+    int upper;    /* pages with <A HREF */
 } crawl_state;
 
 static void on_href(const char *href, void *ctx)
@@ -211,7 +211,7 @@ static void on_href(const char *href, void *ctx)
     char url[1024];
     resolve(cs->page, href, url, sizeof url);
     size_t bl = strlen(cs->base);
-    if (strncmp(url, cs->base, bl) != 0)   /* every link stays on the site */
+    if (strncmp(url, cs->base, bl) != 0) /* every link stays on the site */
         fail_msg("%s on %s leaves the site", href, cs->page);
     const char *path = url + bl;
     long i = strcmp(path, "/") == 0 ? 0 : strncmp(path, "/p/", 3) == 0 ? atol(path + 3) : -1;
@@ -232,7 +232,7 @@ static void crawl_generated(testsite *ts, const char *spec, crawl_state *cs)
     snprintf(cs->base, sizeof cs->base, "%.*s", (int)strlen(ts->url) - 1, ts->url);
     cs->seen[0] = true;
     snprintf(cs->queue[cs->nqueue++], sizeof cs->queue[0], "%s", ts->url);
-    for (int q = 0; q < cs->nqueue; q++) {   /* at most 200 pages */
+    for (int q = 0; q < cs->nqueue; q++) { /* at most 200 pages */
         int status;
         size_t len;
         char *body = testsite_fetch(ts, cs->queue[q] + strlen(cs->base), &status, &len);
@@ -251,7 +251,7 @@ static void test_generated_site_reachable(void **state)
     crawl_state cs;
     crawl_generated(ts, "pages=200,links=6,size=500", &cs);
     assert_int_equal(cs.nqueue, 200);
-    for (int f = 0; f < 5; f++)   /* every form of href shows up somewhere */
+    for (int f = 0; f < 5; f++) /* every form of href shows up somewhere */
         if (cs.forms[f] == 0)
             fail_msg("no href of form %d", f);
     assert_true(cs.upper > 0);
@@ -270,7 +270,7 @@ static void test_generate_20000_pages(void **state)
     char *body = testsite_fetch(ts, "/p/19999", &status, &len);
     assert_int_equal(status, 200);
     assert_non_null(strstr(body, "Page 19999"));
-    assert_true(len > 1500 && len < 3000);   /* size=2000 by default */
+    assert_true(len > 1500 && len < 3000); /* size=2000 by default */
     free(body);
     body = testsite_fetch(ts, "/p/20000", &status, &len);
     assert_int_equal(status, 404);
@@ -334,7 +334,7 @@ static void test_scenario_statuses(void **state)
     expect_head(ts, "/error", 500, NULL, NULL);
     expect_head(ts, "/no/such/page", 404, "Content-Type", "text/html; charset=utf-8");
     expect_head(ts, "/r/moved", 301, "Location", "/a.html");
-    expect_head(ts, "/r/abs", 302, "Location", loc);   /* {base} expanded */
+    expect_head(ts, "/r/abs", 302, "Location", loc); /* {base} expanded */
     expect_head(ts, "/r/rel", 307, "Location", "../c.html");
     expect_head(ts, "/r/none", 302, "Location", NULL);
     expect_head(ts, "/r/loop", 302, "Location", "/r/loop");
@@ -342,7 +342,7 @@ static void test_scenario_statuses(void **state)
     expect_head(ts, "/text", 200, "Content-Type", "text/plain");
     expect_head(ts, "/c.html", 200, "Content-Type", "text/html; charset=iso-8859-1");
     expect_head(ts, "/odd", 200, "X-Site", "basic");
-    expect_head(ts, "/odd", 200, "X-Repeat", "azzzzzb");       /* {5*z} */
+    expect_head(ts, "/odd", 200, "X-Repeat", "azzzzzb"); /* {5*z} */
 
     int status;
     size_t len;
@@ -355,16 +355,16 @@ static void test_scenario_statuses(void **state)
     assert_non_null(strstr(body, abs));
     free(body);
 
-    body = testsite_fetch(ts, "/data.bin", &status, &len);   /* body=@file, bytes as is */
+    body = testsite_fetch(ts, "/data.bin", &status, &len); /* body=@file, bytes as is */
     assert_int_equal(status, 200);
     assert_int_equal(len, 1024);
     for (size_t i = 0; i < len; i++)
         assert_int_equal((unsigned char)body[i], i % 256);
     free(body);
 
-    body = testsite_fetch(ts, "/odd", &status, &len);   /* inline block */
+    body = testsite_fetch(ts, "/odd", &status, &len); /* inline block */
     assert_non_null(strstr(body, "<A HREF=x.html>x</A>"));
-    assert_true(strncmp(body, "  <HTML>", 8) == 0);   /* block indentation removed */
+    assert_true(strncmp(body, "  <HTML>", 8) == 0); /* block indentation removed */
     free(body);
 
     body = testsite_fetch(ts, "/many", &status, &len);
@@ -388,7 +388,7 @@ static void test_scenario_drop(void **state)
 {
     testsite *ts = *state;
     start_basic(ts, NULL);
-    for (int i = 0; i < 2; i++) {   /* the first two: closed without a byte */
+    for (int i = 0; i < 2; i++) { /* the first two: closed without a byte */
         size_t len = 99;
         char *r = get_raw(ts, "/flaky", &len);
         assert_int_equal(len, 0);
@@ -413,13 +413,13 @@ static void test_scenario_delay_and_drip(void **state)
     int status;
     size_t len;
     long long t0 = now_ms();
-    char *body = testsite_fetch(ts, "/slow", &status, &len);   /* delay=200 */
+    char *body = testsite_fetch(ts, "/slow", &status, &len); /* delay=200 */
     assert_true(now_ms() - t0 >= 190);
     assert_int_equal(status, 200);
     free(body);
 
     t0 = now_ms();
-    body = testsite_fetch(ts, "/drip", &status, &len);   /* 1000 bytes, 100 every 10 ms */
+    body = testsite_fetch(ts, "/drip", &status, &len); /* 1000 bytes, 100 every 10 ms */
     assert_true(now_ms() - t0 >= 85);
     assert_int_equal(status, 200);
     assert_int_equal(len, 1000);
@@ -449,11 +449,11 @@ static void test_request_log(void **state)
     const char *const args[] = {"--log", path, SITES_DIR "/basic.site", NULL};
     start_or_fail(ts, args);
     size_t len;
-    free(get_raw(ts, "/a.html", &len));                  /* no Host header */
+    free(get_raw(ts, "/a.html", &len)); /* no Host header */
     char req[512];
     snprintf(req, sizeof req, "GET /slow HTTP/1.0\r\nHost: site.test:%d\r\n\r\n",
              testsite_port(ts));
-    free(testsite_request(ts, req, &len, 5000));        /* delay=200 */
+    free(testsite_request(ts, req, &len, 5000)); /* delay=200 */
     testsite_stop(ts);
 
     FILE *f = fopen(path, "r");
@@ -461,10 +461,10 @@ static void test_request_log(void **state)
     double b[2], e[2];
     char host[2][128], target[2][128], how[2][16];
     for (int i = 0; i < 2; i++)
-        assert_int_equal(fscanf(f, "%lf %lf %127s %127s %15s", &b[i], &e[i], host[i],
-                                target[i], how[i]), 5);
+        assert_int_equal(
+            fscanf(f, "%lf %lf %127s %127s %15s", &b[i], &e[i], host[i], target[i], how[i]), 5);
     char extra[8];
-    assert_int_equal(fscanf(f, "%7s", extra), EOF);      /* two requests, two lines */
+    assert_int_equal(fscanf(f, "%7s", extra), EOF); /* two requests, two lines */
     fclose(f);
     unlink(path);
     assert_string_equal(host[0], "-");
@@ -475,7 +475,7 @@ static void test_request_log(void **state)
     assert_string_equal(host[1], want);
     assert_string_equal(target[1], "/slow");
     assert_true(e[0] >= b[0] && b[1] >= b[0]);
-    assert_true(e[1] - b[1] >= 190);                      /* the page's 200 ms */
+    assert_true(e[1] - b[1] >= 190); /* the page's 200 ms */
 }
 
 /* --log-header NAME: the request's NAME fields after the rest of the line — "-" for
@@ -488,12 +488,15 @@ static void test_request_log_headers(void **state)
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    const char *const args[] = {"--log", path, "--log-header", "X-A", "--log-header", "x-b",
-                                "--log-header", "X-C", SITES_DIR "/basic.site", NULL};
+    const char *const args[] = {
+        "--log",        path,  "--log-header",          "X-A", "--log-header", "x-b",
+        "--log-header", "X-C", SITES_DIR "/basic.site", NULL};
     start_or_fail(ts, args);
     size_t len;
-    free(testsite_request(ts, "GET /a.html HTTP/1.0\r\nx-a:  one two \r\nX-B:\r\n"
-                              "X-A:100%\r\nX-Ab: no\r\n\r\n", &len, 5000));
+    free(testsite_request(ts,
+                          "GET /a.html HTTP/1.0\r\nx-a:  one two \r\nX-B:\r\n"
+                          "X-A:100%\r\nX-Ab: no\r\n\r\n",
+                          &len, 5000));
     testsite_stop(ts);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
@@ -564,7 +567,8 @@ static void test_keep_alive(void **state)
     free(r);
     r = testsite_request(ts,
                          "GET /a.html HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
-                         "GET /b.html HTTP/1.0\r\n\r\n", &len, 5000);
+                         "GET /b.html HTTP/1.0\r\n\r\n",
+                         &len, 5000);
     assert_non_null(strstr(r, "Connection: keep-alive"));
     assert_non_null(strstr(r, "<h1>/b.html</h1>"));
     free(r);
@@ -603,11 +607,11 @@ static void test_stats_counts(void **state)
     }
     struct testsite_stats st;
     assert_true(wait_stats(ts, &st, &st.in_progress, 5, 10000));
-    assert_int_equal(st.in_progress, 5);   /* the stats request is not counted */
+    assert_int_equal(st.in_progress, 5); /* the stats request is not counted */
     assert_int_equal(st.peak_in_progress, 5);
     assert_int_equal(st.served, 0);
     assert_true(st.connections >= 5);
-    for (int i = 0; i < 5; i++) {   /* every response arrives, then EOF */
+    for (int i = 0; i < 5; i++) { /* every response arrives, then EOF */
         char buf[8192];
         size_t got = 0;
         struct pollfd p = {.fd = fds[i], .events = POLLIN};
@@ -658,10 +662,11 @@ static void test_stats_robots_and_user_agent(void **state)
         free(r);
         assert_int_equal(testsite_stats(ts, &st), 0);
         assert_int_equal(st.robots_txt, i == 0 ? 1 : 2);
-        assert_string_equal(st.user_agent, i == 0   ? "a/1"
-                                           : i == 1 ? "b"
-                                           : i == 2 ? ""
-                                                    : "say \"hi\" \\o/");
+        assert_string_equal(st.user_agent,
+                            i == 0       ? "a/1"
+                                : i == 1 ? "b"
+                                : i == 2 ? ""
+                                         : "say \"hi\" \\o/");
     }
     assert_int_equal(st.served, 4);
     testsite_stop(ts);
@@ -707,8 +712,8 @@ static void test_concurrent_2000(void **state)
     /* the closed connections are noticed when their responses are due */
     assert_true(wait_stats(ts, &st, &st.peak_in_progress, N, 1000));
     long long deadline = now_ms() + 20000;
-    while (testsite_stats(ts, &st) == 0 && (st.in_progress > 0 || st.connections > 1) &&
-           now_ms() < deadline)
+    while (testsite_stats(ts, &st) == 0 && (st.in_progress > 0 || st.connections > 1)
+           && now_ms() < deadline)
         nap_ms(50);
     assert_int_equal(st.in_progress, 0);
     testsite_stop(ts);
@@ -718,13 +723,13 @@ static void test_sigterm_exits_cleanly(void **state)
 {
     testsite *ts = *state;
     start_basic(ts, NULL);
-    int fd = testsite_connect(ts);   /* an open connection does not hold it up */
+    int fd = testsite_connect(ts); /* an open connection does not hold it up */
     assert_true(fd >= 0);
     int status = testsite_stop_status(ts);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     close(fd);
-    assert_int_equal(testsite_stop_status(ts), -1);   /* idempotent */
+    assert_int_equal(testsite_stop_status(ts), -1); /* idempotent */
     testsite_stop(ts);
 }
 
@@ -767,7 +772,7 @@ static int run_capture(const char *const args[], char *err, size_t errlen)
     pid_t w;
     while ((w = waitpid(pid, &status, WNOHANG)) == 0 && now_ms() < deadline)
         nap_ms(10);
-    if (w == 0) {   /* still running: a failure, and never leave it behind */
+    if (w == 0) { /* still running: a failure, and never leave it behind */
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
         return -1;
@@ -817,7 +822,7 @@ static void test_bad_site_files(void **state)
         if (rc != 2 || !strstr(err, where) || !strstr(err, cases[i].words))
             fail_msg("case %zu: exit %d, stderr: %s", i, rc, err);
         assert_non_null(strchr(err, '\n'));
-        assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1);   /* one line */
+        assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1); /* one line */
         unlink(path);
     }
     snprintf(path, sizeof path, "%s/empty.site", dir);
@@ -846,8 +851,8 @@ static void test_bad_arguments(void **state)
     const char *const bind[] = {"--bind", "not-an-address", "--generate", "pages=5", NULL};
     const char *const loghdr[] = {"--log-header", "X-A", "--generate", "pages=5", NULL};
     const char *const *all[] = {none, port, gen, key, opt, sel, bind, loghdr};
-    const char *const words[] = {"SITEFILE", "--port", "pages=0", "colour", "--frobnicate",
-                                 "kqueue", "not-an-address", "give --log"};
+    const char *const words[] = {"SITEFILE",     "--port", "pages=0",        "colour",
+                                 "--frobnicate", "kqueue", "not-an-address", "give --log"};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         int rc = run_capture(all[i], err, sizeof err);
         if (rc != 2 || !strstr(err, words[i]))

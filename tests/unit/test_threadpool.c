@@ -143,7 +143,7 @@ static void run_to_end(selector *s, uint64_t limit_ms)
 typedef struct {
     int index;
     pthread_t worked_on;
-    int payload;            /* written by work, read by done: no lock, no atomic */
+    int payload; /* written by work, read by done: no lock, no atomic */
 } order_job;
 
 static pthread_t loop_thread;
@@ -162,7 +162,7 @@ static void order_done(void *arg, bool ran)
     assert_true(ran);
     assert_true(pthread_equal(pthread_self(), loop_thread));
     assert_false(pthread_equal(j->worked_on, loop_thread));
-    assert_int_equal(j->payload, j->index * 3 + 1);   /* done sees what work wrote */
+    assert_int_equal(j->payload, j->index * 3 + 1); /* done sees what work wrote */
     done_order[ndone++] = j->index;
 }
 
@@ -196,7 +196,7 @@ static void test_done_in_submission_order(void **state)
 
 typedef struct {
     threadpool *p;
-    int calls_seen;         /* loop thread only */
+    int calls_seen; /* loop thread only */
     int done_seen_calls;
 } calling_job;
 
@@ -243,7 +243,7 @@ static void test_calls_before_done(void **state)
 
 /* ---- call_from_thread from many threads that are not the pool's ---- */
 
-#define NCALLERS 8
+#define NCALLERS   8
 #define CALLS_EACH 20000
 
 typedef struct {
@@ -254,7 +254,7 @@ typedef struct {
 static struct {
     threadpool *p;
     selector *s;
-    int last_seq[NCALLERS];     /* loop thread only */
+    int last_seq[NCALLERS]; /* loop thread only */
     long total;
     bool out_of_order;
 } calls;
@@ -267,14 +267,14 @@ static void take_call(void *arg)
     calls.last_seq[m->thread] = m->seq;
     free(m);
     if (++calls.total == (long)NCALLERS * CALLS_EACH)
-        selector_release(calls.s);   /* the loop may end now */
+        selector_release(calls.s); /* the loop may end now */
 }
 
 static void *caller_main(void *arg)
 {
     int t = (int)(intptr_t)arg;
     for (int i = 1; i <= CALLS_EACH; i++) {
-        call_msg *m = xmalloc(sizeof *m);     /* no cmocka asserts off the main thread */
+        call_msg *m = xmalloc(sizeof *m); /* no cmocka asserts off the main thread */
         *m = (call_msg){t, i};
         call_from_thread(calls.p, take_call, m);
     }
@@ -289,7 +289,7 @@ static void test_call_from_many_threads(void **state)
     memset(&calls, 0, sizeof calls);
     calls.s = s;
     calls.p = new_pool(s, 2, 16);
-    selector_hold(s);           /* these callers are not pool jobs: keep the loop going */
+    selector_hold(s); /* these callers are not pool jobs: keep the loop going */
     pthread_t th[NCALLERS];
     for (int i = 0; i < NCALLERS; i++)
         assert_int_equal(pthread_create(&th[i], NULL, caller_main, (void *)(intptr_t)i), 0);
@@ -402,7 +402,7 @@ static void *opener_main(void *arg)
     pthread_mutex_unlock(&gate.lock);
     while (!atomic_load(&gate.freeing))
         sleep_ms(1);
-    sleep_ms(100);      /* threadpool_free is waiting for the two gated jobs by now */
+    sleep_ms(100); /* threadpool_free is waiting for the two gated jobs by now */
     pthread_mutex_lock(&gate.lock);
     gate.open = true;
     pthread_cond_broadcast(&gate.cond);
@@ -428,8 +428,7 @@ static void test_shutdown_with_jobs_queued(void **state)
     atomic_store(&gate.freeing, 0);
 
     for (int i = 0; i < NSHUT; i++)
-        threadpool_submit(p, i < 2 ? gated_work : quick_work, shut_done,
-                          (void *)(intptr_t)i);
+        threadpool_submit(p, i < 2 ? gated_work : quick_work, shut_done, (void *)(intptr_t)i);
     pthread_t opener;
     assert_int_equal(pthread_create(&opener, NULL, opener_main, NULL), 0);
     pthread_mutex_lock(&gate.lock);
@@ -438,7 +437,7 @@ static void test_shutdown_with_jobs_queued(void **state)
     pthread_mutex_unlock(&gate.lock);
 
     atomic_store(&gate.freeing, 1);
-    threadpool_free(p);         /* the loop never ran: every done runs in here */
+    threadpool_free(p); /* the loop never ran: every done runs in here */
     pthread_join(opener, NULL);
 
     for (int i = 0; i < NSHUT; i++)
@@ -500,8 +499,8 @@ static void test_stress_100k_jobs(void **state)
     for (long i = 0; i < NSTRESS; i++)
         if (stress.seen[i] != 1)
             fail_msg("job %ld: done ran %d times", i, stress.seen[i]);
-    print_message("    %d jobs, 4 threads, queue of 64: %.2f s (%.0f jobs/s)\n", NSTRESS,
-                  secs, NSTRESS / secs);
+    print_message("    %d jobs, 4 threads, queue of 64: %.2f s (%.0f jobs/s)\n", NSTRESS, secs,
+                  NSTRESS / secs);
     free(stress.seen);
     threadpool_free(p);
     selector_free(s);

@@ -83,13 +83,13 @@ static void run_task(task *t)
 /* ---- the work functions (on pool threads: no cmocka asserts there) ---- */
 
 typedef struct {
-    atomic_int *gate;           /* when set, the work blocks until *gate >= gate_at */
+    atomic_int *gate; /* when set, the work blocks until *gate >= gate_at */
     int gate_at;
-    bool gate_passed;           /* it did (not: GATE_MS went by) */
+    bool gate_passed; /* it did (not: GATE_MS went by) */
     long in, out;
     pthread_t ran_on;
-    int cleanups;               /* loop thread */
-    int fail;                   /* raise an OSError instead */
+    int cleanups; /* loop thread */
+    int fail;     /* raise an OSError instead */
 } job_arg;
 
 static coro_value slow_square(void *arg, coro_error **err)
@@ -146,7 +146,7 @@ static int waiter_body(coro *co)
     CORO_END(co);
 }
 
-static waiter_frame seen;           /* copied out in finally: the frame is freed */
+static waiter_frame seen; /* copied out in finally: the frame is freed */
 
 static void waiter_finally(coro *co)
 {
@@ -240,9 +240,9 @@ static void test_cancel_while_waiting(void **state)
     task *t = task_new(loop, waiter(&j), "waiter");
     selector_call_later(loop, 50, cancel_task, t);
     run_task(t);
-    assert_int_equal(seen.caught_kind, CORO_CANCELLED);   /* where it awaited */
+    assert_int_equal(seen.caught_kind, CORO_CANCELLED); /* where it awaited */
     assert_int_equal(seen.finally_ran, 1);
-    assert_int_equal(j.cleanups, 0);             /* the work still holds arg */
+    assert_int_equal(j.cleanups, 0); /* the work still holds arg */
     assert_int_equal(threadpool_pending(pool), 1);
     atomic_store(&go, 1);
     selector_call_soon(loop, stop_when_idle, NULL);
@@ -250,13 +250,13 @@ static void test_cancel_while_waiting(void **state)
     assert_false(guarded_loop_hit());
     assert_int_equal(threadpool_pending(pool), 0);
     assert_true(j.gate_passed);
-    assert_int_equal(j.out, 9);                  /* it ran to the end */
+    assert_int_equal(j.out, 9); /* it ran to the end */
     assert_int_equal(j.cleanups, 1);
 }
 
 /* ---- stress: 100 tasks await 1,000 deferred jobs each ---- */
 
-#define NTASKS 100
+#define NTASKS    100
 #define JOBS_EACH 1000
 
 static long total_sum;

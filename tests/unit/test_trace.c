@@ -74,8 +74,8 @@ static const jobj *find(const jv *ev, size_t n, const char *ph, const char *name
 {
     for (size_t i = 0; i < n; i++) {
         const jobj *e = ev[i].obj;
-        if (strcmp(jobj_str(e, "ph"), ph) == 0 &&
-            (!name || strcmp(jobj_str(e, "name"), name) == 0) && nth-- == 0)
+        if (strcmp(jobj_str(e, "ph"), ph) == 0 && (!name || strcmp(jobj_str(e, "name"), name) == 0)
+            && nth-- == 0)
             return e;
     }
     return NULL;
@@ -97,7 +97,8 @@ static void test_shape_and_escaping(void **state)
     assert_non_null(t);
     int slot = trace_slot_acquire(t);
     assert_int_equal(slot, 0);
-    const char *nasty = "/a\"b\\c\nd\te\x01" "f\xff";
+    const char *nasty = "/a\"b\\c\nd\te\x01"
+                        "f\xff";
     trace_arg args[] = {{"url", nasty, 0}, {"status", NULL, 200}, {"size", NULL, -1}};
     trace_complete(t, trace_slot_tid(slot), nasty, "fetch", 10, 25, args, 3);
     trace_instant(t, trace_slot_tid(slot), "error", NULL, 35, args, 1);
@@ -107,7 +108,7 @@ static void test_shape_and_escaping(void **state)
 
     size_t n;
     const jv *ev = load(fx, &n);
-    assert_int_equal(n, 6);   /* process_name, thread_name, thread_sort_index, X, i, i */
+    assert_int_equal(n, 6); /* process_name, thread_name, thread_sort_index, X, i, i */
     const jobj *p = ev[0].obj;
     assert_string_equal(jobj_str(p, "name"), "process_name");
     assert_string_equal(jobj_str(p, "ph"), "M");
@@ -121,7 +122,8 @@ static void test_shape_and_escaping(void **state)
     const jobj *x = find(ev, n, "X", NULL, 0);
     assert_non_null(x);
     /* json_write_string: the invalid byte 0xff is written as \u00ff */
-    const char *decoded = "/a\"b\\c\nd\te\x01" "f\xc3\xbf";
+    const char *decoded = "/a\"b\\c\nd\te\x01"
+                          "f\xc3\xbf";
     assert_string_equal(jobj_str(x, "name"), decoded);
     assert_string_equal(jobj_str(x, "cat"), "fetch");
     assert_int_equal(jobj_int(x, "ts", -1), 10);
@@ -174,7 +176,7 @@ static void test_slots_lowest_free_first(void **state)
     trace_slot_release(t, 1);
     assert_int_equal(trace_slot_acquire(t), 1);
     assert_int_equal(trace_slot_acquire(t), 3);
-    assert_int_equal(trace_slot_acquire(t), 4);     /* all busy: a new one */
+    assert_int_equal(trace_slot_acquire(t), 4); /* all busy: a new one */
     /* many, released in a scrambled order, come back sorted */
     for (int i = 5; i < 200; i++)
         assert_int_equal(trace_slot_acquire(t), i);
@@ -182,15 +184,14 @@ static void test_slots_lowest_free_first(void **state)
         trace_slot_release(t, (i * 37) % 200);
     for (int i = 0; i < 200; i++)
         assert_int_equal(trace_slot_acquire(t), i);
-    trace_slot_release(t, -1);                       /* ignored */
+    trace_slot_release(t, -1); /* ignored */
     trace_slot_release(t, 1000);
     assert_int_equal(trace_close(t, err, sizeof err), 0);
 
     size_t n;
     const jv *ev = load(fx, &n);
-    assert_int_equal(count(ev, n, "M", "thread_name"), 200);   /* each track named once */
-    assert_string_equal(jobj_str(jobj_obj(find(ev, n, "M", "thread_name", 199), "args"),
-                                 "name"),
+    assert_int_equal(count(ev, n, "M", "thread_name"), 200); /* each track named once */
+    assert_string_equal(jobj_str(jobj_obj(find(ev, n, "M", "thread_name", 199), "args"), "name"),
                         "slot 199");
 }
 
@@ -226,10 +227,19 @@ static void test_crawl_core_spans(void **state)
     fixture *fx = *state;
     char *roots[] = {"http://example.com/"};
     crawl_options o = {
-        .roots = roots, .nroots = 1, .max_tasks = 3, .max_redirect = 10, .max_tries = 4,
-        .strict = 1, .format = "jsonl", .output = "/dev/null", .timeout = 30,
-        .max_size = 1 << 20, .transport = "curl", .trace_events = fx->path,
-        .trace_pid = 3,         /* the caller's stage number names the process */
+        .roots = roots,
+        .nroots = 1,
+        .max_tasks = 3,
+        .max_redirect = 10,
+        .max_tries = 4,
+        .strict = 1,
+        .format = "jsonl",
+        .output = "/dev/null",
+        .timeout = 30,
+        .max_size = 1 << 20,
+        .transport = "curl",
+        .trace_events = fx->path,
+        .trace_pid = 3, /* the caller's stage number names the process */
     };
     char err[256] = "";
     crawl *c = crawl_new(&o, "queue", err, sizeof err);
@@ -244,10 +254,10 @@ static void test_crawl_core_spans(void **state)
     http_head h = {200, "text/plain", NULL, 5, NULL};
     s->on_head(s->ctx, &h);
     s->on_body(s->ctx, "hello", 5);
-    crawl_fetch_done(f1, noadd, NULL);                    /* slot 0 free again */
-    crawl_fetch *f3 = new_fetch(c, "http://example.com/c", 10);   /* slot 0 */
-    crawl_fetch_fail(f2, "connect: Connection refused");  /* slot 1, no head */
-    crawl_fetch_discard(f3);                              /* abandoned */
+    crawl_fetch_done(f1, noadd, NULL);                          /* slot 0 free again */
+    crawl_fetch *f3 = new_fetch(c, "http://example.com/c", 10); /* slot 0 */
+    crawl_fetch_fail(f2, "connect: Connection refused");        /* slot 1, no head */
+    crawl_fetch_discard(f3);                                    /* abandoned */
     char werr[256];
     assert_int_equal(crawl_write_report(c, 0, "curl", "epoll", false, werr, sizeof werr), 0);
     crawl_free(c);
@@ -282,7 +292,7 @@ static void test_crawl_core_spans(void **state)
     const char *phases[] = {"connect", "waiting", "body"};
     long long at = ts;
     for (int i = 0; i < 3; i++) {
-        const jobj *p = find(ev, n, "X", phases[i], 0);    /* a's are the first ones */
+        const jobj *p = find(ev, n, "X", phases[i], 0); /* a's are the first ones */
         assert_non_null(p);
         assert_string_equal(jobj_str(p, "cat"), "phase");
         assert_int_equal(jobj_int(p, "tid", 0), 1);
@@ -311,7 +321,7 @@ static void test_off_by_default(void **state)
     crawl *c = crawl_new(&o, "queue", err, sizeof err);
     assert_non_null(c);
     crawl_fetch *f = new_fetch(c, "http://example.com/", 10);
-    assert_null(crawl_fetch_sink(f)->on_connect);   /* transports skip it entirely */
+    assert_null(crawl_fetch_sink(f)->on_connect); /* transports skip it entirely */
     http_sink_connected(crawl_fetch_sink(f));
     http_sink_connected(NULL);
     crawl_fetch_discard(f);

@@ -95,8 +95,7 @@ static void check_resolve(const char *base, const char *href, const char *want)
     char *got = url_resolve(base, href);
     if (!want) {
         if (got)
-            fail_msg("url_resolve('%s', '%s') = '%s', wanted NULL", shown(base), shown(href),
-                     got);
+            fail_msg("url_resolve('%s', '%s') = '%s', wanted NULL", shown(base), shown(href), got);
         return;
     }
     if (!got)
@@ -171,7 +170,10 @@ static void test_resolve_odd_bytes(void **state)
 {
     (void)state;
     check_resolve(BASE, "\xc3\xa9t\xc3\xa9", "http://example.com/d1/d2/%c3%a9t%c3%a9");
-    check_resolve(BASE, "a\x01" "b", "http://example.com/d1/d2/a%01b");
+    check_resolve(BASE,
+                  "a\x01"
+                  "b",
+                  "http://example.com/d1/d2/a%01b");
     check_resolve(BASE, "%41", "http://example.com/d1/d2/%41");
     /* A raw byte and its escape name the same page. */
     char *raw = url_resolve("http://h/\xc3\xa9/", "x");
@@ -418,8 +420,7 @@ static void test_policy_bare_root(void **state)
         {"http://a.b.example.com/", false, true},
         {"http://com/", false, false},
     };
-    check_table("http://Example.COM/deep/page.html#frag", cases,
-                sizeof(cases) / sizeof(cases[0]));
+    check_table("http://Example.COM/deep/page.html#frag", cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 static void test_policy_ip_root(void **state)

@@ -111,8 +111,7 @@ static int write_archive(bool gz, uint64_t ends[3])
         if (gz) {
             z_stream z;
             memset(&z, 0, sizeof z);
-            assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY),
-                             Z_OK);
+            assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
             z.next_in = (Bytef *)rec;
             z.avail_in = (uInt)n;
             z.next_out = out;
@@ -173,13 +172,15 @@ static void test_scan_cut_everywhere(void **state)
 static void test_unwritable(void **state)
 {
     (void)state;
-    char *argv[] = {BIN_DIR "/crawl-queue", "--format", "jsonl", "--warc",
-                    "/nonexistent-dir/x.warc", "http://127.0.0.1:1/", NULL};
+    char *argv[] = {
+        BIN_DIR "/crawl-queue", "--format", "jsonl", "--warc", "/nonexistent-dir/x.warc",
+        "http://127.0.0.1:1/",  NULL};
     crawl_run r;
     assert_int_equal(run_crawler(&r, argv, 30), 0);
     assert_int_equal(r.exit_code, 1);
-    assert_non_null(strstr(r.err, "cannot open --warc '/nonexistent-dir/x.warc': No such "
-                                  "file or directory"));
+    assert_non_null(strstr(r.err,
+                           "cannot open --warc '/nonexistent-dir/x.warc': No such "
+                           "file or directory"));
     int lines = 0;
     for (size_t i = 0; i < r.err_len; i++)
         lines += r.err[i] == '\n';
@@ -191,10 +192,8 @@ static void test_unwritable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha1_base32),
-        cmocka_unit_test(test_surt),
-        cmocka_unit_test(test_file_names),
-        cmocka_unit_test(test_scan_cut_everywhere),
+        cmocka_unit_test(test_sha1_base32), cmocka_unit_test(test_surt),
+        cmocka_unit_test(test_file_names),  cmocka_unit_test(test_scan_cut_everywhere),
         cmocka_unit_test(test_unwritable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
