@@ -49,6 +49,6 @@ for f in $all; do
         bad=1
     fi
 done
-n=$(printf '%s\n' $files | wc -l)
+n=$(printf '%s\n' $all | wc -l)   # what the formatter checked: tracked and new
 if [ "$bad" -eq 0 ]; then echo "format-check: $n files clean"; else echo "format-check: FAILED"; fi
 exit "$bad"
