@@ -16,7 +16,6 @@
 #include "http.h"
 #include "log.h"
 #include "recrawl_db.h"
-#include "settings.h"
 #include "strmap.h"
 #include "threads.h"
 
@@ -234,11 +233,11 @@ static void recrawl_free(void *self)
     free(r);
 }
 
-downloader_middleware recrawl_middleware(engine *e)
+downloader_middleware recrawl_middleware(engine *e, const char *old_path)
 {
     recrawl *r = xcalloc(1, sizeof *r);
     r->a = engine_app(e);
-    r->path = xstrdup(settings_of(r->a)->recrawl);
+    r->path = xstrdup(old_path);
     strmap_init(&r->known);
     char why[1024];
     r->old = old_db_open(r->path, why, sizeof why);

@@ -22,7 +22,7 @@
 #include "engine.h"
 
 /* The middleware for engine_add_middleware (which then owns it), reading the known
- * pages of settings' --recrawl file now, on the loop thread, before the crawl starts. */
-downloader_middleware recrawl_middleware(engine *e);
+ * pages of old_path (--recrawl OLD.db) now, on the loop thread, before the crawl starts. */
+downloader_middleware recrawl_middleware(engine *e, const char *old_path);
 
 #endif

@@ -168,14 +168,27 @@ static downloader_middleware make_headers(engine *e)
     return headers_middleware(s->header.v, s->header.n);
 }
 
+/* The archive as the command line gave it. */
+static warc_config warc_settings(const settings *s)
+{
+    return (warc_config){.path = s->warc_base, /* rotated: the names derive from it */
+                         .cdx_path = s->cdx,
+                         .max_size = s->warc_max_size,
+                         .resume = s->resume,
+                         .ignore_robots = s->ignore_robots};
+}
+
 /* --state: every URL scheduled and every one done, in the file; with --resume, the URLs
  * an earlier run left go back into the Queue first. */
 static int make_state(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     app *a = engine_app(e);
-    *out = state_pipeline(a, settings_of(a)->state);
+    const settings *s = settings_of(a);
+    warc_config w = warc_settings(s);
+    state_config cfg = {.path = s->state, .resume = s->resume, .warc = s->warc ? &w : NULL};
+    *out = state_pipeline(a, s->state);
     crawl_add_add_listener(a->crawl, state_frontier_add, out->self);
-    if (state_restore(a, frontier_add, engine_frontier(e), err, errlen) < 0) {
+    if (state_restore(a, &cfg, frontier_add, engine_frontier(e), err, errlen) < 0) {
         crawl_remove_listeners(a->crawl, out->self);
         if (out->free)
             out->free(out->self);
@@ -196,9 +209,21 @@ static int make_store(engine *e, item_pipeline *out, char *err, size_t errlen)
 static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
 {
     (void)err, (void)errlen;
-    const settings *s = settings_of(engine_app(e));
-    *out = warc_pipeline(s->warc_base, s->cdx); /* rotated: the names derive from it */
+    warc_config cfg = warc_settings(settings_of(engine_app(e)));
+    *out = warc_pipeline(&cfg);
     return 0;
+}
+
+/* --recrawl OLD.db: its pages are asked for with a condition. */
+static downloader_middleware make_recrawl(engine *e)
+{
+    return recrawl_middleware(e, settings_of(engine_app(e))->recrawl);
+}
+
+/* --sitemaps: seeds from each root's host's sitemaps. */
+static coro *seed_sitemaps(engine *e)
+{
+    return sitemaps_seed(e, settings_of(engine_app(e))->ignore_robots);
 }
 
 static spider_middleware make_depth(engine *e)
@@ -252,7 +277,7 @@ const extension registry[] = {
     {"robots.txt", EXT_DOWNLOADER_MW, 100, on_robots, .make_middleware = make_robots},
     {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
     /* --recrawl: after --header, whose If-None-Match would be the user's own. */
-    {"recrawl", EXT_DOWNLOADER_MW, 560, on_recrawl, .make_middleware = recrawl_middleware},
+    {"recrawl", EXT_DOWNLOADER_MW, 560, on_recrawl, .make_middleware = make_recrawl},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
     {"referer", EXT_DOWNLOADER_MW, 560, on_referrer, .make_middleware = referer_header_middleware},
     /* Item pipelines: --items before all (where each item's line ends), then --state
@@ -262,7 +287,7 @@ const extension registry[] = {
     {"store", EXT_PIPELINE, 300, on_store, .make_pipeline = make_store},
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
     /* Seeds. */
-    {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = sitemaps_seed},
+    {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = seed_sitemaps},
     /* Spider middlewares, at Scrapy's numbers: process_spider_output runs from
      * requisites (adds them, and takes the links that are requisites too out of the
      * links), through depth (drops the deep links, counted), down to scope (filters

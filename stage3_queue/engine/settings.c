@@ -20,6 +20,7 @@
 #include "alloc.h"
 #include "spiderload.h"
 #include "threadpool.h"
+#include "warc.h"
 
 #define STR_(x) #x
 #define STR(x)  STR_(x)
@@ -156,18 +157,6 @@ static int check_include(void *p, const char *arg, char *why, size_t n)
     regerror(rc, &re, msg, sizeof msg);
     snprintf(why, n, "--include: bad regex '%s': %s", arg, msg);
     return -1;
-}
-
-char *warc_file_name(const char *base, unsigned n)
-{
-    static const char *const ends[] = {".warc.gz", ".warc", ".gz"};
-    size_t len = strlen(base);
-    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
-        size_t e = strlen(ends[i]);
-        if (len > e && strcmp(base + len - e, ends[i]) == 0)
-            return xasprintf("%.*s-%05u%s", (int)(len - e), base, n, ends[i]);
-    }
-    return xasprintf("%s-%05u", base, n);
 }
 
 /* --extract NAME=XPATH (the last one given): its XPath compiles. */
@@ -360,9 +349,9 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
 {
     bool to_stdout = !o->output || strcmp(o->output, "-") == 0;
     bool jsonl = o->format && strcmp(o->format, "jsonl") == 0;
-    char frontier[700] = ""; /* as it may be shown: without its password */
+    char shown[700] = ""; /* as it may be shown: without its password */
     if (s->frontier)
-        redis_url_shown(s->frontier, frontier, sizeof frontier);
+        redis_url_shown(s->frontier, shown, sizeof shown);
     if (s->cdx && !s->warc)
         return REFUSE("--cdx '%s' indexes a --warc file: give --warc too", s->cdx);
     if (s->warc_max_size && !s->warc)
@@ -371,7 +360,7 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
         return REFUSE("--resume goes on with the crawl of a --state file: give --state too");
     if (s->resume && s->frontier && to_stdout)
         return REFUSE("--resume with --frontier '%s' appends to --output FILE: give --output",
-                      frontier);
+                      shown);
     if (s->state && (to_stdout || !jsonl))
         return REFUSE("--state '%s' needs --format jsonl --output FILE (the records of every "
                       "run go to that file)",
@@ -379,7 +368,7 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
     if (s->frontier && !jsonl)
         return REFUSE("--frontier '%s' needs --format jsonl (a URL is acknowledged to the "
                       "other processes once its record is written)",
-                      frontier);
+                      shown);
     if (s->random_delay && s->delay <= 0)
         return REFUSE("--random-delay varies --delay SECS: give --delay too");
     if (s->target_concurrency != 1 && !s->autothrottle)
@@ -388,7 +377,7 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
         return REFUSE("--frontier '%s' keeps --per-host and --delay for the whole crawl; "
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
                       "with --frontier yet)",
-                      frontier);
+                      shown);
     if (o->transport && strcmp(o->transport, "raw") == 0
         && (s->cookie_file || s->cookie.n || s->proxy))
         return REFUSE("%s: the raw transport has no cookies and no proxy: use --transport "
@@ -413,11 +402,11 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
     if (s->chapter && s->frontier)
         return REFUSE("--chapter is the chapter's crawler, its Queue in memory: not with "
                       "--frontier '%s' (--per-host 0 lifts the cap per host there)",
-                      frontier);
+                      shown);
     if (s->frontier && s->state)
         return REFUSE("--frontier '%s' keeps the frontier in Redis: --state is for one "
                       "process",
-                      frontier);
+                      shown);
     if (s->spider && s->extract.n > 0)
         return REFUSE("--extract is for a crawl without a spider: --spider '%s' scrapes "
                       "with response:xpath()",

@@ -70,11 +70,6 @@ typedef struct settings {
     cli_list extract;     /* --extract NAME=XPATH, repeatable */
 } settings;
 
-/* --warc-max-size: the name of file n of the archive base ("a.warc.gz", 3 ->
- * "a-00003.warc.gz"; ".warc", ".gz" and other names alike, "a" -> "a-00003").
- * malloc'd. */
-char *warc_file_name(const char *base, unsigned n);
-
 /* The table cli_parse reads (its rows, defaults and cross checks). */
 extern const cli_table settings_table;
 

@@ -13,7 +13,6 @@
 #include "alloc.h"
 #include "fpset.h"
 #include "log.h"
-#include "settings.h"
 #include "store.h"
 #include "warc.h"
 #include "writer.h"
@@ -279,7 +278,7 @@ item_pipeline state_pipeline(app *a, const char *path)
 
 typedef struct restore {
     const crawl_options *o;
-    const settings *s;
+    const state_config *c;
     sqlite3 *db;
     sqlite3_stmt *st;
     char *err;
@@ -291,7 +290,7 @@ static int fail(restore *r, const char *fmt, ...) __attribute__((format(printf, 
 static int fail(restore *r, const char *fmt, ...)
 {
     if (!r->err[0]) {
-        int n = snprintf(r->err, r->errlen, "--state '%s': ", r->s->state);
+        int n = snprintf(r->err, r->errlen, "--state '%s': ", r->c->path);
         va_list ap;
         va_start(ap, fmt);
         if (n >= 0 && (size_t)n < r->errlen)
@@ -358,7 +357,7 @@ static int check_crawl(restore *r, long long *known)
     *known = sqlite3_column_int64(r->st, 0);
     char *id = crawl_identity(r->o);
     int rc = 0;
-    if (*known > 0 && !r->s->resume) {
+    if (*known > 0 && !r->c->resume) {
         rc = fail(r,
                   "holds a crawl already (%lld URLs): add --resume to go on with it, or "
                   "name a new file",
@@ -401,12 +400,12 @@ static void add_archived(void *ctx, const char *uri)
  * archived) again. How many, or -1. */
 static long long forget_unarchived(restore *r)
 {
-    if (!r->s->warc)
+    if (!r->c->warc)
         return 0;
     fpset *archived = fpset_new();
     char why[600];
     long long lost = 0;
-    if (warc_archived(r->s, add_archived, archived, why, sizeof why) < 0) {
+    if (warc_archived(r->c->warc, add_archived, archived, why, sizeof why) < 0) {
         fpset_free(archived);
         return fail(r, "--resume: %s", why);
     }
@@ -439,7 +438,7 @@ static long long forget_unarchived(restore *r)
     if (rc == 0 && lost > 0)
         log_warn("--resume: --warc '%s' lacks %lld response(s) that --state '%s' counted "
                  "done: fetching them again",
-                 r->s->warc, lost, r->s->state);
+                 r->c->warc->path, lost, r->c->path);
     return rc < 0 ? -1 : lost;
 }
 
@@ -460,7 +459,7 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     if (lost > 0)
         log_warn("--resume: --output '%s' lacks %lld record(s) that --state '%s' counted "
                  "done: fetching them again",
-                 a->opt.output, lost, r->s->state);
+                 a->opt.output, lost, r->c->path);
     if (forget_unarchived(r) < 0)
         return -1;
     fpset *done = fpset_new();
@@ -525,21 +524,22 @@ static int add_run(restore *r, app *a)
     return 0;
 }
 
-int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen)
+int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, char *err,
+                  size_t errlen)
 {
-    restore r = {.o = &a->opt, .s = settings_of(a), .err = err, .errlen = errlen};
+    restore r = {.o = &a->opt, .c = cfg, .err = err, .errlen = errlen};
     err[0] = '\0';
     long long known = 0;
     int rc;
     coro_error *e = NULL;
-    r.db = store_db_open("--state", r.s->state, schema, &e);
+    r.db = store_db_open("--state", r.c->path, schema, &e);
     if (!r.db) {
         snprintf(err, errlen, "%s", e->msg);
         coro_error_free(e);
         return -1;
     }
-    if ((r.s->resume && check_intact(&r) < 0) || has_output_end(r.db) < 0
-        || upgrade_frontier(r.db, r.s->state) < 0)
+    if ((r.c->resume && check_intact(&r) < 0) || has_output_end(r.db) < 0
+        || upgrade_frontier(r.db, r.c->path) < 0)
         rc = db_fail(&r);
     else if ((rc = check_crawl(&r, &known)) == 0 && known > 0)
         rc = requeue(&r, a, put, ctx);

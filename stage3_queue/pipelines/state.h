@@ -35,6 +35,7 @@
 #include "app.h"
 #include "crawl.h"
 #include "engine.h"
+#include "warc.h"
 
 /* The --state stage of the item pipeline, writing to path, and the crawl core's add
  * listener that gives it the frontier (its ctx: the stage's self). */
@@ -46,11 +47,19 @@ void state_frontier_add(void *self, const crawl_request *r);
  * store's (store.h). */
 enum { STATE_BATCH_ROWS = 4096, STATE_BATCH_MS = 100 };
 
-/* Check path against this crawl and, with --resume, put the URLs left to do (put), each
- * with the depth, referrer and callback it was scheduled with. 0, or -1 with one line
- * in err. A file of an older crawl-queue (no depth, referrer, callback) is upgraded:
+/* What state_restore reads, from the command line (settings.h). */
+typedef struct state_config {
+    const char *path;        /* --state FILE.db */
+    bool resume;             /* --resume: go on with its crawl */
+    const warc_config *warc; /* --warc: what it archived is done (NULL: no archive) */
+} state_config;
+
+/* Check cfg's file against this crawl and, with --resume, put the URLs left to do (put),
+ * each with the depth, referrer and callback it was scheduled with. 0, or -1 with one
+ * line in err. A file of an older crawl-queue (no depth, referrer, callback) is upgraded:
  * its URLs get depth 0. */
-int state_restore(app *a, crawl_add_fn put, void *ctx, char *err, size_t errlen);
+int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, char *err,
+                  size_t errlen);
 
 /* --resume with --items (items.h): which items earlier runs wrote. fn(ctx, url, n) for
  * each URL not done whose first n items are in --items; *items_end: where the last

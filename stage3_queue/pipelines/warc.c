@@ -37,7 +37,6 @@
 #include "log.h"
 #include "outfile.h"
 #include "recstream.h"
-#include "settings.h"
 #include "strmap.h"
 #include "threads.h"
 #include "url.h"
@@ -84,6 +83,7 @@ typedef struct warc_out {
 typedef struct warc {
     char *path, *cdx_path; /* path: --warc as given (the base of rotated names) */
     bool gz, resume;
+    bool ignore_robots; /* said in the warcinfo */
     long long max_size; /* --warc-max-size (0: one file) */
     char *info;         /* the warcinfo's fields */
     app *a;
@@ -315,7 +315,7 @@ static char *warcinfo_fields(const warc *w)
                      "http-header-user-agent: %s\r\n"
                      "robots: %s\r\n",
                      CRAWL_VERSION, o->user_agent ? o->user_agent : http_default_user_agent,
-                     settings_of(w->a)->ignore_robots ? "ignore" : "obey");
+                     w->ignore_robots ? "ignore" : "obey");
 }
 
 /* The warcinfo record that begins the file named name (made in the pool, as a file
@@ -878,14 +878,14 @@ static void archived_uri(void *ctx, const warcscan_rec *r)
         u->fn(u->ctx, r->uri);
 }
 
-int warc_archived(const settings *s, void (*fn)(void *ctx, const char *uri), void *ctx, char *err,
-                  size_t errlen)
+int warc_archived(const warc_config *cfg, void (*fn)(void *ctx, const char *uri), void *ctx,
+                  char *err, size_t errlen)
 {
-    size_t n = strlen(s->warc_base);
-    bool gz = n > 3 && strcmp(s->warc_base + n - 3, ".gz") == 0;
+    size_t n = strlen(cfg->path);
+    bool gz = n > 3 && strcmp(cfg->path + n - 3, ".gz") == 0;
     uris u = {fn, ctx};
     for (unsigned no = 0;; no++) {
-        char *path = s->warc_max_size ? warc_file_name(s->warc_base, no) : xstrdup(s->warc_base);
+        char *path = cfg->max_size ? warc_file_name(cfg->path, no) : xstrdup(cfg->path);
         int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         struct stat st;
         char why[300];
@@ -899,7 +899,7 @@ int warc_archived(const settings *s, void (*fn)(void *ctx, const char *uri), voi
         free(path);
         if (r < 0)
             return -1;
-        if (fd < 0 || !s->warc_max_size)
+        if (fd < 0 || !cfg->max_size)
             return 0;
     }
 }
@@ -969,9 +969,6 @@ static coro *warc_open(void *self, engine *e)
 {
     warc *w = self;
     w->a = engine_app(e);
-    const settings *s = settings_of(w->a);
-    w->resume = s->resume;
-    w->max_size = s->warc_max_size;
     w->info = warcinfo_fields(w);
     return writer_open(&w->w, e);
 }
@@ -1037,13 +1034,28 @@ static void warc_free(void *self)
     free(w);
 }
 
-item_pipeline warc_pipeline(const char *path, const char *cdx_path)
+char *warc_file_name(const char *base, unsigned n)
+{
+    static const char *const ends[] = {".warc.gz", ".warc", ".gz"};
+    size_t len = strlen(base);
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        size_t e = strlen(ends[i]);
+        if (len > e && strcmp(base + len - e, ends[i]) == 0)
+            return xasprintf("%.*s-%05u%s", (int)(len - e), base, n, ends[i]);
+    }
+    return xasprintf("%s-%05u", base, n);
+}
+
+item_pipeline warc_pipeline(const warc_config *cfg)
 {
     warc *w = xcalloc(1, sizeof *w);
-    w->path = xstrdup(path);
-    w->cdx_path = cdx_path ? xstrdup(cdx_path) : NULL;
-    size_t n = strlen(path);
-    w->gz = n > 3 && strcmp(path + n - 3, ".gz") == 0;
+    w->path = xstrdup(cfg->path);
+    w->cdx_path = cfg->cdx_path ? xstrdup(cfg->cdx_path) : NULL;
+    w->max_size = cfg->max_size;
+    w->resume = cfg->resume;
+    w->ignore_robots = cfg->ignore_robots;
+    size_t n = strlen(cfg->path);
+    w->gz = n > 3 && strcmp(cfg->path + n - 3, ".gz") == 0;
     w->out.fd = w->cdx_fd = -1;
     strmap_init(&w->payloads);
     writer_init(&w->w, &warc_ops, w, NULL);

@@ -27,13 +27,28 @@
 #ifndef CRAWL_WARC_H
 #define CRAWL_WARC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "engine.h"
 
-/* The archive stage, writing to path; cdx_path: a CDXJ index (NULL: none). */
-item_pipeline warc_pipeline(const char *path, const char *cdx_path);
+/* What the archive is, from the command line (settings.h): copied by warc_pipeline. */
+typedef struct warc_config {
+    const char *path;     /* --warc FILE as given (rotated: the files' names derive from it) */
+    const char *cdx_path; /* --cdx FILE: a CDXJ index (NULL: none) */
+    long long max_size;   /* --warc-max-size BYTES: rotate past it (0: one file) */
+    bool resume;          /* --resume: go on with the archive (cut a torn record first) */
+    bool ignore_robots;   /* --ignore-robots: said in the warcinfo record */
+} warc_config;
+
+/* The archive stage. */
+item_pipeline warc_pipeline(const warc_config *cfg);
+
+/* --warc-max-size: the name of file n of the archive base ("a.warc.gz", 3 ->
+ * "a-00003.warc.gz"; ".warc", ".gz" and other names alike, "a" -> "a-00003").
+ * malloc'd. */
+char *warc_file_name(const char *base, unsigned n);
 
 /* Bytes of records waiting for the writer past which process_item waits. */
 enum { WARC_MAX_PENDING = 8 << 20 };
@@ -48,11 +63,10 @@ void warc_sha1_base32(const void *data, size_t len, char out[38]);
 char *warc_surt(const char *url);
 
 /* --resume with --state: fn(ctx, uri) for the target URI of each whole response and
- * revisit record of the archive s names (every file, with --warc-max-size), before the
+ * revisit record of the archive cfg names (every file, with --warc-max-size), before the
  * crawl — what an earlier run archived. A missing file holds none. 0, or -1 with one
  * line in err. */
-struct settings;
-int warc_archived(const struct settings *s, void (*fn)(void *ctx, const char *uri), void *ctx,
+int warc_archived(const warc_config *cfg, void (*fn)(void *ctx, const char *uri), void *ctx,
                   char *err, size_t errlen);
 
 /* The media type of a Content-Type ("text/html; charset=x" -> "text/html", lower

@@ -13,7 +13,6 @@
 #include "log.h"
 #include "robots_parser.h"
 #include "robotstxt.h"
-#include "settings.h"
 #include "sitemap_parser.h"
 #include "sockio.h"
 #include "url.h"
@@ -36,9 +35,10 @@ typedef struct origin_rules {
 typedef struct {
     coro co;
     engine *e;
-    int root;     /* the root whose origin is being read */
-    char *origin; /* its "scheme://host:port/" robots.txt base */
-    char **done;  /* the origins read already (two roots, one host) */
+    bool ignore_robots; /* --ignore-robots: every sitemap URL allowed */
+    int root;           /* the root whose origin is being read */
+    char *origin;       /* its "scheme://host:port/" robots.txt base */
+    char **done;        /* the origins read already (two roots, one host) */
     int ndone;
     todo *list; /* this origin's sitemaps: read [next, n) */
     size_t n, cap, next;
@@ -224,7 +224,7 @@ static void read_robots(seed_frame *f, const response *r, const robots *rb)
 static bool rules_known(seed_frame *f, const char *url, bool *allowed)
 {
     *allowed = true;
-    if (settings_of(engine_app(f->e))->ignore_robots)
+    if (f->ignore_robots)
         return true;
     char *pq = NULL;
     char *origin = origin_of(url, &pq);
@@ -457,9 +457,10 @@ static void seed_finally(coro *co)
 static const coro_def seed_def = {"sitemaps", __FILE__, seed_body, seed_finally,
                                   sizeof(seed_frame)};
 
-coro *sitemaps_seed(engine *e)
+coro *sitemaps_seed(engine *e, bool ignore_robots)
 {
     seed_frame *f = (seed_frame *)coro_new(&seed_def);
     f->e = e;
+    f->ignore_robots = ignore_robots;
     return &f->co;
 }

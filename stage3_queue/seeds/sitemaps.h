@@ -46,6 +46,8 @@
 #define SITEMAPS_MAX_FAILURES 3     /* downloads of an origin without an answer */
 #define SITEMAPS_BACKLOG      10000 /* URLs in the Queue above which seeding waits */
 
-coro *sitemaps_seed(engine *e);
+/* The seeding coroutine for engine_add_seeds; ignore_robots: no robots.txt rule checked
+ * (robots.txt is still read for its Sitemap lines). */
+coro *sitemaps_seed(engine *e, bool ignore_robots);
 
 #endif
