@@ -6,7 +6,11 @@
 # includes a stage's header, and nothing in common/ — code, strings or comments — names
 # a stage (its program, its folder, "stage 3", its name as a string) or one of the flags
 # stage 3 declares in its table (the rows of stage3_queue's cli_flag arrays: --NAME, or
-# NAME as a long option) — a crawler's options are its own. Prints each violation; exit 1 if any.
+# NAME as a long option) — a crawler's options are its own. Stage 3 has floors too
+# (stage3_queue/CMakeLists.txt), each including only the floors below it: the chapter's
+# Queue (queue.c), frontier/, engine/, the extensions (downloadermw/, spidermw/,
+# pipelines/, seeds/, spiders/), assembly/, and on top the chapter's crawler (main.c,
+# crawler.c). Prints each violation; exit 1 if any.
 #
 #   check-layers.sh             check this tree
 #   check-layers.sh --selftest  plant each kind of violation in a small tree of its own
@@ -71,7 +75,34 @@ check_tree() {
         sed 's/$/   <- names a flag of stage 3 (its table is its own)/' <<<"$hits"
         bad=$((bad + $(wc -l <<<"$hits")))
     fi
-    echo "check-layers: ${#rank[@]} headers in ${#layers[@]} layers, $(stage3_flags | wc -l) stage-3 flags, $bad violation(s)"
+    # Stage 3's floors, lowest first: a file includes no header of a floor above its own.
+    local floors=("queue.[ch]" "frontier/*.[ch]" "engine/*.[ch]"
+                  "downloadermw/*.[ch] spidermw/*.[ch] pipelines/*.[ch] seeds/*.[ch] spiders/*.[ch]"
+                  "assembly/*.[ch]" "main.c crawler.[ch]")
+    local names=(queue frontier engine extensions assembly crawler)
+    local -A floor
+    local g
+    for i in "${!floors[@]}"; do
+        for g in ${floors[$i]}; do
+            for f in stage3_queue/$g; do
+                [ -e "$f" ] && [ "${f%.h}" != "$f" ] && floor[$(basename "$f")]=$i
+            done
+        done
+    done
+    for i in "${!floors[@]}"; do
+        for g in ${floors[$i]}; do
+            for f in stage3_queue/$g; do
+                [ -e "$f" ] || continue
+                while IFS= read -r inc; do
+                    r=${floor[$inc]:-}
+                    if [ -n "$r" ] && [ "$r" -gt "$i" ]; then
+                        echo "$f: includes $inc of stage 3's ${names[$r]} (above ${names[$i]})"; bad=$((bad + 1))
+                    fi
+                done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+            done
+        done
+    done
+    echo "check-layers: ${#rank[@]} headers in ${#layers[@]} layers, ${#floor[@]} of stage 3 in ${#floors[@]} floors, $(stage3_flags | wc -l) stage-3 flags, $bad violation(s)"
     [ "$bad" -eq 0 ]
 }
 
@@ -81,14 +112,17 @@ selftest() {
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-layers.XXXXXX") || return 1
     trap 'rm -rf "$tmp"' RETURN
     make_tree() {
-        rm -rf "$tmp/t" && mkdir -p "$tmp/t"/common/{base,loop,web,redis,core,app} "$tmp/t"/stage3_queue/engine
+        rm -rf "$tmp/t" && mkdir -p "$tmp/t"/common/{base,loop,web,redis,core,app} "$tmp/t"/stage3_queue/{engine,assembly,downloadermw}
         printf '/* alloc.h — never NULL */\n' >"$tmp/t/common/base/alloc.h"
         printf '/* selector.h */\n#include "alloc.h"\n' >"$tmp/t/common/loop/selector.h"
         printf '/* crawl.h — the core, for every crawler */\n#include "selector.h"\n' >"$tmp/t/common/core/crawl.h"
         printf '/* cli.c — the command line */\n#include "crawl.h"\nstatic const char *a = "--max-tasks";\n' >"$tmp/t/common/app/cli.c"
-        printf '/* settings.h */\n' >"$tmp/t/stage3_queue/engine/settings.h"
+        printf '/* settings.h */\n#include "engine.h"\n' >"$tmp/t/stage3_queue/assembly/settings.h"
+        printf '/* engine.h */\n#include "crawl.h"\n' >"$tmp/t/stage3_queue/engine/engine.h"
+        printf '/* headers.h */\n#include "engine.h"\n' >"$tmp/t/stage3_queue/downloadermw/headers.h"
+        printf '/* crawler.c */\n#include "settings.h"\n#include "headers.h"\n' >"$tmp/t/stage3_queue/crawler.c"
         printf 'static const cli_flag rows[] = {\n    {.name = "per-host", .arg = CLI_ARG_INT},\n    {.name = "ignore-robots"},\n};\n' \
-            >"$tmp/t/stage3_queue/engine/settings.c"
+            >"$tmp/t/stage3_queue/assembly/settings.c"
     }
     expect() {   # expect pass|fail WHAT: run the check on $tmp/t
         local want=$1 what=$2 out rc
@@ -115,11 +149,17 @@ selftest() {
     plant common/app/cli.c '{"per-host", required_argument, NULL, 1},' 'a stage-3 flag as an option name'
     plant common/loop/selector.h '#include "crawl.h"' 'an include from a layer above'
     plant common/app/cli.c '#include "settings.h"' "an include of a stage's header"
+    plant stage3_queue/engine/engine.h '#include "headers.h"' "the engine including an extension's header"
+    plant stage3_queue/downloadermw/headers.h '#include "settings.h"' 'an extension including the assembly'
+    make_tree
+    printf '/* crawler.h */\n' >"$tmp/t/stage3_queue/crawler.h"
+    printf '#include "crawler.h"\n' >>"$tmp/t/stage3_queue/assembly/settings.h"
+    expect fail 'the assembly including the crawler on top'
     make_tree
     printf '/* --per-hostile is another word; crawl-queues too */\n' >>"$tmp/t/common/app/cli.c"
     expect pass "words that only begin like a flag or a stage"
     make_tree
-    : >"$tmp/t/stage3_queue/engine/settings.c"
+    : >"$tmp/t/stage3_queue/assembly/settings.c"
     expect fail "no table of stage-3 flags to read"
     echo "check-layers --selftest: $fails failure(s)"
     [ "$fails" -eq 0 ]

@@ -23,7 +23,7 @@
  * (redisqueue.h, shared with every other process of the crawl) with --frontier. The
  * Crawler calls the same put_nowait, get, task_done and join on each, and never asks
  * which it has. The Queue, the engine's middlewares and pipeline, and the seeds are
- * chosen from one table (engine/registry.c) before the crawl starts.
+ * chosen from one table (assembly/registry.c) before the crawl starts.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* main.c — crawl-queue: the Crawler (crawler.c) with the extensions its options enable
- * (engine/registry.c: with none — --chapter --ignore-robots — this is the chapter's
+ * (assembly/registry.c: with none — --chapter --ignore-robots — this is the chapter's
  * crawler). */
 #include "crawler.h"
 #include "registry.h"

@@ -4,7 +4,7 @@
  * — gets each of the given header fields it does not have yet.
  *
  * crawl-queue enables it with --header "Name: value" (repeatable; its row in
- * engine/registry.c). The command
+ * assembly/registry.c). The command
  * line checks each field (http_field_check); what a field may replace is in
  * docs/extensions.md.
  */

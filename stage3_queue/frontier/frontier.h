@@ -5,7 +5,7 @@
  *
  * Three Queues implement it: the chapter's (queue.h, wrapped in frontier.c), the polite
  * one (hostqueue.h: a FIFO per host) and the one on Redis (redisqueue.h). Which one a
- * crawl has is decided once, by the registry (engine/registry.c); the Crawler only
+ * crawl has is decided once, by the registry (assembly/registry.c); the Crawler only
  * calls the frontier_* functions below and never reads a Queue's fields.
  *
  * A polite Queue also offers what it learns of each host (host_feedback): the

@@ -6,7 +6,7 @@
  * distinct URLs dropped.
  *
  * crawl-queue enables it unless --chapter, and with --max-depth N (its row in
- * engine/registry.c).
+ * assembly/registry.c).
  */
 #ifndef CRAWL_DEPTH_H
 #define CRAWL_DEPTH_H

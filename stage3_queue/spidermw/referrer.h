@@ -11,7 +11,7 @@
  *
  * With --store, the store's links table holds every page's links (from, to): "which
  * pages link to X" is one query (docs/storage.md). crawl-queue enables all three
- * unless --chapter (its rows in engine/registry.c).
+ * unless --chapter (its rows in assembly/registry.c).
  */
 #ifndef CRAWL_REFERRER_H
 #define CRAWL_REFERRER_H

@@ -1,5 +1,5 @@
 /* spiderload.h — what crawl-queue's command line checks of its spider flags, before
- * any request (engine/settings.c): a --spider FILE.lua that does not load, or an
+ * any request (assembly/settings.c): a --spider FILE.lua that does not load, or an
  * --extract whose XPath does not compile, is bad usage. Without the engine's types,
  * for the flags' table.
  */

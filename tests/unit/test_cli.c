@@ -1,7 +1,7 @@
 /* test_cli.c — cli_parse: defaults, every option, every kind of usage error (one line
  * on stderr naming the bad argument), --help and --version; a crawler's own table of
  * flags (cli_table: each kind of argument, ranges, a repeatable flag, the rules between
- * flags, its help), and crawl-queue's table (stage3_queue/engine/settings.c).
+ * flags, its help), and crawl-queue's table (stage3_queue/assembly/settings.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
