@@ -14,7 +14,10 @@
  * a database write in the thread pool): it is the article's inlineCallbacks
  * generator, written with AWAIT.
  *
- * The life of one URL taken from the Queue (engine_handle, engine.c):
+ * The life of one URL taken from the Queue (engine_handle, engine.c), handed in turn
+ * to the downloader middleware manager (middleware.c: process_request to
+ * process_response), the scraper (scraper.c: the spider) and the item pipeline manager
+ * (itempipeline.c: process_item), as Scrapy's engine hands it on:
  *
  *   process_request   in registration order; the first result other than CONTINUE
  *                     ends the chain: a Response skips the download, a Request is
@@ -157,7 +160,7 @@ void engine_free(engine *e);
 void engine_add_middleware(engine *e, const downloader_middleware *mw);
 void engine_add_pipeline(engine *e, const item_pipeline *p);
 /* The crawl's spider (spider.h; the engine takes s and frees it, and the one it had).
- * Until one is set, the default: spiders/follow.h. */
+ * Until one is set, the default: spider_default (spider.h), which follows the links. */
 void engine_set_spider(engine *e, const spider *s);
 /* Add a spider middleware at the end of its chain (the engine takes m). */
 void engine_add_spider_middleware(engine *e, const spider_middleware *m);
