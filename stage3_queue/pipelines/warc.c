@@ -362,20 +362,6 @@ static void payload_digest(const char *head, size_t head_len, const crawl_wire *
     *len = p.len;
 }
 
-char *warc_media_type(const char *ct)
-{
-    if (!ct)
-        return NULL;
-    ct += strspn(ct, " \t");
-    size_t n = strcspn(ct, ";");
-    while (n > 0 && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
-        n--;
-    char *m = xstrndup(ct, n);
-    for (char *c = m; *c; c++)
-        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-    return m;
-}
-
 char *warc_cdx_line(const char *url, const char *stamp, const char *mime, int status,
                     const char *digest, uint64_t length, uint64_t offset, const char *filename)
 {

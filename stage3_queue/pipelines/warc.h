@@ -69,10 +69,6 @@ char *warc_surt(const char *url);
 int warc_archived(const warc_config *cfg, void (*fn)(void *ctx, const char *uri), void *ctx,
                   char *err, size_t errlen);
 
-/* The media type of a Content-Type ("text/html; charset=x" -> "text/html", lower
- * case), malloc'd; NULL for NULL. */
-char *warc_media_type(const char *ct);
-
 /* One line of the CDXJ index, in the fields and form of pywb and warcio's cdx-index:
  * the record of url at offset (length bytes, in the file named filename); digest with
  * or without "sha1:". malloc'd, ending in '\n'. */

@@ -11,7 +11,6 @@
 #include <zlib.h>
 
 #include "alloc.h"
-#include "warc.h"
 
 enum { CHUNK = 64 << 10 };
 
@@ -59,9 +58,45 @@ static bool record_head(const char *buf, size_t n, size_t *head_len, uint64_t *b
     return ok;
 }
 
+char *warc_media_type(const char *ct)
+{
+    if (!ct)
+        return NULL;
+    ct += strspn(ct, " \t");
+    size_t n = strcspn(ct, ";");
+    while (n > 0 && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
+        n--;
+    char *m = xstrndup(ct, n);
+    for (char *c = m; *c; c++)
+        *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    return m;
+}
+
+/* The status and media type of an HTTP response block's head (block[0, len) holds its
+ * first bytes; whole: all of it, so that its end ends the head — a revisit's block may
+ * be the head without its empty line), read by the head parser both transports use; 0
+ * when the head is not there or not a response head. */
+static int response_head(const char *block, size_t len, bool whole, char **mime)
+{
+    http_head_parser *hp = http_head_parser_new();
+    if (len >= 7 && memcmp(block, "HTTP/2 ", 7) == 0)
+        http_head_parser_expect_h2(hp);
+    size_t used;
+    int status = 0, r = http_head_parser_feed(hp, block, len, &used);
+    for (int i = 0; r == 0 && whole && i < 2; i++) /* the line's end, then the head's */
+        r = http_head_parser_feed(hp, "\r\n", 2, &used);
+    if (r == 1) {
+        const http_head *h = http_head_parser_head(hp);
+        status = h->status;
+        *mime = warc_media_type(h->content_type);
+    }
+    http_head_parser_free(hp);
+    return status;
+}
+
 /* Call fn with the fields of the whole record whose first bytes are buf[0, n). */
-static void found(const char *buf, size_t n, size_t head_len, uint64_t offset, uint64_t length,
-                  warcscan_fn fn, void *ctx)
+static void found(const char *buf, size_t n, size_t head_len, bool whole, uint64_t offset,
+                  uint64_t length, warcscan_fn fn, void *ctx)
 {
     const char *he = buf + head_len - 2;
     char *type = field(buf, he, "WARC-Type"), *uri = field(buf, he, "WARC-Target-URI"),
@@ -70,16 +105,9 @@ static void found(const char *buf, size_t n, size_t head_len, uint64_t offset, u
     warcscan_rec r = {type, uri, date, id, pd, 0, "", offset, length};
     char *mime = NULL;
     const char *block = buf + head_len, *end = buf + n;
-    if (strncmp(ct, "application/http", 16) == 0 && strstr(ct, "msgtype=response")
-        && sscanf(block, "HTTP/%*[0-9.] %3d", &r.status) == 1) {
-        const char *hend = memmem(block, (size_t)(end - block), "\r\n\r\n", 4);
-        const char *line = memmem(block, (size_t)(end - block), "\r\n", 2);
-        if (hend && line) {
-            char *hct = field(line + 2, hend + 2, "Content-Type");
-            mime = warc_media_type(hct);
-            free(hct);
-            r.mime = mime;
-        }
+    if (strncmp(ct, "application/http", 16) == 0 && strstr(ct, "msgtype=response")) {
+        r.status = response_head(block, (size_t)(end - block), whole, &mime);
+        r.mime = mime ? mime : "";
     }
     fn(ctx, &r);
     free(mime);
@@ -122,7 +150,7 @@ static long long scan_plain(int fd, uint64_t size, warcscan_fn fn, void *ctx, ch
             break;
         size_t kept =
             head_len + block_len < (uint64_t)n ? (size_t)(head_len + block_len) : (size_t)n;
-        found(buf, kept, head_len, pos, end - pos, fn, ctx);
+        found(buf, kept, head_len, head_len + block_len <= (uint64_t)n, pos, end - pos, fn, ctx);
         pos = end;
     }
     free(buf);
@@ -217,7 +245,7 @@ static long long scan_gz(int fd, uint64_t size, warcscan_fn fn, void *ctx, char 
         if (got == 0 || !record_head(keep, kept, &head_len, &block_len)
             || head_len + block_len + 4 != total)
             break;
-        found(keep, kept, head_len, pos, len, fn, ctx);
+        found(keep, kept, head_len, head_len + block_len <= kept, pos, len, fn, ctx);
         pos += len;
     }
     inflateEnd(&z);

@@ -18,8 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bytes of each record read for its fields (the WARC head and the HTTP head). */
-enum { WARCSCAN_KEEP = 64 << 10 };
+#include "http_head.h"
+
+/* Bytes of each record read for its fields: the WARC head, and the HTTP head read by
+ * the one head parser (http_head.h), at most HTTP_MAX_HEAD bytes. */
+enum { WARCSCAN_KEEP = (64 << 10) + HTTP_MAX_HEAD };
 
 /* One whole record: its fields (NUL-terminated, "" when absent), and where it lies in
  * the file (for FILE.gz: its gzip member). */
@@ -31,6 +34,10 @@ typedef struct warcscan_rec {
 } warcscan_rec;
 
 typedef void (*warcscan_fn)(void *ctx, const warcscan_rec *r);
+
+/* The media type of a Content-Type ("text/html; charset=x" -> "text/html", lower
+ * case), malloc'd; NULL for NULL. The index's mime, for the writer and the reader. */
+char *warc_media_type(const char *ct);
 
 /* Read fd (a regular file) from offset 0: fn(ctx, rec) for each whole record, in
  * order. Returns the offset past the last whole record (the file's size when none is

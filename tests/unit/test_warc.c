@@ -167,6 +167,40 @@ static void test_scan_cut_everywhere(void **state)
     close(fd);
 }
 
+/* The HTTP head of a response block is read by the head parser both transports use
+ * (http_head.h): an interim 100 Continue is skipped, the final status and its
+ * Content-Type count; a head that breaks its rules gives no status. */
+static void test_scan_reads_heads_as_fetched(void **state)
+{
+    (void)state;
+    static const char *const blocks[] = {
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\r\nx",
+        "HTTP/1.1 200 OK\r\nBad Line\r\nContent-Type: text/html\r\n\r\n",
+    };
+    static const int status[] = {404, 0};
+    static const char *const mime[] = {"text/plain", ""};
+    for (int i = 0; i < 2; i++) {
+        char path[] = "/tmp/test_warc_head.XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        unlink(path);
+        char rec[512];
+        int n = snprintf(rec, sizeof rec,
+                         "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/a\r\n"
+                         "Content-Type: application/http;msgtype=response\r\n"
+                         "Content-Length: %zu\r\n\r\n%s\r\n\r\n",
+                         strlen(blocks[i]), blocks[i]);
+        assert_int_equal(write(fd, rec, (size_t)n), n);
+        seen s = {0};
+        char err[200];
+        assert_int_equal(warcscan(fd, false, count, &s, err, sizeof err), n);
+        assert_int_equal(s.n, 1);
+        assert_int_equal(s.status[0], status[i]);
+        assert_string_equal(s.mime[0], mime[i]);
+        close(fd);
+    }
+}
+
 /* --warc into a directory that does not exist: one line naming it, exit 1, and no
  * report (the crawl never began). */
 static void test_unwritable(void **state)
@@ -192,8 +226,11 @@ static void test_unwritable(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha1_base32), cmocka_unit_test(test_surt),
-        cmocka_unit_test(test_file_names),  cmocka_unit_test(test_scan_cut_everywhere),
+        cmocka_unit_test(test_sha1_base32),
+        cmocka_unit_test(test_surt),
+        cmocka_unit_test(test_file_names),
+        cmocka_unit_test(test_scan_cut_everywhere),
+        cmocka_unit_test(test_scan_reads_heads_as_fetched),
         cmocka_unit_test(test_unwritable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
