@@ -421,7 +421,9 @@ static void hget_finally(coro *co)
 static const coro_def hget_def = {"hostqueue_get", __FILE__, hget_body, hget_finally,
                                   sizeof(hget_frame)};
 
-coro *hostqueue_get(hostqueue *q)
+/* The chapter's get, task_done and join (put_nowait: hostqueue.h). task_done takes the
+ * URL that get handed out: its slot gets its request back. */
+static coro *hostqueue_get(hostqueue *q)
 {
     hget_frame *f = (hget_frame *)coro_new(&hget_def);
     f->q = q;
@@ -451,13 +453,13 @@ static void slot_end(hostqueue *q, const char *url)
     }
 }
 
-void hostqueue_task_done(hostqueue *q, const char *url)
+static void hostqueue_task_done(hostqueue *q, const char *url)
 {
     slot_end(q, url);
     queue_task_done(&q->base);
 }
 
-coro *hostqueue_join(hostqueue *q)
+static coro *hostqueue_join(hostqueue *q)
 {
     return queue_join(&q->base);
 }
@@ -523,7 +525,11 @@ static void claim_finally(coro *co)
 static const coro_def claim_def = {"hostqueue_claim", __FILE__, claim_body, claim_finally,
                                    sizeof(claim_frame)};
 
-coro *hostqueue_claim(hostqueue *q, const char *url)
+/* A download outside the Queue (a sitemap file) obeys the host's politeness too: claim
+ * waits until url's host may start a request (its delay, its cap of requests in flight;
+ * the host's URLs in the Queue wait meanwhile) and takes that start; release, after the
+ * download, gives it back. claim never raises but CancelledError. */
+static coro *hostqueue_claim(hostqueue *q, const char *url)
 {
     claim_frame *f = (claim_frame *)coro_new(&claim_def);
     f->q = q;
@@ -531,7 +537,7 @@ coro *hostqueue_claim(hostqueue *q, const char *url)
     return &f->co;
 }
 
-void hostqueue_release(hostqueue *q, const char *url)
+static void hostqueue_release(hostqueue *q, const char *url)
 {
     slot_end(q, url);
 }
@@ -540,7 +546,10 @@ void hostqueue_release(hostqueue *q, const char *url)
 
 /* A back-off that starts while an earlier one lasts (the answers of requests that were
  * in flight together) lengthens it; only one that starts after it counts in the run. */
-bool hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms)
+/* Nothing starts on s's host for ms (returns true when the host is given up, now or
+ * before); backoff_end: an answer that asked for no back-off ends the run of
+ * back-offs. */
+static bool hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms)
 {
     if (!s || s->gave_up)
         return s && s->gave_up;
@@ -571,7 +580,7 @@ bool hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms)
     return false;
 }
 
-void hostqueue_backoff_end(hq_slot *s)
+static void hostqueue_backoff_end(hq_slot *s)
 {
     if (s && !s->gave_up) {
         s->backoffs = 0;
@@ -579,7 +588,8 @@ void hostqueue_backoff_end(hq_slot *s)
     }
 }
 
-const char *hostqueue_gave_up(const hq_slot *s)
+/* Why the host was given up ("5 back-offs in a row, 5.0 s in all"), or NULL. */
+static const char *hostqueue_gave_up(const hq_slot *s)
 {
     return s ? s->gave_up : NULL;
 }
@@ -633,7 +643,9 @@ void hostqueue_latency(hostqueue *q, hq_slot *s, uint64_t ms, hq_outcome how)
     s->auto_delay = d;
 }
 
-unsigned hostqueue_server_error(hq_slot *s, bool error)
+/* An answer of the host: a 5xx (error) or not. Returns how many 5xx it gave in a row,
+ * this one included (0 after any other answer). */
+static unsigned hostqueue_server_error(hq_slot *s, bool error)
 {
     if (!s)
         return 0;

@@ -92,19 +92,10 @@ void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns, const hostq
 /* Free every slot and URL. No coroutine may be waiting in get or join. */
 void hostqueue_clear(hostqueue *q);
 
-/* The chapter's four operations. task_done takes the URL that get handed out: its
- * slot gets its request back. */
+/* put_nowait, the first of the chapter's four operations; get, task_done and join are
+ * reached through the Frontier interface (hostqueue_frontier), as the engine's host
+ * feedback is (its hosts op: back-off, claim and release, ...). */
 void hostqueue_put_nowait(hostqueue *q, const crawl_request *r);
-coro *hostqueue_get(hostqueue *q);
-void hostqueue_task_done(hostqueue *q, const char *url);
-coro *hostqueue_join(hostqueue *q);
-
-/* A download outside the Queue (a sitemap file) obeys the host's politeness too: claim
- * waits until url's host may start a request (its delay, its cap of requests in flight;
- * the host's URLs in the Queue wait meanwhile) and takes that start; release, after the
- * download, gives it back. claim never raises but CancelledError. */
-coro *hostqueue_claim(hostqueue *q, const char *url);
-void hostqueue_release(hostqueue *q, const char *url);
 static inline size_t hostqueue_qsize(const hostqueue *q)
 {
     return q->queued;
@@ -120,23 +111,14 @@ hq_slot *hostqueue_slot(hostqueue *q, const char *url);
 #define HQ_GIVE_UP_BACKOFFS 5   /* back-offs in a row before a host is given up */
 #define HQ_GIVE_UP_S        900 /* or seconds of back-off in a row */
 
-/* What the engine learns about a host. backoff: nothing starts there for ms (returns
- * true when the host is given up, now or before); backoff_end: an answer that asked
- * for no back-off ends the run of back-offs.
+/* What the engine learns about a host (the rest comes through the host feedback):
  * crawl_delay: robots.txt asks this many seconds between requests (capped by
  * max_crawl_delay; returns true when the cap applied). latency: a try took ms. */
-bool hostqueue_backoff(hostqueue *q, hq_slot *s, uint64_t ms);
-void hostqueue_backoff_end(hq_slot *s);
-/* Why the host was given up ("5 back-offs in a row, 5.0 s in all"), or NULL. */
-const char *hostqueue_gave_up(const hq_slot *s);
 bool hostqueue_crawl_delay(hostqueue *q, hq_slot *s, double secs);
 void hostqueue_latency(hostqueue *q, hq_slot *s, uint64_t ms, hq_outcome how);
-/* An answer of the host: a 5xx (error) or not. Returns how many 5xx it gave in a row,
- * this one included (0 after any other answer). */
-unsigned hostqueue_server_error(hq_slot *s, bool error);
 
 /* The polite Queue behind the Frontier interface (frontier.h), made with cfg; its
- * hosts op offers the calls above as a host_feedback. */
+ * hosts op offers the host's calls as a host_feedback. */
 frontier hostqueue_frontier(selector *loop, dns_resolver *dns, const hostqueue_config *cfg);
 
 /* The host's current delay between starts, in seconds (tests, -v); -1: no slot. */

@@ -511,7 +511,7 @@ static void got_put(redis_glue *g, redisReply *r, void *data)
         q->put_seen++;
 }
 
-void rqueue_put_nowait(rqueue *q, const crawl_request *r)
+static void rqueue_put_nowait(rqueue *q, const crawl_request *r)
 {
     if (q->error)
         return;
@@ -537,7 +537,8 @@ static void got_ack(redis_glue *g, redisReply *r, void *data)
     bad_reply(data, r, "task_done");
 }
 
-void rqueue_task_done(rqueue *q, const char *url)
+/* The URL got with rqueue_get has been dealt with: its record is written. */
+static void rqueue_task_done(rqueue *q, const char *url)
 {
     strmap_node *n = strmap_find(&q->items, url);
     if (!n)
@@ -692,7 +693,9 @@ static void rget_finally(coro *co)
 
 static const coro_def rget_def = {"get", __FILE__, rget_body, rget_finally, sizeof(rget_frame)};
 
-coro *rqueue_get(rqueue *q)
+/* Coroutine: {crawl_request * (the caller frees it, with free), 0}, waiting while there
+ * is none. */
+static coro *rqueue_get(rqueue *q)
 {
     rget_frame *f = (rget_frame *)coro_new(&rget_def);
     f->q = q;
@@ -722,24 +725,22 @@ static int rjoin_body(coro *co)
 
 static const coro_def rjoin_def = {"join", __FILE__, rjoin_body, NULL, sizeof(rjoin_frame)};
 
-coro *rqueue_join(rqueue *q)
+/* Coroutine: wait until the whole crawl (every process's) is done, or Redis failed. */
+static coro *rqueue_join(rqueue *q)
 {
     rjoin_frame *f = (rjoin_frame *)coro_new(&rjoin_def);
     f->q = q;
     return &f->co;
 }
 
-size_t rqueue_qsize(const rqueue *q)
+/* Entries this process holds: waiting for a worker, and taken and not done. */
+static size_t rqueue_qsize(const rqueue *q)
 {
     return q->nready;
 }
-size_t rqueue_unfinished(const rqueue *q)
+static size_t rqueue_unfinished(const rqueue *q)
 {
     return q->nready + q->ntaken;
-}
-const char *rqueue_error(const rqueue *q)
-{
-    return q->error;
 }
 
 /* ---- open and close ---- */
@@ -857,6 +858,8 @@ static int wait_opening(rqueue *q)
     return q->error ? -1 : 0;
 }
 
+static void rqueue_free(rqueue *q);
+
 rqueue *rqueue_new(selector *loop, const char *url, const char *identity, double claim_after,
                    const char *consumer, char *err, size_t errlen)
 {
@@ -947,7 +950,9 @@ static void drop_item(strmap_node *n)
     free_stream_entry(strmap_entry(n, stream_entry, node));
 }
 
-void rqueue_free(rqueue *q)
+/* Send what is still waiting to be sent (task_done's acknowledgements), then close.
+ * No coroutine may be waiting in get or join. */
+static void rqueue_free(rqueue *q)
 {
     if (!q)
         return;

@@ -48,24 +48,12 @@ rqueue *rqueue_new(selector *loop, const char *url, const char *identity, double
  * apart (x [0.5, 1.5) with random_delay). Every process of the crawl must give the
  * same. Call before the first get. */
 void rqueue_politeness(rqueue *q, int per_host, double delay, bool random_delay);
-/* Send what is still waiting to be sent (task_done's acknowledgements), then close.
- * No coroutine may be waiting in get or join. */
-void rqueue_free(rqueue *q);
-void rqueue_put_nowait(rqueue *q, const crawl_request *r);
-/* Coroutine: {crawl_request * (the caller frees it, with free), 0}, waiting while there
- * is none. */
-coro *rqueue_get(rqueue *q);
-/* The URL got with rqueue_get has been dealt with: its record is written. */
-void rqueue_task_done(rqueue *q, const char *url);
-/* Coroutine: wait until the whole crawl (every process's) is done, or Redis failed. */
-coro *rqueue_join(rqueue *q);
-/* Entries this process holds: waiting for a worker, and taken and not done. */
-size_t rqueue_qsize(const rqueue *q);
-size_t rqueue_unfinished(const rqueue *q);
-/* The failure that ended the crawl for this process, or NULL. */
-const char *rqueue_error(const rqueue *q);
-/* q behind the Frontier interface (frontier.h): its error op says rqueue_error's
- * failure as "--frontier: ..." (the option it comes from), its free is rqueue_free. */
+/* q behind the Frontier interface (frontier.h), the only way to its operations
+ * (redisqueue.c): put_nowait, get, task_done, join (the whole crawl's, every process's),
+ * qsize and unfinished (the entries this process holds); its error op says the failure
+ * that ended the crawl for this process as "--frontier: ..." (the option it comes
+ * from); its free sends what is still waiting to be sent (task_done's
+ * acknowledgements), then closes. */
 frontier rqueue_frontier(rqueue *q);
 
 #endif
