@@ -212,20 +212,23 @@ static spider_middleware make_tmw(tmw *m)
                                .process_start_requests = tmw_start};
 }
 
-static spider_middleware make_a(engine *e)
+static int make_a(engine *e, spider_middleware *out, char *err, size_t errlen)
 {
-    (void)e;
-    return make_tmw(&mw_a);
+    (void)e, (void)err, (void)errlen;
+    *out = make_tmw(&mw_a);
+    return 0;
 }
-static spider_middleware make_b(engine *e)
+static int make_b(engine *e, spider_middleware *out, char *err, size_t errlen)
 {
-    (void)e;
-    return make_tmw(&mw_b);
+    (void)e, (void)err, (void)errlen;
+    *out = make_tmw(&mw_b);
+    return 0;
 }
-static spider_middleware make_c(engine *e)
+static int make_c(engine *e, spider_middleware *out, char *err, size_t errlen)
 {
-    (void)e;
-    return make_tmw(&mw_c);
+    (void)e, (void)err, (void)errlen;
+    *out = make_tmw(&mw_c);
+    return 0;
 }
 
 static int make_spider(engine *e, spider *out, char *err, size_t errlen)
