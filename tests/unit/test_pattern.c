@@ -272,6 +272,8 @@ static void test_posix_syntax(void **state)
     check_match("[^]x]y", "http://h/xy", N);
     check_match("[a-c]+-(x|y)?z", "http://h/cab-z", Y);
     check_match("a{,2}", "http://h/a{,2}", Y); /* not a repeat count: literal */
+    check_match("[\\d]", "http://h/1", Y);     /* an escape in brackets, unlike ERE */
+    check_match("[\\d]", "http://h/d", N);
     check_match("(?i)\\.PDF$", "http://h/a.pdf", Y);
     check_match("(?i:PRIVATE)/", "http://h/private/", Y);
     check_match("(?:docs|blog)/", "http://h/blog/1", Y);
