@@ -92,33 +92,38 @@ static void plain_init(void)
 
 /* ---- the refusals: a scan of the text ---- */
 
-/* A repeat count "{m}", "{m,}" or "{m,n}" at s (PCRE2 10.42 reads no other "{" as one):
- * its length, with its largest number in *max; 0 when s is a literal "{". */
+/* A repeat count at s, "{m}", "{m,}" or "{m,n}" (PCRE2 10.42's), or "{,n}" and the
+ * same with spaces inside (later PCRE2's; literals to 10.42, read as counts here all the
+ * same, so that no version's count escapes the bound): its length, with its largest
+ * number in *max; 0 when s is a literal "{". */
 static size_t repeat_count(const char *s, unsigned long *max)
 {
     size_t i = 1;
-    unsigned long v = 0, top = 0;
-    int numbers = 0;
+    unsigned long top = 0;
+    int numbers = 0, commas = 0;
     for (;;) {
-        size_t start = i;
-        v = 0;
-        while (s[i] >= '0' && s[i] <= '9') {
-            if (v < 1000000)
-                v = v * 10 + (unsigned long)(s[i] - '0');
+        while (s[i] == ' ')
             i++;
-        }
-        if (i > start) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            unsigned long v = 0;
+            while (s[i] >= '0' && s[i] <= '9') {
+                if (v < 1000000)
+                    v = v * 10 + (unsigned long)(s[i] - '0');
+                i++;
+            }
             numbers++;
             if (v > top)
                 top = v;
-        } else if (numbers == 0 || s[i] != '}') {
-            return 0; /* "{", "{,n}", "{m,,": literals to PCRE2 10.42 */
+            continue;
         }
-        if (s[i] == '}')
+        if (s[i] == ',' && commas == 0) {
+            commas++;
+            i++;
+            continue;
+        }
+        if (s[i] == '}' && numbers > 0 && numbers <= commas + 1)
             break;
-        if (s[i] != ',' || numbers != 1)
-            return 0;
-        i++;
+        return 0;
     }
     *max = top;
     return i + 1;
@@ -158,6 +163,12 @@ static bool scan(const char *src, char *why, size_t whylen)
                                   "back-references and subroutine calls are refused");
                 if (d == 'K')
                     return refuse(why, whylen, i, "\\K is refused");
+            }
+            if (src[i + 2] == '{' && d && strchr("xopPN", d)) {
+                /* \x{HH}, \o{OOO}, \p{Name}: braces that hold no repeat count */
+                const char *close = strchr(src + i + 2, '}');
+                i = close ? (size_t)(close - src) + 1 : i + 2;
+                continue;
             }
             i += d ? 2 : 1;
             continue;

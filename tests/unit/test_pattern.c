@@ -71,6 +71,9 @@ static void test_refused_constructs(void **state)
     check_refused("a{101}", "repeat count above 100");
     check_refused("a{0,101}", "repeat count above 100");
     check_refused("a{200,}", "repeat count above 100");
+    check_refused("a{,200}", "repeat count above 100");  /* a count in PCRE2 10.43 */
+    check_refused("a{ 200 }", "repeat count above 100"); /* the same */
+    check_refused("a{1,2,3}b{1000}", "repeat count above 100");
     /* hung glibc's regexec on a 3,000-byte URL */
     check_refused("(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1Z", "back-references");
     check_refused("(a)\\1", "back-references");
@@ -271,8 +274,10 @@ static void test_posix_syntax(void **state)
     check_match("[]x]", "http://h/]", Y);
     check_match("[^]x]y", "http://h/xy", N);
     check_match("[a-c]+-(x|y)?z", "http://h/cab-z", Y);
-    check_match("a{,2}", "http://h/a{,2}", Y); /* not a repeat count: literal */
-    check_match("[\\d]", "http://h/1", Y);     /* an escape in brackets, unlike ERE */
+    check_match("a{,2}", "http://h/a{,2}", Y);                  /* not a repeat count: literal */
+    check_match("\\x{41}\\o{102}\\x{0043}", "http://h/ABC", Y); /* braces, not counts */
+    check_match("\\o{377}", "http://h/a", N);
+    check_match("[\\d]", "http://h/1", Y); /* an escape in brackets, unlike ERE */
     check_match("[\\d]", "http://h/d", N);
     check_match("(?i)\\.PDF$", "http://h/a.pdf", Y);
     check_match("(?i:PRIVATE)/", "http://h/private/", Y);
