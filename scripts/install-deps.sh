@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(gcc make cmake pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev zlib1g-dev libcmocka-dev
-          libsqlite3-dev libhiredis-dev redis-server gdb openssl valgrind wget liblua5.4-dev)
+          libsqlite3-dev libpcre2-dev libhiredis-dev redis-server gdb openssl valgrind wget liblua5.4-dev)
 # nginx-light: the HTTP/2 test's server (scenario.h2; it is skipped without it)
 packages+=(nginx-light)
 packages+=(tmux)   # test_summary: crawl-queue's progress line in a terminal (a tmux pane)

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "log.h"
 #include "outpaths.h"
+#include "pattern.h"
 #include "selector.h"
 #include "url.h"
 
@@ -16,7 +17,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -224,14 +224,12 @@ static int parse_choice(const char *prog, const char *opt, const char *arg, cons
 /* Catch a bad --exclude now, as bad usage, rather than later as a fatal error. */
 static int check_regex(const char *prog, const char *arg)
 {
-    regex_t re;
-    int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
-    if (rc == 0) {
-        regfree(&re);
+    char why[256];
+    pattern *re = pattern_compile(arg, why, sizeof why);
+    if (re) {
+        pattern_free(re);
         return CLI_OK;
     }
-    char why[128];
-    regerror(rc, &re, why, sizeof why);
     return usage_error(prog, "--exclude: bad regex '%s': %s", arg, why);
 }
 
@@ -273,8 +271,8 @@ static void print_help(const char *prog, const char *default_transport, const cl
            "      --max-tasks N       fetches in progress at once, 1 to 1000000 [100]\n"
            "      --max-redirect N    redirects followed per URL, 0 to 1000 [10]\n"
            "      --max-tries N       attempts per URL, 1 to 100 [4]\n"
-           "      --exclude REGEX     skip URLs matching this POSIX extended regex\n"
-           "                          (repeatable: any of them) [none]\n"
+           "      --exclude REGEX     skip URLs matching this regex (PCRE2 with limits:\n"
+           "                          README.md; repeatable: any of them) [none]\n"
            "      --strict            only the roots' hosts, with or without www. [on]\n"
            "      --lenient           any host in the roots' domains [off]\n"
            "      --selector NAME     event loop backend: %s [%s]\n"

@@ -9,11 +9,12 @@
 
 #include "alloc.h"
 #include "libmem.h"
+#include "log.h"
+#include "pattern.h"
 #include "seen.h"
 
 #include <curl/curl.h>
 #include <pthread.h>
-#include <regex.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -469,7 +470,7 @@ int url_split(const char *url, char **scheme, char **host, int *port, char **pat
 struct url_policy {
     bool strict;
     size_t nexclude; /* the --exclude patterns: a URL matching one is excluded */
-    regex_t *exclude;
+    pattern **exclude;
     seen_set *root_domains; /* crawling.py's root_domains */
     uint64_t version;       /* changes with every root added; see allowed_cached */
 };
@@ -524,15 +525,14 @@ int url_policy_exclude(url_policy *p, const char *exclude, char *err, size_t err
     /* As in crawling.py, an empty pattern means no pattern. */
     if (!exclude || !exclude[0])
         return 0;
-    p->exclude = xreallocarray(p->exclude, p->nexclude + 1, sizeof *p->exclude);
-    int rc = regcomp(&p->exclude[p->nexclude], exclude, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char msg[256];
-        regerror(rc, &p->exclude[p->nexclude], msg, sizeof(msg));
-        snprintf(err, errlen, "bad exclude regex '%s': %s", exclude, msg);
+    char why[256];
+    pattern *re = pattern_compile(exclude, why, sizeof why);
+    if (!re) {
+        snprintf(err, errlen, "bad exclude regex '%s': %s", exclude, why);
         return -1;
     }
-    p->nexclude++;
+    p->exclude = xreallocarray(p->exclude, p->nexclude + 1, sizeof *p->exclude);
+    p->exclude[p->nexclude++] = re;
     return 0;
 }
 
@@ -541,7 +541,7 @@ void url_policy_free(url_policy *p)
     if (!p)
         return;
     for (size_t i = 0; i < p->nexclude; i++)
-        regfree(&p->exclude[i]);
+        pattern_free(p->exclude[i]);
     free(p->exclude);
     seen_free(p->root_domains);
     free(p);
@@ -549,9 +549,15 @@ void url_policy_free(url_policy *p)
 
 bool url_policy_excluded(const url_policy *p, const char *url)
 {
-    for (size_t i = 0; p && i < p->nexclude; i++)
-        if (regexec(&p->exclude[i], url, 0, NULL, 0) == 0)
+    for (size_t i = 0; p && i < p->nexclude; i++) {
+        int rc = pattern_match(p->exclude[i], url);
+        if (rc == PATTERN_LIMIT && pattern_first_limit(p->exclude[i]))
+            log_warn("exclude pattern %zu reached a match limit on a %zu-byte URL: such URLs"
+                     " are excluded (warned once)",
+                     i + 1, strlen(url));
+        if (rc != PATTERN_NO_MATCH) /* a limit reached: excluded, the safe side */
             return true;
+    }
     return false;
 }
 

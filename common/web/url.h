@@ -37,13 +37,15 @@ typedef struct url_policy url_policy;
 
 /* strict: crawling.py's default (a root host, or the same with/without "www.";
  * IP literals match only themselves). lenient: the last two labels of the host.
- * exclude: a POSIX extended regex, or NULL. Returns NULL with a message in err when
- * the regex does not compile ("bad --exclude regex '(': ..."). */
+ * exclude: a regex (pattern.h: PCRE2 with limits), or NULL. Returns NULL with a message
+ * in err when the regex does not compile or is refused ("bad exclude regex '(': ..."). */
 url_policy *url_policy_new(bool strict, const char *exclude, char *err, size_t errlen);
 /* One more exclude pattern (--exclude is repeatable: a URL matching any is excluded).
  * 0, or -1 with the message in err (the policy is unchanged). */
 int url_policy_exclude(url_policy *p, const char *exclude, char *err, size_t errlen);
-/* Whether url matches an exclude pattern (whatever its host). */
+/* Whether url matches an exclude pattern (whatever its host). A match stopped by a
+ * limit (pattern.h) counts as a match: the URL is excluded, and a warning says so once
+ * per pattern. */
 bool url_policy_excluded(const url_policy *p, const char *url);
 void url_policy_free(url_policy *p);
 /* Allow this root URL's host (as crawling.py's root_domains). Returns 0 or -1. */

@@ -226,15 +226,33 @@ static coro *seed_sitemaps(engine *e)
     return sitemaps_seed(e, settings_of(engine_app(e))->ignore_robots);
 }
 
-static spider_middleware make_depth(engine *e)
+static int make_depth(engine *e, spider_middleware *out, char *err, size_t errlen)
 {
-    return depth_middleware(e, settings_of(engine_app(e))->max_depth);
+    (void)err, (void)errlen;
+    *out = depth_middleware(e, settings_of(engine_app(e))->max_depth);
+    return 0;
 }
 
-static spider_middleware make_scope(engine *e)
+/* --include: every pattern compiles (the command line has checked them), or the crawl
+ * does not start — a pattern skipped would widen the scope. */
+static int make_scope(engine *e, spider_middleware *out, char *err, size_t errlen)
 {
     const settings *s = settings_of(engine_app(e));
-    return scope_middleware(s->include.v, s->include.n);
+    return scope_middleware(s->include.v, s->include.n, out, err, errlen);
+}
+
+static int make_referrer(engine *e, spider_middleware *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    *out = referrer_middleware(e);
+    return 0;
+}
+
+static int make_requisites(engine *e, spider_middleware *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    *out = requisites_middleware(e);
+    return 0;
 }
 
 /* --spider FILE.lua: the spider the command line's checks loaded (settings.c). */
@@ -293,10 +311,9 @@ const extension registry[] = {
      * links), through depth (drops the deep links, counted), down to scope (filters
      * the links, not the requisites). */
     {"scope", EXT_SPIDER_MW, 500, on_include, .make_spider_middleware = make_scope},
-    {"referrer", EXT_SPIDER_MW, 700, on_referrer, .make_spider_middleware = referrer_middleware},
+    {"referrer", EXT_SPIDER_MW, 700, on_referrer, .make_spider_middleware = make_referrer},
     {"depth", EXT_SPIDER_MW, 900, on_depth, .make_spider_middleware = make_depth},
-    {"requisites", EXT_SPIDER_MW, 950, on_requisites,
-     .make_spider_middleware = requisites_middleware},
+    {"requisites", EXT_SPIDER_MW, 950, on_requisites, .make_spider_middleware = make_requisites},
     /* Spiders: the first enabled is the crawl's (none: the default, spider.h). */
     {"lua", EXT_SPIDER, 100, on_spider, .make_spider = make_lua},
     {"extract", EXT_SPIDER, 200, on_extract, .make_spider = make_extract},
@@ -351,7 +368,9 @@ int registry_assemble(app *a, const extension *rows, size_t n, frontier *fr, eng
     }
     k = enabled_rows(a, rows, n, EXT_SPIDER_MW, on);
     for (size_t i = 0; i < k; i++) {
-        spider_middleware m = on[i]->make_spider_middleware(*e);
+        spider_middleware m;
+        if (on[i]->make_spider_middleware(*e, &m, err, errlen) < 0)
+            goto fail;
         engine_add_spider_middleware(*e, &m);
         log_debug("registry: spider middleware %d %s", on[i]->order, on[i]->name);
     }

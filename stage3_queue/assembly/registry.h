@@ -47,7 +47,7 @@ typedef struct extension {
     downloader_middleware (*make_middleware)(engine *e);
     int (*make_pipeline)(engine *e, item_pipeline *out, char *err, size_t errlen);
     coro *(*seed)(engine *e);
-    spider_middleware (*make_spider_middleware)(engine *e);
+    int (*make_spider_middleware)(engine *e, spider_middleware *out, char *err, size_t errlen);
     int (*make_spider)(engine *e, spider *out, char *err, size_t errlen);
 } extension;
 

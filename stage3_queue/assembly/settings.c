@@ -4,7 +4,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "cookiejar.h"
 #include "curlglue.h"
 #include "http.h"
+#include "pattern.h"
 #include "recrawl_db.h"
 #include "redisurl.h"
 #include "alloc.h"
@@ -143,18 +143,16 @@ static int set_max_depth(void *s, const char *arg, char *why, size_t n)
     return 0;
 }
 
-/* --include REGEX (the last one given): a POSIX extended regex, checked now. */
+/* --include REGEX (the last one given): a regex as --exclude's (pattern.h), checked now. */
 static int check_include(void *p, const char *arg, char *why, size_t n)
 {
     (void)p;
-    regex_t re;
-    int rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
-    if (rc == 0) {
-        regfree(&re);
+    char msg[256];
+    pattern *re = pattern_compile(arg, msg, sizeof msg);
+    if (re) {
+        pattern_free(re);
         return 0;
     }
-    char msg[128];
-    regerror(rc, &re, msg, sizeof msg);
     snprintf(why, n, "--include: bad regex '%s': %s", arg, msg);
     return -1;
 }
@@ -269,8 +267,8 @@ static const cli_flag rows[] = {
              "only) [no limit]"},
     {.name = "include", .arg = CLI_ARG_LIST, .metavar = "REGEX", .offset = AT(include),
      .set = check_include,
-     .help = "follow only links matching one of these POSIX\n"
-             "extended regexes (repeatable) [all]"},
+     .help = "follow only links matching one of these\n"
+             "regexes (repeatable; as --exclude's) [all]"},
     {.name = "requisites", .arg = CLI_ARG_NONE, .offset = AT(requisites),
      .help = "also fetch what each page needs to render\n"
              "(images, scripts, stylesheets), on any host"},

@@ -2,24 +2,33 @@
  * requests no --include pattern matches. It answers at once. */
 #include "scope.h"
 
-#include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "log.h"
+#include "pattern.h"
 #include "spider.h"
 
 typedef struct scope_mw {
-    regex_t *include;
+    pattern **include;
     size_t n;
 } scope_mw;
 
+/* A match stopped by a limit (pattern.h) is no match: the link is not followed, the
+ * safe side, and a warning says so once per pattern. */
 static bool in_scope(const scope_mw *m, const char *url)
 {
-    for (size_t i = 0; i < m->n; i++)
-        if (regexec(&m->include[i], url, 0, NULL, 0) == 0)
+    for (size_t i = 0; i < m->n; i++) {
+        int rc = pattern_match(m->include[i], url);
+        if (rc == PATTERN_MATCH)
             return true;
+        if (rc == PATTERN_LIMIT && pattern_first_limit(m->include[i]))
+            log_warn("scope: --include pattern %zu reached a match limit on a %zu-byte URL:"
+                     " such links are not followed (warned once)",
+                     i + 1, strlen(url));
+    }
     return false;
 }
 
@@ -44,20 +53,28 @@ static void scope_free(void *self)
 {
     scope_mw *m = self;
     for (size_t i = 0; i < m->n; i++)
-        regfree(&m->include[i]);
+        pattern_free(m->include[i]);
     free(m->include);
     free(m);
 }
 
-spider_middleware scope_middleware(const char *const *include, size_t n)
+int scope_middleware(const char *const *include, size_t n, spider_middleware *out, char *err,
+                     size_t errlen)
 {
     scope_mw *m = xcalloc(1, sizeof *m);
     m->include = xcalloc(n ? n : 1, sizeof *m->include);
-    for (size_t i = 0; i < n; i++)
-        if (regcomp(&m->include[m->n], include[i], REG_EXTENDED | REG_NOSUB) == 0)
-            m->n++;
-    return (spider_middleware){.name = "scope",
+    for (; m->n < n; m->n++) {
+        char why[256];
+        m->include[m->n] = pattern_compile(include[m->n], why, sizeof why);
+        if (!m->include[m->n]) {
+            snprintf(err, errlen, "--include: bad regex '%s': %s", include[m->n], why);
+            scope_free(m);
+            return -1;
+        }
+    }
+    *out = (spider_middleware){.name = "scope",
                                .self = m,
                                .process_spider_output = process_spider_output,
                                .free = scope_free};
+    return 0;
 }

@@ -4,7 +4,8 @@
  * process_spider_output in reverse; process_start_requests in reverse, over the start
  * requests), a callback that fails at once or in its coroutine, a middleware that
  * recovers, a callback that waits on a Future, the spider's items through the pipeline
- * with the records, and the registry's assembly of spider rows.
+ * with the records, and the registry's assembly of spider rows (a row whose maker
+ * fails — the scope middleware given a pattern that does not compile — fails it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "crawler.h"
 #include "engine.h"
 #include "registry.h"
+#include "scope.h"
 #include "scratch.h"
 #include "settings.h"
 #include "sockio.h"
@@ -212,20 +214,23 @@ static spider_middleware make_tmw(tmw *m)
                                .process_start_requests = tmw_start};
 }
 
-static spider_middleware make_a(engine *e)
+static int make_a(engine *e, spider_middleware *out, char *err, size_t errlen)
 {
-    (void)e;
-    return make_tmw(&mw_a);
+    (void)e, (void)err, (void)errlen;
+    *out = make_tmw(&mw_a);
+    return 0;
 }
-static spider_middleware make_b(engine *e)
+static int make_b(engine *e, spider_middleware *out, char *err, size_t errlen)
 {
-    (void)e;
-    return make_tmw(&mw_b);
+    (void)e, (void)err, (void)errlen;
+    *out = make_tmw(&mw_b);
+    return 0;
 }
-static spider_middleware make_c(engine *e)
+static int make_c(engine *e, spider_middleware *out, char *err, size_t errlen)
 {
-    (void)e;
-    return make_tmw(&mw_c);
+    (void)e, (void)err, (void)errlen;
+    *out = make_tmw(&mw_c);
+    return 0;
 }
 
 static int make_spider(engine *e, spider *out, char *err, size_t errlen)
@@ -387,11 +392,54 @@ static void test_registry_spider_rows(void **state)
     app_close(&the_app);
 }
 
+/* The scope middleware skips no pattern: one that does not compile (the command line
+ * checks them first; this is the maker's own check) fails the assembly with one line,
+ * where it used to be skipped — and with every pattern skipped, every link followed. */
+static int make_bad_scope(engine *e, spider_middleware *out, char *err, size_t errlen)
+{
+    (void)e;
+    const char *const include[] = {"/docs/", "("};
+    return scope_middleware(include, 2, out, err, errlen);
+}
+
+static const extension bad_rows[] = {
+    {"queue", EXT_FRONTIER, 1000, NULL, .make_frontier = make_queue},
+    {"scope", EXT_SPIDER_MW, 500, NULL, .make_spider_middleware = make_bad_scope},
+};
+
+static void test_scope_bad_pattern(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    spider_middleware m;
+    const char *const good[] = {"/docs/", "(?i)\\.PDF$"};
+    assert_int_equal(scope_middleware(good, 2, &m, err, sizeof err), 0);
+    assert_string_equal(m.name, "scope");
+    m.free(m.self);
+    const char *const backref[] = {"(a)\\1"};
+    assert_int_equal(scope_middleware(backref, 1, &m, err, sizeof err), -1);
+    assert_string_equal(err,
+                        "--include: bad regex '(a)\\1': back-references are refused at offset 3");
+
+    char *argv[] = {"test_spider", "-q", "http://127.0.0.1:1/", NULL};
+    app_stage stage = settings_stage("test_spider", &the_settings);
+    assert_int_equal(app_open(&the_app, 3, argv, &stage), 0);
+    frontier fr;
+    engine *e;
+    assert_int_equal(registry_assemble(&the_app, bad_rows, sizeof bad_rows / sizeof bad_rows[0],
+                                       &fr, &e, err, sizeof err),
+                     -1);
+    assert_null(e);
+    assert_string_equal(err, "--include: bad regex '(': missing closing parenthesis at offset 1");
+    app_close(&the_app);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spider_middleware_order),
         cmocka_unit_test(test_registry_spider_rows),
+        cmocka_unit_test(test_scope_bad_pattern),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -8,7 +8,9 @@
  *   referrer    by default: "referrer" in every record (null for the root), the
  *               Referer each request carried, --store's links table; none with
  *               --chapter
- *   scope       --include REGEX (repeatable) with --exclude REGEX (repeatable)
+ *   scope       --include REGEX (repeatable) with --exclude REGEX (repeatable); the
+ *               patterns refused (exit 2, one line, at once), and a match stopped by
+ *               a limit: not followed for --include, excluded for --exclude
  *   requisites  --requisites: a page with each kind of requisite (CSS url() in a
  *               stylesheet, a <style> and a style attribute, srcset, an offsite image)
  *               — each requested once, "requisite": true
@@ -271,6 +273,74 @@ static void test_include_exclude(void **state)
     stop_sites();
 }
 
+/* A match that a limit stops (pattern.h) is taken on the safe side: for --include the
+ * link is not followed, for --exclude it is excluded; a warning says so, once. */
+static void test_pattern_limits(void **state)
+{
+    (void)state;
+    stop_sites(); /* an earlier test's, had it failed */
+    char longpath[80] = "/";
+    memset(longpath + 1, 'a', 64);
+    longpath[65] = '\0';
+    char text[512];
+    snprintf(text, sizeof text, "page /\n  link /b /x %s\npage /b\npage /x\npage %s\n", longpath,
+             longpath);
+    testsite *ts = start("limits", "127.0.0.1", 0, text);
+    /* exponential backtracking on 64 'a's: the step budget stops it; "/b" matches at
+     * once, "/x" fails at once (nothing in the site's URLs but these holds a, b or c) */
+    const char *hostile = "(a*)*[bc]";
+    crawl_run r;
+    crawl(&r, ts->url, "--include", hostile, NULL);
+    assert_int_equal(requests("limits", "/b", NULL, 0), 1);
+    assert_int_equal(requests("limits", "/x", NULL, 0), 0);
+    assert_int_equal(requests("limits", longpath, NULL, 0), 0);
+    assert_non_null(strstr(r.err, "reached a match limit"));
+    assert_int_equal(r.nrecords, 2);
+    crawl_run_free(&r);
+
+    crawl(&r, ts->url, "--exclude", hostile, NULL);
+    assert_int_equal(requests("limits", "/b", NULL, 0), 1); /* not again */
+    assert_int_equal(requests("limits", "/x", NULL, 0), 1);
+    assert_int_equal(requests("limits", longpath, NULL, 0), 0);
+    assert_non_null(strstr(r.err, "reached a match limit"));
+    assert_int_equal(r.nrecords, 2);
+    crawl_run_free(&r);
+    stop_sites();
+}
+
+/* A pattern that cannot be bounded is bad usage: exit 2 and one line, at once and in
+ * little memory, for --exclude (the crawl core's) and --include (the scope's). With
+ * glibc's regcomp the first took 15 GB; the second hung regexec on a long URL. */
+static void test_bad_patterns(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *src, *why;
+    } bad[] = {
+        {"((a{1,200}){1,200}){1,200}", "a repeat count above 100 is refused"},
+        {"(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1Z", "back-references are refused"},
+        {"(?=.*X)", "lookarounds"},
+        {"(", "missing closing parenthesis"},
+    };
+    const char *const flags[] = {"--exclude", "--include"};
+    for (size_t f = 0; f < 2; f++)
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            char *argv[] = {bin("crawl-queue"), (char *)flags[f], (char *)bad[i].src,
+                            "http://127.0.0.1:9/", NULL};
+            crawl_run r;
+            assert_int_equal(run_crawler(&r, argv, 30), 0);
+            char want[160];
+            snprintf(want, sizeof want, "%s: bad regex '%s': %s", flags[f], bad[i].src, bad[i].why);
+            if (!crawl_run_one_line(&r, 2, want))
+                fail_msg("%s '%s': want exit 2 and one line with '%s': %s", flags[f], bad[i].src,
+                         want, crawl_run_describe(&r));
+            /* ~20 ms and ~12 MB measured; the bounds leave room for a loaded machine */
+            if (r.seconds > 2.0 || r.maxrss_kb > 64 * 1024)
+                fail_msg("%s '%s': %.2f s, %ld KB", flags[f], bad[i].src, r.seconds, r.maxrss_kb);
+            crawl_run_free(&r);
+        }
+}
+
 /* ---- requisites ---- */
 
 static void test_requisites(void **state)
@@ -353,10 +423,9 @@ static void test_requisites(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_depth),
-        cmocka_unit_test(test_referrer),
-        cmocka_unit_test(test_include_exclude),
-        cmocka_unit_test(test_requisites),
+        cmocka_unit_test(test_depth),           cmocka_unit_test(test_referrer),
+        cmocka_unit_test(test_include_exclude), cmocka_unit_test(test_bad_patterns),
+        cmocka_unit_test(test_pattern_limits),  cmocka_unit_test(test_requisites),
     };
     return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }
