@@ -23,13 +23,17 @@
 # scripts/exercise.sh prebuild, check --prebuilt), so no row is ever graded with
 # another copy's programs, and N copies are graded at once.
 #
+# A student's check-exercise (scripts/exercise.sh check) builds and runs the public
+# tests this same way (prebuild, check --prebuilt, ASan+UBSan, the same limits), so a
+# copy's public tests score the same there and here.
+#
 # Hidden tests: docs/exercises/NAME/hidden.conf (or GRADE_HIDDEN=FILE, a set the
 # teacher keeps elsewhere; GRADE_HIDDEN=none for none). scripts/handout.sh leaves
 # hidden.conf out of a handout; students' check-exercise never runs it.
 #
 # Environment: GRADE_BUILD (build-grade-NAME), GRADE_CSV (GRADE_BUILD/grade.csv),
 # GRADE_JOBS (N when -j is not given), EXERCISE_TOTAL_LIMIT (seconds for the tests of
-# one copy, 300), EXERCISE_MEMORY_MB (RSS of one test process, 1024) and the other
+# one copy, 300: scripts/exercise.sh's for a graded copy), EXERCISE_MEMORY_MB (RSS of one test process, 1024) and the other
 # limits of scripts/exercise.sh.
 set -uo pipefail
 
@@ -74,7 +78,6 @@ build=${GRADE_BUILD:-$ROOT/build-grade-$name}
 mkdir -p "$build/logs" "$build/results" "$build/jobs"
 build=$(cd "$build" && pwd)
 csv=${GRADE_CSV:-$build/grade.csv}
-export EXERCISE_TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-300}
 
 # The submissions: NAME -> file.
 subs=() files=()
@@ -168,7 +171,8 @@ for i in "${!subs[@]}"; do
     fi
     hung=$(grep -oE 'hung: stopped after [0-9]+ s' "$log" | grep -oE '[0-9]+' | sort -n | tail -n1)
     [ -n "$hung" ] && notes+=("hung: stopped after $hung s")
-    grep -q 'ran into EXERCISE_TOTAL_LIMIT' "$log" && notes+=("stopped at the copy's limit, ${EXERCISE_TOTAL_LIMIT} s")
+    limit=$(sed -nE 's/^note: the tests ran into EXERCISE_TOTAL_LIMIT \(([0-9]+) s\)$/\1/p' "$log" | tail -n1)
+    [ -n "$limit" ] && notes+=("stopped at the copy's limit, $limit s")
     sig=$(grep -oE '(exit status|did not finish: exit status) 1[3-5][0-9]' "$log" | grep -oE '[0-9]+$' |
           grep -vxE '137' | head -n1)
     [ -n "$sig" ] && notes+=("crashed: signal $((sig - 128))")
@@ -218,8 +222,9 @@ Memory or undefined-behaviour bugs the sanitizers found: $findings."
     [ -n "$note" ] && overall="$overall
 Notes: $note."
     [[ $note == *hung:* ]] && overall="$overall
-A test hung (it was stopped): a loop that never ends, or a memory bug; the sanitizer build names those:
-  make -f Makefile.tutorial check-exercise EX=$name SANITIZE=1"
+A test hung (it was stopped): a loop that never ends, or a memory bug. check-exercise runs the public
+tests as they were run here, with the same sanitizers and limits:
+  make -f Makefile.tutorial check-exercise EX=$name"
     why="it did not run: the test program stopped before it (a crash, or its time limit)"
     [[ $note == *"does not compile"* ]] && why="it did not run: the copy does not compile (${note#does not compile: })"
     awk -F'\t' -v overall="$overall" -v secs="$secs" -v why="$why" -v mine="$build/results/$sub/results.tsv" '

@@ -15,6 +15,9 @@
 #    follow the next shelf, one that never downloads the API's ratings and one that
 #    loops forever in parse: full marks for ours, some points for the others, each
 #    failure with its hint.
+# 4. two copies of stage 1's fetcher.c: ours, and one whose read_response reads the
+#    Fetcher after fetcher_succeeded freed it. The use-after-free scores below full
+#    marks, and the same in a student's check-exercise as in the grading's public tests.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: grade_test.sh BUILDDIR}/grade-selftest
@@ -132,18 +135,22 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not all("d
     "$out/build/results/no-compile/results.json" &&
     echo "ok    no-compile: each test of its results.json says the copy does not compile" ||
     bad "no-compile: its results.json does not say why each test failed"
-grep -q 'check-exercise EX=stage3-queue SANITIZE=1' "$out/build/results/infinite-loop/results.json" &&
-    echo "ok    infinite-loop: its results.json suggests the sanitizer run" || bad "infinite-loop: no sanitizer hint in its results.json"
+grep -q 'same sanitizers and limits:\\n  make -f Makefile.tutorial check-exercise EX=stage3-queue"' \
+    "$out/build/results/infinite-loop/results.json" &&
+    echo "ok    infinite-loop: its results.json suggests check-exercise, run as graded" ||
+    bad "infinite-loop: no check-exercise hint in its results.json"
 
-# A student's check-exercise of the endless loop (a plain build, no sanitizer): the
-# hung cases say so, and the end suggests the sanitizer run.
+# A student's plain check-exercise (--plain: no sanitizer) of the endless loop: the
+# hung cases say so, the end suggests the graded run (the sanitizers), and it says
+# the score may differ from grading's.
 EXERCISE_TOTAL_LIMIT=15 bash "$here/scripts/exercise.sh" check "$name" --source "$class/infinite-loop.c" \
-    --build "$out/student" >"$out/student.log" 2>&1
+    --build "$out/student" --plain >"$out/student.log" 2>&1
 if grep -qE '^        hung: stopped after [0-9]+ s$' "$out/student.log" &&
-   grep -qF 'make -f Makefile.tutorial check-exercise EX=stage3-queue SANITIZE=1' "$out/student.log"; then
-    echo "ok    check-exercise on the endless loop: hung noted, the sanitizer run suggested"
+   grep -qxF '      build names it:  make -f Makefile.tutorial check-exercise EX=stage3-queue' "$out/student.log" &&
+   [ "$(grep -c '^note: a plain build, without ASan+UBSan' "$out/student.log")" = 2 ]; then
+    echo "ok    plain check-exercise on the endless loop: hung noted, the graded run suggested, the plain build said"
 else
-    bad "check-exercise on the endless loop: no hung note or no SANITIZE=1 hint ($out/student.log)"
+    bad "plain check-exercise on the endless loop: no hung note, no graded-run hint or no plain-build note ($out/student.log)"
 fi
 
 # ---- 2. stage3-robots: answering with decide() (parking forgotten) loses points ----
@@ -190,4 +197,37 @@ grep -qF 'hint: Some pages name their rating' "$out/spider-build/logs/no-api.log
     echo "ok    no-api: the hint names download()" || bad "no-api: no hint about download()"
 grep -qF 'spider error' "$out/spider-build/logs/endless.log" &&
     echo "ok    endless: its records say the spider was stopped" || bad "endless: no spider error in its log"
+# ---- 4. stage1-read_response: a use-after-free, at home and at grading --------------
+s1=$out/stage1-class
+rm -rf "$s1" "$out/stage1-home"
+mkdir -p "$s1"
+fet=$here/stage1_callbacks/fetcher.c
+cp "$fet" "$s1/reference.c"
+# After fetcher_succeeded (whose done callback frees the Fetcher), f is read.
+awk '/^        fetcher_succeeded\(f, false\);$/ && !done {
+         print "    {"; print; print "        if (f->sock >= 0)"; print "            return;"; print "    }"; done = 1; next }
+     { print }
+     END { if (!done) exit 1 }' "$fet" >"$s1/use-after-free.c" ||
+    { echo "grade_test: read_response's fetcher_succeeded(f, false) not found in $fet"; exit 1; }
+GRADE_BUILD=$out/stage1-build GRADE_CSV=$out/stage1.csv \
+    bash "$here/scripts/grade.sh" -j 2 stage1-read_response "$s1" ||
+    { echo "grade_test: grade.sh exited $? on stage1-read_response"; exit 1; }
+CSV=$out/stage1.csv
+expect reference "full marks" '[ "$score" = "$max" ] && [ "$passed" = "$total" ] && [ -z "$findings$notes" ]'
+expect use-after-free "below full marks, the heap-use-after-free named in read_response" \
+    '[ "$score" -lt "$max" ] && [[ $findings =~ "heap-use-after-free in read_response fetcher.c:"[0-9]+ ]]'
+# The student's check-exercise of the same copy: its points are the grading's public ones.
+bash "$here/scripts/exercise.sh" check stage1-read_response --source "$s1/use-after-free.c" \
+    --build "$out/stage1-home" >"$out/stage1-home.log" 2>&1
+home=$(sed -n 's/^points: //p' "$out/stage1-home.log" | tail -n1)
+graded=$(awk -F'\t' '$1 == "public" { m += $5; if ($4 == "PASS") s += $5 } END { printf "%d/%d", s, m }' \
+    "$out/stage1-build/results/use-after-free/results.tsv")
+if [ -n "$home" ] && [ "$home" = "$graded" ] && [ "${home%/*}" -lt "${home#*/}" ]; then
+    echo "ok    use-after-free: check-exercise scores it $home, as the grading's public tests do"
+else
+    bad "use-after-free: check-exercise scores it '$home', the grading's public tests $graded ($out/stage1-home.log)"
+fi
+grep -q '^SANITIZER  heap-use-after-free in read_response fetcher.c:[0-9]*' "$out/stage1-home.log" &&
+    echo "ok    use-after-free: check-exercise names the heap-use-after-free" ||
+    bad "use-after-free: check-exercise does not name the heap-use-after-free ($out/stage1-home.log)"
 exit $fail

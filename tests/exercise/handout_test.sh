@@ -105,7 +105,7 @@ left=$(ctest --test-dir "$out/configured" -N -L exercise 2>/dev/null | sed -n 's
 [ "$left" = 0 ] && ok "no exercise test registered in the handout" || bad "exercise tests in the handout: $left"
 
 # The grader, in the handout, on our stage 1 solution.
-if (cd "$copy" && EXERCISE_CRAWL_LIMIT=10 bash scripts/exercise.sh check stage1-read_response \
+if (cd "$copy" && EXERCISE_CRAWL_LIMIT=10 bash scripts/exercise.sh check stage1-read_response --plain \
         --source "$here/stage1_callbacks/fetcher.c" --build "$out/grade") >"$out/grade.log" 2>&1; then
     ok "the grader in the handout: $(tail -n1 "$out/grade.log")"
 else
