@@ -213,10 +213,13 @@ done
 
 # Gradescope's results.json (its autograder's format): a test per case, the hidden ones
 # shown once the grades are published; the notes and findings as the overall output.
+# With hidden tests, what a student sees before that holds no hidden point: the top
+# level (its score, the total) is after_published too, each public test is visible with
+# its points, and the overall output gives the public tests' score only.
 for i in "${!subs[@]}"; do
     sub=${subs[$i]}
     IFS='|' read -r passed total points findings secs note <<<"${rows[$i]}"
-    overall="$name: $passed/${total:-$extotal} tests passed, $points/$max_score points."
+    overall=""
     [ -n "$findings" ] && overall="$overall
 Memory or undefined-behaviour bugs the sanitizers found: $findings."
     [ -n "$note" ] && overall="$overall
@@ -227,7 +230,8 @@ tests as they were run here, with the same sanitizers and limits:
   make -f Makefile.tutorial check-exercise EX=$name"
     why="it did not run: the test program stopped before it (a crash, or its time limit)"
     [[ $note == *"does not compile"* ]] && why="it did not run: the copy does not compile (${note#does not compile: })"
-    awk -F'\t' -v overall="$overall" -v secs="$secs" -v why="$why" -v mine="$build/results/$sub/results.tsv" '
+    awk -F'\t' -v overall="$overall" -v secs="$secs" -v why="$why" -v mine="$build/results/$sub/results.tsv" \
+        -v name="$name" -v passed="$passed" -v total="${total:-$extotal}" -v points="$points" -v max="$max_score" '
         function esc(s) {
             gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s)
             gsub(/\r/, "\\r", s); gsub(/\n/, "\\n", s); gsub(/[\001-\037]/, " ", s); return s }
@@ -243,13 +247,20 @@ tests as they were run here, with the same sanitizers and limits:
             text = ran ? (ok ? "" : slurp(out[k])) : why
             if (!ok && text == "") text = "failed"
             score += ok ? $4 : 0
+            if ($1 == "hidden") nhid++
+            else { pub_n++; pub_ok += ok; pub_score += ok ? $4 : 0; pub_max += $4 }
             t[++n] = sprintf("    {\"name\": \"%s\", \"score\": %s, \"max_score\": %s, \"status\": \"%s\", \"output\": \"%s\", \"visibility\": \"%s\"}",
                 esc($2 ": " $3), ok ? $4 : 0, $4, ok ? "passed" : "failed", esc(text),
                 $1 == "hidden" ? "after_published" : "visible")
         }
         END {
-            printf "{\n  \"score\": %s,\n  \"execution_time\": %d,\n  \"output\": \"%s\",\n", score + 0, secs + 0.5, esc(overall)
-            printf "  \"visibility\": \"visible\",\n  \"stdout_visibility\": \"hidden\",\n  \"tests\": [\n"
+            if (nhid)
+                head = sprintf("%s: the public tests: %d/%d passed, %d/%d points. The hidden tests, and the total score with them, are shown once the grades are published.",
+                               name, pub_ok, pub_n, pub_score, pub_max)
+            else
+                head = sprintf("%s: %s/%s tests passed, %s/%s points.", name, passed, total, points, max)
+            printf "{\n  \"score\": %s,\n  \"execution_time\": %d,\n  \"output\": \"%s\",\n", score + 0, secs + 0.5, esc(head overall)
+            printf "  \"visibility\": \"%s\",\n  \"stdout_visibility\": \"hidden\",\n  \"tests\": [\n", nhid ? "after_published" : "visible"
             for (i = 1; i <= n; i++) printf "%s%s\n", t[i], i < n ? "," : ""
             printf "  ]\n}\n"
         }' "$build/tests.tsv" >"$build/results/$sub/results.json"

@@ -17,7 +17,8 @@
 #    failure with its hint.
 # 4. two copies of stage 1's fetcher.c: ours, and one whose read_response reads the
 #    Fetcher after fetcher_succeeded freed it. The use-after-free scores below full
-#    marks, and the same in a student's check-exercise as in the grading's public tests.
+#    marks, and the same in a student's check-exercise as in the grading's public tests;
+#    before the grades are published, their results.json show no hidden point.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: grade_test.sh BUILDDIR}/grade-selftest
@@ -230,4 +231,18 @@ fi
 grep -q '^SANITIZER  heap-use-after-free in read_response fetcher.c:[0-9]*' "$out/stage1-home.log" &&
     echo "ok    use-after-free: check-exercise names the heap-use-after-free" ||
     bad "use-after-free: check-exercise does not name the heap-use-after-free ($out/stage1-home.log)"
+# Hidden points out of what a student sees before publication: the top level of each
+# results.json (the total) is not visible at once (results_json.py), and its output
+# gives the public tests' points only.
+python3 "$here/tests/exercise/results_json.py" "$out"/stage1-build/results/*/results.json ||
+    bad "a stage 1 results.json shows hidden points before publication, or is not in Gradescope's shape"
+for sub in reference use-after-free; do
+    got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["output"].split("\n")[0])' \
+        "$out/stage1-build/results/$sub/results.json")
+    pub=$(awk -F'\t' '$1 == "public" { n++; m += $5; if ($4 == "PASS") { k++; s += $5 } }
+        END { printf "%d/%d passed, %d/%d points.", k, n, s, m }' "$out/stage1-build/results/$sub/results.tsv")
+    [[ $got == "stage1-read_response: the public tests: $pub "* ]] &&
+        echo "ok    $sub: results.json's output gives the public tests' score only: $pub" ||
+        bad "$sub: results.json's output is '$got', not the public tests' $pub"
+done
 exit $fail
