@@ -15,7 +15,8 @@
 # and prints a table of the copies and one of the tests (how many copies pass each);
 # a copy that changed code outside the EXERCISE markers is flagged and its diff printed.
 # Exit status 0 once every copy has its row (1 when the tree cannot be built, 2 on bad
-# usage).
+# usage). A run first clears what an earlier one left in its folder (grade.csv, logs/,
+# results/, jobs/): one class at a time, the prebuilt tree kept.
 #
 # The project is built once, in a prebuilt tree (GRADE_BUILD/tree); then N jobs (-j N,
 # 1 by default) each take the next copy, compile only it against that tree and link
@@ -75,7 +76,7 @@ else
 fi
 
 build=${GRADE_BUILD:-$ROOT/build-grade-$name}
-mkdir -p "$build/logs" "$build/results" "$build/jobs"
+mkdir -p "$build"
 build=$(cd "$build" && pwd)
 csv=${GRADE_CSV:-$build/grade.csv}
 
@@ -90,6 +91,20 @@ for f in "$dir"/*/"$base"; do
     subs+=("$(basename "$(dirname "$f")")") files+=("$f")
 done
 [ "${#subs[@]}" -gt 0 ] || die "$dir holds no submission (*.$ext, or */$base)"
+
+# A class at a time: what an earlier run left in this folder (its rows, logs, records,
+# job directories) goes first, so nothing of another class is read or shown with this
+# one; the prebuilt tree stays (it holds no copy of a student's).
+left=()
+for f in logs results jobs claims tests.tsv grade.csv; do
+    [ -e "$build/$f" ] && left+=("$f")
+done
+if [ "${#left[@]}" -gt 0 ]; then
+    echo "grade: clearing what the previous run left in $build: ${left[*]}"
+    for f in "${left[@]}"; do rm -rf "${build:?}/$f"; done
+fi
+rm -f "$csv"
+mkdir -p "$build/logs" "$build/results" "$build/jobs"
 
 csv_field() {
     local v=$1

@@ -14,7 +14,8 @@
 # 3. five copies of stage3-spider's Lua spider: ours, the stub, one that does not
 #    follow the next shelf, one that never downloads the API's ratings and one that
 #    loops forever in parse: full marks for ours, some points for the others, each
-#    failure with its hint.
+#    failure with its hint; then a second class graded into the same folder leaves
+#    nothing of the first.
 # 4. two copies of stage 1's fetcher.c: ours, and one whose read_response reads the
 #    Fetcher after fetcher_succeeded freed it. The use-after-free scores below full
 #    marks, and the same in a student's check-exercise as in the grading's public tests;
@@ -198,6 +199,22 @@ grep -qF 'hint: Some pages name their rating' "$out/spider-build/logs/no-api.log
     echo "ok    no-api: the hint names download()" || bad "no-api: no hint about download()"
 grep -qF 'spider error' "$out/spider-build/logs/endless.log" &&
     echo "ok    endless: its records say the spider was stopped" || bad "endless: no spider error in its log"
+# A second class graded into the same folder: nothing of the first is left there.
+nc=$out/spider-class-2
+rm -rf "$nc"
+mkdir -p "$nc"
+cp "$spi" "$nc/next-year.lua"
+GRADE_BUILD=$out/spider-build GRADE_CSV=$out/spider.csv \
+    bash "$here/scripts/grade.sh" stage3-spider "$nc" >"$out/spider-class-2.log" 2>&1 ||
+    { echo "grade_test: grade.sh exited $? on the second stage3-spider class"; exit 1; }
+first=$( (cd "$out/spider-build" && find logs results jobs -mindepth 1 -maxdepth 1) |
+    grep -vE '^(logs|results)/next-year(\.|/|$)|^jobs/1$' | paste -sd' ')
+rows=$(cut -d, -f1 "$out/spider.csv" | tail -n +2 | paste -sd' ')
+if [ -z "$first" ] && [ "$rows" = next-year ]; then
+    echo "ok    a second class in the same folder: no file of the first left, one row"
+else
+    bad "a second class in the same folder: the first's files are left (${first:-none}), rows: $rows"
+fi
 # ---- 4. stage1-read_response: a use-after-free, at home and at grading --------------
 s1=$out/stage1-class
 rm -rf "$s1" "$out/stage1-home"
