@@ -444,7 +444,7 @@ tree_build() {
     fi
     # shellcheck disable=SC2086
     if ! cmake --build "$build" -j"$JOBS" --target $targets > "$build/build.log" 2>&1; then
-        grep -E -A4 'error|warning' "$build/build.log" | head -60
+        grep -E -A4 'error|warning|undefined reference|multiple definition' "$build/build.log" | head -60
         echo "$name: 0 passed: the build failed (the whole log: $build/build.log)"
         return 1
     fi
@@ -611,7 +611,7 @@ job_build() {
     cp "$source" "$job/src/$base"
     echo "== $name: compiling $source against the prebuilt tree $tree, in $job"
     if ! bash "$job/rebuild.sh" >"$job/build.log" 2>&1; then
-        grep -E -A4 'error|warning' "$job/build.log" | head -60
+        grep -E -A4 'error|warning|undefined reference|multiple definition' "$job/build.log" | head -60
         echo "$name: 0 passed: the build failed (the whole log: $job/build.log)"
         return 1
     fi

@@ -179,7 +179,17 @@ for i in "${!subs[@]}"; do
     else
         passed=0 total=
         if grep -q ': the build failed' "$log"; then
-            notes+=("does not compile: $(grep -m1 -E "$base:[0-9]+:[0-9]+: error" "$log" | sed -E 's/^.*\/([^/]+:[0-9]+:[0-9]+: error)/\1/')")
+            # The compiler's first error in the copy; else the linker's missing (or
+            # doubly defined) symbol; else the build's first error line.
+            err=$(grep -m1 -E "$base:[0-9]+:[0-9]+: error" "$log" | sed -E 's/^.*\/([^/]+:[0-9]+:[0-9]+: error)/\1/')
+            sym=$(grep -m1 -oE "(undefined reference to|multiple definition of) [\`'‘][^'’]+['’]" "$log")
+            if [ -n "$err" ]; then
+                notes+=("does not compile: $err")
+            elif [ -n "$sym" ]; then
+                notes+=("does not link: $sym")
+            else
+                notes+=("does not build: $(grep -m1 -iE 'error' "$log" | sed -E 's/^[[:space:]]+//')")
+            fi
         else
             notes+=("not graded: $(tail -n1 "$log")")
         fi
@@ -244,7 +254,10 @@ A test hung (it was stopped): a loop that never ends, or a memory bug. check-exe
 tests as they were run here, with the same sanitizers and limits:
   make -f Makefile.tutorial check-exercise EX=$name"
     why="it did not run: the test program stopped before it (a crash, or its time limit)"
-    [[ $note == *"does not compile"* ]] && why="it did not run: the copy does not compile (${note#does not compile: })"
+    if [[ $note =~ ^does\ not\ (compile|link|build):\  ]]; then
+        how=${BASH_REMATCH[1]} what=${note#"${BASH_REMATCH[0]}"}
+        why="it did not run: the copy does not $how (${what%%; changed outside the markers*})"
+    fi
     awk -F'\t' -v overall="$overall" -v secs="$secs" -v why="$why" -v mine="$build/results/$sub/results.tsv" \
         -v name="$name" -v passed="$passed" -v total="${total:-$extotal}" -v points="$points" -v max="$max_score" '
         function esc(s) {

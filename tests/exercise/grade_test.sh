@@ -2,9 +2,10 @@
 # grade_test.sh BUILDDIR — scripts/grade.sh on classes made here from our own code
 # (ctest exercise.grade):
 #
-# 1. six copies of stage 3's queue.c: the reference itself, the stub, one that does
-#    not compile, one that loops forever in queue_task_done, one that reads freed
-#    memory there, and the reference with a line changed outside the EXERCISE markers,
+# 1. seven copies of stage 3's queue.c: the reference itself, the stub, one that does
+#    not compile, one that does not link (it calls a function nothing defines), one
+#    that loops forever in queue_task_done, one that reads freed memory there, and the
+#    reference with a line changed outside the EXERCISE markers,
 #    graded with two jobs and a hidden test. Each must get its own row, and the right
 #    one (score, hung noted, the sanitizer's finding, the flag), a column per test case
 #    in the CSV, and a results.json in Gradescope's shape (tests/exercise/results_json.py).
@@ -26,7 +27,7 @@ out=${1:?usage: grade_test.sh BUILDDIR}/grade-selftest
 fail=0
 bad() { echo "FAIL  $*"; fail=1; }
 
-# ---- 1. stage3-queue: six kinds of copy -------------------------------------------
+# ---- 1. stage3-queue: seven kinds of copy -----------------------------------------
 name=stage3-queue
 src=$here/stage3_queue/queue.c
 rm -rf "$out/class" "$out/robots-class" "$out/student" "$out/spider-class"
@@ -52,6 +53,11 @@ into_task_done '    size_t *left = malloc(sizeof *left);
     free(left);
     if (*left == 0)
         return;' >"$class/use-after-free.c" || { echo "grade_test: queue_task_done not found in $src"; exit 1; }
+# A function declared, called in queue_task_done, and defined nowhere: a link error.
+into_task_done '    queue_never_defined(q);' |
+    sed 's/^void queue_task_done(queue \*q)$/void queue_never_defined(queue *q);\n&/' >"$class/no-link.c"
+grep -q '^void queue_never_defined(queue \*q);$' "$class/no-link.c" ||
+    { echo "grade_test: could not make no-link.c from $src"; exit 1; }
 sed 's|^/\* queue.c — |/* queue.c (edited outside the markers) — |' "$src" >"$class/outside.c"
 cmp -s "$src" "$class/outside.c" && { echo "grade_test: could not edit $src outside the markers"; exit 1; }
 # A hidden test of our own: the Queue's scenarios on the raw transport.
@@ -103,7 +109,7 @@ expect() {
 }
 CSV=$out/grade.csv
 n=$(($(wc -l <"$CSV") - 1))
-[ "$n" -eq 6 ] || bad "want 6 rows, got $n"
+[ "$n" -eq 7 ] || bad "want 7 rows, got $n"
 ncols=$(fields "$CSV" submission | wc -l)
 ncases=$(($(grep -c . "$out/build/tests.tsv") + 0))
 [ "$ncols" -eq $((8 + ncases)) ] && [ "$ncases" -ge 17 ] && echo "ok    the CSV has a column for each of the $ncases test cases" ||
@@ -116,6 +122,8 @@ expect stub "graded, failed, no finding, not flagged" \
     '[ "$total" -gt 0 ] && [ "$passed" -lt "$total" ] && [ "$score" -lt "$max" ] && [ -z "$findings$notes" ]'
 expect no-compile "0 points of the exercise's, the compiler's error named" \
     '[ "$passed" = 0 ] && [ "$score" = 0 ] && [ "$max" -gt 0 ] && [ "$total" -gt 0 ] && [[ $notes =~ ^"does not compile: queue.c:"[0-9]+:[0-9]+": error" ]]'
+expect no-link "0 points, the linker's missing symbol named" \
+    '[ "$passed" = 0 ] && [ "$score" = 0 ] && [ "$total" -gt 0 ] && [[ $notes =~ ^"does not link: undefined reference to ".+"queue_never_defined" ]]'
 expect infinite-loop "not all passed, hung: stopped after N s" \
     '[ "$passed" -lt "$total" ] && [[ $notes =~ "hung: stopped after "[0-9]+" s" ]]'
 expect use-after-free "not all passed, the heap-use-after-free named in queue_task_done" \
@@ -127,7 +135,7 @@ grep -q '^+/\* queue.c (edited outside the markers)' "$out/build/logs/outside.ou
 
 # Gradescope: a results.json per copy, in the documented shape, scored as the CSV.
 python3 "$here/tests/exercise/results_json.py" "$out"/build/results/*/results.json || bad "a results.json is not in Gradescope's shape"
-for sub in reference stub no-compile infinite-loop use-after-free outside; do
+for sub in reference stub no-compile no-link infinite-loop use-after-free outside; do
     j=$out/build/results/$sub/results.json
     got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["score"], len(d["tests"]), sum(t["max_score"] for t in d["tests"]), sorted({t["visibility"] for t in d["tests"]}))' "$j" 2>&1)
     want="$(fields "$CSV" "$sub" | sed -n 2p) $ncases $(fields "$CSV" "$sub" | sed -n 3p) ['after_published', 'visible']"
@@ -137,6 +145,10 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not all("d
     "$out/build/results/no-compile/results.json" &&
     echo "ok    no-compile: each test of its results.json says the copy does not compile" ||
     bad "no-compile: its results.json does not say why each test failed"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not all("does not link (undefined reference to" in t["output"] and "queue_never_defined" in t["output"] for t in d["tests"]))' \
+    "$out/build/results/no-link/results.json" &&
+    echo "ok    no-link: each test of its results.json names the missing symbol" ||
+    bad "no-link: its results.json does not name the missing symbol"
 grep -q 'same sanitizers and limits:\\n  make -f Makefile.tutorial check-exercise EX=stage3-queue"' \
     "$out/build/results/infinite-loop/results.json" &&
     echo "ok    infinite-loop: its results.json suggests check-exercise, run as graded" ||
