@@ -19,7 +19,8 @@
 #                                                     (our file, region replaced by stub)
 #   scripts/exercise.sh outside NAME FILE             the diff of FILE against the stub
 #                                                     copy, outside the markers (exit 1
-#                                                     when there is one)
+#                                                     when there is one; none for a
+#                                                     whole-file Lua spider)
 #   scripts/exercise.sh selftest NAME [--build DIR]   the grader fails the stub and
 #                                                     passes our code (ctest -L exercise)
 #   scripts/exercise.sh todo                          the exercises still stubs in this
@@ -147,9 +148,12 @@ outside_of() {
 }
 
 # The diff, outside NAME's markers, between the copy a student starts from and FILE.
-# Prints nothing and returns 0 when FILE changed only the inside.
+# Prints nothing and returns 0 when FILE changed only the inside. A whole-file exercise
+# (a Lua spider: the file runs alone, nothing of ours around it) has no outside: the
+# student's file is all theirs, with the markers or without.
 outside() {
     local name=$1 file=$2 tmp rc=0
+    compiled "$name" || return 0
     tmp=$(mktemp -d)
     make_copy "$name" "$tmp/start.c"
     outside_of "$name" "$tmp/start.c" > "$tmp/a"

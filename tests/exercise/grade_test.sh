@@ -12,10 +12,11 @@
 # 2. two copies of stage 3's robotstxt.c: ours, and one whose wait_body writes the
 #    answer with decide() itself, forgetting the parked requests: it loses points, and
 #    its failures carry the hint about answer(f).
-# 3. five copies of stage3-spider's Lua spider: ours, the stub, one that does not
-#    follow the next shelf, one that never downloads the API's ratings and one that
-#    loops forever in parse: full marks for ours, some points for the others, each
-#    failure with its hint; then a second class graded into the same folder leaves
+# 3. six copies of stage3-spider's Lua spider: ours, ours without its markers (a whole
+#    file), the stub, one that does not follow the next shelf, one that never
+#    downloads the API's ratings and one that loops forever in parse: full marks for
+#    ours, with or without the markers, neither flagged, some points for the others,
+#    each failure with its hint; then a second class graded into the same folder leaves
 #    nothing of the first.
 # 4. two copies of stage 1's fetcher.c: ours, and one whose read_response reads the
 #    Fetcher after fetcher_succeeded freed it. The use-after-free scores below full
@@ -193,7 +194,10 @@ bash "$here/scripts/exercise.sh" copy stage3-spider "$sc/stub.lua"
 sed 's/^    local next_shelf = .*/    local next_shelf = nil/' "$spi" >"$sc/no-pagination.lua"
 sed 's/^    if not stars and api then$/    if false then/' "$spi" >"$sc/no-api.lua"
 sed 's/^function parse(response)$/&\n    while true do end/' "$spi" >"$sc/endless.lua"
-for f in no-pagination no-api endless; do
+# Ours as a whole file of the student's: no header comment, no EXERCISE markers.
+awk 'FNR == 1, /^-- EXERCISE stage3-spider: BEGIN/ { next } /^-- EXERCISE stage3-spider: END/ { next } { print }' \
+    "$spi" >"$sc/no-markers.lua"
+for f in no-pagination no-api endless no-markers; do
     cmp -s "$spi" "$sc/$f.lua" && { echo "grade_test: could not make $f.lua from $spi"; exit 1; }
 done
 GRADE_BUILD=$out/spider-build GRADE_CSV=$out/spider.csv \
@@ -201,6 +205,8 @@ GRADE_BUILD=$out/spider-build GRADE_CSV=$out/spider.csv \
     { echo "grade_test: grade.sh exited $? on stage3-spider"; exit 1; }
 CSV=$out/spider.csv
 expect reference "full marks" '[ "$score" = "$max" ] && [ "$passed" = "$total" ] && [ -z "$findings$notes" ]'
+expect no-markers "a whole file, no markers: full marks, not flagged" \
+    '[ "$score" = "$max" ] && [ "$passed" = "$total" ] && [ -z "$findings$notes" ]'
 expect stub "a few points (its crawl ends well), far from full marks" '[ "$score" -gt 0 ] && [ $((score * 4)) -lt "$max" ]'
 expect no-pagination "partial marks" '[ "$score" -gt 0 ] && [ "$score" -lt "$max" ] && [ "$passed" -lt "$total" ]'
 expect no-api "partial marks" '[ "$score" -gt 0 ] && [ "$score" -lt "$max" ] && [ "$passed" -lt "$total" ]'
