@@ -127,6 +127,11 @@ if (cd "$copy" && bash scripts/demo.sh "$out/grade/bin") >"$out/demo.log" 2>&1; 
     for n in $names; do grep -q "^  $n " "$out/demo.log" || missing="$missing $n"; done
     [ -z "$missing" ] && ok "demo in the handout names the exercises to do, and exits 0" ||
         bad "demo in the handout does not name:$missing ($out/demo.log)"
+    # Each of those lines names the program its exercise's code runs in.
+    unnamed=$(grep -E '^  [a-z0-9_-]+ +\(' "$out/demo.log" | grep -vE 'crawl-(callbacks|generators|queue)' || true)
+    [ -z "$unnamed" ] && ! grep -q 'by )' "$out/demo.log" &&
+        ok "demo in the handout names, for each exercise to do, the program that runs it" ||
+        bad "demo in the handout has an exercise without its program: $unnamed"
 else
     bad "demo in the handout failed: $(tail -n3 "$out/demo.log")"
 fi
