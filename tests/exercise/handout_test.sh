@@ -7,7 +7,9 @@
 # shows a solution stubbed (and the six-line shape check catching it when put back),
 # HANDOUT.md's graph, no selftest of a handed-out exercise, each exercise handed out
 # alone passing its leak check, the grader working there (it passes our stage 1
-# solution, built in the handout), and `demo` naming the exercises to do.
+# solution, built in the handout), docs/teaching.md's plan (its weeks counted, its
+# shorter course's handout command working), and `demo` naming the exercises to do,
+# each with the program it runs in.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: handout_test.sh BUILDDIR}/handout-selftest
@@ -120,6 +122,25 @@ for n in $names; do
     fi
     rm -rf "$out/one-$n"
 done
+
+# docs/teaching.md: its plan's heading counts the weeks of its table, and the shorter
+# course's handout command (EXERCISES=...) makes a handout with those exercises to do.
+t=$here/docs/teaching.md
+weeks=$(sed -n 's/^## A lab plan: \([a-z]*\) weeks$/\1/p' "$t")
+rows=$(awk '/^## A lab plan: / { p = 1; next } p && /^## / { exit } p && /^\| [0-9]+ \|/ { n++ } END { print n + 0 }' "$t")
+words=(zero one two three four five six seven eight nine ten)
+[ -n "$weeks" ] && [ "$weeks" = "${words[$rows]:-}" ] && ok "teaching.md: a plan of $weeks weeks, $rows rows" ||
+    bad "teaching.md: the plan's heading says '${weeks:-nothing}' weeks over $rows rows"
+short=$(sed -n 's/^ *make -f Makefile.tutorial handout .*EXERCISES="\([^"]*\)".*$/\1/p' "$t" | head -n1)
+if [ -z "$short" ]; then
+    bad "teaching.md: the shorter course has no handout command with EXERCISES=..."
+elif bash "$here/scripts/handout.sh" "$out/short" $short >"$out/short.log" 2>&1 &&
+     [ "$(cd "$out/short" && bash scripts/exercise.sh todo | cut -d' ' -f1 | paste -sd' ')" = "$(echo $short)" ]; then
+    ok "teaching.md's shorter course: its handout command makes a handout of $short"
+else
+    bad "teaching.md's shorter course: EXERCISES=\"$short\" makes no handout of those ($out/short.log)"
+fi
+rm -rf "$out/short"
 
 # make demo in the handout: the exercises still to do, by name, and no error.
 if (cd "$copy" && bash scripts/demo.sh "$out/grade/bin") >"$out/demo.log" 2>&1; then
