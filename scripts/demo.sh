@@ -15,7 +15,11 @@ todo=$(bash "$(dirname "$0")/exercise.sh" todo)
 if [ -n "$todo" ]; then
     echo "This copy is a handout: these exercises are still to do (HANDOUT.md, docs/exercises.md):"
     while read -r ex uses; do
-        printf '  %-22s (until it is written, nothing is crawled by %s)\n' "$ex" "$(sed 's/ / or /g' <<<"$uses")"
+        if [ -n "$uses" ]; then
+            printf '  %-22s (until it is written, nothing is crawled by %s)\n' "$ex" "$(sed 's/ / or /g' <<<"$uses")"
+        else    # no program holds it: a spider file (exercise.sh graph says the same)
+            printf '  %-22s (a spider file, for crawl-queue --spider: until it is written, it emits no item)\n' "$ex"
+        fi
         for p in $uses; do progs=("${progs[@]/$p}"); done
     done <<<"$todo"
     read -r -a progs <<<"${progs[*]}"

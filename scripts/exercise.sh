@@ -3,19 +3,24 @@
 #
 #   scripts/exercise.sh list                          the exercises
 #   scripts/exercise.sh start NAME [--force]          exercise-NAME/: your copy + README
-#   scripts/exercise.sh check NAME [--source FILE] [--build DIR] [--sanitize]
+#   scripts/exercise.sh check NAME [--source FILE] [--build DIR] [--plain]
 #                     [--hidden FILE] [--prebuilt TREE]
-#                                                     build with your copy, grade it
-#                                                     (and the hidden tests of FILE;
-#                                                     compiling only the copy against
-#                                                     TREE, made by prebuild)
+#                                                     grade your copy as grade.sh does:
+#                                                     ASan+UBSan, a prebuilt tree in
+#                                                     DIR/tree, your copy compiled in
+#                                                     DIR (--plain: a plain build of
+#                                                     the project in DIR instead; with
+#                                                     --prebuilt TREE, made by prebuild:
+#                                                     only the copy, against TREE; and
+#                                                     the hidden tests of FILE)
 #   scripts/exercise.sh prebuild NAME --build TREE [--sanitize] [--hidden FILE]
 #                                                     a tree to grade many copies in
 #   scripts/exercise.sh copy NAME FILE                FILE: the student's starting copy
 #                                                     (our file, region replaced by stub)
 #   scripts/exercise.sh outside NAME FILE             the diff of FILE against the stub
 #                                                     copy, outside the markers (exit 1
-#                                                     when there is one)
+#                                                     when there is one; none for a
+#                                                     whole-file Lua spider)
 #   scripts/exercise.sh selftest NAME [--build DIR]   the grader fails the stub and
 #                                                     passes our code (ctest -L exercise)
 #   scripts/exercise.sh todo                          the exercises still stubs in this
@@ -31,20 +36,27 @@
 # (what replaces the region in the student's copy) and grade.conf (the tests that grade
 # it). A Lua copy is not compiled: the unit tests get its path in env CRAWL_TEST_SPIDER.
 # The student's copy is our file with the region replaced by the stub; `check` builds
-# the whole project in build-exercise-NAME/ with that copy compiled instead of ours
-# (scripts/exercise.cmake) and runs the tests of grade.conf.
+# the project in build-exercise-NAME/tree/ with the stub copy compiled instead of ours
+# (scripts/exercise.cmake), then the student's copy against it in build-exercise-NAME/,
+# and runs the tests of grade.conf.
 #
 # Environment: JOBS (parallel compile jobs, 2), EXERCISE_CRAWL_LIMIT (seconds one
 # crawler run may take in a scenario, 15), EXERCISE_GUARD_MS (a unit test's guard
 # timer, 1000), EXERCISE_UNIT_LIMIT and EXERCISE_SCENARIO_LIMIT (seconds for one unit
 # test program, 120, and one scenarios run, 300), EXERCISE_TOTAL_LIMIT (seconds for all
-# the tests of one check, 0 = no limit: a test started after it gets 1 s, enough to
-# say how many cases it has), EXERCISE_MEMORY_MB (--sanitize: the RSS one test process
+# the tests of one check: 300 for a graded copy, as at grading, none for --plain and
+# selftest; a test started after it gets 1 s, enough to say how many cases it has),
+# EXERCISE_MEMORY_MB (with the sanitizers: the RSS one test process
 # may reach, 1024), EXERCISE_JITTER_MS (test_polite's slack on the delays it measures at
 # the servers, 100: a graded copy runs beside others, under ASan).
 #
-# --sanitize builds with ASan+UBSan and names each memory or undefined-behaviour bug
-# the tests ran into (SANITIZER lines): scripts/grade.sh grades a class this way.
+# `check` grades a copy as scripts/grade.sh grades a class: the same prebuilt tree
+# (prebuild, with ASan+UBSan: each memory or undefined-behaviour bug the tests ran into
+# is a SANITIZER line), the copy compiled against it as a grading job compiles it
+# (check --prebuilt), the same limits; so the public tests score the same at home and
+# at grading. --plain builds the whole project without the sanitizers (what a student
+# may want for a quick run or gdb) and says the score may then differ from grading's.
+# (--sanitize, the default, is still accepted.)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -56,6 +68,8 @@ GUARD_MS=${EXERCISE_GUARD_MS:-1000}
 UNIT_TIMEOUT=${EXERCISE_UNIT_LIMIT:-120}          # one unit-test binary, all its cases
 SCENARIO_TIMEOUT=${EXERCISE_SCENARIO_LIMIT:-300}  # one scenarios run, all its cases
 TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-0}            # all the tests of one check
+GRADED_TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-300}   # ... of one graded copy (--prebuilt)
+PLAIN=0                                           # check --plain: say it is not grading's
 MEMORY_MB=${EXERCISE_MEMORY_MB:-1024}
 JITTER_MS=${EXERCISE_JITTER_MS:-100}              # test_polite's slack on delays (ms)
 
@@ -134,9 +148,12 @@ outside_of() {
 }
 
 # The diff, outside NAME's markers, between the copy a student starts from and FILE.
-# Prints nothing and returns 0 when FILE changed only the inside.
+# Prints nothing and returns 0 when FILE changed only the inside. A whole-file exercise
+# (a Lua spider: the file runs alone, nothing of ours around it) has no outside: the
+# student's file is all theirs, with the markers or without.
 outside() {
     local name=$1 file=$2 tmp rc=0
+    compiled "$name" || return 0
     tmp=$(mktemp -d)
     make_copy "$name" "$tmp/start.c"
     outside_of "$name" "$tmp/start.c" > "$tmp/a"
@@ -431,7 +448,7 @@ tree_build() {
     fi
     # shellcheck disable=SC2086
     if ! cmake --build "$build" -j"$JOBS" --target $targets > "$build/build.log" 2>&1; then
-        grep -E -A4 'error|warning' "$build/build.log" | head -60
+        grep -E -A4 'error|warning|undefined reference|multiple definition' "$build/build.log" | head -60
         echo "$name: 0 passed: the build failed (the whole log: $build/build.log)"
         return 1
     fi
@@ -598,7 +615,7 @@ job_build() {
     cp "$source" "$job/src/$base"
     echo "== $name: compiling $source against the prebuilt tree $tree, in $job"
     if ! bash "$job/rebuild.sh" >"$job/build.log" 2>&1; then
-        grep -E -A4 'error|warning' "$job/build.log" | head -60
+        grep -E -A4 'error|warning|undefined reference|multiple definition' "$job/build.log" | head -60
         echo "$name: 0 passed: the build failed (the whole log: $job/build.log)"
         return 1
     fi
@@ -643,6 +660,7 @@ check() {
     fi
     [ "$sanitize" = 1 ] && san=ON
     if [ -n "$prebuilt" ]; then
+        TOTAL_LIMIT=$GRADED_TOTAL_LIMIT
         job_build "$name" "$source" "$prebuilt" "$build" || return 1
     else
         files="" sources=""
@@ -705,14 +723,44 @@ check() {
     if [ "$sanitize" = 1 ]; then
         unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
         sanitizer_findings "$logs/san" | sed 's/^/SANITIZER  /'
-    elif [ "$HUNG" -gt 0 ] || grep -qE 'signal [1-9]|exit status 1[3-5][0-9]' "$logs"/*.log 2>/dev/null; then
-        echo "note: $HUNG case(s) hung or a test crashed: a memory bug often does that. The sanitizer"
-        echo "      build names it:  make -f Makefile.tutorial check-exercise EX=$name SANITIZE=1"
+    else
+        if [ "$HUNG" -gt 0 ] || grep -qE 'signal [1-9]|exit status 1[3-5][0-9]' "$logs"/*.log 2>/dev/null; then
+            echo "note: $HUNG case(s) hung or a test crashed: a memory bug often does that. The sanitizer"
+            echo "      build names it:  make -f Makefile.tutorial check-exercise EX=$name"
+        fi
+        [ "$PLAIN" = 1 ] && plain_note "$name"
     fi
     echo "(the tests' whole output: $logs/)"
     awk -F'\t' '{ m += $5; if ($4 == "PASS") s += $5 } END { printf "points: %d/%d\n", s, m }' "$logs/results.tsv"
     echo "$name: $PASSED/$TOTAL passed"
     [ "$TOTAL" -gt 0 ] && [ "$PASSED" -eq "$TOTAL" ]
+}
+
+# What a plain check (--plain, SANITIZE=0) prints, at its start and before its score.
+plain_note() {
+    echo "note: a plain build, without ASan+UBSan, as asked (--plain, SANITIZE=0): the grading builds with"
+    echo "      them, so the score there may differ. As graded:  make -f Makefile.tutorial check-exercise EX=$1"
+}
+
+# Grade SOURCE as scripts/grade.sh grades a copy of a class (its public tests, and
+# those of HIDDEN when given): a prebuilt tree in BUILD/tree (prebuild, ASan+UBSan),
+# SOURCE compiled against it with the programs that hold it linked again in BUILD
+# (check --prebuilt), so BUILD/bin holds the programs that run it.
+graded() {
+    local name=$1 source=$2 build=$3 hidden=${4:-}
+    [ -f "$source" ] || die "$source does not exist: start the exercise first:
+  make -f Makefile.tutorial exercise EX=$name"
+    mkdir -p "$build"
+    build=$(cd "$build" && pwd)
+    [ -f "$build/CMakeCache.txt" ] &&
+        die "$build is a plain build tree (check --plain, or an older check-exercise): remove it, or give another --build"
+    echo "== $name: graded as scripts/grade.sh grades it: ASan+UBSan, the prebuilt tree $build/tree (its log: $build/prebuild.log)"
+    if ! prebuild "$name" "$build/tree" 1 "$hidden" >"$build/prebuild.log" 2>&1; then
+        tail -20 "$build/prebuild.log"
+        echo "$name: 0 passed: the prebuilt tree could not be built ($build/prebuild.log)"
+        return 1
+    fi
+    check "$name" "$source" "$build" 1 "$hidden" "$build/tree"
 }
 
 # The grader fails the untouched stub and passes our own code, both built in DIR.
@@ -787,21 +835,32 @@ case $cmd in
         name=${1:-}
         need_name "$name"
         shift
-        source="" build="" sanitize=0 hidden="" prebuilt=""
+        source="" build="" sanitize=0 hidden="" prebuilt="" plain=0
         while [ $# -gt 0 ]; do
             case $1 in
                 --source) [ $# -ge 2 ] || die "--source needs a FILE"; source=$2; shift 2 ;;
                 --build) [ $# -ge 2 ] || die "--build needs a DIR"; build=$2; shift 2 ;;
                 --sanitize) sanitize=1; shift ;;
+                --plain) plain=1; shift ;;
                 --hidden) [ -f "${2:-}" ] || die "--hidden needs a FILE (a hidden.conf)"; hidden=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
                 --prebuilt) [ -d "${2:-}" ] || die "--prebuilt needs a DIR (exercise.sh prebuild)"; prebuilt=$2; shift 2 ;;
                 *) die "unknown argument $1" ;;
             esac
         done
+        [ "$plain" = 1 ] && { [ "$sanitize" = 1 ] || [ -n "$prebuilt" ]; } &&
+            die "--plain builds without the sanitizers and its own tree: not with --sanitize or --prebuilt"
         if [ "$cmd" = check ]; then
             rel=$(region_file "$name")
-            check "$name" "${source:-$ROOT/exercise-$name/$(basename "$rel")}" \
-                "${build:-$ROOT/build-exercise-$name}" "$sanitize" "$hidden" "$prebuilt"
+            source=${source:-$ROOT/exercise-$name/$(basename "$rel")}
+            if [ -n "$prebuilt" ]; then     # a grading job (scripts/grade.sh)
+                check "$name" "$source" "${build:-$ROOT/build-exercise-$name}" "$sanitize" "$hidden" "$prebuilt"
+            elif [ "$plain" = 1 ]; then
+                PLAIN=1
+                plain_note "$name"
+                check "$name" "$source" "${build:-$ROOT/build-exercise-$name-plain}" 0 "$hidden" ""
+            else
+                graded "$name" "$source" "${build:-$ROOT/build-exercise-$name}" "$hidden"
+            fi
         elif [ "$cmd" = prebuild ]; then
             [ -n "$build" ] || die "usage: exercise.sh prebuild NAME --build DIR [--sanitize] [--hidden FILE]"
             prebuild "$name" "$build" "$sanitize" "$hidden"

@@ -15,7 +15,8 @@
 # and prints a table of the copies and one of the tests (how many copies pass each);
 # a copy that changed code outside the EXERCISE markers is flagged and its diff printed.
 # Exit status 0 once every copy has its row (1 when the tree cannot be built, 2 on bad
-# usage).
+# usage). A run first clears what an earlier one left in its folder (grade.csv, logs/,
+# results/, jobs/): one class at a time, the prebuilt tree kept.
 #
 # The project is built once, in a prebuilt tree (GRADE_BUILD/tree); then N jobs (-j N,
 # 1 by default) each take the next copy, compile only it against that tree and link
@@ -23,13 +24,17 @@
 # scripts/exercise.sh prebuild, check --prebuilt), so no row is ever graded with
 # another copy's programs, and N copies are graded at once.
 #
+# A student's check-exercise (scripts/exercise.sh check) builds and runs the public
+# tests this same way (prebuild, check --prebuilt, ASan+UBSan, the same limits), so a
+# copy's public tests score the same there and here.
+#
 # Hidden tests: docs/exercises/NAME/hidden.conf (or GRADE_HIDDEN=FILE, a set the
 # teacher keeps elsewhere; GRADE_HIDDEN=none for none). scripts/handout.sh leaves
 # hidden.conf out of a handout; students' check-exercise never runs it.
 #
 # Environment: GRADE_BUILD (build-grade-NAME), GRADE_CSV (GRADE_BUILD/grade.csv),
 # GRADE_JOBS (N when -j is not given), EXERCISE_TOTAL_LIMIT (seconds for the tests of
-# one copy, 300), EXERCISE_MEMORY_MB (RSS of one test process, 1024) and the other
+# one copy, 300: scripts/exercise.sh's for a graded copy), EXERCISE_MEMORY_MB (RSS of one test process, 1024) and the other
 # limits of scripts/exercise.sh.
 set -uo pipefail
 
@@ -71,10 +76,9 @@ else
 fi
 
 build=${GRADE_BUILD:-$ROOT/build-grade-$name}
-mkdir -p "$build/logs" "$build/results" "$build/jobs"
+mkdir -p "$build"
 build=$(cd "$build" && pwd)
 csv=${GRADE_CSV:-$build/grade.csv}
-export EXERCISE_TOTAL_LIMIT=${EXERCISE_TOTAL_LIMIT:-300}
 
 # The submissions: NAME -> file.
 subs=() files=()
@@ -87,6 +91,20 @@ for f in "$dir"/*/"$base"; do
     subs+=("$(basename "$(dirname "$f")")") files+=("$f")
 done
 [ "${#subs[@]}" -gt 0 ] || die "$dir holds no submission (*.$ext, or */$base)"
+
+# A class at a time: what an earlier run left in this folder (its rows, logs, records,
+# job directories) goes first, so nothing of another class is read or shown with this
+# one; the prebuilt tree stays (it holds no copy of a student's).
+left=()
+for f in logs results jobs claims tests.tsv grade.csv; do
+    [ -e "$build/$f" ] && left+=("$f")
+done
+if [ "${#left[@]}" -gt 0 ]; then
+    echo "grade: clearing what the previous run left in $build: ${left[*]}"
+    for f in "${left[@]}"; do rm -rf "${build:?}/$f"; done
+fi
+rm -f "$csv"
+mkdir -p "$build/logs" "$build/results" "$build/jobs"
 
 csv_field() {
     local v=$1
@@ -161,14 +179,25 @@ for i in "${!subs[@]}"; do
     else
         passed=0 total=
         if grep -q ': the build failed' "$log"; then
-            notes+=("does not compile: $(grep -m1 -E "$base:[0-9]+:[0-9]+: error" "$log" | sed -E 's/^.*\/([^/]+:[0-9]+:[0-9]+: error)/\1/')")
+            # The compiler's first error in the copy; else the linker's missing (or
+            # doubly defined) symbol; else the build's first error line.
+            err=$(grep -m1 -E "$base:[0-9]+:[0-9]+: error" "$log" | sed -E 's/^.*\/([^/]+:[0-9]+:[0-9]+: error)/\1/')
+            sym=$(grep -m1 -oE "(undefined reference to|multiple definition of) [\`'‘][^'’]+['’]" "$log")
+            if [ -n "$err" ]; then
+                notes+=("does not compile: $err")
+            elif [ -n "$sym" ]; then
+                notes+=("does not link: $sym")
+            else
+                notes+=("does not build: $(grep -m1 -iE 'error' "$log" | sed -E 's/^[[:space:]]+//')")
+            fi
         else
             notes+=("not graded: $(tail -n1 "$log")")
         fi
     fi
     hung=$(grep -oE 'hung: stopped after [0-9]+ s' "$log" | grep -oE '[0-9]+' | sort -n | tail -n1)
     [ -n "$hung" ] && notes+=("hung: stopped after $hung s")
-    grep -q 'ran into EXERCISE_TOTAL_LIMIT' "$log" && notes+=("stopped at the copy's limit, ${EXERCISE_TOTAL_LIMIT} s")
+    limit=$(sed -nE 's/^note: the tests ran into EXERCISE_TOTAL_LIMIT \(([0-9]+) s\)$/\1/p' "$log" | tail -n1)
+    [ -n "$limit" ] && notes+=("stopped at the copy's limit, $limit s")
     sig=$(grep -oE '(exit status|did not finish: exit status) 1[3-5][0-9]' "$log" | grep -oE '[0-9]+$' |
           grep -vxE '137' | head -n1)
     [ -n "$sig" ] && notes+=("crashed: signal $((sig - 128))")
@@ -209,20 +238,28 @@ done
 
 # Gradescope's results.json (its autograder's format): a test per case, the hidden ones
 # shown once the grades are published; the notes and findings as the overall output.
+# With hidden tests, what a student sees before that holds no hidden point: the top
+# level (its score, the total) is after_published too, each public test is visible with
+# its points, and the overall output gives the public tests' score only.
 for i in "${!subs[@]}"; do
     sub=${subs[$i]}
     IFS='|' read -r passed total points findings secs note <<<"${rows[$i]}"
-    overall="$name: $passed/${total:-$extotal} tests passed, $points/$max_score points."
+    overall=""
     [ -n "$findings" ] && overall="$overall
 Memory or undefined-behaviour bugs the sanitizers found: $findings."
     [ -n "$note" ] && overall="$overall
 Notes: $note."
     [[ $note == *hung:* ]] && overall="$overall
-A test hung (it was stopped): a loop that never ends, or a memory bug; the sanitizer build names those:
-  make -f Makefile.tutorial check-exercise EX=$name SANITIZE=1"
+A test hung (it was stopped): a loop that never ends, or a memory bug. check-exercise runs the public
+tests as they were run here, with the same sanitizers and limits:
+  make -f Makefile.tutorial check-exercise EX=$name"
     why="it did not run: the test program stopped before it (a crash, or its time limit)"
-    [[ $note == *"does not compile"* ]] && why="it did not run: the copy does not compile (${note#does not compile: })"
-    awk -F'\t' -v overall="$overall" -v secs="$secs" -v why="$why" -v mine="$build/results/$sub/results.tsv" '
+    if [[ $note =~ ^does\ not\ (compile|link|build):\  ]]; then
+        how=${BASH_REMATCH[1]} what=${note#"${BASH_REMATCH[0]}"}
+        why="it did not run: the copy does not $how (${what%%; changed outside the markers*})"
+    fi
+    awk -F'\t' -v overall="$overall" -v secs="$secs" -v why="$why" -v mine="$build/results/$sub/results.tsv" \
+        -v name="$name" -v passed="$passed" -v total="${total:-$extotal}" -v points="$points" -v max="$max_score" '
         function esc(s) {
             gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s)
             gsub(/\r/, "\\r", s); gsub(/\n/, "\\n", s); gsub(/[\001-\037]/, " ", s); return s }
@@ -238,13 +275,20 @@ A test hung (it was stopped): a loop that never ends, or a memory bug; the sanit
             text = ran ? (ok ? "" : slurp(out[k])) : why
             if (!ok && text == "") text = "failed"
             score += ok ? $4 : 0
+            if ($1 == "hidden") nhid++
+            else { pub_n++; pub_ok += ok; pub_score += ok ? $4 : 0; pub_max += $4 }
             t[++n] = sprintf("    {\"name\": \"%s\", \"score\": %s, \"max_score\": %s, \"status\": \"%s\", \"output\": \"%s\", \"visibility\": \"%s\"}",
                 esc($2 ": " $3), ok ? $4 : 0, $4, ok ? "passed" : "failed", esc(text),
                 $1 == "hidden" ? "after_published" : "visible")
         }
         END {
-            printf "{\n  \"score\": %s,\n  \"execution_time\": %d,\n  \"output\": \"%s\",\n", score + 0, secs + 0.5, esc(overall)
-            printf "  \"visibility\": \"visible\",\n  \"stdout_visibility\": \"hidden\",\n  \"tests\": [\n"
+            if (nhid)
+                head = sprintf("%s: the public tests: %d/%d passed, %d/%d points. The hidden tests, and the total score with them, are shown once the grades are published.",
+                               name, pub_ok, pub_n, pub_score, pub_max)
+            else
+                head = sprintf("%s: %s/%s tests passed, %s/%s points.", name, passed, total, points, max)
+            printf "{\n  \"score\": %s,\n  \"execution_time\": %d,\n  \"output\": \"%s\",\n", score + 0, secs + 0.5, esc(head overall)
+            printf "  \"visibility\": \"%s\",\n  \"stdout_visibility\": \"hidden\",\n  \"tests\": [\n", nhid ? "after_published" : "visible"
             for (i = 1; i <= n; i++) printf "%s%s\n", t[i], i < n ? "," : ""
             printf "  ]\n}\n"
         }' "$build/tests.tsv" >"$build/results/$sub/results.json"

@@ -7,7 +7,9 @@
 # shows a solution stubbed (and the six-line shape check catching it when put back),
 # HANDOUT.md's graph, no selftest of a handed-out exercise, each exercise handed out
 # alone passing its leak check, the grader working there (it passes our stage 1
-# solution, built in the handout), and `demo` naming the exercises to do.
+# solution, built in the handout), docs/teaching.md's plan (its weeks counted, its
+# shorter course's handout command working), and `demo` naming the exercises to do,
+# each with the program it runs in.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: handout_test.sh BUILDDIR}/handout-selftest
@@ -105,7 +107,7 @@ left=$(ctest --test-dir "$out/configured" -N -L exercise 2>/dev/null | sed -n 's
 [ "$left" = 0 ] && ok "no exercise test registered in the handout" || bad "exercise tests in the handout: $left"
 
 # The grader, in the handout, on our stage 1 solution.
-if (cd "$copy" && EXERCISE_CRAWL_LIMIT=10 bash scripts/exercise.sh check stage1-read_response \
+if (cd "$copy" && EXERCISE_CRAWL_LIMIT=10 bash scripts/exercise.sh check stage1-read_response --plain \
         --source "$here/stage1_callbacks/fetcher.c" --build "$out/grade") >"$out/grade.log" 2>&1; then
     ok "the grader in the handout: $(tail -n1 "$out/grade.log")"
 else
@@ -121,12 +123,36 @@ for n in $names; do
     rm -rf "$out/one-$n"
 done
 
+# docs/teaching.md: its plan's heading counts the weeks of its table, and the shorter
+# course's handout command (EXERCISES=...) makes a handout with those exercises to do.
+t=$here/docs/teaching.md
+weeks=$(sed -n 's/^## A lab plan: \([a-z]*\) weeks$/\1/p' "$t")
+rows=$(awk '/^## A lab plan: / { p = 1; next } p && /^## / { exit } p && /^\| [0-9]+ \|/ { n++ } END { print n + 0 }' "$t")
+words=(zero one two three four five six seven eight nine ten)
+[ -n "$weeks" ] && [ "$weeks" = "${words[$rows]:-}" ] && ok "teaching.md: a plan of $weeks weeks, $rows rows" ||
+    bad "teaching.md: the plan's heading says '${weeks:-nothing}' weeks over $rows rows"
+short=$(sed -n 's/^ *make -f Makefile.tutorial handout .*EXERCISES="\([^"]*\)".*$/\1/p' "$t" | head -n1)
+if [ -z "$short" ]; then
+    bad "teaching.md: the shorter course has no handout command with EXERCISES=..."
+elif bash "$here/scripts/handout.sh" "$out/short" $short >"$out/short.log" 2>&1 &&
+     [ "$(cd "$out/short" && bash scripts/exercise.sh todo | cut -d' ' -f1 | paste -sd' ')" = "$(echo $short)" ]; then
+    ok "teaching.md's shorter course: its handout command makes a handout of $short"
+else
+    bad "teaching.md's shorter course: EXERCISES=\"$short\" makes no handout of those ($out/short.log)"
+fi
+rm -rf "$out/short"
+
 # make demo in the handout: the exercises still to do, by name, and no error.
 if (cd "$copy" && bash scripts/demo.sh "$out/grade/bin") >"$out/demo.log" 2>&1; then
     missing=""
     for n in $names; do grep -q "^  $n " "$out/demo.log" || missing="$missing $n"; done
     [ -z "$missing" ] && ok "demo in the handout names the exercises to do, and exits 0" ||
         bad "demo in the handout does not name:$missing ($out/demo.log)"
+    # Each of those lines names the program its exercise's code runs in.
+    unnamed=$(grep -E '^  [a-z0-9_-]+ +\(' "$out/demo.log" | grep -vE 'crawl-(callbacks|generators|queue)' || true)
+    [ -z "$unnamed" ] && ! grep -q 'by )' "$out/demo.log" &&
+        ok "demo in the handout names, for each exercise to do, the program that runs it" ||
+        bad "demo in the handout has an exercise without its program: $unnamed"
 else
     bad "demo in the handout failed: $(tail -n3 "$out/demo.log")"
 fi

@@ -4,11 +4,17 @@ autograder documents (https://gradescope-autograders.readthedocs.io/en/latest/sp
 {"score", "execution_time", "output", "visibility", "stdout_visibility",
  "tests": [{"name", "score", "max_score", "status", "output", "visibility"}]}.
 Checks the types, the allowed values, each test's score within its max_score, and the
-overall score the sum of the tests'. Prints one line per file; exit 1 on any problem."""
+overall score the sum of the tests'; and that hidden points stay hidden: with a test
+not visible at once (hidden, after_due_date, after_published), the top level (the
+total score, those points included) is not visible at once either, and no later than
+the latest such test. Prints one line per file; exit 1 on any problem."""
 import json
 import sys
 
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+# When each is shown: at once, after the due date, once published, never (Gradescope
+# publishes grades after the due date).
+WHEN = {"visible": 0, "after_due_date": 1, "after_published": 2, "hidden": 3}
 STATUS = {"passed", "failed"}
 
 
@@ -68,6 +74,13 @@ def problems(path):
             out.append(f"{where}: failed with no output to say why")
     if number(d.get("score")) and abs(d["score"] - total) > 1e-9:
         out.append(f"score {d['score']} is not the sum of the tests' ({total})")
+    later = [t.get("visibility", d.get("visibility", "visible")) for t in tests
+             if isinstance(t, dict) and number(t.get("max_score")) and t["max_score"] > 0]
+    later = [v for v in later if v in WHEN and WHEN[v] > 0]
+    top = d.get("visibility", "visible")
+    if later and top in WHEN and WHEN[top] < max(WHEN[v] for v in later):
+        out.append(f"visibility {top!r}: the total score holds the points of tests shown "
+                   f"{max(later, key=WHEN.get)!r}, and would show them before")
     return out
 
 
