@@ -18,6 +18,7 @@
 #include "polite.h"
 #include "recrawl.h"
 #include "redisqueue.h"
+#include "referer.h"
 #include "referrer.h"
 #include "requisites.h"
 #include "robotstxt.h"

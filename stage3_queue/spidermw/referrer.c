@@ -1,8 +1,5 @@
-/* referrer.c — the referrer middlewares (referrer.h). Both answer at once. */
+/* referrer.c — the referrer spider middleware (referrer.h). It answers at once. */
 #include "referrer.h"
-
-#include <stdlib.h>
-#include <string.h>
 
 #include "alloc.h"
 
@@ -21,23 +18,4 @@ spider_middleware referrer_middleware(engine *e)
 {
     engine_record_fields(e, FETCH_STAT_REFERRER);
     return (spider_middleware){.name = "referrer", .process_spider_output = process_spider_output};
-}
-
-/* no-referrer-when-downgrade: a referrer, unless it is https and the URL is not. */
-static coro *process_request(void *self, request *req, mw_result *out)
-{
-    (void)self;
-    const char *from = req->referrer;
-    bool downgrade =
-        from && strncmp(from, "https://", 8) == 0 && strncmp(req->url, "https://", 8) != 0;
-    if (from && !downgrade && !request_header(req, "Referer"))
-        request_add_header(req, "Referer", from);
-    mw_continue(out);
-    return NULL;
-}
-
-downloader_middleware referer_header_middleware(engine *e)
-{
-    (void)e;
-    return (downloader_middleware){.name = "referer", .process_request = process_request};
 }

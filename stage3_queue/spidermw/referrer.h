@@ -1,17 +1,11 @@
-/* referrer.h — the referrer middlewares: Scrapy's RefererMiddleware on stage 3's
- * engine, in two parts.
- *
- *   spider middleware      every record says "referrer" (the page where its URL was
- *                          first found, null for a root); a request a spider emits
- *                          without one gets the response's URL
- *   downloader middleware  each request sends "Referer: <its referrer>", by the
- *                          default policy of browsers and Scrapy,
- *                          no-referrer-when-downgrade: nothing from an https page to
- *                          an http URL
+/* referrer.h — the referrer spider middleware, the spider half of Scrapy's
+ * RefererMiddleware (the Referer header it sends is downloadermw/referer.h): every
+ * record says "referrer" (the page where its URL was first found, null for a root); a
+ * request a spider emits without one gets the response's URL.
  *
  * With --store, the store's links table holds every page's links (from, to): "which
- * pages link to X" is one query (docs/storage.md). crawl-queue enables all three
- * unless --chapter (its rows in assembly/registry.c).
+ * pages link to X" is one query (docs/storage.md). crawl-queue enables both halves
+ * unless --chapter (their rows in assembly/registry.c).
  */
 #ifndef CRAWL_REFERRER_H
 #define CRAWL_REFERRER_H
@@ -19,6 +13,5 @@
 #include "engine.h"
 
 spider_middleware referrer_middleware(engine *e);
-downloader_middleware referer_header_middleware(engine *e);
 
 #endif
