@@ -297,8 +297,9 @@ const extension registry[] = {
     {"headers", EXT_DOWNLOADER_MW, 550, on_headers, .make_middleware = make_headers},
     /* --recrawl: after --header, whose If-None-Match would be the user's own. */
     {"recrawl", EXT_DOWNLOADER_MW, 560, on_recrawl, .make_middleware = make_recrawl},
+    /* Referer: after the user's --header, whose Referer would be the user's own. */
+    {"referer", EXT_DOWNLOADER_MW, 570, on_referrer, .make_middleware = referer_header_middleware},
     {"politeness", EXT_DOWNLOADER_MW, 900, on_polite_mw, .make_middleware = polite_middleware},
-    {"referer", EXT_DOWNLOADER_MW, 560, on_referrer, .make_middleware = referer_header_middleware},
     /* Item pipelines: --items before all (where each item's line ends), then --state
      * (its frontier rows before the pages' rows). */
     {"items", EXT_PIPELINE, 50, on_items, .make_pipeline = make_items},

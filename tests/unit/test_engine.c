@@ -538,12 +538,28 @@ static void test_registry_order(void **state)
     app_close(&the_app);
 }
 
+/* crawl-queue's own rows: one order number per extension of a kind (equal numbers
+ * would leave the order to the table's layout), and one name per row. */
+static void test_registry_unique(void **state)
+{
+    (void)state;
+    assert_true(registry_size > 10);
+    for (size_t i = 0; i < registry_size; i++)
+        for (size_t j = i + 1; j < registry_size; j++) {
+            if (registry[i].kind == registry[j].kind && registry[i].order == registry[j].order)
+                fail_msg("%s and %s share order %d", registry[i].name, registry[j].name,
+                         registry[i].order);
+            if (strcmp(registry[i].name, registry[j].name) == 0)
+                fail_msg("two rows are named %s", registry[i].name);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_middleware_results),  cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_exception_recovered), cmocka_unit_test(test_download),
-        cmocka_unit_test(test_registry_order),
+        cmocka_unit_test(test_registry_order),      cmocka_unit_test(test_registry_unique),
     };
     return cmocka_run_group_tests(tests, start_site, stop_site);
 }
