@@ -29,53 +29,73 @@
 #define CRAWL_VERSION "unknown"
 #endif
 
-/* Long-only options get values above any char, so getopt's optopt names them. */
+/* getopt's values: above any char, so that optopt names the option. */
 enum {
-    OPT_MAX_TASKS = 256,
-    OPT_MAX_REDIRECT,
-    OPT_MAX_TRIES,
-    OPT_EXCLUDE,
-    OPT_STRICT,
-    OPT_LENIENT,
-    OPT_SELECTOR,
-    OPT_TRANSPORT,
-    OPT_FORMAT,
-    OPT_OUTPUT,
-    OPT_TIMEOUT,
-    OPT_MAX_PAGES,
-    OPT_MAX_SIZE,
-    OPT_CACERT,
-    OPT_TRACE_EVENTS,
-    OPT_TABLE = 512 /* + the row's index: a flag of the crawler's table */
+    OPT_CORE = 256,  /* + the row's index: a flag of the core's rows */
+    OPT_TABLE = 512, /* + the row's index: a flag of the crawler's table */
 };
-
-static const struct option core_opts[] = {
-    {"max-tasks", required_argument, NULL, OPT_MAX_TASKS},
-    {"max-redirect", required_argument, NULL, OPT_MAX_REDIRECT},
-    {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
-    {"exclude", required_argument, NULL, OPT_EXCLUDE},
-    {"strict", no_argument, NULL, OPT_STRICT},
-    {"lenient", no_argument, NULL, OPT_LENIENT},
-    {"selector", required_argument, NULL, OPT_SELECTOR},
-    {"transport", required_argument, NULL, OPT_TRANSPORT},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"output", required_argument, NULL, OPT_OUTPUT},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"max-pages", required_argument, NULL, OPT_MAX_PAGES},
-    {"max-size", required_argument, NULL, OPT_MAX_SIZE},
-    {"cacert", required_argument, NULL, OPT_CACERT},
-    {"trace-events", required_argument, NULL, OPT_TRACE_EVENTS},
-    {"verbose", no_argument, NULL, 'v'},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0}};
-
-/* Leading ':' makes getopt return ':' (not '?') for a missing value. */
-static const char short_opts[] = ":vqhV";
 
 static const char *const transports[] = {"raw", "curl", NULL};
 static const char *const formats[] = {"text", "jsonl", NULL};
+
+static int set_exclude(void *o, const char *arg, char *why, size_t whylen);
+
+/* The shortest --timeout: 1 ms. Less would round to 0 ms, which libcurl reads as
+ * "no limit" (CURLOPT_TIMEOUT_MS) and the raw transport as "at once". */
+#define MIN_TIMEOUT 0.001
+
+#define AT(field)  offsetof(crawl_options, field)
+#define CLI_ACTION ((size_t)-1) /* --help and --version: no value, an action */
+
+/* The crawl core's flags, in --help's order; help, range and default said once here.
+ * One row per flag, read as a table: clang-format would put each field on a line. */
+/* clang-format off */
+static const cli_flag core_rows[] = {
+    {.name = "max-tasks", .arg = CLI_ARG_INT, .metavar = "N", .min = 1, .max = 1000000,
+     .offset = AT(max_tasks), .show_range = true, .def = "",
+     .help = "fetches in progress at once"},
+    {.name = "max-redirect", .arg = CLI_ARG_INT, .metavar = "N", .min = 0, .max = 1000,
+     .offset = AT(max_redirect), .show_range = true, .def = "",
+     .help = "redirects followed per URL"},
+    {.name = "max-tries", .arg = CLI_ARG_INT, .metavar = "N", .min = 1, .max = 100,
+     .offset = AT(max_tries), .show_range = true, .def = "", .help = "attempts per URL"},
+    {.name = "exclude", .arg = CLI_ARG_VALUE, .metavar = "REGEX", .set = set_exclude,
+     .def = "none",
+     .help = "skip URLs matching this regex (PCRE2 with limits:\n"
+             "README.md; repeatable: any of them)"},
+    {.name = "strict", .arg = CLI_ARG_NONE, .offset = AT(strict), .def = "on",
+     .help = "only the roots' hosts, with or without www."},
+    {.name = "lenient", .arg = CLI_ARG_NONE, .offset = AT(strict), .clears = true, .def = "off",
+     .help = "any host in the roots' domains"},
+    {.name = "selector", .arg = CLI_ARG_CHOICE, .metavar = "NAME", .offset = AT(selector),
+     .choices = selector_backends, .def = "", .help = "event loop backend:"},
+    {.name = "transport", .arg = CLI_ARG_CHOICE, .metavar = "NAME", .offset = AT(transport),
+     .choices = transports, .def = "", .help = ""},
+    {.name = "format", .arg = CLI_ARG_CHOICE, .metavar = "NAME", .offset = AT(format),
+     .choices = formats, .def = "", .help = "report format:"},
+    {.name = "output", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(output),
+     .def = "stdout", .help = "write the report to FILE"},
+    {.name = "timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = MIN_TIMEOUT, .max = 86400,
+     .offset = AT(timeout), .show_range = true, .def = "", .help = "per request"},
+    {.name = "max-pages", .arg = CLI_ARG_LONG, .metavar = "N", .min = 0, .max = 0,
+     .offset = AT(max_pages), .def = "", .help = "stop adding URLs after N, 0 = no limit"},
+    {.name = "max-size", .arg = CLI_ARG_BYTES, .metavar = "BYTES", .min = 1, .max = 0,
+     .offset = AT(max_size), .def = "", .help = "largest body read per URL"},
+    {.name = "cacert", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(cacert),
+     .def = "system default", .help = "CA certificates for https"},
+    {.name = "trace-events", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(trace_events),
+     .def = "none", .help = "write a Chrome trace-event timeline"},
+    {.name = "verbose", .arg = CLI_ARG_COUNT, .short_name = 'v', .offset = AT(verbose),
+     .help = "more messages on stderr (-vv for debug)"},
+    {.name = "quiet", .arg = CLI_ARG_NONE, .short_name = 'q', .offset = AT(quiet),
+     .help = "only errors on stderr (wins over -v)"},
+    {.name = "help", .arg = CLI_ARG_NONE, .short_name = 'h', .offset = CLI_ACTION,
+     .help = "show this help and exit"},
+    {.name = "version", .arg = CLI_ARG_NONE, .short_name = 'V', .offset = CLI_ACTION,
+     .help = "show the version and exit"},
+    {.name = NULL},
+};
+/* clang-format on */
 
 #define DEFAULT_MAX_SIZE 16777216LL
 
@@ -101,12 +121,15 @@ static int usage_error(const char *prog, const char *fmt, ...)
 /* The core's options and the table's rows, for getopt_long: made per parse. */
 static struct option *long_opts;
 
+static const cli_flag *core_row(int c);
+
 static const char *opt_name(int val)
 {
     for (const struct option *lo = long_opts; lo->name; lo++)
         if (lo->val == val)
             return lo->name;
-    return "?";
+    const cli_flag *f = core_row(val);
+    return f ? f->name : "?";
 }
 
 static size_t count_rows(const cli_table *t)
@@ -117,17 +140,50 @@ static size_t count_rows(const cli_table *t)
     return n;
 }
 
-/* core_opts with the table's rows before its terminator. */
+static bool takes_value(const cli_flag *f)
+{
+    return f->arg != CLI_ARG_NONE && f->arg != CLI_ARG_COUNT;
+}
+
+/* The core's rows, then the table's, for getopt_long. */
 static struct option *make_long_opts(const cli_table *t)
 {
-    size_t ncore = sizeof core_opts / sizeof core_opts[0] - 1, nrows = count_rows(t);
+    size_t ncore = sizeof core_rows / sizeof core_rows[0] - 1, nrows = count_rows(t);
     struct option *all = xcalloc(ncore + nrows + 1, sizeof *all);
-    memcpy(all, core_opts, ncore * sizeof *all);
+    for (size_t i = 0; i < ncore; i++)
+        all[i] = (struct option){core_rows[i].name,
+                                 takes_value(&core_rows[i]) ? required_argument : no_argument, NULL,
+                                 OPT_CORE + (int)i};
     for (size_t i = 0; i < nrows; i++)
         all[ncore + i] = (struct option){
-            t->flags[i].name, t->flags[i].arg == CLI_ARG_NONE ? no_argument : required_argument,
-            NULL, OPT_TABLE + (int)i};
+            t->flags[i].name, takes_value(&t->flags[i]) ? required_argument : no_argument, NULL,
+            OPT_TABLE + (int)i};
     return all;
+}
+
+/* getopt's short options: ':' first (a missing value is ':', not '?'), then each core
+ * row's letter (none takes a value). */
+static const char *short_options(void)
+{
+    static char buf[32] = ":";
+    size_t n = 1;
+    for (const cli_flag *f = core_rows; f->name && n + 1 < sizeof buf; f++)
+        if (f->short_name)
+            buf[n++] = f->short_name;
+    buf[n] = '\0';
+    return buf;
+}
+
+/* The core's row for getopt's value c (a long option's, or a short letter's). */
+static const cli_flag *core_row(int c)
+{
+    size_t ncore = sizeof core_rows / sizeof core_rows[0] - 1;
+    if (c >= OPT_CORE && c < OPT_CORE + (int)ncore)
+        return &core_rows[c - OPT_CORE];
+    for (const cli_flag *f = core_rows; f->name; f++)
+        if (c && f->short_name == c)
+            return f;
+    return NULL;
 }
 
 /* ---- values ----------------------------------------------------------------- */
@@ -155,19 +211,6 @@ static int parse_whole(const char *prog, const char *opt, const char *arg, long 
     return CLI_OK;
 }
 
-static int parse_int(const char *prog, const char *opt, const char *arg, int lo, int hi, int *out)
-{
-    long long v;
-    int rc = parse_whole(prog, opt, arg, lo, hi, &v);
-    if (rc == CLI_OK)
-        *out = (int)v;
-    return rc;
-}
-
-/* The shortest --timeout: 1 ms. Less would round to 0 ms, which libcurl reads as
- * "no limit" (CURLOPT_TIMEOUT_MS) and the raw transport as "at once". */
-#define MIN_TIMEOUT 0.001
-
 /* A decimal number (no hex, inf or nan) lo <= t <= hi; what: "seconds" or "requests". */
 static int parse_decimal(const char *prog, const char *opt, const char *arg, double lo, double hi,
                          const char *what, double *out)
@@ -182,12 +225,6 @@ static int parse_decimal(const char *prog, const char *opt, const char *arg, dou
         return usage_error(prog, "--%s: %s is out of range (%g to %g)", opt, arg, lo, hi);
     *out = t;
     return CLI_OK;
-}
-
-/* Seconds, MIN_TIMEOUT <= t <= 86400: --timeout. */
-static int parse_seconds(const char *prog, const char *opt, const char *arg, double *out)
-{
-    return parse_decimal(prog, opt, arg, MIN_TIMEOUT, 86400, "seconds", out);
 }
 
 /* "a, b or c" from a NULL-terminated list. */
@@ -222,34 +259,79 @@ static int parse_choice(const char *prog, const char *opt, const char *arg, cons
 }
 
 /* Catch a bad --exclude now, as bad usage, rather than later as a fatal error. */
-static int check_regex(const char *prog, const char *arg)
+static int check_regex(const char *arg, char *why, size_t whylen)
 {
-    char why[256];
-    pattern *re = pattern_compile(arg, why, sizeof why);
+    char err[256];
+    pattern *re = pattern_compile(arg, err, sizeof err);
     if (re) {
         pattern_free(re);
-        return CLI_OK;
+        return 0;
     }
-    return usage_error(prog, "--exclude: bad regex '%s': %s", arg, why);
+    snprintf(why, whylen, "--exclude: bad regex '%s': %s", arg, err);
+    return -1;
 }
 
 /* ---- help ------------------------------------------------------------------- */
 
-/* One row of a table: "--name METAVAR" in a column of 20 (or alone on its line when
- * longer than 24), its help lines at column 26. */
-static void print_row(const cli_flag *f)
+/* A row's value in base (its defaults), as --help shows it. */
+static void format_value(const cli_flag *f, const void *base, char *buf, size_t len)
 {
-    char head[128];
+    const char *at = (const char *)base + f->offset;
+    switch (f->arg) {
+    case CLI_ARG_INT: snprintf(buf, len, "%d", *(const int *)at); break;
+    case CLI_ARG_LONG: snprintf(buf, len, "%ld", *(const long *)at); break;
+    case CLI_ARG_BYTES: snprintf(buf, len, "%lld", *(const long long *)at); break;
+    case CLI_ARG_DOUBLE: snprintf(buf, len, "%g", *(const double *)at); break;
+    case CLI_ARG_STRING:
+    case CLI_ARG_CHOICE: snprintf(buf, len, "%s", *(const char *const *)at); break;
+    default: snprintf(buf, len, "?"); break;
+    }
+}
+
+/* A row's help as --help prints it: its words, its choices ("raw or curl"), its range
+ * (", 1 to 100") and its default in brackets, each from the row (the default from
+ * defaults, the struct before parsing, when the row says ""). malloc'd. */
+static char *row_help(const cli_flag *f, const void *defaults)
+{
+    char choices[256] = "", range[96] = "", def[160] = "";
+    if (f->arg == CLI_ARG_CHOICE) {
+        join_choices(f->choices, choices + 1, sizeof choices - 1);
+        choices[0] = ' ';
+    }
+    if (f->show_range && f->arg == CLI_ARG_DOUBLE)
+        snprintf(range, sizeof range, ", %g to %g", f->min, f->max);
+    else if (f->show_range)
+        snprintf(range, sizeof range, ", %lld to %lld", (long long)f->min, (long long)f->max);
+    if (f->def && f->def[0])
+        snprintf(def, sizeof def, " [%s]", f->def);
+    else if (f->def && defaults) {
+        char v[128];
+        format_value(f, defaults, v, sizeof v);
+        snprintf(def, sizeof def, " [%s]", v);
+    }
+    const char *words = f->help ? f->help : "";
+    return xasprintf("%s%s%s%s", words, words[0] ? choices : choices + (choices[0] != 0), range,
+                     def);
+}
+
+/* One row: "--name METAVAR" (after "-x, " when it has a letter) in a column of 20 (or
+ * alone on its line when longer than 24), its help lines at column 26. */
+static void print_row(const cli_flag *f, const void *defaults)
+{
+    char head[128], lead[8] = "      ";
     snprintf(head, sizeof head, "--%s%s%s", f->name, f->metavar ? " " : "",
              f->metavar ? f->metavar : "");
+    if (f->short_name)
+        snprintf(lead, sizeof lead, "  -%c, ", f->short_name);
     size_t n = strlen(head);
     if (n <= 19)
-        printf("      %-20s", head);
+        printf("%s%-20s", lead, head);
     else if (n <= 24)
-        printf("      %s  ", head);
+        printf("%s%s  ", lead, head);
     else
-        printf("      %s\n%26s", head, "");
-    for (const char *line = f->help ? f->help : "";;) {
+        printf("%s%s\n%26s", lead, head, "");
+    char *help = row_help(f, defaults);
+    for (const char *line = help;;) {
         size_t len = strcspn(line, "\n");
         printf("%.*s\n", (int)len, line);
         if (!line[len])
@@ -257,45 +339,29 @@ static void print_row(const cli_flag *f)
         line += len + 1;
         printf("%26s", "");
     }
+    free(help);
 }
+
+static void set_defaults(crawl_options *o, const char *default_transport);
 
 static void print_help(const char *prog, const char *default_transport, const cli_table *t)
 {
-    char selectors[128];
-    join_choices(selector_backends, selectors, sizeof selectors);
+    crawl_options defaults;
+    set_defaults(&defaults, default_transport);
     printf("Usage: %s [options] ROOT...\n"
            "Crawl the web sites at ROOT... (http or https; \"http://\" is added when no\n"
            "scheme is given) and report every URL fetched.\n"
            "\n"
-           "Options (default in brackets):\n"
-           "      --max-tasks N       fetches in progress at once, 1 to 1000000 [100]\n"
-           "      --max-redirect N    redirects followed per URL, 0 to 1000 [10]\n"
-           "      --max-tries N       attempts per URL, 1 to 100 [4]\n"
-           "      --exclude REGEX     skip URLs matching this regex (PCRE2 with limits:\n"
-           "                          README.md; repeatable: any of them) [none]\n"
-           "      --strict            only the roots' hosts, with or without www. [on]\n"
-           "      --lenient           any host in the roots' domains [off]\n"
-           "      --selector NAME     event loop backend: %s [%s]\n"
-           "      --transport NAME    raw or curl [%s]\n"
-           "      --format NAME       report format: text or jsonl [text]\n"
-           "      --output FILE       write the report to FILE [stdout]\n"
-           "      --timeout SECS      per request, 0.001 to 86400 [30]\n"
-           "      --max-pages N       stop adding URLs after N, 0 = no limit [0]\n"
-           "      --max-size BYTES    largest body read per URL [16777216]\n"
-           "      --cacert FILE       CA certificates for https [system default]\n"
-           "      --trace-events FILE write a Chrome trace-event timeline [none]\n"
-           "  -v, --verbose           more messages on stderr (-vv for debug)\n"
-           "  -q, --quiet             only errors on stderr (wins over -v)\n"
-           "  -h, --help              show this help and exit\n"
-           "  -V, --version           show the version and exit\n",
-           prog, selectors, selector_backends[0] ? selector_backends[0] : "epoll",
-           default_transport);
+           "Options (default in brackets):\n",
+           prog);
+    for (const cli_flag *f = core_rows; f->name; f++)
+        print_row(f, &defaults);
     if (t) {
         printf("\n%s\n", t->title);
         for (const cli_flag *f = t->flags; f->name; f++) {
             if (f->section) /* "": a blank line only */
                 printf("\n%s%s", f->section, *f->section ? "\n" : "");
-            print_row(f);
+            print_row(f, NULL);
         }
     }
     printf("\nExit status: 0 crawl completed, 1 fatal error, 2 bad usage.\n");
@@ -324,7 +390,7 @@ static int bad_option(const cli_command *cmd, int argc, char **argv)
 {
     const char *prog = cmd->prog;
     const char *arg = (optind >= 1 && optind <= argc) ? argv[optind - 1] : "";
-    if (optopt >= OPT_MAX_TASKS || (optopt && strchr("vqhV", optopt)))
+    if (optopt >= OPT_CORE || core_row(optopt))
         return usage_error(prog, "option '--%s' takes no value", opt_name(optopt));
     if (optopt)
         return usage_error(prog, "unknown option '-%c' (see --help)", optopt);
@@ -354,20 +420,26 @@ void cli_table_free(const cli_table *t, void *settings)
             cli_list_clear((cli_list *)((char *)settings + t->flags[i].offset));
 }
 
-/* A flag of the crawler's table: its value parsed by its kind, stored at its offset,
- * then its own hook. */
-static int apply_row(const cli_command *cmd, const cli_flag *f, const char *arg)
+/* A flag's row: its value parsed by its kind, stored at its offset in base (the core's
+ * options or the crawler's struct), then its own hook. */
+static int apply_row(const char *prog, const cli_flag *f, void *base, const char *arg)
 {
-    const char *prog = cmd->prog;
-    char *at = (char *)cmd->settings + f->offset;
+    char *at = (char *)base + f->offset;
     long long v = 0;
     int rc = CLI_OK;
     switch (f->arg) {
-    case CLI_ARG_NONE: *(int *)at = 1; break;
+    case CLI_ARG_NONE: *(int *)at = f->clears ? 0 : 1; break;
+    case CLI_ARG_COUNT: (*(int *)at)++; break;
     case CLI_ARG_INT:
         rc = parse_whole(prog, f->name, arg, (long long)f->min, (long long)f->max, &v);
         if (rc == CLI_OK)
             *(int *)at = (int)v;
+        break;
+    case CLI_ARG_LONG:
+        rc = parse_whole(prog, f->name, arg, (long long)f->min,
+                         f->max > 0 ? (long long)f->max : LONG_MAX, &v);
+        if (rc == CLI_OK)
+            *(long *)at = (long)v;
         break;
     case CLI_ARG_BYTES:
         rc = parse_whole(prog, f->name, arg, (long long)f->min,
@@ -377,6 +449,9 @@ static int apply_row(const cli_command *cmd, const cli_flag *f, const char *arg)
         rc = parse_decimal(prog, f->name, arg, f->min, f->max, f->noun ? f->noun : "seconds",
                            (double *)at);
         break;
+    case CLI_ARG_CHOICE:
+        rc = parse_choice(prog, f->name, arg, f->choices, (const char **)at);
+        break;
     case CLI_ARG_STRING: *(const char **)at = arg; break;
     case CLI_ARG_LIST: {
         cli_list *l = (cli_list *)at;
@@ -384,54 +459,45 @@ static int apply_row(const cli_command *cmd, const cli_flag *f, const char *arg)
         l->v[l->n++] = arg;
         break;
     }
+    case CLI_ARG_VALUE: break;
     }
     char why[512];
-    if (rc == CLI_OK && f->set && f->set(cmd->settings, arg, why, sizeof why) < 0)
+    if (rc == CLI_OK && f->set && f->set(base, arg, why, sizeof why) < 0)
         return usage_error(prog, "%s", why);
     return rc;
 }
 
-/* One option with its value. */
+/* --exclude REGEX, repeatable: the first one is o->exclude; each must compile now (bad
+ * usage, not later a fatal error). */
+static int set_exclude(void *p, const char *arg, char *why, size_t whylen)
+{
+    crawl_options *o = p;
+    if (o->nexcludes == CRAWL_MAX_EXCLUDES) {
+        snprintf(why, whylen, "--exclude '%s': at most %d --exclude", arg, CRAWL_MAX_EXCLUDES);
+        return -1;
+    }
+    if (!o->exclude)
+        o->exclude = arg;
+    o->excludes[o->nexcludes++] = arg;
+    return check_regex(arg, why, whylen);
+}
+
+/* One option with its value: a row of the table, or of the core (--help and --version
+ * act at once). */
 static int apply_option(crawl_options *o, int c, const char *arg, const cli_command *cmd)
 {
-    const char *prog = cmd->prog;
-    long long v = 0;
-    int rc = CLI_OK;
     if (c >= OPT_TABLE)
-        return apply_row(cmd, &cmd->table->flags[c - OPT_TABLE], arg);
-    switch (c) {
-    case OPT_MAX_TASKS: return parse_int(prog, "max-tasks", arg, 1, 1000000, &o->max_tasks);
-    case OPT_MAX_REDIRECT: return parse_int(prog, "max-redirect", arg, 0, 1000, &o->max_redirect);
-    case OPT_MAX_TRIES: return parse_int(prog, "max-tries", arg, 1, 100, &o->max_tries);
-    case OPT_EXCLUDE:
-        if (o->nexcludes == CRAWL_MAX_EXCLUDES)
-            return usage_error(prog, "--exclude '%s': at most %d --exclude", arg,
-                               CRAWL_MAX_EXCLUDES);
-        if (!o->exclude)
-            o->exclude = arg;
-        o->excludes[o->nexcludes++] = arg;
-        return check_regex(prog, arg);
-    case OPT_STRICT: o->strict = 1; return CLI_OK;
-    case OPT_LENIENT: o->strict = 0; return CLI_OK;
-    case OPT_SELECTOR: return parse_choice(prog, "selector", arg, selector_backends, &o->selector);
-    case OPT_TRANSPORT: return parse_choice(prog, "transport", arg, transports, &o->transport);
-    case OPT_FORMAT: return parse_choice(prog, "format", arg, formats, &o->format);
-    case OPT_OUTPUT: o->output = arg; return CLI_OK;
-    case OPT_TIMEOUT: return parse_seconds(prog, "timeout", arg, &o->timeout);
-    case OPT_MAX_PAGES:
-        rc = parse_whole(prog, "max-pages", arg, 0, LONG_MAX, &v);
-        if (rc == CLI_OK)
-            o->max_pages = (long)v;
-        return rc;
-    case OPT_MAX_SIZE: return parse_whole(prog, "max-size", arg, 1, LLONG_MAX, &o->max_size);
-    case OPT_CACERT: o->cacert = arg; return CLI_OK;
-    case OPT_TRACE_EVENTS: o->trace_events = arg; return CLI_OK;
-    case 'v': o->verbose++; return CLI_OK;
-    case 'q': o->quiet = 1; return CLI_OK;
-    case 'h': print_help(prog, cmd->default_transport, cmd->table); return CLI_EXIT_OK;
-    case 'V': printf("%s %s\n", prog, CRAWL_VERSION); return CLI_EXIT_OK;
-    default: return usage_error(prog, "unhandled option %d", c);
-    }
+        return apply_row(cmd->prog, &cmd->table->flags[c - OPT_TABLE], cmd->settings, arg);
+    const cli_flag *f = core_row(c);
+    if (!f)
+        return usage_error(cmd->prog, "unhandled option %d", c);
+    if (f->offset != CLI_ACTION)
+        return apply_row(cmd->prog, f, o, arg);
+    if (f->short_name == 'h')
+        print_help(cmd->prog, cmd->default_transport, cmd->table);
+    else
+        printf("%s %s\n", cmd->prog, CRAWL_VERSION);
+    return CLI_EXIT_OK;
 }
 
 static int check_roots(const crawl_options *o, const char *prog)
@@ -545,6 +611,7 @@ int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *in)
     optind = 0; /* GNU: full reinitialisation, so cli_parse can run again */
     opterr = 0; /* our own messages, one line each */
     int c, rc = CLI_OK;
+    const char *short_opts = short_options();
     while (rc == CLI_OK && (c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == ':')
             rc = usage_error(prog, "option '--%s' needs a value", opt_name(optopt));

@@ -4,11 +4,12 @@
  * Exit codes: 0 the crawl completed (failed fetches are records in the report),
  * 1 a fatal error, 2 bad usage (one line on stderr naming the bad argument).
  *
- * cli_parse knows the crawl core's own flags (crawl_options). A crawler with more
- * features declares its flags in a table of rows (cli_flag: name, argument, range,
- * help, where the value goes), as Scrapy declares its settings; cli_parse fills the
- * crawler's own struct from it, lists the rows in --help, and runs the table's cross
- * checks. A crawler that passes no table refuses every other flag as unknown.
+ * Every flag is a row (cli_flag: name, argument, range, default, help, where the value
+ * goes), as Scrapy declares its settings: the crawl core's own rows fill crawl_options
+ * (cli.c), and a crawler with more features declares its own table, whose rows fill
+ * its own struct. From the rows alone cli_parse makes getopt's options, checks each
+ * value and its range, prints --help, and runs the table's cross checks. A crawler
+ * that passes no table refuses every other flag as unknown.
  */
 #ifndef CRAWL_CLI_H
 #define CRAWL_CLI_H
@@ -28,6 +29,10 @@ typedef enum {
     CLI_ARG_DOUBLE, /* a decimal number in [min, max] (no hex, inf or nan): double */
     CLI_ARG_STRING, /* const char *, argv's own (last one given wins) */
     CLI_ARG_LIST,   /* repeatable: each value appended to a cli_list */
+    CLI_ARG_LONG,   /* a whole number in [min, max] (max 0: no bound): long */
+    CLI_ARG_CHOICE, /* one of choices: const char *, the list's own string */
+    CLI_ARG_COUNT,  /* a switch that counts: int, one more each time given */
+    CLI_ARG_VALUE,  /* a value for set alone (nothing stored at offset) */
 } cli_arg;
 
 /* The values of a repeatable flag, in the order given (argv's own strings). */
@@ -41,10 +46,18 @@ void cli_list_clear(cli_list *l);
 typedef struct cli_flag {
     const char *name; /* the long option without "--": "max-depth" */
     cli_arg arg;
-    const char *metavar; /* the value's name in --help: "N", "SECS", "FILE" */
-    double min, max;     /* CLI_ARG_INT, _BYTES, _DOUBLE: the range */
-    const char *noun;    /* CLI_ARG_DOUBLE: "is not a number of NOUN" (NULL: seconds) */
-    size_t offset;       /* where the value goes: offsetof(the crawler's struct, field) */
+    const char *metavar;        /* the value's name in --help: "N", "SECS", "FILE" */
+    double min, max;            /* CLI_ARG_INT, _LONG, _BYTES, _DOUBLE: the range */
+    const char *noun;           /* CLI_ARG_DOUBLE: "is not a number of NOUN" (NULL: seconds) */
+    size_t offset;              /* where the value goes: offsetof(the crawler's struct, field) */
+    char short_name;            /* 0, or its one-letter form: 'v' for -v (core rows) */
+    bool clears;                /* CLI_ARG_NONE: stores 0, not 1 (--lenient clears strict) */
+    bool show_range;            /* --help says "MIN to MAX" before the default */
+    const char *const *choices; /* CLI_ARG_CHOICE: the values, NULL-ended */
+    /* NULL (the help has its own "[...]"), or the default --help shows in brackets
+     * after the help, its choices and its range; "" (core rows): the value the core's
+     * defaults hold */
+    const char *def;
     /* NULL, or called after the value is stored: checks it (returns -1 with one line
      * in why, which is the whole message after "PROG: ") or sets more fields. */
     int (*set)(void *settings, const char *value, char *why, size_t whylen);

@@ -1362,6 +1362,75 @@ static void test_table_help(void **state)
     run_free(r);
 }
 
+/* A flag planted in a table's rows and nowhere else: --help shows its words, choices,
+ * range and default, all from the row; its value is checked against the same range
+ * and choices; and a crawler that passes no table (stages 1 and 2) refuses it as an
+ * unknown option, with the note saying where the engine's flags are. */
+typedef struct planted {
+    const char *mode;
+    long span;
+    int level;
+} planted;
+static const char *const modes[] = {"fast", "slow", NULL};
+static const cli_flag planted_rows[] = {{.name = "planted-mode",
+                                         .arg = CLI_ARG_CHOICE,
+                                         .metavar = "NAME",
+                                         .choices = modes,
+                                         .offset = offsetof(planted, mode),
+                                         .def = "fast",
+                                         .help = "how to go:"},
+                                        {.name = "planted-span",
+                                         .arg = CLI_ARG_LONG,
+                                         .metavar = "N",
+                                         .min = 1,
+                                         .max = 5,
+                                         .show_range = true,
+                                         .offset = offsetof(planted, span),
+                                         .def = "2",
+                                         .help = "how far"},
+                                        {.name = "planted-level",
+                                         .arg = CLI_ARG_COUNT,
+                                         .offset = offsetof(planted, level),
+                                         .help = "once more each time"},
+                                        {0}};
+static const cli_table planted_table = {.title = "Planted:", .flags = planted_rows};
+
+static void test_planted_row(void **state)
+{
+    (void)state;
+    planted p = {0};
+    parse_table = &planted_table;
+    parse_settings = &p;
+    run *r = parse("--help", NULL);
+    const char *want[] = {
+        "\n      --planted-mode NAME how to go: fast or slow [fast]\n",
+        "\n      --planted-span N    how far, 1 to 5 [2]\n",
+        "\n      --planted-level     once more each time\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(r->out, want[i]))
+            fail_msg("help lacks '%s' in:\n%s", want[i], r->out);
+    run_free(r);
+    r = parse("--planted-mode", "slow", "--planted-span", "5", "--planted-level", "--planted-level",
+              "a.example", NULL);
+    assert_int_equal(r->rc, CLI_OK);
+    assert_string_equal(p.mode, "slow");
+    assert_int_equal(p.span, 5);
+    assert_int_equal(p.level, 2);
+    run_free(r);
+    r = parse("--planted-span", "6", "a.example", NULL);
+    assert_usage_error(r, "--planted-span: 6 is out of range (1 to 5)", NULL);
+    run_free(r);
+    r = parse("--planted-mode", "medium", "a.example", NULL);
+    assert_usage_error(r, "--planted-mode: unknown 'medium' (choose fast or slow)", NULL);
+    run_free(r);
+    parse_table = NULL;
+    parse_settings = NULL;
+    r = parse("--planted-mode", "slow", "a.example", NULL);
+    assert_usage_error(r, "unknown option '--planted-mode' (see --help); " NOTE, NULL);
+    run_free(r);
+}
+
 /* crawl-queue's --help lists every row of its table, with its value's name. */
 static void test_help_lists_stage3_rows(void **state)
 {
@@ -1425,6 +1494,7 @@ int main(void)
         cmocka_unit_test_teardown(test_table_rules_and_files, reset_log_level),
         cmocka_unit_test_teardown(test_table_usage_errors, reset_log_level),
         cmocka_unit_test_teardown(test_table_help, reset_log_level),
+        cmocka_unit_test_teardown(test_planted_row, reset_log_level),
         cmocka_unit_test_teardown(test_help_lists_stage3_rows, reset_log_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
