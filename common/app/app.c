@@ -323,6 +323,8 @@ int app_main(int argc, char **argv, const app_stage *stage, int (*crawl_fn)(app 
     }
     if (status == 0 && a.summary && !a.opt.quiet)
         a.summary(&a);
+    if (status == 0)
+        status = a.exit_status;
     app_close(&a);
     return status;
 }

@@ -52,6 +52,9 @@ typedef struct app {
     /* Set by the stage: what it tells a person on stderr once the report is written (a
      * summary), unless -q or the crawl failed. */
     void (*summary)(const struct app *a);
+    /* Set by the stage: the exit status of a crawl that completed and wrote its report
+     * (0: the default, 0). A crawler's own verdict on what it found, as wget's 4 and 8. */
+    int exit_status;
 } app;
 
 /* Set when SIGINT or SIGTERM arrived (the loop is stopped at the same moment, for

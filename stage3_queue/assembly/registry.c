@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "alloc.h"
+#include "broken.h"
 #include "depth.h"
 #include "extract.h"
 #include "headers.h"
@@ -95,6 +96,10 @@ static bool on_spider(const app *a)
 static bool on_extract(const app *a)
 {
     return settings_of(a)->extract.n > 0;
+}
+static bool on_broken(const app *a)
+{
+    return settings_of(a)->fail_on_broken;
 }
 static bool on_items(const app *a)
 {
@@ -215,6 +220,14 @@ static int make_warc(engine *e, item_pipeline *out, char *err, size_t errlen)
     return 0;
 }
 
+/* --fail-on-broken: the exit status says what the crawl found. */
+static int make_broken(engine *e, item_pipeline *out, char *err, size_t errlen)
+{
+    (void)e, (void)err, (void)errlen;
+    *out = broken_pipeline();
+    return 0;
+}
+
 /* --recrawl OLD.db: its pages are asked for with a condition. */
 static downloader_middleware make_recrawl(engine *e)
 {
@@ -306,6 +319,7 @@ const extension registry[] = {
     {"state", EXT_PIPELINE, 100, on_state, .make_pipeline = make_state},
     {"store", EXT_PIPELINE, 300, on_store, .make_pipeline = make_store},
     {"warc", EXT_PIPELINE, 500, on_warc, .make_pipeline = make_warc},
+    {"broken", EXT_PIPELINE, 900, on_broken, .make_pipeline = make_broken},
     /* Seeds. */
     {"sitemaps", EXT_SEEDS, 100, on_sitemaps, .seed = seed_sitemaps},
     /* Spider middlewares, at Scrapy's numbers: process_spider_output runs from

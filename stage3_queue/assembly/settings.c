@@ -312,6 +312,11 @@ static const cli_flag rows[] = {
              "offers it, one connection per host] (docs/http2.md)"},
     {.name = "insecure", .arg = CLI_ARG_NONE, .offset = AT(insecure),
      .help = "do not check TLS certificates (a warning says so)"},
+    {.name = "fail-on-broken", .arg = CLI_ARG_NONE, .offset = AT(fail_on_broken),
+     .section = "",
+     .help = "exit 8 if a page answered 4xx or 5xx, 4 if a fetch\n"
+             "failed on the network (wget's numbers), and list\n"
+             "the first of them on stderr [exit 0]"},
     {0}
 };
 /* clang-format on */

@@ -55,6 +55,7 @@ typedef struct settings {
     int http1_1;               /* --http1.1: no HTTP/2 (the curl transport offers it over
                                 * https by default) */
     int insecure;              /* --insecure: TLS certificates not checked */
+    int fail_on_broken;        /* --fail-on-broken: exit 8 or 4 on broken links (broken.h) */
 
     /* Spider middleware (spidermw/) */
     int depth;        /* records say "depth" (not with --chapter unless --max-depth) */
