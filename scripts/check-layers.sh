@@ -8,9 +8,9 @@
 # stage 3 declares in its table (the rows of stage3_queue's cli_flag arrays: --NAME, or
 # NAME as a long option) — a crawler's options are its own. Stage 3 has floors too
 # (stage3_queue/CMakeLists.txt), each including only the floors below it: the chapter's
-# Queue (queue.c), frontier/, engine/, the extensions (downloadermw/, spidermw/,
-# pipelines/, seeds/, spiders/), assembly/, and on top the chapter's crawler (main.c,
-# crawler.c). Prints each violation; exit 1 if any.
+# Queue (queue.c), the Frontier interface (frontier/frontier.c), engine/, the extensions
+# (the other Queues in frontier/, downloadermw/, spidermw/, pipelines/, seeds/,
+# spiders/), assembly/, and on top the chapter's crawler (main.c, crawler.c). Prints each violation; exit 1 if any.
 #
 #   check-layers.sh             check this tree
 #   check-layers.sh --selftest  plant each kind of violation in a small tree of its own
@@ -76,8 +76,8 @@ check_tree() {
         bad=$((bad + $(wc -l <<<"$hits")))
     fi
     # Stage 3's floors, lowest first: a file includes no header of a floor above its own.
-    local floors=("queue.[ch]" "frontier/*.[ch]" "engine/*.[ch]"
-                  "downloadermw/*.[ch] spidermw/*.[ch] pipelines/*.[ch] seeds/*.[ch] spiders/*.[ch]"
+    local floors=("queue.[ch]" "frontier/frontier.[ch]" "engine/*.[ch]"
+                  "frontier/hostqueue.[ch] frontier/redisqueue.[ch] downloadermw/*.[ch] spidermw/*.[ch] pipelines/*.[ch] seeds/*.[ch] spiders/*.[ch]"
                   "assembly/*.[ch]" "main.c crawler.[ch]")
     local names=(queue frontier engine extensions assembly crawler)
     local -A floor

@@ -23,7 +23,7 @@
  * (redisqueue.h, shared with every other process of the crawl) with --frontier. The
  * Crawler calls the same put_nowait, get, task_done and join on each, and never asks
  * which it has. The Queue, the engine's middlewares and pipeline, and the seeds are
- * chosen from one table (assembly/registry.c) before the crawl starts.
+ * chosen from one list of descriptors (assembly/registry.c) before the crawl starts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,7 +166,7 @@ static int close_engine(crawler *cr)
     return r == 0 ? 0 : -1;
 }
 
-int crawler_run(app *a, const extension *rows, size_t nrows)
+int crawler_run(app *a, const extension *const *rows, size_t nrows)
 {
     crawler cr = {.a = a};
     char err[1024];

@@ -12,6 +12,6 @@
 #include "registry.h"
 
 typedef struct crawler crawler;
-int crawler_run(app *a, const extension *rows, size_t nrows);
+int crawler_run(app *a, const extension *const *rows, size_t nrows);
 
 #endif

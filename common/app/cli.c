@@ -31,8 +31,9 @@
 
 /* getopt's values: above any char, so that optopt names the option. */
 enum {
-    OPT_CORE = 256,  /* + the row's index: a flag of the core's rows */
-    OPT_TABLE = 512, /* + the row's index: a flag of the crawler's table */
+    OPT_CORE = 256,   /* + the row's index: a flag of the core's rows */
+    OPT_TABLE = 512,  /* + the row's index: a flag of the crawler's table */
+    OPT_GROUP = 1024, /* + the row's index among all groups' rows: a group's flag */
 };
 
 static const char *const transports[] = {"raw", "curl", NULL};
@@ -145,11 +146,43 @@ static bool takes_value(const cli_flag *f)
     return f->arg != CLI_ARG_NONE && f->arg != CLI_ARG_COUNT;
 }
 
-/* The core's rows, then the table's, for getopt_long. */
+/* The table's groups of rows (cli_group), *n of them. */
+static const cli_group *groups_of(const cli_table *t, size_t *n)
+{
+    *n = 0;
+    return t && t->groups ? t->groups(n) : NULL;
+}
+
+/* The row for a group's value k (its index among all the groups' rows), and its base. */
+static const cli_flag *group_row(const cli_table *t, size_t k, void **base)
+{
+    size_t n;
+    const cli_group *g = groups_of(t, &n);
+    for (size_t i = 0; i < n; i++) {
+        for (const cli_flag *f = g[i].flags; f && f->name; f++, k--)
+            if (k == 0) {
+                *base = g[i].base;
+                return f;
+            }
+    }
+    return NULL;
+}
+
+/* The core's rows, then the table's, then its groups', for getopt_long. */
 static struct option *make_long_opts(const cli_table *t)
 {
-    size_t ncore = sizeof core_rows / sizeof core_rows[0] - 1, nrows = count_rows(t);
-    struct option *all = xcalloc(ncore + nrows + 1, sizeof *all);
+    size_t ncore = sizeof core_rows / sizeof core_rows[0] - 1, nrows = count_rows(t), ngroups;
+    const cli_group *groups = groups_of(t, &ngroups);
+    size_t ngrouped = 0;
+    for (size_t i = 0; i < ngroups; i++)
+        for (const cli_flag *f = groups[i].flags; f && f->name; f++)
+            ngrouped++;
+    struct option *all = xcalloc(ncore + nrows + ngrouped + 1, sizeof *all);
+    size_t k = ncore + nrows;
+    for (size_t i = 0; i < ngroups; i++)
+        for (const cli_flag *f = groups[i].flags; f && f->name; f++, k++)
+            all[k] = (struct option){f->name, takes_value(f) ? required_argument : no_argument,
+                                     NULL, OPT_GROUP + (int)(k - ncore - nrows)};
     for (size_t i = 0; i < ncore; i++)
         all[i] = (struct option){core_rows[i].name,
                                  takes_value(&core_rows[i]) ? required_argument : no_argument, NULL,
@@ -363,6 +396,14 @@ static void print_help(const char *prog, const char *default_transport, const cl
                 printf("\n%s%s", f->section, *f->section ? "\n" : "");
             print_row(f, NULL);
         }
+        size_t n;
+        const cli_group *g = groups_of(t, &n);
+        for (size_t i = 0; i < n; i++) {
+            if (g[i].title)
+                printf("\n%s\n", g[i].title);
+            for (const cli_flag *f = g[i].flags; f && f->name; f++)
+                print_row(f, NULL);
+        }
     }
     printf("\nExit status: 0 crawl completed, 1 fatal error, 2 bad usage.\n");
 }
@@ -418,6 +459,12 @@ void cli_table_free(const cli_table *t, void *settings)
     for (size_t i = 0; settings && i < count_rows(t); i++)
         if (t->flags[i].arg == CLI_ARG_LIST)
             cli_list_clear((cli_list *)((char *)settings + t->flags[i].offset));
+    size_t n;
+    const cli_group *g = groups_of(t, &n);
+    for (size_t i = 0; i < n; i++)
+        for (const cli_flag *f = g[i].flags; f && f->name; f++)
+            if (f->arg == CLI_ARG_LIST)
+                cli_list_clear((cli_list *)((char *)g[i].base + f->offset));
 }
 
 /* A flag's row: its value parsed by its kind, stored at its offset in base (the core's
@@ -486,6 +533,12 @@ static int set_exclude(void *p, const char *arg, char *why, size_t whylen)
  * act at once). */
 static int apply_option(crawl_options *o, int c, const char *arg, const cli_command *cmd)
 {
+    if (c >= OPT_GROUP) {
+        void *base = NULL;
+        const cli_flag *g = group_row(cmd->table, (size_t)(c - OPT_GROUP), &base);
+        return g ? apply_row(cmd->prog, g, base, arg)
+                 : usage_error(cmd->prog, "unhandled option %d", c);
+    }
     if (c >= OPT_TABLE)
         return apply_row(cmd->prog, &cmd->table->flags[c - OPT_TABLE], cmd->settings, arg);
     const cli_flag *f = core_row(c);
@@ -604,6 +657,13 @@ int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *in)
     set_defaults(o, cmd.default_transport);
     if (cmd.table && cmd.table->defaults)
         cmd.table->defaults(cmd.settings);
+    size_t ngroups;
+    const cli_group *groups = groups_of(cmd.table, &ngroups);
+    for (size_t i = 0; i < ngroups; i++) {
+        memset(groups[i].base, 0, groups[i].size);
+        if (groups[i].defaults)
+            groups[i].defaults(groups[i].base);
+    }
     if (argc < 1 || !argv)
         return usage_error(prog, "no ROOT given (see --help)");
 

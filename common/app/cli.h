@@ -71,6 +71,17 @@ typedef struct cli_flag {
     const char *help;    /* its lines in --help, '\n' between them, "[default]" last */
 } cli_flag;
 
+/* Rows that fill a struct of their own rather than the table's: an extension's own
+ * flags and options, as it declares them beside its code. Zeroed, then its defaults,
+ * before parsing; --help lists the rows after the table's, under the title. */
+typedef struct cli_group {
+    const char *title;            /* NULL: no heading */
+    const cli_flag *flags;        /* ended by a row whose name is NULL */
+    void *base;                   /* the struct the rows' offsets are into */
+    size_t size;                  /* its size */
+    void (*defaults)(void *base); /* NULL: all zero */
+} cli_group;
+
 /* A crawler's table. */
 typedef struct cli_table {
     const char *title;                /* --help's heading for the rows */
@@ -81,6 +92,8 @@ typedef struct cli_table {
      * may read the core's options, and what the core must know of the crawler's
      * flags, which it sets in o. Returns -1 with one line in why (as above). */
     int (*finish)(void *settings, crawl_options *o, char *why, size_t whylen);
+    /* NULL, or the groups of rows of their own (cli_group), *n of them. */
+    const cli_group *(*groups)(size_t *n);
 } cli_table;
 
 /* What is parsing. prog names the program in messages; default_transport is its own.

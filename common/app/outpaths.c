@@ -15,6 +15,12 @@ cli_output *cli_outputs(const crawl_options *o, const cli_command *cmd, size_t *
     size_t rows = 0;
     for (const cli_flag *f = cmd && cmd->table ? cmd->table->flags : NULL; f && f->name; f++)
         rows += f->out_file && f->arg == CLI_ARG_STRING;
+    size_t ngroups = 0;
+    const cli_group *g =
+        cmd && cmd->table && cmd->table->groups ? cmd->table->groups(&ngroups) : NULL;
+    for (size_t i = 0; i < ngroups; i++)
+        for (const cli_flag *f = g[i].flags; f && f->name; f++)
+            rows += f->out_file && f->arg == CLI_ARG_STRING;
     cli_output *out = xcalloc(2 + rows, sizeof *out);
     out[0] = (cli_output){"--output", to_stdout ? NULL : o->output, false, false};
     out[1] = (cli_output){"--trace-events", o->trace_events, false, false};
@@ -28,6 +34,16 @@ cli_output *cli_outputs(const crawl_options *o, const cli_command *cmd, size_t *
         x->sqlite = f->out_sqlite;
         x->keep = f->out_keep;
     }
+    for (size_t i = 0; i < ngroups; i++)
+        for (const cli_flag *f = g[i].flags; f && f->name; f++) {
+            if (!f->out_file || f->arg != CLI_ARG_STRING)
+                continue;
+            cli_output *x = &out[(*n)++];
+            snprintf(x->flag, sizeof x->flag, "--%s", f->name);
+            x->path = *(const char *const *)((const char *)g[i].base + f->offset);
+            x->sqlite = f->out_sqlite;
+            x->keep = f->out_keep;
+        }
     return out;
 }
 

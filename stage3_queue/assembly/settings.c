@@ -19,6 +19,7 @@
 #include "redisurl.h"
 #include "alloc.h"
 #include "spiderload.h"
+#include "registry.h"
 #include "threadpool.h"
 #include "warc.h"
 
@@ -484,6 +485,7 @@ const cli_table settings_table = {
     .flags = rows,
     .defaults = defaults,
     .finish = finish,
+    .groups = registry_flag_groups, /* the extensions' own flags (extension.h) */
 };
 
 app_stage settings_stage(const char *prog, settings *s)
@@ -493,9 +495,4 @@ app_stage settings_stage(const char *prog, settings *s)
         .open_outputs_late = true, /* after --state's and --frontier's checks: crawler.c */
         .name = "queue",
         .number = 3};
-}
-
-const settings *settings_of(const app *a)
-{
-    return a->settings;
 }

@@ -1,83 +1,25 @@
 /* settings.h — crawl-queue's own flags: the engine's features (robots.txt, politeness,
  * storage, the frontier, ...), declared in one table, as Scrapy declares its settings
- * (scrapy/settings/default_settings.py). The shared command line (common/app/cli.h)
- * parses the crawl core's flags and this table's rows; this file alone names them.
+ * (scrapy/settings/default_settings.py), filling the settings every extension reads
+ * (engine_settings.h). The shared command line (common/app/cli.h) parses the crawl
+ * core's flags, this table's rows and each extension's own rows (its descriptor,
+ * extension.h); this file alone names them.
  *
- * Adding a flag: a field here, a row in settings.c (name, argument, range, help line,
- * where the value goes), and a line in README.md's option table. Stages 1 and 2 pass no
- * table, so they refuse every flag of it as an unknown option.
+ * Adding a flag every extension may read: a field in engine_settings.h, a row in
+ * settings.c (name, argument, range, help line, where the value goes), and a line in
+ * README.md's option table; a flag of one extension's own: a row of its descriptor.
+ * Stages 1 and 2 pass no table, so they refuse every flag of it as an unknown option.
  */
 #ifndef CRAWL_SETTINGS_H
 #define CRAWL_SETTINGS_H
 
 #include "app.h"
-
-#define SETTINGS_MAX_HEADERS 64 /* --header given at most this many times */
-#define SETTINGS_PER_HOST    8  /* --per-host's default: requests in flight per host */
-
-typedef struct settings {
-    const char *user_agent; /* --user-agent NAME (NULL: the transports' default) */
-    int threads;            /* --threads N (4): the thread pool */
-    double dns_timeout;     /* --dns-timeout SECS (60): a lookup in the pool */
-    double progress_every;  /* --progress-interval SECS (60): off a terminal, a progress
-                             * line this often (0: none) */
-    const char *store;      /* --store FILE.db */
-    const char *state;      /* --state FILE.db: the crawl's frontier */
-    int resume;             /* --resume: go on with --state's crawl; --output appended */
-    const char *warc;       /* --warc FILE: WARC/1.1, FILE.gz compressed */
-    const char *cdx;        /* --cdx FILE (with --warc): a CDXJ index */
-    int ignore_robots;      /* --ignore-robots */
-    cli_list header;        /* --header "Name: value", repeatable: sent on every request */
-    const char *frontier;   /* --frontier redis://HOST:PORT/NAME: the Queue on Redis
-                             * Streams, shared by every process of the crawl */
-    double claim_after;     /* --claim-after SECS (60): take over entries left that long
-                             * unacknowledged by another process (a dead one) */
-    /* Politeness: on unless --chapter; the Queue is then the polite one (hostqueue.h). */
-    int chapter;               /* --chapter: the chapter's crawler (its Queue, no politeness) */
-    int polite;                /* !chapter: the polite Queue and middleware */
-    int polite_given;          /* a politeness flag was given (not with --chapter) */
-    int polite_local;          /* one of them holds per process only (not with --frontier) */
-    int per_host;              /* --per-host N (8; 0: no cap beyond --max-tasks) */
-    int per_ip;                /* --per-ip: the cap and delay per address, not per name */
-    double delay;              /* --delay SECS between starts on one host (0) */
-    int random_delay;          /* --random-delay: x [0.5, 1.5) */
-    double max_crawl_delay;    /* --max-crawl-delay SECS (30): robots.txt's Crawl-delay cap */
-    int autothrottle;          /* --autothrottle */
-    double target_concurrency; /* --target-concurrency N (1) */
-    int sitemaps;              /* --sitemaps: seed from each host's sitemaps */
-    const char *cookie_file;   /* --cookies FILE: read first, written back at the end */
-    cli_list cookie;           /* --cookie NAME=VALUE, repeatable: to the roots' hosts */
-    const char *proxy;         /* --proxy URL: every request through it */
-    long long warc_max_size;   /* --warc-max-size BYTES (0: one file): rotate the archive */
-    const char *warc_base;     /* --warc as given; with --warc-max-size, warc is the first
-                                * file's name (warc_file_name: FILE-00000.warc.gz) */
-    const char *recrawl;       /* --recrawl OLD.db: ask for OLD.db's pages only if changed */
-    int http1_1;               /* --http1.1: no HTTP/2 (the curl transport offers it over
-                                * https by default) */
-    int insecure;              /* --insecure: TLS certificates not checked */
-    int fail_on_broken;        /* --fail-on-broken: exit 8 or 4 on broken links (broken.h) */
-
-    /* Spider middleware (spidermw/) */
-    int depth;        /* records say "depth" (not with --chapter unless --max-depth) */
-    int max_depth;    /* --max-depth N (-1: no limit; sets depth) */
-    int referrer;     /* records say "referrer", Referer sent (not with --chapter) */
-    cli_list include; /* --include REGEX, repeatable: links followed */
-    int requisites;   /* --requisites: also fetch what pages need */
-    /* Spiders (docs/spiders.md). */
-    const char *spider;   /* --spider FILE.lua (loaded by the checks: luaspider.h) */
-    const char *items;    /* --items FILE: the scraped items, JSONL */
-    double spider_budget; /* --spider-budget N instructions per callback */
-    int spider_memory;    /* --spider-memory MB: the Lua state's cap */
-    cli_list extract;     /* --extract NAME=XPATH, repeatable */
-} settings;
+#include "engine_settings.h"
 
 /* The table cli_parse reads (its rows, defaults and cross checks). */
 extern const cli_table settings_table;
 
 /* crawl-queue as app_main runs it, its flags filling s; prog names it in messages. */
 app_stage settings_stage(const char *prog, settings *s);
-
-/* The settings of a's crawl (app_open was given settings_stage's description). */
-const settings *settings_of(const app *a);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "alloc.h"
 #include "http.h"
+#include "extension.h"
 
 typedef struct headers {
     header *fields; /* name and value each, as the request will send them */
@@ -62,3 +63,22 @@ downloader_middleware headers_middleware(const char *const *fields, size_t n)
                                    .process_request = process_request,
                                    .free = headers_free};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->header.n > 0;
+}
+
+/* Each field checked by the command line. */
+static int make(engine *e, const settings *s, downloader_middleware *out, char *err, size_t errlen)
+{
+    (void)e, (void)err, (void)errlen;
+    *out = headers_middleware(s->header.v, s->header.n);
+    return 0;
+}
+
+/* The descriptor (extension.h): --header, order 550. */
+const extension headers_extension = {"headers", EXT_DOWNLOADER_MW, 550, on,
+                                     .make_middleware = make};

@@ -3,9 +3,8 @@
  * pages, and the engine's own downloads (robots.txt, sitemaps: it sees all_requests)
  * — gets each of the given header fields it does not have yet.
  *
- * crawl-queue enables it with --header "Name: value" (repeatable; its row in
- * assembly/registry.c). The command
- * line checks each field (http_field_check); what a field may replace is in
+ * crawl-queue enables it with --header "Name: value" (repeatable; its descriptor, in
+ * headers.c). The command line checks each field (http_field_check); what a field may replace is in
  * docs/extensions.md.
  */
 #ifndef CRAWL_HEADERS_H

@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "log.h"
 #include "strmap.h"
+#include "extension.h"
 
 /* A URL being tried: how many tries it had, when this one started. Only URLs in
  * flight have one (the table is as large as the crawl's concurrency). */
@@ -217,3 +218,23 @@ downloader_middleware polite_middleware(engine *e)
                                    .process_exception = process_exception,
                                    .free = polite_free};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->polite && !s->frontier;
+}
+
+static int make(engine *e, const settings *s, downloader_middleware *out, char *err, size_t errlen)
+{
+    (void)s, (void)err, (void)errlen;
+    *out = polite_middleware(e);
+    return 0;
+}
+
+/* The descriptor (extension.h): the polite Queue's middleware (the Redis Queue
+ * keeps politeness in Redis); order 900, last, so that its process_response (the
+ * retry and back-off decisions) sees the download first. */
+const extension politeness_extension = {"politeness", EXT_DOWNLOADER_MW, 900, on,
+                                        .make_middleware = make};

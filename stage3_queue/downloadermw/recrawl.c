@@ -18,6 +18,7 @@
 #include "recrawl_db.h"
 #include "strmap.h"
 #include "threads.h"
+#include "extension.h"
 
 /* A page OLD.db holds: its last usable row and the validators it was served with. */
 typedef struct known {
@@ -254,3 +255,22 @@ downloader_middleware recrawl_middleware(engine *e, const char *old_path)
                                    .process_response = process_response,
                                    .free = recrawl_free};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->recrawl != NULL;
+}
+
+static int make(engine *e, const settings *s, downloader_middleware *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    *out = recrawl_middleware(e, s->recrawl);
+    return 0;
+}
+
+/* The descriptor (extension.h): --recrawl, order 560: after --header, whose
+ * If-None-Match would be the user's own. */
+const extension recrawl_extension = {"recrawl", EXT_DOWNLOADER_MW, 560, on,
+                                     .make_middleware = make};

@@ -1,5 +1,6 @@
 /* referer.c — the Referer header middleware (referer.h). It answers at once. */
 #include "referer.h"
+#include "extension.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -22,3 +23,22 @@ downloader_middleware referer_header_middleware(engine *e)
     (void)e;
     return (downloader_middleware){.name = "referer", .process_request = process_request};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->referrer;
+}
+
+static int make(engine *e, const settings *s, downloader_middleware *out, char *err, size_t errlen)
+{
+    (void)s, (void)err, (void)errlen;
+    *out = referer_header_middleware(e);
+    return 0;
+}
+
+/* The descriptor (extension.h): unless --chapter; order 570, after --header,
+ * whose Referer would be the user's own. */
+const extension referer_extension = {"referer", EXT_DOWNLOADER_MW, 570, on,
+                                     .make_middleware = make};

@@ -3,7 +3,7 @@
  * each request sends "Referer: <its referrer>", by the default policy of browsers and
  * Scrapy, no-referrer-when-downgrade — nothing from an https page to an http URL. A
  * request that has a Referer field already (--header) keeps it. crawl-queue enables it
- * unless --chapter (its row in assembly/registry.c).
+ * unless --chapter (its descriptor, below).
  */
 #ifndef CRAWL_REFERER_H
 #define CRAWL_REFERER_H

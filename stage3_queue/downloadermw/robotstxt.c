@@ -30,6 +30,7 @@
 #include "robots_parser.h"
 #include "strmap.h"
 #include "url.h"
+#include "extension.h"
 
 /* One origin's rules, and the Future everyone waits on until they are known. */
 typedef struct origin {
@@ -549,3 +550,21 @@ downloader_middleware robotstxt_middleware_limits(engine *e, const char *user_ag
                                    .process_request = process_request,
                                    .free = robotstxt_free};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return !s->ignore_robots;
+}
+
+static int make(engine *e, const settings *s, downloader_middleware *out, char *err, size_t errlen)
+{
+    (void)s, (void)err, (void)errlen;
+    *out = robotstxt_middleware(e, engine_app(e)->opt.user_agent);
+    return 0;
+}
+
+/* The descriptor (extension.h): unless --ignore-robots; order 100, first. */
+const extension robotstxt_extension = {"robots.txt", EXT_DOWNLOADER_MW, 100, on,
+                                       .make_middleware = make};

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "sockio.h"
 #include "url.h"
+#include "extension.h"
 
 #define NOT_IN_HEAP              ((size_t)-1)
 #define AUTOTHROTTLE_START_DELAY 1.0 /* seconds, until a host's first answer */
@@ -771,3 +772,28 @@ frontier hostqueue_frontier(selector *loop, dns_resolver *dns, const hostqueue_c
     hostqueue_init(q, loop, dns, cfg);
     return (frontier){&polite_ops, q};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->polite;
+}
+
+static int make(app *a, const settings *s, frontier *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    hostqueue_config cfg = {.per_host = s->per_host,
+                            .per_ip = s->per_ip,
+                            .delay = s->delay,
+                            .random_delay = s->random_delay,
+                            .max_crawl_delay = s->max_crawl_delay,
+                            .autothrottle = s->autothrottle,
+                            .target_concurrency = s->target_concurrency,
+                            .max_delay = s->delay > 60 ? s->delay : 60};
+    *out = hostqueue_frontier(a->loop, a->dns, &cfg);
+    return 0;
+}
+
+/* The descriptor (extension.h): the polite Queue, unless --chapter; order 200. */
+const extension polite_extension = {"polite", EXT_FRONTIER, 200, on, .make_frontier = make};

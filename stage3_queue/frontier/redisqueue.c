@@ -33,6 +33,7 @@
 #include "redisurl.h"
 #include "strmap.h"
 #include "url.h"
+#include "extension.h"
 
 #define REDIS_TIMEOUT_MS 10000 /* no answer for this long: Redis is gone */
 #define POLL_MIN_MS      5
@@ -1052,3 +1053,41 @@ frontier rqueue_frontier(rqueue *q)
 {
     return (frontier){&redis_ops, q};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+/* What makes the processes of a --frontier crawl one crawl: what --state keeps
+ * (crawl_identity), and what the engine and the shared politeness change. */
+static char *frontier_identity(const crawl_options *o, const settings *s)
+{
+    char *base = crawl_identity(o);
+    char *id = xasprintf("%signore_robots %d\nper_host %d\ndelay %g\nrandom_delay %d\n", base,
+                         s->ignore_robots, s->per_host, s->delay, s->random_delay);
+    free(base);
+    return id;
+}
+
+static bool on(const settings *s)
+{
+    return s->frontier != NULL;
+}
+
+/* The Queue on Redis, politeness across processes in Redis. */
+static int make(app *a, const settings *s, frontier *out, char *err, size_t errlen)
+{
+    char why[1024];
+    char *id = frontier_identity(&a->opt, s);
+    rqueue *rq =
+        rqueue_new(a->loop, s->frontier, id, s->claim_after, a->opt.fetched_by, why, sizeof why);
+    free(id);
+    if (!rq) {
+        snprintf(err, errlen, "--frontier: %s", why);
+        return -1;
+    }
+    rqueue_politeness(rq, s->per_host, s->delay, s->random_delay);
+    *out = rqueue_frontier(rq);
+    return 0;
+}
+
+/* The descriptor (extension.h): --frontier redis://..., order 100. */
+const extension redis_extension = {"redis", EXT_FRONTIER, 100, on, .make_frontier = make};

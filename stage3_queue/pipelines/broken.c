@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "extension.h"
 
 typedef struct broken {
     app *a;
@@ -92,3 +93,20 @@ item_pipeline broken_pipeline(void)
                            .close = broken_close,
                            .free = broken_free};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->fail_on_broken;
+}
+
+static int make(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
+{
+    (void)e, (void)s, (void)err, (void)errlen;
+    *out = broken_pipeline();
+    return 0;
+}
+
+/* The descriptor (extension.h): --fail-on-broken, order 900, last. */
+const extension broken_extension = {"broken", EXT_PIPELINE, 900, on, .make_pipeline = make};

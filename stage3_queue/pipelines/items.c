@@ -15,6 +15,7 @@
 #include "recstream.h"
 #include "state.h"
 #include "strmap.h"
+#include "extension.h"
 
 /* The items an earlier visit of a URL wrote. */
 typedef struct written {
@@ -229,3 +230,19 @@ int items_pipeline(app *a, const char *path, bool resume, const char *state, ite
                            .process_spider_item = items_scraped};
     return 0;
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->items != NULL;
+}
+
+static int make(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
+{
+    return items_pipeline(engine_app(e), s->items, s->resume, s->state, out, err, errlen);
+}
+
+/* The descriptor (extension.h): --items, order 50: first, so that the stages
+ * after it know where each item's line ends. */
+const extension items_extension = {"items", EXT_PIPELINE, 50, on, .make_pipeline = make};

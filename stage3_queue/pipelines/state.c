@@ -16,6 +16,7 @@
 #include "store.h"
 #include "warc.h"
 #include "writer.h"
+#include "extension.h"
 
 /* The state's own tables; pages is the store's, with one more column (state.h). */
 static const char schema[] =
@@ -589,3 +590,32 @@ int state_items_written(const char *path, void (*fn)(void *ctx, const char *url,
     sqlite3_close(db);
     return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : -1;
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->state != NULL;
+}
+
+/* Every URL scheduled and every one done, in the file; with --resume, the URLs an
+ * earlier run left go back into the Queue first. */
+static int make(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
+{
+    app *a = engine_app(e);
+    warc_config w = warc_config_of(s);
+    state_config cfg = {.path = s->state, .resume = s->resume, .warc = s->warc ? &w : NULL};
+    *out = state_pipeline(a, s->state);
+    crawl_add_add_listener(a->crawl, state_frontier_add, out->self);
+    if (state_restore(a, &cfg, frontier_add, engine_frontier(e), err, errlen) < 0) {
+        crawl_remove_listeners(a->crawl, out->self);
+        if (out->free)
+            out->free(out->self);
+        return -1;
+    }
+    return 0;
+}
+
+/* The descriptor (extension.h): --state, order 100: after --items, and its
+ * frontier rows before the pages' rows of the stages after it. */
+const extension state_extension = {"state", EXT_PIPELINE, 100, on, .make_pipeline = make};

@@ -23,6 +23,7 @@
 #include "alloc.h"
 #include "redisurl.h"
 #include "writer.h"
+#include "extension.h"
 
 typedef struct store {
     char *path;
@@ -526,3 +527,21 @@ item_pipeline store_pipeline(const char *path)
         .free = store_free,
     };
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->store != NULL;
+}
+
+static int make(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
+{
+    (void)e, (void)err, (void)errlen;
+    *out = store_pipeline(s->store);
+    out->wants_links = s->referrer; /* the links table */
+    return 0;
+}
+
+/* The descriptor (extension.h): --store, order 300. */
+const extension store_extension = {"store", EXT_PIPELINE, 300, on, .make_pipeline = make};

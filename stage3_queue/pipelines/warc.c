@@ -42,6 +42,7 @@
 #include "url.h"
 #include "warcscan.h"
 #include "writer.h"
+#include "extension.h"
 
 /* A payload already archived: where a revisit record points. */
 typedef struct archived {
@@ -1056,3 +1057,30 @@ item_pipeline warc_pipeline(const warc_config *cfg)
         .free = warc_free,
     };
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+warc_config warc_config_of(const settings *s)
+{
+    return (warc_config){.path = s->warc_base, /* rotated: the names derive from it */
+                         .cdx_path = s->cdx,
+                         .max_size = s->warc_max_size,
+                         .resume = s->resume,
+                         .ignore_robots = s->ignore_robots};
+}
+
+static bool on(const settings *s)
+{
+    return s->warc != NULL;
+}
+
+static int make(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
+{
+    (void)e, (void)err, (void)errlen;
+    warc_config cfg = warc_config_of(s);
+    *out = warc_pipeline(&cfg);
+    return 0;
+}
+
+/* The descriptor (extension.h): --warc, order 500. */
+const extension warc_extension = {"warc", EXT_PIPELINE, 500, on, .make_pipeline = make};

@@ -45,6 +45,10 @@ typedef struct warc_config {
 /* The archive stage. */
 item_pipeline warc_pipeline(const warc_config *cfg);
 
+/* The archive as the command line gave it (for the WARC stage and --state's reading). */
+struct settings;
+warc_config warc_config_of(const struct settings *s);
+
 /* --warc-max-size: the name of file n of the archive base ("a.warc.gz", 3 ->
  * "a-00003.warc.gz"; ".warc", ".gz" and other names alike, "a" -> "a-00003").
  * malloc'd. */

@@ -16,6 +16,7 @@
 #include "sitemap_parser.h"
 #include "sockio.h"
 #include "url.h"
+#include "extension.h"
 
 #define FEED_CHUNK      4096 /* what the parser is given at a time */
 #define BACKLOG_POLL_MS 20   /* a paused seeder looks at the Queue this often */
@@ -464,3 +465,18 @@ coro *sitemaps_seed(engine *e, bool ignore_robots)
     f->ignore_robots = ignore_robots;
     return &f->co;
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->sitemaps;
+}
+
+static coro *seed(engine *e)
+{
+    return sitemaps_seed(e, settings_of(engine_app(e))->ignore_robots);
+}
+
+/* The descriptor (extension.h): --sitemaps, order 100. */
+const extension sitemaps_extension = {"sitemaps", EXT_SEEDS, 100, on, .seed = seed};

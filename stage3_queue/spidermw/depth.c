@@ -7,6 +7,7 @@
 
 #include "alloc.h"
 #include "fpset.h"
+#include "extension.h"
 
 typedef struct depth_mw {
     crawl *c;
@@ -50,3 +51,21 @@ spider_middleware depth_middleware(engine *e, int max_depth)
     }
     return mw;
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->depth;
+}
+
+static int make(engine *e, const settings *s, spider_middleware *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    *out = depth_middleware(e, s->max_depth);
+    return 0;
+}
+
+/* The descriptor (extension.h): unless --chapter (or with --max-depth);
+ * order 900: it drops the deep links after the requisites took theirs. */
+const extension depth_extension = {"depth", EXT_SPIDER_MW, 900, on, .make_spider_middleware = make};

@@ -5,8 +5,8 @@
  * process_spider_output — not fetched — and the summary's "dropped_depth" counts the
  * distinct URLs dropped.
  *
- * crawl-queue enables it unless --chapter, and with --max-depth N (its row in
- * assembly/registry.c).
+ * crawl-queue enables it unless --chapter, and with --max-depth N (its descriptor, in
+ * depth.c).
  */
 #ifndef CRAWL_DEPTH_H
 #define CRAWL_DEPTH_H

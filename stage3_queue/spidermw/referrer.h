@@ -5,7 +5,7 @@
  *
  * With --store, the store's links table holds every page's links (from, to): "which
  * pages link to X" is one query (docs/storage.md). crawl-queue enables both halves
- * unless --chapter (their rows in assembly/registry.c).
+ * unless --chapter (their descriptors).
  */
 #ifndef CRAWL_REFERRER_H
 #define CRAWL_REFERRER_H

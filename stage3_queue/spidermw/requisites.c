@@ -12,6 +12,7 @@
 #include "links.h"
 #include "seen.h"
 #include "url.h"
+#include "extension.h"
 
 /* The requisites of one response, in document order, each once. */
 typedef struct found {
@@ -99,3 +100,23 @@ spider_middleware requisites_middleware(engine *e)
     return (spider_middleware){
         .name = "requisites", .wants_body = true, .process_spider_output = process_spider_output};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->requisites;
+}
+
+static int make(engine *e, const settings *s, spider_middleware *out, char *err, size_t errlen)
+{
+    (void)s, (void)err, (void)errlen;
+    *out = requisites_middleware(e);
+    return 0;
+}
+
+/* The descriptor (extension.h): --requisites, order 950: its
+ * process_spider_output runs first, adding the requisites and taking the links that
+ * are requisites too out of the links. */
+const extension requisites_extension = {"requisites", EXT_SPIDER_MW, 950, on,
+                                        .make_spider_middleware = make};

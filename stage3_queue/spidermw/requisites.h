@@ -12,7 +12,7 @@
  * Each goes through the Queue as every URL: the seen set (fetched once), --max-pages,
  * robots.txt and politeness.
  *
- * crawl-queue enables it with --requisites (its row in assembly/registry.c).
+ * crawl-queue enables it with --requisites (its descriptor, below).
  */
 #ifndef CRAWL_SPIDERMW_REQUISITES_H
 #define CRAWL_SPIDERMW_REQUISITES_H

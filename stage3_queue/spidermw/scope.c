@@ -10,6 +10,7 @@
 #include "log.h"
 #include "pattern.h"
 #include "spider.h"
+#include "extension.h"
 
 typedef struct scope_mw {
     pattern **include;
@@ -78,3 +79,22 @@ int scope_middleware(const char *const *include, size_t n, spider_middleware *ou
                                .free = scope_free};
     return 0;
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->include.n > 0;
+}
+
+/* Every pattern compiles (the command line has checked them), or the crawl does not
+ * start: a pattern skipped would widen the scope. */
+static int make(engine *e, const settings *s, spider_middleware *out, char *err, size_t errlen)
+{
+    (void)e;
+    return scope_middleware(s->include.v, s->include.n, out, err, errlen);
+}
+
+/* The descriptor (extension.h): --include, order 500 (Scrapy's numbers: it
+ * filters the links, not the requisites, which run after it). */
+const extension scope_extension = {"scope", EXT_SPIDER_MW, 500, on, .make_spider_middleware = make};

@@ -6,7 +6,7 @@
  * roots are no spider's output: they are always fetched. Page requisites
  * (--requisites) are what a page needs, not links: --include does not filter them.
  *
- * crawl-queue enables it with --include (its row in assembly/registry.c).
+ * crawl-queue enables it with --include (its descriptor, below).
  */
 #ifndef CRAWL_SCOPE_H
 #define CRAWL_SCOPE_H

@@ -9,6 +9,7 @@
 #include "alloc.h"
 #include "report.h"
 #include "xpath.h"
+#include "extension.h"
 
 typedef struct extract {
     const char *const *args;
@@ -104,3 +105,20 @@ spider extract_spider(const char *const *args, size_t n)
                     .parse = extract_parse,
                     .free = extract_free};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->extract.n > 0;
+}
+
+static int make(engine *e, const settings *s, spider *out, char *err, size_t errlen)
+{
+    (void)e, (void)err, (void)errlen;
+    *out = extract_spider(s->extract.v, s->extract.n);
+    return 0;
+}
+
+/* The descriptor (extension.h): --extract, order 200. */
+const extension extract_extension = {"extract", EXT_SPIDER, 200, on, .make_spider = make};

@@ -18,6 +18,7 @@
 #include "seen.h"
 #include "url.h"
 #include "xpath.h"
+#include "extension.h"
 
 /* The count hook runs every HOOK_EVERY instructions: the budget's granularity. */
 #define HOOK_EVERY 1000
@@ -918,3 +919,25 @@ spider lua_spider_spider(lua_spider *s, engine *e)
     return (spider){
         .name = "lua", .self = s, .wants_body = true, .parse = lua_parse, .free = spider_free};
 }
+
+/* ---- the descriptor (extension.h) ---- */
+
+static bool on(const settings *s)
+{
+    return s->spider != NULL;
+}
+
+/* The spider the command line's checks loaded (assembly/settings.c). */
+static int make(engine *e, const settings *s, spider *out, char *err, size_t errlen)
+{
+    lua_spider *ls = lua_spider_take();
+    if (!ls) {
+        snprintf(err, errlen, "--spider '%s' was not loaded", s->spider);
+        return -1;
+    }
+    *out = lua_spider_spider(ls, e);
+    return 0;
+}
+
+/* The descriptor (extension.h): --spider FILE.lua, order 100. */
+const extension lua_extension = {"lua", EXT_SPIDER, 100, on, .make_spider = make};

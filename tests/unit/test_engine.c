@@ -197,37 +197,39 @@ static bool with_mw, with_pipe;
 
 /* The test's extensions, as registry rows (registry.h): the chapter's Queue, the test
  * middleware, two pipeline stages — listed out of order: the order numbers decide. */
-static bool on_mw(const app *a)
+static bool on_mw(const settings *s)
 {
-    (void)a;
+    (void)s;
     return with_mw;
 }
-static bool on_pipe(const app *a)
+static bool on_pipe(const settings *s)
 {
-    (void)a;
+    (void)s;
     return with_pipe;
 }
 
-static int make_queue(app *a, frontier *out, char *err, size_t errlen)
+static int make_queue(app *a, const settings *s, frontier *out, char *err, size_t errlen)
 {
-    (void)err, (void)errlen;
+    (void)s, (void)err, (void)errlen;
     *out = queue_frontier(a->loop);
     return 0;
 }
 
-static downloader_middleware make_test_mw(engine *e)
+static int make_test_mw(engine *e, const settings *s, downloader_middleware *out, char *err,
+                        size_t errlen)
 {
-    (void)e;
-    return (downloader_middleware){.name = "test",
+    (void)e, (void)s, (void)err, (void)errlen;
+    *out = (downloader_middleware){.name = "test",
                                    .self = &the_mw,
                                    .process_request = tmw_request,
                                    .process_response = tmw_response,
                                    .process_exception = tmw_exception};
+    return 0;
 }
 
-static int make_stage1(engine *e, item_pipeline *out, char *err, size_t errlen)
+static int make_stage1(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
 {
-    (void)e, (void)err, (void)errlen;
+    (void)e, (void)s, (void)err, (void)errlen;
     *out = (item_pipeline){.name = "stage1",
                            .self = &pipe_a,
                            .open = tp_open,
@@ -236,9 +238,9 @@ static int make_stage1(engine *e, item_pipeline *out, char *err, size_t errlen)
     return 0;
 }
 
-static int make_stage2(engine *e, item_pipeline *out, char *err, size_t errlen)
+static int make_stage2(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
 {
-    (void)e, (void)err, (void)errlen;
+    (void)e, (void)s, (void)err, (void)errlen;
     *out = (item_pipeline){.name = "stage2",
                            .self = &pipe_b,
                            .open = tp_open,
@@ -254,6 +256,8 @@ static const extension test_rows[] = {
     {"test", EXT_DOWNLOADER_MW, 500, on_mw, .make_middleware = make_test_mw},
     {"stage1", EXT_PIPELINE, 100, on_pipe, .make_pipeline = make_stage1},
 };
+static const extension *const test_list[] = {&test_rows[0], &test_rows[1], &test_rows[2],
+                                             &test_rows[3]};
 
 static const fetch_stat *find(const report *r, const char *path)
 {
@@ -296,7 +300,7 @@ static void crawl_site(const char *root, const char *transport, const char *sel)
                     (char *)root,  NULL};
     app_stage stage = settings_stage("test_engine", &the_settings);
     assert_int_equal(app_open(&the_app, 11, argv, &stage), 0);
-    assert_int_equal(crawler_run(&the_app, test_rows, sizeof test_rows / sizeof test_rows[0]), 0);
+    assert_int_equal(crawler_run(&the_app, test_list, sizeof test_list / sizeof test_list[0]), 0);
 }
 
 static const char *const transports[] = {"raw", "curl"};
@@ -453,34 +457,35 @@ static void test_download(void **state)
 
 /* ---- the registry ---- */
 
-static downloader_middleware named_mw(const char *name)
+static int named_mw(const char *name, downloader_middleware *out)
 {
-    return (downloader_middleware){.name = name};
+    *out = (downloader_middleware){.name = name};
+    return 0;
 }
-static downloader_middleware mw_a(engine *e)
+static int mw_a(engine *e, const settings *s, downloader_middleware *out, char *err, size_t n)
 {
-    (void)e;
-    return named_mw("a");
+    (void)e, (void)s, (void)err, (void)n;
+    return named_mw("a", out);
 }
-static downloader_middleware mw_b(engine *e)
+static int mw_b(engine *e, const settings *s, downloader_middleware *out, char *err, size_t n)
 {
-    (void)e;
-    return named_mw("b");
+    (void)e, (void)s, (void)err, (void)n;
+    return named_mw("b", out);
 }
-static downloader_middleware mw_c(engine *e)
+static int mw_c(engine *e, const settings *s, downloader_middleware *out, char *err, size_t n)
 {
-    (void)e;
-    return named_mw("c");
+    (void)e, (void)s, (void)err, (void)n;
+    return named_mw("c", out);
 }
-static bool never(const app *a)
+static bool never(const settings *s)
 {
-    (void)a;
+    (void)s;
     return false;
 }
 
-static int fail_queue(app *a, frontier *out, char *err, size_t errlen)
+static int fail_queue(app *a, const settings *s, frontier *out, char *err, size_t errlen)
 {
-    (void)a, (void)out;
+    (void)a, (void)s, (void)out;
     snprintf(err, errlen, "no Queue today");
     return -1;
 }
@@ -504,10 +509,11 @@ static void test_registry_order(void **state)
         {"queue", EXT_FRONTIER, 1000, NULL, .make_frontier = make_queue},
         {"b", EXT_DOWNLOADER_MW, 100, NULL, .make_middleware = mw_b},
     };
+    const extension *const list[] = {&rows[0], &rows[1], &rows[2], &rows[3], &rows[4], &rows[5]};
     frontier fr;
     engine *e;
     char err[256];
-    assert_int_equal(registry_assemble(&the_app, rows, 6, &fr, &e, err, sizeof err), 0);
+    assert_int_equal(registry_assemble(&the_app, list, 6, &fr, &e, err, sizeof err), 0);
     assert_string_equal(fr.ops->name, "queue");
     assert_string_equal(engine_middleware_name(e, 0), "a");
     assert_string_equal(engine_middleware_name(e, 1), "b");
@@ -517,7 +523,7 @@ static void test_registry_order(void **state)
     engine_free(e);
     frontier_free(&fr);
 
-    assert_int_equal(registry_assemble(&the_app, rows + 2, 1, &fr, &e, err, sizeof err), -1);
+    assert_int_equal(registry_assemble(&the_app, list + 2, 1, &fr, &e, err, sizeof err), -1);
     assert_string_equal(err, "no Queue today");
     assert_null(e);
     assert_null(fr.ops);
@@ -527,10 +533,10 @@ static void test_registry_order(void **state)
     const extension *mw[2] = {NULL, NULL}, *pipe[3] = {NULL, NULL, NULL};
     for (size_t i = 0; i < registry_size; i++)
         for (size_t j = 0; j < 3; j++) {
-            if (j < 2 && strcmp(registry[i].name, want_mw[j]) == 0)
-                mw[j] = &registry[i];
-            if (strcmp(registry[i].name, want_pipe[j]) == 0)
-                pipe[j] = &registry[i];
+            if (j < 2 && strcmp(registry[i]->name, want_mw[j]) == 0)
+                mw[j] = registry[i];
+            if (strcmp(registry[i]->name, want_pipe[j]) == 0)
+                pipe[j] = registry[i];
         }
     assert_true(mw[0] && mw[1] && mw[0]->order < mw[1]->order);
     assert_true(pipe[0] && pipe[1] && pipe[2]);
@@ -546,11 +552,11 @@ static void test_registry_unique(void **state)
     assert_true(registry_size > 10);
     for (size_t i = 0; i < registry_size; i++)
         for (size_t j = i + 1; j < registry_size; j++) {
-            if (registry[i].kind == registry[j].kind && registry[i].order == registry[j].order)
-                fail_msg("%s and %s share order %d", registry[i].name, registry[j].name,
-                         registry[i].order);
-            if (strcmp(registry[i].name, registry[j].name) == 0)
-                fail_msg("two rows are named %s", registry[i].name);
+            if (registry[i]->kind == registry[j]->kind && registry[i]->order == registry[j]->order)
+                fail_msg("%s and %s share order %d", registry[i]->name, registry[j]->name,
+                         registry[i]->order);
+            if (strcmp(registry[i]->name, registry[j]->name) == 0)
+                fail_msg("two rows are named %s", registry[i]->name);
         }
 }
 

@@ -37,22 +37,25 @@ static robotstxt_stats stats;
 
 /* The test's extensions, as registry rows (registry.h): the chapter's Queue and the
  * robots.txt middleware with the test's limits. */
-static int make_queue(app *a, frontier *out, char *err, size_t errlen)
+static int make_queue(app *a, const settings *s, frontier *out, char *err, size_t errlen)
 {
-    (void)err, (void)errlen;
+    (void)s, (void)err, (void)errlen;
     *out = queue_frontier(a->loop);
     return 0;
 }
 
-static downloader_middleware make_robots(engine *e)
+static int make_robots(engine *e, const settings *s, downloader_middleware *out, char *err,
+                       size_t errlen)
 {
-    return robotstxt_middleware_limits(e, "testbot", &limits);
+    (void)s, (void)err, (void)errlen;
+    *out = robotstxt_middleware_limits(e, "testbot", &limits);
+    return 0;
 }
 
-static const extension rows[] = {
-    {"queue", EXT_FRONTIER, 1000, NULL, .make_frontier = make_queue},
-    {"robots.txt", EXT_DOWNLOADER_MW, 100, NULL, .make_middleware = make_robots},
-};
+static const extension queue_row = {"queue", EXT_FRONTIER, 1000, NULL, .make_frontier = make_queue};
+static const extension robots_row = {"robots.txt", EXT_DOWNLOADER_MW, 100, NULL,
+                                     .make_middleware = make_robots};
+static const extension *const rows[] = {&queue_row, &robots_row};
 
 /* 500 KiB of robots.txt: "User-agent: *", "Disallow: /secret", then distinct rules
  * that forbid none of the site's pages, up to the size. */

@@ -214,27 +214,31 @@ static spider_middleware make_tmw(tmw *m)
                                .process_start_requests = tmw_start};
 }
 
-static int make_a(engine *e, spider_middleware *out, char *err, size_t errlen)
+static int make_a(engine *e, const settings *s_, spider_middleware *out, char *err, size_t errlen)
 {
+    (void)s_;
     (void)e, (void)err, (void)errlen;
     *out = make_tmw(&mw_a);
     return 0;
 }
-static int make_b(engine *e, spider_middleware *out, char *err, size_t errlen)
+static int make_b(engine *e, const settings *s_, spider_middleware *out, char *err, size_t errlen)
 {
+    (void)s_;
     (void)e, (void)err, (void)errlen;
     *out = make_tmw(&mw_b);
     return 0;
 }
-static int make_c(engine *e, spider_middleware *out, char *err, size_t errlen)
+static int make_c(engine *e, const settings *s_, spider_middleware *out, char *err, size_t errlen)
 {
+    (void)s_;
     (void)e, (void)err, (void)errlen;
     *out = make_tmw(&mw_c);
     return 0;
 }
 
-static int make_spider(engine *e, spider *out, char *err, size_t errlen)
+static int make_spider(engine *e, const settings *s_, spider *out, char *err, size_t errlen)
 {
+    (void)s_;
     (void)e, (void)err, (void)errlen;
     *out = (spider){.name = "test", .parse = test_parse};
     return 0;
@@ -264,16 +268,18 @@ static coro *tp_spider_item(void *self, spider_item *it, bool *drop)
     return NULL;
 }
 
-static int make_pipe(engine *e, item_pipeline *out, char *err, size_t errlen)
+static int make_pipe(engine *e, const settings *s_, item_pipeline *out, char *err, size_t errlen)
 {
+    (void)s_;
     (void)e, (void)err, (void)errlen;
     *out = (item_pipeline){
         .name = "notes", .process_item = tp_item, .process_spider_item = tp_spider_item};
     return 0;
 }
 
-static int make_queue(app *a, frontier *out, char *err, size_t errlen)
+static int make_queue(app *a, const settings *s_, frontier *out, char *err, size_t errlen)
 {
+    (void)s_;
     (void)err, (void)errlen;
     *out = queue_frontier(a->loop);
     return 0;
@@ -288,6 +294,7 @@ static const extension rows[] = {
     {"notes", EXT_PIPELINE, 100, NULL, .make_pipeline = make_pipe},
     {"B", EXT_SPIDER_MW, 200, NULL, .make_spider_middleware = make_b},
 };
+static const extension *const list[] = {&rows[0], &rows[1], &rows[2], &rows[3], &rows[4], &rows[5]};
 
 static app the_app;
 static settings the_settings;
@@ -327,7 +334,7 @@ static void test_spider_middleware_order(void **state)
                         NULL};
         app_stage stage = settings_stage("test_spider", &the_settings);
         assert_int_equal(app_open(&the_app, 9, argv, &stage), 0);
-        assert_int_equal(crawler_run(&the_app, rows, sizeof rows / sizeof rows[0]), 0);
+        assert_int_equal(crawler_run(&the_app, list, sizeof list / sizeof list[0]), 0);
         const report *r = crawl_report(the_app.crawl);
 
         /* start requests: C then B then A, C added one */
@@ -367,7 +374,7 @@ static void test_registry_spider_rows(void **state)
     engine *e;
     char err[256];
     assert_int_equal(
-        registry_assemble(&the_app, rows, sizeof rows / sizeof rows[0], &fr, &e, err, sizeof err),
+        registry_assemble(&the_app, list, sizeof list / sizeof list[0], &fr, &e, err, sizeof err),
         0);
     assert_string_equal(engine_spider_middleware_name(e, 0), "A");
     assert_string_equal(engine_spider_middleware_name(e, 1), "B");
@@ -395,8 +402,10 @@ static void test_registry_spider_rows(void **state)
 /* The scope middleware skips no pattern: one that does not compile (the command line
  * checks them first; this is the maker's own check) fails the assembly with one line,
  * where it used to be skipped — and with every pattern skipped, every link followed. */
-static int make_bad_scope(engine *e, spider_middleware *out, char *err, size_t errlen)
+static int make_bad_scope(engine *e, const settings *s_, spider_middleware *out, char *err,
+                          size_t errlen)
 {
+    (void)s_;
     (void)e;
     const char *const include[] = {"/docs/", "("};
     return scope_middleware(include, 2, out, err, errlen);
@@ -406,6 +415,7 @@ static const extension bad_rows[] = {
     {"queue", EXT_FRONTIER, 1000, NULL, .make_frontier = make_queue},
     {"scope", EXT_SPIDER_MW, 500, NULL, .make_spider_middleware = make_bad_scope},
 };
+static const extension *const bad_list[] = {&bad_rows[0], &bad_rows[1]};
 
 static void test_scope_bad_pattern(void **state)
 {
@@ -426,7 +436,7 @@ static void test_scope_bad_pattern(void **state)
     assert_int_equal(app_open(&the_app, 3, argv, &stage), 0);
     frontier fr;
     engine *e;
-    assert_int_equal(registry_assemble(&the_app, bad_rows, sizeof bad_rows / sizeof bad_rows[0],
+    assert_int_equal(registry_assemble(&the_app, bad_list, sizeof bad_list / sizeof bad_list[0],
                                        &fr, &e, err, sizeof err),
                      -1);
     assert_null(e);
