@@ -607,6 +607,50 @@ static int check_outputs(const crawl_options *o, const cli_command *cmd)
     return rc;
 }
 
+/* Whether a row's value in base is set: a switch on, a number not 0, a string, a list
+ * not empty. */
+static bool row_is_set(const cli_flag *f, const void *base)
+{
+    const char *at = (const char *)base + f->offset;
+    switch (f->arg) {
+    case CLI_ARG_NONE:
+    case CLI_ARG_COUNT:
+    case CLI_ARG_INT: return *(const int *)at != 0;
+    case CLI_ARG_LONG: return *(const long *)at != 0;
+    case CLI_ARG_BYTES: return *(const long long *)at != 0;
+    case CLI_ARG_DOUBLE: return *(const double *)at != 0;
+    case CLI_ARG_STRING:
+    case CLI_ARG_CHOICE: return *(const char *const *)at != NULL;
+    case CLI_ARG_LIST: return ((const cli_list *)at)->n > 0;
+    case CLI_ARG_VALUE: return true;
+    }
+    return true;
+}
+
+/* The requirements the table's rows declare (cli_flag's needs), for the rows given. */
+static int check_needs(const cli_command *cmd, const bool *given)
+{
+    const cli_table *t = cmd->table;
+    for (size_t i = 0; i < count_rows(t); i++) {
+        const cli_flag *f = &t->flags[i];
+        if (!given[i] || !f->needs)
+            continue;
+        const cli_flag *other = NULL;
+        for (size_t j = 0; j < count_rows(t) && !other; j++)
+            if (strcmp(t->flags[j].name, f->needs) == 0)
+                other = &t->flags[j];
+        if (other && row_is_set(other, cmd->settings))
+            continue;
+        const char *value = f->arg == CLI_ARG_STRING
+            ? *(const char *const *)((const char *)cmd->settings + f->offset)
+            : NULL;
+        return usage_error(cmd->prog, "--%s%s%s%s %s: give --%s too", f->name, value ? " '" : "",
+                           value ? value : "", value ? "'" : "",
+                           f->needs_why ? f->needs_why : "needs it", f->needs);
+    }
+    return CLI_OK;
+}
+
 /* The table's rules between flags, and what the core must know of them. */
 static int finish_table(crawl_options *o, const cli_command *cmd)
 {
@@ -672,6 +716,7 @@ int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *in)
     opterr = 0; /* our own messages, one line each */
     int c, rc = CLI_OK;
     const char *short_opts = short_options();
+    bool *given = xcalloc(count_rows(cmd.table) + 1, sizeof *given);
     while (rc == CLI_OK && (c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == ':')
             rc = usage_error(prog, "option '--%s' needs a value", opt_name(optopt));
@@ -679,9 +724,14 @@ int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *in)
             rc = bad_option(&cmd, argc, argv);
         else
             rc = apply_option(o, c, optarg, &cmd);
+        if (c >= OPT_TABLE && c < OPT_GROUP)
+            given[c - OPT_TABLE] = true;
     }
     free(long_opts);
     long_opts = NULL;
+    if (rc == CLI_OK && cmd.table)
+        rc = check_needs(&cmd, given);
+    free(given);
     if (rc != CLI_OK)
         return rc;
     o->roots = argv + optind;

@@ -61,12 +61,17 @@ typedef struct cli_flag {
     /* NULL, or called after the value is stored: checks it (returns -1 with one line
      * in why, which is the whole message after "PROG: ") or sets more fields. */
     int (*set)(void *settings, const char *value, char *why, size_t whylen);
-    bool out_file;       /* a file the crawl writes: no two of them (nor --output or
+    bool out_file;   /* a file the crawl writes: no two of them (nor --output or
                              * --trace-events) may be one file; each is claimed */
-    bool out_sqlite;     /* with out_file: a SQLite database, whose -wal, -shm and
+    bool out_sqlite; /* with out_file: a SQLite database, whose -wal, -shm and
                              * -journal siblings count as the same file */
-    bool out_keep;       /* with out_file: one that holds data is never replaced —
+    bool out_keep;   /* with out_file: one that holds data is never replaced —
                              * refused unless the crawl appends (opt.append_output) */
+    /* A requirement, declared: given, this row needs the row named needs (of the same
+     * table) to hold a value (a switch on, a number not 0, a string, a list not empty);
+     * else bad usage, "--NAME ['VALUE'] NEEDS_WHY: give --NEEDS too". */
+    const char *needs;
+    const char *needs_why;
     const char *section; /* NULL, or a heading --help prints before this row */
     const char *help;    /* its lines in --help, '\n' between them, "[default]" last */
 } cli_flag;

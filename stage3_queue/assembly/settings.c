@@ -193,9 +193,10 @@ static const cli_flag rows[] = {
              "over the wire; FILE.gz: gzip per record\n"
              "(docs/warc.md) [none]"},
     {.name = "cdx", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(cdx),
-     .out_file = true, .out_keep = true, .help = "with --warc: a CDXJ index of it [none]"},
+     .out_file = true, .out_keep = true, .needs = "warc", .needs_why = "indexes a --warc file",
+     .help = "with --warc: a CDXJ index of it [none]"},
     {.name = "warc-max-size", .arg = CLI_ARG_BYTES, .metavar = "BYTES", .min = 1,
-     .offset = AT(warc_max_size),
+     .offset = AT(warc_max_size), .needs = "warc", .needs_why = "rotates a --warc archive",
      .help = "with --warc: a new file before one would pass\n"
              "BYTES: FILE-00000.warc.gz, FILE-00001... (1 GB is\n"
              "usual; docs/warc.md) [one file]"},
@@ -233,7 +234,8 @@ static const cli_flag rows[] = {
      .offset = AT(delay), .set = set_polite,
      .help = "between two starts on one host [0]"},
     {.name = "random-delay", .arg = CLI_ARG_NONE, .offset = AT(random_delay),
-     .set = set_polite, .help = "each delay x 0.5 to 1.5 (needs --delay)"},
+     .set = set_polite, .needs = "delay", .needs_why = "varies --delay SECS",
+     .help = "each delay x 0.5 to 1.5 (needs --delay)"},
     {.name = "max-crawl-delay", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0,
      .max = 86400, .offset = AT(max_crawl_delay), .set = set_polite_local,
      .help = "cap on robots.txt's Crawl-delay [30]"},
@@ -241,7 +243,8 @@ static const cli_flag rows[] = {
      .set = set_polite_local, .help = "each host's delay follows its latency"},
     {.name = "target-concurrency", .arg = CLI_ARG_DOUBLE, .metavar = "N", .min = 0.01,
      .max = 1000000, .noun = "requests", .offset = AT(target_concurrency),
-     .set = set_polite_local, .help = "autothrottle's aim per host [1]"},
+     .set = set_polite_local, .needs = "autothrottle", .needs_why = "is --autothrottle's aim",
+     .help = "autothrottle's aim per host [1]"},
     {.name = "sitemaps", .arg = CLI_ARG_NONE, .offset = AT(sitemaps),
      .help = "also start from each host's sitemaps (robots.txt's\n"
              "Sitemap lines, /sitemap.xml)"},
@@ -356,10 +359,6 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
     char shown[700] = ""; /* as it may be shown: without its password */
     if (s->frontier)
         redis_url_shown(s->frontier, shown, sizeof shown);
-    if (s->cdx && !s->warc)
-        return REFUSE("--cdx '%s' indexes a --warc file: give --warc too", s->cdx);
-    if (s->warc_max_size && !s->warc)
-        return REFUSE("--warc-max-size rotates a --warc archive: give --warc too");
     if (s->resume && !s->state && !s->frontier)
         return REFUSE("--resume goes on with the crawl of a --state file: give --state too");
     if (s->resume && s->frontier && to_stdout)
@@ -373,10 +372,6 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
         return REFUSE("--frontier '%s' needs --format jsonl (a URL is acknowledged to the "
                       "other processes once its record is written)",
                       shown);
-    if (s->random_delay && s->delay <= 0)
-        return REFUSE("--random-delay varies --delay SECS: give --delay too");
-    if (s->target_concurrency != 1 && !s->autothrottle)
-        return REFUSE("--target-concurrency is --autothrottle's aim: give --autothrottle too");
     if (s->frontier && s->polite_local)
         return REFUSE("--frontier '%s' keeps --per-host and --delay for the whole crawl; "
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "

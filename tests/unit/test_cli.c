@@ -1370,6 +1370,7 @@ typedef struct planted {
     const char *mode;
     long span;
     int level;
+    int fast;
 } planted;
 static const char *const modes[] = {"fast", "slow", NULL};
 static const cli_flag planted_rows[] = {{.name = "planted-mode",
@@ -1392,6 +1393,12 @@ static const cli_flag planted_rows[] = {{.name = "planted-mode",
                                          .arg = CLI_ARG_COUNT,
                                          .offset = offsetof(planted, level),
                                          .help = "once more each time"},
+                                        {.name = "planted-fast",
+                                         .arg = CLI_ARG_NONE,
+                                         .offset = offsetof(planted, fast),
+                                         .needs = "planted-mode",
+                                         .needs_why = "picks a --planted-mode",
+                                         .help = "hurry"},
                                         {0}};
 static const cli_table planted_table = {.title = "Planted:", .flags = planted_rows};
 
@@ -1420,6 +1427,14 @@ static void test_planted_row(void **state)
     run_free(r);
     r = parse("--planted-span", "6", "a.example", NULL);
     assert_usage_error(r, "--planted-span: 6 is out of range (1 to 5)", NULL);
+    run_free(r);
+    p = (planted){0}; /* the table has no defaults: what the last parse set stays */
+    r = parse("--planted-fast", "a.example", NULL); /* a requirement, declared in the row */
+    assert_usage_error(r, "--planted-fast picks a --planted-mode: give --planted-mode too", NULL);
+    run_free(r);
+    r = parse("--planted-fast", "--planted-mode", "fast", "a.example", NULL);
+    assert_int_equal(r->rc, CLI_OK);
+    assert_int_equal(p.fast, 1);
     run_free(r);
     r = parse("--planted-mode", "medium", "a.example", NULL);
     assert_usage_error(r, "--planted-mode: unknown 'medium' (choose fast or slow)", NULL);
