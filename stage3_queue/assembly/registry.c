@@ -185,7 +185,8 @@ static int make_state(engine *e, item_pipeline *out, char *err, size_t errlen)
     app *a = engine_app(e);
     const settings *s = settings_of(a);
     warc_config w = warc_settings(s);
-    state_config cfg = {.path = s->state, .resume = s->resume, .warc = s->warc ? &w : NULL};
+    state_config cfg = {
+        .path = s->state, .resume = s->resume, .warc = s->warc ? &w : NULL, .items = s->items};
     *out = state_pipeline(a, s->state);
     crawl_add_add_listener(a->crawl, state_frontier_add, out->self);
     if (state_restore(a, &cfg, frontier_add, engine_frontier(e), err, errlen) < 0) {
