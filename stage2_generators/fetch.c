@@ -195,6 +195,7 @@ static bool response_full(const void *response)
 
 coro *http_get(app *a, crawl_fetch *response, const char *const *fields)
 {
+    crawl_fetch_request_fields(response, fields); /* a 304 answers only a condition */
     return get_in_lane(a, crawl_fetch_url(response), fields, crawl_fetch_sink(response),
                        response_full, response,
                        crawl_fetch_is_aside(response) ? CURL_LANE_SIDE : CURL_LANE_PAGES);

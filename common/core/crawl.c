@@ -134,6 +134,7 @@ struct crawl_fetch {
     link_set links;
     bool waiting_fd;   /* the transport waits for a descriptor: not in flight */
     bool not_modified; /* crawl_fetch_not_modified: a 304 fed the stored page */
+    bool conditional;  /* crawl_fetch_request_fields: the request asked a condition */
     bool keep_body;    /* crawl_fetch_keep_body: the body is kept in body/body_len */
     bool aside;        /* crawl_fetch_aside: not a page (robots.txt) */
     char *body;
@@ -548,11 +549,19 @@ static void finish_links(crawl_fetch *f)
 
 /* The page branch: crawling.py's parse_links, then add the new links (unless a spider
  * adds those it wants: add_links false). */
+/* The exception of a 304 that answered no condition (crawl_fetch_request_fields). */
+static const char unasked_304[] = "304 Not Modified to a request without a condition";
+
 static void finish_page(crawl_fetch *f, const char *exception, bool add_links, crawl_add_fn add,
                         void *ctx)
 {
     crawl *c = f->c;
     finish_links(f);
+    char *why = NULL;
+    if (f->status == 304 && !f->not_modified && !f->conditional) {
+        why = exception ? xasprintf("%s; %s", exception, unasked_304) : xstrdup(unasked_304);
+        exception = why;
+    }
 
     fetch_stat st = {
         .url = f->url,
@@ -583,6 +592,7 @@ static void finish_page(crawl_fetch *f, const char *exception, bool add_links, c
         if (f->links.items[i].allowed)
             add_url(c, &link, add, ctx);
     }
+    free(why);
 }
 
 static void finish(crawl_fetch *f, const char *exception, bool add_links, crawl_add_fn add,
@@ -1009,6 +1019,15 @@ bool crawl_fetch_is_aside(const crawl_fetch *f)
 {
     return f->aside;
 }
+void crawl_fetch_request_fields(crawl_fetch *f, const char *const *fields)
+{
+    static const char *const conditions[] = {"If-None-Match:", "If-Modified-Since:"};
+    for (size_t i = 0; fields && fields[i]; i++)
+        for (size_t k = 0; k < sizeof conditions / sizeof conditions[0]; k++)
+            if (strncasecmp(fields[i], conditions[k], strlen(conditions[k])) == 0)
+                f->conditional = true;
+}
+
 void crawl_fetch_not_modified(crawl_fetch *f)
 {
     f->not_modified = true;

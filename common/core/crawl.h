@@ -194,6 +194,13 @@ bool crawl_schedule_any_host(crawl *c, const crawl_request *r, crawl_add_fn add,
  * are parsed as a 200's, and the record says not_modified, with size 0 (no body came
  * over the wire). Call it before the sink's on_head. */
 void crawl_fetch_not_modified(crawl_fetch *f);
+/* The extra header fields this attempt's request sends ("Name: value" each, NULL at
+ * the end; NULL: none). A request with If-None-Match or If-Modified-Since asked a
+ * condition, which a 304 Not Modified answers; a 304 to a request that asked none (a
+ * URL never fetched before, say) is no page, and its record says so in its exception
+ * ("304 Not Modified to a request without a condition"; crawl_fetch_not_modified's 304
+ * is the stored page's). Call it before the transport starts. */
+void crawl_fetch_request_fields(crawl_fetch *f, const char *const *fields);
 /* Keep this attempt's body (at most --max-size bytes) for crawl_fetch_take_body. Call
  * it before the transport starts. */
 void crawl_fetch_keep_body(crawl_fetch *f);

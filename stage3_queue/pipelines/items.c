@@ -147,6 +147,12 @@ static coro *items_open(void *self, engine *e)
     items *it = self;
     char err[1024];
     long long known;
+    /* cut at open, not before: a --resume that a check refuses (state.h) leaves the
+     * file as it was */
+    if (it->end > 0 && cut_torn_line(it->fd, &it->end, err, sizeof err, it->path) < 0) {
+        it->error = xstrdup(err);
+        return fail_coro(it);
+    }
     if (!it->state)
         return NULL;
     if (state_items_written(it->state, written_before, it, &known, err, sizeof err) < 0) {
@@ -208,10 +214,6 @@ int items_pipeline(app *a, const char *path, bool resume, const char *state, ite
                  "--items '%s' holds items already (%lld bytes): name a new file "
                  "(a crawl goes on with it with --state and --resume)",
                  path, size);
-        close(fd);
-        return -1;
-    }
-    if (size > 0 && cut_torn_line(fd, &size, err, errlen, path) < 0) {
         close(fd);
         return -1;
     }

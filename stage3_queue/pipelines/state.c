@@ -525,6 +525,70 @@ static int add_run(restore *r, app *a)
     return 0;
 }
 
+/* Whether the file at path holds anything of a crawl: 1 a row of runs, frontier or
+ * pages; 0 nothing (no file, 0 bytes, no such rows); -1 it cannot tell (not SQLite, or
+ * damaged: the checks after say so). Opened without creating it, and only read. */
+static int holds_crawl(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return 0;
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        sqlite3_close(db);
+        return -1;
+    }
+    static const char *const probes[] = {"SELECT 1 FROM runs LIMIT 1",
+                                         "SELECT 1 FROM frontier LIMIT 1",
+                                         "SELECT 1 FROM pages LIMIT 1"};
+    int holds = 0;
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0] && holds == 0; i++) {
+        sqlite3_stmt *q = NULL;
+        int rc = sqlite3_prepare_v2(db, probes[i], -1, &q, NULL);
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_step(q);
+            holds = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+        } else if (rc != SQLITE_ERROR || !strstr(sqlite3_errmsg(db), "no such table")) {
+            holds = -1;
+        }
+        sqlite3_finalize(q);
+    }
+    sqlite3_close(db);
+    return holds;
+}
+
+/* The size of the file at path (0: none, or not a regular file). */
+static long long file_bytes(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (long long)st.st_size : 0;
+}
+
+/* --resume with a state that holds no crawl: each output must be empty, or it is some
+ * other run's (its state deleted, or emptied), and the crawl does not start. */
+static int check_outputs_empty(restore *r)
+{
+    const warc_config *w = r->c->warc;
+    char *warc0 = w && w->max_size ? warc_file_name(w->path, 0) : NULL;
+    const struct {
+        const char *flag, *path;
+    } outs[] = {{"--output", r->o->output},
+                {"--warc", w ? (warc0 ? warc0 : w->path) : NULL},
+                {"--cdx", w ? w->cdx_path : NULL},
+                {"--items", r->c->items}};
+    int rc = 0;
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0] && rc == 0; i++) {
+        long long n = file_bytes(outs[i].path);
+        if (n > 0)
+            rc = fail(r,
+                      "--resume: it holds no crawl (deleted, or empty), yet %s '%s' holds "
+                      "%lld bytes of one: give the --state that goes with them, or new files",
+                      outs[i].flag, outs[i].path, n);
+    }
+    free(warc0);
+    return rc;
+}
+
 int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, char *err,
                   size_t errlen)
 {
@@ -533,6 +597,9 @@ int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, 
     long long known = 0;
     int rc;
     coro_error *e = NULL;
+    /* before the file is opened (and made): a refusal leaves every file as it was */
+    if (r.c->resume && holds_crawl(r.c->path) == 0 && check_outputs_empty(&r) < 0)
+        return -1;
     r.db = store_db_open("--state", r.c->path, schema, &e);
     if (!r.db) {
         snprintf(err, errlen, "%s", e->msg);
@@ -604,7 +671,8 @@ static int make(engine *e, const settings *s, item_pipeline *out, char *err, siz
 {
     app *a = engine_app(e);
     warc_config w = warc_config_of(s);
-    state_config cfg = {.path = s->state, .resume = s->resume, .warc = s->warc ? &w : NULL};
+    state_config cfg = {
+        .path = s->state, .resume = s->resume, .warc = s->warc ? &w : NULL, .items = s->items};
     *out = state_pipeline(a, s->state);
     crawl_add_add_listener(a->crawl, state_frontier_add, out->self);
     if (state_restore(a, &cfg, frontier_add, engine_frontier(e), err, errlen) < 0) {

@@ -18,6 +18,12 @@
  *
  *   - a state file that holds a crawl is refused without --resume, and with --resume
  *     when its roots or options differ: one line each;
+ *   - with --resume, a state that holds no crawl (deleted, 0 bytes, or no row of a
+ *     run, a URL or a page) is refused, in one line and before any file is touched,
+ *     when --output, --warc, --cdx or --items holds data: those are some other run's,
+ *     and going on would append a second crawl to them. The first run's first commit
+ *     (its row of runs) comes before its output is opened, so a run killed before its
+ *     first batch left its outputs empty, and goes on;
  *   - with --resume, the file must pass SQLite's quick_check and every row must be
  *     whole: a damaged file is one line;
  *   - a pages row whose line lies past the end of --output (the output was cut or
@@ -52,6 +58,7 @@ typedef struct state_config {
     const char *path;        /* --state FILE.db */
     bool resume;             /* --resume: go on with its crawl */
     const warc_config *warc; /* --warc: what it archived is done (NULL: no archive) */
+    const char *items;       /* --items FILE (NULL: none) */
 } state_config;
 
 /* Check cfg's file against this crawl and, with --resume, put the URLs left to do (put),

@@ -14,9 +14,10 @@
 #include "url.h"
 #include "extension.h"
 
-/* The requisites of one response, in document order, each once. */
+/* The requisites of one response, in document order, each once, each at depth. */
 typedef struct found {
     const spider_response *resp;
+    int depth;
     seen_set *urls;
     spider_outputs reqs;
 } found;
@@ -37,7 +38,7 @@ static void on_url(void *ctx, const char *url)
     if (!added)
         return;
     const request *page = f->resp->request;
-    crawl_request cr = {url, f->resp->max_redirect, page->depth, page->url, SPIDER_CB_REQUISITE};
+    crawl_request cr = {url, f->resp->max_redirect, f->depth, page->url, SPIDER_CB_REQUISITE};
     spider_emit_request(&f->reqs, request_from(&cr, REQ_ANY_HOST));
 }
 
@@ -58,7 +59,9 @@ static bool is_type(const spider_response *resp, const char *type)
 
 /* A page's requisites; a stylesheet's (a requisite's too: what it imports is needed as
  * much); not those of a requisite that turns out to be a page (an <img src> naming
- * HTML): requisites are one page deep, as wget -p's. */
+ * HTML): requisites are one page deep, as wget -p's. A page's requisites have its
+ * depth; a requisite's requisites (a stylesheet's @import and url()) one more than it,
+ * so that --max-depth ends a chain of stylesheets that import one another. */
 static void find_requisites(found *f)
 {
     const spider_response *resp = f->resp;
@@ -67,6 +70,7 @@ static void find_requisites(found *f)
         return;
     const char *cb = resp->request->callback;
     bool requisite = cb && strcmp(cb, SPIDER_CB_REQUISITE) == 0;
+    f->depth = resp->request->depth + (requisite ? 1 : 0);
     if (!requisite && (is_type(resp, "text/html") || is_type(resp, "application/xhtml+xml"))) {
         links_parser *lp = links_new_requisites(resp->request->url, resp->encoding, on_url, f);
         links_feed(lp, r->body, r->body_len);

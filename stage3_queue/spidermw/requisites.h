@@ -6,8 +6,10 @@
  *
  * In process_spider_output it puts one request per requisite before the spider's own
  * (a URL that is both a link and a requisite of the page goes as the requisite): on
- * any host (the host policy does not apply; --exclude does), as deep as the page, the
- * page as referrer, and SPIDER_CB_REQUISITE as callback — so its record says
+ * any host (the host policy does not apply; --exclude does), as deep as the page (a
+ * requisite's own requisites — what a stylesheet fetched as one imports or names in
+ * url() — one deeper than it, each hop, so that --max-depth ends a chain of
+ * stylesheets), the page as referrer, and SPIDER_CB_REQUISITE as callback — so its record says
  * "requisite": true, it reaches no spider callback and none of its links is followed.
  * Each goes through the Queue as every URL: the seen set (fetched once), --max-pages,
  * robots.txt and politeness.

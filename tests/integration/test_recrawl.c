@@ -572,6 +572,110 @@ static void test_recrawl_refusals(void **state)
     assert_int_equal(access(store, F_OK), -1); /* nothing was written */
 }
 
+/* ---- a 304 that answers no condition ---- */
+
+static testsite ts; /* test_304_without_condition's */
+
+/* crawl-queue over transport with the extra args (NULL-terminated, at most 6), --store
+ * store: two records (/ and /nm). */
+static void crawl_with(crawl_run *r, const char *transport_, const char *store, const char *root,
+                       const char *const *extra)
+{
+    char *argv[20];
+    int k = 0;
+    argv[k++] = BIN_DIR "/crawl-queue";
+    argv[k++] = "--format";
+    argv[k++] = "jsonl";
+    argv[k++] = "--ignore-robots";
+    argv[k++] = "--transport";
+    argv[k++] = (char *)transport_;
+    argv[k++] = "--store";
+    argv[k++] = (char *)store;
+    for (int i = 0; extra[i] && i < 6; i++)
+        argv[k++] = (char *)extra[i];
+    argv[k++] = (char *)root;
+    argv[k] = NULL;
+    assert_int_equal(run_crawler(r, argv, 60), 0);
+    if (r->exit_code != 0 || r->parse_error || r->nrecords != 2)
+        fail_msg("crawl-queue: %s", crawl_run_describe(r));
+}
+
+/* The record of base + path, status want, and its exception (NULL: none). */
+static void expect_record(const crawl_run *r, const char *base, const char *path, int want,
+                          const char *exception, const char *what)
+{
+    char url[256];
+    snprintf(url, sizeof url, "%s%s", base, path + 1);
+    const jobj *rec = crawl_run_find(r, url);
+    if (!rec)
+        fail_msg("%s: no record for %s: %s", what, url, crawl_run_describe(r));
+    if (jobj_int(rec, "status", -1) != want)
+        fail_msg("%s: %s: status %lld, want %d", what, url, jobj_int(rec, "status", -1), want);
+    const char *got = jobj_str(rec, "exception");
+    if (exception ? !got || strcmp(got, exception) != 0 : got != NULL)
+        fail_msg("%s: %s: exception '%s', want '%s'", what, url, got ? got : "(none)",
+                 exception ? exception : "(none)");
+}
+
+/* #34: a 304 to a request that sent neither If-None-Match nor If-Modified-Since (no
+ * --recrawl; or --recrawl, a URL it has no page of) is an exception record, on both
+ * transports and without the engine (--chapter); a 304 to the user's own condition
+ * (--header) and to --recrawl's stays a 304 without one. */
+static void test_304_without_condition(void **state)
+{
+    (void)state;
+    static const char unasked[] = "304 Not Modified to a request without a condition";
+    char site[300];
+    snprintf(site, sizeof site, "%s/unasked.site", dir);
+    FILE *f = fopen(site, "w");
+    assert_non_null(f);
+    fputs("page /\n  link /nm\n  header ETag: \"root-1\"\n"
+          "page /nm status=304\n  header ETag: \"nm-1\"\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    const char *const args[] = {site, NULL};
+    assert_int_equal(testsite_start(&ts, args), 0); /* stopped by teardown if this fails */
+    const char *const transports[] = {"curl", "raw"};
+    for (int t = 0; t < 2; t++) {
+        char old[300], recrawled[300], asked[300], chapter[300], what[64];
+        snprintf(old, sizeof old, "%s/unasked-%d.db", dir, t);
+        snprintf(recrawled, sizeof recrawled, "%s/unasked-re-%d.db", dir, t);
+        snprintf(asked, sizeof asked, "%s/unasked-asked-%d.db", dir, t);
+        snprintf(chapter, sizeof chapter, "%s/unasked-chapter-%d.db", dir, t);
+        crawl_run r;
+        const char *const none[] = {NULL};
+        crawl_with(&r, transports[t], old, ts.url, none);
+        snprintf(what, sizeof what, "%s, a first crawl", transports[t]);
+        expect_record(&r, ts.url, "/", 200, NULL, what);
+        expect_record(&r, ts.url, "/nm", 304, unasked, what);
+        crawl_run_free(&r);
+
+        /* --recrawl: / is asked (and unchanged), /nm has no page to ask with */
+        const char *const re[] = {"--recrawl", old, NULL};
+        crawl_with(&r, transports[t], recrawled, ts.url, re);
+        snprintf(what, sizeof what, "%s, --recrawl", transports[t]);
+        expect_record(&r, ts.url, "/", 304, NULL, what);
+        expect_record(&r, ts.url, "/nm", 304, unasked, what);
+        crawl_run_free(&r);
+
+        /* the user's own condition: the 304 answers it */
+        const char *const hdr[] = {"--header", "If-None-Match: \"elsewhere\"", NULL};
+        crawl_with(&r, transports[t], asked, ts.url, hdr);
+        snprintf(what, sizeof what, "%s, --header If-None-Match", transports[t]);
+        expect_record(&r, ts.url, "/", 200, NULL, what);
+        expect_record(&r, ts.url, "/nm", 304, NULL, what);
+        crawl_run_free(&r);
+
+        /* the chapter's crawler: no engine */
+        const char *const ch[] = {"--chapter", NULL};
+        crawl_with(&r, transports[t], chapter, ts.url, ch);
+        snprintf(what, sizeof what, "%s, --chapter", transports[t]);
+        expect_record(&r, ts.url, "/nm", 304, unasked, what);
+        crawl_run_free(&r);
+    }
+    testsite_stop(&ts);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -581,6 +685,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    if (ts.pid)
+        testsite_stop(&ts);
     return test_remove_tree(dir);
 }
 
@@ -593,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_recrawl_neither),
         cmocka_unit_test(test_recrawl_bytes),
         cmocka_unit_test(test_recrawl_refusals),
+        cmocka_unit_test(test_304_without_condition),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

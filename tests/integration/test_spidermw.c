@@ -392,7 +392,10 @@ static void test_requisites(void **state)
         const jv *flag = jobj_get(rec, "requisite");
         if (!flag || flag->type != JV_BOOL || !flag->b)
             fail_msg("%s: not a requisite", reqs[i]);
-        assert_int_equal(jobj_int(rec, "depth", -1), 0);
+        /* the page's own as deep as the page; what s.css names one deeper, what
+         * more.css (which s.css imports) names one deeper again */
+        bool of_css = i >= 13, of_more = i == 15;
+        assert_int_equal(jobj_int(rec, "depth", -1), of_more ? 2 : of_css ? 1 : 0);
         assert_int_equal(requests("requisites", reqs[i], NULL, 0), 1); /* once */
     }
     const char *offs[] = {"/off.png", "/off.css", "/p.png"};
@@ -411,21 +414,60 @@ static void test_requisites(void **state)
     assert_int_equal(r.nrecords, 1 + 16 + 3 + 2);
     crawl_run_free(&r);
 
-    /* --max-depth 0: the root's requisites (as deep as the root) but not its links */
+    /* --max-depth 0: the root's requisites (as deep as the root) but not its links,
+     * nor what its stylesheets name (depth 1) */
     crawl(&r, ts->url, "--requisites", "--max-depth", "0", NULL);
-    assert_int_equal(r.nrecords, 1 + 16 + 3);
-    /* /page2 only: the links that are requisites too were fetched as requisites */
-    assert_int_equal(jobj_int(r.summary, "dropped_depth", -1), 1);
+    assert_int_equal(r.nrecords, 1 + 13 + 2);
+    /* /page2, /more.css, /img/x.png and off.css's p.png: the links that are
+     * requisites too were fetched as requisites */
+    assert_int_equal(jobj_int(r.summary, "dropped_depth", -1), 4);
     crawl_run_free(&r);
+    stop_sites();
+}
+
+/* #34: a stylesheet that @imports a new stylesheet, without end (testsite's generated
+ * csschain): each hop is one deeper, so --max-depth 1 ends the crawl by itself with
+ * the root, its stylesheet and the one that imports (the next is dropped); before,
+ * every hop had the root's depth and the crawl never ended. Each run has 20 s. */
+static void test_requisites_css_chain(void **state)
+{
+    (void)state;
+    stop_sites();
+    const char *const args[] = {"--generate", "pages=1,links=0,csschain=1", NULL};
+    assert_int_equal(testsite_start(&sites[nsites], args), 0);
+    testsite *ts = &sites[nsites++];
+    for (int max = 0; max <= 2; max++) {
+        char depth[8];
+        snprintf(depth, sizeof depth, "%d", max);
+        char *argv[] = {bin("crawl-queue"), "--format", "jsonl", "--requisites",
+                        "--max-depth",      depth,      ts->url, NULL};
+        crawl_run r;
+        assert_int_equal(run_crawler(&r, argv, 20), 0);
+        if (r.exit_code != 0 || r.nrecords != (size_t)max + 2)
+            fail_msg("--max-depth %d: want %d records: %s", max, max + 2, crawl_run_describe(&r));
+        for (int k = 0; k <= max; k++) {
+            char path[32];
+            snprintf(path, sizeof path, "/css/%d.css", k);
+            const jobj *rec = record(&r, ts->url, path);
+            assert_int_equal(jobj_int(rec, "depth", -1), k);
+            assert_int_equal(jobj_int(rec, "status", -1), 200);
+        }
+        assert_int_equal(jobj_int(r.summary, "dropped_depth", -1), 1);
+        crawl_run_free(&r);
+    }
     stop_sites();
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_depth),           cmocka_unit_test(test_referrer),
-        cmocka_unit_test(test_include_exclude), cmocka_unit_test(test_bad_patterns),
-        cmocka_unit_test(test_pattern_limits),  cmocka_unit_test(test_requisites),
+        cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_referrer),
+        cmocka_unit_test(test_include_exclude),
+        cmocka_unit_test(test_bad_patterns),
+        cmocka_unit_test(test_pattern_limits),
+        cmocka_unit_test(test_requisites),
+        cmocka_unit_test(test_requisites_css_chain),
     };
     return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }

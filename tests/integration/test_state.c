@@ -397,6 +397,178 @@ static void test_refusals(void **state)
     crawl_run_free(&r);
 }
 
+/* ---- --resume without the state of its outputs ---- */
+
+/* The whole file (NULL: none), its size in *len. */
+static char *file_bytes(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    *len = 0;
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    for (;;) {
+        if (*len == cap)
+            buf = realloc(buf, cap = cap ? 2 * cap : 65536);
+        size_t got = fread(buf + *len, 1, cap - *len, f);
+        if (got == 0)
+            break;
+        *len += got;
+    }
+    fclose(f);
+    return buf;
+}
+
+typedef struct snapshot {
+    char *bytes[4];
+    size_t len[4];
+} snapshot;
+
+static void take(snapshot *sn, char *const *paths)
+{
+    for (int i = 0; i < 4; i++)
+        sn->bytes[i] = file_bytes(paths[i], &sn->len[i]);
+}
+
+/* Every file byte for byte as it was, and a file that was not there still not there. */
+static void assert_unchanged(const snapshot *sn, char *const *paths, const char *when)
+{
+    for (int i = 0; i < 4; i++) {
+        size_t len;
+        char *now = file_bytes(paths[i], &len);
+        if (!sn->bytes[i] != !now || len != sn->len[i] || (now && memcmp(now, sn->bytes[i], len)))
+            fail_msg("%s: '%s' changed (%zu bytes, was %zu%s)", when, paths[i], len, sn->len[i],
+                     sn->bytes[i] ? "" : ", absent");
+        free(now);
+    }
+}
+
+static void drop(snapshot *sn)
+{
+    for (int i = 0; i < 4; i++)
+        free(sn->bytes[i]);
+}
+
+static void rm_state(const char *db)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -f '%s' '%s-wal' '%s-shm'", db, db, db);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* #34: --resume when --state was deleted, or is 0 bytes, while an output holds the
+ * records of a crawl: one line, exit 1, every file as it was (the state still absent
+ * when it was). A state that holds a run of this crawl goes on even with none of its
+ * rows committed (a first run killed before its first batch), and so does a --resume
+ * with no state and empty outputs. */
+static void test_resume_without_state(void **state)
+{
+    (void)state;
+    char db[300], out[300], warc[300], items[300];
+    snprintf(db, sizeof db, "%s/nostate.db", dir);
+    snprintf(out, sizeof out, "%s/nostate.jsonl", dir);
+    snprintf(warc, sizeof warc, "%s/nostate.warc", dir);
+    snprintf(items, sizeof items, "%s/nostate-items.jsonl", dir);
+    char *paths[4] = {db, out, warc, items};
+    char *argv[] = {crawler("crawl-queue"),
+                    "-q",
+                    "--max-tasks",
+                    "50",
+                    "--per-host",
+                    "50",
+                    "--state",
+                    db,
+                    "--format",
+                    "jsonl",
+                    "--output",
+                    out,
+                    "--warc",
+                    warc,
+                    "--extract",
+                    "t=//title",
+                    "--items",
+                    items,
+                    site.url,
+                    NULL, /* --resume */
+                    NULL};
+    const size_t at_resume = sizeof argv / sizeof argv[0] - 2;
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    argv[at_resume] = "--resume";
+    size_t len;
+    free(file_bytes(items, &len));
+    assert_true(len > 0);         /* the spider's items, there to be kept */
+    FILE *f = fopen(items, "ab"); /* and a torn last line, which a resume would cut */
+    assert_non_null(f);
+    fputs("{\"t\": \"torn", f);
+    assert_int_equal(fclose(f), 0);
+
+    /* Deleted, then 0 bytes, with --output (and the rest) full; then --output gone and
+     * --warc full; then only --items full. */
+    const struct {
+        bool empty_state; /* else absent */
+        const char *gone; /* removed before the run */
+        const char *names;
+    } cases[] = {{false, NULL, "--output"},
+                 {true, NULL, "--output"},
+                 {false, out, "--warc"},
+                 {true, warc, "--items"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rm_state(db);
+        if (cases[i].empty_state) {
+            f = fopen(db, "wb");
+            assert_non_null(f);
+            assert_int_equal(fclose(f), 0);
+        }
+        if (cases[i].gone)
+            assert_int_equal(unlink(cases[i].gone), 0);
+        snapshot sn;
+        take(&sn, paths);
+        assert_int_equal(run_crawler(&r, argv, 60), 0);
+        char want[400];
+        snprintf(want, sizeof want, "yet %s '", cases[i].names);
+        assert_one_line(&r, 1, want);
+        assert_true(strstr(r.err, "holds no crawl") != NULL);
+        crawl_run_free(&r);
+        char when[64];
+        snprintf(when, sizeof when, "case %zu", i);
+        assert_unchanged(&sn, paths, when);
+        drop(&sn);
+    }
+
+    /* No state and nothing in any output: the crawl starts (a first run killed before
+     * it made its state goes on), and ends. */
+    rm_state(db);
+    assert_int_equal(unlink(items), 0);
+    assert_int_equal(run_crawler(&r, argv, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("no state, no outputs: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t n, summaries;
+    char **got = record_urls(out, &n, &summaries);
+    assert_int_equal(n, (size_t)pages);
+    free_urls(got, n);
+
+    /* A state with its run but none of its rows (killed before its first batch), and
+     * --output full: that run's records; it goes on. (--items full there is refused
+     * by --items itself, items.h: not this case.) */
+    assert_int_equal(unlink(items), 0);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "DELETE FROM frontier; DELETE FROM pages; DELETE FROM items",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
+    assert_int_equal(run_crawler(&r, argv, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("a state with its run only: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+}
+
 /* ---- a URL is done only when its record is written ---- */
 
 /* The URLs of the state's pages table. */
@@ -692,6 +864,7 @@ int main(void)
         cmocka_unit_test(test_kill_9_and_resume),
         cmocka_unit_test(test_sigint_resumes_exactly),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_resume_without_state),
         cmocka_unit_test(test_full_disk_then_resume),
         cmocka_unit_test(test_failed_stage_summary),
         cmocka_unit_test(test_resume_output_cut),

@@ -66,10 +66,12 @@ int gen_parse_spec(const char *spec, gen_spec *out, char *err, size_t errlen)
                 parse_num(eq + 1, vlen, 0, INT64_MAX, &v) || ((g.seed = (unsigned long long)v), 0);
         else if (klen == 10 && !memcmp(p, "validators", 10))
             bad = parse_num(eq + 1, vlen, 0, 1, &v) || ((g.validators = (long)v), 0);
+        else if (klen == 8 && !memcmp(p, "csschain", 8))
+            bad = parse_num(eq + 1, vlen, 0, 1, &v) || ((g.csschain = (long)v), 0);
         else {
             snprintf(err, errlen,
                      "unknown --generate key '%.*s' (pages, links, size, seed, "
-                     "validators)",
+                     "validators, csschain)",
                      (int)klen, p);
             return -1;
         }
@@ -99,6 +101,24 @@ long gen_page_index(const gen_spec *g, const char *path)
         v = v * 10 + (*d - '0');
     }
     return v < g->pages ? (long)v : -1;
+}
+
+long gen_css_index(const gen_spec *g, const char *path)
+{
+    if (!g->csschain || strncmp(path, "/css/", 5) != 0)
+        return -1;
+    const char *d = path + 5;
+    size_t n = strspn(d, "0123456789");
+    if (n == 0 || n > 18 || (n > 1 && *d == '0') || strcmp(d + n, ".css") != 0)
+        return -1;
+    return strtol(d, NULL, 10);
+}
+
+char *gen_render_css(long k, size_t *len)
+{
+    sbuf b = {0};
+    sbuf_printf(&b, "@import url(\"/css/%ld.css\");\nbody { margin: %ldpx; }\n", k + 1, k % 100);
+    return sbuf_take(&b, len);
 }
 
 /* The href for a link from page `from` to page `to`, in the form chosen by `form`. */
@@ -149,8 +169,8 @@ char *gen_render(const gen_spec *g, const char *base, long i, size_t *len)
     sbuf_reserve(&b, (size_t)g->size + 256);
     sbuf_printf(&b,
                 "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
-                "<title>Page %ld</title></head>\n<body>\n<h1>Page %ld</h1>\n<ul>\n",
-                i, i);
+                "<title>Page %ld</title>%s</head>\n<body>\n<h1>Page %ld</h1>\n<ul>\n",
+                i, g->csschain ? "<link rel=\"stylesheet\" href=\"/css/0.css\">" : "", i);
     long count = 0, prev = -1;
     for (long k = 1; k <= 2; k++) { /* the tree links: every page is reachable */
         long t = 2 * i + k;

@@ -16,20 +16,28 @@ typedef struct gen_spec {
     unsigned long long seed;
     long validators; /* validators=1: each page has an ETag and a Last-Modified, and
                           * a conditional request for it gets a 304 */
+    long csschain;   /* csschain=1: each page links the stylesheet /css/0.css, and
+                          * /css/<k>.css @imports /css/<k+1>.css, without end */
 } gen_spec;
 
 #define GEN_MAX_PAGES 100000000L
 #define GEN_MAX_LINKS 100000L
 #define GEN_MAX_SIZE  (64L * 1024 * 1024)
 
-/* Parse "pages=N,links=K,size=B,seed=S,validators=V" (any subset, any order) over the
- * defaults pages=100,links=10,size=2000,seed=1,validators=0. Returns 0, or -1 with a
- * message in err. */
+/* Parse "pages=N,links=K,size=B,seed=S,validators=V,csschain=C" (any subset, any
+ * order) over the defaults pages=100,links=10,size=2000,seed=1,validators=0,
+ * csschain=0. Returns 0, or -1 with a message in err. */
 int gen_parse_spec(const char *spec, gen_spec *out, char *err, size_t errlen);
 
 /* The page number of a path ("/" -> 0, "/p/7" -> 7), or -1 when it is not a page of
  * the site. The path has no query string. */
 long gen_page_index(const gen_spec *g, const char *path);
+
+/* csschain=1: the number of a stylesheet's path ("/css/7.css" -> 7), or -1 when it
+ * is none (or csschain is 0). */
+long gen_css_index(const gen_spec *g, const char *path);
+/* Stylesheet k of the chain: it @imports stylesheet k+1. malloc'd (length in *len). */
+char *gen_render_css(long k, size_t *len);
 
 /* Render page i (0 <= i < pages) with absolute links under base ("http://h:p").
  * Returns a malloc'd body (length in *len). */

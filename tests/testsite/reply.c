@@ -267,14 +267,19 @@ void reply_build(server *srv, const request *req, reply *r)
     } else if (srv->gen) {
         if (q)
             *q = '\0';
-        long i = gen_page_index(srv->gen, path);
+        long i = gen_page_index(srv->gen, path), css = gen_css_index(srv->gen, path);
         char *v[2] = {NULL, NULL};
         if (i >= 0 && srv->gen->validators) {
             /* the same pages for ever: an ETag of its number, one date for all */
             v[0] = xasprintf("ETag: \"g%llu-%ld\"", srv->gen->seed, i);
             v[1] = xasprintf("Last-Modified: Thu, 01 Jan 2026 00:00:00 GMT");
         }
-        if (i < 0) {
+        if (css >= 0) {
+            size_t len = 0;
+            r->body = r->body_owned = gen_render_css(css, &len);
+            r->body_len = head_only ? 0 : len;
+            make_head(r, 200, "text/css", "utf-8", NULL, NULL, 0, (long long)len, ka);
+        } else if (i < 0) {
             simple_page(r, 404, req->path, head_only, ka, NULL, 0);
         } else if (v[0] && not_modified(req, v[0] + 6, v[1] + 15)) {
             not_modified_reply(r, v, 2, ka);

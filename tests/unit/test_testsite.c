@@ -190,6 +190,48 @@ static void test_generated_pages(void **state)
     testsite_stop(ts);
 }
 
+/* csschain=1: / links /css/0.css; /css/K.css is text/css and imports /css/K+1.css, for
+ * any K; without csschain, /css/0.css is a 404. */
+static void test_generated_css_chain(void **state)
+{
+    testsite *ts = *state;
+    const char *const args[] = {"--generate", "pages=1,links=0,csschain=1", NULL};
+    start_or_fail(ts, args);
+    int status;
+    size_t len;
+    char *root = testsite_fetch(ts, "/", &status, &len);
+    assert_int_equal(status, 200);
+    assert_non_null(strstr(root, "<link rel=\"stylesheet\" href=\"/css/0.css\">"));
+    free(root);
+    static const char *const css[] = {"/css/0.css", "/css/41.css", "/css/123456789012.css"};
+    static const char *const next[] = {"/css/1.css", "/css/42.css", "/css/123456789013.css"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = 0;
+        char *raw = get_raw(ts, css[i], &n);
+        assert_true(strncmp(raw, "HTTP/1.1 200 ", 13) == 0);
+        char v[128];
+        assert_int_equal(testsite_header(raw, "Content-Type", v, sizeof v), 0);
+        assert_string_equal(v, "text/css; charset=utf-8");
+        char want[80];
+        snprintf(want, sizeof want, "@import url(\"%s\");", next[i]);
+        assert_non_null(strstr(raw, want));
+        free(raw);
+    }
+    static const char *const missing[] = {"/css/01.css", "/css/x.css", "/css/1.cs", "/css/.css"};
+    for (size_t i = 0; i < 4; i++) {
+        char *p = testsite_fetch(ts, missing[i], &status, &len);
+        assert_int_equal(status, 404);
+        free(p);
+    }
+    testsite_stop(ts);
+    const char *const plain[] = {"--generate", "pages=1,links=0", NULL};
+    start_or_fail(ts, plain);
+    char *p = testsite_fetch(ts, "/css/0.css", &status, &len);
+    assert_int_equal(status, 404);
+    free(p);
+    testsite_stop(ts);
+}
+
 typedef struct crawl_state {
     char base[128];       /* "http://127.0.0.1:P" */
     const char *page;     /* URL of the page being scanned */
@@ -886,6 +928,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         TS_TEST(test_generated_pages),
+        TS_TEST(test_generated_css_chain),
         TS_TEST(test_generated_site_reachable),
         TS_TEST(test_generate_20000_pages),
         TS_TEST(test_selector_backends),
