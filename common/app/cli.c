@@ -627,22 +627,34 @@ static bool row_is_set(const cli_flag *f, const void *base)
     return true;
 }
 
-/* The requirements the table's rows declare (cli_flag's needs), for the rows given. */
+/* Row k of the table's rows then its groups' (*base: the struct it fills); NULL past
+ * the last. */
+static const cli_flag *any_row(const cli_command *cmd, size_t k, void **base)
+{
+    size_t nrows = count_rows(cmd->table);
+    if (k < nrows) {
+        *base = cmd->settings;
+        return &cmd->table->flags[k];
+    }
+    return group_row(cmd->table, k - nrows, base);
+}
+
+/* The requirements the rows declare (cli_flag's needs), for the rows given (given[k]:
+ * any_row's k). A row needs a row of the table or of a group, by name. */
 static int check_needs(const cli_command *cmd, const bool *given)
 {
-    const cli_table *t = cmd->table;
-    for (size_t i = 0; i < count_rows(t); i++) {
-        const cli_flag *f = &t->flags[i];
-        if (!given[i] || !f->needs)
+    const cli_flag *f, *other;
+    void *base, *obase;
+    for (size_t k = 0; (f = any_row(cmd, k, &base)); k++) {
+        if (!given[k] || !f->needs)
             continue;
-        const cli_flag *other = NULL;
-        for (size_t j = 0; j < count_rows(t) && !other; j++)
-            if (strcmp(t->flags[j].name, f->needs) == 0)
-                other = &t->flags[j];
-        if (other && row_is_set(other, cmd->settings))
+        for (size_t j = 0; (other = any_row(cmd, j, &obase)); j++)
+            if (strcmp(other->name, f->needs) == 0)
+                break;
+        if (other && row_is_set(other, obase))
             continue;
         const char *value = f->arg == CLI_ARG_STRING
-            ? *(const char *const *)((const char *)cmd->settings + f->offset)
+            ? *(const char *const *)((const char *)base + f->offset)
             : NULL;
         return usage_error(cmd->prog, "--%s%s%s%s %s: give --%s too", f->name, value ? " '" : "",
                            value ? value : "", value ? "'" : "",
@@ -716,7 +728,11 @@ int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *in)
     opterr = 0; /* our own messages, one line each */
     int c, rc = CLI_OK;
     const char *short_opts = short_options();
-    bool *given = xcalloc(count_rows(cmd.table) + 1, sizeof *given);
+    size_t nrows = count_rows(cmd.table), ngrouped = 0;
+    for (size_t i = 0; i < ngroups; i++)
+        for (const cli_flag *f = groups[i].flags; f && f->name; f++)
+            ngrouped++;
+    bool *given = xcalloc(nrows + ngrouped + 1, sizeof *given);
     while (rc == CLI_OK && (c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
         if (c == ':')
             rc = usage_error(prog, "option '--%s' needs a value", opt_name(optopt));
@@ -724,7 +740,9 @@ int cli_parse(crawl_options *o, int argc, char **argv, const cli_command *in)
             rc = bad_option(&cmd, argc, argv);
         else
             rc = apply_option(o, c, optarg, &cmd);
-        if (c >= OPT_TABLE && c < OPT_GROUP)
+        if (c >= OPT_GROUP && (size_t)(c - OPT_GROUP) < ngrouped)
+            given[nrows + (size_t)(c - OPT_GROUP)] = true;
+        else if (c >= OPT_TABLE && c < OPT_GROUP)
             given[c - OPT_TABLE] = true;
     }
     free(long_opts);

@@ -19,10 +19,12 @@ struct old_db {
 static const char probe_sql[] =
     "SELECT id, url, status, exception, headers, body, fetched_at FROM pages LIMIT 0";
 
+/* The pages a 304 can be answered with: each URL's last whole one, its body kept (a
+ * --store-headers-only row has none: its URL is fetched without a condition). */
 static const char pages_sql[] =
     "SELECT id, url, headers FROM pages WHERE id IN (SELECT max(id) FROM pages"
     " WHERE status IN (200, 304) AND exception IS NULL AND headers IS NOT NULL"
-    " GROUP BY url)";
+    " AND (body IS NOT NULL OR (size = 0 AND status = 200)) GROUP BY url)";
 
 static const char page_sql[] = "SELECT headers, body, fetched_at FROM pages WHERE id = ?1";
 

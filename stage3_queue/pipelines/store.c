@@ -32,6 +32,7 @@ typedef struct store {
     sqlite3_stmt *insert_item;
     long long crawl_id;    /* this run's row of crawls */
     char *roots, *options; /* what it says of this run */
+    bool bodies;           /* the pages' bodies kept (not --store-headers-only) */
     writer w;
     writer_rows rows; /* of store_row */
 } store;
@@ -460,12 +461,22 @@ static coro *store_process_spider_item(void *self, spider_item *it, bool *drop)
     return writer_room(&s->w);
 }
 
+/* --store-headers-only: the row keeps no body (its size is the record's). */
+static void drop_body(store_page *p)
+{
+    free(p->body);
+    p->body = NULL;
+    p->body_len = 0;
+}
+
 static coro *store_process_item(void *self, item *it, bool *drop)
 {
     (void)drop;
     store *s = self;
     store_row *r = writer_row(&s->rows);
     store_page_fill(&r->page, it, true);
+    if (!s->bodies)
+        drop_body(&r->page);
     r->links = it->nlinks ? xcalloc(it->nlinks, sizeof *r->links) : NULL;
     for (r->nlinks = 0; r->nlinks < it->nlinks; r->nlinks++)
         r->links[r->nlinks] = xstrdup(it->links[r->nlinks].url);
@@ -482,6 +493,8 @@ static void store_process_download(void *self, const request *req, const respons
     r->robots = true;
     item it = {.record = {.url = resp->url, .status = resp->status}, .response = resp};
     store_page_fill(&r->page, &it, true);
+    if (!s->bodies)
+        drop_body(&r->page);
     writer_row_added(&s->rows);
 }
 
@@ -508,17 +521,18 @@ static void store_free(void *self)
     free(s);
 }
 
-item_pipeline store_pipeline(const char *path)
+item_pipeline store_pipeline(const char *path, bool bodies)
 {
     store *s = xcalloc(1, sizeof *s);
     s->path = xstrdup(path);
+    s->bodies = bodies;
     writer_init(&s->w, &store_ops, s, NULL);
     writer_rows_init(&s->rows, &s->w, sizeof(store_row), STORE_BATCH_ROWS, STORE_BATCH_MS,
                      page_free);
     return (item_pipeline){
         .name = "store",
         .self = s,
-        .wants_body = true,
+        .wants_body = bodies,
         .open = store_open,
         .process_item = store_process_item,
         .process_download = store_process_download,
@@ -530,6 +544,21 @@ item_pipeline store_pipeline(const char *path)
 
 /* ---- the descriptor (extension.h) ---- */
 
+/* Its own flag: --store-headers-only. */
+static struct store_opts {
+    int headers_only;
+} opts;
+
+/* clang-format off */
+static const cli_flag flags[] = {
+    {.name = "store-headers-only", .arg = CLI_ARG_NONE,
+     .offset = offsetof(struct store_opts, headers_only), .needs = "store",
+     .needs_why = "keeps --store's pages without their bodies",
+     .help = "with --store: no bodies (records, headers, links\n"
+             "and items kept: a link check's database) [bodies kept]"},
+    {0}};
+/* clang-format on */
+
 static bool on(const settings *s)
 {
     return s->store != NULL;
@@ -538,10 +567,17 @@ static bool on(const settings *s)
 static int make(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
 {
     (void)e, (void)err, (void)errlen;
-    *out = store_pipeline(s->store);
+    *out = store_pipeline(s->store, !opts.headers_only);
     out->wants_links = s->referrer; /* the links table */
     return 0;
 }
 
-/* The descriptor (extension.h): --store, order 300. */
-const extension store_extension = {"store", EXT_PIPELINE, 300, on, .make_pipeline = make};
+/* The descriptor (extension.h): --store, order 300, with a flag of its own. */
+const extension store_extension = {"store",
+                                   EXT_PIPELINE,
+                                   300,
+                                   on,
+                                   .make_pipeline = make,
+                                   .flags = flags,
+                                   .opts = &opts,
+                                   .opts_size = sizeof opts};

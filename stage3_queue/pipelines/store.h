@@ -37,8 +37,9 @@
 
 #include "engine.h"
 
-/* The storage stage of the item pipeline, writing to path. */
-item_pipeline store_pipeline(const char *path);
+/* The storage stage of the item pipeline, writing to path; bodies: the pages' bodies too
+ * (false: --store-headers-only, every column but body, which stays NULL). */
+item_pipeline store_pipeline(const char *path, bool bodies);
 
 /* Rows per transaction, and the longest a row waits for its batch to be written. */
 enum { STORE_BATCH_ROWS = 256, STORE_BATCH_MS = 500 };

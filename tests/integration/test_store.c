@@ -17,7 +17,7 @@
 #include "jsonl.h"
 #include "testsite_helper.h"
 
-static testsite site, slow;
+static testsite site, slow, validating; /* validating: ETags, for --recrawl */
 static char dir[] = "/tmp/test_store.XXXXXX";
 
 static int setup(void **state)
@@ -28,7 +28,9 @@ static int setup(void **state)
                                      "pages=400,links=5,size=2000,seed=3", NULL};
     if (!mkdtemp(dir))
         return -1;
-    if (testsite_start(&site, args) < 0)
+    const char *const validating_args[] = {"--generate", "pages=40,links=5,size=2000,validators=1",
+                                           NULL};
+    if (testsite_start(&site, args) < 0 || testsite_start(&validating, validating_args) < 0)
         return -1;
     return testsite_start(&slow, slow_args);
 }
@@ -38,6 +40,7 @@ static int teardown(void **state)
     (void)state;
     testsite_stop(&site);
     testsite_stop(&slow);
+    testsite_stop(&validating);
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0 ? 0 : -1;
@@ -174,6 +177,65 @@ static void test_body_and_headers(void **state)
     crawl_run_free(&r);
 }
 
+/* --store-headers-only (the store's own flag, on its descriptor): every row without its
+ * body, the rest as without it; refused without --store; and a --recrawl of such a
+ * database asks for no page with a condition (no body a 304 could stand for). */
+static void test_headers_only(void **state)
+{
+    (void)state;
+    char db_path[300], re_path[300];
+    snprintf(db_path, sizeof db_path, "%s/headers.db", dir);
+    snprintf(re_path, sizeof re_path, "%s/headers-re.db", dir);
+    char *argv[] = {crawler("crawl-queue"), "--format",     "jsonl", "--store", db_path,
+                    "--store-headers-only", validating.url, NULL};
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, 30), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(compare(&r, db_path), 0); /* the rows are the records */
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT count(*), count(body), count(headers),"
+                                        " sum(size) FROM pages",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), (int)r.nrecords);
+    assert_int_equal((int)r.nrecords, 40);
+    assert_int_equal(sqlite3_column_int(st, 1), 0);  /* no body */
+    assert_true(sqlite3_column_int(st, 2) > 0);      /* the headers stay */
+    assert_true(sqlite3_column_int64(st, 3) > 1000); /* and the sizes received */
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    crawl_run_free(&r);
+
+    /* the site answers a condition with 304 (its pages have ETags): with a store that
+     * kept its bodies, every page comes back not_modified */
+    char *re[] = {
+        crawler("crawl-queue"), "--format", "jsonl", "--recrawl", db_path, "--store", re_path,
+        validating.url,         NULL};
+    assert_int_equal(run_crawler(&r, re, 30), 0);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal((int)r.nrecords, 40);
+    assert_null(strstr(r.out, "not_modified")); /* fetched whole, every one */
+    crawl_run_free(&r);
+    char *again[] = {crawler("crawl-queue"), "--format", "jsonl", "--recrawl", re_path,
+                     validating.url,         NULL};
+    assert_int_equal(run_crawler(&r, again, 30), 0); /* re_path kept the bodies */
+    assert_int_equal(r.exit_code, 0);
+    assert_non_null(strstr(r.out, "\"not_modified\": true"));
+    crawl_run_free(&r);
+
+    char *alone[] = {crawler("crawl-queue"), "--store-headers-only", site.url, NULL};
+    assert_int_equal(run_crawler(&r, alone, 30), 0);
+    assert_int_equal(r.exit_code, 2);
+    assert_non_null(strstr(r.err,
+                           "--store-headers-only keeps --store's pages without their "
+                           "bodies: give --store too"));
+    crawl_run_free(&r);
+}
+
 static void interrupt(pid_t pid, void *ctx)
 {
     (void)ctx;
@@ -229,9 +291,8 @@ static void test_bad_store(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rows_equal_records),
-        cmocka_unit_test(test_body_and_headers),
-        cmocka_unit_test(test_interrupted),
+        cmocka_unit_test(test_rows_equal_records), cmocka_unit_test(test_body_and_headers),
+        cmocka_unit_test(test_headers_only),       cmocka_unit_test(test_interrupted),
         cmocka_unit_test(test_bad_store),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
