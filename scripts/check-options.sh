@@ -5,9 +5,43 @@
 # own table (in its --help, not in crawl-callbacks') is in a row that says "crawl-queue
 # only", and no such row is about a flag stages 1 and 2 take; and stages 1 and 2 list
 # the same flags. Prints each disagreement; exit 1 if any.
+#
+#   check-options.sh BIN_DIR             check README.md against the crawlers in BIN_DIR
+#   check-options.sh --selftest BIN_DIR  plant a flag in crawl-queue's --help (as a row of
+#                                        its table prints it) and see it caught without its
+#                                        README row, and pass with one
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --selftest ]; then
+    real=${2:?usage: check-options.sh --selftest BIN_DIR}
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-options.XXXXXX") || exit 1
+    trap 'rm -rf "$tmp"' EXIT
+    mkdir "$tmp/bin"
+    for p in crawl-callbacks crawl-generators; do
+        printf '#!/bin/sh\nexec "%s/%s" "$@"\n' "$real" "$p" >"$tmp/bin/$p"
+    done
+    printf '#!/bin/sh\n"%s/crawl-queue" --help\necho "      --planted-flag      planted in the rows only [off]"\n' \
+        "$real" >"$tmp/bin/crawl-queue"
+    chmod +x "$tmp/bin"/*
+    fails=0
+    out=$(bash "$0" "$tmp/bin" 2>&1)
+    if [ $? -ne 0 ] && grep -q -- "--planted-flag: in crawl-queue --help, not in README.md's option table" <<<"$out"; then
+        echo "selftest: a flag without its README row: fails as it should"
+    else
+        echo "selftest: a flag without its README row: expected fail, got:"; sed 's/^/    /' <<<"$out"; fails=1
+    fi
+    awk '{ print } /^\| `--insecure`/ { print "| `--planted-flag` | off | crawl-queue only: planted |" }' \
+        "$here/README.md" >"$tmp/README.md"
+    out=$(CHECK_OPTIONS_README="$tmp/README.md" bash "$0" "$tmp/bin" 2>&1)
+    if [ $? -eq 0 ]; then
+        echo "selftest: the flag with its row: passes as it should"
+    else
+        echo "selftest: the flag with its row: expected pass, got:"; sed 's/^/    /' <<<"$out"; fails=1
+    fi
+    exit "$fails"
+fi
 bin=${1:?usage: check-options.sh BIN_DIR}
+readme_file=${CHECK_OPTIONS_README:-$here/README.md}
 cd "$here" || exit 1
 
 # The long flags a --help lists: the words "--name" that open an option's line.
@@ -18,7 +52,7 @@ help_flags() {
 # The table's rows (after its header and rule, up to the first line that is not a row).
 table_rows() {
     awk '/^\| option \| default \| meaning \|/ { on = 1; next } on && /^\|---/ { next }
-         on && !/^\|/ { exit } on' README.md
+         on && !/^\|/ { exit } on' "$readme_file"
 }
 # The long flags of the rows matching $1: of their first cell (the flags a row is
 # about), or with $2 = all, of the whole row (a flag explained in another's row).
