@@ -245,8 +245,8 @@ static int fetch_body(coro *co)
             f->dl = NULL;
             f->o->rules = robots_disallow_all();
             /* why first: a certificate problem, say, is what the user must fix */
-            f->o->why = xasprintf("robots.txt unreachable: %s (fetching %s; everything "
-                                  "forbidden)",
+            f->o->why = xasprintf("robots.txt unreachable: %s (fetching %s: the host "
+                                  "could not be reached, so everything is forbidden)",
                                   co->err->msg, f->url);
             log_info("robots.txt of %s unreachable (%s): everything forbidden", f->o->key,
                      co->err->msg);

@@ -2795,7 +2795,9 @@ static void test_h2(void **state)
     for (size_t i = 0; i < 2; i++) {
         const char *ex = jobj_str(r->records[i], "exception");
         char tail[160];
-        snprintf(tail, sizeof tail, "(fetching %s/robots.txt; everything forbidden)",
+        snprintf(tail, sizeof tail,
+                 "(fetching %s/robots.txt: the host could not be reached, so everything is "
+                 "forbidden)",
                  i == 0 ? base1 : base2);
         if (!ex
             || strncmp(ex,
