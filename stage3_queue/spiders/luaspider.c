@@ -22,12 +22,23 @@
 /* The count hook runs every HOOK_EVERY instructions: the budget's granularity. */
 #define HOOK_EVERY 1000
 
+/* Why a callback (or FILE.lua's run) was stopped. Once stopped it cannot go on: the
+ * hook then fires on every instruction and raises again, and the sandbox's pcall and
+ * xpcall raise again what they caught — nothing the spider writes can catch a stop. */
+typedef enum { STOP_NONE = 0, STOP_BUDGET } stop_kind;
+
+typedef struct stop_state {
+    stop_kind kind;
+    char msg[320]; /* what is raised, "FILE:LINE: why", for the record */
+} stop_state;
+
 struct lua_spider {
     lua_State *L;
-    char *path;          /* FILE.lua, as given: its errors say FILE:LINE */
-    size_t used, cap;    /* bytes the state holds, and its cap */
-    long long budget;    /* instructions per callback */
-    long long load_used; /* instructions of the file's own run, at load */
+    char *path;           /* FILE.lua, as given: its errors say FILE:LINE */
+    size_t used, cap;     /* bytes the state holds, and its cap */
+    long long budget;     /* instructions per callback */
+    long long load_used;  /* instructions of the file's own run, at load */
+    stop_state load_stop; /* the file's own run stopped */
     engine *e;
 };
 
@@ -52,6 +63,7 @@ typedef struct call_frame {
     char *error;      /* the callback's error, for the record */
     xpath_doc *doc;   /* the last response parsed for xpath, kept for the next */
     int doc_ref;      /* that response table, kept alive while cached */
+    stop_state stop;  /* the callback was stopped (the budget) */
 } call_frame;
 
 static call_frame *frame_of(lua_State *T)
@@ -96,27 +108,64 @@ static int on_panic(lua_State *L)
 
 /* ---- the budget: a count hook ---- */
 
+static lua_spider *spider_of(lua_State *T)
+{
+    lua_getfield(T, LUA_REGISTRYINDEX, "crawlstages.spider");
+    lua_spider *s = lua_touserdata(T, -1);
+    lua_pop(T, 1);
+    return s;
+}
+
+/* The stop of what runs on T: its callback's, or (no frame) the file's own run. */
+static stop_state *stop_of(lua_State *T)
+{
+    call_frame *f = frame_of(T);
+    if (f)
+        return &f->stop;
+    lua_spider *s = spider_of(T);
+    return s ? &s->load_stop : NULL;
+}
+
+/* Raise T's stop (again): its message, whatever was being done. */
+static int raise_stop(lua_State *T, const stop_state *st)
+{
+    lua_pushstring(T, st->msg);
+    return lua_error(T);
+}
+
+static void count_hook(lua_State *T, lua_Debug *ar);
+
+/* Stop what runs on T for good: the message, and the hook on every instruction from
+ * now on (as redis does for a busy script), so that no Lua code runs any more. */
+static void stop(lua_State *T, stop_state *st, stop_kind kind, lua_Debug *ar, const char *why)
+{
+    lua_getinfo(T, "Sl", ar);
+    st->kind = kind;
+    if (ar->currentline > 0)
+        snprintf(st->msg, sizeof st->msg, "%s:%d: %s", ar->short_src, ar->currentline, why);
+    else
+        snprintf(st->msg, sizeof st->msg, "%s", why);
+    lua_sethook(T, count_hook, LUA_MASKCOUNT, 1);
+}
+
 static void count_hook(lua_State *T, lua_Debug *ar)
 {
     call_frame *f = frame_of(T);
-    lua_spider *s;
-    long long *used;
-    if (f) {
-        s = f->s;
-        used = &f->used;
-    } else {
-        lua_getfield(T, LUA_REGISTRYINDEX, "crawlstages.spider");
-        s = lua_touserdata(T, -1);
-        lua_pop(T, 1);
-        used = &s->load_used;
+    lua_spider *s = f ? f->s : spider_of(T);
+    long long *used = f ? &f->used : &s->load_used;
+    stop_state *st = f ? &f->stop : &s->load_stop;
+    if (st->kind == STOP_NONE) {
+        *used += HOOK_EVERY;
+        if (*used <= s->budget)
+            return;
+        char why[128];
+        snprintf(why, sizeof why,
+                 "instruction budget exhausted (%lld instructions: "
+                 "--spider-budget)",
+                 s->budget);
+        stop(T, st, STOP_BUDGET, ar, why);
     }
-    *used += HOOK_EVERY;
-    if (*used <= s->budget)
-        return;
-    lua_getinfo(T, "Sl", ar);
-    lua_pushfstring(T, "%s:%d: instruction budget exhausted (%I instructions: --spider-budget)",
-                    ar->short_src, ar->currentline, (lua_Integer)s->budget);
-    lua_error(T);
+    raise_stop(T, st);
 }
 
 /* ---- the sandbox ---- */
@@ -155,6 +204,61 @@ static int l_setmetatable(lua_State *T)
     lua_insert(T, 1);
     lua_call(T, 2, 1);
     return 1;
+}
+
+/* pcall and xpcall as Lua's own (luaB_pcall, luaB_xpcall: yieldable, so that a
+ * callback can pcall download), but a stopped callback's error is raised again: the
+ * budget cannot be caught. */
+static int finish_pcall(lua_State *T, int status, lua_KContext extra)
+{
+    if (status != LUA_OK && status != LUA_YIELD) {
+        const stop_state *st = stop_of(T);
+        if (st && st->kind != STOP_NONE)
+            return raise_stop(T, st);
+        lua_pushboolean(T, 0);
+        lua_pushvalue(T, -2);
+        return 2;
+    }
+    return lua_gettop(T) - (int)extra;
+}
+
+static int l_pcall(lua_State *T)
+{
+    luaL_checkany(T, 1);
+    lua_pushboolean(T, 1);
+    lua_insert(T, 1);
+    int status = lua_pcallk(T, lua_gettop(T) - 2, LUA_MULTRET, 0, 0, finish_pcall);
+    return finish_pcall(T, status, 0);
+}
+
+/* xpcall's message handler, around the spider's (upvalue 1). A stop is raised from the
+ * count hook, where Lua runs no hook (a hook is not hooked): the spider's handler would
+ * run there unbudgeted, so a stopped callback's handler is not called at all. And the
+ * spider's handler runs protected: an error in it is the result, where Lua would call
+ * the handler again for its own error, about 200 C calls deep for each xpcall. */
+static int l_xpcall_handler(lua_State *T)
+{
+    const stop_state *st = stop_of(T);
+    if (st && st->kind != STOP_NONE)
+        return 1; /* the error as it is (finish_pcall raises the stop) */
+    lua_pushvalue(T, lua_upvalueindex(1));
+    lua_insert(T, 1);
+    lua_pcall(T, lua_gettop(T) - 1, 1, 0);
+    return 1;
+}
+
+static int l_xpcall(lua_State *T)
+{
+    int n = lua_gettop(T);
+    luaL_checktype(T, 2, LUA_TFUNCTION);
+    lua_pushvalue(T, 2);
+    lua_pushcclosure(T, l_xpcall_handler, 1);
+    lua_replace(T, 2);
+    lua_pushboolean(T, 1);
+    lua_pushvalue(T, 1);
+    lua_rotate(T, 3, 2);
+    int status = lua_pcallk(T, n - 2, LUA_MULTRET, 2, 2, finish_pcall);
+    return finish_pcall(T, status, 2);
 }
 
 /* load with text chunks only (a binary chunk could break the sandbox). */
@@ -210,6 +314,10 @@ static int sandbox(lua_State *L)
     lua_getglobal(L, "setmetatable");
     lua_pushcclosure(L, l_setmetatable, 1);
     lua_setglobal(L, "setmetatable");
+    lua_pushcfunction(L, l_pcall);
+    lua_setglobal(L, "pcall");
+    lua_pushcfunction(L, l_xpcall);
+    lua_setglobal(L, "xpcall");
     lua_pushcfunction(L, l_log);
     lua_setglobal(L, "print");
     lua_pushcfunction(L, l_log);
@@ -265,10 +373,10 @@ lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb
         lua_sethook(L, NULL, 0, 0);
     }
     if (rc != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
+        const char *msg = s->load_stop.kind != STOP_NONE ? s->load_stop.msg : lua_tostring(L, -1);
         /* Lua's messages name the file already ("FILE:LINE: ..."), but for a file it
          * cannot open ("cannot open FILE") */
-        if (rc == LUA_ERRMEM)
+        if (rc == LUA_ERRMEM && s->load_stop.kind == STOP_NONE)
             snprintf(err, errlen, "%s: over its memory cap (%zu MB) while loading", path,
                      memory_mb);
         else
@@ -775,11 +883,14 @@ static char *failure(call_frame *f, int rc)
     }
     if (!where[0])
         snprintf(where, sizeof where, "%s: ", f->s->path);
-    if (rc == LUA_ERRMEM)
+    if (rc == LUA_ERRMEM && f->stop.kind == STOP_NONE)
         return xasprintf("spider error: %sthe spider's memory is over its cap (%zu MB: "
                          "--spider-memory)",
                          where, f->s->cap / (1024 * 1024));
-    const char *msg = lua_type(T, -1) == LUA_TSTRING ? lua_tostring(T, -1) : NULL;
+    /* a stopped callback: the stop's message, whatever was raised last */
+    const char *msg = f->stop.kind != STOP_NONE ? f->stop.msg
+        : lua_type(T, -1) == LUA_TSTRING        ? lua_tostring(T, -1)
+                                                : NULL;
     if (!msg)
         return xasprintf("spider error: %s(error object is a %s value)", where,
                          luaL_typename(T, -1));

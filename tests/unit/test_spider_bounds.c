@@ -1,0 +1,214 @@
+/* test_spider_bounds.c — a hostile Lua spider cannot escape its bounds (docs/spiders.md,
+ * "Bad spiders never take the crawler down"; issue #33). Each case crawls one site of
+ * normal pages and hostile ones with crawl-queue --spider: the spider misbehaves on the
+ * hostile pages only, and the crawl must finish (exit 0, within its time limit, peak
+ * RSS under 400 MB) with a record for every page, an item for every normal page, and
+ * the hostile pages' records carrying the reason as their exception. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "jsonl.h"
+#include "scratch.h"
+#include "testsite_helper.h"
+
+#define NORMAL 10 /* the normal pages, /n/1 .. /n/10 */
+
+static testsite site;
+
+/* The hostile pages any case may pick, beside the normal ones. */
+static const char *const hostile_paths[] = {"/h/1", "/h/2", "/h/3", "/h/4", "/h/5", "/h/6"};
+#define NHOSTILE (sizeof hostile_paths / sizeof *hostile_paths)
+#define NPAGES   (1 + NORMAL + (int)NHOSTILE)
+
+static char *bin(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", BIN_DIR, name);
+    return path;
+}
+
+static int setup(void **state)
+{
+    if (scratch_setup(state) < 0)
+        return -1;
+    char text[2048] = "page /\n  link";
+    for (int i = 1; i <= NORMAL; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), " /n/%d", i);
+    for (size_t i = 0; i < NHOSTILE; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), " %s", hostile_paths[i]);
+    strcat(text, "\n");
+    for (int i = 1; i <= NORMAL; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "page /n/%d\n", i);
+    for (size_t i = 0; i < NHOSTILE; i++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "page %s\n", hostile_paths[i]);
+    return testsite_start_text(&site, scratch_dir, "bounds", text, NULL);
+}
+
+static int teardown(void **state)
+{
+    testsite_stop(&site);
+    return scratch_teardown(state);
+}
+
+/* One misbehaviour: the body of the spider's function for path, and what the page's
+ * record must say. */
+typedef struct hostile {
+    const char *path, *lua, *said;
+} hostile;
+
+/* Write the spider (name.lua in the scratch directory): hostile code on h's pages, an
+ * item {url, path} on every page whose callback returns. */
+static const char *write_spider(const char *name, const hostile *h, size_t nh)
+{
+    static char path[512];
+    char file[128];
+    snprintf(file, sizeof file, "%s.lua", name);
+    size_t cap = 8192, n = 0;
+    char *text = malloc(cap);
+    n += (size_t)snprintf(text + n, cap - n, "local hostile = {}\n");
+    for (size_t i = 0; i < nh; i++)
+        n += (size_t)snprintf(text + n, cap - n, "hostile[\"%s\"] = function(response)\n%s\nend\n",
+                              h[i].path, h[i].lua);
+    n += (size_t)snprintf(text + n, cap - n,
+                          "function parse(response)\n"
+                          "    local path = response.url:match(\"^https?://[^/]+(/.*)$\")\n"
+                          "    if path == \"/\" then\n"
+                          "        for _, u in ipairs(response:links()) do follow(u) end\n"
+                          "    elseif hostile[path] then\n"
+                          "        hostile[path](response)\n"
+                          "    end\n"
+                          "    item({url = response.url, path = path})\n"
+                          "end\n");
+    assert_true(n < cap);
+    assert_non_null(scratch_write(path, sizeof path, file, text));
+    free(text);
+    return path;
+}
+
+static bool is_hostile(const hostile *h, size_t nh, const char *path, size_t *which)
+{
+    for (size_t i = 0; i < nh; i++)
+        if (strcmp(h[i].path, path) == 0) {
+            *which = i;
+            return true;
+        }
+    return false;
+}
+
+/* The lines of --items, counted, and whether one has "path":"path". */
+static size_t items_with(const char *items, const char *path, bool *found)
+{
+    FILE *f = fopen(items, "r");
+    size_t n = 0;
+    char line[1024], want[300];
+    snprintf(want, sizeof want, "\"path\":\"%s\"", path);
+    *found = false;
+    while (f && fgets(line, sizeof line, f)) {
+        n++;
+        if (strstr(line, want))
+            *found = true;
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Crawl the site with the spider of h (extra flags after it, NULL-ended) within
+ * limit_secs, and check the crawl as the file's comment says. */
+static void crawl_hostile(const char *name, const hostile *h, size_t nh, double limit_secs, ...)
+{
+    char items[512];
+    snprintf(items, sizeof items, "%s/%s.jsonl", scratch_dir, name);
+    unlink(items);
+    char *argv[32];
+    int k = 0;
+    argv[k++] = bin("crawl-queue");
+    argv[k++] = "--spider";
+    argv[k++] = (char *)write_spider(name, h, nh);
+    argv[k++] = "--items";
+    argv[k++] = items;
+    argv[k++] = "--format";
+    argv[k++] = "jsonl";
+    argv[k++] = "-q";
+    va_list ap;
+    va_start(ap, limit_secs);
+    char *a;
+    while ((a = va_arg(ap, char *)) && k < 30)
+        argv[k++] = a;
+    va_end(ap);
+    argv[k++] = site.url;
+    argv[k] = NULL;
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, limit_secs), 0);
+    if (r.timed_out || r.exit_code != 0)
+        fail_msg("%s: %s", name, crawl_run_describe(&r));
+    assert_true(r.maxrss_kb < 400 * 1024);
+    assert_int_equal(r.nrecords, NPAGES);
+    size_t nitems = 0;
+    for (size_t i = 0; i < r.nrecords; i++) {
+        const char *url = jobj_str(r.records[i], "url");
+        const char *path = testsite_path_of(url);
+        const char *ex =
+            jobj_is_null(r.records[i], "exception") ? NULL : jobj_str(r.records[i], "exception");
+        bool item;
+        nitems = items_with(items, path, &item);
+        size_t w;
+        if (is_hostile(h, nh, path, &w)) {
+            if (!ex || strncmp(ex, "spider error: ", 14) != 0 || !strstr(ex, h[w].said))
+                fail_msg("%s %s: exception '%s', not '%s'", name, path, ex ? ex : "(none)",
+                         h[w].said);
+            assert_false(item);
+        } else {
+            if (ex)
+                fail_msg("%s %s: exception '%s'", name, path, ex);
+            if (!item)
+                fail_msg("%s %s: no item", name, path);
+        }
+    }
+    assert_int_equal(nitems, (size_t)NPAGES - nh);
+    crawl_run_free(&r);
+}
+
+/* pcall and xpcall cannot catch the budget: the stopped callback ends, whatever its
+ * handlers and to-be-closed variables do (a handler that errs is not called again and
+ * again: xpcall(error, error) costs a call, not 200). */
+static void test_budget_uncaught(void **state)
+{
+    (void)state;
+    const hostile h[] = {
+        {"/h/1", "while true do pcall(function() while true do end end) end",
+         "instruction budget exhausted"},
+        {"/h/2",
+         "while true do xpcall(function() while true do end end, function(m) return m end) end",
+         "instruction budget exhausted"},
+        {"/h/3",
+         "while true do xpcall(function() while true do end end,"
+         " function() while true do end end) end",
+         "instruction budget exhausted"},
+        {"/h/4",
+         "while true do pcall(function()\n"
+         "  local c <close> = setmetatable({}, {__close = function() while true do end end})\n"
+         "  while true do end\n"
+         "end) end",
+         "instruction budget exhausted"},
+        {"/h/5", "while true do pcall(pcall, pcall, function() while true do end end) end",
+         "instruction budget exhausted"},
+        {"/h/6", "while true do xpcall(error, error) end", "instruction budget exhausted"},
+    };
+    crawl_hostile("budget", h, 6, 30, "--spider-budget", "20000000", NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_budget_uncaught),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
