@@ -25,7 +25,7 @@
 /* Why a callback (or FILE.lua's run) was stopped. Once stopped it cannot go on: the
  * hook then fires on every instruction and raises again, and the sandbox's pcall and
  * xpcall raise again what they caught — nothing the spider writes can catch a stop. */
-typedef enum { STOP_NONE = 0, STOP_BUDGET } stop_kind;
+typedef enum { STOP_NONE = 0, STOP_BUDGET, STOP_SIGNAL } stop_kind;
 
 typedef struct stop_state {
     stop_kind kind;
@@ -63,7 +63,7 @@ typedef struct call_frame {
     char *error;      /* the callback's error, for the record */
     xpath_doc *doc;   /* the last response parsed for xpath, kept for the next */
     int doc_ref;      /* that response table, kept alive while cached */
-    stop_state stop;  /* the callback was stopped (the budget) */
+    stop_state stop;  /* the callback was stopped (the budget, a signal) */
 } call_frame;
 
 static call_frame *frame_of(lua_State *T)
@@ -154,7 +154,10 @@ static void count_hook(lua_State *T, lua_Debug *ar)
     lua_spider *s = f ? f->s : spider_of(T);
     long long *used = f ? &f->used : &s->load_used;
     stop_state *st = f ? &f->stop : &s->load_stop;
-    if (st->kind == STOP_NONE) {
+    if (st->kind == STOP_NONE && app_interrupted) {
+        /* SIGINT or SIGTERM (app.h): the crawl is stopping, this callback at once */
+        stop(T, st, STOP_SIGNAL, ar, "interrupted (SIGINT or SIGTERM)");
+    } else if (st->kind == STOP_NONE) {
         *used += HOOK_EVERY;
         if (*used <= s->budget)
             return;
@@ -937,6 +940,11 @@ static int call_body(coro *co)
             }
             if (rc == LUA_OK)
                 break;
+            if (rc != LUA_YIELD && f->stop.kind == STOP_SIGNAL) {
+                /* the crawl was interrupted: this URL is not done (no record: it is
+                 * one of those left to do), as when a signal finds it downloading */
+                CORO_RAISE(co, CORO_CANCELLED, 0, "%s", f->stop.msg);
+            }
             if (rc != LUA_YIELD) {
                 f->error = failure(f, rc);
                 f->over_memory = rc == LUA_ERRMEM;

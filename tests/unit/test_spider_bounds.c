@@ -205,10 +205,65 @@ static void test_budget_uncaught(void **state)
     crawl_hostile("budget", h, 6, 30, "--spider-budget", "20000000", NULL);
 }
 
+static void send_signal(pid_t pid, void *ctx)
+{
+    kill(pid, *(int *)ctx);
+}
+
+/* SIGTERM or SIGINT while a callback loops (inside pcall, with a budget it would take
+ * hours to spend): the callback stops at once and the crawl stops as an interrupted
+ * crawl does — the report written, "interrupted": true, exit 0, within 1 s of the
+ * signal; the looping page is left to do (no record), the pages before it recorded. */
+static void test_signal_stops(void **state)
+{
+    (void)state;
+    const int sigs[] = {SIGTERM, SIGINT};
+    for (size_t i = 0; i < 2; i++) {
+        char *argv[] = {bin("crawl-queue"),
+                        "--spider",
+                        (char *)write_spider("signal",
+                                             &(hostile){"/h/1",
+                                                        "while true do pcall(function() "
+                                                        "while true do end end) end",
+                                                        NULL},
+                                             1),
+                        "--spider-budget",
+                        "1000000000000000",
+                        "--max-tasks",
+                        "1",
+                        "--format",
+                        "jsonl",
+                        "-q",
+                        site.url,
+                        NULL};
+        crawl_run r;
+        const double at = 1.5;
+        assert_int_equal(run_crawler_at(&r, argv, 30, at, send_signal, (void *)&sigs[i]), 0);
+        if (r.timed_out || r.exit_code != 0 || !r.summary)
+            fail_msg("signal %d: %s", sigs[i], crawl_run_describe(&r));
+        const jv *in = jobj_get(r.summary, "interrupted");
+        assert_non_null(in);
+        assert_true(in->b);
+        if (r.seconds > at + 1.0)
+            fail_msg("signal %d: the crawl took %.2f s, the signal came at %.1f s", sigs[i],
+                     r.seconds, at);
+        char url[300];
+        snprintf(url, sizeof url, "%sh/1", site.url);
+        assert_null(crawl_run_find(&r, url));
+        assert_true(jobj_int(r.summary, "todo", 0) >= 1);
+        /* one worker, the Queue's order: /, then the normal pages, then /h/1 */
+        assert_int_equal(r.nrecords, 1 + NORMAL);
+        for (size_t k = 0; k < r.nrecords; k++)
+            assert_true(jobj_is_null(r.records[k], "exception"));
+        crawl_run_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_budget_uncaught),
+        cmocka_unit_test(test_signal_stops),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
