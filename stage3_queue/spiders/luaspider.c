@@ -5,6 +5,7 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <limits.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,14 @@ static void stop(lua_State *T, stop_state *st, stop_kind kind, lua_Debug *ar, co
     lua_sethook(T, count_hook, LUA_MASKCOUNT, 1);
 }
 
+static void stop_budget(lua_State *T, const lua_spider *s, stop_state *st, lua_Debug *ar)
+{
+    char why[128];
+    snprintf(why, sizeof why, "instruction budget exhausted (%lld instructions: --spider-budget)",
+             s->budget);
+    stop(T, st, STOP_BUDGET, ar, why);
+}
+
 static void count_hook(lua_State *T, lua_Debug *ar)
 {
     call_frame *f = frame_of(T);
@@ -161,14 +170,29 @@ static void count_hook(lua_State *T, lua_Debug *ar)
         *used += HOOK_EVERY;
         if (*used <= s->budget)
             return;
-        char why[128];
-        snprintf(why, sizeof why,
-                 "instruction budget exhausted (%lld instructions: "
-                 "--spider-budget)",
-                 s->budget);
-        stop(T, st, STOP_BUDGET, ar, why);
+        stop_budget(T, s, st, ar);
     }
     raise_stop(T, st);
+}
+
+/* Work done in C for what runs on T (XPath's operations, a pattern's steps), counted
+ * against its budget as that many instructions: over the budget, it stops as in the
+ * hook. */
+static void charge(lua_State *T, unsigned long long n)
+{
+    call_frame *f = frame_of(T);
+    lua_spider *s = f ? f->s : spider_of(T);
+    long long *used = f ? &f->used : &s->load_used;
+    stop_state *st = f ? &f->stop : &s->load_stop;
+    *used += n > (unsigned long long)LLONG_MAX / 2 ? LLONG_MAX / 2 : (long long)n;
+    if (st->kind == STOP_NONE && *used > s->budget) {
+        lua_Debug ar;
+        if (!lua_getstack(T, 1, &ar) && !lua_getstack(T, 0, &ar))
+            return;
+        stop_budget(T, s, st, &ar);
+    }
+    if (st->kind != STOP_NONE)
+        raise_stop(T, st);
 }
 
 /* ---- the sandbox ---- */
@@ -660,13 +684,16 @@ static int l_xpath(lua_State *T)
     strs a = {0};
     char err[512];
     int rc = xpath_eval(d, expr, strs_fn, &a, err, sizeof err);
+    unsigned long ops = xpath_ops(d);
     if (!f)
         xpath_doc_free(d);
     if (rc < 0) {
         strs_free(&a);
+        charge(T, ops); /* libxml2's operations, as instructions */
         return luaL_error(T, "xpath: %s", err);
     }
     push_strs(T, &a);
+    charge(T, ops); /* (after: a stop leaves nothing allocated outside Lua) */
     return 1;
 }
 

@@ -25,7 +25,9 @@ static testsite site;
 /* The hostile pages any case may pick, beside the normal ones. */
 static const char *const hostile_paths[] = {"/h/1", "/h/2", "/h/3", "/h/4", "/h/5", "/h/6"};
 #define NHOSTILE (sizeof hostile_paths / sizeof *hostile_paths)
-#define NPAGES   (1 + NORMAL + (int)NHOSTILE)
+/* and /big, 20,000 spans (for XPath), last */
+#define NPAGES   (1 + NORMAL + (int)NHOSTILE + 1)
+#define SPANS    20000
 
 static char *bin(const char *name)
 {
@@ -38,12 +40,22 @@ static int setup(void **state)
 {
     if (scratch_setup(state) < 0)
         return -1;
+    char spans[512];
+    snprintf(spans, sizeof spans, "%s/spans.html", scratch_dir);
+    FILE *f = fopen(spans, "w");
+    if (!f)
+        return -1;
+    fputs("<html><head><title>Spans</title></head><body>", f);
+    for (int i = 0; i < SPANS; i++)
+        fputs("<span>x</span>", f);
+    fputs("</body></html>\n", f);
+    fclose(f);
     char text[2048] = "page /\n  link";
     for (int i = 1; i <= NORMAL; i++)
         snprintf(text + strlen(text), sizeof text - strlen(text), " /n/%d", i);
     for (size_t i = 0; i < NHOSTILE; i++)
         snprintf(text + strlen(text), sizeof text - strlen(text), " %s", hostile_paths[i]);
-    strcat(text, "\n");
+    strcat(text, " /big\npage /big body=@spans.html\n");
     for (int i = 1; i <= NORMAL; i++)
         snprintf(text + strlen(text), sizeof text - strlen(text), "page /n/%d\n", i);
     for (size_t i = 0; i < NHOSTILE; i++)
@@ -259,11 +271,110 @@ static void test_signal_stops(void **state)
     }
 }
 
+/* XPath in a spider: bounded in operations (and those charged to the budget, so that
+ * a loop of costly evaluations under pcall stops too); a function outside XPath 1.0's
+ * core library and an expression libxml2 compiles although it is not closed are
+ * refused. */
+static void test_xpath_spider(void **state)
+{
+    (void)state;
+    const hostile h[] = {
+        {"/big", "response:xpath(\"count(//span[. = //span[last()]])\")",
+         "over its limit of 10000000 operations"},
+        {"/h/1", "response:xpath('document(\"/etc/passwd\")')",
+         "document() is not a function of XPath 1.0's core library"},
+        {"/h/2", "response:xpath(\"count(\")", "a '(' or '[' is not closed"},
+        {"/h/3",
+         "local big = {url = response.url,\n"
+         "  body = \"<html><body>\" .. (\"<span>x</span>\"):rep(20000) .. \"</body></html>\"}\n"
+         "while true do pcall(response.xpath, big, \"count(//span[. = //span[last()]])\") end",
+         "instruction budget exhausted"},
+    };
+    crawl_hostile("xpath", h, 4, 30, "--spider-budget", "50000000", NULL);
+}
+
+/* --extract: the quadratic XPath is over its operations on /big (its record says so,
+ * its field is null) and fine on the other pages; an XPath that does not compile or
+ * calls a function outside the core library is exit 2, one line, before any
+ * request. */
+static void test_xpath_extract(void **state)
+{
+    (void)state;
+    char items[512];
+    snprintf(items, sizeof items, "%s/extract.jsonl", scratch_dir);
+    unlink(items);
+    char *argv[] = {bin("crawl-queue"),
+                    "--extract",
+                    "n=count(//span[. = //span[last()]])",
+                    "--extract",
+                    "title=//title",
+                    "--items",
+                    items,
+                    "--format",
+                    "jsonl",
+                    "-q",
+                    site.url,
+                    NULL};
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, 30), 0);
+    if (r.timed_out || r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    assert_true(r.seconds < 10);
+    assert_int_equal(r.nrecords, NPAGES);
+    for (size_t i = 0; i < r.nrecords; i++) {
+        const char *path = testsite_path_of(jobj_str(r.records[i], "url"));
+        bool big = strcmp(path, "/big") == 0;
+        const char *ex =
+            jobj_is_null(r.records[i], "exception") ? NULL : jobj_str(r.records[i], "exception");
+        if (big != (ex != NULL)
+            || (big
+                && !strstr(ex,
+                           "--extract n: XPath 'count(//span[. = //span[last()]])' over "
+                           "its limit of 10000000 operations")))
+            fail_msg("%s: exception '%s'", path, ex ? ex : "(none)");
+    }
+    FILE *f = fopen(items, "r");
+    assert_non_null(f);
+    char line[1024];
+    int n = 0, nulls = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        nulls += strstr(line, "\"n\":null") != NULL;
+        if (strstr(line, "/big\""))
+            assert_non_null(strstr(line, "\"title\":\"Spans\""));
+    }
+    fclose(f);
+    assert_int_equal(n, NPAGES);
+    assert_int_equal(nulls, 1);
+    crawl_run_free(&r);
+
+    struct testsite_stats before, after;
+    assert_int_equal(testsite_stats(&site, &before), 0);
+    const struct {
+        const char *arg, *said;
+    } bad[] = {
+        {"x=count(", "--extract 'x=count(': bad XPath 'count(': a '(' or '[' is not closed"},
+        {"x=document(\"/etc/passwd\")", "document() is not a function of XPath 1.0's core"},
+        {"x=//a[exsl:node-set(1)]", "exsl:node-set() is not a function of XPath 1.0's core"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char *badv[] = {bin("crawl-queue"), "--extract", (char *)bad[i].arg, site.url, NULL};
+        assert_int_equal(run_crawler(&r, badv, 30), 0);
+        if (!crawl_run_one_line(&r, 2, bad[i].said))
+            fail_msg("%s: %s", bad[i].arg, crawl_run_describe(&r));
+        crawl_run_free(&r);
+    }
+    assert_int_equal(testsite_stats(&site, &after), 0);
+    assert_int_equal(after.served, before.served); /* no request */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_budget_uncaught),
         cmocka_unit_test(test_signal_stops),
+        cmocka_unit_test(test_xpath_spider),
+        cmocka_unit_test(test_xpath_extract),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
