@@ -16,6 +16,7 @@
 #include "links.h"
 #include "log.h"
 #include "luajson.h"
+#include "luapattern.h"
 #include "seen.h"
 #include "url.h"
 #include "xpath.h"
@@ -185,11 +186,14 @@ static void charge(lua_State *T, unsigned long long n)
     long long *used = f ? &f->used : &s->load_used;
     stop_state *st = f ? &f->stop : &s->load_stop;
     *used += n > (unsigned long long)LLONG_MAX / 2 ? LLONG_MAX / 2 : (long long)n;
-    if (st->kind == STOP_NONE && *used > s->budget) {
+    if (st->kind == STOP_NONE && (*used > s->budget || app_interrupted)) {
         lua_Debug ar;
         if (!lua_getstack(T, 1, &ar) && !lua_getstack(T, 0, &ar))
             return;
-        stop_budget(T, s, st, &ar);
+        if (app_interrupted)
+            stop(T, st, STOP_SIGNAL, &ar, "interrupted (SIGINT or SIGTERM)");
+        else
+            stop_budget(T, s, st, &ar);
     }
     if (st->kind != STOP_NONE)
         raise_stop(T, st);
@@ -315,6 +319,7 @@ static int sandbox(lua_State *L)
 {
     open_lib(L, LUA_GNAME, luaopen_base);
     open_lib(L, LUA_STRLIBNAME, luaopen_string);
+    luapattern_open(L, charge); /* find, match, gmatch, gsub: bounded */
     open_lib(L, LUA_TABLIBNAME, luaopen_table);
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
