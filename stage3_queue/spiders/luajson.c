@@ -272,6 +272,8 @@ void luajson_encode(lua_State *L, int idx)
     if (luaL_newmetatable(L, "crawlstages.jbuf")) {
         lua_pushcfunction(L, jbuf_gc);
         lua_setfield(L, -2, "__gc");
+        lua_pushliteral(L, "the crawler's buffer metatable"); /* as luaspider.c's */
+        lua_setfield(L, -2, "__metatable");
     }
     lua_setmetatable(L, -2);
     encode(L, b, idx, 0);

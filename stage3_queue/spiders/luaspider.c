@@ -304,6 +304,16 @@ static int l_load(lua_State *T)
     return lua_gettop(T);
 }
 
+/* Every metatable a spider can reach is the crawler's: getmetatable gives what (a
+ * string), setmetatable fails. Else a spider could set __gc on the response's
+ * metatable — every later response a finalizer, run by the collector with no hook —
+ * or __index on the strings', for every callback after it. */
+static void guard_metatable(lua_State *L, const char *what)
+{
+    lua_pushfstring(L, "the crawler's %s metatable", what);
+    lua_setfield(L, -2, "__metatable");
+}
+
 static void open_lib(lua_State *L, const char *name, lua_CFunction open)
 {
     luaL_requiref(L, name, open, 1);
@@ -320,6 +330,10 @@ static int sandbox(lua_State *L)
     open_lib(L, LUA_GNAME, luaopen_base);
     open_lib(L, LUA_STRLIBNAME, luaopen_string);
     luapattern_open(L, charge); /* find, match, gmatch, gsub: bounded */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1); /* the strings' */
+    guard_metatable(L, "string");
+    lua_pop(L, 2);
     open_lib(L, LUA_TABLIBNAME, luaopen_table);
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
@@ -773,6 +787,7 @@ static void open_response(lua_State *L)
     lua_setfield(L, -2, "urljoin");
     lua_pushcclosure(L, l_index, 1);
     lua_setfield(L, -2, "__index");
+    guard_metatable(L, "response");
     lua_pop(L, 1);
 }
 

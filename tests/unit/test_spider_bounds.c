@@ -396,12 +396,45 @@ static void test_pattern_bombs(void **state)
     crawl_hostile("patterns", h, 5, 30, "--spider-budget", "50000000", NULL);
 }
 
+/* The crawler's metatables are guarded: the response's and the strings' cannot be read
+ * or replaced (a __gc set on the response's would give every later response a
+ * finalizer, run by the collector with no hook), and a spider's own tables get no
+ * __gc. The normal pages' callbacks after them run as before. */
+static void test_metatables_guarded(void **state)
+{
+    (void)state;
+    const hostile h[] = {
+        {"/h/1",
+         "local mt = getmetatable(response)\n"
+         "if type(mt) == \"table\" then mt.__gc = function() while true do end end end\n"
+         "error(\"response metatable: \" .. tostring(mt))",
+         "response metatable: the crawler's response metatable"},
+        {"/h/2", "setmetatable(response, {})", "cannot change a protected metatable"},
+        {"/h/3",
+         "local mt = getmetatable(\"\")\n"
+         "if type(mt) == \"table\" then mt.__index = function() while true do end end end\n"
+         "error(\"string metatable: \" .. tostring(mt))",
+         "string metatable: the crawler's string metatable"},
+        {"/h/4", "setmetatable({}, {__gc = function() while true do end end})",
+         "a spider's tables get no __gc"},
+        {"/h/5",
+         "local mt = {}\n"
+         "local t = setmetatable({}, mt)\n"
+         "mt.__gc = function() while true do end end -- too late: t is not marked\n"
+         "t = nil\n"
+         "collectgarbage()\n"
+         "error(\"collected\")",
+         "collected"},
+    };
+    crawl_hostile("metatables", h, 5, 30, "--spider-budget", "50000000", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_budget_uncaught), cmocka_unit_test(test_signal_stops),
         cmocka_unit_test(test_xpath_spider),    cmocka_unit_test(test_xpath_extract),
-        cmocka_unit_test(test_pattern_bombs),
+        cmocka_unit_test(test_pattern_bombs),   cmocka_unit_test(test_metatables_guarded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
