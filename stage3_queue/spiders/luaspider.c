@@ -314,6 +314,110 @@ static void guard_metatable(lua_State *L, const char *what)
     lua_setfield(L, -2, "__metatable");
 }
 
+/* ---- C loops of the string and table libraries, charged before they run ---- */
+
+/* a * b, or ULLONG_MAX when it overflows */
+static unsigned long long times(unsigned long long a, unsigned long long b)
+{
+    return b && a > ULLONG_MAX / b ? ULLONG_MAX : a * b;
+}
+
+/* The length of the range [i, j] of Lua integers (0 when empty). */
+static unsigned long long span(lua_Integer i, lua_Integer j)
+{
+    return j < i ? 0 : (unsigned long long)((lua_Unsigned)j - (lua_Unsigned)i) + 1;
+}
+
+/* Call the library's own function (upvalue 1) with the arguments. */
+static int call_own(lua_State *T)
+{
+    lua_pushvalue(T, lua_upvalueindex(1));
+    lua_insert(T, 1);
+    lua_call(T, lua_gettop(T) - 1, LUA_MULTRET);
+    return lua_gettop(T);
+}
+
+/* string.rep(s, n [, sep]): n copies (string.rep("", 2^62) loops 2^62 times in C),
+ * a byte copied costing 1/64 of an instruction. */
+static int l_rep(lua_State *T)
+{
+    size_t l, lsep;
+    luaL_checklstring(T, 1, &l);
+    lua_Integer n = luaL_checkinteger(T, 2);
+    luaL_optlstring(T, 3, "", &lsep);
+    if (n > 0)
+        charge(T, (unsigned long long)n + times((unsigned long long)n, l + lsep) / 64);
+    return call_own(T);
+}
+
+/* table.move(a1, f, e, t [, a2]): e - f + 1 elements, each an instruction. */
+static int l_move(lua_State *T)
+{
+    lua_Integer f = luaL_checkinteger(T, 2), e = luaL_checkinteger(T, 3);
+    charge(T, span(f, e));
+    return call_own(T);
+}
+
+/* table.sort(t [, comp]): n log n comparisons. */
+static int l_sort(lua_State *T)
+{
+    luaL_checktype(T, 1, LUA_TTABLE);
+    lua_Integer n = luaL_len(T, 1);
+    unsigned long long log = 1;
+    while (n > 0 && (1ULL << log) < (unsigned long long)n && log < 63)
+        log++;
+    charge(T, n > 1 ? times((unsigned long long)n, log) : 0);
+    return call_own(T);
+}
+
+/* table.concat(t [, sep [, i [, j]]]): j - i + 1 elements. */
+static int l_concat(lua_State *T)
+{
+    luaL_checktype(T, 1, LUA_TTABLE);
+    lua_Integer i = luaL_optinteger(T, 3, 1);
+    lua_Integer j = lua_isnoneornil(T, 4) ? luaL_len(T, 1) : luaL_checkinteger(T, 4);
+    charge(T, span(i, j));
+    return call_own(T);
+}
+
+/* table.insert(t, pos, v) and table.remove(t, pos): the elements they shift. */
+static int l_shift(lua_State *T)
+{
+    bool insert = lua_toboolean(T, lua_upvalueindex(2));
+    if (lua_gettop(T) >= (insert ? 3 : 2)) {
+        luaL_checktype(T, 1, LUA_TTABLE);
+        charge(T, span(luaL_checkinteger(T, 2), luaL_len(T, 1)));
+    }
+    return call_own(T);
+}
+
+/* Replace lib.name (lib at the top of L) with fn around it. */
+static void wrap(lua_State *L, const char *name, lua_CFunction fn, int extra)
+{
+    lua_getfield(L, -1, name);
+    if (extra >= 0) {
+        lua_pushboolean(L, extra);
+        lua_pushcclosure(L, fn, 2);
+    } else {
+        lua_pushcclosure(L, fn, 1);
+    }
+    lua_setfield(L, -2, name);
+}
+
+static void charge_loops(lua_State *L)
+{
+    lua_getglobal(L, "string");
+    wrap(L, "rep", l_rep, -1);
+    lua_pop(L, 1);
+    lua_getglobal(L, "table");
+    wrap(L, "move", l_move, -1);
+    wrap(L, "sort", l_sort, -1);
+    wrap(L, "concat", l_concat, -1);
+    wrap(L, "insert", l_shift, 1);
+    wrap(L, "remove", l_shift, 0);
+    lua_pop(L, 1);
+}
+
 static void open_lib(lua_State *L, const char *name, lua_CFunction open)
 {
     luaL_requiref(L, name, open, 1);
@@ -335,6 +439,7 @@ static int sandbox(lua_State *L)
     guard_metatable(L, "string");
     lua_pop(L, 2);
     open_lib(L, LUA_TABLIBNAME, luaopen_table);
+    charge_loops(L);
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
     /* os: its clock and calendar only */

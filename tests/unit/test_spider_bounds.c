@@ -438,12 +438,37 @@ static void test_metatables_guarded(void **state)
     crawl_hostile("metatables", h, 5, 30, "--spider-budget", "50000000", NULL);
 }
 
+/* The loops in C of the string and table libraries are charged before they run, each
+ * element an instruction: string.rep("", 2^62) and table.move over 2^63 slots no
+ * longer loop for ages, and sort, insert and remove over a big table in a loop end
+ * with the budget. */
+static void test_library_loops(void **state)
+{
+    (void)state;
+    const hostile h[] = {
+        {"/h/1", "string.rep(\"\", 2^62)", "instruction budget exhausted"},
+        {"/h/2", "table.move({}, 1, math.maxinteger - 1, 2)", "instruction budget exhausted"},
+        {"/h/3",
+         "local t = {}\nfor i = 1, 1e6 do t[i] = i end\n"
+         "while true do pcall(table.sort, t) end",
+         "instruction budget exhausted"},
+        {"/h/4",
+         "local t = {}\nfor i = 1, 1e5 do t[i] = i end\n"
+         "while true do table.insert(t, 1, 0) table.remove(t, 1) end",
+         "instruction budget exhausted"},
+        {"/h/5", "while true do pcall(table.concat, {}, \"\", 1, math.maxinteger) end",
+         "instruction budget exhausted"},
+    };
+    crawl_hostile("loops", h, 5, 30, "--spider-budget", "50000000", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_budget_uncaught), cmocka_unit_test(test_signal_stops),
         cmocka_unit_test(test_xpath_spider),    cmocka_unit_test(test_xpath_extract),
         cmocka_unit_test(test_pattern_bombs),   cmocka_unit_test(test_metatables_guarded),
+        cmocka_unit_test(test_library_loops),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
