@@ -66,6 +66,7 @@ typedef struct call_frame {
     xpath_doc *doc;   /* the last response parsed for xpath, kept for the next */
     int doc_ref;      /* that response table, kept alive while cached */
     stop_state stop;  /* the callback was stopped (the budget, a signal) */
+    size_t held;      /* bytes of its requests and items, counted in the state's */
 } call_frame;
 
 static call_frame *frame_of(lua_State *T)
@@ -910,6 +911,22 @@ static char *resolve(lua_State *T, call_frame *f, const char *fn, const char *u)
     return abs;
 }
 
+/* What a callback asks the crawler to hold — its follow()s and item()s, kept until the
+ * callback is over — counts against the spider's memory cap with the state's own
+ * bytes (about: the request or item, its strings and their allocations). */
+static void hold(lua_State *T, call_frame *f, size_t bytes, const char *fn)
+{
+    lua_spider *s = f->s;
+    if (bytes > s->cap || s->used > s->cap - bytes)
+        luaL_error(T,
+                   "%s: the spider's memory is over its cap (%I MB: --spider-memory) with "
+                   "the requests and items this callback made (%I MB)",
+                   fn, (lua_Integer)(s->cap / (1024 * 1024)),
+                   (lua_Integer)(f->held / (1024 * 1024)));
+    s->used += bytes;
+    f->held += bytes;
+}
+
 /* follow(url [, "callback"]): Scrapy's engine.crawl, through the seen set, the host
  * policy, the middlewares... */
 static int l_follow(lua_State *T)
@@ -917,6 +934,8 @@ static int l_follow(lua_State *T)
     call_frame *f = need_frame(T, "follow");
     const char *u = luaL_checkstring(T, 1);
     const char *cb = luaL_optstring(T, 2, NULL);
+    hold(T, f, 160 + strlen(u) + 2 * strlen(f->resp->response->url) + (cb ? strlen(cb) : 0),
+         "follow");
     if (cb) {
         int t = lua_getglobal(T, cb);
         lua_pop(T, 1);
@@ -950,6 +969,7 @@ static int l_item(lua_State *T)
     const char *json = lua_tostring(T, -1);
     if (json[0] != '{')
         return luaL_error(T, "item: an item is a table with named fields, not an array");
+    hold(T, f, 96 + lua_rawlen(T, -1), "item");
     spider_emit_item(f->out, json);
     return 0;
 }
@@ -1145,6 +1165,7 @@ static void call_finally(coro *co)
     lua_State *L = f->s->L;
     /* f->wait, if it was being awaited, was freed as the frame's child */
     call_done(f);
+    f->s->used -= f->held; /* its outputs are the engine's now */
     luaL_unref(L, LUA_REGISTRYINDEX, f->resp_ref);
     luaL_unref(L, LUA_REGISTRYINDEX, f->links_ref);
     response_free(f->got);
