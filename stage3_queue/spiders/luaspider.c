@@ -999,6 +999,12 @@ static int download_k(lua_State *T, int status, lua_KContext ctx)
 static int l_download(lua_State *T)
 {
     call_frame *f = need_frame(T, "download");
+    /* before anything is made: Lua would refuse the yield only after the fetch (and
+     * its request) were made, and a pcall around it leaked them each time */
+    if (!lua_isyieldable(T))
+        return luaL_error(T,
+                          "download: cannot wait here, inside a function called from C "
+                          "(table.sort's comparator, a gsub callback, a metamethod)");
     const char *u = luaL_checkstring(T, 1);
     char *abs = resolve(T, f, "download", u);
     if (!abs)
