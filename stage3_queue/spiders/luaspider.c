@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "links.h"
@@ -27,7 +28,7 @@
 /* Why a callback (or FILE.lua's run) was stopped. Once stopped it cannot go on: the
  * hook then fires on every instruction and raises again, and the sandbox's pcall and
  * xpcall raise again what they caught — nothing the spider writes can catch a stop. */
-typedef enum { STOP_NONE = 0, STOP_BUDGET, STOP_SIGNAL } stop_kind;
+typedef enum { STOP_NONE = 0, STOP_BUDGET, STOP_SIGNAL, STOP_TIMEOUT } stop_kind;
 
 typedef struct stop_state {
     stop_kind kind;
@@ -36,11 +37,13 @@ typedef struct stop_state {
 
 struct lua_spider {
     lua_State *L;
-    char *path;           /* FILE.lua, as given: its errors say FILE:LINE */
-    size_t used, cap;     /* bytes the state holds, and its cap */
-    long long budget;     /* instructions per callback */
-    long long load_used;  /* instructions of the file's own run, at load */
-    stop_state load_stop; /* the file's own run stopped */
+    char *path;                 /* FILE.lua, as given: its errors say FILE:LINE */
+    size_t used, cap;           /* bytes the state holds, and its cap */
+    long long budget;           /* instructions per callback */
+    long long load_used;        /* instructions of the file's own run, at load */
+    stop_state load_stop;       /* the file's own run stopped */
+    long long timeout_ns;       /* --spider-timeout: a callback's running time */
+    struct call_frame *running; /* the callback being run now (its thread resumed) */
     engine *e;
 };
 
@@ -56,17 +59,19 @@ typedef struct call_frame {
     lua_State *T;                /* the callback's thread */
     int ref;                     /* T's anchor in the registry (LUA_NOREF: none) */
     int nargs;
-    long long used;   /* instructions so far, across its resumes */
-    bool over_memory; /* it failed for want of memory: collect once it is gone */
-    coro *wait;       /* what download() asked the coroutine to await */
-    char *wait_url;   /* the URL it downloads */
-    response *got;    /* what it got: a response... */
-    char *got_error;  /* ...or an error */
-    char *error;      /* the callback's error, for the record */
-    xpath_doc *doc;   /* the last response parsed for xpath, kept for the next */
-    int doc_ref;      /* that response table, kept alive while cached */
-    stop_state stop;  /* the callback was stopped (the budget, a signal) */
-    size_t held;      /* bytes of its requests and items, counted in the state's */
+    long long used;       /* instructions so far, across its resumes */
+    bool over_memory;     /* it failed for want of memory: collect once it is gone */
+    coro *wait;           /* what download() asked the coroutine to await */
+    char *wait_url;       /* the URL it downloads */
+    response *got;        /* what it got: a response... */
+    char *got_error;      /* ...or an error */
+    char *error;          /* the callback's error, for the record */
+    xpath_doc *doc;       /* the last response parsed for xpath, kept for the next */
+    int doc_ref;          /* that response table, kept alive while cached */
+    stop_state stop;      /* the callback was stopped (the budget, a signal) */
+    size_t held;          /* bytes of its requests and items, counted in the state's */
+    long long ran_ns;     /* its running time, over its resumes before this one */
+    long long resumed_ns; /* when this resume began */
 } call_frame;
 
 static call_frame *frame_of(lua_State *T)
@@ -82,6 +87,23 @@ static call_frame *need_frame(lua_State *T, const char *fn)
     return f;
 }
 
+/* ---- time: a callback's running time, capped (--spider-timeout) ---- */
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Whether f, running, has run longer than the spider's timeout, over all its resumes. */
+static bool over_time(const call_frame *f)
+{
+    return f->s->timeout_ns > 0 && f->ran_ns + (now_ns() - f->resumed_ns) > f->s->timeout_ns;
+}
+
+static void count_hook(lua_State *T, lua_Debug *ar);
+
 /* ---- memory: every byte of the state counted, and capped ---- */
 
 static void *spider_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -95,6 +117,11 @@ static void *spider_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     }
     if (nsize > old && s->used - old + nsize > s->cap)
         return NULL; /* Lua collects, tries again, then raises "not enough memory" */
+    /* A big block is where one instruction does much work in C (a concatenation, a
+     * string.rep): past its time, the callback is hooked on every instruction, so that
+     * the next one stops it (count_hook) */
+    if (nsize >= 4096 && s->running && s->running->stop.kind == STOP_NONE && over_time(s->running))
+        lua_sethook(s->running->T, count_hook, LUA_MASKCOUNT, 1);
     void *p = realloc(ptr, nsize);
     if (p)
         s->used = s->used - old + nsize;
@@ -136,8 +163,6 @@ static int raise_stop(lua_State *T, const stop_state *st)
     return lua_error(T);
 }
 
-static void count_hook(lua_State *T, lua_Debug *ar);
-
 /* Stop what runs on T for good: the message, and the hook on every instruction from
  * now on (as redis does for a busy script), so that no Lua code runs any more. */
 static void stop(lua_State *T, stop_state *st, stop_kind kind, lua_Debug *ar, const char *why)
@@ -159,6 +184,14 @@ static void stop_budget(lua_State *T, const lua_spider *s, stop_state *st, lua_D
     stop(T, st, STOP_BUDGET, ar, why);
 }
 
+static void stop_timeout(lua_State *T, const lua_spider *s, stop_state *st, lua_Debug *ar)
+{
+    char why[128];
+    snprintf(why, sizeof why, "callback over its time (%g s of running: --spider-timeout)",
+             (double)s->timeout_ns / 1e9);
+    stop(T, st, STOP_TIMEOUT, ar, why);
+}
+
 static void count_hook(lua_State *T, lua_Debug *ar)
 {
     call_frame *f = frame_of(T);
@@ -168,6 +201,8 @@ static void count_hook(lua_State *T, lua_Debug *ar)
     if (st->kind == STOP_NONE && app_interrupted) {
         /* SIGINT or SIGTERM (app.h): the crawl is stopping, this callback at once */
         stop(T, st, STOP_SIGNAL, ar, "interrupted (SIGINT or SIGTERM)");
+    } else if (st->kind == STOP_NONE && f && over_time(f)) {
+        stop_timeout(T, s, st, ar);
     } else if (st->kind == STOP_NONE) {
         *used += HOOK_EVERY;
         if (*used <= s->budget)
@@ -187,12 +222,15 @@ static void charge(lua_State *T, unsigned long long n)
     long long *used = f ? &f->used : &s->load_used;
     stop_state *st = f ? &f->stop : &s->load_stop;
     *used += n > (unsigned long long)LLONG_MAX / 2 ? LLONG_MAX / 2 : (long long)n;
-    if (st->kind == STOP_NONE && (*used > s->budget || app_interrupted)) {
+    bool late = f && over_time(f);
+    if (st->kind == STOP_NONE && (*used > s->budget || app_interrupted || late)) {
         lua_Debug ar;
         if (!lua_getstack(T, 1, &ar) && !lua_getstack(T, 0, &ar))
             return;
         if (app_interrupted)
             stop(T, st, STOP_SIGNAL, &ar, "interrupted (SIGINT or SIGTERM)");
+        else if (late)
+            stop_timeout(T, s, st, &ar);
         else
             stop_budget(T, s, st, &ar);
     }
@@ -494,13 +532,14 @@ static int run_file(lua_State *L)
     return 1;
 }
 
-lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb, char *err,
-                            size_t errlen)
+lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb, double timeout,
+                            char *err, size_t errlen)
 {
     lua_spider *s = xcalloc(1, sizeof *s);
     s->path = xstrdup(path);
     s->cap = memory_mb * 1024 * 1024;
     s->budget = budget;
+    s->timeout_ns = (long long)(timeout * 1e9);
     s->L = lua_newstate(spider_alloc, s);
     if (!s->L) {
         snprintf(err, errlen, "%s: no memory for a Lua state", path);
@@ -560,10 +599,10 @@ void lua_spider_free(lua_spider *s)
  * leaves it to the end of the process). */
 static lua_spider *kept;
 
-int lua_spider_preload(const char *path, long long budget, size_t memory_mb, char *err,
-                       size_t errlen)
+int lua_spider_preload(const char *path, long long budget, size_t memory_mb, double timeout,
+                       char *err, size_t errlen)
 {
-    lua_spider *s = lua_spider_load(path, budget, memory_mb, err, errlen);
+    lua_spider *s = lua_spider_load(path, budget, memory_mb, timeout, err, errlen);
     if (!s)
         return -1;
     lua_spider_free(kept);
@@ -1111,7 +1150,11 @@ static int call_body(coro *co)
     for (;;) {
         {
             int nres;
+            f->resumed_ns = now_ns();
+            f->s->running = f;
             int rc = lua_resume(f->T, NULL, f->nargs, &nres);
+            f->s->running = NULL;
+            f->ran_ns += now_ns() - f->resumed_ns;
             if (rc != LUA_YIELD && f->wait) { /* download() could not yield */
                 coro_free(f->wait);
                 f->wait = NULL;

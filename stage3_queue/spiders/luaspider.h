@@ -30,8 +30,8 @@ typedef struct lua_spider lua_spider;
 
 /* Load path in a new sandboxed state and run it: NULL with one line in err
  * ("FILE:LINE: message", or "FILE: defines no function parse") when it does not load. */
-lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb, char *err,
-                            size_t errlen);
+lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb, double timeout,
+                            char *err, size_t errlen);
 void lua_spider_free(lua_spider *s);
 
 /* The Spider of s, for engine_set_spider (it takes s); e: for download(). */

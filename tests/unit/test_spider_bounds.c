@@ -505,6 +505,23 @@ static void test_download_unyieldable(void **state)
     crawl_hostile("unyieldable", h, 2, 60, NULL);
 }
 
+/* --spider-timeout: a callback's running time is capped, whatever its instructions do in
+ * C — a concatenation of 64 MB is one instruction, and a loop of them spends the
+ * default budget in hours. The big allocations check the time too, so the stop comes
+ * at the next instruction. */
+static void test_timeout(void **state)
+{
+    (void)state;
+    const hostile h[] = {
+        {"/h/1", "local s = (\"x\"):rep(2^25)\nwhile true do local t = s .. s end",
+         "callback over its time (1 s of running: --spider-timeout)"},
+        {"/h/2", "while true do pcall(function() while true do end end) end",
+         "callback over its time (1 s of running: --spider-timeout)"},
+    };
+    crawl_hostile("timeout", h, 2, 30, "--spider-timeout", "1", "--spider-budget", "1e15",
+                  "--max-tasks", "1", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -512,7 +529,7 @@ int main(void)
         cmocka_unit_test(test_xpath_spider),         cmocka_unit_test(test_xpath_extract),
         cmocka_unit_test(test_pattern_bombs),        cmocka_unit_test(test_metatables_guarded),
         cmocka_unit_test(test_library_loops),        cmocka_unit_test(test_held_memory),
-        cmocka_unit_test(test_download_unyieldable),
+        cmocka_unit_test(test_download_unyieldable), cmocka_unit_test(test_timeout),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
