@@ -118,9 +118,10 @@ static void *spider_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     if (nsize > old && s->used - old + nsize > s->cap)
         return NULL; /* Lua collects, tries again, then raises "not enough memory" */
     /* A big block is where one instruction does much work in C (a concatenation, a
-     * string.rep): past its time, the callback is hooked on every instruction, so that
-     * the next one stops it (count_hook) */
-    if (nsize >= 4096 && s->running && s->running->stop.kind == STOP_NONE && over_time(s->running))
+     * string.rep, json.encode): past its time, or after SIGINT or SIGTERM, the callback
+     * is hooked on every instruction, so that the next one stops it (count_hook) */
+    if (nsize >= 4096 && s->running && s->running->stop.kind == STOP_NONE
+        && (app_interrupted || over_time(s->running)))
         lua_sethook(s->running->T, count_hook, LUA_MASKCOUNT, 1);
     void *p = realloc(ptr, nsize);
     if (p)
