@@ -478,7 +478,8 @@ static void test_held_memory(void **state)
          "follow: the spider's memory is over its cap (256 MB"},
         {"/h/3", "for i = 1, 1e7 do item({n = i}) end", "memory"},
     };
-    crawl_hostile("held", h, 3, 60, NULL);
+    /* the memory cap stops them, not the time (slower under a sanitizer) */
+    crawl_hostile("held", h, 3, 90, "--spider-timeout", "60", NULL);
 }
 
 /* download() where the callback cannot wait (inside a C function) is refused before
@@ -522,6 +523,22 @@ static void test_timeout(void **state)
                   "--max-tasks", "1", NULL);
 }
 
+/* An item's strings (its keys too) that are not UTF-8 are refused with the reason, never
+ * changed silently (they became \u00XX, another text). */
+static void test_items_not_utf8(void **state)
+{
+    (void)state;
+    const hostile h[] = {
+        {"/h/1", "item({url = response.url, s = \"caf\\xe9\"})",
+         "json: a string is not UTF-8 (byte 0xE9 at 4 of 4)"},
+        {"/h/2", "item({url = response.url, [\"\\xff\"] = 1})",
+         "json: a string is not UTF-8 (byte 0xFF at 1 of 1)"},
+        {"/h/3", "json.encode({\"ok \\u{e9}\", \"\\xc3\\x28\"})",
+         "json: a string is not UTF-8 (byte 0xC3 at 1 of 2)"},
+    };
+    crawl_hostile("utf8", h, 3, 30, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -530,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_pattern_bombs),        cmocka_unit_test(test_metatables_guarded),
         cmocka_unit_test(test_library_loops),        cmocka_unit_test(test_held_memory),
         cmocka_unit_test(test_download_unyieldable), cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_items_not_utf8),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
