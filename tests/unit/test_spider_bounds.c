@@ -232,25 +232,39 @@ static void send_signal(pid_t pid, void *ctx)
     kill(pid, *(int *)ctx);
 }
 
-/* SIGTERM or SIGINT while a callback loops (inside pcall, with a budget it would take
- * hours to spend): the callback stops at once and the crawl stops as an interrupted
+/* SIGTERM or SIGINT while a callback loops (inside pcall, with a budget and a time it
+ * would take hours to spend), in Lua or in C on its behalf (patterns, XPath, json,
+ * concatenations): the callback stops at once and the crawl stops as an interrupted
  * crawl does — the report written, "interrupted": true, exit 0, within 1 s of the
  * signal; the looping page is left to do (no record), the pages before it recorded. */
 static void test_signal_stops(void **state)
 {
     (void)state;
-    const int sigs[] = {SIGTERM, SIGINT};
-    for (size_t i = 0; i < 2; i++) {
+    const struct {
+        int sig;
+        const char *lua;
+    } cases[] = {
+        {SIGTERM, "while true do pcall(function() while true do end end) end"},
+        {SIGINT, "while true do pcall(function() while true do end end) end"},
+        {SIGTERM,
+         "local s = (\"a\"):rep(65536)\n"
+         "while true do pcall(string.find, s, \".-.-.-b\") end"},
+        {SIGTERM,
+         "local big = {url = response.url, body = (\"<span>x</span>\"):rep(20000)}\n"
+         "while true do pcall(response.xpath, big, \"count(//span[. = //span[last()]])\") end"},
+        {SIGTERM,
+         "local t = {}\nfor i = 1, 2e5 do t[i] = \"xxxxxxxxxx\" .. i end\n"
+         "while true do json.encode(t) end"},
+        {SIGTERM, "local s = (\"x\"):rep(2^25)\nwhile true do local t = s .. s end"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *argv[] = {bin("crawl-queue"),
                         "--spider",
-                        (char *)write_spider("signal",
-                                             &(hostile){"/h/1",
-                                                        "while true do pcall(function() "
-                                                        "while true do end end) end",
-                                                        NULL},
-                                             1),
+                        (char *)write_spider("signal", &(hostile){"/h/1", cases[i].lua, NULL}, 1),
                         "--spider-budget",
                         "1000000000000000",
+                        "--spider-timeout",
+                        "10000",
                         "--max-tasks",
                         "1",
                         "--format",
@@ -260,15 +274,15 @@ static void test_signal_stops(void **state)
                         NULL};
         crawl_run r;
         const double at = 1.5;
-        assert_int_equal(run_crawler_at(&r, argv, 30, at, send_signal, (void *)&sigs[i]), 0);
+        assert_int_equal(run_crawler_at(&r, argv, 30, at, send_signal, (void *)&cases[i].sig), 0);
         if (r.timed_out || r.exit_code != 0 || !r.summary)
-            fail_msg("signal %d: %s", sigs[i], crawl_run_describe(&r));
+            fail_msg("case %zu: %s", i, crawl_run_describe(&r));
         const jv *in = jobj_get(r.summary, "interrupted");
         assert_non_null(in);
         assert_true(in->b);
         if (r.seconds > at + 1.0)
-            fail_msg("signal %d: the crawl took %.2f s, the signal came at %.1f s", sigs[i],
-                     r.seconds, at);
+            fail_msg("case %zu: the crawl took %.2f s, the signal came at %.1f s", i, r.seconds,
+                     at);
         char url[300];
         snprintf(url, sizeof url, "%sh/1", site.url);
         assert_null(crawl_run_find(&r, url));
