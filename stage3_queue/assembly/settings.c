@@ -295,6 +295,10 @@ static const cli_flag rows[] = {
     {.name = "spider-memory", .arg = CLI_ARG_INT, .metavar = "MB", .min = 1, .max = 65536,
      .offset = AT(spider_memory),
      .help = "the spider's memory cap [256]"},
+    {.name = "spider-timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001, .max = 86400,
+     .noun = "seconds", .offset = AT(spider_timeout),
+     .help = "seconds a callback may run (not counting its\n"
+             "downloads) before it is stopped [10]"},
     {.name = "threads", .arg = CLI_ARG_INT, .metavar = "N", .min = 1,
      .max = THREADPOOL_MAX_THREADS, .offset = AT(threads), .section = "",
      .help = "the thread pool (DNS lookups, the store), 1 to " STR(THREADPOOL_MAX_THREADS)
@@ -337,7 +341,8 @@ static void defaults(void *p)
                     .max_depth = -1,
                     .target_concurrency = 1, /* Scrapy's AUTOTHROTTLE_TARGET_CONCURRENCY */
                     .spider_budget = (double)LUA_SPIDER_BUDGET,
-                    .spider_memory = LUA_SPIDER_MEMORY_MB};
+                    .spider_memory = LUA_SPIDER_MEMORY_MB,
+                    .spider_timeout = LUA_SPIDER_TIMEOUT};
 }
 
 /* ---- the rules between flags ----------------------------------------------------- */
@@ -422,8 +427,8 @@ static int load_spider(const settings *s, char *why, size_t n)
 {
     if (!s->spider)
         return 0;
-    return lua_spider_preload(s->spider, (long long)s->spider_budget, (size_t)s->spider_memory, why,
-                              n);
+    return lua_spider_preload(s->spider, (long long)s->spider_budget, (size_t)s->spider_memory,
+                              s->spider_timeout, why, n);
 }
 
 /* The rules, then what the core and the shared main must know of these flags. */

@@ -63,11 +63,12 @@ typedef struct settings {
     cli_list include; /* --include REGEX, repeatable: links followed */
     int requisites;   /* --requisites: also fetch what pages need */
     /* Spiders (docs/spiders.md). */
-    const char *spider;   /* --spider FILE.lua (loaded by the checks: luaspider.h) */
-    const char *items;    /* --items FILE: the scraped items, JSONL */
-    double spider_budget; /* --spider-budget N instructions per callback */
-    int spider_memory;    /* --spider-memory MB: the Lua state's cap */
-    cli_list extract;     /* --extract NAME=XPATH, repeatable */
+    const char *spider;    /* --spider FILE.lua (loaded by the checks: luaspider.h) */
+    const char *items;     /* --items FILE: the scraped items, JSONL */
+    double spider_budget;  /* --spider-budget N instructions per callback */
+    int spider_memory;     /* --spider-memory MB: the Lua state's cap */
+    double spider_timeout; /* --spider-timeout SECS a callback may run */
+    cli_list extract;      /* --extract NAME=XPATH, repeatable */
 } settings;
 
 /* The settings of a's crawl (app_open was given the assembly's settings_stage). */

@@ -72,7 +72,10 @@ static coro *extract_parse(void *self, const spider_response *resp, spider_outpu
         const char *eq = strchr(x->args[i], '=');
         char *name = xstrndup(x->args[i], (size_t)(eq - x->args[i]));
         char *value = NULL, err[512];
-        xpath_eval(d, eq + 1, first, &value, err, sizeof err); /* checked: compiles */
+        /* checked: it compiles; it may still fail (over its operations): the field is
+         * null and the record says why */
+        if (xpath_eval(d, eq + 1, first, &value, err, sizeof err) < 0)
+            spider_fail(out, "spider error: --extract %s: %s", name, err);
         fputc(',', m);
         json_write_string(m, name);
         fputc(':', m);

@@ -111,14 +111,16 @@ static void put_string(jbuf *b, const char *s, size_t n)
             i++;
         } else {
             size_t len = utf8_len(p + i, n - i);
-            if (len == 0) {
-                snprintf(esc, sizeof esc, "\\u%04x", c);
-                jbuf_addstring(b, esc);
-                i++;
-            } else {
-                jbuf_add(b, s + i, len);
-                i += len;
+            if (len == 0) { /* never changed silently (\u00XX would be another text) */
+                char why[160];
+                snprintf(why, sizeof why,
+                         "json: a string is not UTF-8 (byte 0x%02X at %zu of %zu): JSON "
+                         "holds text; encode bytes yourself (hex, base64)",
+                         c, i + 1, n);
+                luaL_error(b->L, "%s", why);
             }
+            jbuf_add(b, s + i, len);
+            i += len;
         }
     }
     jbuf_addchar(b, '"');
@@ -272,6 +274,8 @@ void luajson_encode(lua_State *L, int idx)
     if (luaL_newmetatable(L, "crawlstages.jbuf")) {
         lua_pushcfunction(L, jbuf_gc);
         lua_setfield(L, -2, "__gc");
+        lua_pushliteral(L, "the crawler's buffer metatable"); /* as luaspider.c's */
+        lua_setfield(L, -2, "__metatable");
     }
     lua_setmetatable(L, -2);
     encode(L, b, idx, 0);

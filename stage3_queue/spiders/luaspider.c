@@ -5,16 +5,19 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <limits.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "links.h"
 #include "log.h"
 #include "luajson.h"
+#include "luapattern.h"
 #include "seen.h"
 #include "url.h"
 #include "xpath.h"
@@ -23,12 +26,25 @@
 /* The count hook runs every HOOK_EVERY instructions: the budget's granularity. */
 #define HOOK_EVERY 1000
 
+/* Why a callback (or FILE.lua's run) was stopped. Once stopped it cannot go on: the
+ * hook then fires on every instruction and raises again, and the sandbox's pcall and
+ * xpcall raise again what they caught — nothing the spider writes can catch a stop. */
+typedef enum { STOP_NONE = 0, STOP_BUDGET, STOP_SIGNAL, STOP_TIMEOUT } stop_kind;
+
+typedef struct stop_state {
+    stop_kind kind;
+    char msg[320]; /* what is raised, "FILE:LINE: why", for the record */
+} stop_state;
+
 struct lua_spider {
     lua_State *L;
-    char *path;          /* FILE.lua, as given: its errors say FILE:LINE */
-    size_t used, cap;    /* bytes the state holds, and its cap */
-    long long budget;    /* instructions per callback */
-    long long load_used; /* instructions of the file's own run, at load */
+    char *path;                 /* FILE.lua, as given: its errors say FILE:LINE */
+    size_t used, cap;           /* bytes the state holds, and its cap */
+    long long budget;           /* instructions per callback */
+    long long load_used;        /* instructions of the file's own run, at load */
+    stop_state load_stop;       /* the file's own run stopped */
+    long long timeout_ns;       /* --spider-timeout: a callback's running time */
+    struct call_frame *running; /* the callback being run now (its thread resumed) */
     engine *e;
 };
 
@@ -44,15 +60,19 @@ typedef struct call_frame {
     lua_State *T;                /* the callback's thread */
     int ref;                     /* T's anchor in the registry (LUA_NOREF: none) */
     int nargs;
-    long long used;   /* instructions so far, across its resumes */
-    bool over_memory; /* it failed for want of memory: collect once it is gone */
-    coro *wait;       /* what download() asked the coroutine to await */
-    char *wait_url;   /* the URL it downloads */
-    response *got;    /* what it got: a response... */
-    char *got_error;  /* ...or an error */
-    char *error;      /* the callback's error, for the record */
-    xpath_doc *doc;   /* the last response parsed for xpath, kept for the next */
-    int doc_ref;      /* that response table, kept alive while cached */
+    long long used;       /* instructions so far, across its resumes */
+    bool over_memory;     /* it failed for want of memory: collect once it is gone */
+    coro *wait;           /* what download() asked the coroutine to await */
+    char *wait_url;       /* the URL it downloads */
+    response *got;        /* what it got: a response... */
+    char *got_error;      /* ...or an error */
+    char *error;          /* the callback's error, for the record */
+    xpath_doc *doc;       /* the last response parsed for xpath, kept for the next */
+    int doc_ref;          /* that response table, kept alive while cached */
+    stop_state stop;      /* the callback was stopped (the budget, a signal) */
+    size_t held;          /* bytes of its requests and items, counted in the state's */
+    long long ran_ns;     /* its running time, over its resumes before this one */
+    long long resumed_ns; /* when this resume began */
 } call_frame;
 
 static call_frame *frame_of(lua_State *T)
@@ -68,6 +88,23 @@ static call_frame *need_frame(lua_State *T, const char *fn)
     return f;
 }
 
+/* ---- time: a callback's running time, capped (--spider-timeout) ---- */
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Whether f, running, has run longer than the spider's timeout, over all its resumes. */
+static bool over_time(const call_frame *f)
+{
+    return f->s->timeout_ns > 0 && f->ran_ns + (now_ns() - f->resumed_ns) > f->s->timeout_ns;
+}
+
+static void count_hook(lua_State *T, lua_Debug *ar);
+
 /* ---- memory: every byte of the state counted, and capped ---- */
 
 static void *spider_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -81,6 +118,12 @@ static void *spider_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     }
     if (nsize > old && s->used - old + nsize > s->cap)
         return NULL; /* Lua collects, tries again, then raises "not enough memory" */
+    /* A big block is where one instruction does much work in C (a concatenation, a
+     * string.rep, json.encode): past its time, or after SIGINT or SIGTERM, the callback
+     * is hooked on every instruction, so that the next one stops it (count_hook) */
+    if (nsize >= 4096 && s->running && s->running->stop.kind == STOP_NONE
+        && (app_interrupted || over_time(s->running)))
+        lua_sethook(s->running->T, count_hook, LUA_MASKCOUNT, 1);
     void *p = realloc(ptr, nsize);
     if (p)
         s->used = s->used - old + nsize;
@@ -97,27 +140,104 @@ static int on_panic(lua_State *L)
 
 /* ---- the budget: a count hook ---- */
 
+static lua_spider *spider_of(lua_State *T)
+{
+    lua_getfield(T, LUA_REGISTRYINDEX, "crawlstages.spider");
+    lua_spider *s = lua_touserdata(T, -1);
+    lua_pop(T, 1);
+    return s;
+}
+
+/* The stop of what runs on T: its callback's, or (no frame) the file's own run. */
+static stop_state *stop_of(lua_State *T)
+{
+    call_frame *f = frame_of(T);
+    if (f)
+        return &f->stop;
+    lua_spider *s = spider_of(T);
+    return s ? &s->load_stop : NULL;
+}
+
+/* Raise T's stop (again): its message, whatever was being done. */
+static int raise_stop(lua_State *T, const stop_state *st)
+{
+    lua_pushstring(T, st->msg);
+    return lua_error(T);
+}
+
+/* Stop what runs on T for good: the message, and the hook on every instruction from
+ * now on (as redis does for a busy script), so that no Lua code runs any more. */
+static void stop(lua_State *T, stop_state *st, stop_kind kind, lua_Debug *ar, const char *why)
+{
+    lua_getinfo(T, "Sl", ar);
+    st->kind = kind;
+    if (ar->currentline > 0)
+        snprintf(st->msg, sizeof st->msg, "%s:%d: %s", ar->short_src, ar->currentline, why);
+    else
+        snprintf(st->msg, sizeof st->msg, "%s", why);
+    lua_sethook(T, count_hook, LUA_MASKCOUNT, 1);
+}
+
+static void stop_budget(lua_State *T, const lua_spider *s, stop_state *st, lua_Debug *ar)
+{
+    char why[128];
+    snprintf(why, sizeof why, "instruction budget exhausted (%lld instructions: --spider-budget)",
+             s->budget);
+    stop(T, st, STOP_BUDGET, ar, why);
+}
+
+static void stop_timeout(lua_State *T, const lua_spider *s, stop_state *st, lua_Debug *ar)
+{
+    char why[128];
+    snprintf(why, sizeof why, "callback over its time (%g s of running: --spider-timeout)",
+             (double)s->timeout_ns / 1e9);
+    stop(T, st, STOP_TIMEOUT, ar, why);
+}
+
 static void count_hook(lua_State *T, lua_Debug *ar)
 {
     call_frame *f = frame_of(T);
-    lua_spider *s;
-    long long *used;
-    if (f) {
-        s = f->s;
-        used = &f->used;
-    } else {
-        lua_getfield(T, LUA_REGISTRYINDEX, "crawlstages.spider");
-        s = lua_touserdata(T, -1);
-        lua_pop(T, 1);
-        used = &s->load_used;
+    lua_spider *s = f ? f->s : spider_of(T);
+    long long *used = f ? &f->used : &s->load_used;
+    stop_state *st = f ? &f->stop : &s->load_stop;
+    if (st->kind == STOP_NONE && app_interrupted) {
+        /* SIGINT or SIGTERM (app.h): the crawl is stopping, this callback at once */
+        stop(T, st, STOP_SIGNAL, ar, "interrupted (SIGINT or SIGTERM)");
+    } else if (st->kind == STOP_NONE && f && over_time(f)) {
+        stop_timeout(T, s, st, ar);
+    } else if (st->kind == STOP_NONE) {
+        *used += HOOK_EVERY;
+        if (*used <= s->budget)
+            return;
+        stop_budget(T, s, st, ar);
     }
-    *used += HOOK_EVERY;
-    if (*used <= s->budget)
-        return;
-    lua_getinfo(T, "Sl", ar);
-    lua_pushfstring(T, "%s:%d: instruction budget exhausted (%I instructions: --spider-budget)",
-                    ar->short_src, ar->currentline, (lua_Integer)s->budget);
-    lua_error(T);
+    raise_stop(T, st);
+}
+
+/* Work done in C for what runs on T (XPath's operations, a pattern's steps), counted
+ * against its budget as that many instructions: over the budget, it stops as in the
+ * hook. */
+static void charge(lua_State *T, unsigned long long n)
+{
+    call_frame *f = frame_of(T);
+    lua_spider *s = f ? f->s : spider_of(T);
+    long long *used = f ? &f->used : &s->load_used;
+    stop_state *st = f ? &f->stop : &s->load_stop;
+    *used += n > (unsigned long long)LLONG_MAX / 2 ? LLONG_MAX / 2 : (long long)n;
+    bool late = f && over_time(f);
+    if (st->kind == STOP_NONE && (*used > s->budget || app_interrupted || late)) {
+        lua_Debug ar;
+        if (!lua_getstack(T, 1, &ar) && !lua_getstack(T, 0, &ar))
+            return;
+        if (app_interrupted)
+            stop(T, st, STOP_SIGNAL, &ar, "interrupted (SIGINT or SIGTERM)");
+        else if (late)
+            stop_timeout(T, s, st, &ar);
+        else
+            stop_budget(T, s, st, &ar);
+    }
+    if (st->kind != STOP_NONE)
+        raise_stop(T, st);
 }
 
 /* ---- the sandbox ---- */
@@ -158,6 +278,61 @@ static int l_setmetatable(lua_State *T)
     return 1;
 }
 
+/* pcall and xpcall as Lua's own (luaB_pcall, luaB_xpcall: yieldable, so that a
+ * callback can pcall download), but a stopped callback's error is raised again: the
+ * budget cannot be caught. */
+static int finish_pcall(lua_State *T, int status, lua_KContext extra)
+{
+    if (status != LUA_OK && status != LUA_YIELD) {
+        const stop_state *st = stop_of(T);
+        if (st && st->kind != STOP_NONE)
+            return raise_stop(T, st);
+        lua_pushboolean(T, 0);
+        lua_pushvalue(T, -2);
+        return 2;
+    }
+    return lua_gettop(T) - (int)extra;
+}
+
+static int l_pcall(lua_State *T)
+{
+    luaL_checkany(T, 1);
+    lua_pushboolean(T, 1);
+    lua_insert(T, 1);
+    int status = lua_pcallk(T, lua_gettop(T) - 2, LUA_MULTRET, 0, 0, finish_pcall);
+    return finish_pcall(T, status, 0);
+}
+
+/* xpcall's message handler, around the spider's (upvalue 1). A stop is raised from the
+ * count hook, where Lua runs no hook (a hook is not hooked): the spider's handler would
+ * run there unbudgeted, so a stopped callback's handler is not called at all. And the
+ * spider's handler runs protected: an error in it is the result, where Lua would call
+ * the handler again for its own error, about 200 C calls deep for each xpcall. */
+static int l_xpcall_handler(lua_State *T)
+{
+    const stop_state *st = stop_of(T);
+    if (st && st->kind != STOP_NONE)
+        return 1; /* the error as it is (finish_pcall raises the stop) */
+    lua_pushvalue(T, lua_upvalueindex(1));
+    lua_insert(T, 1);
+    lua_pcall(T, lua_gettop(T) - 1, 1, 0);
+    return 1;
+}
+
+static int l_xpcall(lua_State *T)
+{
+    int n = lua_gettop(T);
+    luaL_checktype(T, 2, LUA_TFUNCTION);
+    lua_pushvalue(T, 2);
+    lua_pushcclosure(T, l_xpcall_handler, 1);
+    lua_replace(T, 2);
+    lua_pushboolean(T, 1);
+    lua_pushvalue(T, 1);
+    lua_rotate(T, 3, 2);
+    int status = lua_pcallk(T, n - 2, LUA_MULTRET, 2, 2, finish_pcall);
+    return finish_pcall(T, status, 2);
+}
+
 /* load with text chunks only (a binary chunk could break the sandbox). */
 static int l_load(lua_State *T)
 {
@@ -168,6 +343,120 @@ static int l_load(lua_State *T)
     lua_insert(T, 1);
     lua_call(T, 4, LUA_MULTRET);
     return lua_gettop(T);
+}
+
+/* Every metatable a spider can reach is the crawler's: getmetatable gives what (a
+ * string), setmetatable fails. Else a spider could set __gc on the response's
+ * metatable — every later response a finalizer, run by the collector with no hook —
+ * or __index on the strings', for every callback after it. */
+static void guard_metatable(lua_State *L, const char *what)
+{
+    lua_pushfstring(L, "the crawler's %s metatable", what);
+    lua_setfield(L, -2, "__metatable");
+}
+
+/* ---- C loops of the string and table libraries, charged before they run ---- */
+
+/* a * b, or ULLONG_MAX when it overflows */
+static unsigned long long times(unsigned long long a, unsigned long long b)
+{
+    return b && a > ULLONG_MAX / b ? ULLONG_MAX : a * b;
+}
+
+/* The length of the range [i, j] of Lua integers (0 when empty). */
+static unsigned long long span(lua_Integer i, lua_Integer j)
+{
+    return j < i ? 0 : (unsigned long long)((lua_Unsigned)j - (lua_Unsigned)i) + 1;
+}
+
+/* Call the library's own function (upvalue 1) with the arguments. */
+static int call_own(lua_State *T)
+{
+    lua_pushvalue(T, lua_upvalueindex(1));
+    lua_insert(T, 1);
+    lua_call(T, lua_gettop(T) - 1, LUA_MULTRET);
+    return lua_gettop(T);
+}
+
+/* string.rep(s, n [, sep]): n copies (string.rep("", 2^62) loops 2^62 times in C),
+ * a byte copied costing 1/64 of an instruction. */
+static int l_rep(lua_State *T)
+{
+    size_t l, lsep;
+    luaL_checklstring(T, 1, &l);
+    lua_Integer n = luaL_checkinteger(T, 2);
+    luaL_optlstring(T, 3, "", &lsep);
+    if (n > 0)
+        charge(T, (unsigned long long)n + times((unsigned long long)n, l + lsep) / 64);
+    return call_own(T);
+}
+
+/* table.move(a1, f, e, t [, a2]): e - f + 1 elements, each an instruction. */
+static int l_move(lua_State *T)
+{
+    lua_Integer f = luaL_checkinteger(T, 2), e = luaL_checkinteger(T, 3);
+    charge(T, span(f, e));
+    return call_own(T);
+}
+
+/* table.sort(t [, comp]): n log n comparisons. */
+static int l_sort(lua_State *T)
+{
+    luaL_checktype(T, 1, LUA_TTABLE);
+    lua_Integer n = luaL_len(T, 1);
+    unsigned long long log = 1;
+    while (n > 0 && (1ULL << log) < (unsigned long long)n && log < 63)
+        log++;
+    charge(T, n > 1 ? times((unsigned long long)n, log) : 0);
+    return call_own(T);
+}
+
+/* table.concat(t [, sep [, i [, j]]]): j - i + 1 elements. */
+static int l_concat(lua_State *T)
+{
+    luaL_checktype(T, 1, LUA_TTABLE);
+    lua_Integer i = luaL_optinteger(T, 3, 1);
+    lua_Integer j = lua_isnoneornil(T, 4) ? luaL_len(T, 1) : luaL_checkinteger(T, 4);
+    charge(T, span(i, j));
+    return call_own(T);
+}
+
+/* table.insert(t, pos, v) and table.remove(t, pos): the elements they shift. */
+static int l_shift(lua_State *T)
+{
+    bool insert = lua_toboolean(T, lua_upvalueindex(2));
+    if (lua_gettop(T) >= (insert ? 3 : 2)) {
+        luaL_checktype(T, 1, LUA_TTABLE);
+        charge(T, span(luaL_checkinteger(T, 2), luaL_len(T, 1)));
+    }
+    return call_own(T);
+}
+
+/* Replace lib.name (lib at the top of L) with fn around it. */
+static void wrap(lua_State *L, const char *name, lua_CFunction fn, int extra)
+{
+    lua_getfield(L, -1, name);
+    if (extra >= 0) {
+        lua_pushboolean(L, extra);
+        lua_pushcclosure(L, fn, 2);
+    } else {
+        lua_pushcclosure(L, fn, 1);
+    }
+    lua_setfield(L, -2, name);
+}
+
+static void charge_loops(lua_State *L)
+{
+    lua_getglobal(L, "string");
+    wrap(L, "rep", l_rep, -1);
+    lua_pop(L, 1);
+    lua_getglobal(L, "table");
+    wrap(L, "move", l_move, -1);
+    wrap(L, "sort", l_sort, -1);
+    wrap(L, "concat", l_concat, -1);
+    wrap(L, "insert", l_shift, 1);
+    wrap(L, "remove", l_shift, 0);
+    lua_pop(L, 1);
 }
 
 static void open_lib(lua_State *L, const char *name, lua_CFunction open)
@@ -185,7 +474,13 @@ static int sandbox(lua_State *L)
 {
     open_lib(L, LUA_GNAME, luaopen_base);
     open_lib(L, LUA_STRLIBNAME, luaopen_string);
+    luapattern_open(L, charge); /* find, match, gmatch, gsub: bounded */
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1); /* the strings' */
+    guard_metatable(L, "string");
+    lua_pop(L, 2);
     open_lib(L, LUA_TABLIBNAME, luaopen_table);
+    charge_loops(L);
     open_lib(L, LUA_MATHLIBNAME, luaopen_math);
     open_lib(L, LUA_UTF8LIBNAME, luaopen_utf8);
     /* os: its clock and calendar only */
@@ -211,6 +506,10 @@ static int sandbox(lua_State *L)
     lua_getglobal(L, "setmetatable");
     lua_pushcclosure(L, l_setmetatable, 1);
     lua_setglobal(L, "setmetatable");
+    lua_pushcfunction(L, l_pcall);
+    lua_setglobal(L, "pcall");
+    lua_pushcfunction(L, l_xpcall);
+    lua_setglobal(L, "xpcall");
     lua_pushcfunction(L, l_log);
     lua_setglobal(L, "print");
     lua_pushcfunction(L, l_log);
@@ -235,13 +534,14 @@ static int run_file(lua_State *L)
     return 1;
 }
 
-lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb, char *err,
-                            size_t errlen)
+lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb, double timeout,
+                            char *err, size_t errlen)
 {
     lua_spider *s = xcalloc(1, sizeof *s);
     s->path = xstrdup(path);
     s->cap = memory_mb * 1024 * 1024;
     s->budget = budget;
+    s->timeout_ns = (long long)(timeout * 1e9);
     s->L = lua_newstate(spider_alloc, s);
     if (!s->L) {
         snprintf(err, errlen, "%s: no memory for a Lua state", path);
@@ -266,10 +566,10 @@ lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb
         lua_sethook(L, NULL, 0, 0);
     }
     if (rc != LUA_OK) {
-        const char *msg = lua_tostring(L, -1);
+        const char *msg = s->load_stop.kind != STOP_NONE ? s->load_stop.msg : lua_tostring(L, -1);
         /* Lua's messages name the file already ("FILE:LINE: ..."), but for a file it
          * cannot open ("cannot open FILE") */
-        if (rc == LUA_ERRMEM)
+        if (rc == LUA_ERRMEM && s->load_stop.kind == STOP_NONE)
             snprintf(err, errlen, "%s: over its memory cap (%zu MB) while loading", path,
                      memory_mb);
         else
@@ -301,10 +601,10 @@ void lua_spider_free(lua_spider *s)
  * leaves it to the end of the process). */
 static lua_spider *kept;
 
-int lua_spider_preload(const char *path, long long budget, size_t memory_mb, char *err,
-                       size_t errlen)
+int lua_spider_preload(const char *path, long long budget, size_t memory_mb, double timeout,
+                       char *err, size_t errlen)
 {
-    lua_spider *s = lua_spider_load(path, budget, memory_mb, err, errlen);
+    lua_spider *s = lua_spider_load(path, budget, memory_mb, timeout, err, errlen);
     if (!s)
         return -1;
     lua_spider_free(kept);
@@ -550,13 +850,16 @@ static int l_xpath(lua_State *T)
     strs a = {0};
     char err[512];
     int rc = xpath_eval(d, expr, strs_fn, &a, err, sizeof err);
+    unsigned long ops = xpath_ops(d);
     if (!f)
         xpath_doc_free(d);
     if (rc < 0) {
         strs_free(&a);
+        charge(T, ops); /* libxml2's operations, as instructions */
         return luaL_error(T, "xpath: %s", err);
     }
     push_strs(T, &a);
+    charge(T, ops); /* (after: a stop leaves nothing allocated outside Lua) */
     return 1;
 }
 
@@ -631,6 +934,7 @@ static void open_response(lua_State *L)
     lua_setfield(L, -2, "urljoin");
     lua_pushcclosure(L, l_index, 1);
     lua_setfield(L, -2, "__index");
+    guard_metatable(L, "response");
     lua_pop(L, 1);
 }
 
@@ -648,6 +952,22 @@ static char *resolve(lua_State *T, call_frame *f, const char *fn, const char *u)
     return abs;
 }
 
+/* What a callback asks the crawler to hold — its follow()s and item()s, kept until the
+ * callback is over — counts against the spider's memory cap with the state's own
+ * bytes (about: the request or item, its strings and their allocations). */
+static void hold(lua_State *T, call_frame *f, size_t bytes, const char *fn)
+{
+    lua_spider *s = f->s;
+    if (bytes > s->cap || s->used > s->cap - bytes)
+        luaL_error(T,
+                   "%s: the spider's memory is over its cap (%I MB: --spider-memory) with "
+                   "the requests and items this callback made (%I MB)",
+                   fn, (lua_Integer)(s->cap / (1024 * 1024)),
+                   (lua_Integer)(f->held / (1024 * 1024)));
+    s->used += bytes;
+    f->held += bytes;
+}
+
 /* follow(url [, "callback"]): Scrapy's engine.crawl, through the seen set, the host
  * policy, the middlewares... */
 static int l_follow(lua_State *T)
@@ -655,6 +975,8 @@ static int l_follow(lua_State *T)
     call_frame *f = need_frame(T, "follow");
     const char *u = luaL_checkstring(T, 1);
     const char *cb = luaL_optstring(T, 2, NULL);
+    hold(T, f, 160 + strlen(u) + 2 * strlen(f->resp->response->url) + (cb ? strlen(cb) : 0),
+         "follow");
     if (cb) {
         int t = lua_getglobal(T, cb);
         lua_pop(T, 1);
@@ -688,6 +1010,7 @@ static int l_item(lua_State *T)
     const char *json = lua_tostring(T, -1);
     if (json[0] != '{')
         return luaL_error(T, "item: an item is a table with named fields, not an array");
+    hold(T, f, 96 + lua_rawlen(T, -1), "item");
     spider_emit_item(f->out, json);
     return 0;
 }
@@ -717,6 +1040,12 @@ static int download_k(lua_State *T, int status, lua_KContext ctx)
 static int l_download(lua_State *T)
 {
     call_frame *f = need_frame(T, "download");
+    /* before anything is made: Lua would refuse the yield only after the fetch (and
+     * its request) were made, and a pcall around it leaked them each time */
+    if (!lua_isyieldable(T))
+        return luaL_error(T,
+                          "download: cannot wait here, inside a function called from C "
+                          "(table.sort's comparator, a gsub callback, a metamethod)");
     const char *u = luaL_checkstring(T, 1);
     char *abs = resolve(T, f, "download", u);
     if (!abs)
@@ -776,11 +1105,14 @@ static char *failure(call_frame *f, int rc)
     }
     if (!where[0])
         snprintf(where, sizeof where, "%s: ", f->s->path);
-    if (rc == LUA_ERRMEM)
+    if (rc == LUA_ERRMEM && f->stop.kind == STOP_NONE)
         return xasprintf("spider error: %sthe spider's memory is over its cap (%zu MB: "
                          "--spider-memory)",
                          where, f->s->cap / (1024 * 1024));
-    const char *msg = lua_type(T, -1) == LUA_TSTRING ? lua_tostring(T, -1) : NULL;
+    /* a stopped callback: the stop's message, whatever was raised last */
+    const char *msg = f->stop.kind != STOP_NONE ? f->stop.msg
+        : lua_type(T, -1) == LUA_TSTRING        ? lua_tostring(T, -1)
+                                                : NULL;
     if (!msg)
         return xasprintf("spider error: %s(error object is a %s value)", where,
                          luaL_typename(T, -1));
@@ -820,13 +1152,22 @@ static int call_body(coro *co)
     for (;;) {
         {
             int nres;
+            f->resumed_ns = now_ns();
+            f->s->running = f;
             int rc = lua_resume(f->T, NULL, f->nargs, &nres);
+            f->s->running = NULL;
+            f->ran_ns += now_ns() - f->resumed_ns;
             if (rc != LUA_YIELD && f->wait) { /* download() could not yield */
                 coro_free(f->wait);
                 f->wait = NULL;
             }
             if (rc == LUA_OK)
                 break;
+            if (rc != LUA_YIELD && f->stop.kind == STOP_SIGNAL) {
+                /* the crawl was interrupted: this URL is not done (no record: it is
+                 * one of those left to do), as when a signal finds it downloading */
+                CORO_RAISE(co, CORO_CANCELLED, 0, "%s", f->stop.msg);
+            }
             if (rc != LUA_YIELD) {
                 f->error = failure(f, rc);
                 f->over_memory = rc == LUA_ERRMEM;
@@ -875,6 +1216,7 @@ static void call_finally(coro *co)
     lua_State *L = f->s->L;
     /* f->wait, if it was being awaited, was freed as the frame's child */
     call_done(f);
+    f->s->used -= f->held; /* its outputs are the engine's now */
     luaL_unref(L, LUA_REGISTRYINDEX, f->resp_ref);
     luaL_unref(L, LUA_REGISTRYINDEX, f->links_ref);
     response_free(f->got);

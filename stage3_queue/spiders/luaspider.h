@@ -14,9 +14,17 @@
  * download(url) yields its thread; the C coroutine that runs it (a frame of our Task)
  * awaits engine_fetch, then resumes the thread with the response — meanwhile the other
  * workers go on. A count hook stops a callback after --spider-budget instructions
- * (counted across its resumes). An error, the budget or the memory cap end the
- * callback: its URL's record gets "spider error: FILE:LINE: message"; the state stays
- * usable for the other callbacks.
+ * (counted across its resumes), after --spider-timeout seconds of running, or at
+ * SIGINT/SIGTERM (app_interrupted) — a stop nothing can catch: the hook then fires on
+ * every instruction, and the sandbox's pcall and xpcall raise it again. Work done in
+ * C on the spider's behalf is charged to the budget: XPath's operations (each
+ * evaluation bounded, xpath.h), the pattern matcher's steps (luapattern.h), the
+ * elements of the libraries' C loops (string.rep, table.sort, ...). Its follow()s and
+ * item()s count against --spider-memory while it runs. The crawler's metatables are
+ * guarded (__metatable); a spider's tables get no __gc. An error, a stop or the memory
+ * cap end the callback: its URL's record gets "spider error: FILE:LINE: message" (a
+ * signal's stop: no record, the URL is left to do); the state stays usable for the
+ * other callbacks.
  */
 #ifndef CRAWL_LUASPIDER_H
 #define CRAWL_LUASPIDER_H
@@ -30,8 +38,8 @@ typedef struct lua_spider lua_spider;
 
 /* Load path in a new sandboxed state and run it: NULL with one line in err
  * ("FILE:LINE: message", or "FILE: defines no function parse") when it does not load. */
-lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb, char *err,
-                            size_t errlen);
+lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb, double timeout,
+                            char *err, size_t errlen);
 void lua_spider_free(lua_spider *s);
 
 /* The Spider of s, for engine_set_spider (it takes s); e: for download(). */

@@ -8,14 +8,16 @@
 
 #include <stddef.h>
 
-/* Default budget: instructions per callback; default memory cap, MB. */
+/* Default budget: instructions per callback; default memory cap, MB; default time a
+ * callback may run, seconds (its own running time: not its waits in download()). */
 #define LUA_SPIDER_BUDGET    300000000LL
 #define LUA_SPIDER_MEMORY_MB 256
+#define LUA_SPIDER_TIMEOUT   10.0
 
 /* Load path (luaspider.h: lua_spider_load) and keep it for the engine (lua_spider_take).
  * 0, or -1 with one line in err ("FILE:LINE: message"). */
-int lua_spider_preload(const char *path, long long budget, size_t memory_mb, char *err,
-                       size_t errlen);
+int lua_spider_preload(const char *path, long long budget, size_t memory_mb, double timeout,
+                       char *err, size_t errlen);
 
 /* A NAME=XPATH argument of --extract: 0, or -1 with one line in err (no '=', an empty
  * or "url" NAME, an XPath that does not compile). */
