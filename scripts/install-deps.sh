@@ -9,6 +9,10 @@ packages=(gcc make cmake pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev 
 # nginx-light: the HTTP/2 test's server (scenario.h2; it is skipped without it)
 packages+=(nginx-light)
 packages+=(tmux)   # test_summary: crawl-queue's progress line in a terminal (a tmux pane)
+# The peers and tools the benchmarks and the checks beside the suite use (the default
+# suite skips what needs them): Scrapy, wget2, an HTTP/2 server library, an HTML5
+# parser for differential tests, a real browser and ImageMagick for mirrors, perf.
+packages+=(python3-scrapy wget2 python3-h2 python3-html5lib chromium imagemagick linux-perf)
 # npm: Debian's package only where no npm is installed. A machine with NodeSource's nodejs
 # has npm inside it, and that nodejs conflicts with Debian's npm package.
 command -v npm >/dev/null 2>&1 || packages+=(npm)
