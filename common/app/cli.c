@@ -291,19 +291,6 @@ static int parse_choice(const char *prog, const char *opt, const char *arg, cons
     return usage_error(prog, "--%s: unknown '%s' (choose %s)", opt, arg, choices);
 }
 
-/* Catch a bad --exclude now, as bad usage, rather than later as a fatal error. */
-static int check_regex(const char *arg, char *why, size_t whylen)
-{
-    char err[256];
-    pattern *re = pattern_compile(arg, err, sizeof err);
-    if (re) {
-        pattern_free(re);
-        return 0;
-    }
-    snprintf(why, whylen, "--exclude: bad regex '%s': %s", arg, err);
-    return -1;
-}
-
 /* ---- help ------------------------------------------------------------------- */
 
 /* A row's value in base (its defaults), as --help shows it. */
@@ -526,7 +513,8 @@ static int set_exclude(void *p, const char *arg, char *why, size_t whylen)
     if (!o->exclude)
         o->exclude = arg;
     o->excludes[o->nexcludes++] = arg;
-    return check_regex(arg, why, whylen);
+    return pattern_check("--exclude", arg, why,
+                         whylen); /* bad usage now, not a fatal error later */
 }
 
 /* One option with its value: a row of the table, or of the core (--help and --version

@@ -355,3 +355,15 @@ void pattern_free(pattern *p)
     pcre2_code_free(p->code);
     free(p);
 }
+
+int pattern_check(const char *flag, const char *src, char *why, size_t whylen)
+{
+    char err[256];
+    pattern *re = pattern_compile(src, err, sizeof err);
+    if (re) {
+        pattern_free(re);
+        return 0;
+    }
+    snprintf(why, whylen, "%s: bad regex '%s': %s", flag, src, err);
+    return -1;
+}

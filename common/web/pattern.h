@@ -45,6 +45,10 @@ typedef struct pattern pattern;
  * (one line, no pattern text: "missing closing parenthesis at offset 1"). */
 pattern *pattern_compile(const char *src, char *why, size_t whylen);
 
+/* A command line's check of src, given to flag ("--exclude"): 0 when it compiles, else
+ * -1 with "FLAG: bad regex 'SRC': WHY" in why. */
+int pattern_check(const char *flag, const char *src, char *why, size_t whylen);
+
 /* As pattern_compile, with another compile-memory cap (tests: the cap is enforced). */
 pattern *pattern_compile_capped(const char *src, size_t max_bytes, char *why, size_t whylen);
 

@@ -148,14 +148,7 @@ static int set_max_depth(void *s, const char *arg, char *why, size_t n)
 static int check_include(void *p, const char *arg, char *why, size_t n)
 {
     (void)p;
-    char msg[256];
-    pattern *re = pattern_compile(arg, msg, sizeof msg);
-    if (re) {
-        pattern_free(re);
-        return 0;
-    }
-    snprintf(why, n, "--include: bad regex '%s': %s", arg, msg);
-    return -1;
+    return pattern_check("--include", arg, why, n);
 }
 
 /* --extract NAME=XPATH (the last one given): its XPath compiles. */
