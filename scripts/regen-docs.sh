@@ -10,11 +10,12 @@
 #     watch-line                      scripts/watch-line.sh
 #     stage1-finish                   gdb -x docs/gdb/stage1-finish.gdb on crawl-callbacks
 #     stage3-session                  gdb -x docs/gdb/stage3.gdb on the chapter's crawl-queue
-#   <!-- side-by-side: FILE FUNCTION  the ``` block below it: crawling.py's lines (the
-#   PYTHON LINE => ANCHOR             left side, as written in the comment) next to the
-#   ... -->                           first line of FUNCTION in FILE that contains ANCHOR
-#                                     (after the previous anchor's line, if one does), with
-#                                     its line number
+#   <!-- side-by-side: FILE FUNCTION  the ``` block below it: each step in our words (the
+#   chapter: NAME | SECTION | N       left side, as written in the comment) next to the
+#   WORDS => ANCHOR                   first line of FUNCTION in FILE that contains ANCHOR
+#   ... -->                           (after the previous anchor's line, if one does), with
+#                                     its line number; each chapter: line (a reference,
+#                                     scripts/check-chapter.sh) is shown above it
 # and, in the prose of every doc, each code position `FILE:LINE (SYMBOL)`: LINE must
 # hold SYMBOL or fall in the function SYMBOL; when it does not and SYMBOL is on exactly
 # one line of FILE, LINE is rewritten. A position without its (SYMBOL) is an error, and
@@ -285,9 +286,11 @@ if want listings; then
             function render(   i, k, w, at, right, line) {
                 if (!load(file, fn)) { why = file ": no such file"; return 0 }
                 if (nsrc == 0) { why = file ": no function " fn; return 0 }
-                w = length("crawling.py")
+                w = length("in our words")
                 for (i = 1; i <= np; i++) if (length(left[i]) > w) w = length(left[i])
-                out = sprintf("%-*s    %s (%s)\n", w, "crawling.py", file, fn)
+                out = ""
+                for (i = 1; i <= nc; i++) out = out chap[i] "\n"
+                out = out sprintf("%-*s    %s (%s)\n", w, "in our words", file, fn)
                 at = 0
                 for (i = 1; i <= np; i++) {
                     right = ""
@@ -308,9 +311,18 @@ if want listings; then
                 return 1
             }
             state == 0 && /^<!-- side-by-side: / {
-                held = $0 "\n"; file = $3; fn = $4; np = 0; state = 1; start = FNR; next
+                held = $0 "\n"; file = $3; fn = $4; np = 0; nc = 0; state = 1; start = FNR; next
             }
             state == 1 && /^-->$/ { held = held $0 "\n"; state = 2; next }
+            # A reference to the chapter (checked by scripts/check-chapter.sh): shown
+            # above the listing as "the chapter: NAME, section SECTION, listing N".
+            state == 1 && /^chapter: / {
+                held = held $0 "\n"
+                nf = split(substr($0, 10), ref, / *\| */)
+                chap[++nc] = sprintf("the chapter: %s, section \"%s\", listing %s", ref[1], ref[2], ref[3])
+                gsub(/`/, "", chap[nc])
+                next
+            }
             state == 1 {
                 held = held $0 "\n"
                 line = $0

@@ -130,7 +130,7 @@ void task_cancel(task *t)
             t->cancel_soon = selector_call_soon(t->loop, cancel_soon, t);
         return;
     }
-    /* self.coro.throw(CancelledError): the step raises it where the coroutine waits. */
+    /* As the chapter's cancel: the step throws CancelledError where the coroutine waits. */
     unsubscribe(t);
     coro_throw(t->coro, coro_error_new(CORO_CANCELLED, 0, "task cancelled"));
     task_step(t);

@@ -2,7 +2,7 @@
  *
  * step() resumes the coroutine (coro_send); when the coroutine waits again, on the
  * future coro_send returns, step subscribes itself to that future as a done-callback
- * (the chapter's `next_future.add_done_callback(self.step)`); when the coroutine
+ * (the chapter's Task.step does the same with its next future); when the coroutine
  * returns, the task resolves itself with the return value (Python: the
  * StopIteration's value); when it raises, the task fails with the error, and an error
  * no one asked about is printed as a Python-style traceback. cancel() throws a
