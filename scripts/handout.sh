@@ -64,10 +64,11 @@ leak_check() {
             rm -f "$dest.sol.$n"
         done
     )
-    # 5b. Nor six lines in a row shaped as a solution's (comments left out, spaces
-    # collapsed, at least three of them of 12 characters or more; not those the stub has
-    # too), anywhere: the same code under another function's name, say. `duplicates` finds such copies; this is a small
-    # check of our own, since students' and CI's machines do not have it.
+    # 5b. Nor six lines in a row shaped as a solution's (comments left out, every name
+    # but a keyword made "I", every string "@", every number "0", spaces collapsed; at
+    # least three of them of 12 characters or more; not those the stub has too),
+    # anywhere: the same code under other names, say. `duplicates` finds such copies;
+    # this is a small check of our own, since students' and CI's machines lack it.
     shapes=$(
         for r in "${regions[@]}"; do
             n=${r%%:*} rel=${r#*:}
@@ -76,14 +77,31 @@ leak_check() {
             stub=$ROOT/docs/exercises/$n/stub.c
             [ -f "$stub" ] || stub=$ROOT/docs/exercises/$n/stub.lua    # a Lua spider's
             (cd "$dest" && find . -type f ! -path './.git/*' -print0 | xargs -0 awk -v W=6 -v stub="$stub" '
-                function norm(s,   out, i) {         # comments out, spaces collapsed
-                    out = ""
+                BEGIN {                             # the words that stay: C and Lua keywords
+                    split("if else for while do return break continue switch case default goto " \
+                          "sizeof struct typedef static const void int char long unsigned signed " \
+                          "short size_t ssize_t bool true false NULL enum union float double " \
+                          "function end local then elseif nil not and or repeat until in", kw, " ")
+                    for (i in kw) keep[kw[i]] = 1
+                }
+                function norm(s,   out, i, w, r) {   # comments out, names and literals
+                    out = ""                         # made one each, spaces collapsed
                     while (s != "") {
                         if (incom) { i = index(s, "*/"); if (!i) break; s = substr(s, i + 2); incom = 0; continue }
                         i = index(s, "/*")
                         if (!i) { out = out s; break }
                         out = out substr(s, 1, i - 1); s = substr(s, i + 2); incom = 1
                     }
+                    gsub(/"([^"\\]|\\.)*"/, "@", out); gsub("\047([^\047\\\\]|\\\\.)*\047", "@", out)
+                    sub(/\/\/.*$/, "", out); sub(/(^|[ \t])-- .*$/, "", out)    # C99, Lua comments
+                    r = ""
+                    while (match(out, /[A-Za-z_][A-Za-z0-9_]*/)) {
+                        w = substr(out, RSTART, RLENGTH)
+                        r = r substr(out, 1, RSTART - 1) (w in keep ? w : "I")
+                        out = substr(out, RSTART + RLENGTH)
+                    }
+                    out = r out
+                    gsub(/[0-9][0-9.]*/, "0", out)
                     gsub(/[ \t]+/, " ", out); sub(/^ /, "", out); sub(/ $/, "", out)
                     return out
                 }
@@ -105,6 +123,38 @@ leak_check() {
             rm -f "$dest.sol.$n"
         done
     )
+    # 5c. Nothing hidden: no hidden case's name (the names and name prefixes every
+    # hidden.conf picks), nor a line of tests/hidden/ (its data and expected values,
+    # 20 characters or more, trimmed) that no other file of the course has.
+    hidden=$(
+        { sed -n 's/^scenario [^ ]* [^ ]* [^ ]* //p; s/^unit [^ ]* //p' "$ROOT"/docs/exercises/*/hidden.conf 2>/dev/null |
+              tr ',' '\n' | sed 's/\*.*//' | awk 'length($0) >= 8'
+          (cd "$ROOT" && git ls-files -z | xargs -0 awk '
+                function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+                { t = trim($0) }
+                FILENAME ~ /^tests\/hidden\// { if (length(t) >= 20) mine[t] = 1; next }
+                FILENAME ~ /\/hidden\.conf$/ { next }
+                { common[t] = 1 }
+                END { for (t in mine) if (!(t in common)) print t }')
+        } | sort -u >"$dest.hidden"
+        # ... nor one the course has inside a line elsewhere (a common header, say).
+        (cd "$ROOT" && git ls-files -z -- ':!tests/hidden' ':!*/hidden.conf' |
+            xargs -0 grep -ohF -f "$dest.hidden" -- 2>/dev/null) | sort -u >"$dest.common" || true
+        grep -vxF -f "$dest.common" "$dest.hidden" >"$dest.hidden.own" || true
+        mv "$dest.hidden.own" "$dest.hidden"
+        rm -f "$dest.common"
+        if [ -s "$dest.hidden" ]; then
+            (cd "$dest" && find . -type f ! -path './.git/*' -print0 | xargs -0 grep -nF -f "$dest.hidden" -- 2>/dev/null |
+                cut -c1-150 | sed 's|^\./||')
+        fi
+        rm -f "$dest.hidden"
+    )
+    if [ -n "$hidden" ]; then
+        echo "handout: what the hidden tests hold is in these files (a case's name, its data or" >&2
+        echo "an expected value: keep it in tests/hidden/ and hidden.conf):" >&2
+        echo "$hidden" | sed 's/^/  /' >&2
+        return 1
+    fi
     if [ -n "$shapes" ]; then
         echo "handout: six lines shaped as a solution's are still in these files (stub them:" >&2
         echo "docs/exercises/NAME/handout.conf):" >&2
@@ -167,9 +217,10 @@ for n in "${names[@]}"; do
     done < <(grep -Ev '^[[:space:]]*(#|$)' "$conf")
 done
 
-# 2c. What only the teacher has: the hidden tests, and the teacher-only parts of the
-# docs (between <!-- teacher-only: BEGIN --> and <!-- teacher-only: END -->).
+# 2c. What only the teacher has: the hidden tests (hidden.conf, tests/hidden/), and the
+# teacher-only parts of the docs (between <!-- teacher-only: BEGIN --> and <!-- teacher-only: END -->).
 rm -f "$dest"/docs/exercises/*/hidden.conf
+rm -rf "$dest/tests/hidden"
 { grep -rlF --include='*.md' '<!-- teacher-only: BEGIN' "$dest" || true; } | while read -r md; do
     awk '/<!-- teacher-only: BEGIN/ { skip = 1; print "*(The teacher'"'"'s part of this page is not in the handout.)*"; next }
          skip && /<!-- teacher-only: END/ { skip = 0; next }

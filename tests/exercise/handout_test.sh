@@ -93,6 +93,50 @@ else
         bad "the shape check failed without naming leak.c: $(cat "$out/leak.log")"
 fi
 rm -f "$copy/stage3_queue/leak.c"
+# ... and the task_done half of the Redis frontier's join, its wake-up, is stubbed too.
+! grep -q 'selector_call_soon(q->loop, rwake_joiners' "$copy/stage3_queue/frontier/redisqueue.c" &&
+    ok "redisqueue.c's scheduled wake-up is stubbed" || bad "redisqueue.c's scheduled wake-up is in the handout"
+
+# A renamed copy is caught as well: our read_response with every local renamed, planted
+# in a file of the handout, fails the check (names do not hide a shape).
+awk '/^static void read_response\(.*\)$/ { p = 1 } p { print } p && /^}$/ { exit }' \
+    "$here/stage1_callbacks/fetcher.c" |
+    sed 's/read_response/on_readable/; s/\bf\b/ftch/g; s/\bn\b/got/g; s/\bchunk\b/buffer/g; s/\br\b/rc/g; s/\berr\b/why/g' \
+        >"$copy/stage1_callbacks/notes.c"
+if ! grep -q 'ftch->parser' "$copy/stage1_callbacks/notes.c"; then
+    bad "read_response not found or not renamed"
+elif bash "$here/scripts/handout.sh" --check "$copy" stage1-read_response >"$out/renamed.log" 2>&1; then
+    bad "the shape check missed a renamed read_response"
+else
+    grep -q 'stage1-read_response: stage1_callbacks/notes.c:[0-9]*: ' "$out/renamed.log" &&
+        ok "the shape check finds a renamed read_response" ||
+        bad "the shape check failed without naming notes.c: $(cat "$out/renamed.log")"
+fi
+rm -f "$copy/stage1_callbacks/notes.c"
+
+# Nothing hidden: no tests/hidden/, and a hidden case's data or name planted in the copy
+# fails the check.
+[ ! -e "$copy/tests/hidden" ] && ok "no tests/hidden/ in the handout" || bad "tests/hidden/ is in the handout"
+if [ -d "$here/tests/hidden" ]; then
+    line=$(grep -m1 -F '"/book/' "$here/tests/hidden/bookshop_hidden.h")
+    printf '/* planted */\nstatic const char *x[] = {%s};\n' "$line" >"$copy/tests/unit/planted.c"
+    if bash "$here/scripts/handout.sh" --check "$copy" >"$out/hidden.log" 2>&1; then
+        bad "the check missed a hidden expected value planted in the copy"
+    else
+        grep -q 'tests/unit/planted.c:' "$out/hidden.log" && ok "a hidden expected value in the copy is caught" ||
+            bad "the check failed without naming planted.c: $(cat "$out/hidden.log")"
+    fi
+    rm -f "$copy/tests/unit/planted.c"
+    case=$(sed -n 's/^scenario [^ ]* [^ ]* [^ ]* \([^,]*\).*/\1/p' "$here/docs/exercises/stage1-read_response/hidden.conf")
+    echo "Try $case too." >>"$copy/docs/exercises/stage1-read_response/README.md"
+    if bash "$here/scripts/handout.sh" --check "$copy" >"$out/hidden.log" 2>&1; then
+        bad "the check missed a hidden case's name ($case) in the copy"
+    else
+        grep -q 'README.md:' "$out/hidden.log" && ok "a hidden case's name in the copy is caught" ||
+            bad "the check failed without naming README.md: $(cat "$out/hidden.log")"
+    fi
+    sed -i '$d' "$copy/docs/exercises/stage1-read_response/README.md"
+fi
 
 # HANDOUT.md has the exercises' dependency graph; the tree says which are to do.
 grep -q 'stage3-queue --> stage3-robots' "$copy/HANDOUT.md" && grep -q '^| `stage3-queue` | `stage2-task_step`, `stage2-await` |' "$copy/HANDOUT.md" &&

@@ -3136,6 +3136,10 @@ static int exec_with_limit(char **argv)
     return 127;
 }
 
+#ifdef CRAWL_HIDDEN_DIR
+#include "scenarios_hidden.h" /* stage 1's hidden cases (tests/hidden/README.md) */
+#endif
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && (!strcmp(argv[1], "--nofile") || !strcmp(argv[1], "--vmem")))
@@ -3249,6 +3253,9 @@ int main(int argc, char **argv)
         CASE(test_robots_interrupted),
         CASE(test_killed_mid_crawl),
         CASE(test_warc),
+#ifdef CRAWL_HIDDEN_DIR
+        HIDDEN_SCENARIO_CASES
+#endif
     };
     char name[256];
     snprintf(name, sizeof name, "scenario.%s.%s.%s", g_stage, g_transport, g_selector);
