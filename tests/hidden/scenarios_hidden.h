@@ -37,12 +37,17 @@ static void test_hidden_close_and_chunks(void **state)
     const char *b = start_site(c, HIDDEN_SITE("close.site"), NULL);
     const crawl_run *r = crawl(c, "--max-tries", "1", U(b, "/"), NULL);
     EXPECT(r, b, PAGE("/", 3, 3), {"/close", 200, NUL_, 57, "text/html", "utf-8", 1, 1, false},
-           PAGE("/after-close", 0, 0), {"/chunks", 200, NUL_, 42, "text/html", "utf-8", 1, 1, false},
+           PAGE("/after-close", 0, 0),
+           {"/chunks", 200, NUL_, 42, "text/html", "utf-8", 1, 1, false},
            PAGE("/after-chunks", 0, 0), FAILED("/chunks-cut"));
     expect_exception_has(r, b, "/chunks-cut", is_raw() ? "inside a chunked body" : "partial");
 }
 
-#define HIDDEN_SCENARIO_CASES                                                                      \
-    CASE(test_hidden_dribble), CASE(test_hidden_tail_link), CASE(test_hidden_close_and_chunks),
+static const struct CMUnitTest hidden_cases[] = {
+    CASE(test_hidden_dribble),
+    CASE(test_hidden_tail_link),
+    CASE(test_hidden_close_and_chunks),
+};
+#define NHIDDEN_CASES (sizeof hidden_cases / sizeof hidden_cases[0])
 
 #endif

@@ -47,7 +47,6 @@ static const book shop_books[] = {
     {"/book/quiet-engine", "Quiet Engine", "Hal Teague", 11.30, 4, 3, 1},
 };
 
-
 /* A shop, and the one crawl of it the cases share (run by the first case). */
 typedef struct shop {
     const char *site;
@@ -254,15 +253,14 @@ typedef struct grade_case {
     int from, to; /* SHELVES: the shelves */
 } grade_case;
 
-static grade_case cases[] = {
-    {"test_shop_runs", &public_shop, RUNS, 0, 0},
-    {"test_shop_first_shelf", &public_shop, SHELVES, 1, 1},
-    {"test_shop_pagination", &public_shop, SHELVES, 2, 99},
-    {"test_shop_api_ratings", &public_shop, API_RATINGS, 0, 0},
-    {"test_shop_page_ratings", &public_shop, PAGE_RATINGS, 0, 0},
-    {"test_shop_exact_items", &public_shop, EXACT, 0, 0},
+static grade_case cases[] = {{"test_shop_runs", &public_shop, RUNS, 0, 0},
+                             {"test_shop_first_shelf", &public_shop, SHELVES, 1, 1},
+                             {"test_shop_pagination", &public_shop, SHELVES, 2, 99},
+                             {"test_shop_api_ratings", &public_shop, API_RATINGS, 0, 0},
+                             {"test_shop_page_ratings", &public_shop, PAGE_RATINGS, 0, 0},
+                             {"test_shop_exact_items", &public_shop, EXACT, 0, 0},
 #ifdef CRAWL_HIDDEN_DIR
-    HIDDEN_CASES
+                             HIDDEN_CASES
 #endif
 };
 #define NCASES (sizeof cases / sizeof *cases)
