@@ -12,6 +12,8 @@
 #                                     seconds, notes, then the points of each test case
 #   results/SUB/results.json          Gradescope's autograder results for each copy
 #   logs/SUB.log                      each copy's whole output
+#   similarity.txt                    the pairs of copies that share much of their code
+#                                     (scripts/similarity.sh), for the teacher only
 # and prints a table of the copies and one of the tests (how many copies pass each);
 # a copy that changed code outside the EXERCISE markers is flagged and its diff printed.
 # Exit status 0 once every copy has its row (1 when the tree cannot be built, 2 on bad
@@ -96,7 +98,7 @@ done
 # job directories) goes first, so nothing of another class is read or shown with this
 # one; the prebuilt tree stays (it holds no copy of a student's).
 left=()
-for f in logs results jobs claims tests.tsv grade.csv; do
+for f in logs results jobs claims tests.tsv grade.csv similarity.txt; do
     [ -e "$build/$f" ] && left+=("$f")
 done
 if [ "${#left[@]}" -gt 0 ]; then
@@ -314,5 +316,12 @@ for sub in "${flagged[@]}"; do
     echo "== $sub changed code outside the EXERCISE markers:"
     cat "$build/logs/$sub.outside.diff"
 done
+# For the teacher only (no student's results hold it): the pairs of copies sharing much
+# of their code (scripts/similarity.sh).
+pairs=()
+for i in "${!subs[@]}"; do pairs+=("${subs[$i]}=${files[$i]}"); done
+bash "$ROOT/scripts/similarity.sh" "$name" "${pairs[@]}" >"$build/similarity.txt" 2>&1
+echo
+tail -n1 "$build/similarity.txt" | sed "s|\$| ($build/similarity.txt)|"
 echo
 echo "grade: ${#subs[@]} copies in $(awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s with $jobs job(s); CSV in $csv; Gradescope's results.json for each copy in $build/results/; each copy's whole output in $build/logs/"
