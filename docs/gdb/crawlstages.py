@@ -10,6 +10,8 @@
 #                           `info tasks`, or a name; FRAME: a coro * expression
 #   coro-list [FRAME]       the source around a frame's resume line (py-list)
 #   info fetchers           every live Fetcher: URL, state, bytes so far (stage 1)
+#   frames-svg FILE [TITLE] the C stack and the heap's Tasks, coroutine frames, their
+#                           fields and Futures (or Fetchers), drawn as one SVG
 #   p *co, p *t, p *fut, p *q, p *f
 #                           a coroutine frame (header and locals), Task, Future,
 #                           Queue or Fetcher printed like the chapter's objects
@@ -600,7 +602,170 @@ def _lookup(val):
     return None
 
 
+# ---- frames-svg: a picture of the frames ---------------------------------------------------
+
+
+def _short(v):
+    """A field's value in a few characters: numbers, strings, what a pointer points to."""
+    try:
+        t = v.type.strip_typedefs()
+        if t.code == gdb.TYPE_CODE_PTR:
+            if int(v) == 0:
+                return "NULL"
+            tt = t.target().strip_typedefs()
+            if tt.code == gdb.TYPE_CODE_INT and tt.sizeof == 1:
+                text = _cstr(v, 40) or ""
+                return '"%s"' % "".join(ch if " " <= ch != "\x7f" else "\\x%02x" % ord(ch)
+                                        for ch in text.replace("\r", "\\r").replace("\n", "\\n"))
+            tag = _tag(tt)
+            if tag == "task":
+                return "-> Task '%s'" % task_name(v)
+            if tag == "coro":
+                return "-> frame %s" % coro_name(v)
+            if tag == "future":
+                return "-> Future (%s)" % future_state(v)
+            return "-> %s" % (tag or str(tt))
+        if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+            if _tag(t) == "future":
+                return "Future (%s)" % future_state(v)
+            return "{%s}" % (_tag(t) or "...")
+        if t.code == gdb.TYPE_CODE_ARRAY:
+            return "[%d bytes]" % t.sizeof
+        if t.code == gdb.TYPE_CODE_FLT:
+            return "%g" % float(v)
+        if t.code == gdb.TYPE_CODE_ENUM:
+            return str(v)
+        return str(int(v))
+    except (gdb.error, gdb.MemoryError, ValueError):
+        return "?"
+
+
+def _struct_lines(v, skip=0, limit=14):
+    t = v.type.strip_typedefs()
+    out = []
+    for f in t.fields()[skip:]:
+        if f.name is None:
+            continue
+        if len(out) == limit:
+            out.append("...")
+            break
+        out.append(("%s = %s" % (f.name, _short(v[f.name])))[:60])
+    return out
+
+
+def frames_model():
+    """What frames-svg draws: the C stack (newest first) and the heap's objects, each a
+    (title, lines, [(title, lines, on_stack_level)]) box."""
+    stack = []
+    f = gdb.newest_frame()
+    while f is not None and len(stack) < 40:
+        sal = f.find_sal()
+        where = "%s:%d" % (os.path.basename(sal.symtab.filename), sal.line) if sal.symtab else "[library]"
+        stack.append((f.level(), f.name() or "??", where))
+        f = f.older()
+    if f is not None:
+        stack.append((None, "...", "older frames not drawn"))
+    boxes = []
+    tasks = live_tasks()
+    # The Task whose coroutine runs now first: the one the C stack is in.
+    running = [t for t in tasks if c_frames_of(task_chain(t))]
+    tasks = running + [t for t in tasks if t not in running]
+    for t in tasks[:8]:
+        frames = task_chain(t)
+        on_stack = c_frames_of(frames)
+        inner = []
+        for c in frames:
+            lines = []
+            ftype = frame_type(c)
+            if ftype is not None:
+                lines = _struct_lines(c.cast(ftype.pointer()).dereference(), skip=1)
+            if int(c["waiting"]) != 0:
+                lines.append("waits on " + future_repr(c["waiting"]))
+            title = "%s   %s:%d" % (coro_name(c), coro_file(c), int(c["line"]))
+            inner.append((title, lines, on_stack.get(int(c))))
+        boxes.append(("Task '%s' (%s)" % (task_name(t), future_state(t["fut"])), [], inner))
+    for fe in live_fetchers()[:8]:
+        boxes.append(("Fetcher '%s'" % (_cstr(fe["url"]) or "?"),
+                      [fetcher_state(fe)] + _struct_lines(fe.dereference(), limit=12), []))
+    more = max(len(tasks) - 8, 0) + max(len(live_fetchers()) - 8, 0)
+    return stack, boxes, bool(tasks), more
+
+
+def _esc(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def frames_svg(title):
+    """The SVG of frames_model: the C stack on the left, the heap on the right."""
+    stack, boxes, coroutines, more = frames_model()
+    line, pad, lw, rw, gap = 15, 6, 430, 600, 30
+    out, y = [], 60
+    out.append('<text x="10" y="%d" class="h">C stack, newest first (what runs now)</text>' % (y - 10))
+    for level, name, where in stack:
+        out.append('<rect x="10" y="%d" width="%d" height="%d" class="c"/>' % (y, lw, line + pad))
+        label = "#%d %s   %s" % (level, name, where) if level is not None else "%s %s" % (name, where)
+        out.append('<text x="16" y="%d">%s</text>' % (y + line, _esc(label)))
+        y += line + pad + 2
+    left = y
+    x0 = 10 + lw + gap
+    y = 60
+    heading = ("Heap: the Tasks and their coroutine frames" if coroutines
+               else "Heap: the Fetchers (all a callback keeps between calls)")
+    out.append('<text x="%d" y="%d" class="h">%s</text>' % (x0, y - 10, heading))
+    for btitle, blines, inner in boxes:
+        top = y
+        y += line + pad
+        body = []
+        for l in blines:
+            body.append('<text x="%d" y="%d">%s</text>' % (x0 + 8, y + line - 3, _esc(l)))
+            y += line
+        for ftitle, flines, level in inner:
+            h = (len(flines) + 1) * line + pad
+            cls = "f on" if level is not None else "f"
+            body.append('<rect x="%d" y="%d" width="%d" height="%d" class="%s"/>' % (x0 + 8, y, rw - 16, h, cls))
+            note = "   (running: C frame #%d)" % level if level is not None else ""
+            body.append('<text x="%d" y="%d" class="t">%s%s</text>' % (x0 + 14, y + line, _esc(ftitle), note))
+            for i, l in enumerate(flines):
+                cls = ' class="w"' if l.startswith("waits on") else ""
+                body.append('<text x="%d" y="%d"%s>%s</text>' % (x0 + 22, y + line * (i + 2), cls, _esc(l)))
+            y += h + 4
+        y += pad
+        out.append('<rect x="%d" y="%d" width="%d" height="%d" class="b"/>' % (x0, top, rw, y - top))
+        out.append('<text x="%d" y="%d" class="t">%s</text>' % (x0 + 6, top + line, _esc(btitle)))
+        out += body
+        y += 8
+    if more:
+        out.append('<text x="%d" y="%d">... and %d more</text>' % (x0, y + line, more))
+        y += 2 * line
+    height = max(left, y) + 20
+    width = x0 + rw + 10
+    head = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="monospace" font-size="12">' % (width, height),
+            '<style>.h{font-weight:bold;font-size:13px}.t{font-weight:bold}.w{fill:#a40}'
+            '.c{fill:#eef;stroke:#669}.b{fill:#fff;stroke:#333}.f{fill:#efe;stroke:#696}.on{fill:#ffd;stroke:#a80}</style>',
+            '<text x="10" y="20" class="h">%s</text>' % _esc(title)]
+    return "\n".join(head + out + ["</svg>"]) + "\n", len(stack), len(boxes)
+
+
+class FramesSvg(gdb.Command):
+    """frames-svg FILE [TITLE]: draw, as one SVG, the C stack of the running code and the
+heap's live objects — each Task with its coroutine frames, their fields and the
+Futures they wait on (stages 2 and 3), or each Fetcher (stage 1). Reads memory only."""
+
+    def __init__(self):
+        super().__init__("frames-svg", gdb.COMMAND_STATUS)
+
+    def invoke(self, arg, from_tty):
+        argv = gdb.string_to_argv(arg)
+        if not argv:
+            raise gdb.GdbError("usage: frames-svg FILE [TITLE]")
+        svg, nstack, nboxes = frames_svg(" ".join(argv[1:]) or "frames")
+        with open(argv[0], "w", encoding="utf-8") as fh:
+            fh.write(svg)
+        gdb.write("frames-svg: %s: %d C frame(s), %d heap object(s)\n" % (argv[0], nstack, nboxes))
+
+
 InfoTasks()
+FramesSvg()
 CoroBt()
 CoroList()
 InfoFetchers()

@@ -26,35 +26,7 @@ awk -v b="EXERCISE $ex: BEGIN" -v e="EXERCISE $ex: END" '
     sed 's|/\*.*\*/||; s/\bf\b/fx/g; s/\bn\b/got/g; s/\bchunk\b/buf/g; s/\br\b/rc/g; s/\berr\b/why/g' >"$d/bob.region"
 region "$d/bob.region" >"$d/bob.c"
 region "$here/docs/exercises/$ex/stub.c" >"$d/carol.c"
-cat >"$d/dave.region" <<'C'
-static void read_response(selector *s, int fd, int events, void *data)
-{
-    Fetcher *me = data;
-    static char in[NET_READ_CHUNK];
-    (void)s;
-    (void)events;
-    for (;;) {
-        ssize_t len = recv(fd, in, sizeof in, 0);
-        if (len < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
-            return;
-        if (len < 0) {
-            char msg[128];
-            fetcher_fail(me, raw_error(msg, sizeof msg, "recv", errno));
-            return;
-        }
-        int done = len == 0 ? http_parser_eof(me->parser)
-                            : http_parser_feed(me->parser, in, (size_t)len);
-        if (crawl_fetch_full(me->response)) {
-            fetcher_succeeded(me, true);
-        } else if (done == -1) {
-            fetcher_fail(me, http_parser_error(me->parser));
-        } else if (done == 1 || len == 0) {
-            fetcher_succeeded(me, false);
-        }
-        return;
-    }
-}
-C
+cp "$here/tests/exercise/similarity_dave.c" "$d/dave.region"
 region "$d/dave.region" >"$d/dave.c"
 grep -q 'fx->parser' "$d/bob.c" || bad "bob's copy was not renamed"
 
