@@ -546,6 +546,22 @@ static void test_extract(void **state)
     assert_true(jobj_is_null(home, "price"));
     free_items(v, n);
     crawl_run_free(&r);
+    /* the keys in item()'s order, sorted (the url among them), whatever the order
+     * given: the same item, the same line */
+    FILE *f = fopen(items, "r");
+    assert_non_null(f);
+    char line[4096];
+    int lines = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *price = strstr(line, "\"price\":"), *title = strstr(line, "\"title\":");
+        const char *url = strstr(line, "\"url\":");
+        if (!price || !title || !url || line != strstr(line, "{\"price\":") || title < price
+            || url < title)
+            fail_msg("--extract's keys not in item()'s order: %s", line);
+        lines++;
+    }
+    fclose(f);
+    assert_int_equal(lines, 15);
     /* an XPath that does not compile is bad usage */
     char *badx[] = {bin("crawl-queue"), "--extract", "x=//[", shop.url, NULL};
     assert_int_equal(run_crawler(&r, badx, 30), 0);
