@@ -569,26 +569,57 @@ static void test_extract(void **state)
     crawl_run_free(&r);
 }
 
-/* --items never overwrites a file that holds items (without --state --resume). */
+/* --items is taken as --output is: a plain crawl replaces it (the file is that run's
+ * items); a crawl that goes on (--state) never replaces one that holds items, refused
+ * before any request with what to do, unless it goes on with it (--resume). */
 static void test_items_kept(void **state)
 {
     (void)state;
     const char *items = in_dir("kept.jsonl");
+    const char *out = in_dir("kept-out.jsonl"), *db = in_dir("kept-state.db");
     FILE *f = fopen(items, "w");
     fputs("{\"mine\":1}\n", f);
     fclose(f);
-    char *argv[] = {
-        bin("crawl-queue"), "--spider", EXAMPLES "/titles.lua", "--items", (char *)items,
-        shop.url,           NULL};
+    unlink(out);
+    unlink(db);
+    char *with_state[] = {bin("crawl-queue"),
+                          "--spider",
+                          EXAMPLES "/titles.lua",
+                          "--items",
+                          (char *)items,
+                          "--state",
+                          (char *)db,
+                          "--format",
+                          "jsonl",
+                          "--output",
+                          (char *)out,
+                          shop.url,
+                          NULL};
     crawl_run r;
     long from = log_size();
-    assert_int_equal(run_crawler(&r, argv, 30), 0);
-    assert_true(crawl_run_one_line(&r, 1, "holds items already"));
+    assert_int_equal(run_crawler(&r, with_state, 30), 0);
+    assert_true(crawl_run_one_line(&r, 1,
+                                   "holds items already (11 bytes): add --resume to go "
+                                   "on with it, or name a new file"));
     crawl_run_free(&r);
     struct stat st;
     assert_int_equal(stat(items, &st), 0);
     assert_int_equal(st.st_size, 11);
     assert_int_equal(log_size(), from);
+    /* a plain crawl: replaced, as --output */
+    char *plain[] = {bin("crawl-queue"), "--spider",    EXAMPLES "/titles.lua",
+                     "--items",          (char *)items, "-q",
+                     shop.url,           NULL};
+    assert_int_equal(run_crawler(&r, plain, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t n;
+    jobj **v = read_items(items, &n);
+    assert_int_equal(n, 15);
+    for (size_t i = 0; i < n; i++)
+        assert_null(jobj_get(v[i], "mine"));
+    free_items(v, n);
 }
 
 /* Stages 1 and 2 have no engine: each flag is one line, exit 2. */
