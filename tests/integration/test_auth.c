@@ -62,7 +62,7 @@ static int stop_hosts(void **state)
 
 /* The other servers: a landing page, an image. The root's: / and /private behind
  * basic auth, /away redirecting to the other port's /landing, / showing the other
- * host's image; /private answers after 500 ms (time to look at the process). */
+ * host's image; /private answers after 1.5 s (time to look at the process). */
 static void serve_all(void)
 {
     static const char other[] = "page /robots.txt type=text/plain body=\"User-agent: *\\n\"\n"
@@ -78,7 +78,7 @@ static void serve_all(void)
              "<html><body><a href=\"/private\">p</a> <a href=\"/away\">a</a>"
              "<img src=\"%spic.png\"></body></html>\n"
              "END\n"
-             "page /private auth=alice:" PASSWORD " delay=500\n"
+             "page /private auth=alice:" PASSWORD " delay=1500\n"
              "page /away status=302 location=%slanding\n",
              hosts[OTHER_HOST].url, hosts[OTHER_PORT].url);
     serve(ROOT, "127.0.0.2", site);
@@ -176,9 +176,14 @@ static void test_no_login(void **state)
     stop_hosts(NULL);
 }
 
-/* /proc/PID/cmdline of the running crawl: the password must be gone from it. */
+static bool logged_wait(int k, const char *line);
+
+/* /proc/PID/cmdline of the running crawl, once its first page is fetched (its command
+ * line read long before; /private, which answers after 1.5 s, still to come): the
+ * password must be gone from it. */
 static void look_at_cmdline(pid_t pid, void *ctx)
 {
+    (void)logged_wait(ROOT, "/ =");
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
     FILE *f = fopen(path, "rb");
@@ -206,7 +211,7 @@ static void test_user(void **state)
         hosts[ROOT].url,        NULL};
     char cmdline[4096] = "";
     crawl_run r;
-    assert_int_equal(run_crawler_at(&r, argv, 60, 0.3, look_at_cmdline, cmdline), 0);
+    assert_int_equal(run_crawler_at(&r, argv, 60, 0.05, look_at_cmdline, cmdline), 0);
     if (r.exit_code != 0)
         fail_msg("%s", crawl_run_describe(&r));
     assert_int_equal(status_of(&r, ROOT, "/"), 200);
