@@ -39,11 +39,10 @@ $fn() {
 $choices
         ${values:-__none__}) COMPREPLY=(); return ;;
     esac
-    if [ -n "\$words" ]; then
-        COMPREPLY=(\$(compgen -W "\$words" -- "\$cur"))
-    elif [[ \$cur == -* ]]; then
-        COMPREPLY=(\$(compgen -W "$flags" -- "\$cur"))
-    fi
+    case \$cur in
+        -*) [ -n "\$words" ] || words="$flags" ;;
+    esac
+    [ -z "\$words" ] || COMPREPLY=(\$(compgen -W "\$words" -- "\$cur"))
 }
 complete -o default -F $fn $name
 EOF
