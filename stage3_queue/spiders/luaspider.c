@@ -585,9 +585,11 @@ lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb
         return NULL;
     }
     lua_settop(L, 0);
-    /* Scrapy's spider attribute: every error response reaches the callbacks too */
-    lua_getglobal(L, "handle_httpstatus_all");
-    s->all_statuses = lua_toboolean(L, -1);
+    /* Scrapy's spider attribute: every error response reaches the callbacks too (read
+     * raw: no metamethod of the globals runs, outside the budget's hook) */
+    lua_pushglobaltable(L);
+    lua_pushliteral(L, "handle_httpstatus_all");
+    s->all_statuses = lua_rawget(L, -2) != LUA_TNIL && lua_toboolean(L, -1);
     lua_settop(L, 0);
     return s;
 }

@@ -652,6 +652,28 @@ static void test_items_kept(void **state)
     free_items(v, n);
 }
 
+/* A spider whose globals are a trap (an __index that never returns): what the crawler
+ * reads of them once the file has run (handle_httpstatus_all) runs no metamethod, so
+ * the crawl goes on, and ends. */
+static void test_globals_trap(void **state)
+{
+    (void)state;
+    const char *items = in_dir("trap.jsonl");
+    unlink(items);
+    char *argv[] = {bin("crawl-queue"), "--spider",    SPIDERS "/globals_trap.lua",
+                    "--items",          (char *)items, "-q",
+                    shop.url,           NULL};
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, 30), 0);
+    if (r.timed_out || r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t n;
+    jobj **v = read_items(items, &n);
+    assert_int_equal(n, 1); /* the root's: the spider follows nothing */
+    free_items(v, n);
+}
+
 /* Stages 1 and 2 have no engine: each flag is one line, exit 2. */
 static void test_stages_refuse(void **state)
 {
@@ -679,7 +701,7 @@ int main(void)
         cmocka_unit_test(test_bad_spider),       cmocka_unit_test(test_bad_file),
         cmocka_unit_test(test_resume_items),     cmocka_unit_test(test_resume_skips),
         cmocka_unit_test(test_extract),          cmocka_unit_test(test_items_kept),
-        cmocka_unit_test(test_stages_refuse),
+        cmocka_unit_test(test_globals_trap),     cmocka_unit_test(test_stages_refuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
