@@ -8,6 +8,7 @@ packages=(gcc make cmake pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev 
           libsqlite3-dev libpcre2-dev libhiredis-dev redis-server gdb openssl valgrind wget liblua5.4-dev)
 # nginx-light: the HTTP/2 test's server (scenario.h2; it is skipped without it)
 packages+=(nginx-light)
+packages+=(man-db)   # scenario.install: man -l renders the man pages (skipped without it)
 packages+=(tmux)   # test_summary: crawl-queue's progress line in a terminal (a tmux pane)
 # The peers and tools the benchmarks and the checks beside the suite use (the default
 # suite skips what needs them): Scrapy, wget2, an HTTP/2 server library, an HTML5

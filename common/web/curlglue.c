@@ -79,6 +79,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "curlauth.h"
 #include "libmem.h"
 #include "list.h"
 #include "net.h"
@@ -106,6 +107,7 @@ struct curl_req {
     long long max_size;
     long long body_bytes;
     int truncated;
+    bool authed;               /* the request carries the crawl's credentials (curlauth.h) */
     struct curl_slist *fields; /* the caller's extra header fields, or NULL */
     /* The head, line by line through the parser the raw transport uses too; kept
      * across reuse. head_sent: the sink has it. */
@@ -149,6 +151,7 @@ struct curl_glue {
     char *cacert;
     char *user_agent;  /* NULL: http_default_user_agent */
     char *proxy;       /* CURLOPT_PROXY, or NULL: libcurl's (its variables) */
+    curl_auth *auth;   /* curl_glue_set_auth, or NULL */
     CURLSH *cookies;   /* the cookie store (and DNS cache), or NULL: no cookies */
     CURL *cookie_easy; /* a handle on it, to add and list cookies */
     bool http2;        /* curl_glue_set_http2 */
@@ -473,8 +476,13 @@ static int debug_cb(CURL *e, curl_infotype type, char *data, size_t size, void *
 {
     (void)e;
     curl_req *r = userp;
-    if (type == CURLINFO_HEADER_OUT && !r->cancelled)
-        http_sink_wire(&r->sink, HTTP_WIRE_REQUEST, data, size);
+    if (type == CURLINFO_HEADER_OUT && !r->cancelled) {
+        size_t n = 0;
+        char *redacted = r->authed ? curl_auth_redact(data, size, &n) : NULL;
+        http_sink_wire(&r->sink, HTTP_WIRE_REQUEST, redacted ? redacted : data,
+                       redacted ? n : size);
+        free(redacted);
+    }
     return 0;
 }
 
@@ -1032,6 +1040,7 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url, const char
     }
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    r->authed = g->auth && curl_auth_apply(g->auth, e, url); /* the roots' origins only */
     /* HTTP/2 where the server offers it (ALPN), https only; each new transfer to a
      * host waits for the connection being made to it, to be multiplexed on it */
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
@@ -1163,6 +1172,7 @@ void curl_glue_free(curl_glue *g)
     free(g->cacert);
     free(g->user_agent);
     free(g->proxy);
+    curl_auth_free(g->auth);
     free(g);
 }
 
@@ -1212,6 +1222,13 @@ void curl_glue_set_proxy(curl_glue *g, const char *proxy)
 {
     free(g->proxy);
     g->proxy = proxy ? xstrdup(proxy) : NULL;
+}
+
+void curl_glue_set_auth(curl_glue *g, const char *userpwd, bool netrc, const char *const *roots,
+                        size_t n)
+{
+    curl_auth_free(g->auth);
+    g->auth = curl_auth_new(userpwd, netrc, roots, n);
 }
 
 /* The cookie store: a share of its own, which holds the DNS cache too (a handle has one

@@ -103,6 +103,13 @@ const char *curl_glue_resolver(void);
 const char *curl_glue_proxy_check(const char *url);
 void curl_glue_set_proxy(curl_glue *g, const char *proxy);
 
+/* Authentication (curlauth.h): every request started from now on to
+ * the origin of one of roots[0..n) (host and port) carries userpwd ("USER:PASSWORD",
+ * copied) as HTTP basic auth, or with netrc the ~/.netrc entry of its host; a request
+ * to any other origin carries none, a redirect's target included. */
+void curl_glue_set_auth(curl_glue *g, const char *userpwd, bool netrc, const char *const *roots,
+                        size_t n);
+
 /* Cookies: curl_glue_use_cookies turns libcurl's cookie engine on
  * for every request started from now on, with one cookie store for all of them (a
  * CURLSH sharing CURL_LOCK_DATA_COOKIE): a cookie a server sets on one response goes

@@ -1,4 +1,5 @@
-/* session.c — crawl-queue's proxy and cookies on the curl transport (session.h). */
+/* session.c — crawl-queue's proxy, logins and cookies on the curl transport
+ * (session.h). */
 #include "session.h"
 
 #include <stdio.h>
@@ -56,6 +57,24 @@ static int add_root_cookies(app *a, const settings *s)
     return rc;
 }
 
+/* --user, --netrc: for the roots' origins (as url_fix gives them) only. */
+static void set_auth(app *a, const settings *s)
+{
+    const crawl_options *o = &a->opt;
+    char **roots = xcalloc((size_t)o->nroots + 1, sizeof *roots);
+    size_t n = 0;
+    for (int i = 0; i < o->nroots; i++) {
+        char err[256];
+        char *fixed = url_fix(o->roots[i], err, sizeof err);
+        if (fixed)
+            roots[n++] = fixed;
+    }
+    curl_glue_set_auth(a->curl, s->user, s->netrc, (const char *const *)roots, n);
+    for (size_t i = 0; i < n; i++)
+        free(roots[i]);
+    free(roots);
+}
+
 int session_open(app *a)
 {
     const settings *s = settings_of(a);
@@ -63,6 +82,8 @@ int session_open(app *a)
         return 0;
     if (s->proxy)
         curl_glue_set_proxy(a->curl, s->proxy);
+    if (s->user || s->netrc)
+        set_auth(a, s);
     if (!s->cookie_file && s->cookie.n == 0)
         return 0;
     curl_glue_use_cookies(a->curl);

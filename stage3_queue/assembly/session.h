@@ -1,8 +1,9 @@
 /* session.h — crawl-queue's session on the curl transport: the proxy every request
  * goes through (--proxy; without it libcurl reads http_proxy, https_proxy, no_proxy,
- * ...), and the cookies (--cookies FILE read before the crawl and written back after
- * it, --cookie NAME=VALUE for the roots' hosts) in one cookie store for every request
- * (curlglue.h). docs/cookies.md. The raw transport refuses these flags (settings.c). */
+ * ...), the logins for the roots' hosts (--user, --netrc), and the cookies (--cookies
+ * FILE read before the crawl and written back after it, --cookie NAME=VALUE for the
+ * roots' hosts) in one cookie store for every request (curlglue.h). docs/cookies.md.
+ * The raw transport refuses these flags (settings.c). */
 #ifndef CRAWL_SESSION_H
 #define CRAWL_SESSION_H
 

@@ -114,6 +114,26 @@ static int check_proxy(void *s, const char *arg, char *why, size_t n)
     return bad ? -1 : 0;
 }
 
+/* --user USER:PASSWORD: never quoted; kept in a copy of its own, and the password in
+ * argv overwritten, as curl does, so that ps shows "--user alice:***" (the last one
+ * given: one crawl a process). */
+static int check_user(void *p, const char *arg, char *why, size_t n)
+{
+    static char *copy;
+    settings *s = p;
+    const char *colon = strchr(arg, ':');
+    if (!colon || colon == arg) {
+        snprintf(why, n, "--user: give USER:PASSWORD (the value is not shown)");
+        return -1;
+    }
+    free(copy);
+    copy = xstrdup(arg);
+    s->user = copy;
+    for (char *c = (char *)colon + 1; *c; c++)
+        *c = '*';
+    return 0;
+}
+
 /* --recrawl OLD.db: a database --store wrote, checked now (one line, exit 2). */
 static int check_recrawl(void *s, const char *arg, char *why, size_t n)
 {
@@ -255,6 +275,12 @@ static const cli_flag rows[] = {
      .help = "every request through this proxy: http://,\n"
              "https://, socks5h://HOST:PORT [http_proxy,\n"
              "https_proxy, no_proxy: docs/cookies.md]"},
+    {.name = "user", .arg = CLI_ARG_STRING, .metavar = "USER:PASSWORD", .offset = AT(user),
+     .set = check_user,
+     .help = "HTTP basic auth for the roots' hosts (never\n"
+             "sent elsewhere, never shown) [none]"},
+    {.name = "netrc", .arg = CLI_ARG_NONE, .offset = AT(netrc),
+     .help = "the roots' hosts' logins from ~/.netrc [off]"},
     {.name = "max-depth", .arg = CLI_ARG_INT, .metavar = "N", .min = 0, .max = 1000000,
      .offset = AT(max_depth), .set = set_max_depth,
      .section = "Spider middleware (docs/extensions.md; records say \"depth\" and\n"
@@ -375,6 +401,12 @@ static int check_rules(const settings *s, const crawl_options *o, char *why, siz
                       "--per-ip, --max-crawl-delay and --autothrottle are one process's (not "
                       "with --frontier yet)",
                       shown);
+    if (s->user && s->netrc)
+        return REFUSE("%s", "--user and --netrc: give one (both say who logs in)");
+    if (o->transport && strcmp(o->transport, "raw") == 0 && (s->user || s->netrc))
+        return REFUSE("%s: the raw transport has no HTTP authentication: use --transport "
+                      "curl (the default)",
+                      s->user ? "--user" : "--netrc");
     if (o->transport && strcmp(o->transport, "raw") == 0
         && (s->cookie_file || s->cookie.n || s->proxy))
         return REFUSE("%s: the raw transport has no cookies and no proxy: use --transport "

@@ -35,6 +35,7 @@ struct items {
     char *error;   /* the first failed write */
     char *state;   /* --state FILE.db when resumed, or NULL */
     strmap before; /* of written: what earlier runs wrote (a --resume) */
+    bool replace;  /* a plain crawl's: what the file holds is replaced at open */
 };
 
 /* A kill -9 in the middle of a write leaves a last line without its newline: cut it. */
@@ -139,16 +140,24 @@ static void written_before(void *ctx, const char *url, int count)
     strmap_add(&it->before, &w->node, w->url);
 }
 
-/* open, on a --resume with --state (after state_restore, before the state's writer
- * opens its file): what earlier runs wrote. The lines past the last item the state
- * knows of belong to URLs that are fetched again: cut, as they will be written again. */
+/* open (after state_restore, before the state's writer opens its file): a plain
+ * crawl's file emptied; on a --resume with --state, what earlier runs wrote. The lines
+ * past the last item the state knows of belong to URLs that are fetched again: cut, as
+ * they will be written again. */
 static coro *items_open(void *self, engine *e)
 {
     items *it = self;
     char err[1024];
     long long known;
-    /* cut at open, not before: a --resume that a check refuses (state.h) leaves the
-     * file as it was */
+    /* replaced or cut at open, not before: a crawl that a check refuses (state.h)
+     * leaves the file as it was */
+    if (it->replace) {
+        if (ftruncate(it->fd, 0) < 0) {
+            it->error = xasprintf("replacing --items '%s': %s", it->path, strerror(errno));
+            return fail_coro(it);
+        }
+        it->end = 0;
+    }
     if (it->end > 0 && cut_torn_line(it->fd, &it->end, err, sizeof err, it->path) < 0) {
         it->error = xstrdup(err);
         return fail_coro(it);
@@ -201,18 +210,20 @@ static void items_free(void *self)
     free(it);
 }
 
-int items_pipeline(app *a, const char *path, bool resume, const char *state, item_pipeline *out,
-                   char *err, size_t errlen)
+int items_pipeline(app *a, const char *path, const items_mode *mode, item_pipeline *out, char *err,
+                   size_t errlen)
 {
     int fd = outfile_open_fd(path, O_RDWR | O_APPEND | O_CREAT, "--items", err, errlen);
     if (fd < 0)
         return -1;
     struct stat st;
-    long long size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (long long)st.st_size : 0;
-    if (size > 0 && !resume) {
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    long long size = regular ? (long long)st.st_size : 0;
+    if (size > 0 && !mode->resume && mode->goes_on) {
+        /* as --output: a crawl that goes on never replaces what it holds */
         snprintf(err, errlen,
-                 "--items '%s' holds items already (%lld bytes): name a new file "
-                 "(a crawl goes on with it with --state and --resume)",
+                 "--items '%s' holds items already (%lld bytes): add --resume to go on "
+                 "with it, or name a new file",
                  path, size);
         close(fd);
         return -1;
@@ -222,7 +233,8 @@ int items_pipeline(app *a, const char *path, bool resume, const char *state, ite
     it->path = xstrdup(path);
     it->fd = fd;
     it->end = size;
-    it->state = resume && state ? xstrdup(state) : NULL;
+    it->replace = size > 0 && !mode->resume; /* as --output: the file is that run's */
+    it->state = mode->resume && mode->state ? xstrdup(mode->state) : NULL;
     strmap_init(&it->before);
     *out = (item_pipeline){.name = "items",
                            .self = it,
@@ -242,7 +254,8 @@ static bool on(const settings *s)
 
 static int make(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
 {
-    return items_pipeline(engine_app(e), s->items, s->resume, s->state, out, err, errlen);
+    items_mode mode = {.resume = s->resume, .goes_on = s->state || s->frontier, .state = s->state};
+    return items_pipeline(engine_app(e), s->items, &mode, out, err, errlen);
 }
 
 /* The descriptor (extension.h): --items, order 50: first, so that the stages

@@ -17,10 +17,19 @@
 
 #include "engine.h"
 
-/* The --items stage, writing to path; resume: appending, and with state (the --state
- * file, or NULL) skipping what earlier runs wrote. -1 with one line in err when path
- * holds items and resume is off, or cannot be opened. */
-int items_pipeline(app *a, const char *path, bool resume, const char *state, item_pipeline *out,
-                   char *err, size_t errlen);
+/* How a crawl takes an --items file that holds items already, as its --output: resume
+ * (--resume) appends, and with state (the --state file, or NULL) skips what earlier runs
+ * wrote; else a crawl that goes on (goes_on: --state or --frontier) refuses it, and a
+ * plain crawl replaces it. */
+typedef struct items_mode {
+    bool resume;
+    bool goes_on;
+    const char *state;
+} items_mode;
+
+/* The --items stage, writing to path. -1 with one line in err when path cannot be
+ * opened, or holds items that mode does not let it replace. */
+int items_pipeline(app *a, const char *path, const items_mode *mode, item_pipeline *out, char *err,
+                   size_t errlen);
 
 #endif

@@ -11,8 +11,11 @@
 #include "xpath.h"
 #include "extension.h"
 
+/* The item's keys in item()'s order (luajson.c: sorted by their bytes), the page's
+ * "url" among them: field i is names[i], its XPath xpaths[i] (NULL: the url). */
 typedef struct extract {
-    const char *const *args;
+    char **names;
+    const char **xpaths;
     size_t n;
 } extract;
 
@@ -66,21 +69,21 @@ static coro *extract_parse(void *self, const spider_response *resp, spider_outpu
     if (!m)
         alloc_oom(0);
     xpath_doc *d = xpath_parse(r->body ? r->body : "", r->body_len, resp->encoding, r->url);
-    fputs("{\"url\":", m);
-    json_write_string(m, resp->request->url);
+    fputc('{', m);
     for (size_t i = 0; i < x->n; i++) {
-        const char *eq = strchr(x->args[i], '=');
-        char *name = xstrndup(x->args[i], (size_t)(eq - x->args[i]));
+        const char *name = x->names[i];
         char *value = NULL, err[512];
         /* checked: it compiles; it may still fail (over its operations): the field is
          * null and the record says why */
-        if (xpath_eval(d, eq + 1, first, &value, err, sizeof err) < 0)
+        if (!x->xpaths[i])
+            value = xstrdup(resp->request->url);
+        else if (xpath_eval(d, x->xpaths[i], first, &value, err, sizeof err) < 0)
             spider_fail(out, "spider error: --extract %s: %s", name, err);
-        fputc(',', m);
+        if (i > 0)
+            fputc(',', m);
         json_write_string(m, name);
         fputc(':', m);
         json_write_string(m, value);
-        free(name);
         free(value);
     }
     fputc('}', m);
@@ -94,14 +97,45 @@ static coro *extract_parse(void *self, const spider_response *resp, spider_outpu
 
 static void extract_free(void *self)
 {
-    free(self);
+    extract *x = self;
+    for (size_t i = 0; i < x->n; i++)
+        free(x->names[i]);
+    free(x->names);
+    free(x->xpaths);
+    free(x);
+}
+
+/* NAME=XPATH's place among the keys: by the names' bytes, as item()'s are sorted; a
+ * NAME given twice is one key, the last XPath (as a table's key set twice). */
+static void insert_key(extract *x, char *name, const char *xpath)
+{
+    for (size_t k = 0; k < x->n; k++)
+        if (strcmp(x->names[k], name) == 0) {
+            x->xpaths[k] = xpath;
+            free(name);
+            return;
+        }
+    size_t i = x->n;
+    while (i > 0 && strcmp(x->names[i - 1], name) > 0) {
+        x->names[i] = x->names[i - 1];
+        x->xpaths[i] = x->xpaths[i - 1];
+        i--;
+    }
+    x->names[i] = name;
+    x->xpaths[i] = xpath;
+    x->n++;
 }
 
 spider extract_spider(const char *const *args, size_t n)
 {
     extract *x = xcalloc(1, sizeof *x);
-    x->args = args;
-    x->n = n;
+    x->names = xcalloc(n + 1, sizeof *x->names);
+    x->xpaths = xcalloc(n + 1, sizeof *x->xpaths);
+    insert_key(x, xstrdup("url"), NULL);
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(args[i], '=');
+        insert_key(x, xstrndup(args[i], (size_t)(eq - args[i])), eq + 1);
+    }
     return (spider){.name = "extract",
                     .self = x,
                     .wants_body = true,

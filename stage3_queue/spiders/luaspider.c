@@ -46,6 +46,7 @@ struct lua_spider {
     long long timeout_ns;       /* --spider-timeout: a callback's running time */
     struct call_frame *running; /* the callback being run now (its thread resumed) */
     engine *e;
+    bool all_statuses; /* handle_httpstatus_all = true: 4xx and 5xx reach callbacks too */
 };
 
 /* One callback being run: the C coroutine's frame, which the Lua thread's extra space
@@ -583,6 +584,12 @@ lua_spider *lua_spider_load(const char *path, long long budget, size_t memory_mb
         lua_spider_free(s);
         return NULL;
     }
+    lua_settop(L, 0);
+    /* Scrapy's spider attribute: every error response reaches the callbacks too (read
+     * raw: no metamethod of the globals runs, outside the budget's hook) */
+    lua_pushglobaltable(L);
+    lua_pushliteral(L, "handle_httpstatus_all");
+    s->all_statuses = lua_rawget(L, -2) != LUA_TNIL && lua_toboolean(L, -1);
     lua_settop(L, 0);
     return s;
 }
@@ -1234,10 +1241,13 @@ static void call_finally(coro *co)
 static const coro_def call_def = {"lua_callback", __FILE__, call_body, call_finally,
                                   sizeof(call_frame)};
 
-/* Scrapy's HttpErrorMiddleware: only a 2xx response reaches a callback. */
+/* Scrapy's HttpErrorMiddleware: only a 2xx response reaches a callback, and with the
+ * spider's handle_httpstatus_all a 4xx or 5xx one too. */
 static coro *lua_parse(void *self, const spider_response *resp, spider_outputs *out)
 {
-    if (resp->response->status < 200 || resp->response->status > 299)
+    int status = resp->response->status;
+    bool error = status >= 400 && status <= 599;
+    if ((status < 200 || status > 299) && !(error && ((lua_spider *)self)->all_statuses))
         return NULL;
     call_frame *f = (call_frame *)coro_new(&call_def);
     f->s = self;

@@ -5,10 +5,13 @@
  * One row per slot (track), a bar per fetch attempt coloured by phase (connect,
  * waiting for the first byte, body; a failed attempt outlined in red), a time axis with
  * tick labels, a legend, the stage's name and totals, and under it the number of
- * fetches in flight over time. Each bar has a tooltip (URL, status, times). The trace is
- * read with the tests' JSON parser (tests/harness/jsonl.c); only our own traces are
- * expected: complete events of cat "fetch" and "phase", the process_name metadata and
- * the "crawl finished" instant.
+ * fetches in flight over time. Each bar has a tooltip (URL, status, times). Only our own
+ * traces are expected (common/core/trace.c: one event a line): complete events of cat
+ * "fetch" and "phase", the process_name metadata and the "crawl finished" instant. The
+ * trace is streamed, an event at a time, each line read with the tests' JSON parser
+ * (tests/harness/jsonl.c): once for the totals, then once per layer of bars, so the
+ * memory is that of one line and two numbers a fetch (the in-flight curve), however
+ * long the trace.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,21 +53,166 @@ static void xml(FILE *o, const char *s)
     }
 }
 
-static char *slurp(const char *path, size_t *len)
+/* Each event of the trace at path, one a line (trace.c), given to fn as a span (cat
+ * "fetch" or a phase) or to meta (any other event). Lines that are not an event (the
+ * array's opening and closing, a torn last line of a killed crawl) are skipped. Returns
+ * -1 with err when the file cannot be read or does not open as a trace. */
+typedef void (*span_fn)(void *ctx, const span *s);
+typedef void (*meta_fn)(void *ctx, const jobj *e);
+static int each_event(const char *path, span_fn fn, meta_fn meta, void *ctx, char *err,
+                      size_t errlen)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, k;
-    char *buf = xmalloc(cap);
-    while ((k = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += k;
-        if (n == cap)
-            buf = xrealloc(buf, cap *= 2);
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s", path);
+        return -1;
     }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    bool opened = false;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == ',' || line[len - 1] == ' '))
+            line[--len] = '\0';
+        if (!opened) {
+            if (strncmp(line, "{\"traceEvents\": [", 16) != 0)
+                break;
+            opened = true;
+            continue;
+        }
+        char why[64];
+        jobj *e = line[0] == '{' ? jobj_parse(line, (size_t)len, why, sizeof why) : NULL;
+        if (!e)
+            continue;
+        const char *ph = jobj_str(e, "ph"), *name = jobj_str(e, "name"), *cat = jobj_str(e, "cat");
+        if (ph && name && !strcmp(ph, "X") && cat) {
+            span sp = {.tid = jobj_int(e, "tid", 0),
+                       .ts = jobj_int(e, "ts", 0),
+                       .dur = jobj_int(e, "dur", 0),
+                       .name = name,
+                       .phase = -2};
+            if (!strcmp(cat, "fetch")) {
+                const jobj *a = jobj_obj(e, "args");
+                sp.phase = -1;
+                sp.url = jobj_str(a, "url");
+                sp.error = jobj_str(a, "error");
+                sp.status = jobj_int(a, "status", -1);
+                sp.size = jobj_int(a, "size", 0);
+            } else {
+                for (int p = 0; p < 3; p++)
+                    if (!strcmp(name, phase_names[p]))
+                        sp.phase = p;
+            }
+            if (sp.phase != -2 && sp.tid >= 1)
+                fn(ctx, &sp);
+        } else if (ph && name && meta) {
+            meta(ctx, e);
+        }
+        jobj_free(e);
+    }
+    bool bad = ferror(f);
+    free(line);
     fclose(f);
-    *len = n;
-    return buf;
+    if (bad || !opened) {
+        snprintf(err, errlen, "%s: not a trace (%s)", path,
+                 bad ? "read error" : "no traceEvents array");
+        return -1;
+    }
+    return 0;
+}
+
+/* What the first pass learns: the totals, the title, the "crawl finished" args, and
+ * each fetch's start and end (the in-flight curve). */
+typedef struct totals {
+    char *title, *selector;
+    bool finished;
+    long long urls, ms, max_tasks;
+    long long nslots, total, busy;
+    size_t nfetch, nfailed;
+    long long *marks;
+    size_t nm, mcap;
+} totals;
+
+static void add_span(void *ctx, const span *s)
+{
+    totals *t = ctx;
+    if (s->phase == -1) {
+        t->nfetch++;
+        t->nfailed += s->error != NULL;
+        t->busy += s->dur;
+        if (t->nm + 2 > t->mcap) {
+            t->mcap = t->mcap ? 2 * t->mcap : 1024;
+            t->marks = xreallocarray(t->marks, t->mcap, sizeof *t->marks);
+        }
+        t->marks[t->nm++] = 2 * s->ts + 1;        /* odd: a start */
+        t->marks[t->nm++] = 2 * (s->ts + s->dur); /* even: an end */
+    }
+    if (s->tid > t->nslots)
+        t->nslots = s->tid;
+    if (s->ts + s->dur > t->total)
+        t->total = s->ts + s->dur;
+}
+
+static void add_meta(void *ctx, const jobj *e)
+{
+    totals *t = ctx;
+    const char *ph = jobj_str(e, "ph"), *name = jobj_str(e, "name");
+    const char *pname = jobj_str(jobj_obj(e, "args"), "name");
+    if (!strcmp(ph, "M") && !strcmp(name, "process_name") && pname) {
+        free(t->title);
+        t->title = xstrdup(pname);
+    }
+    if (!strcmp(ph, "i") && !strcmp(name, "crawl finished")) {
+        const jobj *a = jobj_obj(e, "args");
+        t->finished = true;
+        t->urls = jobj_int(a, "urls", 0);
+        t->ms = jobj_int(a, "ms", 0);
+        t->max_tasks = jobj_int(a, "max_tasks", 0);
+        free(t->selector);
+        t->selector = jobj_str(a, "selector") ? xstrdup(jobj_str(a, "selector")) : NULL;
+        if (jobj_int(e, "ts", 0) > t->total)
+            t->total = jobj_int(e, "ts", 0);
+    }
+}
+
+/* The second and third passes: the phases' bars, then each fetch's outline. */
+typedef struct drawing {
+    FILE *o;
+    double sx, pad;
+    int rh;
+} drawing;
+
+static void draw_phase(void *ctx, const span *s)
+{
+    const drawing *d = ctx;
+    if (s->phase < 0)
+        return;
+    fprintf(d->o, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>\n",
+            LEFT + s->ts * d->sx, TOP + (s->tid - 1) * d->rh + d->pad, s->dur * d->sx,
+            d->rh - 2 * d->pad, phase_colors[s->phase]);
+}
+
+static void draw_fetch(void *ctx, const span *s)
+{
+    const drawing *d = ctx;
+    FILE *o = d->o;
+    if (s->phase != -1)
+        return;
+    fprintf(o,
+            "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
+            "fill-opacity=\"0\" stroke=\"%s\" stroke-width=\"%s\"><title>",
+            LEFT + s->ts * d->sx, TOP + (s->tid - 1) * d->rh + d->pad, s->dur * d->sx,
+            d->rh - 2 * d->pad, "#fff", s->error ? FAIL_COLOR : "#ffffff",
+            s->error ? "1.5" : "0.6");
+    xml(o, s->url ? s->url : s->name);
+    if (s->status >= 0)
+        fprintf(o, " — %lld, %lld bytes", s->status, s->size);
+    if (s->error) {
+        fputs(" — ", o);
+        xml(o, s->error);
+    }
+    fprintf(o, " — slot %lld, %.1f to %.1f ms</title></rect>\n", s->tid - 1, s->ts / 1e3,
+            (s->ts + s->dur) / 1e3);
 }
 
 /* A tick step of 1, 2 or 5 x 10^k microseconds giving 6 to 12 ticks over total. */
@@ -104,82 +252,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: timeline-svg TRACE.json OUT.svg\n");
         return 2;
     }
-    size_t len;
-    char *text = slurp(argv[1], &len);
-    if (!text) {
-        fprintf(stderr, "timeline-svg: cannot read %s\n", argv[1]);
+    char err[512];
+    totals tt = {.total = 1};
+    if (each_event(argv[1], add_span, add_meta, &tt, err, sizeof err) < 0) {
+        fprintf(stderr, "timeline-svg: %s\n", err);
         return 1;
     }
-    char err[256];
-    jobj *doc = jobj_parse(text, len, err, sizeof err);
-    const jv *events = doc ? jobj_arr(doc, "traceEvents") : NULL;
-    if (!events) {
-        fprintf(stderr, "timeline-svg: %s: not a trace (%s)\n", argv[1],
-                doc ? "no traceEvents array" : err);
-        return 1;
-    }
-
-    size_t n = events->nitems, nspans = 0, nfetch = 0, nfailed = 0;
-    span *spans = xcalloc(n ? n : 1, sizeof *spans);
-    const char *title = "crawl";
-    const jobj *finished = NULL;
-    long long nslots = 0, total = 1, busy = 0;
-    for (size_t i = 0; i < n; i++) {
-        const jobj *e = events->items[i].obj;
-        const char *ph = jobj_str(e, "ph"), *name = jobj_str(e, "name"), *cat = jobj_str(e, "cat");
-        if (!e || !ph || !name)
-            continue;
-        if (!strcmp(ph, "M") && !strcmp(name, "process_name")
-            && jobj_str(jobj_obj(e, "args"), "name"))
-            title = jobj_str(jobj_obj(e, "args"), "name");
-        if (!strcmp(ph, "i") && !strcmp(name, "crawl finished")) {
-            finished = jobj_obj(e, "args");
-            if (jobj_int(e, "ts", 0) > total)
-                total = jobj_int(e, "ts", 0);
-        }
-        if (strcmp(ph, "X") != 0 || !cat)
-            continue;
-        span *s = &spans[nspans];
-        s->tid = jobj_int(e, "tid", 0);
-        s->ts = jobj_int(e, "ts", 0);
-        s->dur = jobj_int(e, "dur", 0);
-        s->name = name;
-        s->phase = -2;
-        if (!strcmp(cat, "fetch")) {
-            const jobj *a = jobj_obj(e, "args");
-            s->phase = -1;
-            s->url = jobj_str(a, "url");
-            s->error = jobj_str(a, "error");
-            s->status = jobj_int(a, "status", -1);
-            s->size = jobj_int(a, "size", 0);
-            nfetch++;
-            nfailed += s->error != NULL;
-            busy += s->dur;
-        } else {
-            for (int p = 0; p < 3; p++)
-                if (!strcmp(name, phase_names[p]))
-                    s->phase = p;
-        }
-        if (s->phase == -2 || s->tid < 1)
-            continue;
-        if (s->tid > nslots)
-            nslots = s->tid;
-        if (s->ts + s->dur > total)
-            total = s->ts + s->dur;
-        nspans++;
-    }
-    if (nslots < 1)
-        nslots = 1;
-    long long max_tasks = finished ? jobj_int(finished, "max_tasks", nslots) : nslots;
+    const char *title = tt.title ? tt.title : "crawl";
+    long long nslots = tt.nslots < 1 ? 1 : tt.nslots, total = tt.total;
+    long long max_tasks = tt.finished && tt.max_tasks ? tt.max_tasks : nslots;
+    size_t nfetch = tt.nfetch, nfailed = tt.nfailed;
 
     /* fetches in flight over time: +1 at each start, -1 at each end */
-    long long *marks = xreallocarray(NULL, 2 * nfetch + 1, sizeof *marks);
-    size_t nm = 0;
-    for (size_t i = 0; i < nspans; i++)
-        if (spans[i].phase == -1) {
-            marks[nm++] = 2 * spans[i].ts + 1;              /* odd: a start */
-            marks[nm++] = 2 * (spans[i].ts + spans[i].dur); /* even: an end */
-        }
+    long long *marks = tt.marks;
+    size_t nm = tt.nm;
     qsort(marks, nm, sizeof *marks, by_time);
     long long peak = 0, cur = 0;
     for (size_t i = 0; i < nm; i++) {
@@ -213,19 +299,20 @@ int main(int argc, char **argv)
     xml(o, title);
     fputs("</text>\n", o);
     char secs[32];
-    if (finished && jobj_int(finished, "ms", 0) >= 1000)
-        snprintf(secs, sizeof secs, "%.2f s", (double)jobj_int(finished, "ms", 0) / 1e3);
+    if (tt.finished && tt.ms >= 1000)
+        snprintf(secs, sizeof secs, "%.2f s", (double)tt.ms / 1e3);
     else
         snprintf(secs, sizeof secs, "%.1f ms", (double)total / 1e3);
     fprintf(o, "<text x=\"%d\" y=\"50\" font-size=\"13\" fill=\"#333\">", LEFT);
     fprintf(o,
             "%lld URLs, %zu fetches (%zu failed) on %lld slots in %s; peak %lld in flight; "
             "slots busy %.0f%% of the time",
-            finished ? jobj_int(finished, "urls", 0) : (long long)nfetch, nfetch, nfailed, nslots,
-            secs, peak, 100.0 * (double)busy / ((double)max_tasks * (double)total));
-    if (finished && jobj_str(finished, "selector")) {
+            tt.finished ? tt.urls : (long long)nfetch, nfetch, nfailed, nslots, secs, peak,
+            /* of the slots drawn, not of --max-tasks (fewer may ever be used) */
+            100.0 * (double)tt.busy / ((double)nslots * (double)total));
+    if (tt.finished && tt.selector) {
         fputs("; selector ", o);
-        xml(o, jobj_str(finished, "selector"));
+        xml(o, tt.selector);
     }
     fputs("</text>\n", o);
 
@@ -280,34 +367,13 @@ int main(int argc, char **argv)
             "crawl started</text>\n",
             LEFT + plot_w, axis_y + 34);
 
-    /* bars: the phases, then each fetch's outline with its tooltip */
-    double pad = rh >= 8 ? 1.5 : 0.5;
-    for (size_t i = 0; i < nspans; i++) {
-        const span *s = &spans[i];
-        if (s->phase < 0)
-            continue;
-        fprintf(o, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>\n",
-                LEFT + s->ts * sx, TOP + (s->tid - 1) * rh + pad, s->dur * sx, rh - 2 * pad,
-                phase_colors[s->phase]);
-    }
-    for (size_t i = 0; i < nspans; i++) {
-        const span *s = &spans[i];
-        if (s->phase != -1)
-            continue;
-        fprintf(o,
-                "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
-                "fill-opacity=\"0\" stroke=\"%s\" stroke-width=\"%s\"><title>",
-                LEFT + s->ts * sx, TOP + (s->tid - 1) * rh + pad, s->dur * sx, rh - 2 * pad, "#fff",
-                s->error ? FAIL_COLOR : "#ffffff", s->error ? "1.5" : "0.6");
-        xml(o, s->url ? s->url : s->name);
-        if (s->status >= 0)
-            fprintf(o, " — %lld, %lld bytes", s->status, s->size);
-        if (s->error) {
-            fputs(" — ", o);
-            xml(o, s->error);
-        }
-        fprintf(o, " — slot %lld, %.1f to %.1f ms</title></rect>\n", s->tid - 1, s->ts / 1e3,
-                (s->ts + s->dur) / 1e3);
+    /* bars: the phases, then each fetch's outline with its tooltip (a pass each) */
+    drawing d = {.o = o, .sx = sx, .pad = rh >= 8 ? 1.5 : 0.5, .rh = rh};
+    if (each_event(argv[1], draw_phase, NULL, &d, err, sizeof err) < 0
+        || each_event(argv[1], draw_fetch, NULL, &d, err, sizeof err) < 0) {
+        fprintf(stderr, "timeline-svg: %s\n", err);
+        fclose(o);
+        return 1;
     }
 
     /* fetches in flight: a step line */
@@ -345,8 +411,7 @@ int main(int argc, char **argv)
         return 1;
     }
     free(marks);
-    free(spans);
-    jobj_free(doc);
-    free(text);
+    free(tt.title);
+    free(tt.selector);
     return 0;
 }

@@ -168,11 +168,30 @@ static void test_titles(void **state)
     crawl_run_free(&r);
 }
 
+static long log_size(void);
+
+/* The requests for path in the shop's log since offset from. */
+static int fetches_of(long from, const char *path)
+{
+    FILE *f = fopen(shop_log, "r");
+    if (!f)
+        return 0;
+    fseek(f, from, SEEK_SET);
+    char line[512], word[300];
+    snprintf(word, sizeof word, " %s ", path);
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, word) != NULL;
+    fclose(f);
+    return n;
+}
+
 static void test_broken_links(void **state)
 {
     (void)state;
     crawl_run r;
     const char *items = in_dir("broken.jsonl");
+    long from = log_size();
     run_spider(&r, EXAMPLES "/broken_links.lua", items, NULL);
     size_t n;
     jobj **v = read_items(items, &n);
@@ -189,10 +208,21 @@ static void test_broken_links(void **state)
         assert_non_null(ref);
         assert_string_equal(ref + strlen(ref) - strlen(want[i].referrer), want[i].referrer);
     }
-    /* the broken links were downloaded, not crawled: no record of theirs */
+    /* each link fetched once: followed, its response (whatever its status) to parse,
+     * never downloaded first (the server logs a request once it has ended: waited for,
+     * 5 s at most) */
+    const char *const paths[] = {"/about", "/broken", "/list/1", "/item/4", "/gone", "/nowhere"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        for (int tries = 0; tries < 100 && fetches_of(from, paths[i]) < 1; tries++)
+            usleep(50 * 1000);
+        if (fetches_of(from, paths[i]) != 1)
+            fail_msg("%s fetched %d times, not once", paths[i], fetches_of(from, paths[i]));
+    }
     char url[300];
     snprintf(url, sizeof url, "%sgone", shop.url);
-    assert_null(crawl_run_find(&r, url));
+    const jobj *gone = crawl_run_find(&r, url);
+    assert_non_null(gone);
+    assert_int_equal(jobj_int(gone, "status", 0), 404);
     free_items(v, n);
     crawl_run_free(&r);
 }
@@ -546,6 +576,22 @@ static void test_extract(void **state)
     assert_true(jobj_is_null(home, "price"));
     free_items(v, n);
     crawl_run_free(&r);
+    /* the keys in item()'s order, sorted (the url among them), whatever the order
+     * given: the same item, the same line */
+    FILE *f = fopen(items, "r");
+    assert_non_null(f);
+    char line[4096];
+    int lines = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *price = strstr(line, "\"price\":"), *title = strstr(line, "\"title\":");
+        const char *url = strstr(line, "\"url\":");
+        if (!price || !title || !url || line != strstr(line, "{\"price\":") || title < price
+            || url < title)
+            fail_msg("--extract's keys not in item()'s order: %s", line);
+        lines++;
+    }
+    fclose(f);
+    assert_int_equal(lines, 15);
     /* an XPath that does not compile is bad usage */
     char *badx[] = {bin("crawl-queue"), "--extract", "x=//[", shop.url, NULL};
     assert_int_equal(run_crawler(&r, badx, 30), 0);
@@ -553,26 +599,79 @@ static void test_extract(void **state)
     crawl_run_free(&r);
 }
 
-/* --items never overwrites a file that holds items (without --state --resume). */
+/* --items is taken as --output is: a plain crawl replaces it (the file is that run's
+ * items); a crawl that goes on (--state) never replaces one that holds items, refused
+ * before any request with what to do, unless it goes on with it (--resume). */
 static void test_items_kept(void **state)
 {
     (void)state;
     const char *items = in_dir("kept.jsonl");
+    const char *out = in_dir("kept-out.jsonl"), *db = in_dir("kept-state.db");
     FILE *f = fopen(items, "w");
     fputs("{\"mine\":1}\n", f);
     fclose(f);
-    char *argv[] = {
-        bin("crawl-queue"), "--spider", EXAMPLES "/titles.lua", "--items", (char *)items,
-        shop.url,           NULL};
+    unlink(out);
+    unlink(db);
+    char *with_state[] = {bin("crawl-queue"),
+                          "--spider",
+                          EXAMPLES "/titles.lua",
+                          "--items",
+                          (char *)items,
+                          "--state",
+                          (char *)db,
+                          "--format",
+                          "jsonl",
+                          "--output",
+                          (char *)out,
+                          shop.url,
+                          NULL};
     crawl_run r;
     long from = log_size();
-    assert_int_equal(run_crawler(&r, argv, 30), 0);
-    assert_true(crawl_run_one_line(&r, 1, "holds items already"));
+    assert_int_equal(run_crawler(&r, with_state, 30), 0);
+    assert_true(crawl_run_one_line(&r, 1,
+                                   "holds items already (11 bytes): add --resume to go "
+                                   "on with it, or name a new file"));
     crawl_run_free(&r);
     struct stat st;
     assert_int_equal(stat(items, &st), 0);
     assert_int_equal(st.st_size, 11);
     assert_int_equal(log_size(), from);
+    /* a plain crawl: replaced, as --output */
+    char *plain[] = {bin("crawl-queue"), "--spider",    EXAMPLES "/titles.lua",
+                     "--items",          (char *)items, "-q",
+                     shop.url,           NULL};
+    assert_int_equal(run_crawler(&r, plain, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t n;
+    jobj **v = read_items(items, &n);
+    assert_int_equal(n, 15);
+    for (size_t i = 0; i < n; i++)
+        assert_null(jobj_get(v[i], "mine"));
+    free_items(v, n);
+}
+
+/* A spider whose globals are a trap (an __index that never returns): what the crawler
+ * reads of them once the file has run (handle_httpstatus_all) runs no metamethod, so
+ * the crawl goes on, and ends. */
+static void test_globals_trap(void **state)
+{
+    (void)state;
+    const char *items = in_dir("trap.jsonl");
+    unlink(items);
+    char *argv[] = {bin("crawl-queue"), "--spider",    SPIDERS "/globals_trap.lua",
+                    "--items",          (char *)items, "-q",
+                    shop.url,           NULL};
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, 30), 0);
+    if (r.timed_out || r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t n;
+    jobj **v = read_items(items, &n);
+    assert_int_equal(n, 1); /* the root's: the spider follows nothing */
+    free_items(v, n);
 }
 
 /* Stages 1 and 2 have no engine: each flag is one line, exit 2. */
@@ -602,7 +701,7 @@ int main(void)
         cmocka_unit_test(test_bad_spider),       cmocka_unit_test(test_bad_file),
         cmocka_unit_test(test_resume_items),     cmocka_unit_test(test_resume_skips),
         cmocka_unit_test(test_extract),          cmocka_unit_test(test_items_kept),
-        cmocka_unit_test(test_stages_refuse),
+        cmocka_unit_test(test_globals_trap),     cmocka_unit_test(test_stages_refuse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

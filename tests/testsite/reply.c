@@ -202,6 +202,11 @@ static void page_reply(server *srv, const request *req, site_page *pg, reply *r,
 {
     pg->requests++;
     r->delay_ms = pg->delay_ms >= 0 ? (uint64_t)pg->delay_ms : srv->delay_ms;
+    if (pg->need_auth && (!req->authorization || strcmp(req->authorization, pg->need_auth) != 0)) {
+        char *challenge = "WWW-Authenticate: Basic realm=\"testsite\"";
+        simple_page(r, 401, NULL, head_only, ka, &challenge, 1);
+        return;
+    }
     if (pg->need_cookie && !has_cookie(req->cookie, pg->need_cookie)) {
         simple_page(r, 403, NULL, head_only, ka, NULL, 0);
         return;

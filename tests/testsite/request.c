@@ -153,6 +153,7 @@ long request_parse(const char *buf, size_t len, request *req)
         return REQ_BAD; /* request bodies must come with a Content-Length */
     req->keep_alive = req->minor >= 1 ? !conn_close : (conn_keep && !conn_close);
     req->if_none_match = request_field_values(buf, end, "If-None-Match");
+    req->authorization = request_field_values(buf, end, "Authorization");
     req->if_modified_since = request_field_values(buf, end, "If-Modified-Since");
     return (long)end;
 }
@@ -207,6 +208,8 @@ void request_clear(request *req)
     req->cookie = NULL;
     free(req->if_none_match);
     req->if_none_match = NULL;
+    free(req->authorization);
+    req->authorization = NULL;
     free(req->if_modified_since);
     req->if_modified_since = NULL;
 }

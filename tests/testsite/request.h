@@ -17,6 +17,7 @@ typedef struct request {
     char *host;              /* malloc'd: the Host header's value, or NULL */
     char *cookie;            /* malloc'd: the Cookie fields' values ("; " between), or NULL */
     char *if_none_match;     /* malloc'd: the If-None-Match values, or NULL */
+    char *authorization;     /* malloc'd: the Authorization value, or NULL */
     char *if_modified_since; /* malloc'd: the If-Modified-Since value, or NULL */
 } request;
 

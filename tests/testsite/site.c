@@ -176,6 +176,28 @@ static int num_value(parser *p, const char *key, const char *v, long long lo, lo
     return 0;
 }
 
+/* "Basic " and the base64 of USER:PASSWORD (RFC 7617): the Authorization a page with
+ * auth= wants. malloc'd. */
+static char *basic_credentials(const char *userpass)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(userpass);
+    char *out = xmalloc(6 + 4 * ((n + 2) / 3) + 1), *o = out;
+    memcpy(o, "Basic ", 6);
+    o += 6;
+    const unsigned char *s = (const unsigned char *)userpass;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0)
+            | (i + 2 < n ? s[i + 2] : 0);
+        *o++ = b64[v >> 18 & 63];
+        *o++ = b64[v >> 12 & 63];
+        *o++ = i + 1 < n ? b64[v >> 6 & 63] : '=';
+        *o++ = i + 2 < n ? b64[v & 63] : '=';
+    }
+    *o = '\0';
+    return out;
+}
+
 static void set_str(char **slot, const char *v)
 {
     free(*slot);
@@ -331,6 +353,11 @@ static int set_key(parser *p, char *word)
         if (!strchr(v, '=') || *v == '=')
             return fail(p, "bad cookie '%s' (NAME=VALUE)", v);
         set_str(&pg->need_cookie, v);
+    } else if (!strcmp(k, "auth")) {
+        if (!strchr(v, ':'))
+            return fail(p, "bad auth '%s' (USER:PASSWORD)", v);
+        free(pg->need_auth);
+        pg->need_auth = basic_credentials(v);
     } else if (!strcmp(k, "reset")) {
         if (num_value(p, k, v, 0, 1LL << 40, &n) < 0)
             return -1;
@@ -428,6 +455,7 @@ static void page_free(site_page *pg)
     free(pg->link_prefix);
     free(pg->retry_after);
     free(pg->need_cookie);
+    free(pg->need_auth);
     free(pg);
 }
 

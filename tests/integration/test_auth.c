@@ -1,0 +1,296 @@
+/* test_auth.c — crawl-queue --user and --netrc (#37 item 7; docs/cookies.md), checked at
+ * the servers: the root's server (127.0.0.2) has pages behind HTTP basic auth
+ * (auth=USER:PASSWORD: a 401 without it), a redirect to another server on 127.0.0.2
+ * (another port: another origin, which the host policy lets the crawl follow) and an
+ * image on a third host, 127.0.0.3 (fetched with --requisites); each logs every
+ * request's Authorization field (--log-header Authorization).
+ *
+ * - without a login the pages are 401s; with --user (or --netrc and a ~/.netrc of the
+ *   test's own) they are 200s, and every request to the root's server carried the
+ *   credentials;
+ * - none went to the redirect's target nor to the other host (nor a .netrc default
+ *   entry): the credentials go to the roots' origins only;
+ * - the password is never shown: not in the records, -vv's stderr, --trace-events,
+ *   --store, nor --warc (its request records say "Authorization: [redacted]"), nor in
+ *   the process's command line while it runs (ps);
+ * - bad usage never quotes it; the raw transport refuses both flags.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "jsonl.h"
+#include "scratch.h"
+#include "testsite_helper.h"
+
+static char *const dir = scratch_dir;
+enum { ROOT, OTHER_PORT, OTHER_HOST, NHOSTS };
+static testsite hosts[NHOSTS]; /* on 127.0.0.2, 127.0.0.2 and 127.0.0.3 */
+
+#define PASSWORD "s3cr3t-pw"
+/* base64 of "alice:s3cr3t-pw", as basic auth sends it */
+#define BASIC    "YWxpY2U6czNjcjN0LXB3"
+
+/* Server k: a testsite on bind serving text, its log (Authorization) in dir/log.k. */
+static void serve(int k, const char *bind, const char *text)
+{
+    char log[300], file[300], name[16];
+    snprintf(log, sizeof log, "%s/log.%d", dir, k);
+    snprintf(name, sizeof name, "site.%d", k);
+    unlink(log);
+    assert_non_null(scratch_write(file, sizeof file, name, text));
+    const char *const args[] = {"--bind",        bind, "--log", log, "--log-header",
+                                "Authorization", file, NULL};
+    assert_int_equal(testsite_start(&hosts[k], args), 0);
+}
+
+static int stop_hosts(void **state)
+{
+    (void)state;
+    for (int k = 0; k < NHOSTS; k++)
+        testsite_stop(&hosts[k]);
+    return 0;
+}
+
+/* The other servers: a landing page, an image. The root's: / and /private behind
+ * basic auth, /away redirecting to the other port's /landing, / showing the other
+ * host's image; /private answers after 1.5 s (time to look at the process). */
+static void serve_all(void)
+{
+    static const char other[] = "page /robots.txt type=text/plain body=\"User-agent: *\\n\"\n"
+                                "page /landing\n"
+                                "page /pic.png type=image/png body=PNG\n";
+    serve(OTHER_PORT, "127.0.0.2", other);
+    serve(OTHER_HOST, "127.0.0.3", other);
+    char site[1024];
+    snprintf(site, sizeof site,
+             "page /robots.txt type=text/plain body=\"User-agent: *\\n\"\n"
+             "page / auth=alice:" PASSWORD "\n"
+             " body <<END\n"
+             "<html><body><a href=\"/private\">p</a> <a href=\"/away\">a</a>"
+             "<img src=\"%spic.png\"></body></html>\n"
+             "END\n"
+             "page /private auth=alice:" PASSWORD " delay=1500\n"
+             "page /away status=302 location=%slanding\n",
+             hosts[OTHER_HOST].url, hosts[OTHER_PORT].url);
+    serve(ROOT, "127.0.0.2", site);
+}
+
+/* The Authorization fields host k logged: "PATH VALUE" a line ("-": none). */
+static char *logged(int k)
+{
+    char log[300], line[700];
+    static char out[8192];
+    snprintf(log, sizeof log, "%s/log.%d", dir, k);
+    out[0] = '\0';
+    FILE *f = fopen(log, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char path[100], how[32], auth[400];
+        if (sscanf(line, "%*s %*s %*s %99s %31s %399s", path, how, auth) == 3
+            && strlen(out) + strlen(path) + strlen(auth) + 3 < sizeof out) {
+            strcat(out, path);
+            strcat(out, " ");
+            strcat(out, auth);
+            strcat(out, "\n");
+        }
+    }
+    if (f)
+        fclose(f);
+    return out;
+}
+
+static void crawl(crawl_run *r, const char *first, ...)
+{
+    char *argv[40];
+    int n = 0;
+    argv[n++] = BIN_DIR "/crawl-queue";
+    argv[n++] = "--format";
+    argv[n++] = "jsonl";
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 39; a = va_arg(ap, const char *))
+        argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    assert_int_equal(run_crawler(r, argv, 60), 0);
+}
+
+static int status_of(const crawl_run *r, int k, const char *path)
+{
+    char url[300];
+    snprintf(url, sizeof url, "%.200s%s", hosts[k].url, path + 1);
+    const jobj *rec = crawl_run_find(r, url);
+    return rec ? (int)jobj_int(rec, "status", -1) : -1;
+}
+
+/* Whether the file at path holds s (bytes, anywhere). */
+static bool file_has(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    return memmem(buf, n, s, strlen(s)) != NULL;
+}
+
+/* Whether server k logged line (a path and its Authorization, "-" or "=..."), waited
+ * for: a server logs a request once it has ended (5 s at most). */
+static bool logged_wait(int k, const char *line)
+{
+    for (int i = 0; i < 100 && !strstr(logged(k), line); i++)
+        usleep(50 * 1000);
+    return strstr(logged(k), line) != NULL;
+}
+
+/* Each request to the root's server carried the credentials; none to the others. */
+static void check_servers(void)
+{
+    if (!logged_wait(ROOT, "/ =Basic%20" BASIC "\n")
+        || !logged_wait(ROOT, "/private =Basic%20" BASIC "\n"))
+        fail_msg("the root's server did not get the credentials:\n%s", logged(ROOT));
+    if (!logged_wait(OTHER_PORT, "/landing -\n") || strstr(logged(OTHER_PORT), "Basic"))
+        fail_msg("the redirect's target got credentials, or no request:\n%s", logged(OTHER_PORT));
+    if (!logged_wait(OTHER_HOST, "/pic.png -\n") || strstr(logged(OTHER_HOST), "Basic"))
+        fail_msg("the other host got credentials, or no request:\n%s", logged(OTHER_HOST));
+}
+
+static void test_no_login(void **state)
+{
+    (void)state;
+    serve_all();
+    crawl_run r;
+    crawl(&r, "-q", hosts[ROOT].url, NULL);
+    assert_int_equal(r.exit_code, 0);
+    assert_int_equal(status_of(&r, ROOT, "/"), 401);
+    crawl_run_free(&r);
+    stop_hosts(NULL);
+}
+
+static bool logged_wait(int k, const char *line);
+
+/* /proc/PID/cmdline of the running crawl, once its first page is fetched (its command
+ * line read long before; /private, which answers after 1.5 s, still to come): the
+ * password must be gone from it. */
+static void look_at_cmdline(pid_t pid, void *ctx)
+{
+    (void)logged_wait(ROOT, "/ =");
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(ctx, 1, 4095, f) : 0;
+    if (f)
+        fclose(f);
+    for (size_t i = 0; i < n; i++)
+        if (((char *)ctx)[i] == '\0')
+            ((char *)ctx)[i] = ' ';
+    ((char *)ctx)[n] = '\0';
+}
+
+static void test_user(void **state)
+{
+    (void)state;
+    serve_all();
+    char trace[300], store[300], warc[300];
+    snprintf(trace, sizeof trace, "%s/auth-trace.json", dir);
+    snprintf(store, sizeof store, "%s/auth.db", dir);
+    snprintf(warc, sizeof warc, "%s/auth.warc", dir);
+    unlink(trace), unlink(store), unlink(warc);
+    char *argv[] = {
+        BIN_DIR "/crawl-queue", "--format", "jsonl",   "-v",  "-v",     "--user", "alice:" PASSWORD,
+        "--trace-events",       trace,      "--store", store, "--warc", warc,     "--requisites",
+        hosts[ROOT].url,        NULL};
+    char cmdline[4096] = "";
+    crawl_run r;
+    assert_int_equal(run_crawler_at(&r, argv, 60, 0.05, look_at_cmdline, cmdline), 0);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    assert_int_equal(status_of(&r, ROOT, "/"), 200);
+    assert_int_equal(status_of(&r, ROOT, "/private"), 200);
+    assert_int_equal(status_of(&r, OTHER_PORT, "/landing"), 200);
+    assert_int_equal(status_of(&r, OTHER_HOST, "/pic.png"), 200);
+    check_servers();
+    /* never shown */
+    const char *const secrets[] = {PASSWORD, BASIC};
+    for (size_t i = 0; i < 2; i++) {
+        if (strstr(r.out, secrets[i]) || strstr(r.err, secrets[i]))
+            fail_msg("the password in the output or on stderr: %s", crawl_run_describe(&r));
+        assert_false(file_has(trace, secrets[i]));
+        assert_false(file_has(store, secrets[i]));
+        assert_false(file_has(warc, secrets[i]));
+    }
+    assert_true(file_has(warc, "Authorization: [redacted]\r\n"));
+    if (!strstr(cmdline, "--user alice:") || strstr(cmdline, PASSWORD))
+        fail_msg("the command line while it ran: %s", cmdline);
+    crawl_run_free(&r);
+    stop_hosts(NULL);
+}
+
+static void test_netrc(void **state)
+{
+    (void)state;
+    serve_all();
+    char home[300], netrc[320];
+    snprintf(home, sizeof home, "%s/home", dir);
+    snprintf(netrc, sizeof netrc, "%s/.netrc", home);
+    mkdir(home, 0700);
+    FILE *f = fopen(netrc, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "machine 127.0.0.2 login alice password %s\ndefault login mallory password "
+            "elsewhere\n",
+            PASSWORD);
+    fclose(f);
+    const char *old = getenv("HOME");
+    char *was = old ? strdup(old) : NULL;
+    setenv("HOME", home, 1);
+    crawl_run r;
+    crawl(&r, "-q", "--netrc", "--requisites", hosts[ROOT].url, NULL);
+    if (was)
+        setenv("HOME", was, 1);
+    free(was);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    assert_int_equal(status_of(&r, ROOT, "/"), 200);
+    assert_int_equal(status_of(&r, ROOT, "/private"), 200);
+    check_servers();
+    crawl_run_free(&r);
+    stop_hosts(NULL);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    crawl_run r;
+    crawl(&r, "--user", "alice" PASSWORD, "http://127.0.0.1:9/", NULL);
+    assert_true(crawl_run_one_line(&r, 2, "--user: give USER:PASSWORD"));
+    assert_null(strstr(r.err, PASSWORD));
+    crawl_run_free(&r);
+    crawl(&r, "--transport", "raw", "--user", "alice:" PASSWORD, "http://127.0.0.1:9/", NULL);
+    assert_true(crawl_run_one_line(&r, 2, "the raw transport has no HTTP authentication"));
+    assert_null(strstr(r.err, PASSWORD));
+    crawl_run_free(&r);
+    crawl(&r, "--user", "alice:" PASSWORD, "--netrc", "http://127.0.0.1:9/", NULL);
+    assert_true(crawl_run_one_line(&r, 2, "--user and --netrc: give one"));
+    crawl_run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_no_login, stop_hosts),
+        cmocka_unit_test_teardown(test_user, stop_hosts),
+        cmocka_unit_test_teardown(test_netrc, stop_hosts),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
+}
