@@ -362,7 +362,8 @@ run_cmocka() {
                     if (i <= 5) print "        " msg[i]
                     print msg[i] > file
                 }
-                all = ""
+                all = why != "" ? "did not finish: " why : ""    # a hint may fit that too
+                if (hung) all = all "\nhung: stopped after " hung " s"
                 for (i = 1; i <= nmsg; i++) all = all "\n" msg[i]
                 h = 0
                 for (j = 1; j <= nh; j++)
