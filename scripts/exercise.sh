@@ -785,7 +785,8 @@ run_test() {
 # How a student runs only case {case} of a test (KIND A B C, as in LOGS/tests) of NAME
 # at home, after check-exercise built it in build-exercise-NAME/: {run} in a hint.
 run_one() {
-    local name=$1 source=$2 kind=$3 a=$4 b=$5 c=$6 home=build-exercise-$1
+    local name=$1 source=$2 kind=$3 a=$4 b=$5 c=$6 home=build-exercise-$1 drivers=build-exercise-$1/tree/drivers
+    [ "$PLAIN" = 1 ] && home=build-exercise-$1-plain drivers=build-exercise-$1-plain
     if [ "$kind" = unit ]; then
         local crawler=""     # the unit tests that run crawl-queue read env CRAWL_QUEUE_BIN
         grep -qs CRAWL_QUEUE_BIN "$ROOT/tests/unit/$a.c" "$ROOT/tests/integration/$a.c" &&
@@ -793,7 +794,7 @@ run_one() {
         echo "CRAWL_TEST_FILTER={case}$crawler$(compiled "$name" ||
             echo " CRAWL_TEST_SPIDER=exercise-$name/$(basename "$source")") $home/bin/$a"
     else
-        echo "SCENARIO_FILTER={case} $home/tree/drivers/bin/scenarios $home/bin/$a $b $c"
+        echo "SCENARIO_FILTER={case} $drivers/bin/scenarios $home/bin/$a $b $c"
     fi
 }
 
@@ -813,7 +814,7 @@ repeat_cases() {
             saved="$PASSED $TOTAL $HUNG $CASES"
             : >"$logs/rerun.tsv"
             RESULTS_TSV=$logs/rerun.tsv run_test "$name" "$logs" "$i" "$bin" "$drivers" "$source" "$cname" \
-                "$vis" "$kind" "$a" "$b" "$c" "$d" >>"$logs/reruns.txt"
+                "$vis" "$kind" "$a" "$b" "$c" "$d" >>"$logs/reruns.txt" </dev/null
             read -r PASSED TOTAL HUNG CASES <<<"$saved"
             k=$(awk -F'\t' -v c="$cname" '$3 == c { s = $4 "\t" $7 } END { print s }' "$logs/rerun.tsv")
             [ -n "$k" ] || k="FAIL"$'\t'
