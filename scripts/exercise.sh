@@ -365,6 +365,7 @@ run_cmocka() {
                 all = why != "" ? "did not finish: " why : ""    # a hint may fit that too
                 if (hung) all = all "\nhung: stopped after " hung " s"
                 for (i = 1; i <= nmsg; i++) all = all "\n" msg[i]
+                all = all full
                 h = 0
                 for (j = 1; j <= nh; j++)
                     if (!ho[j] && name ~ hg[j] && (hc[j] == "" || index(all, hc[j]))) { hint(ht[j], name, file); h++ }
@@ -380,10 +381,12 @@ run_cmocka() {
             close(file)
             print vis "\t" label "\t" name "\t" (ok ? "PASS" : "FAIL") "\t" worth(name) "\t" hung "\t" file >> results
             if (ok) pass++; else fail++
-            nmsg = 0; cur = ""
+            nmsg = 0; cur = ""; full = ""; nfull = 0
         }
         /^\[==========\] Running [0-9]+ test/ { planned = $3 + 0; next }
-        /^\[ RUN      \] / { cur = substr($0, 14); nmsg = 0; next }
+        /^\[ RUN      \] / { cur = substr($0, 14); nmsg = 0; full = ""; nfull = 0; next }
+        # A hint looks for its TEXT in all the output of the case, not only the lines shown.
+        cur != "" && nfull < 5000 && !/^\[ +(OK|FAILED|ERROR|SKIPPED) *\] / { full = full "\n" $0; nfull++ }
         /^\[[ A-Z]+\] --- / { if (cur != "" && nmsg < 40) { sub(/^\[[ A-Z]+\] --- /, ""); msg[++nmsg] = $0 }; next }
         /^\[       OK \] / && cur != "" { finish(cur, 1, ""); next }
         /^\[  (FAILED|ERROR|SKIPPED) *\] / && cur != "" { finish(cur, 0, ""); next }

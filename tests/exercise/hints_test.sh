@@ -157,7 +157,7 @@ if want stage3-robots; then
     swap "$rob" '    origin \\*o = origin_find\\(mw, key\\);' "    origin *o = key[0] ? NULL : origin_find(mw, key);" |
         plant stage3-robots per-request.c
     grade_plants stage3-robots
-    expect_hint stage3-robots no-answer test_robots_shared "has no *out to write" "one entry"
+    expect_hint stage3-robots no-answer test_robots_forbidden "has no *out to write" "one entry"
     expect_hint stage3-robots per-request test_robots_shared "one entry" "has no *out to write"
 fi
 
