@@ -252,10 +252,11 @@ TOTAL=0
 HUNG=0
 
 # The directives of a grade.conf (or of a hidden set, VIS=hidden): the tests go to
-# LOGS/tests as "VIS KIND ARGS..." one a line; `points` and `hint` lines to LOGS/points
-# and LOGS/hints, tab-separated. grade.conf's header says what each line means.
+# LOGS/tests as "VIS KIND ARGS..." one a line; `points`, `hint` and `repeat` lines to
+# LOGS/points, LOGS/hints (GLOB, TEXT, HINT, 1 for an `otherwise` hint) and
+# LOGS/repeats (GLOB, N), tab-separated. grade.conf's header says what each line means.
 read_conf() {
-    local conf=$1 vis=$2 logs=$3 kind rest glob n cond
+    local conf=$1 vis=$2 logs=$3 kind rest glob n cond other
     [ -f "$conf" ] || die "$conf does not exist"
     while read -r kind rest; do
         case $kind in
@@ -266,35 +267,30 @@ read_conf() {
                 [[ ${n:-} =~ ^[0-9]+$ ]] || die "$conf: want 'points GLOB N', not 'points $rest'"
                 printf '%s\t%s\n' "$glob" "$n" >>"$logs/points" ;;
             hint)
-                glob=${rest%% *} cond=""
+                glob=${rest%% *} cond="" other=0
                 rest=${rest#"$glob"}
                 rest=${rest# }
                 if [[ $rest =~ ^if\ \"([^\"]+)\"\ +(.+)$ ]]; then
                     cond=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]}
+                elif [[ $rest =~ ^otherwise\ +(.+)$ ]]; then
+                    other=1 rest=${BASH_REMATCH[1]}
                 fi
-                [ -n "$rest" ] || die "$conf: want 'hint GLOB [if \"TEXT\"] HINT', not 'hint $glob'"
-                printf '%s\t%s\t%s\n' "$glob" "$cond" "$rest" >>"$logs/hints" ;;
+                [ -n "$rest" ] || die "$conf: want 'hint GLOB [if \"TEXT\" | otherwise] HINT', not 'hint $glob'"
+                printf '%s\t%s\t%s\t%s\n' "$glob" "$cond" "$rest" "$other" >>"$logs/hints" ;;
+            repeat)
+                read -r glob n <<<"$rest"
+                n=${n:-3}
+                [ -n "$glob" ] && [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 2 ] ||
+                    die "$conf: want 'repeat GLOB [N]' (N runs, 2 or more; 3 when not given), not 'repeat $rest'"
+                printf '%s\t%s\n' "$glob" "$n" >>"$logs/repeats" ;;
             *) die "$conf: unknown line '$kind $rest'" ;;
         esac
     done < <(grep -Ev '^[[:space:]]*(#|$)' "$conf")
 }
 
-# Run a cmocka program (the rest of the arguments) with a time limit, print PASS or
-# FAIL for each of its cases (with the first lines of a failure's message, the hints
-# of grade.conf that fit it, and a note when it hung), and add them to PASSED and
-# TOTAL. A case that never reported (a crash, the time limit) counts as failed.
-# Each case is also a record of LOGS/results.tsv (visibility, test, case, PASS or
-# FAIL, points, seconds it hung or 0, the file of its output), for scripts/grade.sh.
-run_cmocka() {
-    local vis=$1 label=$2 log=$3 limit=$4 rc=0 pass fail logs
-    shift 4
-    logs=$(dirname "$log")
-    mkdir -p "$logs/out"
-    timeout -k 5 "$limit" stdbuf -oL -eL "$@" > "$log" 2>&1 || rc=$?
-    awk -v label="$label" -v vis="$vis" -v rc="$rc" -v limit="$limit" -v counts="$log.counts" \
-        -v hints="$logs/hints" -v points="$logs/points" -v results="$logs/results.tsv" \
-        -v outdir="$logs/out" -v tag="$(basename "$log" .log)" '
-        # GLOB[,GLOB...] as a regular expression: * any text, ? one character.
+# awk: GLOB[,GLOB...] as a regular expression (* any text, ? one character), for the
+# globs of `points`, `hint` and `repeat`.
+GLOB_RE_AWK='
         function glob_re(g,   i, c, r) {
             r = "^("
             for (i = 1; i <= length(g); i++) {
@@ -306,10 +302,41 @@ run_cmocka() {
                 else r = r "\\" c
             }
             return r ")$"
+        }'
+
+# Run a cmocka program (the rest of the arguments) with a time limit, print PASS or
+# FAIL for each of its cases (with the first lines of a failure's message, the hints
+# of grade.conf that fit it, and a note when it hung), and add them to PASSED and
+# TOTAL. A case that never reported (a crash, the time limit) counts as failed.
+# Each case is also a record of LOGS/results.tsv (visibility, test, case, PASS or
+# FAIL, points, seconds it hung or 0, the file of its output), for scripts/grade.sh;
+# RESULTS_TSV=FILE: of FILE instead (the runs again of a `repeat` case). The hints of
+# a failed case: each `hint` whose glob and TEXT fit it, or else the first `otherwise`
+# one whose glob fits; in a hint, {case} is the case's name and {run} RUN_ONE (how to
+# run only that case) with its {case} replaced.
+run_cmocka() {
+    local vis=$1 label=$2 log=$3 limit=$4 rc=0 pass fail logs
+    shift 4
+    logs=$(dirname "$log")
+    mkdir -p "$logs/out"
+    touch "$logs/hints" "$logs/points"
+    timeout -k 5 "$limit" stdbuf -oL -eL "$@" > "$log" 2>&1 || rc=$?
+    awk -v label="$label" -v vis="$vis" -v rc="$rc" -v limit="$limit" -v counts="$log.counts" \
+        -v hints="$logs/hints" -v points="$logs/points" -v results="${RESULTS_TSV:-$logs/results.tsv}" \
+        -v outdir="$logs/out" -v tag="$(basename "$log" .log)" -v runone="${RUN_ONE:-}" "$GLOB_RE_AWK"'
+        # Every A in S replaced by B.
+        function repl(s, a, b,   i, out) {
+            out = ""
+            while ((i = index(s, a)) > 0) { out = out substr(s, 1, i - 1) b; s = substr(s, i + length(a)) }
+            return out s
+        }
+        function hint(t, name, file) {
+            t = repl(repl(t, "{run}", runone), "{case}", name)
+            print "        hint: " t; print "hint: " t > file
         }
         BEGIN {
             FS = "\t"
-            while ((getline l < hints) > 0) { split(l, p, "\t"); nh++; hg[nh] = glob_re(p[1]); hc[nh] = p[2]; ht[nh] = p[3] }
+            while ((getline l < hints) > 0) { split(l, p, "\t"); nh++; hg[nh] = glob_re(p[1]); hc[nh] = p[2]; ht[nh] = p[3]; ho[nh] = p[4] + 0 }
             while ((getline l < points) > 0) { split(l, p, "\t"); np++; pg[np] = glob_re(p[1]); pv[np] = p[2] + 0 }
             FS = " "
             shown = vis == "hidden" ? "hidden " label : label
@@ -335,11 +362,15 @@ run_cmocka() {
                     if (i <= 5) print "        " msg[i]
                     print msg[i] > file
                 }
-                all = ""
+                all = why != "" ? "did not finish: " why : ""    # a hint may fit that too
+                if (hung) all = all "\nhung: stopped after " hung " s"
                 for (i = 1; i <= nmsg; i++) all = all "\n" msg[i]
+                all = all full
+                h = 0
                 for (j = 1; j <= nh; j++)
-                    if (name ~ hg[j] && (hc[j] == "" || index(all, hc[j]))) {
-                        print "        hint: " ht[j]; print "hint: " ht[j] > file }
+                    if (!ho[j] && name ~ hg[j] && (hc[j] == "" || index(all, hc[j]))) { hint(ht[j], name, file); h++ }
+                for (j = 1; j <= nh && !h; j++)
+                    if (ho[j] && name ~ hg[j]) { hint(ht[j], name, file); h++ }
                 if (hung) {
                     print "        hung: stopped after " hung " s"
                     print "hung: stopped after " hung " s" > file
@@ -350,10 +381,12 @@ run_cmocka() {
             close(file)
             print vis "\t" label "\t" name "\t" (ok ? "PASS" : "FAIL") "\t" worth(name) "\t" hung "\t" file >> results
             if (ok) pass++; else fail++
-            nmsg = 0; cur = ""
+            nmsg = 0; cur = ""; full = ""; nfull = 0
         }
         /^\[==========\] Running [0-9]+ test/ { planned = $3 + 0; next }
-        /^\[ RUN      \] / { cur = substr($0, 14); nmsg = 0; next }
+        /^\[ RUN      \] / { cur = substr($0, 14); nmsg = 0; full = ""; nfull = 0; next }
+        # A hint looks for its TEXT in all the output of the case, not only the lines shown.
+        cur != "" && nfull < 5000 && !/^\[ +(OK|FAILED|ERROR|SKIPPED) *\] / { full = full "\n" $0; nfull++ }
         /^\[[ A-Z]+\] --- / { if (cur != "" && nmsg < 40) { sub(/^\[[ A-Z]+\] --- /, ""); msg[++nmsg] = $0 }; next }
         /^\[       OK \] / && cur != "" { finish(cur, 1, ""); next }
         /^\[  (FAILED|ERROR|SKIPPED) *\] / && cur != "" { finish(cur, 0, ""); next }
@@ -700,22 +733,13 @@ check() {
     HUNG=0
     DEADLINE=0
     [ "$TOTAL_LIMIT" -gt 0 ] && DEADLINE=$((SECONDS + TOTAL_LIMIT))
-    local i=0 label
+    local i=0 label from
     while read -r vis kind a b c d; do
         i=$((i + 1))
-        case $kind in
-            unit)
-                label=$a${b:+ $b}
-                CRAWL_TEST_FILTER=${b:-} CRAWL_TEST_GUARD_MS=$GUARD_MS CRAWL_QUEUE_BIN=$bin/crawl-queue \
-                    CRAWL_TEST_JITTER_MS=$JITTER_MS CRAWL_TEST_SPIDER=$source \
-                    run_cmocka "$vis" "$label" "$logs/$i-$a.log" "$(capped "$UNIT_TIMEOUT")" "$bin/$a"
-                echo "unit $a $CASES" >> "$logs/cases" ;;
-            scenario)
-                SCENARIO_FILTER=${d:-} SCENARIO_TIME_LIMIT=$(capped "$CRAWL_LIMIT") \
-                    run_cmocka "$vis" "scenario ${a#crawl-} $b $c" "$logs/$i-scenario-${a#crawl-}-$b-$c.log" \
-                    "$(capped "$SCENARIO_TIMEOUT")" "$drivers/scenarios" "$bin/$a" "$b" "$c"
-                echo "scenario $a $b $CASES" >> "$logs/cases" ;;
-        esac
+        from=$(wc -l <"$logs/results.tsv")
+        run_test "$name" "$logs" "$i" "$bin" "$drivers" "$source" "" "$vis" "$kind" "$a" "$b" "$c" "$d"
+        echo "$kind $a$([ "$kind" = scenario ] && echo " $b") $CASES" >> "$logs/cases"
+        [ -s "$logs/repeats" ] && repeat_cases "$name" "$logs" "$i" "$bin" "$drivers" "$source" "$from" "$vis" "$kind" "$a" "$b" "$c" "$d"
     done <"$logs/tests"
     if [ "$DEADLINE" -gt 0 ] && [ "$SECONDS" -ge "$DEADLINE" ]; then
         echo "note: the tests ran into EXERCISE_TOTAL_LIMIT (${TOTAL_LIMIT} s)"
@@ -734,6 +758,103 @@ check() {
     awk -F'\t' '{ m += $5; if ($4 == "PASS") s += $5 } END { printf "points: %d/%d\n", s, m }' "$logs/results.tsv"
     echo "$name: $PASSED/$TOTAL passed"
     [ "$TOTAL" -gt 0 ] && [ "$PASSED" -eq "$TOTAL" ]
+}
+
+# Run test number I of LOGS/tests (VIS KIND A B C D: a unit test A with glob B, or the
+# scenarios of crawler A on transport B, selector C, cases D) of exercise NAME, with the
+# programs of BIN and DRIVERS and the copy SOURCE; ONLY: only the case of that name,
+# its log then LOGS/I-...-ONLY.K.log (K: the first number not taken).
+run_test() {
+    local name=$1 logs=$2 i=$3 bin=$4 drivers=$5 source=$6 only=$7 vis=$8 kind=$9 a=${10} b=${11} c=${12} d=${13}
+    local tag k=1
+    if [ "$kind" = unit ]; then tag=$i-$a; else tag=$i-scenario-${a#crawl-}-$b-$c; fi
+    if [ -n "$only" ]; then
+        while [ -e "$logs/$tag-$only.$k.log" ]; do k=$((k + 1)); done
+        tag=$tag-$only.$k
+    fi
+    RUN_ONE=$(run_one "$name" "$source" "$kind" "$a" "$b" "$c")
+    case $kind in
+        unit)
+            CRAWL_TEST_FILTER=${only:-${b:-}} CRAWL_TEST_GUARD_MS=$GUARD_MS CRAWL_QUEUE_BIN=$bin/crawl-queue \
+                CRAWL_TEST_JITTER_MS=$JITTER_MS CRAWL_TEST_SPIDER=$source \
+                run_cmocka "$vis" "$a${b:+ $b}" "$logs/$tag.log" "$(capped "$UNIT_TIMEOUT")" "$bin/$a" ;;
+        scenario)
+            SCENARIO_FILTER=${only:-${d:-}} SCENARIO_TIME_LIMIT=$(capped "$CRAWL_LIMIT") \
+                run_cmocka "$vis" "scenario ${a#crawl-} $b $c" "$logs/$tag.log" \
+                "$(capped "$SCENARIO_TIMEOUT")" "$drivers/scenarios" "$bin/$a" "$b" "$c" ;;
+    esac
+}
+
+# How a student runs only case {case} of a test (KIND A B C, as in LOGS/tests) of NAME
+# at home, after check-exercise built it in build-exercise-NAME/: {run} in a hint.
+run_one() {
+    local name=$1 source=$2 kind=$3 a=$4 b=$5 c=$6 home=build-exercise-$1 drivers=build-exercise-$1/tree/drivers
+    [ "$PLAIN" = 1 ] && home=build-exercise-$1-plain drivers=build-exercise-$1-plain
+    if [ "$kind" = unit ]; then
+        local crawler=""     # the unit tests that run crawl-queue read env CRAWL_QUEUE_BIN
+        grep -qs CRAWL_QUEUE_BIN "$ROOT/tests/unit/$a.c" "$ROOT/tests/integration/$a.c" &&
+            crawler=" CRAWL_QUEUE_BIN=$home/bin/crawl-queue"
+        echo "CRAWL_TEST_FILTER={case}$crawler$(compiled "$name" ||
+            echo " CRAWL_TEST_SPIDER=exercise-$name/$(basename "$source")") $home/bin/$a"
+    else
+        echo "SCENARIO_FILTER={case} $drivers/bin/scenarios $home/bin/$a $b $c"
+    fi
+}
+
+# The cases test I just recorded (LOGS/results.tsv past its line FROM) that a `repeat`
+# line marks (the first that fits: N runs): each run alone N - 1 times more. A case
+# that passed some runs and failed others is FLAKY: it scores as failed, its output
+# says each run's outcome, then the first failed run's. Each record of a repeated case
+# gets an 8th field, its runs' outcomes (PASS,FAIL,PASS).
+repeat_cases() {
+    local name=$1 logs=$2 i=$3 bin=$4 drivers=$5 source=$6 from=$7 vis=$8 kind=$9 a=${10} b=${11} c=${12} d=${13}
+    local cname n r line st file runs failed k saved
+    while IFS=$'\t' read -r line cname n; do
+        st=$(sed -n "${line}p" "$logs/results.tsv" | cut -f4)
+        runs=$st failed=""
+        [ "$st" = FAIL ] && failed=$(sed -n "${line}p" "$logs/results.tsv" | cut -f7)
+        for ((r = 2; r <= n; r++)); do
+            saved="$PASSED $TOTAL $HUNG $CASES"
+            : >"$logs/rerun.tsv"
+            RESULTS_TSV=$logs/rerun.tsv run_test "$name" "$logs" "$i" "$bin" "$drivers" "$source" "$cname" \
+                "$vis" "$kind" "$a" "$b" "$c" "$d" >>"$logs/reruns.txt" </dev/null
+            read -r PASSED TOTAL HUNG CASES <<<"$saved"
+            k=$(awk -F'\t' -v c="$cname" '$3 == c { s = $4 "\t" $7 } END { print s }' "$logs/rerun.tsv")
+            [ -n "$k" ] || k="FAIL"$'\t'
+            runs="$runs,${k%%$'\t'*}"
+            [ -z "$failed" ] && [ "${k%%$'\t'*}" = FAIL ] && failed=${k#*$'\t'}
+        done
+        rm -f "$logs/rerun.tsv"
+        file=$(sed -n "${line}p" "$logs/results.tsv" | cut -f7)
+        if [[ $runs == *PASS* && $runs == *FAIL* ]]; then
+            [ "$st" = PASS ] && PASSED=$((PASSED - 1))
+            k=$(tr ',' '\n' <<<"$runs" | grep -c PASS)
+            {
+                echo "flaky: it passed $k of $n runs (${runs//,/, }): a case that passes only sometimes scores as failed."
+                echo "hint: The outcome changes from run to run: it depends on timing, on the order things finish in, or on memory read after it is freed. Run it alone several times ($(run_one "$name" "$source" "$kind" "$a" "$b" "$c" | sed "s/{case}/$cname/")), and read any SANITIZER line."
+                if [ -n "$failed" ] && [ -s "$failed" ] && [ "$failed" != "$file" ]; then
+                    echo "a failed run's output:"; cat "$failed"
+                elif [ -n "$failed" ] && [ -s "$failed" ]; then
+                    echo "run 1's output:"; cat "$failed"
+                fi
+            } >"$file.flaky"
+            mv "$file.flaky" "$file"
+            echo "FLAKY $([ "$vis" = hidden ] && echo "hidden ")$(results_label "$kind" "$a" "$b" "$c"): $cname (passed $k of $n runs: ${runs//,/, }; scored as failed)"
+            sed -n '3,8p' "$file" | sed 's/^/        /'
+            st=FAIL
+        fi
+        awk -F'\t' -v OFS='\t' -v l="$line" -v st="$st" -v runs="$runs" \
+            'NR == l { $4 = st; $8 = runs } { print }' "$logs/results.tsv" >"$logs/results.tsv.new"
+        mv "$logs/results.tsv.new" "$logs/results.tsv"
+    done < <(awk -F'\t' -v from="$from" -v repeats="$logs/repeats" "$GLOB_RE_AWK"'
+        BEGIN { while ((getline l < repeats) > 0) { split(l, p, "\t"); nr++; rg[nr] = glob_re(p[1]); rn[nr] = p[2] } }
+        NR > from { for (j = 1; j <= nr; j++) if ($3 ~ rg[j]) { print NR "\t" $3 "\t" rn[j]; break } }' "$logs/results.tsv")
+}
+
+# The label of a test in the report: test_coro, test_polite test_crawl_delay*,
+# scenario callbacks raw epoll.
+results_label() {
+    if [ "$1" = unit ]; then echo "$2${3:+ $3}"; else echo "scenario ${2#crawl-} $3 $4"; fi
 }
 
 # What a plain check (--plain, SANITIZE=0) prints, at its start and before its score.

@@ -203,6 +203,10 @@ for i in "${!subs[@]}"; do
     sig=$(grep -oE '(exit status|did not finish: exit status) 1[3-5][0-9]' "$log" | grep -oE '[0-9]+$' |
           grep -vxE '137' | head -n1)
     [ -n "$sig" ] && notes+=("crashed: signal $((sig - 128))")
+    # A case a `repeat` line marks that passed some runs and failed others (exercise.sh
+    # check: FLAKY), with each run's outcome.
+    flaky=$(awk -F'\t' '$8 ~ /PASS/ && $8 ~ /FAIL/ { gsub(/,/, " ", $8); printf "%s%s (%s)", sep, $3, $8; sep = ", " }' "$res/results.tsv")
+    [ -n "$flaky" ] && notes+=("flaky: $flaky")
     findings=$(sed -n 's/^SANITIZER  //p' "$log" | paste -sd ';' | sed 's/;/; /g')
     if [ -f "$res/outside" ]; then
         notes+=("changed outside the markers: logs/$sub.outside.diff")
@@ -269,7 +273,7 @@ tests as they were run here, with the same sanitizers and limits:
             s = ""; n = 0
             while ((getline l < f) > 0) s = s (n++ ? "\n" : "") l
             close(f); return s }
-        BEGIN { while ((getline l < mine) > 0) { split(l, r, "\t"); st[r[1] FS r[2] FS r[3]] = r[4]; out[r[1] FS r[2] FS r[3]] = r[7] } }
+        BEGIN { while ((getline l < mine) > 0) { split(l, r, "\t"); st[r[1] FS r[2] FS r[3]] = r[4]; out[r[1] FS r[2] FS r[3]] = r[7]; runs[r[1] FS r[2] FS r[3]] = r[8] } }
         {
             k = $1 FS $2 FS $3
             ran = k in st               # asked first: reading st[k] would add it
@@ -279,9 +283,17 @@ tests as they were run here, with the same sanitizers and limits:
             score += ok ? $4 : 0
             if ($1 == "hidden") nhid++
             else { pub_n++; pub_ok += ok; pub_score += ok ? $4 : 0; pub_max += $4 }
-            t[++n] = sprintf("    {\"name\": \"%s\", \"score\": %s, \"max_score\": %s, \"status\": \"%s\", \"output\": \"%s\", \"visibility\": \"%s\"}",
+            # A repeated case: the outcome of each run (extra_data.runs; flaky when they differ).
+            extra = ""
+            if (ran && runs[k] != "") {
+                m = split(runs[k], rr, ",")
+                extra = ", \"extra_data\": {\"runs\": ["
+                for (j = 1; j <= m; j++) extra = extra (j > 1 ? ", " : "") "\"" (rr[j] == "PASS" ? "passed" : "failed") "\""
+                extra = extra "]}"
+            }
+            t[++n] = sprintf("    {\"name\": \"%s\", \"score\": %s, \"max_score\": %s, \"status\": \"%s\", \"output\": \"%s\", \"visibility\": \"%s\"%s}",
                 esc($2 ": " $3), ok ? $4 : 0, $4, ok ? "passed" : "failed", esc(text),
-                $1 == "hidden" ? "after_published" : "visible")
+                $1 == "hidden" ? "after_published" : "visible", extra)
         }
         END {
             if (nhid)

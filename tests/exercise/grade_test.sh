@@ -11,7 +11,7 @@
 #    in the CSV, and a results.json in Gradescope's shape (tests/exercise/results_json.py).
 # 2. two copies of stage 3's robotstxt.c: ours, and one whose wait_body writes the
 #    answer with decide() itself, forgetting the parked requests: it loses points, and
-#    its failures carry the hint about answer(f).
+#    its failures carry the hint about the parked requests' answer.
 # 3. six copies of stage3-spider's Lua spider: ours, ours without its markers (a whole
 #    file), the stub, one that does not follow the next shelf, one that never
 #    downloads the API's ratings and one that loops forever in parse: full marks for
@@ -182,8 +182,8 @@ GRADE_BUILD=$out/robots-build GRADE_CSV=$out/robots.csv \
 CSV=$out/robots.csv
 expect reference "full marks" '[ "$score" = "$max" ] && [ "$passed" = "$total" ]'
 expect no-answer "parked requests never answered: below full marks" '[ "$score" -lt "$max" ]'
-grep -q 'hint: .*answer(f)' "$out/robots-build/logs/no-answer.log" &&
-    echo "ok    no-answer: its failures carry the hint about answer(f)" || bad "no-answer: no hint about answer(f)"
+grep -q 'hint: .*a parked request (f->req, its worker gone on) has no \*out to write' "$out/robots-build/logs/no-answer.log" &&
+    echo "ok    no-answer: its failures carry the hint about the parked requests" || bad "no-answer: no hint about the parked requests"
 
 # ---- 3. stage3-spider: a Lua spider, whole or missing a step ----------------------
 spi=$here/stage3_queue/spiders/course/bookshop.lua

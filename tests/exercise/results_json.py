@@ -72,6 +72,20 @@ def problems(path):
             out.append(f"{where}: visibility {t.get('visibility')!r}")
         if t.get("status") == "failed" and not t.get("output"):
             out.append(f"{where}: failed with no output to say why")
+        # A case run several times (grade.conf's `repeat`): extra_data.runs holds each
+        # run's outcome; one that passed some and failed others is flaky, scored as
+        # failed, and its output says so.
+        runs = t.get("extra_data", {}).get("runs") if isinstance(t.get("extra_data"), dict) else None
+        if runs is not None:
+            if not isinstance(runs, list) or len(runs) < 2 or any(r not in STATUS for r in runs):
+                out.append(f"{where}: extra_data.runs {runs!r} is not a list of 2 or more outcomes")
+            elif len(set(runs)) > 1:
+                if t.get("status") != "failed" or t.get("score") != 0:
+                    out.append(f"{where}: flaky ({runs}) but not scored as failed")
+                if "flaky" not in str(t.get("output", "")):
+                    out.append(f"{where}: flaky ({runs}) and its output does not say so")
+            elif t.get("status") != runs[0]:
+                out.append(f"{where}: every run {runs[0]}, its status {t.get('status')!r}")
     if number(d.get("score")) and abs(d["score"] - total) > 1e-9:
         out.append(f"score {d['score']} is not the sum of the tests' ({total})")
     later = [t.get("visibility", d.get("visibility", "visible")) for t in tests

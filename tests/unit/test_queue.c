@@ -27,6 +27,21 @@
 static selector *loop;
 static queue q;
 
+/* A check that, when it fails, says what the test observed: the exercise grader's
+ * hints (docs/exercises/stage3-queue/grade.conf) are chosen by these words. */
+#define expect_that(cond, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            fail_msg(__VA_ARGS__);                                                                 \
+    } while (0)
+
+/* join's task is still waiting, as it must with N item(s) unfinished; WHEN: at what. */
+#define expect_join_waits(t, when)                                                                 \
+    expect_that(!future_done(task_future(t)),                                                      \
+                "join finished %s, with %zu item(s) unfinished: the future it awaited "            \
+                "was already resolved",                                                            \
+                when, q.unfinished_tasks)
+
 static int setup(void **state)
 {
     (void)state;
@@ -68,9 +83,15 @@ static void spin(uint64_t ms)
 
 static void run_task(task *t)
 {
-    assert_int_equal(run_until_complete(loop, t), 0);
-    assert_false(guarded_loop_hit());
-    assert_true(future_done(task_future(t)));
+    int rc = run_until_complete(loop, t);
+    expect_that(!guarded_loop_hit(),
+                "the guard timer stopped the loop: join still waited with %zu item(s) "
+                "unfinished; nothing woke it",
+                q.unfinished_tasks);
+    expect_that(rc == 0, "run_until_complete returned %d: the loop stopped, the task unfinished",
+                rc);
+    expect_that(future_done(task_future(t)),
+                "the task's future is still pending after the loop ran");
 }
 
 static task *start_join(void)
@@ -85,7 +106,9 @@ static task *start_join(void)
 static void assert_join_succeeded(task *t)
 {
     assert_true(future_done(task_future(t)));
-    assert_int_equal(task_future(t)->state, FUTURE_DONE);
+    expect_that(task_future(t)->state == FUTURE_DONE, "join ended %s, not done: %s",
+                task_future(t)->state == FUTURE_FAILED ? "with an error" : "cancelled",
+                task_future(t)->error ? task_future(t)->error->msg : "");
 }
 
 /* ---- task_done and join -------------------------------------------------------------- */
@@ -123,10 +146,10 @@ static void test_join_waits_for_every_task_done(void **state)
     put("http://b/");
     task *t = start_join();
     spin(20);
-    assert_false(future_done(task_future(t)));
+    expect_join_waits(t, "before any task_done");
     queue_task_done(&q);
     spin(20);
-    assert_false(future_done(task_future(t))); /* one left */
+    expect_join_waits(t, "after one task_done of two"); /* one left */
     queue_task_done(&q);
     run_task(t);
     assert_join_succeeded(t);
@@ -140,9 +163,11 @@ static void test_wakeup_is_scheduled(void **state)
     put("http://a/");
     task *t = start_join();
     spin(10);
-    assert_false(future_done(task_future(t)));
+    expect_join_waits(t, "before any task_done");
     queue_task_done(&q);
-    assert_false(future_done(task_future(t))); /* not yet: on the next iteration */
+    expect_that(!future_done(task_future(t)), /* not yet: on the next iteration */
+                "join's task finished inside queue_task_done: the joiner ran in task_done's "
+                "caller, not from the loop");
     run_task(t);
     assert_join_succeeded(t);
 }
@@ -153,16 +178,19 @@ static void test_extra_task_done_is_ignored(void **state)
 {
     (void)state;
     queue_task_done(&q);
-    assert_int_equal(q.unfinished_tasks, 0);
+    expect_that(q.unfinished_tasks == 0,
+                "a task_done with nothing unfinished left unfinished_tasks at %zu, not 0",
+                q.unfinished_tasks);
     put("http://a/");
     queue_task_done(&q);
     queue_task_done(&q);
-    assert_int_equal(q.unfinished_tasks, 0);
+    expect_that(q.unfinished_tasks == 0, "one put, two task_done: unfinished_tasks is %zu, not 0",
+                q.unfinished_tasks);
     put("http://b/");
     assert_int_equal(q.unfinished_tasks, 1);
     task *t = start_join();
     spin(20);
-    assert_false(future_done(task_future(t))); /* b is still unfinished */
+    expect_join_waits(t, "after the count went to 0 and a new item came"); /* b is unfinished */
     queue_task_done(&q);
     run_task(t);
     assert_join_succeeded(t);
@@ -175,8 +203,8 @@ static void test_two_joiners(void **state)
     put("http://a/");
     task *t1 = start_join(), *t2 = start_join();
     spin(10);
-    assert_false(future_done(task_future(t1)));
-    assert_false(future_done(task_future(t2)));
+    expect_join_waits(t1, "before any task_done");
+    expect_join_waits(t2, "before any task_done");
     queue_task_done(&q);
     run_task(t1);
     run_task(t2);
@@ -198,7 +226,7 @@ static void test_join_again_after_done(void **state)
     put("http://b/");
     task *t2 = start_join();
     spin(20);
-    assert_false(future_done(task_future(t2)));
+    expect_join_waits(t2, "on a new item, after an earlier join had finished");
     queue_task_done(&q);
     run_task(t2);
     assert_join_succeeded(t2);
@@ -218,7 +246,7 @@ static void test_cancel_waiting_join(void **state)
     put("http://b/");
     task *t2 = start_join();
     spin(10);
-    assert_false(future_done(task_future(t2)));
+    expect_join_waits(t2, "on a new item, after an earlier join was cancelled");
     queue_task_done(&q);
     run_task(t2);
     assert_join_succeeded(t2);
@@ -403,5 +431,10 @@ int main(void)
         T(test_request_fields_survive),
         T(test_shared_referrers_kept_apart),
     };
+    /* env CRAWL_TEST_FILTER: only the cases it matches (a cmocka glob), as the
+     * exercise grader runs a case alone again (scripts/exercise.sh, `repeat`). */
+    const char *only = getenv("CRAWL_TEST_FILTER");
+    if (only && *only)
+        cmocka_set_test_filter(only);
     return cmocka_run_group_tests_name("queue", tests, NULL, NULL);
 }

@@ -618,5 +618,10 @@ int main(void)
         T(test_read_all_short_body),
         T(test_read_all_timeout),
     };
+    /* env CRAWL_TEST_FILTER: only the cases it matches (a cmocka glob), as the
+     * exercise grader runs a case alone again (scripts/exercise.sh, `repeat`). */
+    const char *only = getenv("CRAWL_TEST_FILTER");
+    if (only && *only)
+        cmocka_set_test_filter(only);
     return cmocka_run_group_tests_name("sockio", tests, NULL, NULL);
 }
