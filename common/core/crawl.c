@@ -146,7 +146,24 @@ struct crawl_fetch {
     int slot; /* -1 when not traced (or already written) */
     bool connected;
     uint64_t t_start, t_connect, t_head;
+    /* the record's fetched_at and elapsed: when the request started (CLOCK_REALTIME),
+     * and CLOCK_MONOTONIC then and at the response's last byte so far */
+    crawl_times times;
+    struct timespec mono_start, mono_last;
+    bool have_last;
 };
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* A byte of the response arrived now. */
+static void mark_last_byte(crawl_fetch *f)
+{
+    clock_gettime(CLOCK_MONOTONIC, &f->mono_last);
+    f->have_last = true;
+}
 
 static bool is_redirect(int status)
 {
@@ -283,6 +300,7 @@ static void on_head(void *ctx, const http_head *head)
     if (f->slot >= 0 && !f->have_head)
         f->t_head = trace_now(f->c->trace);
     clear_head(f); /* a second head (should not happen) replaces the first */
+    mark_last_byte(f);
     f->have_head = true;
     f->status = head->status;
     snprintf(f->http_version, sizeof f->http_version, "%s", head->version ? head->version : "");
@@ -333,6 +351,7 @@ static void on_body(void *ctx, const char *data, size_t len)
     }
     if (len == 0)
         return;
+    mark_last_byte(f);
     f->size += (long long)len;
     if (f->keep_body)
         xappend(&f->body, &f->body_len, &f->body_cap, data, len);
@@ -477,6 +496,24 @@ static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
     return true;
 }
 
+/* fetched_at and elapsed of the record of f (NULL: none, the record is made now). */
+static void record_times(const crawl_fetch *f, fetch_stat *st)
+{
+    st->with_times = true;
+    st->elapsed = -1;
+    if (!f || !f->have_head) {
+        clock_gettime(CLOCK_REALTIME, &st->at);
+        report_utc_time(&st->at, st->fetched_at, sizeof st->fetched_at);
+        return;
+    }
+    st->at = f->times.started;
+    report_utc_time(&st->at, st->fetched_at, sizeof st->fetched_at);
+    double e = f->times.elapsed >= 0 ? f->times.elapsed /* crawl_fetch_set_times */
+                                     : seconds_between(&f->mono_start, &f->mono_last);
+    /* to the microsecond, as the record writes it: the store keeps the same number */
+    st->elapsed = e > 0 ? (double)(long long)(e * 1e6 + 0.5) / 1e6 : 0;
+}
+
 /* f: the attempt the record comes from, or NULL (a failure without a response). */
 static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
 {
@@ -486,6 +523,10 @@ static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
         with.with_http_version = true;
         snprintf(with.http_version, sizeof with.http_version, "%s",
                  f && f->have_head ? f->http_version : "");
+        st = &with;
+    }
+    if (c->o.record_times) {
+        record_times(f, &with);
         st = &with;
     }
     if (c->fields) { /* a crawler's own fields (crawl_set_fields) */
@@ -811,6 +852,10 @@ crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r)
     f->depth = r->depth;
     f->callback = r->callback ? xstrdup(r->callback) : NULL;
     f->status = -1;
+    clock_gettime(CLOCK_REALTIME, &f->times.started);
+    clock_gettime(CLOCK_MONOTONIC, &f->mono_start);
+    f->mono_last = f->mono_start;
+    f->times.elapsed = -1;
     f->sink = (http_sink){.on_head = on_head,
                           .on_body = on_body,
                           .ctx = f,
@@ -826,6 +871,22 @@ crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r)
     if (++c->in_flight > c->peak_in_flight)
         c->peak_in_flight = c->in_flight;
     return f;
+}
+
+void crawl_fetch_times(const crawl_fetch *f, crawl_times *t)
+{
+    t->started = f->times.started;
+    t->elapsed =
+        f->times.elapsed >= 0 ? f->times.elapsed : seconds_between(&f->mono_start, &f->mono_last);
+}
+
+void crawl_fetch_set_times(crawl_fetch *f, const crawl_times *t)
+{
+    if (t->started.tv_sec == 0 && t->started.tv_nsec == 0)
+        return;
+    f->times = *t;
+    if (f->times.elapsed < 0)
+        f->times.elapsed = 0;
 }
 
 const http_sink *crawl_fetch_sink(crawl_fetch *f)

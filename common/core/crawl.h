@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "crawl_request.h"
 #include "options.h"
@@ -73,6 +74,16 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx);
  * its transport waits for a free descriptor (the sink's on_wait_fd). */
 crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r);
 const http_sink *crawl_fetch_sink(crawl_fetch *f);
+/* When the attempt's request started (CLOCK_REALTIME) and the seconds from then to the
+ * response's last byte so far: the record's "fetched_at" and "elapsed" (crawl_options'
+ * record_times). A response made from another one (a stored page that a 304 stands
+ * for) takes that one's with crawl_fetch_set_times (a zero started: ignored). */
+typedef struct crawl_times {
+    struct timespec started;
+    double elapsed;
+} crawl_times;
+void crawl_fetch_times(const crawl_fetch *f, crawl_times *t);
+void crawl_fetch_set_times(crawl_fetch *f, const crawl_times *t);
 const char *crawl_fetch_url(const crawl_fetch *f);
 /* Body bytes received so far in this attempt (never more than --max-size). */
 long long crawl_fetch_size(const crawl_fetch *f);

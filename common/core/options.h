@@ -54,6 +54,7 @@ typedef struct crawl_options {
                               * connection per host; records say "http_version" */
     int insecure;            /* the curl transport checks no TLS certificate */
     int record_http_version; /* each jsonl record says "http_version" (report.h) */
+    int record_times;        /* each jsonl record says "fetched_at" and "elapsed" */
 } crawl_options;
 
 #endif

@@ -390,6 +390,18 @@ void json_write_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+void report_utc_time(const struct timespec *at, char *buf, size_t len)
+{
+    struct tm tm;
+    time_t sec = at->tv_sec;
+    if (!gmtime_r(&sec, &tm) || len < 25) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, len - n, ".%03ldZ", (long)(at->tv_nsec / 1000000));
+}
+
 static void json_int_or_null(FILE *out, int v)
 {
     if (v < 0)
@@ -431,6 +443,14 @@ void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, 
     if (st->with_http_version) {
         fputs(", \"http_version\": ", out);
         json_write_string(out, st->http_version[0] ? st->http_version : NULL);
+    }
+    if (st->with_times) {
+        fputs(", \"fetched_at\": ", out);
+        json_write_string(out, st->fetched_at);
+        if (st->elapsed < 0)
+            fputs(", \"elapsed\": null", out);
+        else
+            fprintf(out, ", \"elapsed\": %.6f", st->elapsed);
     }
     if (fetched_by) {
         fputs(", \"fetched_by\": ", out);

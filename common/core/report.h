@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "tally.h"
 
@@ -55,6 +56,14 @@ typedef struct fetch_stat {
      * record_http_version). */
     char http_version[12];
     bool with_http_version;
+    /* When (with_times: crawl_options' record_times): "fetched_at", the moment the
+     * request started (the record was made, for a URL never requested), RFC 3339 UTC
+     * with milliseconds; "elapsed", the seconds from the request to the response's last
+     * byte (-1: null, no response came). */
+    bool with_times;
+    char fetched_at[32];
+    struct timespec at; /* fetched_at's time (CLOCK_REALTIME) */
+    double elapsed;
 } fetch_stat;
 
 enum { FETCH_STAT_DEPTH = 1, FETCH_STAT_REFERRER = 2, FETCH_STAT_REQUISITE = 4 };
@@ -119,5 +128,9 @@ void text_write_string(FILE *out, const char *s);
 /* Write s as a JSON string literal (with quotes); NULL writes null. Bytes that are not
  * valid UTF-8 are written as \u00XX of the byte, so the output is always valid JSON. */
 void json_write_string(FILE *out, const char *s);
+
+/* at (CLOCK_REALTIME) as RFC 3339 in UTC with milliseconds, "2026-12-03T11:30:00.123Z",
+ * in buf (32 bytes is enough). */
+void report_utc_time(const struct timespec *at, char *buf, size_t len);
 
 #endif

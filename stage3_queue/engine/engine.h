@@ -110,7 +110,7 @@ typedef struct item {
     const spider_link *links; /* the page's links (spider.h), nlinks of them, when a
                                  * stage wants_links; else NULL */
     size_t nlinks;
-    struct timespec at; /* when the record was made (CLOCK_REALTIME): the store's
+    struct timespec at; /* the record's fetched_at (CLOCK_REALTIME): the store's
                                  * fetched_at and the WARC-Date, one time for both */
 } item;
 
