@@ -37,6 +37,7 @@ typedef struct listener {
     union {
         crawl_record_fn record;
         crawl_add_fn add;
+        crawl_skip_fn skip;
     } fn;
     void *ctx;
 } listener;
@@ -91,6 +92,9 @@ struct crawl {
     void *fields_ctx;
     report_counter *counts; /* a crawler's own counters, for the summary */
     size_t ncounts;
+    fpset *skipped;                       /* count_skips: the URLs skipped, each once */
+    size_t nskipped[CRAWL_SKIP_NREASONS]; /* by reason */
+    listeners on_skip;                    /* told of each URL skipped */
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -485,6 +489,7 @@ static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
         if (!c->max_pages_logged)
             log_info("--max-pages %ld reached: not adding %s and later URLs", c->o.max_pages, url);
         c->max_pages_logged = true;
+        crawl_skip(c, url, CRAWL_SKIP_MAX_PAGES, r->referrer);
         return false;
     }
     if (!fpset_add(c->seen_urls, url))
@@ -568,11 +573,16 @@ static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn 
         return;
     if (fpset_has(c->seen_urls, next_url))
         log_debug("redirect to %s from %s: already seen", next_url, f->url);
-    else if (f->max_redirect <= 0)
+    else if (f->max_redirect <= 0) {
         log_info("redirect limit reached for %s from %s", next_url, f->url);
-    else if (!url_policy_allowed(c->policy, next_url))
+        crawl_skip(c, next_url,
+                   url_policy_allowed(c->policy, next_url) ? CRAWL_SKIP_REDIRECTS
+                                                           : crawl_disallowed_reason(c, next_url),
+                   f->url);
+    } else if (!url_policy_allowed(c->policy, next_url)) {
         log_info("redirect to %s from %s not followed: not allowed", next_url, f->url);
-    else {
+        crawl_skip(c, next_url, crawl_disallowed_reason(c, next_url), f->url);
+    } else {
         log_info("redirect to %s from %s", next_url, f->url);
         crawl_request next = {next_url, f->max_redirect - 1, f->depth, f->url, f->callback};
         add_url(c, &next, add, ctx);
@@ -632,6 +642,8 @@ static void finish_page(crawl_fetch *f, const char *exception, bool add_links, c
         crawl_request link = {f->links.items[i].url, c->o.max_redirect, f->depth + 1, f->url, NULL};
         if (f->links.items[i].allowed)
             add_url(c, &link, add, ctx);
+        else
+            crawl_skip(c, link.url, crawl_disallowed_reason(c, link.url), f->url);
     }
     free(why);
 }
@@ -659,6 +671,7 @@ crawl *crawl_prepare(const crawl_options *o, const char *stage, char *err, size_
     clock_gettime(CLOCK_MONOTONIC, &c->t0);
     c->stage = xstrdup(stage ? stage : "");
     c->seen_urls = fpset_new();
+    c->skipped = fpset_new();
     c->stats = report_new();
     c->policy = url_policy_new(o->strict != 0, o->exclude, err, errlen);
     /* the others --exclude given (the first is o->exclude) */
@@ -750,6 +763,8 @@ void crawl_free(crawl *c)
     trace_close(c->trace, NULL, 0); /* only when the report was never written */
     url_policy_free(c->policy);
     fpset_free(c->seen_urls);
+    fpset_free(c->skipped);
+    free(c->on_skip.v);
     report_free(c->stats);
     free(c->on_record.v);
     free(c->on_add.v);
@@ -1034,6 +1049,49 @@ void crawl_remove_listeners(crawl *c, const void *ctx)
         return; /* no owner named: a listener without one stays */
     listeners_remove(&c->on_record, ctx);
     listeners_remove(&c->on_add, ctx);
+    listeners_remove(&c->on_skip, ctx);
+}
+
+/* ---- skipped URLs ---- */
+
+_Static_assert(CRAWL_SKIP_NREASONS == REPORT_SKIP_REASONS, "one list of reasons");
+
+const char *crawl_skip_name(crawl_skip_reason why)
+{
+    return why < CRAWL_SKIP_NREASONS ? report_skip_names[why] : "?";
+}
+
+crawl_skip_reason crawl_disallowed_reason(const crawl *c, const char *url)
+{
+    if (url_policy_excluded(c->policy, url))
+        return CRAWL_SKIP_EXCLUDED;
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return CRAWL_SKIP_SCHEME; /* url_resolve's form: the scheme in lower case */
+    return CRAWL_SKIP_OFFSITE;
+}
+
+void crawl_skip(crawl *c, const char *url, crawl_skip_reason why, const char *referrer)
+{
+    if (!c->o.count_skips || why >= CRAWL_SKIP_NREASONS || !url)
+        return;
+    /* robots.txt forbids a URL that was scheduled; any other reason: one that was not */
+    if ((why != CRAWL_SKIP_ROBOTS && fpset_has(c->seen_urls, url)) || !fpset_add(c->skipped, url))
+        return; /* scheduled after all, or skipped already */
+    c->nskipped[why]++;
+    log_info("skipped %s (%s)%s%s", url, report_skip_names[why], referrer ? ", linked from " : "",
+             referrer ? referrer : "");
+    for (size_t i = 0; i < c->on_skip.n; i++)
+        c->on_skip.v[i].fn.skip(c->on_skip.v[i].ctx, url, why, referrer);
+}
+
+size_t crawl_skipped(const crawl *c, crawl_skip_reason why)
+{
+    return why < CRAWL_SKIP_NREASONS ? c->nskipped[why] : 0;
+}
+
+void crawl_add_skip_listener(crawl *c, crawl_skip_fn fn, void *ctx)
+{
+    listeners_add(&c->on_skip, (listener){.fn.skip = fn, .ctx = ctx});
 }
 
 bool crawl_mark_seen(crawl *c, const char *url)
@@ -1048,8 +1106,10 @@ bool crawl_allowed(const crawl *c, const char *url)
 
 bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx)
 {
-    if (!crawl_allowed(c, r->url))
+    if (!crawl_allowed(c, r->url)) {
+        crawl_skip(c, r->url, crawl_disallowed_reason(c, r->url), r->referrer);
         return false;
+    }
     return add_url(c, r, add, ctx);
 }
 
@@ -1061,8 +1121,10 @@ bool crawl_schedule_root(crawl *c, const crawl_request *r, crawl_add_fn add, voi
 bool crawl_schedule_any_host(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx)
 {
     bool web = strncmp(r->url, "http://", 7) == 0 || strncmp(r->url, "https://", 8) == 0;
-    if (!web || url_policy_excluded(c->policy, r->url))
+    if (!web || url_policy_excluded(c->policy, r->url)) {
+        crawl_skip(c, r->url, web ? CRAWL_SKIP_EXCLUDED : CRAWL_SKIP_SCHEME, r->referrer);
         return false;
+    }
     return add_url(c, r, add, ctx);
 }
 
@@ -1185,6 +1247,7 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport, const char 
         .runs = c->runs_known ? c->earlier_runs + 1 : 0,
         .counts = c->counts,
         .ncounts = c->ncounts,
+        .skipped = c->o.count_skips ? c->nskipped : NULL,
     };
     char write_err[512];
     if (crawl_write_failed(c, write_err, sizeof write_err))

@@ -55,6 +55,8 @@ typedef struct crawl_options {
     int insecure;            /* the curl transport checks no TLS certificate */
     int record_http_version; /* each jsonl record says "http_version" (report.h) */
     int record_times;        /* each jsonl record says "fetched_at" and "elapsed" */
+    int count_skips;         /* URLs not scheduled are counted by reason (crawl_skip), and
+                              * the summary says "skipped" */
 } crawl_options;
 
 #endif

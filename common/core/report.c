@@ -459,6 +459,20 @@ void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, 
     fputs("}\n", out);
 }
 
+const char *const report_skip_names[REPORT_SKIP_REASONS] = {
+    "offsite", "excluded", "not_included", "scheme", "depth", "max_pages", "robots", "redirects"};
+
+static void write_skipped(const size_t *n, FILE *out)
+{
+    size_t all = 0;
+    for (int i = 0; i < REPORT_SKIP_REASONS; i++)
+        all += n[i];
+    fprintf(out, ", \"skipped\": {\"total\": %zu", all);
+    for (int i = 0; i < REPORT_SKIP_REASONS; i++)
+        fprintf(out, ", \"%s\": %zu", report_skip_names[i], n[i]);
+    fputc('}', out);
+}
+
 void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *out)
 {
     sum = summary_or_empty(sum);
@@ -483,6 +497,8 @@ void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *ou
         fputs(", \"error\": ", out);
         json_write_string(out, sum->error);
     }
+    if (sum->skipped)
+        write_skipped(sum->skipped, out);
     for (size_t i = 0; i < sum->ncounts; i++) {
         fputs(", ", out);
         json_write_string(out, sum->counts[i].name);

@@ -88,9 +88,16 @@ typedef struct report_summary {
     const char *error;            /* why it failed (NULL: it did not) */
     const report_counter *counts; /* a crawler's own counters, ncounts of them */
     size_t ncounts;
+    /* the URLs not scheduled, by reason (crawl.h's crawl_skip_reason order; NULL: not
+     * counted), as "skipped": {"offsite": N, ...} */
+    const size_t *skipped;
     size_t crawl_done; /* with runs: URLs done by the whole crawl, this run's too */
     unsigned runs;     /* the crawl's runs, this one included (0: not known) */
 } report_summary;
+
+/* The reasons of report_summary's skipped, in order (crawl.h's crawl_skip_reason). */
+#define REPORT_SKIP_REASONS 8
+extern const char *const report_skip_names[REPORT_SKIP_REASONS];
 
 typedef struct report report;
 

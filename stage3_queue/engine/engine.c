@@ -328,6 +328,8 @@ static void settle(url_life *u)
         char why[300];
         snprintf(why, sizeof why, "IgnoreRequest: %s", u->res.reason);
         record_failure(u, why);
+        if (u->res.robots)
+            crawl_skip(u->e->a->crawl, u->req->url, CRAWL_SKIP_ROBOTS, u->req->referrer);
     } else if (u->res.kind == MW_REQUEST) {
         request *next = u->res.request;
         u->res.request = NULL;

@@ -74,6 +74,7 @@ typedef struct mw_result {
     response *response;
     request *request;
     char reason[256];
+    bool robots; /* MW_IGNORE: robots.txt forbids the URL (a skip the summary counts) */
 } mw_result;
 
 /* Helpers for writing *out. */
