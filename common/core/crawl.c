@@ -478,6 +478,27 @@ static void trace_attempt(crawl_fetch *f, const char *error)
     f->slot = -1;
 }
 
+/* url's key in seen_urls (and the skipped set): its RFC 3986 normal form with
+ * normalize_urls, so that "/%7Euser" and "/~user" are one URL. The URLs the core is given
+ * are url_resolve's or url_fix's, in libcurl's normal form already, which only a '%'
+ * can leave short of RFC 3986's. *owned: what to free. */
+static const char *seen_key(const crawl *c, const char *url, char **owned)
+{
+    *owned = NULL;
+    if (!c->o.normalize_urls || !strchr(url, '%'))
+        return url;
+    *owned = url_normalize(url);
+    return *owned ? *owned : url;
+}
+
+static bool seen_has_url(const crawl *c, const char *url)
+{
+    char *owned;
+    bool has = fpset_has(c->seen_urls, seen_key(c, url, &owned));
+    free(owned);
+    return has;
+}
+
 /* ---- add_url and the records ------------------------------------------------------- */
 
 /* crawling.py's add_url: seen_urls.add(url); q.put_nowait((url, max_redirect)), the
@@ -492,7 +513,10 @@ static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
         crawl_skip(c, url, CRAWL_SKIP_MAX_PAGES, r->referrer);
         return false;
     }
-    if (!fpset_add(c->seen_urls, url))
+    char *owned;
+    bool added = fpset_add(c->seen_urls, seen_key(c, url, &owned));
+    free(owned);
+    if (!added)
         return false;
     log_debug("adding %s %d", url, r->max_redirect);
     for (size_t i = 0; i < c->on_add.n; i++)
@@ -534,6 +558,12 @@ static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
         record_times(f, &with);
         st = &with;
     }
+    char *normal = NULL; /* "url_normalized", when the page wrote another spelling */
+    if (c->o.normalize_urls && given->url && strchr(given->url, '%')
+        && (normal = url_normalize(given->url)) && strcmp(normal, given->url) != 0) {
+        with.url_normalized = normal;
+        st = &with;
+    }
     if (c->fields) { /* a crawler's own fields (crawl_set_fields) */
         c->fields(c->fields_ctx, &with);
         st = &with;
@@ -546,6 +576,7 @@ static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
     tally_add(&c->tally, st->status, st->exception, st->size);
     for (size_t i = 0; i < c->on_record.n; i++)
         c->on_record.v[i].fn.record(c->on_record.v[i].ctx, st, f);
+    free(normal);
 }
 
 /* The redirect branch of crawling.py's fetch, with the redirect join. */
@@ -571,7 +602,7 @@ static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn 
 
     if (!next_url)
         return;
-    if (fpset_has(c->seen_urls, next_url))
+    if (seen_has_url(c, next_url))
         log_debug("redirect to %s from %s: already seen", next_url, f->url);
     else if (f->max_redirect <= 0) {
         log_info("redirect limit reached for %s from %s", next_url, f->url);
@@ -628,7 +659,7 @@ static void finish_page(crawl_fetch *f, const char *exception, bool add_links, c
         if (!f->links.items[i].allowed)
             continue;
         st.num_urls++;
-        if (!fpset_has(c->seen_urls, f->links.items[i].url))
+        if (!seen_has_url(c, f->links.items[i].url))
             st.num_new_urls++;
     }
     record(c, &st, f);
@@ -1075,7 +1106,12 @@ void crawl_skip(crawl *c, const char *url, crawl_skip_reason why, const char *re
     if (!c->o.count_skips || why >= CRAWL_SKIP_NREASONS || !url)
         return;
     /* robots.txt forbids a URL that was scheduled; any other reason: one that was not */
-    if ((why != CRAWL_SKIP_ROBOTS && fpset_has(c->seen_urls, url)) || !fpset_add(c->skipped, url))
+    char *owned;
+    const char *key = seen_key(c, url, &owned);
+    bool skip =
+        (why == CRAWL_SKIP_ROBOTS || !fpset_has(c->seen_urls, key)) && fpset_add(c->skipped, key);
+    free(owned);
+    if (!skip)
         return; /* scheduled after all, or skipped already */
     c->nskipped[why]++;
     log_info("skipped %s (%s)%s%s", url, report_skip_names[why], referrer ? ", linked from " : "",
@@ -1096,7 +1132,10 @@ void crawl_add_skip_listener(crawl *c, crawl_skip_fn fn, void *ctx)
 
 bool crawl_mark_seen(crawl *c, const char *url)
 {
-    return fpset_add(c->seen_urls, url);
+    char *owned;
+    bool added = fpset_add(c->seen_urls, seen_key(c, url, &owned));
+    free(owned);
+    return added;
 }
 
 bool crawl_allowed(const crawl *c, const char *url)

@@ -27,6 +27,7 @@ report *report_new(void)
 static void stat_free_strings(fetch_stat *st)
 {
     free(st->url);
+    free(st->url_normalized);
     free(st->next_url);
     free(st->exception);
     free(st->content_type);
@@ -64,6 +65,7 @@ void fetch_stat_copy(fetch_stat *dst, const fetch_stat *src)
 {
     *dst = *src;
     dst->url = dup_or_null(src->url);
+    dst->url_normalized = dup_or_null(src->url_normalized);
     dst->next_url = dup_or_null(src->next_url);
     dst->exception = dup_or_null(src->exception);
     dst->content_type = dup_or_null(src->content_type);
@@ -419,6 +421,10 @@ void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, 
 {
     fputs("{\"url\": ", out);
     json_write_string(out, st->url);
+    if (st->url_normalized) {
+        fputs(", \"url_normalized\": ", out);
+        json_write_string(out, st->url_normalized);
+    }
     fputs(", \"next_url\": ", out);
     json_write_string(out, st->next_url);
     fputs(", \"status\": ", out);

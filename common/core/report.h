@@ -34,6 +34,9 @@
 
 typedef struct fetch_stat {
     char *url;
+    char *url_normalized; /* NULL, or url's RFC 3986 normal form when that differs
+                           * (crawl_options' normalize_urls): jsonl's "url_normalized",
+                           * right after "url" */
     char *next_url;
     int status; /* -1 = null */
     char *exception;
