@@ -154,7 +154,6 @@ struct crawl_fetch {
      * and CLOCK_MONOTONIC then and at the response's last byte so far */
     crawl_times times;
     struct timespec mono_start, mono_last;
-    bool have_last;
 };
 
 static double seconds_between(const struct timespec *a, const struct timespec *b)
@@ -166,7 +165,6 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
 static void mark_last_byte(crawl_fetch *f)
 {
     clock_gettime(CLOCK_MONOTONIC, &f->mono_last);
-    f->have_last = true;
 }
 
 static bool is_redirect(int status)
