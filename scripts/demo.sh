@@ -61,10 +61,13 @@ echo "The ideal wall time is pages x delay / max_tasks = $(awk "BEGIN{print $pag
 # The reports: one record per URL, sorted, without num_new_urls (how many of a page's
 # links were new when it arrived depends on which page arrived first, so it differs
 # from run to run whenever fetches overlap) and without crawl-queue's http_version (which
-# HTTP version answered: a key stages 1 and 2 do not write).
+# HTTP version answered), fetched_at and elapsed (a run's own times) and url_normalized:
+# keys stages 1 and 2 do not write.
 records() {
     grep -v '^{"summary"' "$work/$1.jsonl" |
-        sed -e 's/, "num_new_urls": [0-9]*//' -e 's/, "http_version": \("[^"]*"\|null\)//' | sort
+        sed -e 's/, "num_new_urls": [0-9]*//' -e 's/, "http_version": \("[^"]*"\|null\)//' \
+            -e 's/, "fetched_at": "[^"]*"//' -e 's/, "elapsed": \([0-9.]*\|null\)//' \
+            -e 's/, "url_normalized": "[^"]*"//' | sort
 }
 echo
 [ ${#progs[@]} -gt 1 ] || exit 0

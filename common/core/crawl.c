@@ -37,6 +37,7 @@ typedef struct listener {
     union {
         crawl_record_fn record;
         crawl_add_fn add;
+        crawl_skip_fn skip;
     } fn;
     void *ctx;
 } listener;
@@ -91,6 +92,9 @@ struct crawl {
     void *fields_ctx;
     report_counter *counts; /* a crawler's own counters, for the summary */
     size_t ncounts;
+    fpset *skipped;                       /* count_skips: the URLs skipped, each once */
+    size_t nskipped[CRAWL_SKIP_NREASONS]; /* by reason */
+    listeners on_skip;                    /* told of each URL skipped */
 };
 
 /* ---- the links of one page: distinct, in order of first occurrence ---------------- */
@@ -146,7 +150,22 @@ struct crawl_fetch {
     int slot; /* -1 when not traced (or already written) */
     bool connected;
     uint64_t t_start, t_connect, t_head;
+    /* the record's fetched_at and elapsed: when the request started (CLOCK_REALTIME),
+     * and CLOCK_MONOTONIC then and at the response's last byte so far */
+    crawl_times times;
+    struct timespec mono_start, mono_last;
 };
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* A byte of the response arrived now. */
+static void mark_last_byte(crawl_fetch *f)
+{
+    clock_gettime(CLOCK_MONOTONIC, &f->mono_last);
+}
 
 static bool is_redirect(int status)
 {
@@ -283,6 +302,7 @@ static void on_head(void *ctx, const http_head *head)
     if (f->slot >= 0 && !f->have_head)
         f->t_head = trace_now(f->c->trace);
     clear_head(f); /* a second head (should not happen) replaces the first */
+    mark_last_byte(f);
     f->have_head = true;
     f->status = head->status;
     snprintf(f->http_version, sizeof f->http_version, "%s", head->version ? head->version : "");
@@ -333,6 +353,7 @@ static void on_body(void *ctx, const char *data, size_t len)
     }
     if (len == 0)
         return;
+    mark_last_byte(f);
     f->size += (long long)len;
     if (f->keep_body)
         xappend(&f->body, &f->body_len, &f->body_cap, data, len);
@@ -455,6 +476,27 @@ static void trace_attempt(crawl_fetch *f, const char *error)
     f->slot = -1;
 }
 
+/* url's key in seen_urls (and the skipped set): its RFC 3986 normal form with
+ * normalize_urls, so that "/%7Euser" and "/~user" are one URL. The URLs the core is given
+ * are url_resolve's or url_fix's, in libcurl's normal form already, which only a '%'
+ * can leave short of RFC 3986's. *owned: what to free. */
+static const char *seen_key(const crawl *c, const char *url, char **owned)
+{
+    *owned = NULL;
+    if (!c->o.normalize_urls || !strchr(url, '%'))
+        return url;
+    *owned = url_normalize(url);
+    return *owned ? *owned : url;
+}
+
+static bool seen_has_url(const crawl *c, const char *url)
+{
+    char *owned;
+    bool has = fpset_has(c->seen_urls, seen_key(c, url, &owned));
+    free(owned);
+    return has;
+}
+
 /* ---- add_url and the records ------------------------------------------------------- */
 
 /* crawling.py's add_url: seen_urls.add(url); q.put_nowait((url, max_redirect)), the
@@ -466,15 +508,37 @@ static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
         if (!c->max_pages_logged)
             log_info("--max-pages %ld reached: not adding %s and later URLs", c->o.max_pages, url);
         c->max_pages_logged = true;
+        crawl_skip(c, url, CRAWL_SKIP_MAX_PAGES, r->referrer);
         return false;
     }
-    if (!fpset_add(c->seen_urls, url))
+    char *owned;
+    bool added = fpset_add(c->seen_urls, seen_key(c, url, &owned));
+    free(owned);
+    if (!added)
         return false;
     log_debug("adding %s %d", url, r->max_redirect);
     for (size_t i = 0; i < c->on_add.n; i++)
         c->on_add.v[i].fn.add(c->on_add.v[i].ctx, r);
     add(ctx, r);
     return true;
+}
+
+/* fetched_at and elapsed of the record of f (NULL: none, the record is made now). */
+static void record_times(const crawl_fetch *f, fetch_stat *st)
+{
+    st->with_times = true;
+    st->elapsed = -1;
+    if (!f || !f->have_head) {
+        clock_gettime(CLOCK_REALTIME, &st->at);
+        report_utc_time(&st->at, st->fetched_at, sizeof st->fetched_at);
+        return;
+    }
+    st->at = f->times.started;
+    report_utc_time(&st->at, st->fetched_at, sizeof st->fetched_at);
+    double e = f->times.elapsed >= 0 ? f->times.elapsed /* crawl_fetch_set_times */
+                                     : seconds_between(&f->mono_start, &f->mono_last);
+    /* to the microsecond, as the record writes it: the store keeps the same number */
+    st->elapsed = e > 0 ? (double)(long long)(e * 1e6 + 0.5) / 1e6 : 0;
 }
 
 /* f: the attempt the record comes from, or NULL (a failure without a response). */
@@ -486,6 +550,16 @@ static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
         with.with_http_version = true;
         snprintf(with.http_version, sizeof with.http_version, "%s",
                  f && f->have_head ? f->http_version : "");
+        st = &with;
+    }
+    if (c->o.record_times) {
+        record_times(f, &with);
+        st = &with;
+    }
+    char *normal = NULL; /* "url_normalized", when the page wrote another spelling */
+    if (c->o.normalize_urls && given->url && strchr(given->url, '%')
+        && (normal = url_normalize(given->url)) && strcmp(normal, given->url) != 0) {
+        with.url_normalized = normal;
         st = &with;
     }
     if (c->fields) { /* a crawler's own fields (crawl_set_fields) */
@@ -500,6 +574,7 @@ static void record(crawl *c, const fetch_stat *given, const crawl_fetch *f)
     tally_add(&c->tally, st->status, st->exception, st->size);
     for (size_t i = 0; i < c->on_record.n; i++)
         c->on_record.v[i].fn.record(c->on_record.v[i].ctx, st, f);
+    free(normal);
 }
 
 /* The redirect branch of crawling.py's fetch, with the redirect join. */
@@ -525,13 +600,18 @@ static void finish_redirect(crawl_fetch *f, const char *exception, crawl_add_fn 
 
     if (!next_url)
         return;
-    if (fpset_has(c->seen_urls, next_url))
+    if (seen_has_url(c, next_url))
         log_debug("redirect to %s from %s: already seen", next_url, f->url);
-    else if (f->max_redirect <= 0)
+    else if (f->max_redirect <= 0) {
         log_info("redirect limit reached for %s from %s", next_url, f->url);
-    else if (!url_policy_allowed(c->policy, next_url))
+        crawl_skip(c, next_url,
+                   url_policy_allowed(c->policy, next_url) ? CRAWL_SKIP_REDIRECTS
+                                                           : crawl_disallowed_reason(c, next_url),
+                   f->url);
+    } else if (!url_policy_allowed(c->policy, next_url)) {
         log_info("redirect to %s from %s not followed: not allowed", next_url, f->url);
-    else {
+        crawl_skip(c, next_url, crawl_disallowed_reason(c, next_url), f->url);
+    } else {
         log_info("redirect to %s from %s", next_url, f->url);
         crawl_request next = {next_url, f->max_redirect - 1, f->depth, f->url, f->callback};
         add_url(c, &next, add, ctx);
@@ -577,7 +657,7 @@ static void finish_page(crawl_fetch *f, const char *exception, bool add_links, c
         if (!f->links.items[i].allowed)
             continue;
         st.num_urls++;
-        if (!fpset_has(c->seen_urls, f->links.items[i].url))
+        if (!seen_has_url(c, f->links.items[i].url))
             st.num_new_urls++;
     }
     record(c, &st, f);
@@ -591,6 +671,8 @@ static void finish_page(crawl_fetch *f, const char *exception, bool add_links, c
         crawl_request link = {f->links.items[i].url, c->o.max_redirect, f->depth + 1, f->url, NULL};
         if (f->links.items[i].allowed)
             add_url(c, &link, add, ctx);
+        else
+            crawl_skip(c, link.url, crawl_disallowed_reason(c, link.url), f->url);
     }
     free(why);
 }
@@ -618,6 +700,7 @@ crawl *crawl_prepare(const crawl_options *o, const char *stage, char *err, size_
     clock_gettime(CLOCK_MONOTONIC, &c->t0);
     c->stage = xstrdup(stage ? stage : "");
     c->seen_urls = fpset_new();
+    c->skipped = fpset_new();
     c->stats = report_new();
     c->policy = url_policy_new(o->strict != 0, o->exclude, err, errlen);
     /* the others --exclude given (the first is o->exclude) */
@@ -709,6 +792,8 @@ void crawl_free(crawl *c)
     trace_close(c->trace, NULL, 0); /* only when the report was never written */
     url_policy_free(c->policy);
     fpset_free(c->seen_urls);
+    fpset_free(c->skipped);
+    free(c->on_skip.v);
     report_free(c->stats);
     free(c->on_record.v);
     free(c->on_add.v);
@@ -811,6 +896,10 @@ crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r)
     f->depth = r->depth;
     f->callback = r->callback ? xstrdup(r->callback) : NULL;
     f->status = -1;
+    clock_gettime(CLOCK_REALTIME, &f->times.started);
+    clock_gettime(CLOCK_MONOTONIC, &f->mono_start);
+    f->mono_last = f->mono_start;
+    f->times.elapsed = -1;
     f->sink = (http_sink){.on_head = on_head,
                           .on_body = on_body,
                           .ctx = f,
@@ -826,6 +915,22 @@ crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r)
     if (++c->in_flight > c->peak_in_flight)
         c->peak_in_flight = c->in_flight;
     return f;
+}
+
+void crawl_fetch_times(const crawl_fetch *f, crawl_times *t)
+{
+    t->started = f->times.started;
+    t->elapsed =
+        f->times.elapsed >= 0 ? f->times.elapsed : seconds_between(&f->mono_start, &f->mono_last);
+}
+
+void crawl_fetch_set_times(crawl_fetch *f, const crawl_times *t)
+{
+    if (t->started.tv_sec == 0 && t->started.tv_nsec == 0)
+        return;
+    f->times = *t;
+    if (f->times.elapsed < 0)
+        f->times.elapsed = 0;
 }
 
 const http_sink *crawl_fetch_sink(crawl_fetch *f)
@@ -973,11 +1078,62 @@ void crawl_remove_listeners(crawl *c, const void *ctx)
         return; /* no owner named: a listener without one stays */
     listeners_remove(&c->on_record, ctx);
     listeners_remove(&c->on_add, ctx);
+    listeners_remove(&c->on_skip, ctx);
+}
+
+/* ---- skipped URLs ---- */
+
+_Static_assert(CRAWL_SKIP_NREASONS == REPORT_SKIP_REASONS, "one list of reasons");
+
+const char *crawl_skip_name(crawl_skip_reason why)
+{
+    return why < CRAWL_SKIP_NREASONS ? report_skip_names[why] : "?";
+}
+
+crawl_skip_reason crawl_disallowed_reason(const crawl *c, const char *url)
+{
+    if (url_policy_excluded(c->policy, url))
+        return CRAWL_SKIP_EXCLUDED;
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return CRAWL_SKIP_SCHEME; /* url_resolve's form: the scheme in lower case */
+    return CRAWL_SKIP_OFFSITE;
+}
+
+void crawl_skip(crawl *c, const char *url, crawl_skip_reason why, const char *referrer)
+{
+    if (!c->o.count_skips || why >= CRAWL_SKIP_NREASONS || !url)
+        return;
+    /* robots.txt forbids a URL that was scheduled; any other reason: one that was not */
+    char *owned;
+    const char *key = seen_key(c, url, &owned);
+    bool skip =
+        (why == CRAWL_SKIP_ROBOTS || !fpset_has(c->seen_urls, key)) && fpset_add(c->skipped, key);
+    free(owned);
+    if (!skip)
+        return; /* scheduled after all, or skipped already */
+    c->nskipped[why]++;
+    log_info("skipped %s (%s)%s%s", url, report_skip_names[why], referrer ? ", linked from " : "",
+             referrer ? referrer : "");
+    for (size_t i = 0; i < c->on_skip.n; i++)
+        c->on_skip.v[i].fn.skip(c->on_skip.v[i].ctx, url, why, referrer);
+}
+
+size_t crawl_skipped(const crawl *c, crawl_skip_reason why)
+{
+    return why < CRAWL_SKIP_NREASONS ? c->nskipped[why] : 0;
+}
+
+void crawl_add_skip_listener(crawl *c, crawl_skip_fn fn, void *ctx)
+{
+    listeners_add(&c->on_skip, (listener){.fn.skip = fn, .ctx = ctx});
 }
 
 bool crawl_mark_seen(crawl *c, const char *url)
 {
-    return fpset_add(c->seen_urls, url);
+    char *owned;
+    bool added = fpset_add(c->seen_urls, seen_key(c, url, &owned));
+    free(owned);
+    return added;
 }
 
 bool crawl_allowed(const crawl *c, const char *url)
@@ -987,8 +1143,10 @@ bool crawl_allowed(const crawl *c, const char *url)
 
 bool crawl_schedule(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx)
 {
-    if (!crawl_allowed(c, r->url))
+    if (!crawl_allowed(c, r->url)) {
+        crawl_skip(c, r->url, crawl_disallowed_reason(c, r->url), r->referrer);
         return false;
+    }
     return add_url(c, r, add, ctx);
 }
 
@@ -1000,8 +1158,10 @@ bool crawl_schedule_root(crawl *c, const crawl_request *r, crawl_add_fn add, voi
 bool crawl_schedule_any_host(crawl *c, const crawl_request *r, crawl_add_fn add, void *ctx)
 {
     bool web = strncmp(r->url, "http://", 7) == 0 || strncmp(r->url, "https://", 8) == 0;
-    if (!web || url_policy_excluded(c->policy, r->url))
+    if (!web || url_policy_excluded(c->policy, r->url)) {
+        crawl_skip(c, r->url, web ? CRAWL_SKIP_EXCLUDED : CRAWL_SKIP_SCHEME, r->referrer);
         return false;
+    }
     return add_url(c, r, add, ctx);
 }
 
@@ -1124,6 +1284,7 @@ int crawl_write_report(crawl *c, size_t todo, const char *transport, const char 
         .runs = c->runs_known ? c->earlier_runs + 1 : 0,
         .counts = c->counts,
         .ncounts = c->ncounts,
+        .skipped = c->o.count_skips ? c->nskipped : NULL,
     };
     char write_err[512];
     if (crawl_write_failed(c, write_err, sizeof write_err))

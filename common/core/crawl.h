@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "crawl_request.h"
 #include "options.h"
@@ -73,6 +74,16 @@ void crawl_add_roots(crawl *c, crawl_add_fn add, void *ctx);
  * its transport waits for a free descriptor (the sink's on_wait_fd). */
 crawl_fetch *crawl_fetch_new(crawl *c, const crawl_request *r);
 const http_sink *crawl_fetch_sink(crawl_fetch *f);
+/* When the attempt's request started (CLOCK_REALTIME) and the seconds from then to the
+ * response's last byte so far: the record's "fetched_at" and "elapsed" (crawl_options'
+ * record_times). A response made from another one (a stored page that a 304 stands
+ * for) takes that one's with crawl_fetch_set_times (a zero started: ignored). */
+typedef struct crawl_times {
+    struct timespec started;
+    double elapsed;
+} crawl_times;
+void crawl_fetch_times(const crawl_fetch *f, crawl_times *t);
+void crawl_fetch_set_times(crawl_fetch *f, const crawl_times *t);
 const char *crawl_fetch_url(const crawl_fetch *f);
 /* Body bytes received so far in this attempt (never more than --max-size). */
 long long crawl_fetch_size(const crawl_fetch *f);
@@ -142,6 +153,37 @@ void crawl_set_fields(crawl *c, crawl_fields_fn fn, void *ctx);
 /* Add n to a crawler's own counter (made at 0 on first use), written in the summary
  * after the core's own keys ("dropped_depth": 3). name: a JSON key, kept as given. */
 void crawl_count(crawl *c, const char *name, long long n);
+
+/* ---- skipped URLs: every URL the crawl found and did not schedule, and why ---- */
+
+/* Why (crawl_options' count_skips: the summary's "skipped" counts each reason). */
+typedef enum crawl_skip_reason {
+    CRAWL_SKIP_OFFSITE,      /* the host policy (--strict / --lenient) */
+    CRAWL_SKIP_EXCLUDED,     /* an --exclude pattern */
+    CRAWL_SKIP_NOT_INCLUDED, /* a crawler's scope: no pattern it follows */
+    CRAWL_SKIP_SCHEME,       /* not http or https (mailto:, javascript:, ftp:) */
+    CRAWL_SKIP_DEPTH,        /* past a crawler's depth limit */
+    CRAWL_SKIP_MAX_PAGES,    /* --max-pages reached */
+    CRAWL_SKIP_ROBOTS,       /* robots.txt forbids it (a record too) */
+    CRAWL_SKIP_REDIRECTS,    /* a redirect past --max-redirect */
+    CRAWL_SKIP_NREASONS
+} crawl_skip_reason;
+/* The reason's name in the summary and in a crawler's list: "offsite", "excluded",
+ * "not_included", "scheme", "depth", "max_pages", "robots", "redirects". */
+const char *crawl_skip_name(crawl_skip_reason why);
+/* Why the host policy or --exclude does not allow url (crawl_allowed false): excluded,
+ * scheme or offsite. */
+crawl_skip_reason crawl_disallowed_reason(const crawl *c, const char *url);
+/* The one place a skip is counted: url (found on referrer, NULL for none) is not
+ * scheduled, for why. Counted once per URL (the first reason), and not at all when the
+ * URL was scheduled already; each skip listener is told, and -v logs it. Nothing
+ * without count_skips. */
+void crawl_skip(crawl *c, const char *url, crawl_skip_reason why, const char *referrer);
+/* The count of URLs skipped for why so far. */
+size_t crawl_skipped(const crawl *c, crawl_skip_reason why);
+typedef void (*crawl_skip_fn)(void *ctx, const char *url, crawl_skip_reason why,
+                              const char *referrer);
+void crawl_add_skip_listener(crawl *c, crawl_skip_fn fn, void *ctx);
 
 /* Listeners: told of each record as it is made (after it joins the report) — the
  * record, and the attempt it came from while that still exists (NULL for a failure

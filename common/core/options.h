@@ -54,6 +54,12 @@ typedef struct crawl_options {
                               * connection per host; records say "http_version" */
     int insecure;            /* the curl transport checks no TLS certificate */
     int record_http_version; /* each jsonl record says "http_version" (report.h) */
+    int record_times;        /* each jsonl record says "fetched_at" and "elapsed" */
+    int normalize_urls;      /* seen_urls compares URLs in RFC 3986's normal form
+                              * (url_normalize), and a record whose URL differs from its
+                              * normal form says "url_normalized" */
+    int count_skips;         /* URLs not scheduled are counted by reason (crawl_skip), and
+                              * the summary says "skipped" */
 } crawl_options;
 
 #endif

@@ -27,6 +27,7 @@ report *report_new(void)
 static void stat_free_strings(fetch_stat *st)
 {
     free(st->url);
+    free(st->url_normalized);
     free(st->next_url);
     free(st->exception);
     free(st->content_type);
@@ -64,6 +65,7 @@ void fetch_stat_copy(fetch_stat *dst, const fetch_stat *src)
 {
     *dst = *src;
     dst->url = dup_or_null(src->url);
+    dst->url_normalized = dup_or_null(src->url_normalized);
     dst->next_url = dup_or_null(src->next_url);
     dst->exception = dup_or_null(src->exception);
     dst->content_type = dup_or_null(src->content_type);
@@ -390,6 +392,18 @@ void json_write_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+void report_utc_time(const struct timespec *at, char *buf, size_t len)
+{
+    struct tm tm;
+    time_t sec = at->tv_sec;
+    if (!gmtime_r(&sec, &tm) || len < 25) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    size_t n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, len - n, ".%03ldZ", (long)(at->tv_nsec / 1000000));
+}
+
 static void json_int_or_null(FILE *out, int v)
 {
     if (v < 0)
@@ -407,6 +421,10 @@ void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, 
 {
     fputs("{\"url\": ", out);
     json_write_string(out, st->url);
+    if (st->url_normalized) {
+        fputs(", \"url_normalized\": ", out);
+        json_write_string(out, st->url_normalized);
+    }
     fputs(", \"next_url\": ", out);
     json_write_string(out, st->next_url);
     fputs(", \"status\": ", out);
@@ -432,11 +450,33 @@ void report_write_jsonl_record_by(const fetch_stat *st, const char *fetched_by, 
         fputs(", \"http_version\": ", out);
         json_write_string(out, st->http_version[0] ? st->http_version : NULL);
     }
+    if (st->with_times) {
+        fputs(", \"fetched_at\": ", out);
+        json_write_string(out, st->fetched_at);
+        if (st->elapsed < 0)
+            fputs(", \"elapsed\": null", out);
+        else
+            fprintf(out, ", \"elapsed\": %.6f", st->elapsed);
+    }
     if (fetched_by) {
         fputs(", \"fetched_by\": ", out);
         json_write_string(out, fetched_by);
     }
     fputs("}\n", out);
+}
+
+const char *const report_skip_names[REPORT_SKIP_REASONS] = {
+    "offsite", "excluded", "not_included", "scheme", "depth", "max_pages", "robots", "redirects"};
+
+static void write_skipped(const size_t *n, FILE *out)
+{
+    size_t all = 0;
+    for (int i = 0; i < REPORT_SKIP_REASONS; i++)
+        all += n[i];
+    fprintf(out, ", \"skipped\": {\"total\": %zu", all);
+    for (int i = 0; i < REPORT_SKIP_REASONS; i++)
+        fprintf(out, ", \"%s\": %zu", report_skip_names[i], n[i]);
+    fputc('}', out);
 }
 
 void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *out)
@@ -463,6 +503,8 @@ void report_write_jsonl_summary(size_t done, const report_summary *sum, FILE *ou
         fputs(", \"error\": ", out);
         json_write_string(out, sum->error);
     }
+    if (sum->skipped)
+        write_skipped(sum->skipped, out);
     for (size_t i = 0; i < sum->ncounts; i++) {
         fputs(", ", out);
         json_write_string(out, sum->counts[i].name);

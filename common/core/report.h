@@ -28,11 +28,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "tally.h"
 
 typedef struct fetch_stat {
     char *url;
+    char *url_normalized; /* NULL, or url's RFC 3986 normal form when that differs
+                           * (crawl_options' normalize_urls): jsonl's "url_normalized",
+                           * right after "url" */
     char *next_url;
     int status; /* -1 = null */
     char *exception;
@@ -55,6 +59,14 @@ typedef struct fetch_stat {
      * record_http_version). */
     char http_version[12];
     bool with_http_version;
+    /* When (with_times: crawl_options' record_times): "fetched_at", the moment the
+     * request started (the record was made, for a URL never requested), RFC 3339 UTC
+     * with milliseconds; "elapsed", the seconds from the request to the response's last
+     * byte (-1: null, no response came). */
+    bool with_times;
+    char fetched_at[32];
+    struct timespec at; /* fetched_at's time (CLOCK_REALTIME) */
+    double elapsed;
 } fetch_stat;
 
 enum { FETCH_STAT_DEPTH = 1, FETCH_STAT_REFERRER = 2, FETCH_STAT_REQUISITE = 4 };
@@ -79,9 +91,16 @@ typedef struct report_summary {
     const char *error;            /* why it failed (NULL: it did not) */
     const report_counter *counts; /* a crawler's own counters, ncounts of them */
     size_t ncounts;
+    /* the URLs not scheduled, by reason (crawl.h's crawl_skip_reason order; NULL: not
+     * counted), as "skipped": {"offsite": N, ...} */
+    const size_t *skipped;
     size_t crawl_done; /* with runs: URLs done by the whole crawl, this run's too */
     unsigned runs;     /* the crawl's runs, this one included (0: not known) */
 } report_summary;
+
+/* The reasons of report_summary's skipped, in order (crawl.h's crawl_skip_reason). */
+#define REPORT_SKIP_REASONS 8
+extern const char *const report_skip_names[REPORT_SKIP_REASONS];
 
 typedef struct report report;
 
@@ -119,5 +138,9 @@ void text_write_string(FILE *out, const char *s);
 /* Write s as a JSON string literal (with quotes); NULL writes null. Bytes that are not
  * valid UTF-8 are written as \u00XX of the byte, so the output is always valid JSON. */
 void json_write_string(FILE *out, const char *s);
+
+/* at (CLOCK_REALTIME) as RFC 3339 in UTC with milliseconds, "2026-12-03T11:30:00.123Z",
+ * in buf (32 bytes is enough). */
+void report_utc_time(const struct timespec *at, char *buf, size_t len);
 
 #endif

@@ -424,6 +424,80 @@ char *url_resolve(const char *base, const char *href)
     return out;
 }
 
+/* ---- url_normalize: RFC 3986 section 6.2.2 ---- */
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static bool is_unreserved(int c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
+        || c == '.' || c == '_' || c == '~';
+}
+
+/* In place from s on: each %XX of an unreserved character decoded (6.2.2.2), every
+ * other's hex digits upper-cased (6.2.2.1). Returns whether a character was decoded. */
+static bool percent_normalize(char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    bool decoded = false;
+    char *o = s;
+    for (const char *p = s; *p;) {
+        int hi = p[0] == '%' ? hex_value(p[1]) : -1, lo = hi >= 0 ? hex_value(p[2]) : -1;
+        if (lo < 0) {
+            *o++ = *p++;
+            continue;
+        }
+        int c = hi * 16 + lo;
+        if (is_unreserved(c)) {
+            *o++ = (char)c;
+            decoded = true;
+        } else {
+            *o++ = '%';
+            *o++ = hex[hi];
+            *o++ = hex[lo];
+        }
+        p += 3;
+    }
+    *o = '\0';
+    return decoded;
+}
+
+/* libcurl's normal form of url (url_resolve's), or NULL. */
+static char *curl_normal(const char *url)
+{
+    CURLU *h = parse(url);
+    if (!h)
+        return NULL;
+    char *out = normalize(h);
+    curl_url_cleanup(h);
+    return out;
+}
+
+char *url_normalize(const char *url)
+{
+    char *out = curl_normal(url);
+    if (!out)
+        return NULL;
+    /* after the authority: the path and the query (the host is libcurl's already) */
+    char *rest = strstr(out, "://");
+    rest = rest ? rest + 3 + strcspn(rest + 3, "/?") : out;
+    if (!strchr(rest, '%') || !percent_normalize(rest))
+        return out;
+    /* a decoded '.' may make a dot segment: libcurl removes them again */
+    char *again = curl_normal(out);
+    free(out);
+    return again;
+}
+
 /* Hand *v over to *dst (when the caller asked for it), or free it. */
 static void hand_out(char **dst, char *v)
 {

@@ -5,7 +5,8 @@
  * (scheme and host lower case, dot segments removed, empty path as "/"), without a
  * fragment and without user info ("user:password@" is dropped: no password a page or a
  * redirect gives out reaches a report, a log or a trace), so the same page always has
- * the same string.
+ * the same string. url_normalize goes further, to RFC 3986's normal form (percent-encodings
+ * too): the key of a seen set that takes two spellings of a URL as one.
  */
 #ifndef CRAWL_URL_H
 #define CRAWL_URL_H
@@ -26,6 +27,16 @@ bool url_has_userinfo(const char *url);
  * Any scheme may come out (mailto:, javascript:, ftp:): callers filter with
  * url_policy_allowed. */
 char *url_resolve(const char *base, const char *href);
+
+/* RFC 3986 section 6.2.2's normal form of url (any URL url_resolve or url_fix gives, or
+ * another absolute one), malloc'd, or NULL when it does not parse: what url_resolve
+ * does (scheme and host in lower case, the default port dropped, dot segments removed,
+ * an empty path as "/"), and then the percent-encodings — of an unreserved character
+ * (ALPHA, DIGIT, "-", ".", "_", "~") decoded, any other's hex digits in upper case
+ * ("/%7euser%2f" -> "/~user%2F") — and the dot segments that decoding makes ("/%2E%2E/")
+ * removed once more. Two spellings of one URL give one string; feeding it back in
+ * gives it again. */
+char *url_normalize(const char *url);
 
 /* Split an absolute http(s) URL. Returns 0, or -1 if it is not one. Outputs are
  * malloc'd: scheme ("http"/"https"), host (lower case, IPv6 without brackets),

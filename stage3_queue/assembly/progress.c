@@ -140,6 +140,29 @@ static void write_outputs(const app *a, FILE *out)
     free(files);
 }
 
+/* "skipped 5 URLs: offsite 1, depth 4", and whether --max-pages cut the crawl short;
+ * nothing when no URL was skipped. */
+static void write_skipped(const app *a)
+{
+    size_t all = 0;
+    for (int i = 0; i < CRAWL_SKIP_NREASONS; i++)
+        all += crawl_skipped(a->crawl, (crawl_skip_reason)i);
+    if (all == 0)
+        return;
+    fprintf(stderr, "%s: skipped %zu URL%s", a->prog, all, all == 1 ? "" : "s");
+    const char *sep = ": ";
+    for (int i = 0; i < CRAWL_SKIP_NREASONS; i++) {
+        size_t n = crawl_skipped(a->crawl, (crawl_skip_reason)i);
+        if (n) {
+            fprintf(stderr, "%s%s %zu", sep, crawl_skip_name((crawl_skip_reason)i), n);
+            sep = ", ";
+        }
+    }
+    if (crawl_skipped(a->crawl, CRAWL_SKIP_MAX_PAGES))
+        fprintf(stderr, "; --max-pages %ld reached: the crawl is not complete", a->opt.max_pages);
+    fputc('\n', stderr);
+}
+
 void progress_summary(const app *a)
 {
     const tally *t = crawl_tally(a->crawl);
@@ -155,6 +178,7 @@ void progress_summary(const app *a)
     fprintf(stderr, "%s: by status: ", a->prog);
     tally_write_text(t, stderr);
     fputc('\n', stderr);
+    write_skipped(a);
     write_outputs(a, stderr);
     fflush(stderr);
 }

@@ -490,6 +490,9 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     o->http2 = !s->http1_1;
     o->insecure = s->insecure;
     o->record_http_version = 1;
+    o->record_times = 1;
+    o->normalize_urls = 1; /* seen_urls in RFC 3986's normal form (url_normalize) */
+    o->count_skips = 1;    /* the summary's "skipped" (crawl_skip) */
     /* The sitemap seeder's download (one at a time) gets a libcurl transfer of its own;
      * robots.txt downloads have the glue's side lane (robotstxt.c): neither takes the
      * pages' (docs/politeness.md, Limits) */

@@ -170,6 +170,7 @@ static response *stored_response(const response *fresh, stored_page *p)
     r->stored_at = p->fetched_at;
     p->fetched_at = NULL;
     r->wire = crawl_wire_dup(fresh->wire);
+    r->times = fresh->times; /* the 304's request */
     return r;
 }
 

@@ -338,9 +338,11 @@ static void fetch_start(robotstxt *mw, origin *o, const char *url)
 static void decide(const origin *o, const char *path_query, mw_result *out)
 {
     robots_verdict v = robots_check(o->rules, path_query);
-    if (v.allowed)
+    if (v.allowed) {
         mw_continue(out);
-    else if (o->why)
+        return;
+    }
+    if (o->why)
         mw_ignore(out, "%s", o->why);
     else if (v.over_budget)
         mw_ignore(out,
@@ -349,6 +351,8 @@ static void decide(const origin *o, const char *path_query, mw_result *out)
                   ROBOTS_MAX_WORK);
     else
         mw_ignore(out, "forbidden by robots.txt");
+    /* a host that could not be reached is a failure (--fail-on-broken's), not a skip */
+    out->robots = strncmp(out->reason, "forbidden by robots.txt", 23) == 0;
 }
 
 /* One request waiting for its origin's rules: parked (a Task of its own, req set), or

@@ -32,7 +32,10 @@ static void on_record(void *ctx, const fetch_stat *st, const crawl_fetch *f)
     if (e->capture && !e->capture->record.url) {
         fetch_stat_copy(&e->capture->record, st);
         e->capture->output_end = crawl_output_end(e->a->crawl);
-        clock_gettime(CLOCK_REALTIME, &e->capture->at);
+        if (st->with_times)
+            e->capture->at = st->at; /* the record's fetched_at */
+        else
+            clock_gettime(CLOCK_REALTIME, &e->capture->at);
     }
 }
 
@@ -325,6 +328,8 @@ static void settle(url_life *u)
         char why[300];
         snprintf(why, sizeof why, "IgnoreRequest: %s", u->res.reason);
         record_failure(u, why);
+        if (u->res.robots)
+            crawl_skip(u->e->a->crawl, u->req->url, CRAWL_SKIP_ROBOTS, u->req->referrer);
     } else if (u->res.kind == MW_REQUEST) {
         request *next = u->res.request;
         u->res.request = NULL;
@@ -351,6 +356,7 @@ static void feed_response(url_life *u)
     const http_sink *s = crawl_fetch_sink(cf);
     if (r->not_modified)
         crawl_fetch_not_modified(cf); /* its body is the stored page's */
+    crawl_fetch_set_times(cf, &r->times);
     http_head head = {r->status, response_header(r, "Content-Type"), response_header(r, "Location"),
                       (long long)r->body_len, NULL}; /* made here, not fetched: no HTTP version */
     s->on_head(s->ctx, &head);

@@ -74,6 +74,7 @@ typedef struct mw_result {
     response *response;
     request *request;
     char reason[256];
+    bool robots; /* MW_IGNORE: robots.txt forbids the URL (a skip the summary counts) */
 } mw_result;
 
 /* Helpers for writing *out. */
@@ -110,7 +111,7 @@ typedef struct item {
     const spider_link *links; /* the page's links (spider.h), nlinks of them, when a
                                  * stage wants_links; else NULL */
     size_t nlinks;
-    struct timespec at; /* when the record was made (CLOCK_REALTIME): the store's
+    struct timespec at; /* the record's fetched_at (CLOCK_REALTIME): the store's
                                  * fetched_at and the WARC-Date, one time for both */
 } item;
 

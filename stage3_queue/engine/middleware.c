@@ -69,6 +69,7 @@ static response *response_of(crawl_fetch *cf, bool truncated)
     response_set_body(r, body, len);
     r->truncated = truncated;
     r->wire = crawl_fetch_take_wire(cf);
+    crawl_fetch_times(cf, &r->times);
     return r;
 }
 

@@ -82,6 +82,9 @@ typedef struct response {
      * is when the earlier crawl fetched that page (its store's fetched_at), or NULL. */
     bool not_modified;
     char *stored_at;
+    /* When its request started and how long it took (crawl.h): a downloaded response's;
+     * zero for one a middleware made from nothing (its record: made now). */
+    crawl_times times;
 } response;
 
 response *response_new(const char *url, int status);

@@ -33,7 +33,8 @@ static void spider_setup(url_life *u)
                               .encoding = crawl_fetch_encoding(u->fetch),
                               .links = links,
                               .nlinks = n,
-                              .max_redirect = u->e->a->opt.max_redirect};
+                              .max_redirect = u->e->a->opt.max_redirect,
+                              .crawl = u->e->a->crawl};
 }
 
 static bool is_requisite(const request *r)

@@ -107,8 +107,12 @@ void spider_follow_links(spider_outputs *out, const spider_response *resp)
 {
     const request *req = resp->request;
     for (size_t i = 0; i < resp->nlinks; i++) {
-        if (!resp->links[i].allowed)
+        const char *url = resp->links[i].url;
+        if (!resp->links[i].allowed) {
+            if (resp->crawl) /* offsite, excluded, or not http(s) */
+                crawl_skip(resp->crawl, url, crawl_disallowed_reason(resp->crawl, url), req->url);
             continue;
+        }
         crawl_request cr = {resp->links[i].url, resp->max_redirect, req->depth + 1, req->url, NULL};
         spider_emit_request(out, request_from(&cr, 0));
     }

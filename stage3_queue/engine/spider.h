@@ -72,6 +72,7 @@ typedef struct spider_response {
                                  * was a 200 of a type it reads) */
     size_t nlinks;
     int max_redirect; /* --max-redirect, for a new request */
+    crawl *crawl;     /* where a link not followed is counted (crawl_skip), or NULL */
 } spider_response;
 
 /* One output: a request (owned) or an item (a JSON object's text, owned). */

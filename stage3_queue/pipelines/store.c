@@ -91,7 +91,7 @@ void store_page_fill(store_page *p, const item *it, bool with_response)
             p->body_len = it->response->body_len;
         }
     }
-    utc_time(it->at, p->fetched_at, sizeof p->fetched_at);
+    utc_time(it->at, p->fetched_at, sizeof p->fetched_at); /* the record's fetched_at */
 }
 
 void store_page_clear(store_page *p)
@@ -113,8 +113,12 @@ static const char schema[] =
     " encoding TEXT, num_urls INTEGER NOT NULL, num_new_urls INTEGER NOT NULL,"
     " headers TEXT, body BLOB, fetched_at TEXT NOT NULL);";
 
-static const char insert_sql[] =
-    "INSERT INTO pages (" STORE_PAGE_COLUMNS ", crawl_id) VALUES (" STORE_PAGE_VALUES ", ?14)";
+static const char insert_sql[] = "INSERT INTO pages (" STORE_PAGE_COLUMNS
+                                 ", crawl_id, elapsed) VALUES (" STORE_PAGE_VALUES ", ?14, ?15)";
+
+/* The record's elapsed (store.h), a column added to a store of an older crawl-queue as
+ * to a new one: its rows keep NULL. */
+static const char elapsed_sql[] = "ALTER TABLE pages ADD COLUMN elapsed REAL;";
 
 /* The store's own tables (store.h): its runs, and the robots.txt it fetched. */
 static const char crawls_schema[] =
@@ -227,11 +231,13 @@ coro_value store_write_rows(sqlite3 *db, const char *what, const char *path, con
     return (coro_value){NULL, (long long)n};
 }
 
-/* Whether pages has crawl_id. */
-static bool has_crawl_id(sqlite3 *db)
+/* Whether pages has this column. */
+static bool has_column(sqlite3 *db, const char *column)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT crawl_id FROM pages LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+    char sql[80];
+    snprintf(sql, sizeof sql, "SELECT %s FROM pages LIMIT 0", column);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return false;
     sqlite3_finalize(st);
     return true;
@@ -267,7 +273,11 @@ static coro_value open_work(void *arg, coro_error **err)
         return (coro_value){NULL, 0};
     bool ok = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
     ok = ok
-        && (has_crawl_id(s->db) || sqlite3_exec(s->db, upgrade_sql, NULL, NULL, NULL) == SQLITE_OK);
+        && (has_column(s->db, "crawl_id")
+            || sqlite3_exec(s->db, upgrade_sql, NULL, NULL, NULL) == SQLITE_OK);
+    ok = ok
+        && (has_column(s->db, "elapsed")
+            || sqlite3_exec(s->db, elapsed_sql, NULL, NULL, NULL) == SQLITE_OK);
     ok = ok
         && sqlite3_exec(s->db,
                         "CREATE INDEX IF NOT EXISTS pages_crawl_id ON pages"
@@ -320,6 +330,8 @@ static int insert_page(void *self, const void *row)
     }
     store_page_bind(s->insert, &r->page);
     sqlite3_bind_int64(s->insert, 14, s->crawl_id);
+    if (r->page.rec.with_times && r->page.rec.elapsed >= 0)
+        sqlite3_bind_double(s->insert, 15, r->page.rec.elapsed);
     if (sqlite3_step(s->insert) != SQLITE_DONE)
         return -1;
     for (size_t i = 0; i < r->nlinks; i++) {

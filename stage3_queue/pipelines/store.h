@@ -14,7 +14,12 @@
  *     num_urls     INTEGER NOT NULL, num_new_urls INTEGER NOT NULL,
  *     headers      TEXT,                  -- "Name: value\r\n" per header, as received
  *     body         BLOB,                  -- at most --max-size bytes
- *     fetched_at   TEXT NOT NULL          -- UTC, ISO 8601 with milliseconds
+ *     fetched_at   TEXT NOT NULL,         -- the record's: when the request started,
+ *                                         -- RFC 3339 UTC with milliseconds
+ *     crawl_id     INTEGER,               -- the run's row of crawls
+ *     elapsed      REAL                   -- the record's: seconds from the request to the
+ *                                         -- last byte (NULL: no response; an older store's
+ *                                         -- rows, the column added when it is opened)
  *   );
  *   CREATE TABLE links (                   -- the referrer middleware's
  *     from_url     TEXT NOT NULL,         -- a page (pages.url)

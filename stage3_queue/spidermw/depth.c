@@ -25,6 +25,7 @@ static coro *process_spider_output(void *self, const spider_response *resp, spid
             continue;
         if (fpset_add(m->dropped, o->request->url))
             crawl_count(m->c, "dropped_depth", 1);
+        crawl_skip(m->c, o->request->url, CRAWL_SKIP_DEPTH, o->request->referrer);
         spider_drop(out, i);
     }
     return NULL;

@@ -15,6 +15,7 @@
 typedef struct scope_mw {
     pattern **include;
     size_t n;
+    crawl *c; /* where a link out of scope is counted (crawl_skip), or NULL */
 } scope_mw;
 
 /* A match stopped by a limit (pattern.h) is no match: the link is not followed, the
@@ -44,6 +45,8 @@ static coro *process_spider_output(void *self, const spider_response *resp, spid
             continue;
         if (!in_scope(m, r->url)) {
             log_debug("scope: %s matches no --include", r->url);
+            if (m->c)
+                crawl_skip(m->c, r->url, CRAWL_SKIP_NOT_INCLUDED, r->referrer);
             spider_drop(out, i);
         }
     }
@@ -91,8 +94,10 @@ static bool on(const settings *s)
  * start: a pattern skipped would widen the scope. */
 static int make(engine *e, const settings *s, spider_middleware *out, char *err, size_t errlen)
 {
-    (void)e;
-    return scope_middleware(s->include.v, s->include.n, out, err, errlen);
+    if (scope_middleware(s->include.v, s->include.n, out, err, errlen) < 0)
+        return -1;
+    ((scope_mw *)out->self)->c = engine_app(e)->crawl;
+    return 0;
 }
 
 /* The descriptor (extension.h): --include, order 500 (Scrapy's numbers: it

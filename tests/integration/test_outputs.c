@@ -627,6 +627,15 @@ static void test_store_crawls(void **state)
     assert_int_equal(query_int(db, "SELECT count(*) FROM pages WHERE crawl_id = 3"),
                      (long long)r2.nrecords);
     assert_int_equal(query_int(db, "SELECT count(*) FROM pages WHERE crawl_id IS NULL"), 0);
+    /* elapsed, a column the older store lacked: NULL in its rows, the new runs' own */
+    assert_int_equal(query_int(db,
+                               "SELECT count(*) FROM pages WHERE crawl_id = 1 AND"
+                               " elapsed IS NULL"),
+                     2);
+    assert_int_equal(query_int(db,
+                               "SELECT count(*) FROM pages WHERE crawl_id > 1 AND"
+                               " status IS NOT NULL AND elapsed IS NULL"),
+                     0);
     char sql[600];
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM crawls WHERE id > 1 AND finished >= started AND"

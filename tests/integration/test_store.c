@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -64,7 +66,7 @@ static int compare(const crawl_run *r, const char *db_path)
         sqlite3_prepare_v2(
             db,
             "SELECT url, next_url, status, exception, size, content_type, encoding, num_urls,"
-            " num_new_urls, final_url, length(body), headers, fetched_at FROM pages",
+            " num_new_urls, final_url, length(body), headers, fetched_at, elapsed FROM pages",
             -1, &st, NULL),
         SQLITE_OK);
     size_t rows = 0;
@@ -96,7 +98,13 @@ static int compare(const crawl_run *r, const char *db_path)
                 bodies++;
             }
         }
-        assert_non_null(sqlite3_column_text(st, 12)); /* fetched_at */
+        /* the record's times: fetched_at, elapsed (null: no response) */
+        assert_non_null(sqlite3_column_text(st, 12));
+        assert_true(str_eq(jobj_str(rec, "fetched_at"), sqlite3_column_text(st, 12)));
+        if (jobj_is_null(rec, "elapsed"))
+            assert_int_equal(sqlite3_column_type(st, 13), SQLITE_NULL);
+        else
+            assert_true(fabs(jobj_num(rec, "elapsed", -9) - sqlite3_column_double(st, 13)) < 1e-9);
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -143,6 +151,65 @@ static void test_rows_equal_records(void **state)
             crawl_run_free(&r);
         }
     }
+}
+
+/* "2026-12-03T11:30:00.123Z" as seconds since the epoch; -1 when it is not RFC 3339 in
+ * UTC with milliseconds, exactly that form. */
+static double rfc3339_ms(const char *s)
+{
+    struct tm tm = {0};
+    int ms = -1;
+    char z = 0;
+    if (!s || strlen(s) != 24
+        || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms, &z)
+            != 8
+        || z != 'Z' || ms < 0)
+        return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return (double)timegm(&tm) + ms / 1000.0;
+}
+
+/* Every record says when its request started (fetched_at, RFC 3339, UTC, milliseconds,
+ * within the run) and how long it took to its last byte (elapsed: /slow's 200 ms delay
+ * at least; null for no response); the store's rows say the same (compare). */
+static void test_times(void **state)
+{
+    (void)state;
+    char db[300];
+    snprintf(db, sizeof db, "%s/times.db", dir);
+    char root[300];
+    snprintf(root, sizeof root, "%sslow", site.url);
+    char *argv[] = {crawler("crawl-queue"), "--format", "jsonl",     "--store", db,  site.url, root,
+                    "--max-tries",          "1",        "--timeout", "5",       NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_REALTIME, &t0);
+    crawl_run r;
+    assert_int_equal(run_crawler(&r, argv, 60), 0);
+    clock_gettime(CLOCK_REALTIME, &t1);
+    if (r.exit_code != 0 || r.nrecords < 5)
+        fail_msg("%s", crawl_run_describe(&r));
+    double from = (double)t0.tv_sec - 0.001, to = (double)t1.tv_sec + 1;
+    for (size_t i = 0; i < r.nrecords; i++) {
+        const jobj *rec = r.records[i];
+        double at = rfc3339_ms(jobj_str(rec, "fetched_at"));
+        if (at < from || at > to)
+            fail_msg("%s: fetched_at %s, not in the run", jobj_str(rec, "url"),
+                     jobj_str(rec, "fetched_at"));
+        const jv *el = jobj_get(rec, "elapsed");
+        assert_non_null(el);
+        if (jobj_is_null(rec, "status"))
+            assert_int_equal(el->type, JV_NULL);
+        else if (el->type != JV_NUM || el->num < 0 || el->num > 30)
+            fail_msg("%s: elapsed not a number of seconds", jobj_str(rec, "url"));
+    }
+    const jobj *slow_rec = crawl_run_find(&r, root);
+    assert_non_null(slow_rec);
+    if (jobj_num(slow_rec, "elapsed", -1) < 0.19)
+        fail_msg("/slow (200 ms delay): elapsed %f", jobj_num(slow_rec, "elapsed", -1));
+    compare(&r, db);
+    crawl_run_free(&r);
 }
 
 /* One page's body and headers are the bytes testsite served. */
@@ -293,7 +360,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_equal_records), cmocka_unit_test(test_body_and_headers),
         cmocka_unit_test(test_headers_only),       cmocka_unit_test(test_interrupted),
-        cmocka_unit_test(test_bad_store),
+        cmocka_unit_test(test_bad_store),          cmocka_unit_test(test_times),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

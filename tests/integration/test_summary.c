@@ -4,8 +4,8 @@
  * a second root on a port nobody listens on.
  *
  *   - the summary line's "by_status" and "bytes_received" agree with the records, and
- *     the three lines on stderr with the summary line; stages 1 and 2 count alike
- *     and print no summary on stderr (the chapter's crawler);
+ *     the three lines on stderr (four when URLs were skipped) with the summary line;
+ *     stages 1 and 2 count alike and print no summary on stderr (the chapter's crawler);
  *   - the report on stdout, text or jsonl, is named so on stderr; -q prints nothing; a
  *     crawl that fails prints its one line, no summary;
  *   - not on a terminal: one progress line every --progress-interval SECS, kept,
@@ -190,8 +190,27 @@ static void expect_stderr_summary(const char *err, const jobj *sum, const char *
     if (strncmp(l2, want, strlen(want)) != 0)
         fail_msg("want \"%s\" after the first line:\n%s", want, err);
     const char *l3 = strchr(l2, '\n') + 1;
+    /* then, when some URL was skipped, the summary's "skipped" in words */
+    const jobj *sk = jobj_obj(sum, "skipped");
+    if (!sk)
+        fail_msg("no \"skipped\" in the summary line");
+    if (jobj_int(sk, "total", -1) > 0) {
+        char line[300];
+        int n = snprintf(line, sizeof line, "crawl-queue: skipped %lld URL%s",
+                         jobj_int(sk, "total", -1), jobj_int(sk, "total", -1) == 1 ? "" : "s");
+        const char *sep = ": ";
+        for (size_t i = 0; i < sk->n; i++)
+            if (strcmp(sk->fields[i].key, "total") != 0 && sk->fields[i].v.num > 0) {
+                n += snprintf(line + n, sizeof line - (size_t)n, "%s%s %.0f", sep,
+                              sk->fields[i].key, sk->fields[i].v.num);
+                sep = ", ";
+            }
+        if (strncmp(l3, line, strlen(line)) != 0)
+            fail_msg("want \"%s\" as the third line:\n%s", line, err);
+        l3 = strchr(l3, '\n') + 1;
+    }
     if (strncmp(l3, report, strlen(report)) != 0 || l3[strlen(report)] != '\n')
-        fail_msg("want \"%s\" as the third line:\n%s", report, err);
+        fail_msg("want \"%s\" after the counts:\n%s", report, err);
     if (l3[strlen(report) + 1] != '\0')
         fail_msg("the summary is not the end of stderr:\n%s", err);
 }
@@ -255,7 +274,8 @@ static void test_summary_report_on_stdout(void **state)
     assert_null(strstr(r.out, "by status"));
     if (!strstr(r.err,
                 "crawl-queue: by status: 2xx 3, 3xx 1, 4xx 2, 5xx 1, failed 1, "
-                "ignored 1\ncrawl-queue: report (text): stdout\n"))
+                "ignored 1\ncrawl-queue: skipped 1 URL: robots 1\n"
+                "crawl-queue: report (text): stdout\n"))
         fail_msg("%s", crawl_run_describe(&r));
     crawl_run_free(&r);
 

@@ -303,18 +303,21 @@ static void run_appended(case_ctx *c, char **argv, int n, int cap, const char *f
     run_argv(c, argv);
 }
 
-/* A record of bin has exactly the nine keys; crawl-queue's a tenth, http_version, and by
- * default (not --chapter: the chapter's crawler) "depth" and "referrer" too (the spider
- * middlewares'): NULL, or what is wrong. */
+/* A record of bin has exactly the nine keys; crawl-queue's three more, http_version,
+ * fetched_at and elapsed, by default (not --chapter: the chapter's crawler) "depth"
+ * and "referrer" too (the spider middlewares'), and "url_normalized" when its URL is not
+ * in RFC 3986's normal form: NULL, or what is wrong. */
 static const char *record_keys_missing(const jobj *o, const char *bin, bool chapter)
 {
-    static const char *const keys[] = {"url",          "next_url",     "status",   "exception",
-                                       "size",         "content_type", "encoding", "num_urls",
-                                       "num_new_urls", "http_version", "depth",    "referrer"};
+    static const char *const keys[] = {"url",          "next_url",     "status",     "exception",
+                                       "size",         "content_type", "encoding",   "num_urls",
+                                       "num_new_urls", "http_version", "fetched_at", "elapsed",
+                                       "depth",        "referrer"};
     static char why[64];
-    size_t nkeys = strcmp(stage_of(bin), "queue") != 0 ? 9 : chapter ? 10 : 12;
-    if (o->n != nkeys) {
-        snprintf(why, sizeof why, "%zu keys, not %zu", o->n, nkeys);
+    size_t nkeys = strcmp(stage_of(bin), "queue") != 0 ? 9 : chapter ? 12 : 14;
+    size_t more = nkeys > 9 && jobj_get(o, "url_normalized") ? 1 : 0;
+    if (o->n != nkeys + more) {
+        snprintf(why, sizeof why, "%zu keys, not %zu", o->n, nkeys + more);
         return why;
     }
     for (size_t k = 0; k < nkeys; k++)
@@ -2256,11 +2259,14 @@ static char *strip_new_urls(const char *text)
 
 /* Drop ", \"KEY\": V" from each line, in place, for the keys crawl-queue's records have
  * and stages 1 and 2's do not: http_version (which HTTP version answered: the raw
- * transport's server may answer 1.0 to its 1.0 request, libcurl asks for 1.1), and by
- * default the spider middlewares' depth and referrer. V: a string, a number or null. */
+ * transport's server may answer 1.0 to its 1.0 request, libcurl asks for 1.1), the
+ * times (fetched_at, elapsed: a run's own), url_normalized, and by default the spider
+ * middlewares' depth and referrer. V: a string, a number or null. */
 static void drop_queue_keys(char *text)
 {
-    static const char *const keys[] = {", \"http_version\": ", ", \"depth\": ", ", \"referrer\": "};
+    static const char *const keys[] = {
+        ", \"url_normalized\": ", ", \"http_version\": ", ", \"fetched_at\": ",
+        ", \"elapsed\": ",        ", \"depth\": ",        ", \"referrer\": "};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         char *k;
         while ((k = strstr(text, keys[i]))) {
@@ -2271,7 +2277,7 @@ static void drop_queue_keys(char *text)
                         end++;
                 end += *end == '"';
             } else {
-                end += strspn(end, "nul-0123456789");
+                end += strspn(end, "nul-.0123456789");
             }
             memmove(k, end, strlen(end) + 1);
         }

@@ -323,6 +323,38 @@ static void test_jsonl_report(void **state)
     report_free(r);
 }
 
+/* crawl-queue's records say when (RFC 3339, UTC, milliseconds) and how long (null: no
+ * response came); the chapter's have no such keys. */
+static void test_jsonl_times(void **state)
+{
+    (void)state;
+    fetch_stat st = {.url = "https://a/", .status = 200, .size = 1, .with_times = true};
+    st.at = (struct timespec){1796297400, 123456789}; /* 2026-12-03T11:30:00.123Z */
+    report_utc_time(&st.at, st.fetched_at, sizeof st.fetched_at);
+    assert_string_equal(st.fetched_at, "2026-12-03T11:30:00.123Z");
+    const double elapsed[] = {0.25, -1};
+    const char *want[] = {
+        "{\"url\": \"https://a/\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+        "\"size\": 1, \"content_type\": null, \"encoding\": null, \"num_urls\": 0, "
+        "\"num_new_urls\": 0, \"fetched_at\": \"2026-12-03T11:30:00.123Z\", \"elapsed\": "
+        "0.250000}\n",
+        "{\"url\": \"https://a/\", \"next_url\": null, \"status\": 200, \"exception\": null, "
+        "\"size\": 1, \"content_type\": null, \"encoding\": null, \"num_urls\": 0, "
+        "\"num_new_urls\": 0, \"fetched_at\": \"2026-12-03T11:30:00.123Z\", \"elapsed\": "
+        "null}\n"};
+    for (int i = 0; i < 2; i++) {
+        st.elapsed = elapsed[i];
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        assert_non_null(f);
+        report_write_jsonl_record(&st, f);
+        assert_int_equal(fclose(f), 0);
+        assert_string_equal(buf, want[i]);
+        free(buf);
+    }
+}
+
 /* crawl-queue's records end with "http_version" (null when no response came); the
  * chapter's have no such key. */
 static void test_jsonl_http_version(void **state)
@@ -735,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_jsonl_summary_edge_cases),
         cmocka_unit_test(test_extra_fields_and_counters),
         cmocka_unit_test(test_jsonl_http_version),
+        cmocka_unit_test(test_jsonl_times),
         cmocka_unit_test(test_json_plain_and_null),
         cmocka_unit_test(test_json_escapes),
         cmocka_unit_test(test_json_valid_utf8_passes),

@@ -511,6 +511,53 @@ static void test_policy_bad_regex(void **state)
     assert_true(strlen(err) > strlen(prefix));
 }
 
+/* ---- url_normalize: RFC 3986 6.2.2, against tests/unit/url_normalize.txt ---- */
+
+static void test_normalize_vectors(void **state)
+{
+    (void)state;
+    FILE *f = fopen(SITES_DIR "/../unit/url_normalize.txt", "r");
+    assert_non_null(f);
+    char line[1024];
+    int n = 0, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        char *tab = strchr(line, '\t');
+        if (!tab)
+            fail_msg("url_normalize.txt:%d: no tab", lineno);
+        *tab = '\0';
+        const char *in = line, *want = tab + 1;
+        char *got = url_normalize(in);
+        if (!got || strcmp(got, want) != 0)
+            fail_msg("url_normalize.txt:%d: %s gave %s, want %s", lineno, in, got ? got : "NULL",
+                     want);
+        char *again = url_normalize(got); /* a normal form is its own */
+        assert_non_null(again);
+        assert_string_equal(again, got);
+        free(again);
+        free(got);
+        n++;
+    }
+    fclose(f);
+    assert_true(n >= 30);
+}
+
+/* url_resolve keeps what the page wrote ("%7E"); url_normalize makes both one. */
+static void test_normalize_two_spellings(void **state)
+{
+    (void)state;
+    char *a = url_resolve("http://h/", "/%7Euser"), *b = url_resolve("http://h/", "/~user");
+    assert_string_equal(a, "http://h/%7Euser");
+    char *na = url_normalize(a), *nb = url_normalize(b);
+    assert_string_equal(na, "http://h/~user");
+    assert_string_equal(na, nb);
+    assert_null(url_normalize("not a url"));
+    free(a), free(b), free(na), free(nb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -529,6 +576,8 @@ int main(void)
         cmocka_unit_test(test_garbage_in),
         cmocka_unit_test(test_userinfo_dropped),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_normalize_vectors),
+        cmocka_unit_test(test_normalize_two_spellings),
         cmocka_unit_test(test_split_rejects),
         cmocka_unit_test(test_split_optional_outputs),
         cmocka_unit_test(test_policy_www_root),
