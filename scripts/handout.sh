@@ -221,6 +221,8 @@ done
 # teacher-only parts of the docs (between <!-- teacher-only: BEGIN --> and <!-- teacher-only: END -->).
 rm -f "$dest"/docs/exercises/*/hidden.conf
 rm -rf "$dest/tests/hidden"
+# ... and the graders' own tests, whose wrong solutions are our solutions, edited.
+rm -f "$dest/tests/exercise/grade_test.sh" "$dest/tests/exercise/hints_test.sh"
 { grep -rlF --include='*.md' '<!-- teacher-only: BEGIN' "$dest" || true; } | while read -r md; do
     awk '/<!-- teacher-only: BEGIN/ { skip = 1; print "*(The teacher'"'"'s part of this page is not in the handout.)*"; next }
          skip && /<!-- teacher-only: END/ { skip = 0; next }

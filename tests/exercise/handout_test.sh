@@ -117,6 +117,9 @@ rm -f "$copy/stage1_callbacks/notes.c"
 # Nothing hidden: no tests/hidden/, and a hidden case's data or name planted in the copy
 # fails the check.
 [ ! -e "$copy/tests/hidden" ] && ok "no tests/hidden/ in the handout" || bad "tests/hidden/ is in the handout"
+[ ! -e "$copy/tests/exercise/grade_test.sh" ] && [ ! -e "$copy/tests/exercise/hints_test.sh" ] &&
+    ok "the graders' own tests (edited solutions) are not in the handout" ||
+    bad "grade_test.sh or hints_test.sh is in the handout"
 if [ -d "$here/tests/hidden" ]; then
     line=$(grep -m1 -F '"/book/' "$here/tests/hidden/bookshop_hidden.h")
     printf '/* planted */\nstatic const char *x[] = {%s};\n' "$line" >"$copy/tests/unit/planted.c"
