@@ -27,8 +27,8 @@
 static testsite site;
 static char dir[] = "/tmp/test_state.XXXXXX";
 enum { MAX_TASKS = 50 };
-/* The default suite's size; TEST_STATE_PAGES=20000 TEST_STATE_KILLS=20 gives the long
- * run docs/state.md reports. */
+/* The default suite's size; TEST_STATE_PAGES=20000 TEST_STATE_KILLS=20 gives a long
+ * run. */
 static long pages = 1500, kills_max = 6;
 
 static char *crawler(const char *name)
