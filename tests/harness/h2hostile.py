@@ -18,6 +18,7 @@
 #
 # Every loop ends when the peer goes away; the process ends on SIGTERM or when its
 # stdin is closed (the test's end).
+import os
 import socket
 import ssl
 import struct
@@ -164,8 +165,9 @@ def main():
     lsock.bind(('127.0.0.1', 0))
     lsock.listen(64)
     print('https://127.0.0.1:%d/' % lsock.getsockname()[1], flush=True)
-    # stdin closed (the test ended, or died): the server ends too
-    threading.Thread(target=lambda: (sys.stdin.read(), lsock.close()), daemon=True).start()
+    # stdin closed (the test ended, or died): the server ends too (a blocked accept
+    # does not wake when another thread closes its socket: the process ends at once)
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
     while True:
         try:
             raw, _ = lsock.accept()
