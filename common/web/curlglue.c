@@ -79,6 +79,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "cookiesnap.h"
 #include "curlauth.h"
 #include "libmem.h"
 #include "list.h"
@@ -114,6 +115,7 @@ struct curl_req {
     http_head_parser *head;
     int head_sent;
     int head_started; /* header_cb has seen the first line of this try */
+    cookie_snap jar;  /* with a jar: its cookies for the host before this head */
     /* The sink archives what went over the wire (on_wire): libcurl does not decode, and
      * the raw transport's parser, fed the same head lines and the body as received,
      * does — framing, gzip, deflate — for on_body. */
@@ -267,6 +269,7 @@ static void req_destroy(curl_req *r)
     curl_slist_free_all(r->fields);
     http_head_parser_free(r->head);
     http_parser_free(r->decoder);
+    cookie_snap_clear(&r->jar);
     free(r);
 }
 
@@ -274,6 +277,7 @@ static void req_destroy(curl_req *r)
 static void reset_response(curl_req *r)
 {
     r->truncated = r->head_sent = r->head_started = r->peer_sent = 0;
+    cookie_snap_clear(&r->jar);
     r->fail = NULL;
     r->body_bytes = 0;
     http_head_parser_reset(r->head);
@@ -421,7 +425,14 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
         curl_easy_getinfo(r->easy, CURLINFO_HTTP_VERSION, &version);
         if (version == CURL_HTTP_VERSION_2_0)
             http_head_parser_expect_h2(r->head);
+        if (r->g->cookies) { /* before any Set-Cookie of this head (cookiesnap.h) */
+            char *url = NULL;
+            curl_easy_getinfo(r->easy, CURLINFO_EFFECTIVE_URL, &url);
+            cookie_snap_take(&r->jar, r->g->cookie_easy, url);
+        }
     }
+    if (r->jar.host)
+        cookie_snap_saw(&r->jar, buf, len);
     if (r->sink.on_wire) {
         send_peer(r);
         if (!r->decoder) {
@@ -436,6 +447,8 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
     int done = http_head_parser_feed(r->head, buf, len, &used);
     if (done < 0) {
         r->fail = http_head_parser_error(r->head);
+        if (r->jar.host) /* a refused head stores no cookie */
+            cookie_snap_undo(&r->jar, r->g->cookie_easy);
         return 0;
     }
     if (done > 0) {
@@ -1263,8 +1276,13 @@ size_t curl_glue_cookies(curl_glue *g, void (*each)(void *ctx, const char *line)
     size_t n = 0;
     if (!g->cookies || curl_easy_getinfo(g->cookie_easy, CURLINFO_COOKIELIST, &list) != CURLE_OK)
         return 0;
-    for (struct curl_slist *l = list; l; l = l->next, n++)
+    time_t now = time(NULL);
+    for (struct curl_slist *l = list; l; l = l->next) {
+        if (cookie_snap_expired(l->data, now))
+            continue; /* one a refused head set, undone (cookiesnap.h), not yet dropped */
         each(ctx, l->data);
+        n++;
+    }
     curl_slist_free_all(list);
     return n;
 }

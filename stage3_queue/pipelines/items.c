@@ -75,10 +75,10 @@ static coro *items_scraped(void *self, spider_item *s, bool *drop)
 {
     items *it = self;
     strmap_node *n = it->before.count ? strmap_find(&it->before, s->request->url) : NULL;
-    if (n && s->seq < strmap_entry(n, written, node)->count) {
-        *drop = true; /* written by the run this one goes on from */
-        return NULL;
-    }
+    if (n && s->seq < strmap_entry(n, written, node)->count)
+        return NULL; /* written by the run this one goes on from: not again (its items_end
+                      * stays -1, so the state adds no row), but on to --store, which
+                      * dropped the items of the URLs fetched again */
     if (it->error) {
         *drop = true;
         return NULL;
@@ -148,7 +148,7 @@ static coro *items_open(void *self, engine *e)
 {
     items *it = self;
     char err[1024];
-    long long known;
+    long long known, done;
     /* replaced or cut at open, not before: a crawl that a check refuses (state.h)
      * leaves the file as it was */
     if (it->replace) {
@@ -164,12 +164,14 @@ static coro *items_open(void *self, engine *e)
     }
     if (!it->state)
         return NULL;
-    if (state_items_written(it->state, written_before, it, &known, err, sizeof err) < 0) {
+    if (state_items_written(it->state, written_before, it, &known, &done, err, sizeof err) < 0) {
         it->error = xstrdup(err);
         return fail_coro(it);
     }
-    if (known == 0 && it->end > 0) {
-        /* not this crawl's items, or none of them reached the state: never cut blind */
+    if (known == 0 && it->end > 0 && done > 0) {
+        /* not this crawl's items (pages done, none with an item): never cut blind; with no
+         * page done (a first run killed before the state's first commit of them), every
+         * item belongs to a URL fetched again */
         it->error = xasprintf("--resume: --items '%s' holds %lld bytes and --state '%s' knows "
                               "of no item in it: name a new file",
                               it->path, it->end, it->state);

@@ -3,12 +3,15 @@
  * reader, state_restore, which runs once before the crawl. */
 #include "state.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "alloc.h"
 #include "fpset.h"
@@ -391,6 +394,154 @@ static long long forget_unwritten(restore *r, long long output_size)
     return sqlite3_changes(r->db);
 }
 
+/* The ends of the pages rows' lines in --output, sorted (*n of them, *ends NULL when
+ * none): 1, or 0 when a row of an older file has none (then nothing is cut), or -1. */
+static int committed_ends(restore *r, long long **ends, size_t *n)
+{
+    size_t cap = 0;
+    *ends = NULL;
+    *n = 0;
+    if (prepare(r, "SELECT count(*) FROM pages WHERE output_end IS NULL") < 0 || step(r) <= 0)
+        return db_fail(r);
+    if (sqlite3_column_int64(r->st, 0) > 0)
+        return 0;
+    int rc = prepare(r, "SELECT output_end FROM pages ORDER BY output_end");
+    while (rc == 0 && (rc = step(r)) > 0) {
+        if (*n == cap)
+            *ends = xreallocarray(*ends, cap = cap ? 2 * cap : 1024, sizeof **ends);
+        (*ends)[(*n)++] = sqlite3_column_int64(r->st, 0);
+        rc = 0;
+    }
+    return rc < 0 ? -1 : 1;
+}
+
+/* Where the first line of fd that is no committed record starts (a record whose
+ * pages row a kill -9 left uncommitted, a torn line, a summary): the lines before it
+ * are all records the state counts done. -1 on a read error. */
+static long long committed_prefix(int fd, const long long *ends, size_t n)
+{
+    char buf[65536];
+    long long at = 0, line = 0;
+    size_t j = 0;
+    for (;;) {
+        ssize_t got = pread(fd, buf, sizeof buf, (off_t)at);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            return line;
+        for (ssize_t i = 0; i < got; i++) {
+            if (buf[i] != '\n')
+                continue;
+            long long end = at + i + 1;
+            while (j < n && ends[j] < end)
+                j++;
+            if (j == n || ends[j] != end)
+                return line;
+            line = end;
+        }
+        at += got;
+    }
+}
+
+/* Whether the bytes of fd from at to size are only what outfile_open_append cuts by
+ * itself, without a word: a torn last line, or the summary line of the run before. */
+static bool only_tail(int fd, long long at, long long size)
+{
+    char buf[4096];
+    static const char summary[] = "{\"summary\":";
+    if (size - at > (long long)sizeof buf)
+        return false;
+    ssize_t got = pread(fd, buf, (size_t)(size - at), (off_t)at);
+    if (got != size - at)
+        return false;
+    char *nl = memchr(buf, '\n', (size_t)got);
+    if (!nl)
+        return true; /* torn */
+    return nl == buf + got - 1 && got >= (ssize_t)sizeof summary - 1
+        && memcmp(buf, summary, sizeof summary - 1) == 0;
+}
+
+/* Whether each line of fd from at on (but a torn last line, or a summary) is a record
+ * of a URL of this crawl's frontier: an --output that is not this crawl's (another
+ * file named by mistake) is never cut. 1, 0 (said), -1. */
+static int tail_is_ours(restore *r, int fd, long long at, const char *path)
+{
+    int dfd = dup(fd);
+    FILE *f = dfd >= 0 ? fdopen(dfd, "r") : NULL;
+    if (!f || fseeko(f, (off_t)at, SEEK_SET) < 0) {
+        if (f)
+            fclose(f);
+        else if (dfd >= 0)
+            close(dfd);
+        return fail(r, "--resume: reading --output '%s': %s", path, strerror(errno));
+    }
+    static const char head[] = "{\"url\": \"";
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int ours = prepare(r, "SELECT 1 FROM frontier WHERE url = ?1") < 0 ? -1 : 1;
+    while (ours == 1 && (len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+        line[len - 1] = '\0';
+        if (strncmp(line, "{\"summary\":", 11) == 0)
+            continue;
+        char *end =
+            strncmp(line, head, sizeof head - 1) == 0 ? strchr(line + sizeof head - 1, '"') : NULL;
+        if (end && memchr(line, '\\', (size_t)(end - line)))
+            continue; /* an escape in the URL: not compared */
+        sqlite3_reset(r->st);
+        if (end
+            && sqlite3_bind_text(r->st, 1, line + sizeof head - 1,
+                                 (int)(end - line - (long)(sizeof head - 1)), SQLITE_TRANSIENT)
+                != SQLITE_OK)
+            ours = db_fail(r);
+        else if (!end || (ours = step(r)) == 0)
+            ours = fail(r,
+                        "--resume: --output '%s' holds records that are not of this crawl "
+                        "(%.80s): give the --output that goes with it",
+                        path, line);
+    }
+    free(line);
+    fclose(f);
+    return ours;
+}
+
+/* --resume: --output back to what the state committed. A record past the first line
+ * the state does not count done is cut, and its pages row forgotten: its URL is
+ * fetched again and its record written once more, so that none is there twice. The
+ * new end of the output, or -1. */
+static long long cut_output(restore *r, const char *path, long long size)
+{
+    long long *ends;
+    size_t n;
+    int usable = committed_ends(r, &ends, &n);
+    if (usable <= 0 || size == 0) {
+        free(ends);
+        return usable < 0 ? -1 : size;
+    }
+    int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    long long keep = size;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        keep = committed_prefix(fd, ends, n);
+        if (keep >= 0 && keep < size && only_tail(fd, keep, size))
+            keep = size;
+        if (keep >= 0 && keep < size && tail_is_ours(r, fd, keep, path) < 0)
+            keep = -2;
+        else if (keep < 0 || (keep < size && ftruncate(fd, (off_t)keep) < 0)) {
+            fail(r, "--resume: cutting --output '%s': %s", path, strerror(errno));
+            keep = -1;
+        } else if (keep < size) {
+            log_warn("--resume: --output '%s': its last %lld bytes were records that --state "
+                     "'%s' had not committed: cut, and their URLs fetched again",
+                     path, size - keep, r->c->path);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    free(ends);
+    return keep < 0 ? -1 : keep;
+}
+
 static void add_archived(void *ctx, const char *uri)
 {
     fpset_add(ctx, uri);
@@ -443,6 +594,44 @@ static long long forget_unarchived(restore *r)
     return rc < 0 ? -1 : lost;
 }
 
+static long long file_bytes(const char *path);
+
+/* With --store: the pages rows whose record the store lacks (its writer had not
+ * committed it at a kill -9) are gone, so that their URLs are fetched (and stored)
+ * again. A store without a run (new to this run: no crawls row) is not asked. How
+ * many, or -1. */
+static long long forget_unstored(restore *r)
+{
+    if (!r->c->store || file_bytes(r->c->store) == 0)
+        return 0;
+    if (prepare(r, "ATTACH DATABASE ?1 AS sto") < 0
+        || sqlite3_bind_text(r->st, 1, r->c->store, -1, SQLITE_STATIC) != SQLITE_OK || step(r) < 0)
+        return db_fail(r);
+    long long lost = 0;
+    sqlite3_finalize(r->st);
+    r->st = NULL;
+    if (sqlite3_exec(r->db, "SELECT 1 FROM sto.pages, sto.crawls LIMIT 0", NULL, NULL, NULL)
+        == SQLITE_OK) {
+        if (prepare(r,
+                    "DELETE FROM main.pages WHERE EXISTS (SELECT 1 FROM sto.crawls)"
+                    " AND url NOT IN (SELECT url FROM sto.pages)")
+                < 0
+            || step(r) < 0)
+            lost = -1;
+        else
+            lost = sqlite3_changes(r->db);
+    }
+    sqlite3_finalize(r->st);
+    r->st = NULL;
+    if (sqlite3_exec(r->db, "DETACH DATABASE sto", NULL, NULL, NULL) != SQLITE_OK && lost >= 0)
+        lost = db_fail(r);
+    if (lost > 0)
+        log_warn("--resume: --store '%s' lacks %lld record(s) that --state '%s' counted "
+                 "done: fetching them again",
+                 r->c->store, lost, r->c->path);
+    return lost;
+}
+
 /* --resume: done = its record is in the file (and in --output, and in --warc). A
  * page's row comes after the frontier rows of its links, in the same batch or a later
  * one: a page done here has its links in the frontier. */
@@ -454,6 +643,12 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     struct stat st;
     if (output_size < 0 && a->opt.output)
         output_size = stat(a->opt.output, &st) == 0 ? (long long)st.st_size : 0;
+    if (forget_unarchived(r) < 0 || forget_unstored(r) < 0)
+        return -1;
+    long long cut =
+        output_size > 0 && a->opt.output ? cut_output(r, a->opt.output, output_size) : output_size;
+    if (cut < 0 && output_size > 0)
+        return -1;
     long long lost = output_size >= 0 ? forget_unwritten(r, output_size) : 0;
     if (lost < 0)
         return -1;
@@ -461,7 +656,7 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
         log_warn("--resume: --output '%s' lacks %lld record(s) that --state '%s' counted "
                  "done: fetching them again",
                  a->opt.output, lost, r->c->path);
-    if (forget_unarchived(r) < 0)
+    if (cut >= 0 && cut < output_size && forget_unwritten(r, cut) < 0)
         return -1;
     fpset *done = fpset_new();
     int rc = prepare(r, "SELECT url FROM pages");
@@ -621,7 +816,7 @@ int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, 
 /* ---- the items of earlier runs (items.h) ---- */
 
 int state_items_written(const char *path, void (*fn)(void *ctx, const char *url, int count),
-                        void *ctx, long long *items_end, char *err, size_t errlen)
+                        void *ctx, long long *items_end, long long *done, char *err, size_t errlen)
 {
     coro_error *e = NULL;
     sqlite3 *db = store_db_open("--state", path, items_schema, &e);
@@ -632,9 +827,14 @@ int state_items_written(const char *path, void (*fn)(void *ctx, const char *url,
         return -1;
     }
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, "SELECT coalesce(max(items_end), 0) FROM items", -1, &st, NULL);
+    *done = 0;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT coalesce(max(items_end), 0), (SELECT count(*) FROM pages)"
+                                " FROM items",
+                                -1, &st, NULL);
     if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         *items_end = sqlite3_column_int64(st, 0);
+        *done = sqlite3_column_int64(st, 1);
         rc = SQLITE_OK;
     }
     sqlite3_finalize(st);
@@ -671,8 +871,11 @@ static int make(engine *e, const settings *s, item_pipeline *out, char *err, siz
 {
     app *a = engine_app(e);
     warc_config w = warc_config_of(s);
-    state_config cfg = {
-        .path = s->state, .resume = s->resume, .warc = s->warc ? &w : NULL, .items = s->items};
+    state_config cfg = {.path = s->state,
+                        .resume = s->resume,
+                        .warc = s->warc ? &w : NULL,
+                        .items = s->items,
+                        .store = s->store};
     *out = state_pipeline(a, s->state);
     crawl_add_add_listener(a->crawl, state_frontier_add, out->self);
     if (state_restore(a, &cfg, frontier_add, engine_frontier(e), err, errlen) < 0) {

@@ -26,6 +26,13 @@
  *     first batch left its outputs empty, and goes on;
  *   - with --resume, the file must pass SQLite's quick_check and every row must be
  *     whole: a damaged file is one line;
+ *   - a pages row whose response --warc lacks, or whose record --store lacks (their
+ *     writers had not written it at a kill -9), is forgotten: its URL is fetched again;
+ *   - --output is cut back to its last line before the first one that is no committed
+ *     pages row (records a kill -9 left uncommitted, a torn line, a summary), and the
+ *     pages rows past it are forgotten, with one warning: so no record is written twice
+ *     (--warc skips the URLs it holds, --store drops the rows of URLs fetched again,
+ *     --items keeps the items the state knows of);
  *   - a pages row whose line lies past the end of --output (the output was cut or
  *     deleted) is forgotten, with one warning: its URL is fetched again;
  *   - a URL is done when the file has its record (pages); every other URL of the
@@ -59,6 +66,7 @@ typedef struct state_config {
     bool resume;             /* --resume: go on with its crawl */
     const warc_config *warc; /* --warc: what it archived is done (NULL: no archive) */
     const char *items;       /* --items FILE (NULL: none) */
+    const char *store;       /* --store FILE.db: what it holds is done (NULL: none) */
 } state_config;
 
 /* Check cfg's file against this crawl and, with --resume, put the URLs left to do (put),
@@ -71,8 +79,9 @@ int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, 
 /* --resume with --items (items.h): which items earlier runs wrote. fn(ctx, url, n) for
  * each URL not done whose first n items are in --items; *items_end: where the last
  * item the state knows of ends in --items (what follows belongs to URLs not done, and
- * is written again when they are fetched again). 0, or -1 with one line in err. */
+ * is written again when they are fetched again); *done: the URLs done. 0, or -1 with
+ * one line in err. */
 int state_items_written(const char *path, void (*fn)(void *ctx, const char *url, int count),
-                        void *ctx, long long *items_end, char *err, size_t errlen);
+                        void *ctx, long long *items_end, long long *done, char *err, size_t errlen);
 
 #endif

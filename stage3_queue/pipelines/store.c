@@ -33,6 +33,7 @@ typedef struct store {
     long long crawl_id;    /* this run's row of crawls */
     char *roots, *options; /* what it says of this run */
     bool bodies;           /* the pages' bodies kept (not --store-headers-only) */
+    char *state;           /* --resume: --state FILE.db, whose crawl this store goes on */
     writer w;
     writer_rows rows; /* of store_row */
 } store;
@@ -263,6 +264,34 @@ static int add_crawl(store *s)
     return rc;
 }
 
+/* The rows of the URLs that --state's crawl will fetch again (scheduled, not done: a
+ * kill -9 came before the state committed their records), as none may be there twice:
+ * their pages, links and items go, and come again with the fetch (the --items stage
+ * passes on the items it wrote before, without writing them again). */
+static const char redo_sql[] = "CREATE TEMP TABLE redo AS SELECT url FROM st.frontier"
+                               " WHERE url NOT IN (SELECT url FROM st.pages);"
+                               "DELETE FROM main.pages WHERE url IN (SELECT url FROM redo);"
+                               "DELETE FROM main.links WHERE from_url IN (SELECT url FROM redo);"
+                               "DELETE FROM main.items WHERE url IN (SELECT url FROM redo);"
+                               "DROP TABLE temp.redo;";
+
+/* Attached as st (outside a transaction, as SQLite wants). */
+static bool attach_state(store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "ATTACH DATABASE ?1 AS st", -1, &st, NULL) != SQLITE_OK)
+        return false;
+    sqlite3_bind_text(st, 1, s->state, -1, SQLITE_STATIC);
+    bool ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    return ok;
+}
+
+static bool forget_redone(store *s)
+{
+    return sqlite3_exec(s->db, redo_sql, NULL, NULL, NULL) == SQLITE_OK;
+}
+
 /* The file, its tables (an older one upgraded in place, in one transaction), this
  * run's crawls row, the INSERTs. */
 static coro_value open_work(void *arg, coro_error **err)
@@ -271,7 +300,8 @@ static coro_value open_work(void *arg, coro_error **err)
     s->db = store_db_open("store", s->path, crawls_schema, err);
     if (!s->db)
         return (coro_value){NULL, 0};
-    bool ok = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
+    bool ok = !s->state || attach_state(s);
+    ok = ok && sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
     ok = ok
         && (has_column(s->db, "crawl_id")
             || sqlite3_exec(s->db, upgrade_sql, NULL, NULL, NULL) == SQLITE_OK);
@@ -286,7 +316,10 @@ static coro_value open_work(void *arg, coro_error **err)
             == SQLITE_OK;
     ok = ok && sqlite3_exec(s->db, links_schema, NULL, NULL, NULL) == SQLITE_OK;
     ok = ok && sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) == SQLITE_OK;
+    ok = ok && (!s->state || forget_redone(s));
     ok = ok && add_crawl(s) == 0 && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+    if (s->state)
+        sqlite3_exec(s->db, "DETACH DATABASE st", NULL, NULL, NULL);
     ok = ok && sqlite3_prepare_v2(s->db, insert_sql, -1, &s->insert, NULL) == SQLITE_OK
         && sqlite3_prepare_v2(s->db, insert_robots_sql, -1, &s->insert_robots, NULL) == SQLITE_OK
         && sqlite3_prepare_v2(s->db, insert_link_sql, -1, &s->insert_link, NULL) == SQLITE_OK
@@ -530,6 +563,7 @@ static void store_free(void *self)
     free(s->roots);
     free(s->options);
     free(s->path);
+    free(s->state);
     free(s);
 }
 
@@ -581,6 +615,10 @@ static int make(engine *e, const settings *s, item_pipeline *out, char *err, siz
     (void)e, (void)err, (void)errlen;
     *out = store_pipeline(s->store, !opts.headers_only);
     out->wants_links = s->referrer; /* the links table */
+    if (s->resume && s->state) {
+        store *st = out->self;
+        st->state = xstrdup(s->state);
+    }
     return 0;
 }
 

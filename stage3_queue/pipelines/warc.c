@@ -32,6 +32,7 @@
 #include <zlib.h>
 
 #include "alloc.h"
+#include "fpset.h"
 #include "future.h"
 #include "http.h"
 #include "log.h"
@@ -95,6 +96,7 @@ typedef struct warc {
     char *rec;     /* the record being built */
     size_t rec_len, rec_cap;
     strmap payloads; /* digest -> archived */
+    fpset *had;      /* --resume: the URIs an earlier run archived a response of */
     char **cdx;      /* CDXJ lines, sorted at close */
     size_t ncdx, cdx_cap;
     writer w; /* the background writer (writer.h) */
@@ -465,6 +467,8 @@ static void archive(warc *w, const item *it)
     const crawl_wire *wr = r ? r->wire : NULL;
     if (!wr || wr->head_len == 0)
         return; /* no response came: nothing was on the wire to keep */
+    if (w->had && fpset_has(w->had, r->url))
+        return; /* an earlier run archived it: a URL fetched again after a kill -9 */
     char resp_id[48], req_id[48], date[32], stamp[16], pdigest[38], bdigest[38];
     record_id(resp_id);
     record_id(req_id);
@@ -629,6 +633,7 @@ static void scanned(void *ctx, const warcscan_rec *r)
     bool resp = strcmp(r->type, "response") == 0, rev = strcmp(r->type, "revisit") == 0;
     if (!resp && !rev)
         return;
+    fpset_add(w->had, r->uri);
     char stamp[16];
     size_t k = 0;
     for (const char *c = r->date; *c && k < 14; c++)
@@ -1009,6 +1014,8 @@ static void warc_free(void *self)
         close(w->cdx_fd);
     strmap_clear(&w->payloads, drop_archived);
     strmap_free(&w->payloads);
+    if (w->had)
+        fpset_free(w->had);
     for (size_t i = 0; i < w->ncdx; i++)
         free(w->cdx[i]);
     free(w->cdx);
@@ -1040,6 +1047,7 @@ item_pipeline warc_pipeline(const warc_config *cfg)
     w->cdx_path = cfg->cdx_path ? xstrdup(cfg->cdx_path) : NULL;
     w->max_size = cfg->max_size;
     w->resume = cfg->resume;
+    w->had = cfg->resume ? fpset_new() : NULL;
     w->ignore_robots = cfg->ignore_robots;
     size_t n = strlen(cfg->path);
     w->gz = n > 3 && strcmp(cfg->path + n - 3, ".gz") == 0;

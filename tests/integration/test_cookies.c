@@ -4,6 +4,7 @@
  * (proxy_helper.h) logging what it passed. crawl-queue runs as a process.
  *
  * - a page behind a session cookie: 403 without cookies, 200 with --cookies;
+ * - a response whose head is refused (over 64 KiB) stores none of its cookies;
  * - the cookie file: read first (a cookie of its own reaches the server), written back
  *   with what the server set (used by the next crawl from its first request), after
  *   SIGINT too; a file that is not a cookie file is refused and left as it was;
@@ -160,6 +161,46 @@ static void test_session_cookie(void **state)
     const char *text = slurp(jar);
     assert_non_null(text);
     assert_non_null(strstr(text, "127.0.0.2\tFALSE\t/\tFALSE\t0\tsid\ts3cr3t\n"));
+}
+
+/* #34: a response whose head is refused (a header section over 64 KiB) after its
+ * Set-Cookie fields stores nothing: neither the new cookie nor the new value of an old
+ * one reaches the next request or the jar. */
+static const char refused_site[] = "page /robots.txt type=text/plain body=\"User-agent: *\\n\"\n"
+                                   "page /\n header Set-Cookie: keep=1; Path=/\n"
+                                   " link /huge /after\n"
+                                   "page /huge\n header Set-Cookie: keep=2; Path=/\n"
+                                   " header Set-Cookie: bad=1; Path=/\n"
+                                   " header X-Pad: {70000*x}\n"
+                                   "page /after\n";
+
+static void test_refused_head_stores_no_cookie(void **state)
+{
+    (void)state;
+    serve(2, refused_site);
+    const char *base = hosts[2].url;
+    char jar[300], got[512], url[300];
+    snprintf(jar, sizeof jar, "%s/refused.jar", dir);
+    unlink(jar);
+    crawl_run r;
+    /* one at a time: /huge is done before /after is asked for */
+    crawl(&r, "--max-tasks", "1", "--cookies", jar, base, NULL);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    snprintf(url, sizeof url, "%shuge", base);
+    const jobj *huge = crawl_run_find(&r, url);
+    assert_non_null(huge);
+    const char *why = jobj_str(huge, "exception");
+    if (!why || !strstr(why, "header section over"))
+        fail_msg("/huge: %s", crawl_run_describe(&r));
+    assert_int_equal(status_of(&r, base, "/after"), 200);
+    crawl_run_free(&r);
+    assert_non_null(cookie_of(2, "/after", got, sizeof got));
+    assert_string_equal(got, "=keep=1");
+    const char *text = slurp(jar);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\tkeep\t1\n"));
+    assert_null(strstr(text, "\tbad\t"));
 }
 
 /* The file's own cookie goes from the first request on; the server's is added and the
@@ -410,6 +451,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_session_cookie, stop_hosts),
         cmocka_unit_test_teardown(test_cookie_file_round_trip, stop_hosts),
+        cmocka_unit_test_teardown(test_refused_head_stores_no_cookie, stop_hosts),
         cmocka_unit_test_teardown(test_not_a_cookie_file, stop_hosts),
         cmocka_unit_test_teardown(test_cookies_stay_on_their_host, stop_hosts),
         cmocka_unit_test_teardown(test_cookies_written_after_sigint, stop_hosts),

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "cookiejar.h"
+#include "cookiesnap.h"
 #include "curlglue.h"
 #include "scratch.h"
 #include "selector.h"
@@ -182,12 +184,75 @@ static void test_glue_store(void **state)
     selector_free(s);
 }
 
+/* cookiesnap.h: which jar lines a host may have set, and a refused head undone. */
+static void test_snap_matches(void **state)
+{
+    (void)state;
+    const char *name;
+    size_t len;
+    assert_true(cookie_snap_line_matches(".example.com\tTRUE\t/\tFALSE\t0\tn\tv", "a.example.com",
+                                         &name, &len));
+    assert_int_equal(len, 1);
+    assert_memory_equal(name, "n", 1);
+    assert_true(cookie_snap_line_matches("#HttpOnly_a.example.com\tFALSE\t/\tFALSE\t0\tn\tv",
+                                         "a.example.com", &name, &len));
+    assert_false(cookie_snap_line_matches("example.com\tFALSE\t/\tFALSE\t0\tn\tv", "badexample.com",
+                                          &name, &len));
+    assert_false(cookie_snap_line_matches("a.example.com\tFALSE\t/\tFALSE\t0\tn\tv", "example.com",
+                                          &name, &len));
+    assert_true(cookie_snap_expired("h\tFALSE\t/\tFALSE\t1\tn\tv", 1000));
+    assert_false(cookie_snap_expired("h\tFALSE\t/\tFALSE\t0\tn\tv", 1000));
+}
+
+static void collect(void *ctx, const char *line)
+{
+    strcat(ctx, line);
+    strcat(ctx, "\n");
+}
+
+static void test_snap_undo(void **state)
+{
+    (void)state;
+    CURL *jar = curl_easy_init(); /* a jar of its own, as the glue's share holds one */
+    assert_non_null(jar);
+    curl_easy_setopt(jar, CURLOPT_COOKIEFILE, "");
+    curl_easy_setopt(jar, CURLOPT_COOKIELIST, "h.example\tFALSE\t/\tFALSE\t0\tkeep\t1");
+    cookie_snap snap = {0};
+    cookie_snap_take(&snap, jar, "http://h.example/x");
+    assert_int_equal(snap.n, 1);
+    /* the head's cookies, as libcurl stores them while it arrives; another host's too */
+    static const char *const head[] = {"HTTP/1.1 200 OK\r\n", "Set-Cookie: keep=2; Path=/\r\n",
+                                       "set-cookie:  bad = 1\r\n"};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        cookie_snap_saw(&snap, head[i], strlen(head[i]));
+    assert_int_equal(snap.nnames, 2);
+    curl_easy_setopt(jar, CURLOPT_COOKIELIST, "h.example\tFALSE\t/\tFALSE\t0\tkeep\t2");
+    curl_easy_setopt(jar, CURLOPT_COOKIELIST, "h.example\tFALSE\t/\tFALSE\t0\tbad\t1");
+    curl_easy_setopt(jar, CURLOPT_COOKIELIST, "o.example\tFALSE\t/\tFALSE\t0\tbad\t9");
+    cookie_snap_undo(&snap, jar);
+    cookie_snap_clear(&snap);
+    struct curl_slist *list = NULL;
+    assert_int_equal(curl_easy_getinfo(jar, CURLINFO_COOKIELIST, &list), CURLE_OK);
+    char all[1024] = "";
+    time_t now = time(NULL);
+    for (struct curl_slist *l = list; l; l = l->next)
+        if (!cookie_snap_expired(l->data, now))
+            collect(all, l->data);
+    curl_slist_free_all(list);
+    assert_non_null(strstr(all, "h.example\tFALSE\t/\tFALSE\t0\tkeep\t1\n"));
+    assert_null(strstr(all, "\tkeep\t2"));
+    assert_null(strstr(all, "h.example\tFALSE\t/\tFALSE\t0\tbad"));
+    assert_non_null(strstr(all, "o.example\tFALSE\t/\tFALSE\t0\tbad\t9\n"));
+    curl_easy_cleanup(jar);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lines),      cmocka_unit_test(test_read),
-        cmocka_unit_test(test_write),      cmocka_unit_test(test_pairs),
-        cmocka_unit_test(test_proxy_urls), cmocka_unit_test(test_glue_store),
+        cmocka_unit_test(test_lines),        cmocka_unit_test(test_read),
+        cmocka_unit_test(test_write),        cmocka_unit_test(test_pairs),
+        cmocka_unit_test(test_proxy_urls),   cmocka_unit_test(test_glue_store),
+        cmocka_unit_test(test_snap_matches), cmocka_unit_test(test_snap_undo),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }
