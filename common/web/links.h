@@ -43,6 +43,15 @@ links_parser *links_new(const char *base_url, const char *charset, bool xml, lin
  * hrefs are; the page's hrefs themselves are not. */
 links_parser *links_new_requisites(const char *base_url, const char *charset, links_fn fn,
                                    void *ctx);
+/* The two HTML link paths: html_tokenizer.h (the standard's tokenizer, no tree) and
+ * libxml2's HTML SAX parser. links_new and links_new_requisites use
+ * LINKS_DEFAULT_ENGINE; XML is always libxml2's. The links they give differ only
+ * where libxml2 departs from the standard (tests/data/links/differences.txt). */
+typedef enum links_engine { LINKS_LIBXML2, LINKS_TOKENIZER } links_engine;
+#define LINKS_DEFAULT_ENGINE LINKS_LIBXML2
+/* An HTML parser on the given path (links_new_requisites's when requisites). */
+links_parser *links_new_engine(const char *base_url, const char *charset, bool requisites,
+                               links_engine engine, links_fn fn, void *ctx);
 void links_feed(links_parser *lp, const char *data, size_t len);
 /* End of body: flush, emitting any remaining links. */
 void links_finish(links_parser *lp);
