@@ -1,8 +1,9 @@
 /* test_links_tokenizer.c — the link parser's two HTML paths side by side: the tokenizer
  * (common/web/html_tokenizer.c) must give the links libxml2's SAX parser gives, in the
  * same order, on the fuzz corpora and regressions of fuzz_links, the tricky markup of
- * tests/fuzz/corpus/tokenizer/, the pages of the scenario sites (tests/sites/, each .site) and
- * their files — except for the inputs tests/fuzz/tokenizer_differences.txt lists, each
+ * tests/fuzz/corpus/tokenizer/, the pages of the scenario sites (tests/sites/, each .site),
+ * their files and, when installed, Debian's python3-doc (/usr/share/doc/python3-doc/html)
+ * — except for the inputs tests/fuzz/tokenizer_differences.txt lists, each
  * with why (where the standard and libxml2 disagree, the tokenizer follows the
  * standard). A listed input that no longer differs fails too. Then the tokenizer's
  * start tags and attributes against html5lib's (Debian's python3-html5lib, under
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +306,50 @@ static void compare_sites(tally *t, listed *l)
     free_names(files, n);
 }
 
+/* Debian's python3-doc, when installed: the pages of a real site (533 of them). */
+#define PYDOC "/usr/share/doc/python3-doc/html"
+static tally *pydoc_tally;
+static listed *pydoc_listed;
+static size_t pydoc_root; /* the length of its real path */
+
+static int pydoc_page(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    size_t n = strlen(path);
+    if (type != FTW_F || n < 5 || strcmp(path + n - 5, ".html") != 0)
+        return 0;
+    size_t len;
+    char *body = read_file(path, &len);
+    if (!body)
+        return 0;
+    char *url = xasprintf("http://127.0.0.1:8000%s", path + pydoc_root);
+    char *name = xasprintf(PYDOC "%s", path + pydoc_root);
+    compare(pydoc_tally, pydoc_listed, name, body, len, url, NULL, false);
+    compare(pydoc_tally, pydoc_listed, name, body, len, url, NULL, true);
+    free(name);
+    free(url);
+    free(body);
+    return 0;
+}
+
+static void compare_pydoc(tally *t, listed *l)
+{
+    if (access(PYDOC "/index.html", R_OK) != 0) {
+        print_message("no " PYDOC " (Debian's python3-doc): its pages are not compared\n");
+        return;
+    }
+    pydoc_tally = t;
+    pydoc_listed = l;
+    size_t before = t->inputs;
+    char *root = realpath(PYDOC, NULL); /* a symbolic link (to python3.X-doc's) */
+    assert_non_null(root);
+    pydoc_root = strlen(root);
+    nftw(root, pydoc_page, 16, FTW_PHYS);
+    free(root);
+    print_message("%zu inputs from " PYDOC "\n", t->inputs - before);
+}
+
 static void test_differential(void **state)
 {
     (void)state;
@@ -314,6 +360,7 @@ static void test_differential(void **state)
     compare_dir(&t, &l, FUZZ_DIR "/corpus/tokenizer", false);
     compare_dir(&t, &l, SITES_DIR "/files", false);
     compare_sites(&t, &l);
+    compare_pydoc(&t, &l);
     print_message("%zu inputs, %zu with the same links, %zu listed differences, %zu links\n",
                   t.inputs, t.same, t.differ, t.links);
     for (size_t i = 0; i < l.n; i++)
