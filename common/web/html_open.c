@@ -49,51 +49,109 @@ static uint64_t hash_of(const char *s)
     return h;
 }
 
-static bool in(const char *name, const char *const *list)
+/* What the rules know of an element: its kind, whether it opens nothing (void, or
+ * html, head, body) and whether its start tag closes an open p ("in body"). */
+enum { OPENS_NOTHING = 1, CLOSES_P = 2 };
+
+typedef struct known {
+    const char *name;
+    enum kind kind;
+    int flags;
+} known;
+
+/* Sorted by name (strcmp), for bsearch: one lookup per tag. */
+static const known KNOWN[] = {
+    {"a", E_A, 0},
+    {"address", E_OTHER, CLOSES_P},
+    {"applet", E_SCOPE, 0},
+    {"area", E_OTHER, OPENS_NOTHING},
+    {"article", E_OTHER, CLOSES_P},
+    {"aside", E_OTHER, CLOSES_P},
+    {"base", E_OTHER, OPENS_NOTHING},
+    {"basefont", E_OTHER, OPENS_NOTHING},
+    {"bgsound", E_OTHER, OPENS_NOTHING},
+    {"blockquote", E_OTHER, CLOSES_P},
+    {"body", E_OTHER, OPENS_NOTHING},
+    {"br", E_OTHER, OPENS_NOTHING},
+    {"button", E_SCOPE, 0},
+    {"caption", E_SCOPE, 0},
+    {"center", E_OTHER, CLOSES_P},
+    {"col", E_OTHER, OPENS_NOTHING},
+    {"dd", E_DD, CLOSES_P},
+    {"details", E_OTHER, CLOSES_P},
+    {"dialog", E_OTHER, CLOSES_P},
+    {"dir", E_OTHER, CLOSES_P},
+    {"div", E_OTHER, CLOSES_P},
+    {"dl", E_DL, CLOSES_P},
+    {"dt", E_DT, CLOSES_P},
+    {"embed", E_OTHER, OPENS_NOTHING},
+    {"fieldset", E_OTHER, CLOSES_P},
+    {"figcaption", E_OTHER, CLOSES_P},
+    {"figure", E_OTHER, CLOSES_P},
+    {"footer", E_OTHER, CLOSES_P},
+    {"form", E_OTHER, CLOSES_P},
+    {"frame", E_OTHER, OPENS_NOTHING},
+    {"h1", E_HEADING, CLOSES_P},
+    {"h2", E_HEADING, CLOSES_P},
+    {"h3", E_HEADING, CLOSES_P},
+    {"h4", E_HEADING, CLOSES_P},
+    {"h5", E_HEADING, CLOSES_P},
+    {"h6", E_HEADING, CLOSES_P},
+    {"head", E_OTHER, OPENS_NOTHING},
+    {"header", E_OTHER, CLOSES_P},
+    {"hgroup", E_OTHER, CLOSES_P},
+    {"hr", E_OTHER, OPENS_NOTHING | CLOSES_P},
+    {"html", E_OTHER, OPENS_NOTHING},
+    {"img", E_OTHER, OPENS_NOTHING},
+    {"input", E_OTHER, OPENS_NOTHING},
+    {"keygen", E_OTHER, OPENS_NOTHING},
+    {"li", E_LI, CLOSES_P},
+    {"link", E_OTHER, OPENS_NOTHING},
+    {"listing", E_OTHER, CLOSES_P},
+    {"main", E_OTHER, CLOSES_P},
+    {"marquee", E_SCOPE, 0},
+    {"menu", E_LIST, CLOSES_P},
+    {"meta", E_OTHER, OPENS_NOTHING},
+    {"nav", E_OTHER, CLOSES_P},
+    {"object", E_SCOPE, 0},
+    {"ol", E_LIST, CLOSES_P},
+    {"optgroup", E_OPTGROUP, 0},
+    {"option", E_OPTION, 0},
+    {"p", E_P, CLOSES_P},
+    {"param", E_OTHER, OPENS_NOTHING},
+    {"plaintext", E_OTHER, CLOSES_P},
+    {"pre", E_OTHER, CLOSES_P},
+    {"search", E_OTHER, CLOSES_P},
+    {"section", E_OTHER, CLOSES_P},
+    {"source", E_OTHER, OPENS_NOTHING},
+    {"summary", E_OTHER, CLOSES_P},
+    {"table", E_TABLE, CLOSES_P},
+    {"tbody", E_TSECTION, 0},
+    {"td", E_TD, 0},
+    {"template", E_SCOPE, 0},
+    {"tfoot", E_TSECTION, 0},
+    {"th", E_TH, 0},
+    {"thead", E_TSECTION, 0},
+    {"tr", E_TR, 0},
+    {"track", E_OTHER, OPENS_NOTHING},
+    {"ul", E_LIST, CLOSES_P},
+    {"wbr", E_OTHER, OPENS_NOTHING},
+    {"xmp", E_OTHER, CLOSES_P},
+};
+
+static int known_cmp(const void *key, const void *elem)
 {
-    for (; *list; list++)
-        if (strcmp(name, *list) == 0)
-            return true;
-    return false;
+    return strcmp(key, ((const known *)elem)->name);
 }
 
-static enum kind kind_of(const char *name)
+static known lookup(const char *name)
 {
-    static const struct {
-        const char *name;
-        enum kind kind;
-    } kinds[] = {
-        {"a", E_A},
-        {"p", E_P},
-        {"li", E_LI},
-        {"dd", E_DD},
-        {"dt", E_DT},
-        {"option", E_OPTION},
-        {"optgroup", E_OPTGROUP},
-        {"td", E_TD},
-        {"th", E_TH},
-        {"tr", E_TR},
-        {"thead", E_TSECTION},
-        {"tbody", E_TSECTION},
-        {"tfoot", E_TSECTION},
-        {"ul", E_LIST},
-        {"ol", E_LIST},
-        {"menu", E_LIST},
-        {"dl", E_DL},
-        {"table", E_TABLE},
-        {"applet", E_SCOPE},
-        {"caption", E_SCOPE},
-        {"marquee", E_SCOPE},
-        {"object", E_SCOPE},
-        {"template", E_SCOPE},
-        {"button", E_SCOPE},
-    };
-    if (name[0] == 'h' && name[1] >= '1' && name[1] <= '6' && !name[2])
-        return E_HEADING;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strcmp(name, kinds[i].name) == 0)
-            return kinds[i].kind;
-    return E_OTHER;
+    const known *k =
+        bsearch(name, KNOWN, sizeof KNOWN / sizeof KNOWN[0], sizeof KNOWN[0], known_cmp);
+    if (k)
+        return *k;
+    known other = {name, E_OTHER, 0};
+    return other;
 }
 
 html_open *html_open_new(size_t max_depth)
@@ -139,25 +197,13 @@ static void close_nearest(html_open *o, const enum kind *want, size_t n, const e
     }
 }
 
-/* The start tags that close an open p (the standard's list, "in body"). */
-static bool closes_p(const char *name, enum kind k)
-{
-    static const char *const blocks[] = {
-        "address", "article", "aside",    "blockquote", "center", "details", "dialog",  "dir",
-        "div",     "dl",      "fieldset", "figcaption", "figure", "footer",  "header",  "hgroup",
-        "main",    "menu",    "nav",      "ol",         "search", "section", "summary", "ul",
-        "pre",     "listing", "form",     "plaintext",  "table",  "hr",      "xmp",     NULL,
-    };
-    return k == E_P || k == E_HEADING || k == E_LI || k == E_DD || k == E_DT || in(name, blocks);
-}
-
 /* What a start tag of kind k implies closed. */
-static void implied_ends(html_open *o, const char *name, enum kind k, size_t *work)
+static void implied_ends(html_open *o, enum kind k, bool closes_p, size_t *work)
 {
     static const enum kind p[] = {E_P}, li[] = {E_LI}, ddt[] = {E_DD, E_DT}, list[] = {E_LIST},
                            dl[] = {E_DL}, cell[] = {E_TD, E_TH}, row[] = {E_TR},
                            sect[] = {E_TSECTION}, a[] = {E_A};
-    if (closes_p(name, k))
+    if (closes_p)
         close_nearest(o, p, 1, NULL, 0, work);
     if (k == E_LI)
         close_nearest(o, li, 1, list, 1, work);
@@ -182,19 +228,14 @@ static void implied_ends(html_open *o, const char *name, enum kind k, size_t *wo
 
 size_t html_open_start(html_open *o, const char *name, bool self_closing)
 {
-    static const char *const opens_nothing[] = {
-        "area",  "base", "basefont", "bgsound", "br",   "col",  "embed", "frame",
-        "hr",    "img",  "input",    "keygen",  "link", "meta", "param", "source",
-        "track", "wbr",  "html",     "head",    "body", NULL,
-    };
     size_t work = 0;
-    enum kind k = kind_of(name);
-    implied_ends(o, name, k, &work);
-    if (self_closing || in(name, opens_nothing))
+    known k = lookup(name);
+    implied_ends(o, k.kind, k.flags & CLOSES_P, &work);
+    if (self_closing || (k.flags & OPENS_NOTHING))
         return work;
     if (o->depth < o->max) {
         o->stack[o->depth].hash = hash_of(name);
-        o->stack[o->depth].kind = k;
+        o->stack[o->depth].kind = k.kind;
     }
     o->depth++;
     return work;

@@ -7,7 +7,9 @@ with html_tokenizer.c's on tests/fuzz/corpus/tokenizer/.
 The file's bytes are read as links_charset.c reads UTF-8: valid UTF-8 as is, each
 other byte as latin-1, NUL as U+FFFD.
 
-    /usr/bin/python3 tests/fuzz/html5lib_tokens.py FILE
+    /usr/bin/python3 tests/fuzz/html5lib_tokens.py FILE...
+
+With several files, each one's lines follow a line "== FILE".
 """
 import codecs
 import sys
@@ -31,9 +33,8 @@ def escape(text):
     return ''.join(out).encode('latin-1').decode('utf-8')
 
 
-def main():
-    codecs.register_error('latin1_fallback', latin1_fallback)
-    with open(sys.argv[1], 'rb') as f:
+def tags_of(path):
+    with open(path, 'rb') as f:
         text = f.read().decode('utf-8', 'latin1_fallback').replace('\0', '\ufffd')
     tags = []
     original = _tokenizer.HTMLTokenizer.__iter__
@@ -46,8 +47,20 @@ def main():
             yield token
 
     _tokenizer.HTMLTokenizer.__iter__ = recording
-    html5lib.HTMLParser().parse(text)
-    sys.stdout.write(''.join(t + '\n' for t in tags))
+    try:
+        html5lib.HTMLParser().parse(text)
+    finally:
+        _tokenizer.HTMLTokenizer.__iter__ = original
+    return ''.join(t + '\n' for t in tags)
+
+
+def main():
+    codecs.register_error('latin1_fallback', latin1_fallback)
+    files = sys.argv[1:]
+    for path in files:
+        if len(files) > 1:
+            sys.stdout.write('== %s\n' % path)
+        sys.stdout.write(tags_of(path))
 
 
 main()
