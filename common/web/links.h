@@ -1,5 +1,8 @@
-/* links.h — the link parser: libxml2's HTML push parser, fed chunk by chunk as the body
- * arrives, so a page never needs to be held whole.
+/* links.h — the link parser, fed chunk by chunk as the body arrives, so a page never
+ * needs to be held whole. HTML goes through the HTML tokenizer (html_tokenizer.h, the
+ * WHATWG standard's states; the default) or libxml2's HTML push parser (links_new_engine);
+ * XML through libxml2's. What follows about memory is libxml2's path; the tokenizer
+ * holds one tag (at most LINKS_MAX_TAG bytes) and 512 open elements' hashes.
  *
  * Like the chapter's regex it collects every href attribute, of any element (a, area,
  * link, ...), but parsed as HTML: unquoted values, upper-case tags, whitespace around
@@ -48,7 +51,7 @@ links_parser *links_new_requisites(const char *base_url, const char *charset, li
  * LINKS_DEFAULT_ENGINE; XML is always libxml2's. The links they give differ only
  * where libxml2 departs from the standard (tests/data/links/differences.txt). */
 typedef enum links_engine { LINKS_LIBXML2, LINKS_TOKENIZER } links_engine;
-#define LINKS_DEFAULT_ENGINE LINKS_LIBXML2
+#define LINKS_DEFAULT_ENGINE LINKS_TOKENIZER
 /* An HTML parser on the given path (links_new_requisites's when requisites). */
 links_parser *links_new_engine(const char *base_url, const char *charset, bool requisites,
                                links_engine engine, links_fn fn, void *ctx);
