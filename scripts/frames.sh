@@ -60,7 +60,7 @@ while IFS='|' read -r n text why; do
 done <<'CHECKS'
 1|read_response   fetcher.c:|the C stack holds the callback that read the chunk
 1|dispatch_io   selector.c:|... called by the event loop
-1|html_start_element   links.c:|... down to the link parser's breakpoint
+1|tok_start   links.c:|... down to the link parser's breakpoint
 1|Heap: the Fetchers|the heap side is the Fetchers
 1|Fetcher 'http://|a Fetcher box
 1|url = &quot;http://|... with its fields: the URL

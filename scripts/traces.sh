@@ -80,7 +80,7 @@ site_start "$bin" "$spec" || exit 1
 page="${site_url}p/2"
 
 echo "== (a) the link parser at the first <a> of $page"
-echo "   a conditional breakpoint on html_start_element: that page, the tag a  (docs/gdb/trace-links.gdb)"
+echo "   a conditional breakpoint on tok_start: that page, the tag a  (docs/gdb/trace-links.gdb)"
 echo
 run_gdb links1 "$s1" "$gdbdir/trace-links.gdb" --max-tasks 1 "$site_url"
 run_gdb links2 "$s2" "$gdbdir/trace-links.gdb" --max-tasks 1 "$site_url"

@@ -10,6 +10,8 @@
 #include "links_charset.h"
 #include "links_skip.h"
 #include "css_urls.h"
+#include "html_open.h"
+#include "html_tokenizer.h"
 #include "links_requisites.h"
 #include "url.h"
 
@@ -64,7 +66,9 @@
 #define LINKS_MAX_STYLE   (256 * 1024)
 
 struct links_parser {
-    xmlParserCtxtPtr ctxt; /* an HTML or an XML push parser */
+    xmlParserCtxtPtr ctxt; /* an HTML or an XML push parser, or NULL when tok is used */
+    html_tokenizer *tok;   /* LINKS_TOKENIZER: the HTML path without libxml2 */
+    html_open *open;       /* with tok: the open elements, for the limits */
     bool xml;
     bool finished;
     bool base_seen;          /* the first <base href> has been seen; later ones are ignored */
@@ -145,7 +149,9 @@ static void handle_href(links_parser *lp, const char *href, bool is_base)
 static void spend(links_parser *lp, size_t units)
 {
     lp->work += units;
-    if (lp->work > LINKS_MAX_WORK || lp->ctxt->nameNr > LINKS_MAX_DEPTH)
+    size_t work = lp->work + (lp->tok ? html_tokenizer_work(lp->tok) : 0);
+    size_t depth = lp->ctxt ? (size_t)lp->ctxt->nameNr : html_open_depth(lp->open);
+    if (work > LINKS_MAX_WORK || depth > LINKS_MAX_DEPTH)
         lp->limit_hit = true;
 }
 
@@ -215,6 +221,24 @@ static void html_end_element(void *user, const xmlChar *name)
 
 /* HTML: libxml2 gives lower-cased names, and NULL for a value-less attribute
  * (<a href>), which browsers read as an empty href. */
+static void start_tag(links_parser *lp, const char *name, const char *const *atts)
+{
+    if (lp->requisites) {
+        requisite_tag(lp, name, atts);
+        return;
+    }
+    if (!atts)
+        return;
+    bool is_base = strcasecmp(name, "base") == 0;
+    for (size_t i = 0; atts[i]; i += 2) {
+        if (strcasecmp(atts[i], "href") != 0)
+            continue;
+        handle_href(lp, atts[i + 1] ? atts[i + 1] : "", is_base);
+        if (is_base)
+            return; /* a second href on the same <base> is no link either */
+    }
+}
+
 static void html_start_element(void *user, const xmlChar *name, const xmlChar **atts)
 {
     links_parser *lp = user;
@@ -223,20 +247,39 @@ static void html_start_element(void *user, const xmlChar *name, const xmlChar **
         n++;
     if (start_tag_limited(lp, n))
         return;
-    if (lp->requisites) {
-        requisite_tag(lp, (const char *)name, (const char *const *)atts);
+    start_tag(lp, (const char *)name, (const char *const *)atts);
+}
+
+/* ---- the tokenizer's callbacks (LINKS_TOKENIZER) ------------------------------------ */
+
+/* The limits hold as on libxml2's path: the tokenizer counts attribute pairs (and stops
+ * at LINKS_MAX_TAG), html_open the open elements and what end tags look through. */
+static void tok_start(void *user, const char *name, const char *const *atts, bool self_closing)
+{
+    links_parser *lp = user;
+    spend(lp, html_open_start(lp->open, name, self_closing));
+    if (lp->limit_hit) {
+        html_tokenizer_stop(lp->tok);
         return;
     }
-    if (!atts)
+    start_tag(lp, name, atts);
+}
+
+static void tok_end(void *user, const char *name)
+{
+    links_parser *lp = user;
+    spend(lp, html_open_end(lp->open, name));
+    if (lp->limit_hit) {
+        html_tokenizer_stop(lp->tok);
         return;
-    bool is_base = strcasecmp((const char *)name, "base") == 0;
-    for (size_t i = 0; atts[i]; i += 2) {
-        if (strcasecmp((const char *)atts[i], "href") != 0)
-            continue;
-        handle_href(lp, atts[i + 1] ? (const char *)atts[i + 1] : "", is_base);
-        if (is_base)
-            return; /* a second href on the same <base> is no link either */
     }
+    html_end_element(user, (const xmlChar *)name);
+}
+
+static void tok_text(void *user, const char *elem, const char *text, size_t len)
+{
+    if (strcmp(elem, "style") == 0)
+        style_text(user, (const xmlChar *)text, (int)len);
 }
 
 /* An XML attribute value, not NUL-terminated. Without entity substitution libxml2
@@ -347,7 +390,7 @@ static xmlParserCtxtPtr new_ctxt(links_parser *lp)
 }
 
 static links_parser *parser_new(const char *base_url, const char *charset, bool xml,
-                                bool requisites, links_fn fn, void *ctx)
+                                bool requisites, links_engine engine, links_fn fn, void *ctx)
 {
     if (!fn)
         return NULL;
@@ -360,23 +403,37 @@ static links_parser *parser_new(const char *base_url, const char *charset, bool 
     lp->ctx = ctx;
     charset_decoder_init(&lp->dec, charset, push_utf8, lp);
     lp->page_url = xstrdup(base_url ? base_url : "");
-    lp->ctxt = new_ctxt(lp);
+    if (!xml && engine == LINKS_TOKENIZER) {
+        static const html_tokenizer_ops ops = {tok_start, tok_end, tok_text};
+        lp->tok = html_tokenizer_new(&ops, lp, LINKS_MAX_TAG, LINKS_MAX_WORK);
+        lp->open = html_open_new(LINKS_MAX_DEPTH);
+    } else {
+        lp->ctxt = new_ctxt(lp);
+    }
     return lp;
 }
 
 links_parser *links_new(const char *base_url, const char *charset, bool xml, links_fn fn, void *ctx)
 {
-    return parser_new(base_url, charset, xml, false, fn, ctx);
+    return parser_new(base_url, charset, xml, false, LINKS_DEFAULT_ENGINE, fn, ctx);
 }
 
 links_parser *links_new_requisites(const char *base_url, const char *charset, links_fn fn,
                                    void *ctx)
 {
-    return parser_new(base_url, charset, false, true, fn, ctx);
+    return parser_new(base_url, charset, false, true, LINKS_DEFAULT_ENGINE, fn, ctx);
+}
+
+links_parser *links_new_engine(const char *base_url, const char *charset, bool requisites,
+                               links_engine engine, links_fn fn, void *ctx)
+{
+    return parser_new(base_url, charset, false, requisites, engine, fn, ctx);
 }
 
 static bool halted(const links_parser *lp)
 {
+    if (lp->tok)
+        return lp->limit_hit || html_tokenizer_stopped(lp->tok);
     return lp->ctxt->instate == XML_PARSER_EOF || lp->limit_hit;
 }
 
@@ -601,6 +658,10 @@ void links_feed(links_parser *lp, const char *data, size_t len)
 static void push_utf8(void *user, const char *data, size_t len)
 {
     links_parser *lp = user;
+    if (lp->tok) { /* the tokenizer takes the text in pieces of any size */
+        html_tokenizer_feed(lp->tok, data, len);
+        return;
+    }
     while (len > 0 && !halted(lp)) {
         if (lp->skipping) {
             size_t used = skip_text(lp, data, len);
@@ -644,6 +705,10 @@ void links_finish(links_parser *lp)
         return;
     lp->finished = true;
     charset_decoder_finish(&lp->dec);
+    if (lp->tok) {
+        html_tokenizer_finish(lp->tok);
+        return;
+    }
     if (lp->skipping && lp->block_len > 0)
         skip_text(lp, NULL, 0); /* a skip began with the last block: look through it */
     bool stuck = lp->skipping;
@@ -670,6 +735,8 @@ void links_free(links_parser *lp)
         else
             htmlFreeParserCtxt(lp->ctxt);
     }
+    html_tokenizer_free(lp->tok);
+    html_open_free(lp->open);
     charset_decoder_free(&lp->dec);
     free(lp->style);
     free(lp->base);

@@ -1,5 +1,8 @@
-/* links.h — the link parser: libxml2's HTML push parser, fed chunk by chunk as the body
- * arrives, so a page never needs to be held whole.
+/* links.h — the link parser, fed chunk by chunk as the body arrives, so a page never
+ * needs to be held whole. HTML goes through the HTML tokenizer (html_tokenizer.h, the
+ * WHATWG standard's states; the default) or libxml2's HTML push parser (links_new_engine);
+ * XML through libxml2's. What follows about memory is libxml2's path; the tokenizer
+ * holds one tag (at most LINKS_MAX_TAG bytes) and 512 open elements' hashes.
  *
  * Like the chapter's regex it collects every href attribute, of any element (a, area,
  * link, ...), but parsed as HTML: unquoted values, upper-case tags, whitespace around
@@ -43,6 +46,15 @@ links_parser *links_new(const char *base_url, const char *charset, bool xml, lin
  * hrefs are; the page's hrefs themselves are not. */
 links_parser *links_new_requisites(const char *base_url, const char *charset, links_fn fn,
                                    void *ctx);
+/* The two HTML link paths: html_tokenizer.h (the standard's tokenizer, no tree) and
+ * libxml2's HTML SAX parser. links_new and links_new_requisites use
+ * LINKS_DEFAULT_ENGINE; XML is always libxml2's. The links they give differ only
+ * where libxml2 departs from the standard (tests/data/links/differences.txt). */
+typedef enum links_engine { LINKS_LIBXML2, LINKS_TOKENIZER } links_engine;
+#define LINKS_DEFAULT_ENGINE LINKS_TOKENIZER
+/* An HTML parser on the given path (links_new_requisites's when requisites). */
+links_parser *links_new_engine(const char *base_url, const char *charset, bool requisites,
+                               links_engine engine, links_fn fn, void *ctx);
 void links_feed(links_parser *lp, const char *data, size_t len);
 /* End of body: flush, emitting any remaining links. */
 void links_finish(links_parser *lp);

@@ -10,7 +10,7 @@ python
 import os
 gdb.execute("source %s/docs/gdb/crawlstages.py" % os.path.dirname(os.path.dirname(gdb.lookup_global_symbol("main").symtab.fullname())))
 end
-break html_start_element if $_streq(((links_parser *)user)->page_url, $page) && $_streq((const char *)name, "a")
+break tok_start if $_streq(((links_parser *)user)->page_url, $page) && $_streq(name, "a")
 run
 eval "frames-svg %s \"%s\"", $svg, $title
 kill
