@@ -255,8 +255,11 @@ static int convert(mirror *m, file *f)
         return 0;
     }
     link_ctx l = {m, f};
-    out = f->kind == MIRROR_HTML ? mirror_convert_html(text, len, f->url, local_link, &l, &outlen)
-                                 : mirror_convert_css(text, len, f->url, local_link, &l, &outlen);
+    char *self = mirror_relative(f->path, f->path);
+    out = f->kind == MIRROR_HTML
+        ? mirror_convert_html(text, len, f->url, self, local_link, &l, &outlen)
+        : mirror_convert_css(text, len, f->url, local_link, &l, &outlen);
+    free(self);
     free(text);
     if (!out)
         return 0;

@@ -41,7 +41,8 @@ typedef struct edit {
 typedef struct conv {
     const char *text;
     size_t len;
-    char *base; /* the base URL of relative links */
+    char *base;            /* the base URL of relative links */
+    const char *self_link; /* the document's link to itself: a <base href>'s new value */
     mirror_link_fn fn;
     void *ctx;
     edit *v;
@@ -350,7 +351,7 @@ static void html_value(conv *c, const char *tag, const char *name, size_t s, siz
         if (base && is_web(base)) {
             free(c->base);
             c->base = base;
-            out = xstrdup(""); /* the links are resolved against it here */
+            out = xstrdup(c->self_link); /* the links are resolved against it here */
         } else {
             free(base);
         }
@@ -461,10 +462,15 @@ static size_t html_tag(conv *c, size_t i)
     return after;
 }
 
-char *mirror_convert_html(const char *text, size_t len, const char *url, mirror_link_fn fn,
-                          void *ctx, size_t *outlen)
+char *mirror_convert_html(const char *text, size_t len, const char *url, const char *self_link,
+                          mirror_link_fn fn, void *ctx, size_t *outlen)
 {
-    conv c = {.text = text, .len = len, .base = xstrdup(url), .fn = fn, .ctx = ctx};
+    conv c = {.text = text,
+              .len = len,
+              .base = xstrdup(url),
+              .self_link = self_link,
+              .fn = fn,
+              .ctx = ctx};
     for (size_t i = 0; i < len;) {
         const char *lt = memchr(text + i, '<', len - i);
         if (!lt)
