@@ -421,7 +421,8 @@ static struct mirror_opts {
 
 /* clang-format off */
 static const cli_flag flags[] = {
-    {.name = "mirror", .arg = CLI_ARG_STRING, .metavar = "DIR", .offset = offsetof(struct mirror_opts, dir),
+    {.name = "mirror", .arg = CLI_ARG_STRING, .metavar = "DIR",
+     .offset = offsetof(struct mirror_opts, dir),
      .section = "Mirror (docs/mirror.md):",
      .help = "save every page and requisite under DIR/HOST/PATH\n"
              "and convert their links to read offline, as\n"
