@@ -9,9 +9,9 @@
  * the values of href, src, srcset (each candidate), poster, background, data and style
  * (its CSS), the text of <style>, and <base href> (the base of the links after it; its
  * value becomes the document's own name, as the files no longer sit under it); in CSS,
- * url() and @import's string (comments and other strings skipped). Values are decoded (HTML character
- * references) before they are resolved, and written back escaped; a value that is
- * empty, only a fragment, or not http(s) once resolved (javascript:, mailto:, data:) is
+ * url() and @import's string (comments and other strings skipped). Values are decoded
+ * (HTML character references) before they are resolved, and written back escaped; a
+ * value that is empty, only a fragment, or not http(s) once resolved (javascript:, mailto:, data:) is
  * kept as it is.
  */
 #ifndef CRAWL_MIRROR_LINKS_H
