@@ -11,8 +11,8 @@
  * value becomes the document's own name, as the files no longer sit under it); in CSS,
  * url() and @import's string (comments and other strings skipped). Values are decoded
  * (HTML character references) before they are resolved, and written back escaped; a
- * value that is empty, only a fragment, or not http(s) once resolved (javascript:, mailto:, data:) is
- * kept as it is.
+ * value that is empty, only a fragment, or not http(s) once resolved (javascript:,
+ * mailto:, data:) is kept as it is.
  */
 #ifndef CRAWL_MIRROR_LINKS_H
 #define CRAWL_MIRROR_LINKS_H
