@@ -27,6 +27,7 @@ typedef struct file {
     char *url; /* the URL whose body it holds: the base of its links */
     mirror_kind kind;
     long long size;
+    bool converted; /* its links are converted already (an earlier run's close) */
 } file;
 
 /* A URL saved, or a redirect: where its links go. */
@@ -110,7 +111,8 @@ static void manifest_line(mirror *m, const char *line)
 
 static const char kinds[] = "ohc"; /* MIRROR_OTHER, _HTML, _CSS in the manifest */
 
-/* One manifest line read back: "f KIND PATH URL" or "r FROM TO", tab-separated. */
+/* One manifest line read back, tab-separated: "f KIND PATH URL" (a file written),
+ * "k PATH" (its links converted), "r FROM TO" (a redirect). */
 static void manifest_entry(mirror *m, char *line)
 {
     char *f[4] = {0};
@@ -127,6 +129,8 @@ static void manifest_entry(mirror *m, char *line)
         fl->url = xstrdup(f[3]);
         fl->kind = (mirror_kind)(strchr(kinds, f[1][0]) - kinds);
         add_alias(m, f[3])->to = fl;
+    } else if (n == 2 && strcmp(f[0], "k") == 0 && find_file(m, f[1])) {
+        find_file(m, f[1])->converted = true;
     } else if (n == 3 && strcmp(f[0], "r") == 0) {
         alias *u = add_alias(m, f[1]);
         free(u->redirect);
@@ -184,6 +188,7 @@ static void save(mirror *m, const char *url, mirror_kind kind, const char *body,
     f->url = xstrdup(url);
     f->kind = kind;
     f->size = (long long)len;
+    f->converted = false;
     add_alias(m, url)->to = f;
     char *line = xasprintf("f\t%c\t%s\t%s\n", kinds[kind], path, url);
     manifest_line(m, line);
@@ -233,11 +238,52 @@ typedef struct link_ctx {
     const file *from;
 } link_ctx;
 
+/* A file converted already is read with this base, followed by its name: its relative
+ * links, which name files of the mirror, resolve under it (.invalid is no host of the
+ * web, RFC 2606), and are written again as they were; its absolute links are looked
+ * up as any. That makes the conversion idempotent, for a mirror that goes on. */
+#define CONVERTED_BASE "http://mirror.invalid/"
+
+/* The base of a converted file's links: CONVERTED_BASE and its name, percent-encoded
+ * (a link from "", the top, to it). */
+static char *converted_base(const file *f)
+{
+    char *rel = mirror_relative("", f->path);
+    char *base = xasprintf(CONVERTED_BASE "%s", rel);
+    free(rel);
+    return base;
+}
+
+/* A URL under CONVERTED_BASE: the name of the mirror's file it stands for (decoded;
+ * malloc'd). */
+static char *converted_name(const char *url)
+{
+    const char *p = url + strlen(CONVERTED_BASE);
+    char *name = xmalloc(strlen(p) + 1), *o = name;
+    for (; *p; p++) {
+        unsigned v;
+        if (*p == '%' && p[1] && p[2] && sscanf(p + 1, "%2x", &v) == 1) {
+            *o++ = (char)v;
+            p += 2;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return name;
+}
+
 /* mirror_link_fn: a saved URL (through its redirects, ten at most) as a relative link
  * from the file converted. */
 static char *local_link(void *ctx, const char *url)
 {
     link_ctx *l = ctx;
+    if (strncmp(url, CONVERTED_BASE, strlen(CONVERTED_BASE)) == 0) {
+        char *name = converted_name(url);
+        char *link = mirror_relative(l->from->path, name);
+        free(name);
+        return link;
+    }
     alias *u = find_alias(l->m, url);
     for (int hops = 0; u && !u->to && u->redirect && hops < 10; hops++)
         u = find_alias(l->m, u->redirect);
@@ -256,9 +302,11 @@ static int convert(mirror *m, file *f)
     }
     link_ctx l = {m, f};
     char *self = mirror_relative(f->path, f->path);
+    char *base = f->converted ? converted_base(f) : xstrdup(f->url);
     out = f->kind == MIRROR_HTML
-        ? mirror_convert_html(text, len, f->url, self, local_link, &l, &outlen)
-        : mirror_convert_css(text, len, f->url, local_link, &l, &outlen);
+        ? mirror_convert_html(text, len, base, self, local_link, &l, &outlen)
+        : mirror_convert_css(text, len, base, local_link, &l, &outlen);
+    free(base);
     free(self);
     free(text);
     if (!out)
@@ -272,8 +320,12 @@ static int convert(mirror *m, file *f)
     if (rc == MIRROR_OK) {
         f->size = (long long)outlen;
         m->converted++;
+        f->converted = true;
+        char *line = xasprintf("k\t%s\n", f->path);
+        manifest_line(m, line);
+        free(line);
     }
-    return 0;
+    return m->error ? -1 : 0;
 }
 
 typedef struct {

@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -245,9 +246,15 @@ static void test_site(void **state)
     snprintf(mirror, sizeof mirror, "%s/site", dir);
     snprintf(host, sizeof host, "127.0.0.1:%d", testsite_port(&ts));
     crawl_run r;
-    run_mirror(&r, mirror, ts.url, NULL);
+    run_mirror(&r, mirror, ts.url, "-v");
     if (r.exit_code != 0)
         fail_msg("exit %d: %s", r.exit_code, r.err);
+    /* a -v line per file */
+    char vline[1024];
+    snprintf(vline, sizeof vline,
+             "--mirror: %sstatic/site.css?v=2 -> %s/%s/static/site.css?v=2.css", ts.url, mirror,
+             host);
+    assert_non_null(strstr(r.err, vline));
     listing l = {0};
     list_tree(mirror, "", &l);
     const char *const want[] = {"index.html",         "docs/index.html",         "docs/page.html",
@@ -468,12 +475,95 @@ static void test_disk_full(void **state)
     mounted[0] = '\0';
 }
 
+/* ---- a mirror that goes on ---- */
+
+static void interrupt(pid_t pid, void *ctx)
+{
+    (void)ctx;
+    kill(pid, SIGINT);
+}
+
+/* The files under root (the manifest aside), each with its bytes, as "name SIZE HASH"
+ * lines: two mirrors compared. */
+static void fingerprint(const char *root, listing *out)
+{
+    listing l = {0};
+    list_tree(root, "", &l);
+    for (size_t i = 0; i < l.n; i++) {
+        if (!strstr(l.v[i], " f ") || strncmp(l.v[i], ".crawlstages-mirror", 19) == 0)
+            continue;
+        char name[4096], path[8192];
+        snprintf(name, sizeof name, "%.*s", (int)(strstr(l.v[i], " f ") - l.v[i]), l.v[i]);
+        snprintf(path, sizeof path, "%s/%s", root, name);
+        size_t len;
+        char *data = slurp(path, &len);
+        unsigned long long h = 1469598103934665603ULL;
+        for (size_t k = 0; k < len; k++)
+            h = (h ^ (unsigned char)data[k]) * 1099511628211ULL;
+        free(data);
+        out->v = xreallocarray(out->v, out->n + 1, sizeof *out->v);
+        out->v[out->n++] = xasprintf("%s %zu %016llx", name, len, h);
+    }
+    listing_free(&l);
+}
+
+/* A mirror stopped by SIGINT (its close converts what it saved) and resumed with
+ * --state: the same files, byte for byte, as a mirror made in one go; the second
+ * conversion reads the first one's links (relative, to saved files) as they are. */
+static void test_resume(void **state)
+{
+    (void)state;
+    testsite ts;
+    const char *const args[] = {"--delay", "40", "--generate", "pages=60,links=4,size=600,seed=5",
+                                NULL};
+    assert_int_equal(testsite_start(&ts, args), 0);
+    char whole[512], cut[512], db[512], out[512];
+    snprintf(whole, sizeof whole, "%s/whole", dir);
+    snprintf(cut, sizeof cut, "%s/cut", dir);
+    snprintf(db, sizeof db, "%s/cut.db", dir);
+    snprintf(out, sizeof out, "%s/cut.jsonl", dir);
+    crawl_run r;
+    char *one[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "2",
+                   "--mirror",         whole,      ts.url,  NULL};
+    assert_int_equal(run_crawler(&r, one, 60), 0);
+    assert_int_equal(r.exit_code, 0);
+    size_t pages = r.nrecords;
+    crawl_run_free(&r);
+    char *first[] = {
+        bin("crawl-queue"), "--format", "jsonl",    "--per-host", "2",    "--mirror", cut,
+        "--state",          db,         "--output", out,          ts.url, NULL};
+    assert_int_equal(run_crawler_at(&r, first, 60, 0.6, interrupt, NULL), 0);
+    assert_int_equal(r.exit_code, 0);
+    crawl_run_free(&r);
+    listing part = {0};
+    fingerprint(cut, &part);
+    assert_true(part.n > 0 && part.n < pages); /* stopped mid-crawl */
+    listing_free(&part);
+    char *again[] = {
+        bin("crawl-queue"), "--format", "jsonl",    "--per-host", "2",        "--mirror", cut,
+        "--state",          db,         "--output", out,          "--resume", ts.url,     NULL};
+    assert_int_equal(run_crawler(&r, again, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("resume: exit %d: %s", r.exit_code, r.err);
+    crawl_run_free(&r);
+    listing a = {0}, b = {0};
+    fingerprint(whole, &a);
+    fingerprint(cut, &b);
+    assert_true(a.n > 10);
+    for (size_t i = 0; i < a.n || i < b.n; i++)
+        if (i >= a.n || i >= b.n || strcmp(a.v[i], b.v[i]) != 0)
+            fail_msg("the mirrors differ: %s | %s", i < a.n ? a.v[i] : "-", i < b.n ? b.v[i] : "-");
+    listing_free(&a), listing_free(&b);
+    testsite_stop(&ts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_site),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_disk_full),
+        cmocka_unit_test(test_resume),
     };
     return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }
