@@ -31,6 +31,7 @@
 #include "url.h"
 
 static char *const dir = scratch_dir;
+static testsite ts; /* the test's site: stopped by the next test or the teardown */
 
 static char *bin(const char *name)
 {
@@ -239,7 +240,7 @@ static void run_mirror(crawl_run *r, const char *mirror, const char *root, const
 static void test_site(void **state)
 {
     (void)state;
-    testsite ts;
+    testsite_stop(&ts); /* a failed test's, if any */
     const char *const args[] = {SITES_DIR "/mirror.site", NULL};
     assert_int_equal(testsite_start(&ts, args), 0);
     char mirror[512], host[64];
@@ -349,7 +350,7 @@ static void test_hostile(void **state)
     FILE *f = fopen(path, "w");
     fputs("the user's", f);
     fclose(f);
-    testsite ts;
+    testsite_stop(&ts); /* a failed test's, if any */
     assert_int_equal(testsite_start_text(&ts, dir, "hostile", hostile, NULL), 0);
     /* planted in DIR before the crawl: a link to the sentinel, a file of the user's */
     assert_int_equal(mkdir(mirror, 0777), 0);
@@ -420,6 +421,7 @@ static char mounted[512]; /* the tmpfs to unmount at the end, whatever failed */
 
 static int teardown(void **state)
 {
+    testsite_stop(&ts);
     if (mounted[0])
         smallfs_unmount(mounted);
     return scratch_teardown(state);
@@ -445,7 +447,7 @@ static void test_disk_full(void **state)
     }
     snprintf(mounted, sizeof mounted, "%s", fs);
     snprintf(mirror, sizeof mirror, "%s/m", fs);
-    testsite ts;
+    testsite_stop(&ts); /* a failed test's, if any */
     assert_int_equal(testsite_start_text(&ts, dir, "big", big, NULL), 0);
     crawl_run r;
     char *argv[] = {bin("crawl-queue"), "--format", "jsonl", "-q", "--mirror", mirror,
@@ -513,7 +515,7 @@ static void fingerprint(const char *root, listing *out)
 static void test_resume(void **state)
 {
     (void)state;
-    testsite ts;
+    testsite_stop(&ts); /* a failed test's, if any */
     const char *const args[] = {"--delay", "40", "--generate", "pages=60,links=4,size=600,seed=5",
                                 NULL};
     assert_int_equal(testsite_start(&ts, args), 0);
