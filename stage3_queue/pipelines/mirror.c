@@ -412,7 +412,7 @@ int mirror_pipeline(app *a, const char *dir, bool resume, item_pipeline *out, ch
     mirror *m = xcalloc(1, sizeof *m);
     m->a = a;
     m->manifest = -1;
-    m->dir.fd = -1;
+    m->dir.fd = m->dir.last_fd = -1;
     m->resume = resume;
     strmap_init(&m->paths);
     strmap_init(&m->urls);

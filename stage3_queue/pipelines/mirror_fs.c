@@ -25,6 +25,8 @@ int mirror_dir_open(mirror_dir *d, const char *path, char *err, size_t errlen)
     }
     d->path = xstrdup(path);
     d->seq = 0;
+    d->last_fd = -1;
+    d->last_dir = NULL;
     return 0;
 }
 
@@ -32,14 +34,32 @@ void mirror_dir_close(mirror_dir *d)
 {
     if (d->fd >= 0)
         close(d->fd);
-    d->fd = -1;
+    if (d->last_fd >= 0)
+        close(d->last_fd);
+    d->fd = d->last_fd = -1;
+    free(d->last_dir);
+    d->last_dir = NULL;
     free(d->path);
     d->path = NULL;
 }
 
+/* The directory comp under fd, opened without following a link; made first when make
+ * and it is missing. A descriptor, or -1 with errno. */
+static int open_dir(int fd, const char *comp, bool make)
+{
+    int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int next = openat(fd, comp, flags);
+    if (next >= 0 || errno != ENOENT || !make)
+        return next;
+    if (mkdirat(fd, comp, 0777) < 0 && errno != EEXIST)
+        return -1;
+    return openat(fd, comp, flags);
+}
+
 /* The directory that holds rel's last component, walked (and made, when make) one
- * component at a time; *leaf points into rel. A descriptor to close, or -1 with why. */
-static int open_parent(mirror_dir *d, const char *rel, bool make, const char **leaf, char *why,
+ * component at a time; *leaf points into rel. A descriptor to close, or -1 with why
+ * and errno. */
+static int walk_parent(mirror_dir *d, const char *rel, bool make, const char **leaf, char *why,
                        size_t whylen)
 {
     int fd = dup(d->fd), e = 0;
@@ -50,13 +70,9 @@ static int open_parent(mirror_dir *d, const char *rel, bool make, const char **l
         if (!comp[0] || strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
             snprintf(why, whylen, "'%s': not a name under the mirror", rel);
             e = EINVAL;
-        } else if (make && mkdirat(fd, comp, 0777) < 0 && errno != EEXIST) {
+        } else if ((next = open_dir(fd, comp, make)) < 0) {
             e = errno;
-            snprintf(why, whylen, "making '%s/%.*s': %s", d->path, (int)(slash - rel), rel,
-                     strerror(e));
-        } else if ((next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-            e = errno;
-            snprintf(why, whylen, "'%.*s' %s", (int)(slash - rel), rel,
+            snprintf(why, whylen, "'%s/%.*s' %s", d->path, (int)(slash - rel), rel,
                      e == ELOOP || e == ENOTDIR
                          ? "is in the mirror already and is not a directory (a file or a "
                            "symbolic link): not followed"
@@ -68,6 +84,30 @@ static int open_parent(mirror_dir *d, const char *rel, bool make, const char **l
     }
     *leaf = p;
     errno = e;
+    return fd;
+}
+
+/* walk_parent through a cache of one: the last directory walked stays open (most files
+ * of a mirror sit beside the one before). The descriptor is the cache's: not closed by
+ * the caller. */
+static int open_parent(mirror_dir *d, const char *rel, bool make, const char **leaf, char *why,
+                       size_t whylen)
+{
+    const char *slash = strrchr(rel, '/');
+    size_t n = slash ? (size_t)(slash - rel) : 0;
+    if (d->last_fd >= 0 && d->last_dir && strlen(d->last_dir) == n
+        && strncmp(d->last_dir, rel, n) == 0) {
+        *leaf = slash ? slash + 1 : rel;
+        return d->last_fd;
+    }
+    int fd = walk_parent(d, rel, make, leaf, why, whylen);
+    if (fd < 0)
+        return -1;
+    if (d->last_fd >= 0)
+        close(d->last_fd);
+    free(d->last_dir);
+    d->last_fd = fd;
+    d->last_dir = xstrndup(rel, n);
     return fd;
 }
 
@@ -90,7 +130,6 @@ int mirror_write(mirror_dir *d, const char *rel, const void *data, size_t len, b
                  S_ISLNK(st.st_mode)       ? "is a symbolic link"
                      : S_ISDIR(st.st_mode) ? "is a directory"
                                            : "this mirror did not write it");
-        close(dir);
         return MIRROR_REFUSED;
     }
     char tmp[64];
@@ -107,7 +146,6 @@ int mirror_write(mirror_dir *d, const char *rel, const void *data, size_t len, b
         rc = disk_error(errno) ? MIRROR_FAILED : MIRROR_REFUSED;
         unlinkat(d->fd, tmp, 0);
     }
-    close(dir);
     return rc;
 }
 
@@ -120,7 +158,6 @@ bool mirror_exists(mirror_dir *d, const char *rel)
         return false;
     struct stat st;
     bool there = fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
-    close(dir);
     return there;
 }
 
@@ -131,7 +168,6 @@ int mirror_read(mirror_dir *d, const char *rel, char **data, size_t *len, char *
     if (dir < 0)
         return MIRROR_REFUSED;
     int fd = openat(dir, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    close(dir);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         snprintf(why, whylen, "reading '%s/%s': %s", d->path, rel,

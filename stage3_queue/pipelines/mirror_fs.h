@@ -15,6 +15,8 @@ typedef struct mirror_dir {
     int fd; /* the mirror's directory */
     char *path;
     unsigned long seq; /* of temporary names */
+    int last_fd;       /* the last directory walked, kept open (-1: none) */
+    char *last_dir;    /* its name under the mirror */
 } mirror_dir;
 
 /* The outcome of a write or a read. */
