@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "css_urls.h"
 #include "links.h"
+#include "mirror.h"
 #include "seen.h"
 #include "url.h"
 #include "extension.h"
@@ -109,7 +110,7 @@ spider_middleware requisites_middleware(engine *e)
 
 static bool on(const settings *s)
 {
-    return s->requisites;
+    return s->requisites || mirror_requested(); /* --mirror needs them */
 }
 
 static int make(engine *e, const settings *s, spider_middleware *out, char *err, size_t errlen)

@@ -1,0 +1,48 @@
+/* mirror_name.h — where --mirror keeps a URL: a pure function from a URL (and the kind
+ * of its response) to a path relative to the mirror's directory, HOST[:PORT]/PATH, after
+ * wget's rules (docs/mirror.md):
+ *
+ *   http://h/a/          h/a/index.html        a URL ending in '/'
+ *   http://h:8080/b.png  h:8080/b.png          a port that is not the scheme's default
+ *   http://h/s.css?v=2   h/s.css?v=2.css       the query is part of the name; a
+ *                                              stylesheet or a page without its
+ *                                              extension gets one (wget -E)
+ *   http://h/a%20b       h/a b                 a path segment is percent-decoded
+ *
+ * Every name is escaped so that any byte sequence makes a safe name and the name gives
+ * the bytes back (mirror_unescape): a control byte, DEL and '%' are "%XX" in every
+ * component, '?' too in a path segment (so that "/a%3Fb" and "/a?b" differ) and '/' in
+ * the query. A component longer than MIRROR_NAME_MAX bytes gets a stable short form: its
+ * first bytes, '~' and 16 hex digits of a hash of the whole (FNV-1a, the same in every
+ * run), then its extension.
+ *
+ * Refused (NULL, and why): a scheme other than http(s); a host that is empty, begins
+ * with '.', or holds a byte outside [a-z0-9.-_] (an IPv6 literal: hex digits and ':');
+ * a path segment that decodes to "." or "..", or holds '/', '\' or NUL once decoded
+ * ("%2e%2e", "%2f", "%5c", "%00"); a path deeper than MIRROR_MAX_DEPTH segments or a
+ * name longer than MIRROR_PATH_MAX bytes.
+ */
+#ifndef CRAWL_MIRROR_NAME_H
+#define CRAWL_MIRROR_NAME_H
+
+#include <stddef.h>
+
+enum { MIRROR_NAME_MAX = 200, MIRROR_MAX_DEPTH = 64, MIRROR_PATH_MAX = 2048 };
+
+typedef enum { MIRROR_OTHER = 0, MIRROR_HTML, MIRROR_CSS } mirror_kind;
+
+/* The kind of a response from its media type ("text/html", "text/css"; NULL: other). */
+mirror_kind mirror_kind_of(const char *content_type);
+
+/* The relative path of url (malloc'd), or NULL with one line in why. */
+char *mirror_name(const char *url, mirror_kind kind, char *why, size_t whylen);
+
+/* The bytes a name's component stands for: each "%XX" decoded (malloc'd). */
+char *mirror_unescape(const char *component);
+
+/* The link a page at path from writes to the file at path to (both mirror_name's):
+ * relative, each component percent-encoded for a URL ('?', '#', '%', '&', quotes,
+ * spaces and every byte outside printable ASCII as %XX). malloc'd. */
+char *mirror_relative(const char *from, const char *to);
+
+#endif

@@ -1,0 +1,571 @@
+/* test_mirror.c — crawl-queue --mirror DIR (stage3_queue/pipelines/mirror.c) against
+ * sites on loopback: the files of tests/sites/mirror.site where docs/mirror.md's rules
+ * put them; every relative link of every saved page and stylesheet names a saved file
+ * (read by the project's own link parser and CSS tokenizer, resolved against the file's
+ * file:// URL); a hostile site (escaped dot segments, %2f, backslashes, NUL, a planted
+ * symbolic link, a file of the user's) writes nothing outside DIR — a sentinel
+ * directory beside it is listed before and after — and each refusal is a record's
+ * exception; a full disk is one line and exit 1. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "css_urls.h"
+#include "jsonl.h"
+#include "links.h"
+#include "scratch.h"
+#include "smallfs.h"
+#include "testsite_helper.h"
+#include "url.h"
+
+static char *const dir = scratch_dir;
+static testsite ts; /* the test's site: stopped by the next test or the teardown */
+
+static char *bin(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", BIN_DIR, name);
+    return path;
+}
+
+/* ---- reading a tree ---- */
+
+typedef struct listing {
+    char **v;
+    size_t n;
+} listing;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every entry under root, as "rel TYPE SIZE" (links not followed), sorted. */
+static void list_tree(const char *root, const char *rel, listing *l)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s%s", root, rel[0] ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char sub[4096], full[8192];
+        snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
+        snprintf(full, sizeof full, "%s/%s", root, sub);
+        struct stat st;
+        assert_int_equal(lstat(full, &st), 0);
+        char type = S_ISLNK(st.st_mode) ? 'l' : S_ISDIR(st.st_mode) ? 'd' : 'f';
+        l->v = xreallocarray(l->v, l->n + 1, sizeof *l->v);
+        l->v[l->n++] = xasprintf("%s %c %lld", sub, type, (long long)st.st_size);
+        if (type == 'd')
+            list_tree(root, sub, l);
+    }
+    closedir(d);
+    qsort(l->v, l->n, sizeof *l->v, cmp_str);
+}
+
+static void listing_free(listing *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+static bool listed(const listing *l, const char *entry)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strncmp(l->v[i], entry, strlen(entry)) == 0 && l->v[i][strlen(entry)] == ' ')
+            return true;
+    return false;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0, got;
+    char chunk[65536];
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (n + got + 1 > cap) {
+            cap = (n + got + 1) * 2;
+            buf = xrealloc(buf, cap);
+        }
+        memcpy(buf + n, chunk, got);
+        n += got;
+    }
+    fclose(f);
+    if (!buf)
+        buf = xcalloc(1, 1);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* ---- the links of a saved file ---- */
+
+typedef struct check {
+    const char *server;   /* "http://127.0.0.1:P/" */
+    const char *base;     /* the file's file:// URL */
+    int local, remote_ok; /* links to saved files; links to the server, allowed ones */
+    char bad[8][512];     /* what did not resolve */
+    int nbad;
+    const char *const *allowed_remote; /* server URLs that may stay absolute */
+} check;
+
+static char *decode_path(const char *p)
+{
+    char *out = xmalloc(strlen(p) + 1), *o = out;
+    for (; *p; p++) {
+        unsigned v;
+        if (*p == '%' && sscanf(p + 1, "%2x", &v) == 1 && p[1] && p[2]) {
+            *o++ = (char)v;
+            p += 2;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+static void on_link(void *ctx, const char *url)
+{
+    check *c = ctx;
+    if (strncmp(url, "file://", 7) == 0) {
+        char *path = decode_path(url + 7);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            c->local++;
+        else if (c->nbad < 8)
+            snprintf(c->bad[c->nbad++], 512, "%s (from %s)", url, c->base);
+        free(path);
+    } else if (strncmp(url, c->server, strlen(c->server)) == 0) {
+        bool ok = false;
+        for (const char *const *a = c->allowed_remote; *a && !ok; a++)
+            ok = strcmp(url + strlen(c->server) - 1, *a) == 0;
+        if (ok)
+            c->remote_ok++;
+        else if (c->nbad < 8)
+            snprintf(c->bad[c->nbad++], 512, "%s still absolute (in %s)", url, c->base);
+    }
+}
+
+static void on_css(void *ctx, const char *href)
+{
+    check *c = ctx;
+    char *url = url_resolve(c->base, href);
+    if (url)
+        on_link(c, url);
+    free(url);
+}
+
+/* Every page and stylesheet under root: their links checked. */
+static void check_links(const char *root, const listing *l, check *c)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        char rel[4096];
+        char type;
+        long long size;
+        char *sp = strrchr(l->v[i], ' ');
+        *sp = '\0';
+        char *tp = strrchr(l->v[i], ' ');
+        sscanf(tp + 1, "%c", &type);
+        sscanf(sp + 1, "%lld", &size);
+        snprintf(rel, sizeof rel, "%.*s", (int)(tp - l->v[i]), l->v[i]);
+        *sp = ' ';
+        size_t n = strlen(rel);
+        bool html = n > 5 && strcmp(rel + n - 5, ".html") == 0;
+        bool css = n > 4 && strcmp(rel + n - 4, ".css") == 0;
+        if (type != 'f' || (!html && !css))
+            continue;
+        char path[8192], *url;
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        /* the file's URL, each byte of its name percent-encoded where a URL needs it */
+        char *enc = xcalloc(1, strlen(path) * 3 + 1), *e = enc;
+        for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+            e += sprintf(e, strchr("?#% ", *p) || *p < 0x21 || *p > 0x7e ? "%%%02X" : "%c", *p);
+        url = xasprintf("file://%s", enc);
+        free(enc);
+        c->base = url;
+        size_t len;
+        char *body = slurp(path, &len);
+        assert_non_null(body);
+        if (html) {
+            links_parser *lp = links_new(url, NULL, false, on_link, c);
+            links_feed(lp, body, len);
+            links_finish(lp);
+            links_free(lp);
+            lp = links_new_requisites(url, NULL, on_link, c);
+            links_feed(lp, body, len);
+            links_finish(lp);
+            links_free(lp);
+        } else {
+            css_urls(body, len, on_css, c);
+        }
+        free(body);
+        free(url);
+        c->base = NULL;
+    }
+}
+
+/* ---- the site ---- */
+
+static void run_mirror(crawl_run *r, const char *mirror, const char *root, const char *extra)
+{
+    char *argv[] = {
+        bin("crawl-queue"),           "--format", "jsonl", "--mirror", (char *)mirror, (char *)root,
+        extra ? (char *)extra : NULL, NULL};
+    assert_int_equal(run_crawler(r, argv, 60), 0);
+}
+
+static void test_site(void **state)
+{
+    (void)state;
+    testsite_stop(&ts); /* a failed test's, if any */
+    const char *const args[] = {SITES_DIR "/mirror.site", NULL};
+    assert_int_equal(testsite_start(&ts, args), 0);
+    char mirror[512], host[64];
+    snprintf(mirror, sizeof mirror, "%s/site", dir);
+    snprintf(host, sizeof host, "127.0.0.1:%d", testsite_port(&ts));
+    crawl_run r;
+    run_mirror(&r, mirror, ts.url, "-v");
+    if (r.exit_code != 0)
+        fail_msg("exit %d: %s", r.exit_code, r.err);
+    /* a -v line per file */
+    char vline[1024];
+    snprintf(vline, sizeof vline,
+             "--mirror: %sstatic/site.css?v=2 -> %s/%s/static/site.css?v=2.css", ts.url, mirror,
+             host);
+    assert_non_null(strstr(r.err, vline));
+    listing l = {0};
+    list_tree(mirror, "", &l);
+    const char *const want[] = {"index.html",         "docs/index.html",         "docs/page.html",
+                                "page?id=1&x=2.html", "static/site.css?v=2.css", "static/print.css",
+                                "static/icon.png",    "static/bg.png",           "static/logo.png",
+                                "static/logo@2x.png"};
+    size_t nfiles = 0;
+    for (size_t i = 0; i < l.n; i++)
+        nfiles += strstr(l.v[i], " f ") != NULL;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char e[512];
+        snprintf(e, sizeof e, "%s/%s", host, want[i]);
+        if (!listed(&l, e))
+            fail_msg("%s not in the mirror", e);
+    }
+    /* the ten files, the manifest, nothing else (no temporary file left) */
+    assert_int_equal(nfiles, sizeof want / sizeof want[0] + 1);
+    assert_true(listed(&l, ".crawlstages-mirror"));
+    /* a page only in a comment or a script is not fetched, nor saved */
+    char commented[256];
+    snprintf(commented, sizeof commented, "%scommented.html", ts.url);
+    assert_null(crawl_run_find(&r, commented));
+    const char *const allowed[] = {"/missing.html", NULL};
+    check c = {.server = ts.url, .allowed_remote = allowed};
+    check_links(mirror, &l, &c);
+    for (int i = 0; i < c.nbad; i++)
+        print_error("bad link: %s\n", c.bad[i]);
+    assert_int_equal(c.nbad, 0);
+    assert_true(c.local >= 25); /* the site's links, counted per parse */
+    assert_true(c.remote_ok >= 1);
+    /* bytes outside the rewritten values are kept */
+    char path[1024];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s/index.html", mirror, host);
+    char *page = slurp(path, &len);
+    assert_non_null(strstr(page, "<!-- <a href=\"/commented.html\">not a link</a> -->"));
+    assert_non_null(strstr(page, "<a href=\"docs/page.html#sec\">"));
+    assert_non_null(strstr(page, "<a href='page%3Fid=1%26x=2.html'>"));
+    assert_non_null(strstr(page, "<a href=\"docs/page.html\">Moved</a>")); /* a redirect */
+    assert_non_null(strstr(page, "<a href=\"#top\">Top</a>"));
+    assert_non_null(strstr(page, "<a href=\"http://elsewhere.example/x\">Away</a>"));
+    assert_non_null(strstr(page, "<script>var s = \"<a href='/in-script.html'>\"; </script>"));
+    assert_non_null(strstr(page, "<link rel=icon href=static/icon.png>"));
+    assert_non_null(strstr(page, "srcset=\"static/logo.png 1x, static/logo@2x.png 2x\""));
+    free(page);
+    snprintf(path, sizeof path, "%s/%s/docs/index.html", mirror, host);
+    page = slurp(path, &len);
+    assert_non_null(strstr(page, "<base href=\"index.html\">"));
+    free(page);
+    /* the summary line: where, how many files */
+    char sum[1024];
+    snprintf(sum, sizeof sum, "mirror in '%s': 10 files,", mirror);
+    assert_non_null(strstr(r.err, sum));
+    /* a second run into the same DIR is refused (it holds a mirror), nothing changed */
+    listing before = {0}, after = {0};
+    list_tree(mirror, "", &before);
+    crawl_run again;
+    run_mirror(&again, mirror, ts.url, NULL);
+    assert_true(crawl_run_one_line(&again, 1, "holds a mirror already"));
+    list_tree(mirror, "", &after);
+    assert_int_equal(before.n, after.n);
+    for (size_t i = 0; i < before.n; i++)
+        assert_string_equal(before.v[i], after.v[i]);
+    listing_free(&before), listing_free(&after), listing_free(&l);
+    crawl_run_free(&again);
+    crawl_run_free(&r);
+    testsite_stop(&ts);
+}
+
+/* ---- a hostile site ---- */
+
+static const char hostile[] = "page /\n"
+                              "  link /%2e%2e/%2e%2e/sentinel/pwned.html\n"
+                              "  link /a/%2E%2E/%2E%2E/%2E%2E/sentinel/x.html\n"
+                              "  link /x%2f..%2f..%2fsentinel%2fy.html\n"
+                              "  link \"/back\\\\..\\\\sentinel.html\"\n"
+                              "  link /nul%00.html\n"
+                              "  link http://%2e%2e/x.html\n"
+                              "  link /static/in-link.png /user.html /ok.html\n"
+                              "page /static/in-link.png type=image/png body=PNG\n"
+                              "page /user.html body=theirs\n"
+                              "page /ok.html body=fine\n";
+
+static void test_hostile(void **state)
+{
+    (void)state;
+    char mirror[512], sentinel[512], hostdir[600], path[1024];
+    snprintf(mirror, sizeof mirror, "%s/hostile", dir);
+    snprintf(sentinel, sizeof sentinel, "%s/sentinel", dir);
+    assert_int_equal(mkdir(sentinel, 0777), 0);
+    snprintf(path, sizeof path, "%s/keep.txt", sentinel);
+    FILE *f = fopen(path, "w");
+    fputs("the user's", f);
+    fclose(f);
+    testsite_stop(&ts); /* a failed test's, if any */
+    assert_int_equal(testsite_start_text(&ts, dir, "hostile", hostile, NULL), 0);
+    /* planted in DIR before the crawl: a link to the sentinel, a file of the user's */
+    assert_int_equal(mkdir(mirror, 0777), 0);
+    snprintf(hostdir, sizeof hostdir, "%s/127.0.0.1:%d", mirror, testsite_port(&ts));
+    assert_int_equal(mkdir(hostdir, 0777), 0);
+    snprintf(path, sizeof path, "%s/static", hostdir);
+    assert_int_equal(symlink(sentinel, path), 0);
+    snprintf(path, sizeof path, "%s/user.html", hostdir);
+    f = fopen(path, "w");
+    fputs("mine", f);
+    fclose(f);
+    listing before = {0}, after = {0};
+    list_tree(dir, "sentinel", &before);
+    crawl_run r;
+    run_mirror(&r, mirror, ts.url, NULL);
+    assert_int_equal(r.exit_code, 0);
+    list_tree(dir, "sentinel", &after);
+    assert_int_equal(before.n, after.n);
+    for (size_t i = 0; i < before.n; i++)
+        assert_string_equal(before.v[i], after.v[i]);
+    /* each URL with an escaped dot segment, slash, backslash or NUL: refused, its
+     * record says so */
+    int refused = 0;
+    for (size_t i = 0; i < r.nrecords; i++) {
+        const char *url = jobj_str(r.records[i], "url");
+        const char *exc = jobj_str(r.records[i], "exception");
+        if (strcasestr(url, "%2e") || strcasestr(url, "%2f") || strcasestr(url, "%5c")
+            || strstr(url, "%00") || strchr(url + 7, '\\')) {
+            if (!exc || !strstr(exc, "--mirror"))
+                fail_msg("%s: not refused (%s)", url, exc ? exc : "no exception");
+            refused++;
+        }
+    }
+    assert_true(refused >= 4);
+    /* the link is still a link to the sentinel, the user's file still theirs */
+    struct stat st;
+    snprintf(path, sizeof path, "%s/static", hostdir);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    snprintf(path, sizeof path, "%s/user.html", hostdir);
+    size_t len;
+    char *mine = slurp(path, &len);
+    assert_string_equal(mine, "mine");
+    free(mine);
+    assert_non_null(strstr(r.err, "not replaced"));
+    assert_non_null(strstr(r.err, "not followed"));
+    snprintf(path, sizeof path, "%s/ok.html", hostdir);
+    char *ok = slurp(path, &len);
+    assert_non_null(ok);
+    assert_string_equal(ok, "fine");
+    free(ok);
+    /* nothing beside DIR and the sentinel appeared in the scratch directory */
+    listing top = {0};
+    list_tree(dir, "", &top);
+    for (size_t i = 0; i < top.n; i++)
+        if (!strchr(top.v[i], '/'))
+            assert_true(strncmp(top.v[i], "hostile", 7) == 0
+                        || strncmp(top.v[i], "sentinel", 8) == 0
+                        || strncmp(top.v[i], "site", 4) == 0 || strncmp(top.v[i], "full", 4) == 0);
+    listing_free(&top), listing_free(&before), listing_free(&after);
+    crawl_run_free(&r);
+    testsite_stop(&ts);
+}
+
+/* ---- a full disk ---- */
+
+static char mounted[512]; /* the tmpfs to unmount at the end, whatever failed */
+
+static int teardown(void **state)
+{
+    testsite_stop(&ts);
+    if (mounted[0])
+        smallfs_unmount(mounted);
+    return scratch_teardown(state);
+}
+
+static const char big[] = "page /\n"
+                          "  link /1.bin /2.bin /3.bin /4.bin /5.bin /6.bin\n"
+                          "page /1.bin type=application/octet-stream bytes=30000 fill=text\n"
+                          "page /2.bin type=application/octet-stream bytes=30000 fill=text\n"
+                          "page /3.bin type=application/octet-stream bytes=30000 fill=text\n"
+                          "page /4.bin type=application/octet-stream bytes=30000 fill=text\n"
+                          "page /5.bin type=application/octet-stream bytes=30000 fill=text\n"
+                          "page /6.bin type=application/octet-stream bytes=30000 fill=text\n";
+
+static void test_disk_full(void **state)
+{
+    (void)state;
+    char fs[512], mirror[600];
+    snprintf(fs, sizeof fs, "%s/full", dir);
+    if (smallfs_mount(fs, 100 * 1024) < 0) {
+        print_message("no tmpfs here (%s): the full disk is not tried\n", strerror(errno));
+        skip();
+    }
+    snprintf(mounted, sizeof mounted, "%s", fs);
+    snprintf(mirror, sizeof mirror, "%s/m", fs);
+    testsite_stop(&ts); /* a failed test's, if any */
+    assert_int_equal(testsite_start_text(&ts, dir, "big", big, NULL), 0);
+    crawl_run r;
+    char *argv[] = {bin("crawl-queue"), "--format", "jsonl", "-q", "--mirror", mirror,
+                    "--per-host",       "1",        ts.url,  NULL};
+    assert_int_equal(run_crawler(&r, argv, 60), 0);
+    bool one = crawl_run_one_line(&r, 1, "No space left on device");
+    if (!one)
+        print_error("stderr: %s\n", r.err);
+    assert_true(one);
+    /* every file written is whole, no temporary file is left */
+    listing l = {0};
+    list_tree(mirror, "", &l);
+    int whole = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        assert_null(strstr(l.v[i], ".crawlstages-tmp"));
+        const char *name = strrchr(l.v[i], '/');
+        if (name && strstr(name, ".bin ")) {
+            assert_non_null(strstr(l.v[i], " f 30000"));
+            whole++;
+        }
+    }
+    assert_true(whole >= 1 && whole < 6);
+    listing_free(&l);
+    crawl_run_free(&r);
+    testsite_stop(&ts);
+    smallfs_unmount(fs);
+    mounted[0] = '\0';
+}
+
+/* ---- a mirror that goes on ---- */
+
+static void interrupt(pid_t pid, void *ctx)
+{
+    (void)ctx;
+    kill(pid, SIGINT);
+}
+
+/* The files under root (the manifest aside), each with its bytes, as "name SIZE HASH"
+ * lines: two mirrors compared. */
+static void fingerprint(const char *root, listing *out)
+{
+    listing l = {0};
+    list_tree(root, "", &l);
+    for (size_t i = 0; i < l.n; i++) {
+        if (!strstr(l.v[i], " f ") || strncmp(l.v[i], ".crawlstages-mirror", 19) == 0)
+            continue;
+        char name[4096], path[8192];
+        snprintf(name, sizeof name, "%.*s", (int)(strstr(l.v[i], " f ") - l.v[i]), l.v[i]);
+        snprintf(path, sizeof path, "%s/%s", root, name);
+        size_t len;
+        char *data = slurp(path, &len);
+        unsigned long long h = 1469598103934665603ULL;
+        for (size_t k = 0; k < len; k++)
+            h = (h ^ (unsigned char)data[k]) * 1099511628211ULL;
+        free(data);
+        out->v = xreallocarray(out->v, out->n + 1, sizeof *out->v);
+        out->v[out->n++] = xasprintf("%s %zu %016llx", name, len, h);
+    }
+    listing_free(&l);
+}
+
+/* A mirror stopped by SIGINT (its close converts what it saved) and resumed with
+ * --state: the same files, byte for byte, as a mirror made in one go; the second
+ * conversion reads the first one's links (relative, to saved files) as they are. */
+static void test_resume(void **state)
+{
+    (void)state;
+    testsite_stop(&ts); /* a failed test's, if any */
+    const char *const args[] = {"--delay", "40", "--generate", "pages=60,links=4,size=600,seed=5",
+                                NULL};
+    assert_int_equal(testsite_start(&ts, args), 0);
+    char whole[512], cut[512], db[512], out[512];
+    snprintf(whole, sizeof whole, "%s/whole", dir);
+    snprintf(cut, sizeof cut, "%s/cut", dir);
+    snprintf(db, sizeof db, "%s/cut.db", dir);
+    snprintf(out, sizeof out, "%s/cut.jsonl", dir);
+    crawl_run r;
+    char *one[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "2",
+                   "--mirror",         whole,      ts.url,  NULL};
+    assert_int_equal(run_crawler(&r, one, 60), 0);
+    assert_int_equal(r.exit_code, 0);
+    size_t pages = r.nrecords;
+    crawl_run_free(&r);
+    char *first[] = {
+        bin("crawl-queue"), "--format", "jsonl",    "--per-host", "2",    "--mirror", cut,
+        "--state",          db,         "--output", out,          ts.url, NULL};
+    assert_int_equal(run_crawler_at(&r, first, 60, 0.6, interrupt, NULL), 0);
+    assert_int_equal(r.exit_code, 0);
+    crawl_run_free(&r);
+    listing part = {0};
+    fingerprint(cut, &part);
+    assert_true(part.n > 0 && part.n < pages); /* stopped mid-crawl */
+    listing_free(&part);
+    char *again[] = {
+        bin("crawl-queue"), "--format", "jsonl",    "--per-host", "2",        "--mirror", cut,
+        "--state",          db,         "--output", out,          "--resume", ts.url,     NULL};
+    assert_int_equal(run_crawler(&r, again, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("resume: exit %d: %s", r.exit_code, r.err);
+    crawl_run_free(&r);
+    listing a = {0}, b = {0};
+    fingerprint(whole, &a);
+    fingerprint(cut, &b);
+    assert_true(a.n > 10);
+    for (size_t i = 0; i < a.n || i < b.n; i++)
+        if (i >= a.n || i >= b.n || strcmp(a.v[i], b.v[i]) != 0)
+            fail_msg("the mirrors differ: %s | %s", i < a.n ? a.v[i] : "-", i < b.n ? b.v[i] : "-");
+    listing_free(&a), listing_free(&b);
+    testsite_stop(&ts);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_site),
+        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_disk_full),
+        cmocka_unit_test(test_resume),
+    };
+    return cmocka_run_group_tests(tests, scratch_setup, teardown);
+}
