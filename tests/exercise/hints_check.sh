@@ -19,6 +19,7 @@ if [ "${1:-}" = --selftest ]; then
     cp -r "$here/docs/exercises" "$scratch/docs/"
     mkdir -p "$scratch/tests/exercise"
     ln -s "$here/tests/unit" "$here/tests/integration" "$here/tests/scenarios" "$scratch/tests/"
+    [ -d "$here/tests/hidden" ] && ln -s "$here/tests/hidden" "$scratch/tests/"
     cp "$0" "$scratch/tests/exercise/"
     c=$scratch/docs/exercises/stage3-queue/grade.conf
     sed -i -e '/^hint \* otherwise /d' -e 's/^hint test_task_done_counts_down /hint test_task_done_count_down /' "$c"
@@ -36,9 +37,21 @@ fail=0
 bad() { echo "FAIL  $*"; fail=1; exfail=1; }
 
 # The case names of a cmocka source file, one a line: cmocka_unit_test*(NAME, T(NAME),
-# CASE(NAME), or a table row {"NAME", ...} (test_spider_exercise's).
+# CASE(NAME), or a table row {"NAME", ...} (test_spider_exercise's); of several files,
+# the source and the hidden cases tests/hidden/ adds to it (its README).
 unit_cases() {
-    grep -oE '(cmocka_unit_test[a-z_]*\(|^ *T\(|CASE\(|^ *\{")test_[A-Za-z0-9_]+' "$1" | sed -E 's/.*[("]//' | sort -u
+    grep -ohE '(cmocka_unit_test[a-z_]*\(|^ *T\(|CASE\(|\{")test_[A-Za-z0-9_]+' "$@" | sed -E 's/.*[("]//' | sort -u
+}
+
+# The header of tests/hidden/ that a test's source includes, if there is one.
+hidden_of() {
+    case $1 in
+        scenarios) h=$here/tests/hidden/scenarios_hidden.h ;;
+        test_spider_exercise) h=$here/tests/hidden/bookshop_hidden.h ;;
+        *) h= ;;
+    esac
+    [ -n "$h" ] && [ -f "$h" ] && echo "$h"
+    return 0
 }
 
 # Whether NAME fits GLOB[,GLOB...] (as exercise.sh reads them: * and ?).
@@ -66,9 +79,9 @@ for conf in "${confs[@]}"; do
                     [ -n "$src" ] || { bad "$ex: no source for unit test $a"; continue; }
                     while read -r n; do
                         [ -z "${b:-}" ] || fits "$n" "$b" && cases+=("$n")
-                    done < <(unit_cases "$src") ;;
+                    done < <(unit_cases "$src" $(hidden_of "$a")) ;;
                 scenario)
-                    all=$(unit_cases "$here/tests/scenarios/scenarios.c")
+                    all=$(unit_cases "$here/tests/scenarios/scenarios.c" $(hidden_of scenarios))
                     if [ -z "${d:-}" ]; then
                         while read -r n; do cases+=("$n"); done <<<"$all"
                     else
