@@ -461,9 +461,28 @@ static bool only_tail(int fd, long long at, long long size)
         && memcmp(buf, summary, sizeof summary - 1) == 0;
 }
 
+/* Binds ?1 the URL, ?2 and ?3 the range of the URLs of its origin ("http://h:p/" up to
+ * "http://h:p0"): SQLITE_OK or an error. */
+static int bind_url_origin(sqlite3_stmt *st, const char *url, int len)
+{
+    const char *sep = memmem(url, (size_t)len, "://", 3);
+    const char *slash = sep ? memchr(sep + 3, '/', (size_t)(url + len - (sep + 3))) : NULL;
+    int olen = slash ? (int)(slash - url) : len;
+    char *lo = xasprintf("%.*s/", olen, url), *hi = xasprintf("%.*s0", olen, url);
+    int rc = sqlite3_bind_text(st, 1, url, len, SQLITE_TRANSIENT);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 2, lo, -1, SQLITE_TRANSIENT);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 3, hi, -1, SQLITE_TRANSIENT);
+    free(lo);
+    free(hi);
+    return rc;
+}
+
 /* Whether each line of fd from at on (but a torn last line, or a summary) is a record
- * of a URL of this crawl's frontier: an --output that is not this crawl's (another
- * file named by mistake) is never cut. 1, 0 (said), -1. */
+ * of this crawl: of a URL of its frontier, or of one of their origins (the state's
+ * writer may not yet have committed a URL whose record is written). An --output that
+ * is not this crawl's (another file named by mistake) is never cut. 1, 0 (said), -1. */
 static int tail_is_ours(restore *r, int fd, long long at, const char *path)
 {
     int dfd = dup(fd);
@@ -479,7 +498,12 @@ static int tail_is_ours(restore *r, int fd, long long at, const char *path)
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
-    int ours = prepare(r, "SELECT 1 FROM frontier WHERE url = ?1") < 0 ? -1 : 1;
+    int ours = prepare(r,
+                       "SELECT 1 FROM frontier WHERE url = ?1 OR (url >= ?2 AND url < ?3) "
+                       "LIMIT 1")
+            < 0
+        ? -1
+        : 1;
     while (ours == 1 && (len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
         line[len - 1] = '\0';
         if (strncmp(line, "{\"summary\":", 11) == 0)
@@ -490,8 +514,8 @@ static int tail_is_ours(restore *r, int fd, long long at, const char *path)
             continue; /* an escape in the URL: not compared */
         sqlite3_reset(r->st);
         if (end
-            && sqlite3_bind_text(r->st, 1, line + sizeof head - 1,
-                                 (int)(end - line - (long)(sizeof head - 1)), SQLITE_TRANSIENT)
+            && bind_url_origin(r->st, line + sizeof head - 1,
+                               (int)(end - line - (long)(sizeof head - 1)))
                 != SQLITE_OK)
             ours = db_fail(r);
         else if (!end || (ours = step(r)) == 0)
