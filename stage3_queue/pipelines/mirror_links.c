@@ -10,27 +10,12 @@
 #include <strings.h>
 
 #include "alloc.h"
+#include "mirror_name.h"
 #include "url.h"
 
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-} sbuf;
-
-static void sput(sbuf *b, const char *p, size_t n)
+static void sputs(mirror_buf *b, const char *s)
 {
-    if (b->len + n + 1 > b->cap) {
-        b->cap = (b->len + n + 1) * 2;
-        b->s = xrealloc(b->s, b->cap);
-    }
-    memcpy(b->s + b->len, p, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sputs(sbuf *b, const char *s)
-{
-    sput(b, s, strlen(s));
+    mirror_buf_put(b, s, strlen(s));
 }
 
 typedef struct edit {
@@ -63,15 +48,15 @@ static char *apply(conv *c, size_t *outlen)
 {
     if (c->n == 0)
         return NULL;
-    sbuf b = {0};
+    mirror_buf b = {0};
     size_t at = 0;
     for (size_t i = 0; i < c->n; i++) {
-        sput(&b, c->text + at, c->v[i].start - at);
+        mirror_buf_put(&b, c->text + at, c->v[i].start - at);
         sputs(&b, c->v[i].text);
         at = c->v[i].end;
         free(c->v[i].text);
     }
-    sput(&b, c->text + at, c->len - at);
+    mirror_buf_put(&b, c->text + at, c->len - at);
     free(c->v);
     *outlen = b.len;
     return b.s;
@@ -110,7 +95,7 @@ static char *convert_link(conv *c, const char *href)
  * space (they are percent-encoded), so it fits quoted or not. */
 static char *css_safe(char *link)
 {
-    sbuf b = {0};
+    mirror_buf b = {0};
     sputs(&b, "");
     for (const char *p = link; *p; p++) {
         if (strchr("\"'()\\ \t\n\r\f", *p)) {
@@ -118,7 +103,7 @@ static char *css_safe(char *link)
             snprintf(x, sizeof x, "%%%02X", (unsigned char)*p);
             sputs(&b, x);
         } else {
-            sput(&b, p, 1);
+            mirror_buf_put(&b, p, 1);
         }
     }
     free(link);
@@ -232,7 +217,7 @@ static char *html_decode(const char *s, size_t n)
         const char *name;
         char ch;
     } named[] = {{"amp;", '&'}, {"lt;", '<'}, {"gt;", '>'}, {"quot;", '"'}, {"apos;", '\''}};
-    sbuf b = {0};
+    mirror_buf b = {0};
     sputs(&b, "");
     for (size_t i = 0; i < n; i++) {
         size_t k = 0;
@@ -240,7 +225,7 @@ static char *html_decode(const char *s, size_t n)
             for (size_t j = 0; j < sizeof named / sizeof named[0] && !k; j++) {
                 size_t m = strlen(named[j].name);
                 if (i + 1 + m <= n && strncmp(s + i + 1, named[j].name, m) == 0) {
-                    sput(&b, &named[j].ch, 1);
+                    mirror_buf_put(&b, &named[j].ch, 1);
                     k = m;
                 }
             }
@@ -257,7 +242,7 @@ static char *html_decode(const char *s, size_t n)
                     j++;
                 if (j < n && s[j] == ';' && j > i + 2 + hex && v > 0 && v < 0x80) {
                     char ch = (char)v;
-                    sput(&b, &ch, 1);
+                    mirror_buf_put(&b, &ch, 1);
                     k = j - i;
                 }
             }
@@ -265,7 +250,7 @@ static char *html_decode(const char *s, size_t n)
         if (k)
             i += k;
         else
-            sput(&b, s + i, 1);
+            mirror_buf_put(&b, s + i, 1);
     }
     return b.s;
 }
@@ -274,7 +259,7 @@ static char *html_decode(const char *s, size_t n)
  * as references (every quote, '<' and '>' when it has none). */
 static char *html_escape(const char *s, char q)
 {
-    sbuf b = {0};
+    mirror_buf b = {0};
     sputs(&b, "");
     for (; *s; s++) {
         const char *e = *s == '&'            ? "&amp;"
@@ -285,7 +270,7 @@ static char *html_escape(const char *s, char q)
         if (e)
             sputs(&b, e);
         else
-            sput(&b, s, 1);
+            mirror_buf_put(&b, s, 1);
     }
     return b.s;
 }

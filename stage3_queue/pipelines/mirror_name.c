@@ -12,13 +12,7 @@
 #include "alloc.h"
 #include "url.h"
 
-/* A growing string. */
-typedef struct buf {
-    char *s;
-    size_t len, cap;
-} buf;
-
-static void put(buf *b, const char *p, size_t n)
+void mirror_buf_put(mirror_buf *b, const char *p, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         b->cap = (b->len + n + 1) * 2;
@@ -29,16 +23,16 @@ static void put(buf *b, const char *p, size_t n)
     b->s[b->len] = '\0';
 }
 
-static void putc_(buf *b, char c)
+static void putc_(mirror_buf *b, char c)
 {
-    put(b, &c, 1);
+    mirror_buf_put(b, &c, 1);
 }
 
-static void put_hex(buf *b, unsigned char c)
+static void put_hex(mirror_buf *b, unsigned char c)
 {
     char x[4];
     snprintf(x, sizeof x, "%%%02X", c);
-    put(b, x, 3);
+    mirror_buf_put(b, x, 3);
 }
 
 static bool type_is(const char *type, const char *want)
@@ -101,7 +95,7 @@ char *mirror_unescape(const char *c)
 
 /* One component's bytes as a name: control bytes, DEL and '%' as %XX, and '?' (in a
  * path segment) or '/' (in the query). */
-static void escape(buf *b, const char *s, size_t n, bool query)
+static void escape(mirror_buf *b, const char *s, size_t n, bool query)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -122,7 +116,7 @@ static uint64_t fnv1a(const char *s, size_t n)
 
 /* A component too long for a name: its first bytes (not cutting a %XX), '~', the hash
  * of the whole, and its extension (up to 8 bytes after the last '.'). */
-static void shorten(buf *b, size_t start)
+static void shorten(mirror_buf *b, size_t start)
 {
     const char *c = b->s + start;
     size_t n = b->len - start;
@@ -140,8 +134,8 @@ static void shorten(buf *b, size_t start)
     snprintf(tail, sizeof tail, "~%016llx", (unsigned long long)fnv1a(c, n));
     char *e = xstrndup(c + n - ext, ext);
     b->len = start + keep;
-    put(b, tail, strlen(tail));
-    put(b, e, ext);
+    mirror_buf_put(b, tail, strlen(tail));
+    mirror_buf_put(b, e, ext);
     free(e);
 }
 
@@ -168,7 +162,7 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
 }
 
 /* One path segment (raw, n bytes) into b: decoded, checked, escaped. -1 with why. */
-static int segment(buf *b, const char *raw, size_t n, char *why, size_t whylen)
+static int segment(mirror_buf *b, const char *raw, size_t n, char *why, size_t whylen)
 {
     size_t len;
     char *d = decode(raw, n, &len);
@@ -194,7 +188,7 @@ static int segment(buf *b, const char *raw, size_t n, char *why, size_t whylen)
 /* The path and query ("/a/b?q") after the host directory, into b: each directory
  * segment (empty ones skipped), then the leaf (after the last '/'; none: index.html)
  * with its query and extension. -1 with why. */
-static int path_part(buf *b, const char *pq, mirror_kind kind, char *why, size_t whylen)
+static int path_part(mirror_buf *b, const char *pq, mirror_kind kind, char *why, size_t whylen)
 {
     const char *q = strchr(pq, '?');
     const char *end = q ? q : pq + strlen(pq);
@@ -225,7 +219,7 @@ static int path_part(buf *b, const char *pq, mirror_kind kind, char *why, size_t
         if (segment(b, last, (size_t)(end - last), why, whylen) < 0)
             return -1;
     } else {
-        put(b, "index.html", 10);
+        mirror_buf_put(b, "index.html", 10);
     }
     if (q) {
         putc_(b, '?');
@@ -234,9 +228,9 @@ static int path_part(buf *b, const char *pq, mirror_kind kind, char *why, size_t
     const char *leaf = b->s + at;
     size_t n = b->len - at;
     if (kind == MIRROR_HTML && !ends_with(leaf, n, ".html") && !ends_with(leaf, n, ".htm"))
-        put(b, ".html", 5);
+        mirror_buf_put(b, ".html", 5);
     else if (kind == MIRROR_CSS && !ends_with(leaf, n, ".css"))
-        put(b, ".css", 4);
+        mirror_buf_put(b, ".css", 4);
     shorten(b, at);
     return 0;
 }
@@ -249,20 +243,20 @@ char *mirror_name(const char *url, mirror_kind kind, char *why, size_t whylen)
         snprintf(why, whylen, "not an http(s) URL");
         return NULL;
     }
-    buf b = {0};
+    mirror_buf b = {0};
     int rc = -1;
     if (!host_ok(host)) {
         snprintf(why, whylen, "its host is not a name a directory may have");
     } else {
         bool v6 = strchr(host, ':') != NULL;
-        put(&b, v6 ? "[" : "", v6);
-        put(&b, host, strlen(host));
-        put(&b, v6 ? "]" : "", v6);
+        mirror_buf_put(&b, v6 ? "[" : "", v6);
+        mirror_buf_put(&b, host, strlen(host));
+        mirror_buf_put(&b, v6 ? "]" : "", v6);
         int dflt = strcmp(scheme, "https") == 0 ? 443 : 80;
         if (port != dflt) {
             char p[16];
             snprintf(p, sizeof p, ":%d", port);
-            put(&b, p, strlen(p));
+            mirror_buf_put(&b, p, strlen(p));
         }
         rc = path_part(&b, pq, kind, why, whylen);
         if (rc == 0 && b.len > MIRROR_PATH_MAX) {
@@ -280,7 +274,7 @@ char *mirror_name(const char *url, mirror_kind kind, char *why, size_t whylen)
 
 /* ---- links from one file to another ---- */
 
-static void put_url_component(buf *b, const char *c, size_t n)
+static void put_url_component(mirror_buf *b, const char *c, size_t n)
 {
     /* the name's bytes as they are on disk: a browser decodes the link back to them */
     for (const unsigned char *p = (const unsigned char *)c; p < (const unsigned char *)c + n; p++) {
@@ -300,10 +294,10 @@ char *mirror_relative(const char *from, const char *to)
     for (size_t i = 0; from[i] && from[i] == to[i]; i++)
         if (from[i] == '/')
             common = i + 1;
-    buf b = {0};
-    put(&b, "", 0);
+    mirror_buf b = {0};
+    mirror_buf_put(&b, "", 0);
     for (const char *p = from + common; (p = strchr(p, '/')); p++)
-        put(&b, "../", 3);
+        mirror_buf_put(&b, "../", 3);
     for (const char *p = to + common; *p;) {
         const char *slash = strchr(p, '/');
         size_t n = slash ? (size_t)(slash - p) : strlen(p);

@@ -27,6 +27,13 @@
 
 #include <stddef.h>
 
+/* A growing string, NUL-terminated (mirror_name.c and mirror_links.c build theirs). */
+typedef struct mirror_buf {
+    char *s;
+    size_t len, cap;
+} mirror_buf;
+void mirror_buf_put(mirror_buf *b, const char *p, size_t n);
+
 enum { MIRROR_NAME_MAX = 200, MIRROR_MAX_DEPTH = 64, MIRROR_PATH_MAX = 2048 };
 
 typedef enum { MIRROR_OTHER = 0, MIRROR_HTML, MIRROR_CSS } mirror_kind;
