@@ -69,6 +69,24 @@ leak_check() {
     # least three of them of 12 characters or more; not those the stub has too),
     # anywhere: the same code under other names, say. `duplicates` finds such copies;
     # this is a small check of our own, since students' and CI's machines lack it.
+    # The six-line windows (shapes.awk gives each line's shape): the solution's, less
+    # the stub's, then any file's that holds one.
+    cat >"$dest.rules.awk" <<'AWK'
+function push(t, ln,   i, key, big) {    # the window ending at t; its key
+    for (i = 1; i < W; i++) { win[i] = win[i + 1]; at[i] = at[i + 1] }
+    win[W] = t; at[W] = ln; nw++
+    if (nw < W) return ""
+    key = ""; big = 0
+    for (i = 1; i <= W; i++) { key = key win[i] "\034"; big += length(win[i]) >= 12 }
+    return big >= 3 ? key : ""
+}
+FNR == 1 { incom = 0; nw = 0; reported = 0 }
+{ t = norm($0) }
+t == "" { next }
+FNR == NR { k = push(t, FNR); if (k != "") sol[k] = 1; next }
+FILENAME == stub { k = push(t, FNR); if (k != "") delete sol[k]; next }   # given
+{ k = push(t, FNR); if (k != "" && (k in sol) && !reported) { print FILENAME ":" at[1] ": " win[1] " ..."; reported = 1 } }
+AWK
     shapes=$(
         for r in "${regions[@]}"; do
             n=${r%%:*} rel=${r#*:}
@@ -76,53 +94,13 @@ leak_check() {
                 index($0, e) { inside = 0 } inside { print } index($0, b) { inside = 1 }' "$ROOT/$rel" >"$dest.sol.$n"
             stub=$ROOT/docs/exercises/$n/stub.c
             [ -f "$stub" ] || stub=$ROOT/docs/exercises/$n/stub.lua    # a Lua spider's
-            (cd "$dest" && find . -type f ! -path './.git/*' -print0 | xargs -0 awk -v W=6 -v stub="$stub" '
-                BEGIN {                             # the words that stay: C and Lua keywords
-                    split("if else for while do return break continue switch case default goto " \
-                          "sizeof struct typedef static const void int char long unsigned signed " \
-                          "short size_t ssize_t bool true false NULL enum union float double " \
-                          "function end local then elseif nil not and or repeat until in", kw, " ")
-                    for (i in kw) keep[kw[i]] = 1
-                }
-                function norm(s,   out, i, w, r) {   # comments out, names and literals
-                    out = ""                         # made one each, spaces collapsed
-                    while (s != "") {
-                        if (incom) { i = index(s, "*/"); if (!i) break; s = substr(s, i + 2); incom = 0; continue }
-                        i = index(s, "/*")
-                        if (!i) { out = out s; break }
-                        out = out substr(s, 1, i - 1); s = substr(s, i + 2); incom = 1
-                    }
-                    gsub(/"([^"\\]|\\.)*"/, "@", out); gsub("\047([^\047\\\\]|\\\\.)*\047", "@", out)
-                    sub(/\/\/.*$/, "", out); sub(/(^|[ \t])-- .*$/, "", out)    # C99, Lua comments
-                    r = ""
-                    while (match(out, /[A-Za-z_][A-Za-z0-9_]*/)) {
-                        w = substr(out, RSTART, RLENGTH)
-                        r = r substr(out, 1, RSTART - 1) (w in keep ? w : "I")
-                        out = substr(out, RSTART + RLENGTH)
-                    }
-                    out = r out
-                    gsub(/[0-9][0-9.]*/, "0", out)
-                    gsub(/[ \t]+/, " ", out); sub(/^ /, "", out); sub(/ $/, "", out)
-                    return out
-                }
-                function push(t, ln,   i, key, big) {    # the window ending at t; its key
-                    for (i = 1; i < W; i++) { win[i] = win[i + 1]; at[i] = at[i + 1] }
-                    win[W] = t; at[W] = ln; nw++
-                    if (nw < W) return ""
-                    key = ""; big = 0
-                    for (i = 1; i <= W; i++) { key = key win[i] "\034"; big += length(win[i]) >= 12 }
-                    return big >= 3 ? key : ""
-                }
-                FNR == 1 { incom = 0; nw = 0; reported = 0 }
-                { t = norm($0) }
-                t == "" { next }
-                FNR == NR { k = push(t, FNR); if (k != "") sol[k] = 1; next }
-                FILENAME == stub { k = push(t, FNR); if (k != "") delete sol[k]; next }   # given
-                { k = push(t, FNR); if (k != "" && (k in sol) && !reported) { print FILENAME ":" at[1] ": " win[1] " ..."; reported = 1 } }
-            ' "$dest.sol.$n" "$stub") | sed "s|^\./|$n: |"
+            (cd "$dest" && find . -type f ! -path './.git/*' -print0 |
+                xargs -0 awk -v W=6 -v stub="$stub" -f "$ROOT/scripts/shapes.awk" -f "$dest.rules.awk" \
+                "$dest.sol.$n" "$stub") | sed "s|^\./|$n: |"
             rm -f "$dest.sol.$n"
         done
     )
+    rm -f "$dest.rules.awk"
     # 5c. Nothing hidden: no hidden case's name (the names and name prefixes every
     # hidden.conf picks), nor a line of tests/hidden/ (its data and expected values,
     # 20 characters or more, trimmed) that no other file of the course has.

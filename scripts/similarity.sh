@@ -2,8 +2,8 @@
 # similarity.sh NAME LABEL=FILE... — for the teacher: which copies of exercise NAME
 # share much of their code, as CS:APP's labs and MOSS show a class's pairs. Each copy's
 # exercise region (between its EXERCISE markers, or the whole file when it has none) is
-# cut to its lines' shapes (scripts/handout.sh's: comments out, names, strings and
-# numbers made one each, spaces collapsed), and a shape counts when it is 12 characters
+# cut to its lines' shapes (scripts/shapes.awk, as handout.sh's leak check: comments
+# out, names, strings and numbers made one each, spaces collapsed), and a shape counts when it is 12 characters
 # or more, not in the exercise's stub, and in at most a third of the copies (what most
 # of a class writes is the exercise's shape, not a copy). A pair sharing at least
 # SIM_MIN_SHARED (5) such shapes, SIM_MIN_RATIO (0.6) or more of the smaller copy's, is
@@ -26,35 +26,7 @@ done
 
 # Every copy's distinct shapes, one "LABEL<TAB>SHAPE" a line; the stub's as label "".
 shapes() { # LABEL FILE
-    awk -v label="$1" -v b="EXERCISE $name: BEGIN" -v e="EXERCISE $name: END" '
-        BEGIN {
-            split("if else for while do return break continue switch case default goto " \
-                  "sizeof struct typedef static const void int char long unsigned signed " \
-                  "short size_t ssize_t bool true false NULL enum union float double " \
-                  "function end local then elseif nil not and or repeat until in", kw, " ")
-            for (i in kw) keep[kw[i]] = 1
-        }
-        function norm(s,   out, i, w, r) {
-            out = ""
-            while (s != "") {
-                if (incom) { i = index(s, "*/"); if (!i) break; s = substr(s, i + 2); incom = 0; continue }
-                i = index(s, "/*")
-                if (!i) { out = out s; break }
-                out = out substr(s, 1, i - 1); s = substr(s, i + 2); incom = 1
-            }
-            gsub(/"([^"\\]|\\.)*"/, "@", out); gsub("\047([^\047\\\\]|\\\\.)*\047", "@", out)
-            sub(/\/\/.*$/, "", out); sub(/(^|[ \t])-- .*$/, "", out)
-            r = ""
-            while (match(out, /[A-Za-z_][A-Za-z0-9_]*/)) {
-                w = substr(out, RSTART, RLENGTH)
-                r = r substr(out, 1, RSTART - 1) (w in keep ? w : "I")
-                out = substr(out, RSTART + RLENGTH)
-            }
-            out = r out
-            gsub(/[0-9][0-9.]*/, "0", out)
-            gsub(/[ \t]+/, " ", out); sub(/^ /, "", out); sub(/ $/, "", out)
-            return out
-        }
+    awk -v label="$1" -v b="EXERCISE $name: BEGIN" -v e="EXERCISE $name: END" -f "$ROOT/scripts/shapes.awk" -f <(printf '%s\n' '
         { line[NR] = $0 }
         index($0, b) && !from { from = NR }
         index($0, e) { to = NR }
@@ -64,7 +36,7 @@ shapes() { # LABEL FILE
                 t = norm(line[n])
                 if (length(t) >= 12 && !(t in seen)) { seen[t] = 1; print label "\t" t }
             }
-        }' "$2"
+        }') "$2"
 }
 
 work=$(mktemp -d)
