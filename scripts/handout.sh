@@ -69,24 +69,6 @@ leak_check() {
     # least three of them of 12 characters or more; not those the stub has too),
     # anywhere: the same code under other names, say. `duplicates` finds such copies;
     # this is a small check of our own, since students' and CI's machines lack it.
-    # The six-line windows (shapes.awk gives each line's shape): the solution's, less
-    # the stub's, then any file's that holds one.
-    cat >"$dest.rules.awk" <<'AWK'
-function push(t, ln,   i, key, big) {    # the window ending at t; its key
-    for (i = 1; i < W; i++) { win[i] = win[i + 1]; at[i] = at[i + 1] }
-    win[W] = t; at[W] = ln; nw++
-    if (nw < W) return ""
-    key = ""; big = 0
-    for (i = 1; i <= W; i++) { key = key win[i] "\034"; big += length(win[i]) >= 12 }
-    return big >= 3 ? key : ""
-}
-FNR == 1 { incom = 0; nw = 0; reported = 0 }
-{ t = norm($0) }
-t == "" { next }
-FNR == NR { k = push(t, FNR); if (k != "") sol[k] = 1; next }
-FILENAME == stub { k = push(t, FNR); if (k != "") delete sol[k]; next }   # given
-{ k = push(t, FNR); if (k != "" && (k in sol) && !reported) { print FILENAME ":" at[1] ": " win[1] " ..."; reported = 1 } }
-AWK
     shapes=$(
         for r in "${regions[@]}"; do
             n=${r%%:*} rel=${r#*:}
@@ -95,12 +77,11 @@ AWK
             stub=$ROOT/docs/exercises/$n/stub.c
             [ -f "$stub" ] || stub=$ROOT/docs/exercises/$n/stub.lua    # a Lua spider's
             (cd "$dest" && find . -type f ! -path './.git/*' -print0 |
-                xargs -0 awk -v W=6 -v stub="$stub" -f "$ROOT/scripts/shapes.awk" -f "$dest.rules.awk" \
+                xargs -0 awk -v W=6 -v stub="$stub" -f "$ROOT/scripts/shapes.awk" -f "$ROOT/scripts/shape-windows.awk" \
                 "$dest.sol.$n" "$stub") | sed "s|^\./|$n: |"
             rm -f "$dest.sol.$n"
         done
     )
-    rm -f "$dest.rules.awk"
     # 5c. Nothing hidden: no hidden case's name (the names and name prefixes every
     # hidden.conf picks), nor a line of tests/hidden/ (its data and expected values,
     # 20 characters or more, trimmed) that no other file of the course has.
