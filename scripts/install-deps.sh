@@ -14,6 +14,9 @@ packages+=(tmux)   # test_summary: crawl-queue's progress line in a terminal (a 
 # suite skips what needs them): Scrapy, wget2, an HTTP/2 server library, an HTML5
 # parser for differential tests, a real browser and ImageMagick for mirrors, perf.
 packages+=(python3-scrapy wget2 python3-h2 python3-html5lib chromium imagemagick linux-perf)
+# python3-doc: a real site of 533 pages, for test_links_tokenizer's differential run
+# (it compares only the test corpora without it) and the benchmarks
+packages+=(python3-doc)
 # npm: Debian's package only where no npm is installed. A machine with NodeSource's nodejs
 # has npm inside it, and that nodejs conflicts with Debian's npm package.
 command -v npm >/dev/null 2>&1 || packages+=(npm)
