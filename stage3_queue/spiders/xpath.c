@@ -40,6 +40,8 @@ static void quiet(void)
     xmlSetStructuredErrorFunc(NULL, (xmlStructuredErrorFunc)keep_error);
 }
 
+static void add_cmp_fns(xmlXPathContextPtr ctx);
+
 xpath_doc *xpath_parse(const char *body, size_t len, const char *charset, const char *url)
 {
     xpath_doc *d = xcalloc(1, sizeof *d);
@@ -52,6 +54,7 @@ xpath_doc *xpath_parse(const char *body, size_t len, const char *charset, const 
         d->doc = htmlNewDocNoDtD(NULL, NULL);
     if (!d->doc || !(d->ctx = xmlXPathNewContext(d->doc)))
         alloc_oom(0);
+    add_cmp_fns(d->ctx);
     return d;
 }
 
@@ -122,11 +125,50 @@ static bool name_char(unsigned char c)
     return name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
 }
 
+/* The tokens the comparison rewrite (below) needs told apart; the rest are T_OTHER. */
+typedef enum {
+    T_OTHER,
+    T_LITERAL, /* a string or a number */
+    T_CALL,    /* the name of a core function, its '(' next */
+    T_OR,
+    T_AND,
+    T_EQ, /* = != */
+    T_NE,
+    T_LT, /* < <= > >= */
+    T_LE,
+    T_GT,
+    T_GE,
+    T_OPEN, /* ( [ */
+    T_CLOSE,
+    T_COMMA,
+} tok_kind;
+
+typedef struct tok {
+    tok_kind kind;
+    size_t start, end; /* in the expression */
+} tok;
+
+typedef struct toks {
+    tok *v;
+    size_t n, cap;
+} toks;
+
+static void add_tok(toks *t, tok_kind kind, const char *expr, const char *from, const char *to)
+{
+    if (!t)
+        return;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 32;
+        t->v = xreallocarray(t->v, t->cap, sizeof *t->v);
+    }
+    t->v[t->n++] = (tok){kind, (size_t)(from - expr), (size_t)(to - expr)};
+}
+
 /* XPath 1.0's lexical rules (section 3.7) over expr, for what libxml2's compiler lets
  * through: a call of a function outside the core library, and brackets left open
  * (libxml2 2.9 compiles "count(" without a word). after_operand: the token before may
  * end an operand, so that a name is an operator (and, or, div, mod) and * multiplies. */
-static int check_tokens(const char *expr, char *err, size_t errlen)
+static int check_tokens(const char *expr, toks *t, char *err, size_t errlen)
 {
     const char *p = expr;
     bool after_operand = false;
@@ -139,15 +181,20 @@ static int check_tokens(const char *expr, char *err, size_t errlen)
             const char *end = strchr(p + 1, c);
             if (!end)
                 return 0; /* the compiler says so */
+            add_tok(t, T_LITERAL, expr, p, end + 1);
             p = end + 1;
             after_operand = true;
         } else if ((c >= '0' && c <= '9') || (c == '.' && p[1] >= '0' && p[1] <= '9')) {
+            const char *from = p;
             while ((*p >= '0' && *p <= '9') || *p == '.')
                 p++;
+            add_tok(t, T_LITERAL, expr, from, p);
             after_operand = true;
         } else if (c == '$') {
+            const char *from = p;
             for (p++; name_char((unsigned char)*p) || *p == ':'; p++)
                 ;
+            add_tok(t, T_OTHER, expr, from, p);
             after_operand = true;
         } else if (name_start(c)) {
             const char *name = p;
@@ -155,6 +202,7 @@ static int check_tokens(const char *expr, char *err, size_t errlen)
                 p++;
             if (*p == ':' && p[1] == '*') { /* prefix:* */
                 p += 2;
+                add_tok(t, T_OTHER, expr, name, p);
                 after_operand = true;
                 continue;
             }
@@ -163,6 +211,11 @@ static int check_tokens(const char *expr, char *err, size_t errlen)
                     ;
             size_t len = (size_t)(p - name);
             if (after_operand) { /* an operator name */
+                add_tok(t,
+                        len == 2 && strncmp(name, "or", 2) == 0        ? T_OR
+                            : len == 3 && strncmp(name, "and", 3) == 0 ? T_AND
+                                                                       : T_OTHER,
+                        expr, name, p);
                 after_operand = false;
                 continue;
             }
@@ -176,27 +229,43 @@ static int check_tokens(const char *expr, char *err, size_t errlen)
                          expr, (int)len, name);
                 return -1;
             }
+            add_tok(t, *q == '(' && !in_list(node_types, 4, name, len) ? T_CALL : T_OTHER, expr,
+                    name, p);
             /* a function or node type (its '(' follows), an axis (its '::'), or a name
              * test */
             after_operand = *q != '(' && !(q[0] == ':' && q[1] == ':');
         } else if (c == '*') {
+            add_tok(t, T_OTHER, expr, p, p + 1);
             p++;
             after_operand = !after_operand; /* multiply, or the name test * */
         } else if (c == ')' || c == ']') {
             if (--depth < 0)
                 return 0; /* the compiler says so */
+            add_tok(t, T_CLOSE, expr, p, p + 1);
             p++;
             after_operand = true;
         } else if (c == '.') {
+            add_tok(t, T_OTHER, expr, p, p + (p[1] == '.' ? 2 : 1));
             p += p[1] == '.' ? 2 : 1;
             after_operand = true;
         } else {
             if (c == '(' || c == '[')
                 depth++;
-            p += (c == '/' && p[1] == '/') || (c == ':' && p[1] == ':')
+            size_t n = (c == '/' && p[1] == '/') || (c == ':' && p[1] == ':')
                     || ((c == '!' || c == '<' || c == '>') && p[1] == '=')
                 ? 2
                 : 1;
+            bool eq = n == 2 && p[1] == '=';
+            add_tok(t,
+                    c == '(' || c == '[' ? T_OPEN
+                        : c == ','       ? T_COMMA
+                        : c == '='       ? T_EQ
+                        : c == '!' && eq ? T_NE
+                        : c == '<'       ? (eq ? T_LE : T_LT)
+                        : c == '>'       ? (eq ? T_GE : T_GT)
+                                         : T_OTHER,
+                    expr, p, p + n);
+            p += n;
             after_operand = false;
         }
     }
@@ -205,6 +274,233 @@ static int check_tokens(const char *expr, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+/* Comparisons between two node-sets: libxml2 compares every pair (xmlXPathEqualNodeSets,
+ * xmlXPathCompareNodeSets) and counts none of them against opLimit, so that
+ * "//span != //span" on 20,000 spans is 400 million string comparisons (2 s of a core)
+ * for 80,000 counted operations, and a predicate repeats it at will. So every comparison
+ * whose two operands may be node-sets is evaluated by one of these functions instead (the
+ * expression rewritten: "A = B" becomes "crawl-eq(A, B)", same context, same operands):
+ * it charges the pairs, |A| x |B|, to the operations before libxml2 compares them, and
+ * fails as opLimit does when they are over. The names cannot be called by a spider:
+ * xpath_check refuses every function outside the core library before the rewrite. */
+typedef struct cmp_fn {
+    const char *name;
+    tok_kind op;
+} cmp_fn;
+static const cmp_fn cmp_fns[] = {{"crawl-eq", T_EQ}, {"crawl-ne", T_NE}, {"crawl-lt", T_LT},
+                                 {"crawl-le", T_LE}, {"crawl-gt", T_GT}, {"crawl-ge", T_GE}};
+
+static unsigned long size_of(const xmlXPathObject *o)
+{
+    if (o && (o->type == XPATH_NODESET || o->type == XPATH_XSLT_TREE) && o->nodesetval
+        && o->nodesetval->nodeNr > 0)
+        return (unsigned long)o->nodesetval->nodeNr;
+    return 1;
+}
+
+static void compare(xmlXPathParserContextPtr ctxt, int nargs, tok_kind op)
+{
+    CHECK_ARITY(2);
+    xmlXPathContextPtr x = ctxt->context;
+    unsigned long n = size_of(ctxt->valueTab[ctxt->valueNr - 2]);
+    unsigned long m = size_of(ctxt->valueTab[ctxt->valueNr - 1]);
+    unsigned long left = x->opLimit > x->opCount ? x->opLimit - x->opCount : 0;
+    if (x->opLimit && (n > left / m)) { /* n x m > left, without overflow */
+        x->opCount = x->opLimit;
+        XP_ERROR(XPATH_OP_LIMIT_EXCEEDED);
+    }
+    x->opCount += n * m;
+    int r = op == T_EQ ? xmlXPathEqualValues(ctxt)
+        : op == T_NE
+        ? xmlXPathNotEqualValues(ctxt)
+        : xmlXPathCompareValues(ctxt, op == T_LT || op == T_LE, op == T_LT || op == T_GT);
+    valuePush(ctxt, xmlXPathNewBoolean(r));
+}
+
+#define CMP_FN(name, op)                                                                           \
+    static void name(xmlXPathParserContextPtr ctxt, int nargs)                                     \
+    {                                                                                              \
+        compare(ctxt, nargs, op);                                                                  \
+    }
+CMP_FN(cmp_eq, T_EQ)
+CMP_FN(cmp_ne, T_NE)
+CMP_FN(cmp_lt, T_LT)
+CMP_FN(cmp_le, T_LE)
+CMP_FN(cmp_gt, T_GT)
+CMP_FN(cmp_ge, T_GE)
+static const xmlXPathFunction cmp_impl[] = {cmp_eq, cmp_ne, cmp_lt, cmp_le, cmp_gt, cmp_ge};
+
+static void add_cmp_fns(xmlXPathContextPtr ctx)
+{
+    for (size_t i = 0; i < sizeof cmp_fns / sizeof *cmp_fns; i++)
+        if (xmlXPathRegisterFunc(ctx, (const xmlChar *)cmp_fns[i].name, cmp_impl[i]) < 0)
+            alloc_oom(0);
+}
+
+typedef struct out {
+    const char *expr;
+    const toks *t;
+    size_t *match; /* the index of each bracket's other one */
+    char *buf;
+    size_t len, cap;
+} out;
+
+static void put(out *o, const char *s, size_t n)
+{
+    xappend(&o->buf, &o->len, &o->cap, s, n);
+}
+
+static void put_tok(out *o, size_t i)
+{
+    put(o, o->expr + o->t->v[i].start, o->t->v[i].end - o->t->v[i].start);
+}
+
+static void put_expr(out *o, size_t lo, size_t hi);
+
+/* Tokens lo..hi, none of or/and/comparisons outside brackets: as written, with what is
+ * inside each bracket rewritten (a function's arguments one by one). */
+static void put_plain(out *o, size_t lo, size_t hi)
+{
+    if (lo >= hi)
+        return;
+    size_t cur = o->t->v[lo].start;
+    for (size_t i = lo; i < hi; i++) {
+        if (o->t->v[i].kind != T_OPEN)
+            continue;
+        put(o, o->expr + cur, o->t->v[i].end - cur);
+        size_t j = o->match[i], from = i + 1;
+        for (size_t k = i + 1; k <= j; k++) {
+            if (k < j && o->t->v[k].kind == T_OPEN) {
+                k = o->match[k];
+            } else if (k == j || o->t->v[k].kind == T_COMMA) {
+                put_expr(o, from, k);
+                if (k < j)
+                    put_tok(o, k);
+                from = k + 1;
+            }
+        }
+        cur = o->t->v[j].start;
+        i = j;
+    }
+    put(o, o->expr + cur, o->t->v[hi - 1].end - cur);
+}
+
+/* Whether tokens lo..hi may give a node-set: not a literal, a call of a core function but
+ * id() (the whole operand), or a comparison (a boolean). */
+static bool may_be_nodes(const out *o, size_t lo, size_t hi)
+{
+    const tok *v = o->t->v;
+    if (lo >= hi)
+        return false;
+    if (hi == lo + 1 && v[lo].kind == T_LITERAL)
+        return false;
+    if (v[lo].kind == T_CALL && lo + 1 < hi && o->match[lo + 1] == hi - 1
+        && !(v[lo].end - v[lo].start == 2 && strncmp(o->expr + v[lo].start, "id", 2) == 0))
+        return false;
+    for (size_t i = lo; i < hi; i++) {
+        if (v[i].kind == T_OPEN)
+            i = o->match[i];
+        else if (v[i].kind >= T_LT && v[i].kind <= T_GE)
+            return false;
+    }
+    return true;
+}
+
+/* Tokens lo..hi at one level of XPath's grammar: split at its operators outside brackets
+ * (or and and: T_OR; = and !=: T_EQ; the relations: T_LT), each part at the next level;
+ * a comparison of two parts that may be node-sets becomes a crawl-* call. */
+static void put_level(out *o, size_t lo, size_t hi, tok_kind level)
+{
+    const tok *v = o->t->v;
+    tok_kind first = level, last = level == T_OR ? T_AND : level == T_EQ ? T_NE : T_GE;
+    size_t ops[64], nops = 0;
+    for (size_t i = lo; i < hi && nops < 64; i++) {
+        if (v[i].kind == T_OPEN)
+            i = o->match[i];
+        else if (v[i].kind >= first && v[i].kind <= last)
+            ops[nops++] = i;
+    }
+    tok_kind next = level == T_OR ? T_EQ : T_LT;
+    if (nops == 0) {
+        if (level == T_LT)
+            put_plain(o, lo, hi);
+        else
+            put_level(o, lo, hi, next);
+        return;
+    }
+    if (nops == 64) { /* too many to rewrite: left as written (libxml2 counts the rest) */
+        put_plain(o, lo, hi);
+        return;
+    }
+    size_t end1 = nops > 1 ? ops[1] : hi;
+    bool wrap = level != T_OR && may_be_nodes(o, lo, ops[0]) && may_be_nodes(o, ops[0] + 1, end1);
+    if (wrap) {
+        const char *name = cmp_fns[v[ops[0]].kind - T_EQ].name;
+        put(o, name, strlen(name));
+        put(o, "(", 1);
+    }
+    if (level == T_LT)
+        put_plain(o, lo, ops[0]);
+    else
+        put_level(o, lo, ops[0], next);
+    for (size_t k = 0; k < nops; k++) {
+        size_t from = ops[k] + 1, to = k + 1 < nops ? ops[k + 1] : hi;
+        if (k == 0 && wrap) {
+            put(o, ", ", 2);
+        } else {
+            put(o, " ", 1);
+            put_tok(o, ops[k]);
+            put(o, " ", 1);
+        }
+        if (level == T_LT)
+            put_plain(o, from, to);
+        else
+            put_level(o, from, to, next);
+        if (k == 0 && wrap)
+            put(o, ")", 1);
+    }
+}
+
+static void put_expr(out *o, size_t lo, size_t hi)
+{
+    put_level(o, lo, hi, T_OR);
+}
+
+/* expr (which xpath_check accepts) with its node-set comparisons as crawl-* calls: a new
+ * string, or NULL when nothing changes. */
+static char *rewrite(const char *expr)
+{
+    toks t = {0};
+    char err[8];
+    if (check_tokens(expr, &t, err, sizeof err) < 0 || t.n == 0) {
+        free(t.v);
+        return NULL;
+    }
+    bool any = false;
+    for (size_t i = 0; i < t.n; i++)
+        any |= t.v[i].kind >= T_EQ && t.v[i].kind <= T_GE;
+    out o = {expr, &t, xcalloc(t.n, sizeof(size_t)), NULL, 0, 0};
+    size_t stack[256], depth = 0;
+    for (size_t i = 0; any && i < t.n; i++) {
+        if (t.v[i].kind == T_OPEN) {
+            if (depth == 256)
+                any = false; /* too deep to rewrite: left as written */
+            else
+                stack[depth++] = i;
+        } else if (t.v[i].kind == T_CLOSE && depth > 0) {
+            o.match[stack[--depth]] = i;
+            o.match[i] = stack[depth];
+        }
+    }
+    if (any && depth == 0) {
+        put_expr(&o, 0, t.n);
+        put(&o, "", 1);
+    }
+    free(o.match);
+    free(t.v);
+    return o.buf;
 }
 
 int xpath_check(const char *expr, char *err, size_t errlen)
@@ -216,7 +512,7 @@ int xpath_check(const char *expr, char *err, size_t errlen)
         return -1;
     }
     xmlXPathFreeCompExpr(c);
-    return check_tokens(expr, err, errlen);
+    return check_tokens(expr, NULL, err, errlen);
 }
 
 /* One string to fn: 1 when fn says stop. */
@@ -243,7 +539,10 @@ int xpath_eval(xpath_doc *d, const char *expr, int (*fn)(void *ctx, const char *
     quiet();
     d->ctx->opLimit = XPATH_OP_LIMIT;
     d->ctx->opCount = 0;
-    xmlXPathObjectPtr r = xmlXPathEvalExpression((const xmlChar *)expr, d->ctx);
+    char *rewritten = rewrite(expr);
+    xmlXPathObjectPtr r =
+        xmlXPathEvalExpression((const xmlChar *)(rewritten ? rewritten : expr), d->ctx);
+    free(rewritten);
     d->ops = d->ctx->opCount;
     if (!r) {
         if (d->ops >= XPATH_OP_LIMIT)
