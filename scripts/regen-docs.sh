@@ -10,6 +10,7 @@
 #     watch-line                      scripts/watch-line.sh
 #     stage1-finish                   gdb -x docs/gdb/stage1-finish.gdb on crawl-callbacks
 #     stage3-session                  gdb -x docs/gdb/stage3.gdb on the chapter's crawl-queue
+#     budget-stop                     gdb -x docs/gdb/budget-stop.gdb on crawl-queue --spider
 #   <!-- side-by-side: FILE FUNCTION  the ``` block below it: each step in our words (the
 #   chapter: NAME | SECTION | N       left side, as written in the comment) next to the
 #   WORDS => ANCHOR                   first line of FUNCTION in FILE that contains ANCHOR
@@ -21,8 +22,8 @@
 # one line of FILE, LINE is rewritten. A position without its (SYMBOL) is an error, and
 # so is a `snake_case` name in docs/debugging.md's prose that no source has.
 #
-# PART: gdb (the seven gdb blocks; runs the crawlers, ~30 s), inflight, traces,
-# watch-line, stage1-finish, stage3-session, listings (side-by-side, positions and
+# PART: gdb (the eight gdb blocks; runs the crawlers, ~30 s), inflight, traces,
+# watch-line, stage1-finish, stage3-session, budget-stop, listings (side-by-side, positions and
 # names: no program runs). No PART: all. BINDIR: a Debug build's bin/ (build/bin); the
 # transcripts are gcc -O0 -g3 output. Normalised: the testsite's port (PORT), addresses
 # and pointers (0x…1, 0x…2, ... numbered in order of first appearance in a block),
@@ -93,15 +94,16 @@ while [ $# -gt 0 ]; do
         --bin) bin=${2:?--bin needs a directory}; shift ;;
         -h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
         --selftest) selftest; exit $? ;;
-        gdb) parts+=(inflight traces watch-line stage1-finish stage3-session) ;;
-        inflight | traces | watch-line | stage1-finish | stage3-session | listings) parts+=("$1") ;;
+        gdb) parts+=(inflight traces watch-line stage1-finish stage3-session budget-stop) ;;
+        inflight | traces | watch-line | stage1-finish | stage3-session | budget-stop | listings)
+            parts+=("$1") ;;
         *) echo "regen-docs.sh: unknown part or option '$1' (try --help)" >&2; exit 2 ;;
     esac
     shift
 done
 full=0
 if [ ${#parts[@]} -eq 0 ]; then
-    parts=(inflight traces watch-line stage1-finish stage3-session listings)
+    parts=(inflight traces watch-line stage1-finish stage3-session budget-stop listings)
     full=1
 fi
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
@@ -119,7 +121,7 @@ for f in README.md docs/*.md docs/exercises/*/README.md; do [ -f "$f" ] && docs+
 
 # ---- the gdb parts
 if want inflight || want traces || want watch-line || want stage1-finish ||
-    want stage3-session; then
+    want stage3-session || want budget-stop; then
     for f in crawl-callbacks crawl-generators crawl-queue testsite; do
         [ -x "$bin/$f" ] || { echo "regen-docs.sh: $bin/$f not built" >&2; exit 1; }
     done
@@ -234,6 +236,18 @@ if want stage3-session &&
         'run;info tasks;continue;continue;continue;continue;info tasks;kill' \
         --max-tasks 2 "${CHAPTER_FLAGS[@]}"; then
     normalise <"$work/stage3-session.raw" >"$work/blocks/stage3-session"
+fi
+# A Lua spider stopped by its budget (docs/spiders.md): the hook's stop, then pcall's.
+if want budget-stop &&
+    produce budget-stop session budget-stop crawl-queue "$here/docs/gdb/budget-stop.gdb" '' \
+        --spider docs/gdb/budget-loop.lua --spider-budget 100000 -q; then
+    if [ "$(grep -c '^Thread 1 "crawl-queue" hit Breakpoint [12], ' "$work/budget-stop.raw")" -ne 2 ]; then
+        echo "regen-docs.sh: budget-stop: gdb did not stop in stop_budget and finish_pcall:" >&2
+        tail -n 8 "$work/budget-stop.raw" >&2
+        status=1
+    else
+        normalise <"$work/budget-stop.raw" >"$work/blocks/budget-stop"
+    fi
 fi
 
 # ---- write (or compare) the docs
