@@ -408,58 +408,62 @@ static bool may_be_nodes(const out *o, size_t lo, size_t hi)
     return true;
 }
 
+/* The first operator of first..last (a level's) in tokens i..hi outside brackets, or hi. */
+static size_t next_op(const out *o, size_t i, size_t hi, tok_kind first, tok_kind last)
+{
+    for (; i < hi; i++) {
+        if (o->t->v[i].kind == T_OPEN)
+            i = o->match[i];
+        else if (o->t->v[i].kind >= first && o->t->v[i].kind <= last)
+            return i;
+    }
+    return hi;
+}
+
+static void put_level(out *o, size_t lo, size_t hi, tok_kind level);
+
+/* Tokens lo..hi at the level below level. */
+static void put_below(out *o, size_t lo, size_t hi, tok_kind level)
+{
+    if (level == T_LT)
+        put_plain(o, lo, hi);
+    else
+        put_level(o, lo, hi, level == T_OR ? T_EQ : T_LT);
+}
+
 /* Tokens lo..hi at one level of XPath's grammar: split at its operators outside brackets
  * (or and and: T_OR; = and !=: T_EQ; the relations: T_LT), each part at the next level;
- * a comparison of two parts that may be node-sets becomes a crawl-* call. */
+ * the first comparison, if its two parts may be node-sets, becomes a crawl-* call (the
+ * others compare a boolean, the one before, with a part: linear). */
 static void put_level(out *o, size_t lo, size_t hi, tok_kind level)
 {
-    const tok *v = o->t->v;
     tok_kind first = level, last = level == T_OR ? T_AND : level == T_EQ ? T_NE : T_GE;
-    size_t ops[64], nops = 0;
-    for (size_t i = lo; i < hi && nops < 64; i++) {
-        if (v[i].kind == T_OPEN)
-            i = o->match[i];
-        else if (v[i].kind >= first && v[i].kind <= last)
-            ops[nops++] = i;
-    }
-    tok_kind next = level == T_OR ? T_EQ : T_LT;
-    if (nops == 0) {
-        if (level == T_LT)
-            put_plain(o, lo, hi);
-        else
-            put_level(o, lo, hi, next);
+    size_t op0 = next_op(o, lo, hi, first, last);
+    if (op0 == hi) {
+        put_below(o, lo, hi, level);
         return;
     }
-    if (nops == 64) { /* too many to rewrite: left as written (libxml2 counts the rest) */
-        put_plain(o, lo, hi);
-        return;
-    }
-    size_t end1 = nops > 1 ? ops[1] : hi;
-    bool wrap = level != T_OR && may_be_nodes(o, lo, ops[0]) && may_be_nodes(o, ops[0] + 1, end1);
+    size_t end1 = next_op(o, op0 + 1, hi, first, last);
+    bool wrap = level != T_OR && may_be_nodes(o, lo, op0) && may_be_nodes(o, op0 + 1, end1);
     if (wrap) {
-        const char *name = cmp_fns[v[ops[0]].kind - T_EQ].name;
+        const char *name = cmp_fns[o->t->v[op0].kind - T_EQ].name;
         put(o, name, strlen(name));
         put(o, "(", 1);
     }
-    if (level == T_LT)
-        put_plain(o, lo, ops[0]);
-    else
-        put_level(o, lo, ops[0], next);
-    for (size_t k = 0; k < nops; k++) {
-        size_t from = ops[k] + 1, to = k + 1 < nops ? ops[k + 1] : hi;
-        if (k == 0 && wrap) {
+    put_below(o, lo, op0, level);
+    for (size_t op = op0; op < hi;) {
+        size_t to = next_op(o, op + 1, hi, first, last);
+        if (op == op0 && wrap) {
             put(o, ", ", 2);
         } else {
             put(o, " ", 1);
-            put_tok(o, ops[k]);
+            put_tok(o, op);
             put(o, " ", 1);
         }
-        if (level == T_LT)
-            put_plain(o, from, to);
-        else
-            put_level(o, from, to, next);
-        if (k == 0 && wrap)
+        put_below(o, op + 1, to, level);
+        if (op == op0 && wrap)
             put(o, ")", 1);
+        op = to;
     }
 }
 
@@ -468,39 +472,51 @@ static void put_expr(out *o, size_t lo, size_t hi)
     put_level(o, lo, hi, T_OR);
 }
 
-/* expr (which xpath_check accepts) with its node-set comparisons as crawl-* calls: a new
- * string, or NULL when nothing changes. */
-static char *rewrite(const char *expr)
+/* Brackets deeper than this are refused (libxml2 2.9 compiles about 450). */
+#define MAX_NESTING 1024
+
+/* expr (which xpath_check accepts) with its node-set comparisons as crawl-* calls: 0 and
+ * a new string in *to (NULL when nothing changes), or -1 with err (nested too deep to
+ * rewrite, so that nothing is evaluated unbounded). */
+static int rewrite(const char *expr, char **to, char *err, size_t errlen)
 {
+    *to = NULL;
     toks t = {0};
-    char err[8];
-    if (check_tokens(expr, &t, err, sizeof err) < 0 || t.n == 0) {
+    char why[8];
+    if (check_tokens(expr, &t, why, sizeof why) < 0 || t.n == 0) {
         free(t.v);
-        return NULL;
+        return 0;
     }
     bool any = false;
     for (size_t i = 0; i < t.n; i++)
         any |= t.v[i].kind >= T_EQ && t.v[i].kind <= T_GE;
     out o = {expr, &t, xcalloc(t.n, sizeof(size_t)), NULL, 0, 0};
-    size_t stack[256], depth = 0;
+    size_t stack[MAX_NESTING], depth = 0;
+    int rc = 0;
     for (size_t i = 0; any && i < t.n; i++) {
         if (t.v[i].kind == T_OPEN) {
-            if (depth == 256)
-                any = false; /* too deep to rewrite: left as written */
-            else
-                stack[depth++] = i;
+            if (depth == MAX_NESTING) {
+                snprintf(err, errlen, "bad XPath '%.200s...': brackets nested over %d deep", expr,
+                         MAX_NESTING);
+                rc = -1;
+                break;
+            }
+            stack[depth++] = i;
         } else if (t.v[i].kind == T_CLOSE && depth > 0) {
             o.match[stack[--depth]] = i;
             o.match[i] = stack[depth];
         }
     }
-    if (any && depth == 0) {
+    if (rc == 0 && any && depth == 0) {
         put_expr(&o, 0, t.n);
         put(&o, "", 1);
+        *to = o.buf;
+    } else {
+        free(o.buf);
     }
     free(o.match);
     free(t.v);
-    return o.buf;
+    return rc;
 }
 
 int xpath_check(const char *expr, char *err, size_t errlen)
@@ -539,7 +555,9 @@ int xpath_eval(xpath_doc *d, const char *expr, int (*fn)(void *ctx, const char *
     quiet();
     d->ctx->opLimit = XPATH_OP_LIMIT;
     d->ctx->opCount = 0;
-    char *rewritten = rewrite(expr);
+    char *rewritten;
+    if (rewrite(expr, &rewritten, err, errlen) < 0)
+        return -1;
     xmlXPathObjectPtr r =
         xmlXPathEvalExpression((const xmlChar *)(rewritten ? rewritten : expr), d->ctx);
     free(rewritten);
