@@ -839,8 +839,9 @@ int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, 
 
 /* ---- the items of earlier runs (items.h) ---- */
 
-int state_items_written(const char *path, void (*fn)(void *ctx, const char *url, int count),
-                        void *ctx, long long *items_end, long long *done, char *err, size_t errlen)
+int state_items_written(const char *path,
+                        void (*fn)(void *ctx, const char *url, int seq, long long end), void *ctx,
+                        long long *items_end, long long *done, char *err, size_t errlen)
 {
     coro_error *e = NULL;
     sqlite3 *db = store_db_open("--state", path, items_schema, &e);
@@ -866,13 +867,13 @@ int state_items_written(const char *path, void (*fn)(void *ctx, const char *url,
     /* a URL with a record is done: its items are all in the file */
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(db,
-                                "SELECT url, max(seq) + 1 FROM items WHERE url NOT IN"
-                                " (SELECT url FROM pages) GROUP BY url",
+                                "SELECT url, seq, items_end FROM items WHERE url NOT IN"
+                                " (SELECT url FROM pages) ORDER BY url, seq",
                                 -1, &st, NULL);
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *url = (const char *)sqlite3_column_text(st, 0);
         if (url)
-            fn(ctx, url, sqlite3_column_int(st, 1));
+            fn(ctx, url, sqlite3_column_int(st, 1), sqlite3_column_int64(st, 2));
         rc = SQLITE_OK;
     }
     if (rc != SQLITE_DONE && rc != SQLITE_OK)
