@@ -7,7 +7,8 @@
  * crawl goes on with it (--resume): then a torn last line (a kill -9 mid-write) is cut
  * and the items are appended. With --state, --resume writes no item twice: the state
  * remembers which items of which URL were written (state.h), and a URL fetched again
- * skips the items its earlier visit wrote.
+ * skips the items its earlier visit wrote, handing the stages after it (--store) each
+ * as the file holds it, read back, not as the fetch made it again.
  */
 #ifndef CRAWL_ITEMS_H
 #define CRAWL_ITEMS_H

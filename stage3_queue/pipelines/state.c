@@ -529,6 +529,143 @@ static int tail_is_ours(restore *r, int fd, long long at, const char *path)
     return ours;
 }
 
+/* The URL of a record line (`{"url": "..."`, as report.c writes it), decoded into out
+ * (at least len bytes): its length, or -1 when the line is no record or an escape in
+ * its URL is not one report.c writes. */
+static long record_url(const char *line, size_t len, char *out)
+{
+    static const char head[] = "{\"url\": \"";
+    static const char hex[] = "0123456789abcdef";
+    if (len < sizeof head - 1 || memcmp(line, head, sizeof head - 1) != 0)
+        return -1;
+    long n = 0;
+    for (size_t i = sizeof head - 1; i < len; i++) {
+        char c = line[i];
+        if (c == '"')
+            return n;
+        if (c != '\\') {
+            out[n++] = c;
+            continue;
+        }
+        if (++i >= len)
+            return -1;
+        const char *e = strchr("\"\\/nrtbf", line[i]);
+        if (e && *e) {
+            out[n++] = "\"\\/\n\r\t\b\f"[e - "\"\\/nrtbf"];
+            continue;
+        }
+        /* \u00XX: a control byte, or a byte of bad UTF-8 (report.c's put_escape) */
+        const char *h1, *h2;
+        if (line[i] != 'u' || i + 4 >= len || line[i + 1] != '0' || line[i + 2] != '0'
+            || !line[i + 3] || !line[i + 4] || !(h1 = strchr(hex, line[i + 3]))
+            || !(h2 = strchr(hex, line[i + 4])))
+            return -1;
+        out[n++] = (char)((h1 - hex) << 4 | (h2 - hex));
+        i += 4;
+    }
+    return -1;
+}
+
+/* A state file from before output_end: its pages rows do not say where their records
+ * end in --output. Read --output once and give each row the end of its URL's first
+ * record; a row whose URL has no record there is forgotten (fetched again), as a row
+ * whose line is past the end is. After that the file is cut as a new one is (a record
+ * the kill left uncommitted, or a record an older crawl-queue wrote twice, ends where
+ * no row does). 0, or -1. */
+static int backfill_ends(restore *r, const char *path, long long size)
+{
+    /* (a row without a URL is damage: the reading after says so) */
+    if (prepare(r, "SELECT count(*) FROM pages WHERE output_end IS NULL AND url IS NOT NULL") < 0
+        || step(r) <= 0)
+        return db_fail(r);
+    long long old = sqlite3_column_int64(r->st, 0);
+    sqlite3_finalize(r->st);
+    r->st = NULL;
+    if (old == 0 || !path)
+        return 0;
+    if (sqlite3_exec(r->db,
+                     "CREATE TEMP TABLE old_rows (url TEXT PRIMARY KEY, id INTEGER NOT NULL)"
+                     " WITHOUT ROWID;"
+                     "INSERT INTO temp.old_rows SELECT url, min(id) FROM pages"
+                     " WHERE output_end IS NULL AND url IS NOT NULL GROUP BY url;"
+                     "BEGIN IMMEDIATE",
+                     NULL, NULL, NULL)
+        != SQLITE_OK)
+        return db_fail(r);
+    sqlite3_stmt *find = NULL, *set = NULL, *done = NULL;
+    int rc =
+        sqlite3_prepare_v2(r->db, "SELECT id FROM temp.old_rows WHERE url = ?1", -1, &find, NULL)
+                == SQLITE_OK
+            && sqlite3_prepare_v2(r->db, "UPDATE pages SET output_end = ?1 WHERE id = ?2", -1, &set,
+                                  NULL)
+                == SQLITE_OK
+            && sqlite3_prepare_v2(r->db, "DELETE FROM temp.old_rows WHERE url = ?1", -1, &done,
+                                  NULL)
+                == SQLITE_OK
+        ? 0
+        : db_fail(r);
+    FILE *f = rc == 0 && size > 0 ? fopen(path, "r") : NULL;
+    if (rc == 0 && size > 0 && !f)
+        rc = fail(r, "--resume: reading --output '%s': %s", path, strerror(errno));
+    char *line = NULL, *url = NULL;
+    size_t cap = 0, ucap = 0;
+    ssize_t len;
+    long long at = 0, filled = 0;
+    while (rc == 0 && f && at < size && (len = getline(&line, &cap, f)) > 0
+           && line[len - 1] == '\n') {
+        at += len;
+        if ((size_t)len > ucap)
+            url = xrealloc(url, ucap = (size_t)len);
+        long ulen = record_url(line, (size_t)len - 1, url);
+        if (ulen < 0)
+            continue;
+        sqlite3_reset(find);
+        sqlite3_bind_text(find, 1, url, (int)ulen, SQLITE_STATIC);
+        int got = sqlite3_step(find);
+        if (got == SQLITE_DONE)
+            continue; /* no old row: a new row's record, or one to cut */
+        sqlite3_reset(set);
+        sqlite3_reset(done);
+        if (got != SQLITE_ROW || sqlite3_bind_int64(set, 1, at) != SQLITE_OK
+            || sqlite3_bind_int64(set, 2, sqlite3_column_int64(find, 0)) != SQLITE_OK
+            || sqlite3_step(set) != SQLITE_DONE
+            || sqlite3_bind_text(done, 1, url, (int)ulen, SQLITE_STATIC) != SQLITE_OK
+            || sqlite3_step(done) != SQLITE_DONE)
+            rc = db_fail(r);
+        filled++;
+    }
+    if (rc == 0 && f && ferror(f))
+        rc = fail(r, "--resume: reading --output '%s': %s", path, strerror(errno));
+    if (f)
+        fclose(f);
+    free(line);
+    free(url);
+    sqlite3_finalize(find);
+    sqlite3_finalize(set);
+    sqlite3_finalize(done);
+    long long lost = 0;
+    if (rc == 0
+        && sqlite3_exec(r->db, "DELETE FROM pages WHERE output_end IS NULL AND url IS NOT NULL",
+                        NULL, NULL, NULL)
+            != SQLITE_OK)
+        rc = db_fail(r);
+    lost = rc == 0 ? sqlite3_changes(r->db) : 0;
+    if (rc == 0 && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rc = db_fail(r);
+    if (rc < 0)
+        sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(r->db, "DROP TABLE IF EXISTS temp.old_rows", NULL, NULL, NULL);
+    if (rc == 0)
+        log_info("--state '%s': a file of an older crawl-queue: %lld of its pages rows got "
+                 "where their record ends in --output '%s', read from it",
+                 r->c->path, filled, path);
+    if (rc == 0 && lost > 0)
+        log_warn("--resume: --output '%s' lacks %lld record(s) that --state '%s' counted "
+                 "done: fetching them again",
+                 path, lost, r->c->path);
+    return rc;
+}
+
 /* --resume: --output back to what the state committed. A record past the first line
  * the state does not count done is cut, and its pages row forgotten: its URL is
  * fetched again and its record written once more, so that none is there twice. The
@@ -667,7 +804,8 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     struct stat st;
     if (output_size < 0 && a->opt.output)
         output_size = stat(a->opt.output, &st) == 0 ? (long long)st.st_size : 0;
-    if (forget_unarchived(r) < 0 || forget_unstored(r) < 0)
+    if (forget_unarchived(r) < 0 || forget_unstored(r) < 0
+        || backfill_ends(r, a->opt.output, output_size) < 0)
         return -1;
     long long cut =
         output_size > 0 && a->opt.output ? cut_output(r, a->opt.output, output_size) : output_size;
@@ -839,8 +977,9 @@ int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, 
 
 /* ---- the items of earlier runs (items.h) ---- */
 
-int state_items_written(const char *path, void (*fn)(void *ctx, const char *url, int count),
-                        void *ctx, long long *items_end, long long *done, char *err, size_t errlen)
+int state_items_written(const char *path,
+                        void (*fn)(void *ctx, const char *url, int seq, long long end), void *ctx,
+                        long long *items_end, long long *done, char *err, size_t errlen)
 {
     coro_error *e = NULL;
     sqlite3 *db = store_db_open("--state", path, items_schema, &e);
@@ -866,13 +1005,13 @@ int state_items_written(const char *path, void (*fn)(void *ctx, const char *url,
     /* a URL with a record is done: its items are all in the file */
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(db,
-                                "SELECT url, max(seq) + 1 FROM items WHERE url NOT IN"
-                                " (SELECT url FROM pages) GROUP BY url",
+                                "SELECT url, seq, items_end FROM items WHERE url NOT IN"
+                                " (SELECT url FROM pages) ORDER BY url, seq",
                                 -1, &st, NULL);
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *url = (const char *)sqlite3_column_text(st, 0);
         if (url)
-            fn(ctx, url, sqlite3_column_int(st, 1));
+            fn(ctx, url, sqlite3_column_int(st, 1), sqlite3_column_int64(st, 2));
         rc = SQLITE_OK;
     }
     if (rc != SQLITE_DONE && rc != SQLITE_OK)

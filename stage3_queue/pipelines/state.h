@@ -76,12 +76,13 @@ typedef struct state_config {
 int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, char *err,
                   size_t errlen);
 
-/* --resume with --items (items.h): which items earlier runs wrote. fn(ctx, url, n) for
- * each URL not done whose first n items are in --items; *items_end: where the last
- * item the state knows of ends in --items (what follows belongs to URLs not done, and
- * is written again when they are fetched again); *done: the URLs done. 0, or -1 with
- * one line in err. */
-int state_items_written(const char *path, void (*fn)(void *ctx, const char *url, int count),
-                        void *ctx, long long *items_end, long long *done, char *err, size_t errlen);
+/* --resume with --items (items.h): which items earlier runs wrote. fn(ctx, url, seq,
+ * end) for each item in --items of a URL not done (item seq of its response, its line
+ * ending at end), by URL and seq; *items_end: where the last item the state knows of
+ * ends in --items (what follows belongs to URLs not done, and is written again when
+ * they are fetched again); *done: the URLs done. 0, or -1 with one line in err. */
+int state_items_written(const char *path,
+                        void (*fn)(void *ctx, const char *url, int seq, long long end), void *ctx,
+                        long long *items_end, long long *done, char *err, size_t errlen);
 
 #endif

@@ -341,6 +341,55 @@ static void test_old_state_file_upgraded(void **state)
     free_urls(got, n);
 }
 
+/* A state file from before output_end (pages without the column) whose --output holds
+ * a record the state never committed (its row gone, as a kill -9 leaves one) and a
+ * record written twice (as an older crawl-queue's --resume wrote them): --resume reads
+ * --output back, gives each row where its record ends, cuts the rest (one warning) and
+ * finishes the crawl with every page once. */
+static void test_old_state_file_cut(void **state)
+{
+    (void)state;
+    char db[300], out[300];
+    snprintf(db, sizeof db, "%s/oc.db", dir);
+    snprintf(out, sizeof out, "%s/oc.jsonl", dir);
+    crawl_run r;
+    run(&r, db, out, false, 0.3, interrupt);
+    crawl_run_free(&r);
+    assert_true(query_int(db, "SELECT count(*) FROM pages") >= 2);
+    assert_true(query_int(db, "SELECT count(*) FROM pages") < pages);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    char *e = NULL;
+    if (sqlite3_exec(h,
+                     "DELETE FROM pages WHERE id = (SELECT max(id) FROM pages);"
+                     " ALTER TABLE pages DROP COLUMN output_end;",
+                     NULL, NULL, &e)
+        != SQLITE_OK)
+        fail_msg("making an old state file: %s", e);
+    sqlite3_close(h);
+    FILE *f = fopen(out, "r+");
+    assert_non_null(f);
+    char first[4096];
+    assert_non_null(fgets(first, sizeof first, f));
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    assert_true(fputs(first, f) >= 0); /* after the summary line, as a run after it would */
+    assert_int_equal(fclose(f), 0);
+
+    run(&r, db, out, true, 0, NULL);
+    if (r.exit_code != 0)
+        fail_msg("resume of an old file: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t n, summaries;
+    char **got = record_urls(out, &n, &summaries);
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(got[i], got[i - 1]) == 0)
+            fail_msg("--output holds %s twice", got[i]);
+    assert_int_equal(n, (size_t)pages);
+    assert_int_equal(summaries, 1);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM pages WHERE output_end IS NULL"), 0);
+    free_urls(got, n);
+}
+
 static void assert_one_line(const crawl_run *r, int code, const char *text)
 {
     if (r->exit_code != code || !strstr(r->err, text))
@@ -870,6 +919,7 @@ int main(void)
         cmocka_unit_test(test_damaged_null_url),
         cmocka_unit_test(test_requests_survive_resume),
         cmocka_unit_test(test_old_state_file_upgraded),
+        cmocka_unit_test(test_old_state_file_cut),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
