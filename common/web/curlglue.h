@@ -105,8 +105,9 @@ void curl_glue_set_proxy(curl_glue *g, const char *proxy);
 
 /* Authentication (curlauth.h): every request started from now on to
  * the origin of one of roots[0..n) (host and port) carries userpwd ("USER:PASSWORD",
- * copied) as HTTP basic auth, or with netrc the ~/.netrc entry of its host; a request
- * to any other origin carries none, a redirect's target included. */
+ * copied) as HTTP basic or digest auth (whichever its 401 asks for), or with netrc the
+ * ~/.netrc entry of its host; a request to any other origin carries none, a redirect's
+ * target included. */
 void curl_glue_set_auth(curl_glue *g, const char *userpwd, bool netrc, const char *const *roots,
                         size_t n);
 

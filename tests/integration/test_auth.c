@@ -219,6 +219,10 @@ static void test_user(void **state)
     assert_int_equal(status_of(&r, OTHER_PORT, "/landing"), 200);
     assert_int_equal(status_of(&r, OTHER_HOST, "/pic.png"), 200);
     check_servers();
+    /* the first request to the origin asked without credentials (basic or digest: the
+     * 401 says which); once it said basic, basic went with each request at once */
+    if (!strstr(logged(ROOT), "/ -\n") || strstr(logged(ROOT), "/private -\n"))
+        fail_msg("not one 401 first, then basic at once:\n%s", logged(ROOT));
     /* never shown */
     const char *const secrets[] = {PASSWORD, BASIC};
     for (size_t i = 0; i < 2; i++) {
@@ -267,6 +271,58 @@ static void test_netrc(void **state)
     stop_hosts(NULL);
 }
 
+/* Digest (RFC 7616): / and /members behind it on the root's server; libcurl answers each
+ * 401's challenge in the same transfer, and the record is the last response's. */
+static void serve_digest(void)
+{
+    serve(ROOT, "127.0.0.2",
+          "page /robots.txt type=text/plain body=\"User-agent: *\\n\"\n"
+          "page / digest=alice:" PASSWORD "\n"
+          "  link /members\n"
+          "page /members digest=alice:" PASSWORD "\n"
+          "  link /members/list\n"
+          "page /members/list digest=alice:" PASSWORD " status=404\n");
+}
+
+static void test_digest(void **state)
+{
+    (void)state;
+    serve_digest();
+    char warc[300];
+    snprintf(warc, sizeof warc, "%s/digest.warc", dir);
+    unlink(warc);
+    crawl_run r;
+    crawl(&r, "-v", "-v", "--user", "alice:" PASSWORD, "--warc", warc, hosts[ROOT].url, NULL);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    /* the final responses, and their bodies: / gave /members, /members gave /list */
+    assert_int_equal(status_of(&r, ROOT, "/"), 200);
+    assert_int_equal(status_of(&r, ROOT, "/members"), 200);
+    assert_int_equal(status_of(&r, ROOT, "/members/list"), 404);
+    if (!logged_wait(ROOT, "/ -\n") || !logged_wait(ROOT, "/ =Digest%20username")
+        || !logged_wait(ROOT, "/members =Digest%20username"))
+        fail_msg("no digest answers at the server:\n%s", logged(ROOT));
+    if (strstr(r.out, PASSWORD) || strstr(r.err, PASSWORD) || file_has(warc, PASSWORD))
+        fail_msg("the password in the output or on stderr: %s", crawl_run_describe(&r));
+    /* the archive holds the answered request and the 200, not the 401 */
+    assert_true(file_has(warc, "Authorization: [redacted]\r\n"));
+    assert_true(file_has(warc, "HTTP/1.1 200 OK\r\n"));
+    assert_false(file_has(warc, "HTTP/1.1 401"));
+    crawl_run_free(&r);
+
+    /* a wrong password: libcurl answers once, the server says 401 again, the record
+     * says 401, with the 401's body (no links followed) */
+    crawl(&r, "--user", "alice:wrong-pw", hosts[ROOT].url, NULL);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    assert_int_equal(status_of(&r, ROOT, "/"), 401);
+    assert_int_equal(status_of(&r, ROOT, "/members"), -1);
+    assert_null(strstr(r.out, "wrong-pw"));
+    assert_null(strstr(r.err, "wrong-pw"));
+    crawl_run_free(&r);
+    stop_hosts(NULL);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -290,6 +346,7 @@ int main(void)
         cmocka_unit_test_teardown(test_no_login, stop_hosts),
         cmocka_unit_test_teardown(test_user, stop_hosts),
         cmocka_unit_test_teardown(test_netrc, stop_hosts),
+        cmocka_unit_test_teardown(test_digest, stop_hosts),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);

@@ -2,6 +2,7 @@
 #include "reply.h"
 
 #include "alloc.h"
+#include "digest.h"
 #include "sbuf.h"
 
 #include <stdio.h>
@@ -205,6 +206,13 @@ static void page_reply(server *srv, const request *req, site_page *pg, reply *r,
     if (pg->need_auth && (!req->authorization || strcmp(req->authorization, pg->need_auth) != 0)) {
         char *challenge = "WWW-Authenticate: Basic realm=\"testsite\"";
         simple_page(r, 401, NULL, head_only, ka, &challenge, 1);
+        return;
+    }
+    if (pg->need_digest
+        && !digest_check(req->authorization, pg->need_digest, req->method, req->path)) {
+        char *challenge = digest_challenge();
+        simple_page(r, 401, NULL, head_only, ka, &challenge, 1);
+        free(challenge);
         return;
     }
     if (pg->need_cookie && !has_cookie(req->cookie, pg->need_cookie)) {
