@@ -1080,6 +1080,15 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url, const char
                              long timeout_ms, long long max_size, const http_sink *sink,
                              curl_done_fn done, void *ctx)
 {
+    return curl_glue_post_lane(g, lane, url, fields, NULL, 0, timeout_ms, max_size, sink, done,
+                               ctx);
+}
+
+curl_req *curl_glue_post_lane(curl_glue *g, int lane, const char *url, const char *const *fields,
+                              const char *body, size_t body_len, long timeout_ms,
+                              long long max_size, const http_sink *sink, curl_done_fn done,
+                              void *ctx)
+{
     if (!g || !url || g->closing)
         return NULL;
     if (lane != CURL_LANE_SIDE || g->lanes[CURL_LANE_SIDE].max_cap == 0)
@@ -1103,6 +1112,11 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url, const char
     }
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    if (body) { /* a POST: libcurl copies the body (and sends it again after a 401) */
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+        if (curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, body) != CURLE_OK)
+            alloc_oom(0); /* all it can lack is memory */
+    }
     r->authed = g->auth && curl_auth_apply(g->auth, e, url); /* the roots' origins only */
     /* HTTP/2 where the server offers it (ALPN), https only; each new transfer to a
      * host waits for the connection being made to it, to be multiplexed on it */

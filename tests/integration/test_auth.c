@@ -323,6 +323,80 @@ static void test_digest(void **state)
     stop_hosts(NULL);
 }
 
+/* A login form (docs/spiders.md, examples/login.lua): / and the members' pages need the
+ * session cookie (without it, a 302 to /login); /login shows the form, and a POST of
+ * the right fields sets the cookie and redirects to /. */
+static void serve_login(void)
+{
+    serve(ROOT, "127.0.0.2",
+          "page /robots.txt type=text/plain body=\"User-agent: *\\n\"\n"
+          "page / cookie=session=k7 login=/login\n"
+          "  link /members/ann /members/bob /members/cy\n"
+          "page /login form=user=alice&password=" PASSWORD " status=302 location=/\n"
+          "  header Set-Cookie: session=k7; Path=/; HttpOnly\n"
+          "page /members/ann cookie=session=k7 login=/login body=\"<h1>Ann</h1>\"\n"
+          "page /members/bob cookie=session=k7 login=/login body=\"<h1>Bob</h1>\"\n"
+          "page /members/cy cookie=session=k7 login=/login body=\"<h1>Cy</h1>\"\n");
+}
+
+/* The whole file at path (static; "" when none). */
+static const char *slurp(const char *path)
+{
+    static char buf[65536];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static void test_form_login(void **state)
+{
+    (void)state;
+    serve_login();
+    char jar[300], items[300], spider[300];
+    snprintf(jar, sizeof jar, "%s/login-jar.txt", dir);
+    snprintf(items, sizeof items, "%s/login-items.jsonl", dir);
+    unlink(jar), unlink(items);
+    crawl_run r;
+    crawl(&r, "-v", "-v", "--spider", SOURCE_DIR "/stage3_queue/spiders/examples/login.lua",
+          "--cookies", jar, "--items", items, hosts[ROOT].url, NULL);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    const char *got = slurp(items);
+    const char *const names[] = {"\"name\":\"Ann\"", "\"name\":\"Bob\"", "\"name\":\"Cy\""};
+    for (size_t i = 0; i < 3; i++)
+        if (!strstr(got, names[i]))
+            fail_msg("no %s among the items:\n%s\n%s", names[i], got, crawl_run_describe(&r));
+    assert_int_equal(status_of(&r, ROOT, "/members/ann"), 200);
+    if (strstr(r.out, PASSWORD) || strstr(r.err, PASSWORD))
+        fail_msg("the password in the output or on stderr: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+
+    /* a wrong password: the form again, no session, no member's page */
+    FILE *f = fopen(SOURCE_DIR "/stage3_queue/spiders/examples/login.lua", "r");
+    assert_non_null(f);
+    static char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *pw = strstr(text, "\"" PASSWORD "\"");
+    assert_non_null(pw);
+    memcpy(pw + 1, "wrong-pw!", strlen(PASSWORD)); /* as long as the password */
+    assert_non_null(scratch_write(spider, sizeof spider, "login-wrong.lua", text));
+    unlink(jar), unlink(items);
+    crawl(&r, "--spider", spider, "--cookies", jar, "--items", items, hosts[ROOT].url, NULL);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    if (strstr(slurp(items), "members") || strstr(r.out, "/members/"))
+        fail_msg("a member's page without a login:\n%s", crawl_run_describe(&r));
+    if (!strstr(r.err, "login refused: 200"))
+        fail_msg("the spider did not see the form again: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    stop_hosts(NULL);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -347,6 +421,7 @@ int main(void)
         cmocka_unit_test_teardown(test_user, stop_hosts),
         cmocka_unit_test_teardown(test_netrc, stop_hosts),
         cmocka_unit_test_teardown(test_digest, stop_hosts),
+        cmocka_unit_test_teardown(test_form_login, stop_hosts),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);

@@ -358,6 +358,12 @@ static int set_key(parser *p, char *word)
             return fail(p, "bad auth '%s' (USER:PASSWORD)", v);
         free(pg->need_auth);
         pg->need_auth = basic_credentials(v);
+    } else if (!strcmp(k, "login")) {
+        set_str(&pg->login, v);
+    } else if (!strcmp(k, "form")) {
+        if (!strchr(v, '=') || *v == '=')
+            return fail(p, "bad form '%s' (NAME=VALUE&NAME=VALUE...)", v);
+        set_str(&pg->need_form, v);
     } else if (!strcmp(k, "digest")) {
         if (!strchr(v, ':'))
             return fail(p, "bad digest '%s' (USER:PASSWORD)", v);
@@ -461,6 +467,8 @@ static void page_free(site_page *pg)
     free(pg->need_cookie);
     free(pg->need_auth);
     free(pg->need_digest);
+    free(pg->login);
+    free(pg->need_form);
     free(pg);
 }
 
