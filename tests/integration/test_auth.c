@@ -13,7 +13,12 @@
  * - the password is never shown: not in the records, -vv's stderr, --trace-events,
  *   --store, nor --warc (its request records say "Authorization: [redacted]"), nor in
  *   the process's command line while it runs (ps);
- * - bad usage never quotes it; the raw transport refuses both flags.
+ * - bad usage never quotes it; the raw transport refuses both flags;
+ * - digest (testsite's digest=): the record is the response after the challenge (200,
+ *   its links followed, the WARC holds it), a wrong password a 401;
+ * - a form login by a spider (examples/login.lua: download{method="POST", form=...},
+ *   --cookies, follow{dont_filter=true}): the members' items, none with a wrong
+ *   password; the form's encoding at the server and the request table's errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -397,6 +402,74 @@ static void test_form_login(void **state)
     stop_hosts(NULL);
 }
 
+/* download{...}'s form as sent (urlencoded: the server compares the pairs as written,
+ * in any order), and the request tables' errors, each raised where pcall catches it. */
+static void test_form_api(void **state)
+{
+    (void)state;
+    serve(ROOT, "127.0.0.2",
+          "page /robots.txt type=text/plain body=\"User-agent: *\\n\"\n"
+          "page / body=\"<p>start</p>\"\n"
+          "page /echo form=n=2&q=a%26b+c%2F%C3%A9%7E status=201 body=created\n");
+    static const char spider_text[] =
+        "function parse(response)\n"
+        "  local r = download{url = '/echo', method = 'POST', form = {q = 'a&b c/\xc3\xa9~', n = "
+        "2}}\n"
+        "  item({status = r.status, body = r.body})\n"
+        "  local g = download{url = '/echo'}\n"
+        "  item({get = g.status})\n"
+        "  local bad = {\n"
+        "    function() download{url = '/', meth = 'POST'} end,\n"
+        "    function() download{url = '/', form = {a = 'b'}} end,\n"
+        "    function() download{url = '/', method = 'PUT'} end,\n"
+        "    function() download{url = '/', method = 'POST', form = {a = {}}} end,\n"
+        "    function() download{url = '/', method = 'POST', form = {a = ('x'):rep(70000)}} end,\n"
+        "    function() download{method = 'POST'} end,\n"
+        "    function() follow{url = '/echo', method = 'POST'} end,\n"
+        "    function() follow{url = '/', dont_filter = 'yes'} end,\n"
+        "  }\n"
+        "  for i, f in ipairs(bad) do\n"
+        "    local ok, e = pcall(f)\n"
+        "    item({i = i, ok = ok, e = tostring(e)})\n"
+        "  end\n"
+        "end\n";
+    char spider[300], items[300];
+    assert_non_null(scratch_write(spider, sizeof spider, "form-api.lua", spider_text));
+    snprintf(items, sizeof items, "%s/form-api.jsonl", dir);
+    unlink(items);
+    crawl_run r;
+    crawl(&r, "-q", "--spider", spider, "--items", items, hosts[ROOT].url, NULL);
+    if (r.exit_code != 0)
+        fail_msg("%s", crawl_run_describe(&r));
+    const char *got = slurp(items);
+    static const char *const want[] = {
+        "{\"body\":\"created\",\"status\":201}",
+        "{\"get\":200}", /* a GET of the form's URL: the form page */
+        "download: unknown field 'meth' (url, method, form, dont_filter)",
+        "download: form = a table, with method = \\\"POST\\\"",
+        "download: method = \\\"GET\\\" or \\\"POST\\\"",
+        "download: form: each field is name = string (or number)",
+        "download: form: over 65536 bytes urlencoded",
+        "download: url = a string is needed",
+        "follow: method = \\\"POST\\\": the Queue carries GET requests only",
+        "follow: dont_filter = true or false",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(got, want[i]))
+            fail_msg("not among the items: %s\n%s", want[i], got);
+    assert_null(strstr(got, "\"ok\":true"));
+    crawl_run_free(&r);
+    /* the raw transport: the POST is refused, the callback's error in the record */
+    unlink(items);
+    crawl(&r, "-q", "--transport", "raw", "--spider", spider, "--items", items, hosts[ROOT].url,
+          NULL);
+    if (r.exit_code != 0
+        || !strstr(r.out, "/echo failed: Exception: the raw transport sends GET requests only"))
+        fail_msg("%s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    stop_hosts(NULL);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -422,6 +495,7 @@ int main(void)
         cmocka_unit_test_teardown(test_netrc, stop_hosts),
         cmocka_unit_test_teardown(test_digest, stop_hosts),
         cmocka_unit_test_teardown(test_form_login, stop_hosts),
+        cmocka_unit_test_teardown(test_form_api, stop_hosts),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
