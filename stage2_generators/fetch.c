@@ -115,7 +115,9 @@ typedef struct {
     char *url;
     const char *const *fields;
     const http_sink *sink;
-    int lane; /* the glue's lane (curlglue.h) */
+    int lane;         /* the glue's lane (curlglue.h) */
+    const char *post; /* a POST's body (the crawl_fetch's), or NULL: a GET */
+    size_t post_len;
     curl_req *req;
     future done;
 } curl_get_frame;
@@ -136,8 +138,8 @@ static int curl_get_body(coro *co)
 {
     curl_get_frame *f = (curl_get_frame *)co;
     CORO_BEGIN(co);
-    f->req = curl_glue_get_lane(f->a->curl, f->lane, f->url, f->fields, app_timeout_ms(f->a),
-                                f->a->opt.max_size, f->sink, curl_done, f);
+    f->req = curl_glue_post_lane(f->a->curl, f->lane, f->url, f->fields, f->post, f->post_len,
+                                 app_timeout_ms(f->a), f->a->opt.max_size, f->sink, curl_done, f);
     if (!f->req)
         CORO_RAISE(co, CORO_ERROR, 0, "could not start the transfer");
     AWAIT_FUTURE(co, &f->done);
@@ -196,9 +198,18 @@ static bool response_full(const void *response)
 coro *http_get(app *a, crawl_fetch *response, const char *const *fields)
 {
     crawl_fetch_request_fields(response, fields); /* a 304 answers only a condition */
-    return get_in_lane(a, crawl_fetch_url(response), fields, crawl_fetch_sink(response),
-                       response_full, response,
-                       crawl_fetch_is_aside(response) ? CURL_LANE_SIDE : CURL_LANE_PAGES);
+    coro *co =
+        get_in_lane(a, crawl_fetch_url(response), fields, crawl_fetch_sink(response), response_full,
+                    response, crawl_fetch_is_aside(response) ? CURL_LANE_SIDE : CURL_LANE_PAGES);
+    size_t len = 0;
+    const char *post = crawl_fetch_post(response, &len);
+    if (post && !a->raw) { /* a POST (stage 3's spiders; fetch_response_post refuses it on
+                            * the raw transport): the body lives in the crawl_fetch */
+        curl_get_frame *f = (curl_get_frame *)co;
+        f->post = post;
+        f->post_len = len;
+    }
+    return co;
 }
 
 /* ---- fetch_response: crawling.py's retry loop around http_get ---- */
@@ -209,6 +220,8 @@ typedef struct {
     crawl_request *req;        /* the URL and what travels with it (crawl_request.h) */
     const char *const *fields; /* extra request header fields, or NULL */
     unsigned keep;             /* FETCH_KEEP_BODY | FETCH_KEEP_WIRE */
+    char *post;                /* a POST's body, or NULL: a GET */
+    size_t post_len;
     int tries;
     crawl_fetch *response; /* this attempt's page in the crawl core */
     char *exception;       /* the last attempt's error */
@@ -234,6 +247,10 @@ static int fetch_response_body(coro *co)
     CORO_BEGIN(co);
     if (f->a->raw && strncmp(f->req->url, "https:", 6) == 0)
         CORO_RAISE(co, CORO_ERROR, 0, "%s", raw_https_unsupported);
+    if (f->a->raw && f->post)
+        CORO_RAISE(co, CORO_ERROR, 0,
+                   "the raw transport sends GET requests only (a POST needs "
+                   "--transport curl)");
     for (f->tries = 0; f->tries < f->a->opt.max_tries; f->tries++) {
         f->response = crawl_fetch_new(f->a->crawl, f->req);
         if (f->keep & FETCH_KEEP_BODY)
@@ -242,6 +259,7 @@ static int fetch_response_body(coro *co)
             crawl_fetch_keep_wire(f->response);
         if (f->keep & FETCH_SIDE_LANE)
             crawl_fetch_aside(f->response);
+        crawl_fetch_set_post(f->response, f->post, f->post_len);
         AWAIT_CATCH(co, http_get(f->a, f->response, f->fields));
         if (!co->err) {
             crawl_fetch *response = f->response;
@@ -269,6 +287,7 @@ static void fetch_response_finally(coro *co)
         crawl_fetch_discard(f->response);
     free(f->exception);
     free(f->req);
+    free(f->post);
 }
 
 static const coro_def fetch_response_def = {"fetch_response", __FILE__, fetch_response_body,
@@ -276,11 +295,23 @@ static const coro_def fetch_response_def = {"fetch_response", __FILE__, fetch_re
 
 coro *fetch_response(app *a, const crawl_request *r, const char *const *fields, unsigned keep)
 {
+    return fetch_response_post(a, r, fields, NULL, 0, keep);
+}
+
+coro *fetch_response_post(app *a, const crawl_request *r, const char *const *fields,
+                          const char *body, size_t body_len, unsigned keep)
+{
     fetch_response_frame *f = (fetch_response_frame *)coro_new(&fetch_response_def);
     f->a = a;
     f->req = crawl_request_dup(r);
     f->fields = fields;
     f->keep = keep;
+    if (body) {
+        f->post = xmalloc(body_len + 1);
+        memcpy(f->post, body, body_len);
+        f->post[body_len] = '\0';
+        f->post_len = body_len;
+    }
     return &f->co;
 }
 

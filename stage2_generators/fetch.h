@@ -39,6 +39,10 @@ enum { FETCH_KEEP_BODY = 1, FETCH_KEEP_WIRE = 2, FETCH_ONE_TRY = 4 };
  * counted among the pages' connections (stage 3's robots.txt downloads). */
 enum { FETCH_SIDE_LANE = 1 << 8 };
 coro *fetch_response(app *a, const crawl_request *r, const char *const *fields, unsigned keep);
+/* The same as a POST of body[0..body_len) (copied; its Content-Type among fields): each
+ * try sends it (the curl transport; the raw one raises). body NULL: fetch_response. */
+coro *fetch_response_post(app *a, const crawl_request *r, const char *const *fields,
+                          const char *body, size_t body_len, unsigned keep);
 
 /* The exception text a failed attempt is recorded with (malloc'd): the error's
  * message, or for a timeout "timeout: no complete response within N s". */

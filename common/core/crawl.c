@@ -141,6 +141,8 @@ struct crawl_fetch {
     bool conditional;  /* crawl_fetch_request_fields: the request asked a condition */
     bool keep_body;    /* crawl_fetch_keep_body: the body is kept in body/body_len */
     bool aside;        /* crawl_fetch_aside: not a page (robots.txt) */
+    char *post;        /* crawl_fetch_set_post: the request's body (a POST), or NULL */
+    size_t post_len;
     char *body;
     size_t body_len, body_cap;
     crawl_wire *wire; /* crawl_fetch_keep_wire: the bytes as they went, or NULL */
@@ -1037,6 +1039,7 @@ void crawl_fetch_discard(crawl_fetch *f)
         f->c->waiting_fd--;
     free(f->url);
     free(f->callback);
+    free(f->post);
     free(f);
 }
 
@@ -1186,6 +1189,25 @@ void crawl_fetch_request_fields(crawl_fetch *f, const char *const *fields)
         for (size_t k = 0; k < sizeof conditions / sizeof conditions[0]; k++)
             if (strncasecmp(fields[i], conditions[k], strlen(conditions[k])) == 0)
                 f->conditional = true;
+}
+
+void crawl_fetch_set_post(crawl_fetch *f, const char *body, size_t len)
+{
+    free(f->post);
+    f->post = NULL;
+    f->post_len = 0;
+    if (body) {
+        f->post = xmalloc(len + 1);
+        memcpy(f->post, body, len);
+        f->post[len] = '\0';
+        f->post_len = len;
+    }
+}
+
+const char *crawl_fetch_post(const crawl_fetch *f, size_t *len)
+{
+    *len = f->post_len;
+    return f->post;
 }
 
 void crawl_fetch_not_modified(crawl_fetch *f)

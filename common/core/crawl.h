@@ -243,6 +243,11 @@ void crawl_fetch_not_modified(crawl_fetch *f);
  * ("304 Not Modified to a request without a condition"; crawl_fetch_not_modified's 304
  * is the stored page's). Call it before the transport starts. */
 void crawl_fetch_request_fields(crawl_fetch *f, const char *const *fields);
+/* This attempt is a POST of body[0..len) (copied; NULL: a GET, the default), its
+ * Content-Type among the request's fields; crawl_fetch_post gives it back (NULL: a
+ * GET). Call it before the transport starts. */
+void crawl_fetch_set_post(crawl_fetch *f, const char *body, size_t len);
+const char *crawl_fetch_post(const crawl_fetch *f, size_t *len);
 /* Keep this attempt's body (at most --max-size bytes) for crawl_fetch_take_body. Call
  * it before the transport starts. */
 void crawl_fetch_keep_body(crawl_fetch *f);

@@ -13,6 +13,7 @@
 struct curl_auth {
     char *userpwd;  /* NULL: ~/.netrc's */
     char **origins; /* "host:port", the host lower-cased */
+    bool *basic;    /* origins[i] offered only basic auth: sent with the request */
     size_t n;
 };
 
@@ -42,6 +43,7 @@ curl_auth *curl_auth_new(const char *userpwd, bool netrc, const char *const *roo
     curl_auth *a = xcalloc(1, sizeof *a);
     a->userpwd = userpwd ? xstrdup(userpwd) : NULL;
     a->origins = xcalloc(n + 1, sizeof *a->origins);
+    a->basic = xcalloc(n + 1, sizeof *a->basic);
     for (size_t i = 0; i < n; i++) {
         char *o = origin_of(roots[i]);
         size_t j = 0;
@@ -69,27 +71,50 @@ void curl_auth_free(curl_auth *a)
     for (size_t i = 0; i < a->n; i++)
         free(a->origins[i]);
     free(a->origins);
+    free(a->basic);
     free(a);
+}
+
+/* The index of url's origin among a's, or -1. */
+static long origin_index(const curl_auth *a, const char *url)
+{
+    char *o = origin_of(url);
+    long at = -1;
+    for (size_t i = 0; o && i < a->n && at < 0; i++)
+        if (strcmp(a->origins[i], o) == 0)
+            at = (long)i;
+    free(o);
+    return at;
 }
 
 bool curl_auth_apply(const curl_auth *a, CURL *easy, const char *url)
 {
     if (!a)
         return false;
-    char *o = origin_of(url);
-    bool ours = false;
-    for (size_t i = 0; o && i < a->n && !ours; i++)
-        ours = strcmp(a->origins[i], o) == 0;
-    free(o);
-    /* basic, sent with the request (no round trip for a challenge); never on to another
-     * host (libcurl's CURLOPT_UNRESTRICTED_AUTH stays off, and the glue follows no
-     * redirect itself) */
-    curl_easy_setopt(easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+    long at = origin_index(a, url);
+    bool ours = at >= 0;
+    /* Basic or digest, whichever the server's 401 asks for: libcurl sends the request
+     * without credentials, and answers a challenge in the same transfer (curlglue.c
+     * takes the last response). Once an origin has offered basic alone, basic goes with
+     * the request at once (one round trip, as a browser does after its first 401).
+     * Never on to another host: libcurl's CURLOPT_UNRESTRICTED_AUTH stays off, and the
+     * glue follows no redirect itself. */
+    curl_easy_setopt(easy, CURLOPT_HTTPAUTH,
+                     ours && a->basic[at] ? (long)CURLAUTH_BASIC
+                                          : (long)(CURLAUTH_BASIC | CURLAUTH_DIGEST));
     curl_easy_setopt(easy, CURLOPT_UNRESTRICTED_AUTH, 0L);
     curl_easy_setopt(easy, CURLOPT_USERPWD, ours && a->userpwd ? a->userpwd : NULL);
     curl_easy_setopt(easy, CURLOPT_NETRC,
                      ours && !a->userpwd ? (long)CURL_NETRC_REQUIRED : (long)CURL_NETRC_IGNORED);
     return ours;
+}
+
+void curl_auth_learn(curl_auth *a, CURL *easy, const char *url)
+{
+    long avail = 0, at = a ? origin_index(a, url) : -1;
+    if (at >= 0 && curl_easy_getinfo(easy, CURLINFO_HTTPAUTH_AVAIL, &avail) == CURLE_OK
+        && avail == (long)CURLAUTH_BASIC)
+        a->basic[at] = true;
 }
 
 /* Whether the line data[at..end) is an Authorization field. */

@@ -115,6 +115,7 @@ struct curl_req {
     http_head_parser *head;
     int head_sent;
     int head_started; /* header_cb has seen the first line of this try */
+    int held;         /* a complete 401 head, not delivered: libcurl may answer it */
     cookie_snap jar;  /* with a jar: its cookies for the host before this head */
     /* The sink archives what went over the wire (on_wire): libcurl does not decode, and
      * the raw transport's parser, fed the same head lines and the body as received,
@@ -276,7 +277,7 @@ static void req_destroy(curl_req *r)
 /* Forget what a try received: its head, its body count, its error. */
 static void reset_response(curl_req *r)
 {
-    r->truncated = r->head_sent = r->head_started = r->peer_sent = 0;
+    r->truncated = r->head_sent = r->head_started = r->held = r->peer_sent = 0;
     cookie_snap_clear(&r->jar);
     r->fail = NULL;
     r->body_bytes = 0;
@@ -406,17 +407,55 @@ static void send_peer(curl_req *r)
     http_sink_wire(&r->sink, HTTP_WIRE_PEER, ip, strlen(ip));
 }
 
+/* The complete head to the sink. */
+static void deliver_head(curl_req *r)
+{
+    const http_sink guarded = {.on_head = guarded_head,
+                               .ctx = r,
+                               .on_header = guarded_header,
+                               .on_wire = r->sink.on_wire ? guarded_wire : NULL};
+    r->held = 0;
+    r->head_sent = 1;
+    http_head_parser_deliver(r->head, &guarded);
+}
+
+/* libcurl answered the held 401's challenge (digest): the next response of the same
+ * transfer begins, and the 401 is forgotten (its body, which libcurl does not hand on,
+ * included), as an interim head is. */
+static void next_response(curl_req *r)
+{
+    r->held = r->head_started = 0;
+    http_head_parser_reset(r->head);
+    if (r->sink.on_wire)
+        http_head_parser_keep_wire(r->head);
+    http_parser_free(r->decoder);
+    r->decoder = NULL;
+    cookie_snap_clear(&r->jar);
+}
+
 /* libcurl hands us each line of each response head, status lines included, and the
  * empty line that ends each head; trailers of a chunked body come afterwards. The head
  * lines go to the head parser the raw transport uses too (http_head.h): it skips
  * interim heads, and refuses what breaks its rules in its words — then the transfer
- * stops and the request fails with them. */
+ * stops and the request fails with them.
+ *
+ * A transfer with credentials (curlauth.h) may hold two responses: a 401 whose
+ * challenge (digest, or basic) libcurl answers by itself, then the answer to the
+ * request with credentials. So a 401 head is held, not delivered: a status line after
+ * it starts the next response (next_response); its first body byte (write_cb) or the
+ * transfer's end (finish) says it was the last — libcurl did not answer it (a wrong
+ * password) — and it is delivered then. */
 static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
 {
     curl_req *r = userp;
     size_t len = size * nitems;
     if (r->cancelled)
         return 0;
+    if (r->held) {
+        if (len < 5 || memcmp(buf, "HTTP/", 5) != 0)
+            return len; /* a trailer of the 401's body */
+        next_response(r);
+    }
     if (r->head_sent)
         return len; /* a trailer */
     long version = 0;
@@ -452,12 +491,10 @@ static size_t header_cb(char *buf, size_t size, size_t nitems, void *userp)
         return 0;
     }
     if (done > 0) {
-        const http_sink guarded = {.on_head = guarded_head,
-                                   .ctx = r,
-                                   .on_header = guarded_header,
-                                   .on_wire = r->sink.on_wire ? guarded_wire : NULL};
-        r->head_sent = 1;
-        http_head_parser_deliver(r->head, &guarded);
+        if (r->authed && http_head_parser_head(r->head)->status == 401)
+            r->held = 1; /* libcurl may answer it (above) */
+        else
+            deliver_head(r);
     }
     return r->cancelled ? 0 : len;
 }
@@ -470,6 +507,11 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *userp)
     size_t len = size * nmemb;
     if (r->cancelled)
         return CURL_WRITEFUNC_ERROR;
+    if (r->held) { /* a 401's body: libcurl did not answer it, it is the response */
+        deliver_head(r);
+        if (r->cancelled)
+            return CURL_WRITEFUNC_ERROR;
+    }
     if (r->decoder) {
         http_sink_wire(&r->sink, HTTP_WIRE_BODY, data, len);
         if (!r->cancelled && http_parser_feed(r->decoder, data, len) < 0 && !r->truncated) {
@@ -678,6 +720,14 @@ static void finish(curl_glue *g, curl_req *r, CURLcode res)
         l->cap++;             /* it had a descriptor: perhaps one more will */
     r->state = REQ_FINISHING; /* a cancel from here on only sets r->cancelled */
     g->in_flight--;
+    if (res == CURLE_OK && !r->fail && r->held)
+        deliver_head(r); /* a 401 without a body, the last response (header_cb) */
+    if (res == CURLE_OK && r->authed) {
+        char *url = NULL;
+        curl_easy_getinfo(r->easy, CURLINFO_EFFECTIVE_URL, &url);
+        if (url)
+            curl_auth_learn(g->auth, r->easy, url);
+    }
     const char *err = NULL;
     if (r->fail)
         err = r->fail;
@@ -1030,6 +1080,15 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url, const char
                              long timeout_ms, long long max_size, const http_sink *sink,
                              curl_done_fn done, void *ctx)
 {
+    return curl_glue_post_lane(g, lane, url, fields, NULL, 0, timeout_ms, max_size, sink, done,
+                               ctx);
+}
+
+curl_req *curl_glue_post_lane(curl_glue *g, int lane, const char *url, const char *const *fields,
+                              const char *body, size_t body_len, long timeout_ms,
+                              long long max_size, const http_sink *sink, curl_done_fn done,
+                              void *ctx)
+{
     if (!g || !url || g->closing)
         return NULL;
     if (lane != CURL_LANE_SIDE || g->lanes[CURL_LANE_SIDE].max_cap == 0)
@@ -1053,6 +1112,11 @@ curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url, const char
     }
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    if (body) { /* a POST: libcurl copies the body (and sends it again after a 401) */
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+        if (curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, body) != CURLE_OK)
+            alloc_oom(0); /* all it can lack is memory */
+    }
     r->authed = g->auth && curl_auth_apply(g->auth, e, url); /* the roots' origins only */
     /* HTTP/2 where the server offers it (ALPN), https only; each new transfer to a
      * host waits for the connection being made to it, to be multiplexed on it */

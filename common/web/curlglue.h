@@ -82,6 +82,12 @@ void curl_glue_set_side_lane(curl_glue *g, int max_side);
 curl_req *curl_glue_get_lane(curl_glue *g, int lane, const char *url, const char *const *fields,
                              long timeout_ms, long long max_size, const http_sink *sink,
                              curl_done_fn done, void *ctx);
+/* A POST of body[0..body_len) (copied; its Content-Type is one of fields), otherwise as
+ * curl_glue_get_lane; body NULL: a GET. */
+curl_req *curl_glue_post_lane(curl_glue *g, int lane, const char *url, const char *const *fields,
+                              const char *body, size_t body_len, long timeout_ms,
+                              long long max_size, const http_sink *sink, curl_done_fn done,
+                              void *ctx);
 /* Abandon a request: no more sink calls and no done callback. Safe from inside the
  * request's own sink callbacks, from any other request's callbacks, and from outside;
  * r must not have finished (its done callback returned) already. */
@@ -105,8 +111,9 @@ void curl_glue_set_proxy(curl_glue *g, const char *proxy);
 
 /* Authentication (curlauth.h): every request started from now on to
  * the origin of one of roots[0..n) (host and port) carries userpwd ("USER:PASSWORD",
- * copied) as HTTP basic auth, or with netrc the ~/.netrc entry of its host; a request
- * to any other origin carries none, a redirect's target included. */
+ * copied) as HTTP basic or digest auth (whichever its 401 asks for), or with netrc the
+ * ~/.netrc entry of its host; a request to any other origin carries none, a redirect's
+ * target included. */
 void curl_glue_set_auth(curl_glue *g, const char *userpwd, bool netrc, const char *const *roots,
                         size_t n);
 

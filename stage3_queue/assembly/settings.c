@@ -277,8 +277,8 @@ static const cli_flag rows[] = {
              "https_proxy, no_proxy: docs/cookies.md]"},
     {.name = "user", .arg = CLI_ARG_STRING, .metavar = "USER:PASSWORD", .offset = AT(user),
      .set = check_user,
-     .help = "HTTP basic auth for the roots' hosts (never\n"
-             "sent elsewhere, never shown) [none]"},
+     .help = "HTTP basic or digest auth for the roots' hosts\n"
+             "(never sent elsewhere, never shown) [none]"},
     {.name = "netrc", .arg = CLI_ARG_NONE, .offset = AT(netrc),
      .help = "the roots' hosts' logins from ~/.netrc [off]"},
     {.name = "max-depth", .arg = CLI_ARG_INT, .metavar = "N", .min = 0, .max = 1000000,

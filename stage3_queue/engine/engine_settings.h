@@ -47,7 +47,7 @@ typedef struct settings {
     const char *cookie_file;   /* --cookies FILE: read first, written back at the end */
     cli_list cookie;           /* --cookie NAME=VALUE, repeatable: to the roots' hosts */
     const char *proxy;         /* --proxy URL: every request through it */
-    const char *user;          /* --user USER:PASSWORD: basic auth to the roots' hosts */
+    const char *user;          /* --user USER:PASSWORD: basic/digest auth to the roots' hosts */
     int netrc;                 /* --netrc: the roots' hosts' ~/.netrc logins */
     long long warc_max_size;   /* --warc-max-size BYTES (0: one file): rotate the archive */
     const char *warc_base;     /* --warc as given; with --warc-max-size, warc is the first

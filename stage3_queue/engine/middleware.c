@@ -82,7 +82,7 @@ static coro *download(engine *e, const request *req, unsigned flags)
         flags |= FETCH_ONE_TRY;
     if (req->flags & REQ_SIDE_LANE)
         flags |= FETCH_SIDE_LANE;
-    return fetch_response(e->a, &r, request_fields(req), flags);
+    return fetch_response_post(e->a, &r, request_fields(req), req->post, req->post_len, flags);
 }
 
 /* ---- engine.download's way: no record ---- */

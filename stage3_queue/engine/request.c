@@ -34,7 +34,23 @@ crawl_request request_view(const request *r)
 request *request_copy(const request *r)
 {
     crawl_request cr = request_view(r);
-    return request_from(&cr, r->flags);
+    request *c = request_from(&cr, r->flags);
+    if (r->post) {
+        c->post = xmalloc(r->post_len + 1);
+        memcpy(c->post, r->post, r->post_len + 1);
+        c->post_len = r->post_len;
+    }
+    return c;
+}
+
+void request_set_post(request *r, const char *type, const char *body, size_t len)
+{
+    free(r->post);
+    r->post = xmalloc(len + 1);
+    memcpy(r->post, body, len);
+    r->post[len] = '\0';
+    r->post_len = len;
+    request_add_header(r, "Content-Type", type);
 }
 
 void request_free(request *r)
@@ -47,6 +63,7 @@ void request_free(request *r)
     free(r->url);
     free(r->referrer);
     free(r->callback);
+    free(r->post);
     free(r);
 }
 

@@ -41,6 +41,8 @@ typedef struct request {
                                       * NULL-terminated list (common/web/http.h), or
                                       * NULL: none */
     size_t nheaders;
+    char *post; /* a POST's body (engine_fetch only: the Queue carries GETs), or NULL */
+    size_t post_len;
 } request;
 
 /* A request of depth 0, with no referrer and no callback. */
@@ -48,11 +50,14 @@ request *request_new(const char *url, int max_redirect, unsigned flags);
 /* A request with r's fields (copied). */
 request *request_from(const crawl_request *r, unsigned flags);
 /* A copy of r: the same URL, once more (a retry), with everything that travels in the
- * Queue; not its header fields (the middlewares add them again on its next try). */
+ * Queue, its POST body too; not its header fields (the middlewares add them again on
+ * its next try). */
 request *request_copy(const request *r);
 /* r as the crawl core's crawl_request (pointing into r: valid while r lives). */
 crawl_request request_view(const request *r);
 void request_free(request *r);
+/* Make r a POST of body[0..len) (copied), with the Content-Type field type. */
+void request_set_post(request *r, const char *type, const char *body, size_t len);
 /* Add a header field to send (copies both strings; name: an RFC 9110 token, value
  * without control characters — http_field_check). */
 void request_add_header(request *r, const char *name, const char *value);

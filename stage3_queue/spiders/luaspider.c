@@ -975,13 +975,162 @@ static void hold(lua_State *T, call_frame *f, size_t bytes, const char *fn)
     f->held += bytes;
 }
 
-/* follow(url [, "callback"]): Scrapy's engine.crawl, through the seen set, the host
- * policy, the middlewares... */
+/* A form's body, urlencoded, at most (download{method="POST", form=...}). */
+#define SPIDER_FORM_MAX (64 * 1024)
+
+/* What follow{...} and download{...} take (Scrapy's Request and FormRequest): url, and
+ * callback (follow), method "GET" or "POST", form (POST), dont_filter. The strings
+ * point into the Lua stack. */
+typedef struct req_args {
+    const char *url;
+    const char *callback;
+    bool post;
+    bool dont_filter;
+    const char *body; /* post: the urlencoded form ("" for none), on the stack */
+    size_t body_len;
+} req_args;
+
+/* application/x-www-form-urlencoded (the WHATWG URL standard's serializer): ASCII
+ * letters, digits and *-._ as they are, a space '+', every other byte %XX. */
+static void form_encode(luaL_Buffer *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '*'
+            || c == '-' || c == '.' || c == '_') {
+            luaL_addchar(b, (char)c);
+        } else if (c == ' ') {
+            luaL_addchar(b, '+');
+        } else {
+            luaL_addchar(b, '%');
+            luaL_addchar(b, hex[c >> 4]);
+            luaL_addchar(b, hex[c & 15]);
+        }
+    }
+}
+
+typedef struct form_field {
+    const char *name, *value;
+    size_t nlen, vlen;
+} form_field;
+
+static int field_cmp(const void *a, const void *b)
+{
+    const form_field *x = a, *y = b;
+    int c = memcmp(x->name, y->name, x->nlen < y->nlen ? x->nlen : y->nlen);
+    return c ? c : (x->nlen > y->nlen) - (x->nlen < y->nlen);
+}
+
+/* The form table at index t as a urlencoded body, pushed: its fields sorted by name (a
+ * Lua table has no order: the same form is the same body), names strings, values
+ * strings or numbers; at most SPIDER_FORM_MAX bytes. */
+static void push_form(lua_State *T, int t, const char *fn)
+{
+    size_t n = 0;
+    lua_newtable(T); /* the values as strings, by name: keeps them alive */
+    int vals = lua_gettop(T);
+    lua_pushnil(T);
+    while (lua_next(T, t)) {
+        if (lua_type(T, -2) != LUA_TSTRING
+            || (lua_type(T, -1) != LUA_TSTRING && lua_type(T, -1) != LUA_TNUMBER))
+            luaL_error(T, "%s: form: each field is name = string (or number)", fn);
+        size_t vlen;
+        const char *value = lua_tolstring(T, -1, &vlen); /* a number as text */
+        lua_pushvalue(T, -2);
+        lua_pushlstring(T, value, vlen);
+        lua_rawset(T, vals);
+        lua_pop(T, 1);
+        n++;
+    }
+    form_field *v = lua_newuserdatauv(T, (n ? n : 1) * sizeof *v, 0);
+    size_t i = 0;
+    lua_pushnil(T);
+    while (lua_next(T, vals) && i < n) {
+        v[i].name = lua_tolstring(T, -2, &v[i].nlen); /* both anchored in vals */
+        v[i].value = lua_tolstring(T, -1, &v[i].vlen);
+        lua_pop(T, 1);
+        i++;
+    }
+    qsort(v, i, sizeof *v, field_cmp);
+    luaL_Buffer b;
+    luaL_buffinit(T, &b);
+    for (size_t k = 0; k < i; k++) {
+        if (luaL_bufflen(&b) + 3 * (v[k].nlen + v[k].vlen) + 2 > SPIDER_FORM_MAX)
+            luaL_error(T, "%s: form: over %d bytes urlencoded", fn, SPIDER_FORM_MAX);
+        if (k)
+            luaL_addchar(&b, '&');
+        form_encode(&b, v[k].name, v[k].nlen);
+        luaL_addchar(&b, '=');
+        form_encode(&b, v[k].value, v[k].vlen);
+    }
+    luaL_pushresult(&b);
+    lua_replace(T, vals); /* the body where the values were; the array goes */
+    lua_settop(T, vals);
+}
+
+/* The argument table of follow{...} or download{...} (index 1), checked; a POST's
+ * body is pushed. Every error is raised before anything is made. */
+static void request_args(lua_State *T, const char *fn, bool follow, req_args *a)
+{
+    memset(a, 0, sizeof *a);
+    static const char *const keys[] = {"url", "callback", "method", "form", "dont_filter"};
+    lua_pushnil(T);
+    while (lua_next(T, 1)) {
+        size_t k = 0;
+        while (k < 5 && (lua_type(T, -2) != LUA_TSTRING || strcmp(lua_tostring(T, -2), keys[k])))
+            k++;
+        if (k == 5 || (k == 1 && !follow))
+            luaL_error(T, "%s: unknown field '%s' (url, %smethod, form, dont_filter)", fn,
+                       lua_type(T, -2) == LUA_TSTRING ? lua_tostring(T, -2) : "?",
+                       follow ? "callback, " : "");
+        lua_pop(T, 1);
+    }
+    lua_getfield(T, 1, "url");
+    a->url = lua_tostring(T, -1);
+    if (lua_type(T, -1) != LUA_TSTRING)
+        luaL_error(T, "%s: url = a string is needed", fn);
+    lua_getfield(T, 1, "callback");
+    if (!lua_isnil(T, -1) && lua_type(T, -1) != LUA_TSTRING)
+        luaL_error(T, "%s: callback = the name of a function, a string", fn);
+    a->callback = lua_tostring(T, -1);
+    lua_getfield(T, 1, "method");
+    const char *m = lua_isnil(T, -1) ? "GET" : lua_tostring(T, -1);
+    if (!m || (strcmp(m, "GET") != 0 && strcmp(m, "POST") != 0))
+        luaL_error(T, "%s: method = \"GET\" or \"POST\"", fn);
+    a->post = strcmp(m, "POST") == 0;
+    if (a->post && follow)
+        luaL_error(T,
+                   "follow: method = \"POST\": the Queue carries GET requests only "
+                   "(--state and --frontier keep a URL, not a body); POST with "
+                   "download{...}");
+    lua_getfield(T, 1, "dont_filter");
+    if (!lua_isnil(T, -1) && !lua_isboolean(T, -1))
+        luaL_error(T, "%s: dont_filter = true or false", fn);
+    a->dont_filter = lua_toboolean(T, -1);
+    lua_getfield(T, 1, "form");
+    if (!lua_isnil(T, -1) && (!a->post || !lua_istable(T, -1)))
+        luaL_error(T, "%s: form = a table, with method = \"POST\"", fn);
+    if (a->post) {
+        if (lua_istable(T, -1))
+            push_form(T, lua_gettop(T), fn);
+        else
+            lua_pushliteral(T, "");
+        a->body = lua_tolstring(T, -1, &a->body_len);
+    }
+}
+
+/* follow(url [, "callback"]) or follow{url = ..., callback = ..., dont_filter = true}:
+ * Scrapy's engine.crawl, through the seen set (not with dont_filter: a login's redirect
+ * back to a page seen before), the host policy, the middlewares... */
 static int l_follow(lua_State *T)
 {
     call_frame *f = need_frame(T, "follow");
-    const char *u = luaL_checkstring(T, 1);
-    const char *cb = luaL_optstring(T, 2, NULL);
+    req_args a = {0};
+    if (lua_istable(T, 1))
+        request_args(T, "follow", true, &a);
+    const char *u = a.url ? a.url : luaL_checkstring(T, 1);
+    const char *cb = a.url ? a.callback : luaL_optstring(T, 2, NULL);
     hold(T, f, 160 + strlen(u) + 2 * strlen(f->resp->response->url) + (cb ? strlen(cb) : 0),
          "follow");
     if (cb) {
@@ -999,12 +1148,13 @@ static int l_follow(lua_State *T)
         if (known) {
             const request *req = f->resp->request;
             crawl_request r = {u, f->resp->max_redirect, req->depth + 1, req->url, cb};
-            spider_emit_request(f->out, request_from(&r, 0));
+            spider_emit_request(f->out, request_from(&r, a.dont_filter ? REQ_DONT_FILTER : 0));
             return 0;
         }
     }
     /* mailto:, javascript:, junk: nothing to follow, as with a page's links */
-    spider_follow(f->out, f->resp, u, cb);
+    if (spider_follow(f->out, f->resp, u, cb) && a.dont_filter)
+        f->out->v[f->out->n - 1].request->flags |= REQ_DONT_FILTER;
     return 0;
 }
 
@@ -1042,8 +1192,11 @@ static int download_k(lua_State *T, int status, lua_KContext ctx)
     return 1;
 }
 
-/* download(url): Scrapy's engine.download. The thread yields; the C coroutine awaits
- * engine_fetch and resumes it (call_body). */
+/* download(url) or download{url = ..., method = "POST", form = {...}}: Scrapy's
+ * engine.download (of a Request, or a FormRequest: the form urlencoded, with its
+ * Content-Type). Never filtered: no seen set (dont_filter is taken, and changes
+ * nothing). The thread yields; the C coroutine awaits engine_fetch and resumes it
+ * (call_body). */
 static int l_download(lua_State *T)
 {
     call_frame *f = need_frame(T, "download");
@@ -1053,12 +1206,18 @@ static int l_download(lua_State *T)
         return luaL_error(T,
                           "download: cannot wait here, inside a function called from C "
                           "(table.sort's comparator, a gsub callback, a metamethod)");
-    const char *u = luaL_checkstring(T, 1);
+    req_args a = {0};
+    if (lua_istable(T, 1))
+        request_args(T, "download", false, &a);
+    const char *u = a.url ? a.url : luaL_checkstring(T, 1);
     char *abs = resolve(T, f, "download", u);
     if (!abs)
         return luaL_error(T, "download: '%s' is not an http(s) URL", u);
     crawl_request r = {abs, 0, f->resp->request->depth + 1, f->resp->response->url, NULL};
-    f->wait = engine_fetch(f->s->e, request_from(&r, 0));
+    request *req = request_from(&r, 0);
+    if (a.post)
+        request_set_post(req, "application/x-www-form-urlencoded", a.body, a.body_len);
+    f->wait = engine_fetch(f->s->e, req);
     free(f->wait_url);
     f->wait_url = abs;
     return lua_yieldk(T, 0, 0, download_k);

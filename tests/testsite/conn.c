@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #define IN_START      1024
-#define IN_MAX        (REQUEST_MAX_HEAD + 1024)
+#define IN_MAX        (REQUEST_MAX_HEAD + REQUEST_MAX_BODY + 1024)
 #define LINGER_MS     2000 /* how long a closing connection is drained */
 #define RESET_POLL_MS 5    /* wait for the sent bytes to leave before a reset */
 #define RESET_POLLS   400
@@ -372,6 +372,18 @@ static int process(conn *c)
             reply_error(status, &c->rep);
             return start(c); /* closes after the response */
         }
+        size_t taken = 0; /* the body's bytes, read with the head */
+        if (req.path && req.body_len > 0 && req.body_len <= REQUEST_MAX_BODY) {
+            if (c->in_len < (size_t)n + (size_t)req.body_len && !c->peer_eof) {
+                request_clear(&req); /* the body (a form) is read with its head */
+                break;
+            }
+            if (c->in_len >= (size_t)n + (size_t)req.body_len) {
+                taken = (size_t)req.body_len;
+                req.body = xstrndup(c->in + n, taken); /* a NUL ends it: no form has one */
+                req.body_len = 0;                      /* consumed with the head, not skipped */
+            }
+        }
         if (c->srv->log && req.path) {
             free(c->log_host);
             free(c->log_path);
@@ -381,7 +393,7 @@ static int process(conn *c)
             c->log_fields = server_log_fields(c->srv, c->in, (size_t)n);
             c->begin_ms = server_now_ms();
         }
-        consume(c, (size_t)n);
+        consume(c, (size_t)n + taken);
         if (!req.path) /* only empty lines */
             continue;
         c->skip = req.body_len;

@@ -2,6 +2,7 @@
 #include "reply.h"
 
 #include "alloc.h"
+#include "digest.h"
 #include "sbuf.h"
 
 #include <stdio.h>
@@ -130,6 +131,52 @@ static bool has_cookie(const char *cookies, const char *pair)
     return false;
 }
 
+/* Whether body (urlencoded, or NULL) has each NAME=VALUE pair of want ("&" between),
+ * compared as written. */
+static bool has_form(const char *body, const char *want)
+{
+    for (const char *w = want; body && *w;) {
+        size_t n = strcspn(w, "&");
+        bool found = false;
+        for (const char *b = body; *b && !found;) {
+            size_t len = strcspn(b, "&");
+            found = len == n && strncmp(b, w, n) == 0;
+            b += len + (b[len] == '&');
+        }
+        if (!found)
+            return false;
+        w += n + (w[n] == '&');
+    }
+    return body != NULL;
+}
+
+/* The login form of a page with form=: an input for each field name ("password" a
+ * password input), posted to path; after a POST that did not match, "wrong" too. */
+static void form_page(reply *r, const site_page *pg, bool failed, bool head_only, bool ka)
+{
+    sbuf b = {0};
+    sbuf_adds(&b, "<!DOCTYPE html>\n<html><head><title>Log in</title></head>\n<body>");
+    if (failed)
+        sbuf_adds(&b, "<p class=\"error\">wrong login</p>");
+    sbuf_adds(&b, "<form method=\"post\" action=\"");
+    add_escaped(&b, pg->path);
+    sbuf_adds(&b, "\">");
+    for (const char *w = pg->need_form; *w;) {
+        size_t n = strcspn(w, "&="), all = strcspn(w, "&");
+        char *name = xstrndup(w, n);
+        sbuf_adds(&b, "<input name=\"");
+        add_escaped(&b, name);
+        sbuf_adds(&b, strcmp(name, "password") == 0 ? "\" type=\"password\">" : "\">");
+        free(name);
+        w += all + (w[all] == '&');
+    }
+    sbuf_adds(&b, "<button>Log in</button></form></body></html>\n");
+    size_t len = 0;
+    r->body = r->body_owned = sbuf_take(&b, &len);
+    r->body_len = head_only ? 0 : len;
+    make_head(r, 200, "text/html", "utf-8", NULL, NULL, 0, (long long)len, ka);
+}
+
 /* ---- conditional requests (RFC 9110, 13.1): a page with an ETag or a Last-Modified
  * header gets a 304 when the client has it already ---- */
 
@@ -207,8 +254,24 @@ static void page_reply(server *srv, const request *req, site_page *pg, reply *r,
         simple_page(r, 401, NULL, head_only, ka, &challenge, 1);
         return;
     }
+    if (pg->need_digest
+        && !digest_check(req->authorization, pg->need_digest, req->method, req->path)) {
+        char *challenge = digest_challenge();
+        simple_page(r, 401, NULL, head_only, ka, &challenge, 1);
+        free(challenge);
+        return;
+    }
     if (pg->need_cookie && !has_cookie(req->cookie, pg->need_cookie)) {
+        if (pg->login) { /* a session's page: to the login page */
+            make_head(r, 302, NULL, NULL, pg->login, NULL, 0, 0, ka);
+            return;
+        }
         simple_page(r, 403, NULL, head_only, ka, NULL, 0);
+        return;
+    }
+    if (pg->need_form
+        && (strcmp(req->method, "POST") != 0 || !has_form(req->body, pg->need_form))) {
+        form_page(r, pg, strcmp(req->method, "POST") == 0, head_only, ka);
         return;
     }
     if (pg->requests <= pg->drop) {
@@ -266,7 +329,9 @@ void reply_build(server *srv, const request *req, reply *r)
         srv->stats.robots_txt++;
     free(srv->user_agent);
     srv->user_agent = req->user_agent ? xstrdup(req->user_agent) : NULL;
-    if (!head_only && strcmp(req->method, "GET") != 0) {
+    site_page *form = srv->site ? site_find(srv->site, path) : NULL; /* a POST's */
+    if (!head_only && strcmp(req->method, "GET") != 0
+        && !(strcmp(req->method, "POST") == 0 && form && form->need_form)) {
         static char *const allow[] = {"Allow: GET, HEAD"};
         simple_page(r, 405, NULL, false, ka, allow, 1);
     } else if (srv->gen) {

@@ -212,4 +212,6 @@ void request_clear(request *req)
     req->authorization = NULL;
     free(req->if_modified_since);
     req->if_modified_since = NULL;
+    free(req->body);
+    req->body = NULL;
 }

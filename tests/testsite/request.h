@@ -6,13 +6,16 @@
 #include <stddef.h>
 
 #define REQUEST_MAX_HEAD 65536
+#define REQUEST_MAX_BODY 8192 /* a body kept (a form's); a longer one is skipped */
 
 typedef struct request {
     char method[16];
     char *path;              /* malloc'd: the target's path and query ("/a?b") */
     int minor;               /* HTTP/1.<minor> */
     bool keep_alive;         /* whether the connection may stay open afterwards */
-    long long body_len;      /* Content-Length of a request body (skipped) */
+    long long body_len;      /* Content-Length of a request body */
+    char *body;              /* malloc'd: that body, NUL-terminated, when it is at most
+                              * REQUEST_MAX_BODY bytes (conn.c); else NULL (skipped) */
     char *user_agent;        /* malloc'd: the User-Agent header's value, or NULL */
     char *host;              /* malloc'd: the Host header's value, or NULL */
     char *cookie;            /* malloc'd: the Cookie fields' values ("; " between), or NULL */

@@ -358,6 +358,16 @@ static int set_key(parser *p, char *word)
             return fail(p, "bad auth '%s' (USER:PASSWORD)", v);
         free(pg->need_auth);
         pg->need_auth = basic_credentials(v);
+    } else if (!strcmp(k, "login")) {
+        set_str(&pg->login, v);
+    } else if (!strcmp(k, "form")) {
+        if (!strchr(v, '=') || *v == '=')
+            return fail(p, "bad form '%s' (NAME=VALUE&NAME=VALUE...)", v);
+        set_str(&pg->need_form, v);
+    } else if (!strcmp(k, "digest")) {
+        if (!strchr(v, ':'))
+            return fail(p, "bad digest '%s' (USER:PASSWORD)", v);
+        set_str(&pg->need_digest, v);
     } else if (!strcmp(k, "reset")) {
         if (num_value(p, k, v, 0, 1LL << 40, &n) < 0)
             return -1;
@@ -456,6 +466,9 @@ static void page_free(site_page *pg)
     free(pg->retry_after);
     free(pg->need_cookie);
     free(pg->need_auth);
+    free(pg->need_digest);
+    free(pg->login);
+    free(pg->need_form);
     free(pg);
 }
 

@@ -48,6 +48,9 @@ typedef struct site_page {
     long long reset_after; /* -1: none; else RST after this many response bytes */
     char *need_cookie;     /* cookie=NAME=VALUE: without it in Cookie, a 403 */
     char *need_auth;       /* auth=USER:PASSWORD: "Basic " and its base64, else a 401 */
+    char *need_digest;     /* digest=USER:PASSWORD: a digest answer for it, else a 401 */
+    char *login;           /* login=URL: with cookie=, a 302 there instead of the 403 */
+    char *need_form;       /* form=N=V&N=V: a POST with those fields, else a login form */
 } site_page;
 
 typedef struct site {
