@@ -1,6 +1,7 @@
 /* mirror_fs.c — the mirror's files under its directory's descriptor (mirror_fs.h). */
 #include "mirror_fs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -119,6 +120,34 @@ static bool disk_error(int e)
 int mirror_write(mirror_dir *d, const char *rel, const void *data, size_t len, bool replace,
                  char *why, size_t whylen)
 {
+    return mirror_write_then(d, rel, data, len, replace, NULL, NULL, why, whylen);
+}
+
+#define TMP_PREFIX ".crawlstages-tmp."
+
+int mirror_clean_temporaries(mirror_dir *d)
+{
+    int fd = dup(d->fd), n = 0;
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!dir) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    for (struct dirent *e; (e = readdir(dir));) {
+        struct stat st;
+        if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0
+            && fstatat(d->fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)
+            && unlinkat(d->fd, e->d_name, 0) == 0)
+            n++;
+    }
+    closedir(dir);
+    return n;
+}
+
+int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t len, bool replace,
+                      mirror_placing_fn placing, void *ctx, char *why, size_t whylen)
+{
     const char *leaf;
     int dir = open_parent(d, rel, true, &leaf, why, whylen);
     if (dir < 0)
@@ -133,7 +162,7 @@ int mirror_write(mirror_dir *d, const char *rel, const void *data, size_t len, b
         return MIRROR_REFUSED;
     }
     char tmp[64];
-    snprintf(tmp, sizeof tmp, ".crawlstages-tmp.%ld.%lu", (long)getpid(), d->seq++);
+    snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%lu", (long)getpid(), d->seq++);
     int fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0 || write_all(fd, data, len) < 0 || close(fd) < 0) {
         int e = errno;
@@ -141,6 +170,10 @@ int mirror_write(mirror_dir *d, const char *rel, const void *data, size_t len, b
         if (fd >= 0)
             unlinkat(d->fd, tmp, 0);
         rc = disk_error(e) ? MIRROR_FAILED : MIRROR_REFUSED;
+    } else if (placing && placing(ctx) < 0) {
+        snprintf(why, whylen, "'%s' not put in place: its manifest line failed", rel);
+        unlinkat(d->fd, tmp, 0);
+        rc = MIRROR_FAILED;
     } else if (renameat(d->fd, tmp, dir, leaf) < 0) {
         snprintf(why, whylen, "renaming to '%s/%s': %s", d->path, rel, strerror(errno));
         rc = disk_error(errno) ? MIRROR_FAILED : MIRROR_REFUSED;

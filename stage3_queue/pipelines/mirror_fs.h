@@ -33,6 +33,16 @@ void mirror_dir_close(mirror_dir *d);
  * ...; nothing is left half written). */
 int mirror_write(mirror_dir *d, const char *rel, const void *data, size_t len, bool replace,
                  char *why, size_t whylen);
+/* The same, and placing(ctx) is called once the bytes are in the temporary file and just
+ * before it is renamed to rel (the manifest's line goes there: a kill -9 then leaves a
+ * line without its file, never a file without its line). placing returning -1 stops
+ * the write: MIRROR_FAILED, the temporary removed. */
+typedef int (*mirror_placing_fn)(void *ctx);
+int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t len, bool replace,
+                      mirror_placing_fn placing, void *ctx, char *why, size_t whylen);
+/* Remove the temporary files a killed run left in the mirror's top directory (their
+ * names are the mirror's own: ".crawlstages-tmp.*"). The number removed. */
+int mirror_clean_temporaries(mirror_dir *d);
 /* Whether rel exists (as anything: a link is not followed). */
 bool mirror_exists(mirror_dir *d, const char *rel);
 /* Read the regular file rel (malloc'd, NUL-terminated, *len bytes). MIRROR_OK, or
