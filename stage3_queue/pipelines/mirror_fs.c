@@ -28,11 +28,15 @@ int mirror_dir_open(mirror_dir *d, const char *path, char *err, size_t errlen)
     d->seq = 0;
     d->last_fd = -1;
     d->last_dir = NULL;
+    d->spare[0] = '\0';
     return 0;
 }
 
 void mirror_dir_close(mirror_dir *d)
 {
+    if (d->fd >= 0 && d->spare[0])
+        unlinkat(d->fd, d->spare, 0);
+    d->spare[0] = '\0';
     if (d->fd >= 0)
         close(d->fd);
     if (d->last_fd >= 0)
@@ -145,6 +149,27 @@ int mirror_clean_temporaries(mirror_dir *d)
     return n;
 }
 
+/* The spare temporary (the file a replacement pushed out), opened to be written over
+ * from its start (and cut to the new length after: truncating to 0 first would make
+ * ext4 flush the file on close, its auto_da_alloc): a descriptor, its name in tmp; or
+ * -1 (none, or not one to write over — another link to it, a hard link the user made:
+ * then it is unlinked). */
+static int open_spare(mirror_dir *d, char *tmp, size_t tmplen)
+{
+    if (!d->spare[0])
+        return -1;
+    snprintf(tmp, tmplen, "%s", d->spare);
+    d->spare[0] = '\0';
+    int fd = openat(d->fd, tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    unlinkat(d->fd, tmp, 0);
+    return -1;
+}
+
 int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t len, bool replace,
                       mirror_placing_fn placing, void *ctx, char *why, size_t whylen)
 {
@@ -154,7 +179,8 @@ int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t l
         return disk_error(errno) ? MIRROR_FAILED : MIRROR_REFUSED;
     struct stat st;
     int rc = MIRROR_OK;
-    if (fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && (!replace || !S_ISREG(st.st_mode))) {
+    bool there = fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (there && (!replace || !S_ISREG(st.st_mode))) {
         snprintf(why, whylen, "'%s' is in the mirror already and %s: not replaced", rel,
                  S_ISLNK(st.st_mode)       ? "is a symbolic link"
                      : S_ISDIR(st.st_mode) ? "is a directory"
@@ -162,9 +188,12 @@ int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t l
         return MIRROR_REFUSED;
     }
     char tmp[64];
-    snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%lu", (long)getpid(), d->seq++);
-    int fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 || write_all(fd, data, len) < 0 || close(fd) < 0) {
+    int fd = open_spare(d, tmp, sizeof tmp);
+    if (fd < 0) {
+        snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%lu", (long)getpid(), d->seq++);
+        fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    }
+    if (fd < 0 || write_all(fd, data, len) < 0 || ftruncate(fd, (off_t)len) < 0 || close(fd) < 0) {
         int e = errno;
         snprintf(why, whylen, "writing '%s/%s': %s", d->path, rel, strerror(e));
         if (fd >= 0)
@@ -174,6 +203,8 @@ int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t l
         snprintf(why, whylen, "'%s' not put in place: its manifest line failed", rel);
         unlinkat(d->fd, tmp, 0);
         rc = MIRROR_FAILED;
+    } else if (there && renameat2(d->fd, tmp, dir, leaf, RENAME_EXCHANGE) == 0) {
+        snprintf(d->spare, sizeof d->spare, "%s", tmp); /* the old file, written next */
     } else if (renameat(d->fd, tmp, dir, leaf) < 0) {
         snprintf(why, whylen, "renaming to '%s/%s': %s", d->path, rel, strerror(errno));
         rc = disk_error(errno) ? MIRROR_FAILED : MIRROR_REFUSED;

@@ -4,6 +4,14 @@
  * O_DIRECTORY, so that a symbolic link planted in the mirror is never followed, and a
  * file is written to a temporary name in the mirror's top directory, then renamed into
  * place (a reader never sees half a file; a full disk leaves every file whole).
+ *
+ * A file that replaces one (the link conversion rewrites every page) is exchanged with
+ * it (renameat2's RENAME_EXCHANGE), and the old file, now under the temporary name, is
+ * truncated and written into the next time: no inode is made or freed per rewrite. (On
+ * ext4 each freed inode stays unusable for some seconds and every later allocation
+ * walks past it: a conversion that freed an inode per page cost time quadratic in the
+ * pages, most of the mirror's CPU.) A spare with another link (a hard link the user
+ * made) is not truncated: it is unlinked, and a new temporary made.
  */
 #ifndef CRAWL_MIRROR_FS_H
 #define CRAWL_MIRROR_FS_H
@@ -17,6 +25,7 @@ typedef struct mirror_dir {
     unsigned long seq; /* of temporary names */
     int last_fd;       /* the last directory walked, kept open (-1: none) */
     char *last_dir;    /* its name under the mirror */
+    char spare[64];    /* a temporary file to write the next file into, or "" */
 } mirror_dir;
 
 /* The outcome of a write or a read. */

@@ -541,6 +541,18 @@ static void test_resume(void **state)
     fingerprint(cut, &part);
     assert_true(part.n > 0 && part.n < pages); /* stopped mid-crawl */
     listing_free(&part);
+    /* hard links of the user's to the files so far: each keeps the bytes it had, also
+     * where the resumed run rewrites the file (the rewrite's spare, the old file, has
+     * another link: it is not reused) */
+    listing kept = {0};
+    fingerprint(cut, &kept);
+    for (size_t i = 0; i < kept.n; i++) {
+        char from[8192], to[600];
+        snprintf(from, sizeof from, "%s/%.*s", cut, (int)(strchr(kept.v[i], ' ') - kept.v[i]),
+                 kept.v[i]);
+        snprintf(to, sizeof to, "%s/kept.%zu", dir, i);
+        assert_int_equal(link(from, to), 0);
+    }
     char *again[] = {
         bin("crawl-queue"), "--format", "jsonl",    "--per-host", "2",        "--mirror", cut,
         "--state",          db,         "--output", out,          "--resume", ts.url,     NULL};
@@ -548,6 +560,33 @@ static void test_resume(void **state)
     if (r.exit_code != 0)
         fail_msg("resume: exit %d: %s", r.exit_code, r.err);
     crawl_run_free(&r);
+    listing now = {0};
+    fingerprint(cut, &now);
+    size_t rewritten = 0;
+    for (size_t i = 0; i < kept.n; i++) {
+        char to[600];
+        snprintf(to, sizeof to, "%s/kept.%zu", dir, i);
+        size_t len;
+        char *data = slurp(to, &len);
+        unsigned long long h = 1469598103934665603ULL;
+        for (size_t k = 0; k < len; k++)
+            h = (h ^ (unsigned char)data[k]) * 1099511628211ULL;
+        free(data);
+        char *line = xasprintf("%.*s %zu %016llx", (int)(strchr(kept.v[i], ' ') - kept.v[i]),
+                               kept.v[i], len, h);
+        if (strcmp(line, kept.v[i]) != 0)
+            fail_msg("a hard link to a mirror's file was written through: %s, was %s", line,
+                     kept.v[i]);
+        free(line);
+        bool same = false;
+        for (size_t j = 0; j < now.n && !same; j++)
+            same = strcmp(now.v[j], kept.v[i]) == 0;
+        rewritten += !same;
+        unlink(to);
+    }
+    print_message("%zu of %zu files rewritten by the resumed run\n", rewritten, kept.n);
+    assert_true(rewritten > 0); /* the resumed run rewrote some of them */
+    listing_free(&kept), listing_free(&now);
     listing a = {0}, b = {0};
     fingerprint(whole, &a);
     fingerprint(cut, &b);
