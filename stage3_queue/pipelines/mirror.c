@@ -319,9 +319,10 @@ static int convert(mirror *m, file *f)
     char why[1024];
     char *text, *out;
     size_t len, outlen = 0;
-    if (!mirror_exists(&m->dir, f->path))
+    int got = mirror_read(&m->dir, f->path, &text, &len, why, sizeof why);
+    if (got == MIRROR_MISSING)
         return 0; /* a manifest line whose file a kill -9 left unwritten */
-    if (mirror_read(&m->dir, f->path, &text, &len, why, sizeof why) != MIRROR_OK) {
+    if (got != MIRROR_OK) {
         log_warn("%s: --mirror: %s not converted: %s", prog(m), f->path, why);
         return 0;
     }

@@ -154,7 +154,7 @@ int mirror_clean_temporaries(mirror_dir *d)
  * ext4 flush the file on close, its auto_da_alloc): a descriptor, its name in tmp; or
  * -1 (none, or not one to write over — another link to it, a hard link the user made:
  * then it is unlinked). */
-static int open_spare(mirror_dir *d, char *tmp, size_t tmplen)
+static int open_spare(mirror_dir *d, char *tmp, size_t tmplen, off_t *size)
 {
     if (!d->spare[0])
         return -1;
@@ -162,8 +162,10 @@ static int open_spare(mirror_dir *d, char *tmp, size_t tmplen)
     d->spare[0] = '\0';
     int fd = openat(d->fd, tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1)
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
+        *size = st.st_size;
         return fd;
+    }
     if (fd >= 0)
         close(fd);
     unlinkat(d->fd, tmp, 0);
@@ -188,12 +190,14 @@ int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t l
         return MIRROR_REFUSED;
     }
     char tmp[64];
-    int fd = open_spare(d, tmp, sizeof tmp);
+    off_t old = 0; /* the bytes to cut after the write: a spare's */
+    int fd = open_spare(d, tmp, sizeof tmp, &old);
     if (fd < 0) {
         snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%lu", (long)getpid(), d->seq++);
         fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     }
-    if (fd < 0 || write_all(fd, data, len) < 0 || ftruncate(fd, (off_t)len) < 0 || close(fd) < 0) {
+    if (fd < 0 || write_all(fd, data, len) < 0
+        || (old > (off_t)len && ftruncate(fd, (off_t)len) < 0) || close(fd) < 0) {
         int e = errno;
         snprintf(why, whylen, "writing '%s/%s': %s", d->path, rel, strerror(e));
         if (fd >= 0)
@@ -230,8 +234,12 @@ int mirror_read(mirror_dir *d, const char *rel, char **data, size_t *len, char *
     const char *leaf;
     int dir = open_parent(d, rel, false, &leaf, why, whylen);
     if (dir < 0)
-        return MIRROR_REFUSED;
+        return errno == ENOENT ? MIRROR_MISSING : MIRROR_REFUSED;
     int fd = openat(dir, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        snprintf(why, whylen, "reading '%s/%s': %s", d->path, rel, strerror(errno));
+        return MIRROR_MISSING;
+    }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         snprintf(why, whylen, "reading '%s/%s': %s", d->path, rel,

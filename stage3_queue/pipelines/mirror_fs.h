@@ -29,7 +29,7 @@ typedef struct mirror_dir {
 } mirror_dir;
 
 /* The outcome of a write or a read. */
-enum { MIRROR_OK = 0, MIRROR_REFUSED = -1, MIRROR_FAILED = -2 };
+enum { MIRROR_OK = 0, MIRROR_REFUSED = -1, MIRROR_FAILED = -2, MIRROR_MISSING = -3 };
 
 /* Open (make, when missing) the directory path. 0, or -1 with one line in err. */
 int mirror_dir_open(mirror_dir *d, const char *path, char *err, size_t errlen);
@@ -55,7 +55,7 @@ int mirror_clean_temporaries(mirror_dir *d);
 /* Whether rel exists (as anything: a link is not followed). */
 bool mirror_exists(mirror_dir *d, const char *rel);
 /* Read the regular file rel (malloc'd, NUL-terminated, *len bytes). MIRROR_OK, or
- * MIRROR_REFUSED with why. */
+ * MIRROR_MISSING (no such file) or MIRROR_REFUSED with why. */
 int mirror_read(mirror_dir *d, const char *rel, char **data, size_t *len, char *why, size_t whylen);
 
 #endif
