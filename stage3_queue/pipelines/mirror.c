@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,9 @@ typedef struct file {
     char *url; /* the URL whose body it holds: the base of its links */
     mirror_kind kind;
     long long size;
-    bool converted; /* its links are converted already (an earlier run's close) */
+    bool converted;   /* a "k" line: its links were converted (an earlier run's close) */
+    bool khash_known; /* and the k line says what the converted file's hash is */
+    uint64_t khash;   /* mirror_hash of the converted bytes */
 } file;
 
 /* A URL saved, or a redirect: where its links go. */
@@ -109,10 +112,26 @@ static void manifest_line(mirror *m, const char *line)
     }
 }
 
+/* A manifest line written before the file it names is renamed into place
+ * (mirror_write_then): a kill -9 leaves a line whose file is missing (harmless: its
+ * URL is fetched again, or its conversion skipped), never a file the manifest lacks. */
+typedef struct placing {
+    mirror *m;
+    const char *line;
+} placing;
+
+static int place_line(void *ctx)
+{
+    placing *p = ctx;
+    manifest_line(p->m, p->line);
+    return p->m->error ? -1 : 0;
+}
+
 static const char kinds[] = "ohc"; /* MIRROR_OTHER, _HTML, _CSS in the manifest */
 
 /* One manifest line read back, tab-separated: "f KIND PATH URL" (a file written),
- * "k PATH" (its links converted), "r FROM TO" (a redirect). */
+ * "k PATH HASH" (its links converted; HASH: the converted bytes' mirror_hash, 16 hex
+ * digits; an older manifest's "k PATH" has none), "r FROM TO" (a redirect). */
 static void manifest_entry(mirror *m, char *line)
 {
     char *f[4] = {0};
@@ -129,8 +148,10 @@ static void manifest_entry(mirror *m, char *line)
         fl->url = xstrdup(f[3]);
         fl->kind = (mirror_kind)(strchr(kinds, f[1][0]) - kinds);
         add_alias(m, f[3])->to = fl;
-    } else if (n == 2 && strcmp(f[0], "k") == 0 && find_file(m, f[1])) {
-        find_file(m, f[1])->converted = true;
+    } else if ((n == 2 || n == 3) && strcmp(f[0], "k") == 0 && find_file(m, f[1])) {
+        file *fl = find_file(m, f[1]);
+        fl->converted = true;
+        fl->khash_known = n == 3 && sscanf(f[2], "%16" SCNx64, &fl->khash) == 1;
     } else if (n == 3 && strcmp(f[0], "r") == 0) {
         alias *u = add_alias(m, f[1]);
         free(u->redirect);
@@ -173,7 +194,11 @@ static void save(mirror *m, const char *url, mirror_kind kind, const char *body,
         return;
     }
     file *f = find_file(m, path);
-    int rc = mirror_write(&m->dir, path, body ? body : "", len, f != NULL, why, sizeof why);
+    char *line = xasprintf("f\t%c\t%s\t%s\n", kinds[kind], path, url);
+    placing p = {m, line};
+    int rc = mirror_write_then(&m->dir, path, body ? body : "", len, f != NULL, place_line, &p, why,
+                               sizeof why);
+    free(line);
     if (rc != MIRROR_OK) {
         if (rc == MIRROR_FAILED)
             fatal(m, why);
@@ -189,10 +214,8 @@ static void save(mirror *m, const char *url, mirror_kind kind, const char *body,
     f->kind = kind;
     f->size = (long long)len;
     f->converted = false;
+    f->khash_known = false;
     add_alias(m, url)->to = f;
-    char *line = xasprintf("f\t%c\t%s\t%s\n", kinds[kind], path, url);
-    manifest_line(m, line);
-    free(line);
     m->written++;
     log_info("%s: --mirror: %s -> %s/%s (%zu bytes)", prog(m), url, m->dir.path, path, len);
     free(path);
@@ -296,12 +319,19 @@ static int convert(mirror *m, file *f)
     char why[1024];
     char *text, *out;
     size_t len, outlen = 0;
-    if (mirror_read(&m->dir, f->path, &text, &len, why, sizeof why) != MIRROR_OK) {
+    int got = mirror_read(&m->dir, f->path, &text, &len, why, sizeof why);
+    if (got == MIRROR_MISSING)
+        return 0; /* a manifest line whose file a kill -9 left unwritten */
+    if (got != MIRROR_OK) {
         log_warn("%s: --mirror: %s not converted: %s", prog(m), f->path, why);
         return 0;
     }
     link_ctx l = {m, f};
     char *self = mirror_relative(f->path, f->path);
+    /* converted, unless a kill -9 came between the k line and the file's rename (or the
+     * file was written again after it): the hash tells */
+    if (f->converted && f->khash_known && mirror_hash(text, len) != f->khash)
+        f->converted = false;
     char *base = f->converted ? converted_base(f) : xstrdup(f->url);
     out = f->kind == MIRROR_HTML
         ? mirror_convert_html(text, len, base, self, local_link, &l, &outlen)
@@ -311,7 +341,12 @@ static int convert(mirror *m, file *f)
     free(text);
     if (!out)
         return 0;
-    int rc = mirror_write(&m->dir, f->path, out, outlen, true, why, sizeof why);
+    uint64_t h = mirror_hash(out, outlen);
+    char *line = xasprintf("k\t%s\t%016" PRIx64 "\n", f->path, h);
+    placing p = {m, line};
+    int rc =
+        mirror_write_then(&m->dir, f->path, out, outlen, true, place_line, &p, why, sizeof why);
+    free(line);
     free(out);
     if (rc == MIRROR_FAILED) {
         fatal(m, why);
@@ -321,9 +356,8 @@ static int convert(mirror *m, file *f)
         f->size = (long long)outlen;
         m->converted++;
         f->converted = true;
-        char *line = xasprintf("k\t%s\n", f->path);
-        manifest_line(m, line);
-        free(line);
+        f->khash_known = true;
+        f->khash = h;
     }
     return m->error ? -1 : 0;
 }
@@ -432,6 +466,8 @@ int mirror_pipeline(app *a, const char *dir, bool resume, item_pipeline *out, ch
         mirror_free(m);
         return -1;
     }
+    if (resume)
+        mirror_clean_temporaries(&m->dir); /* a killed run's */
     m->manifest = openat(m->dir.fd, MIRROR_MANIFEST,
                          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (m->manifest < 0) {

@@ -1,6 +1,7 @@
 /* mirror_fs.c — the mirror's files under its directory's descriptor (mirror_fs.h). */
 #include "mirror_fs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,11 +28,15 @@ int mirror_dir_open(mirror_dir *d, const char *path, char *err, size_t errlen)
     d->seq = 0;
     d->last_fd = -1;
     d->last_dir = NULL;
+    d->spare[0] = '\0';
     return 0;
 }
 
 void mirror_dir_close(mirror_dir *d)
 {
+    if (d->fd >= 0 && d->spare[0])
+        unlinkat(d->fd, d->spare, 0);
+    d->spare[0] = '\0';
     if (d->fd >= 0)
         close(d->fd);
     if (d->last_fd >= 0)
@@ -119,13 +124,65 @@ static bool disk_error(int e)
 int mirror_write(mirror_dir *d, const char *rel, const void *data, size_t len, bool replace,
                  char *why, size_t whylen)
 {
+    return mirror_write_then(d, rel, data, len, replace, NULL, NULL, why, whylen);
+}
+
+#define TMP_PREFIX ".crawlstages-tmp."
+
+int mirror_clean_temporaries(mirror_dir *d)
+{
+    int fd = dup(d->fd), n = 0;
+    DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!dir) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    for (struct dirent *e; (e = readdir(dir));) {
+        struct stat st;
+        if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0
+            && fstatat(d->fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)
+            && unlinkat(d->fd, e->d_name, 0) == 0)
+            n++;
+    }
+    closedir(dir);
+    return n;
+}
+
+/* The spare temporary (the file a replacement pushed out), opened to be written over
+ * from its start (and cut to the new length after: truncating to 0 first would make
+ * ext4 flush the file on close, its auto_da_alloc): a descriptor, its name in tmp; or
+ * -1 (none, or not one to write over — another link to it, a hard link the user made:
+ * then it is unlinked). */
+static int open_spare(mirror_dir *d, char *tmp, size_t tmplen, off_t *size)
+{
+    if (!d->spare[0])
+        return -1;
+    snprintf(tmp, tmplen, "%s", d->spare);
+    d->spare[0] = '\0';
+    int fd = openat(d->fd, tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
+        *size = st.st_size;
+        return fd;
+    }
+    if (fd >= 0)
+        close(fd);
+    unlinkat(d->fd, tmp, 0);
+    return -1;
+}
+
+int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t len, bool replace,
+                      mirror_placing_fn placing, void *ctx, char *why, size_t whylen)
+{
     const char *leaf;
     int dir = open_parent(d, rel, true, &leaf, why, whylen);
     if (dir < 0)
         return disk_error(errno) ? MIRROR_FAILED : MIRROR_REFUSED;
     struct stat st;
     int rc = MIRROR_OK;
-    if (fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && (!replace || !S_ISREG(st.st_mode))) {
+    bool there = fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (there && (!replace || !S_ISREG(st.st_mode))) {
         snprintf(why, whylen, "'%s' is in the mirror already and %s: not replaced", rel,
                  S_ISLNK(st.st_mode)       ? "is a symbolic link"
                      : S_ISDIR(st.st_mode) ? "is a directory"
@@ -133,14 +190,25 @@ int mirror_write(mirror_dir *d, const char *rel, const void *data, size_t len, b
         return MIRROR_REFUSED;
     }
     char tmp[64];
-    snprintf(tmp, sizeof tmp, ".crawlstages-tmp.%ld.%lu", (long)getpid(), d->seq++);
-    int fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 || write_all(fd, data, len) < 0 || close(fd) < 0) {
+    off_t old = 0; /* the bytes to cut after the write: a spare's */
+    int fd = open_spare(d, tmp, sizeof tmp, &old);
+    if (fd < 0) {
+        snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%lu", (long)getpid(), d->seq++);
+        fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    }
+    if (fd < 0 || write_all(fd, data, len) < 0
+        || (old > (off_t)len && ftruncate(fd, (off_t)len) < 0) || close(fd) < 0) {
         int e = errno;
         snprintf(why, whylen, "writing '%s/%s': %s", d->path, rel, strerror(e));
         if (fd >= 0)
             unlinkat(d->fd, tmp, 0);
         rc = disk_error(e) ? MIRROR_FAILED : MIRROR_REFUSED;
+    } else if (placing && placing(ctx) < 0) {
+        snprintf(why, whylen, "'%s' not put in place: its manifest line failed", rel);
+        unlinkat(d->fd, tmp, 0);
+        rc = MIRROR_FAILED;
+    } else if (there && renameat2(d->fd, tmp, dir, leaf, RENAME_EXCHANGE) == 0) {
+        snprintf(d->spare, sizeof d->spare, "%s", tmp); /* the old file, written next */
     } else if (renameat(d->fd, tmp, dir, leaf) < 0) {
         snprintf(why, whylen, "renaming to '%s/%s': %s", d->path, rel, strerror(errno));
         rc = disk_error(errno) ? MIRROR_FAILED : MIRROR_REFUSED;
@@ -166,8 +234,12 @@ int mirror_read(mirror_dir *d, const char *rel, char **data, size_t *len, char *
     const char *leaf;
     int dir = open_parent(d, rel, false, &leaf, why, whylen);
     if (dir < 0)
-        return MIRROR_REFUSED;
+        return errno == ENOENT ? MIRROR_MISSING : MIRROR_REFUSED;
     int fd = openat(dir, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        snprintf(why, whylen, "reading '%s/%s': %s", d->path, rel, strerror(errno));
+        return MIRROR_MISSING;
+    }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         snprintf(why, whylen, "reading '%s/%s': %s", d->path, rel,

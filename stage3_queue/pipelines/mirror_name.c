@@ -106,7 +106,7 @@ static void escape(mirror_buf *b, const char *s, size_t n, bool query)
     }
 }
 
-static uint64_t fnv1a(const char *s, size_t n)
+uint64_t mirror_hash(const char *s, size_t n)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
     for (size_t i = 0; i < n; i++)
@@ -131,7 +131,7 @@ static void shorten(mirror_buf *b, size_t start)
             break;
         }
     char tail[32];
-    snprintf(tail, sizeof tail, "~%016llx", (unsigned long long)fnv1a(c, n));
+    snprintf(tail, sizeof tail, "~%016llx", (unsigned long long)mirror_hash(c, n));
     char *e = xstrndup(c + n - ext, ext);
     b->len = start + keep;
     mirror_buf_put(b, tail, strlen(tail));

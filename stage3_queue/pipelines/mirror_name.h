@@ -26,6 +26,7 @@
 #define CRAWL_MIRROR_NAME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* A growing string, NUL-terminated (mirror_name.c and mirror_links.c build theirs). */
 typedef struct mirror_buf {
@@ -51,5 +52,9 @@ char *mirror_unescape(const char *component);
  * relative, each component percent-encoded for a URL ('?', '#', '%', '&', quotes,
  * spaces and every byte outside printable ASCII as %XX). malloc'd. */
 char *mirror_relative(const char *from, const char *to);
+
+/* FNV-1a, 64 bits, of n bytes: the short forms' hash, and the manifest's check that a
+ * file is the one its "k" line converted. */
+uint64_t mirror_hash(const char *s, size_t n);
 
 #endif

@@ -77,6 +77,13 @@
 #               the spider machinery — by default (robots.txt obeyed: the engine runs
 #               either way) and with --ignore-robots (without a spider, the chapter's
 #               fetch and no engine). Medians of BENCH_RUNS runs. Not in the default list.
+#   mirror      a generated site of BENCH_MIRROR_PAGES pages (3000; 12 links, ~2000 B),
+#               no delay, --per-host 16 (docs/mirror.md): crawl-queue --requisites,
+#               crawl-queue --mirror DIR and wget -m -k -p -E, interleaved; files
+#               saved, wall and CPU seconds, medians of BENCH_RUNS runs. Each run
+#               writes a new directory; all are removed at the end (a directory freed
+#               just before a run would slow the next one's inode allocations on ext4).
+#               Not in the default list.
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
 # 1 only when a crawler or testsite fails to run (crash, bad exit status, no report).
@@ -119,6 +126,7 @@ sm_secs=${BENCH_SITEMAPS_SECS:-20}
 h2_pages=${BENCH_H2_PAGES:-2000}
 h2_tasks=${BENCH_H2_TASKS:-100}
 spider_pages=${BENCH_SPIDER_PAGES:-2000}
+mirror_pages=${BENCH_MIRROR_PAGES:-3000}
 bin=$build/bin
 out=${BENCH_OUT:-$build/bench}
 mkdir -p "$out"
@@ -950,6 +958,51 @@ section_spiders() {
         say "   Scrapy against the Lua spider: wall x$(ratio "$sp_scrapy_wall" "$sp_lua_wall"), CPU x$(ratio "$sp_scrapy_cpu" "$sp_lua_cpu")"
 }
 
+# ---- 11. mirror: --mirror against --requisites and wget -m -k -p -E -----------------------
+# mirror_row LABEL TAG: files, wall, CPU (medians of the runs of TAG.N).
+mirror_row() {
+    local label=$1 tag=$2 f w cpu
+    f=$(for r in $(seq "$runs"); do cat "$out/$tag.$r.files"; done | median)
+    w=$(for r in $(seq "$runs"); do rfield "$out/$tag.$r.stat" wall; done | median)
+    cpu=$(for r in $(seq "$runs"); do rfield "$out/$tag.$r.stat" cpu; done | median)
+    printf '%-34s %6s %8s %8s\n' "$label" "$f" "$w" "$cpu"
+    eval "${tag//[.-]/_}_wall=$w ${tag//[.-]/_}_cpu=$cpu"
+}
+
+# mirror_run TAG R CMD...: CMD under runstat; the files it left under $out/$TAG.$R.d.
+mirror_run() {
+    local tag=$1 r=$2 d="$out/$1.$2.d"
+    shift 2
+    rm -rf "$d"
+    "$bin/runstat" -o "$out/$tag.$r.stat" "$@" >"$out/$tag.$r.out" 2>"$out/$tag.$r.err" ||
+        { warn "$tag run $r failed: $(tail -c 300 "$out/$tag.$r.err")"; status=1; }
+    find "$d" -type f ! -name '.crawlstages-*' 2>/dev/null | wc -l >"$out/$tag.$r.files"
+}
+
+section_mirror() {
+    local spec="pages=$mirror_pages,links=12,size=2000,seed=1" r
+    say ""
+    say "== Mirror: $mirror_pages pages (12 links, ~2000 B each), no delay, --per-host 16; median of $runs run(s), interleaved"
+    start_site "$spec" 0
+    for r in $(seq "$runs"); do
+        mirror_run mi.req "$r" "$bin/crawl-queue" -q --per-host 16 --requisites \
+            --output "$out/mi.req.$r.d.jsonl" "$site_url"
+        mirror_run mi.mirror "$r" "$bin/crawl-queue" -q --per-host 16 --mirror "$out/mi.mirror.$r.d" \
+            --output "$out/mi.mirror.$r.jsonl" "$site_url"
+        [ "$have_wget" = 1 ] &&
+            mirror_run mi.wget "$r" wget -q -m -k -p -E -P "$out/mi.wget.$r.d" "$site_url"
+    done
+    stop_site
+    printf '%-34s %6s %8s %8s\n' crawler files wall_s cpu_s
+    mirror_row "crawl-queue --requisites" mi.req
+    mirror_row "crawl-queue --mirror DIR" mi.mirror
+    [ "$have_wget" = 1 ] && mirror_row "wget -m -k -p -E" mi.wget
+    say "   --mirror against --requisites: CPU x$(ratio "$mi_mirror_cpu" "$mi_req_cpu"), wall x$(ratio "$mi_mirror_wall" "$mi_req_wall")"
+    [ "$have_wget" = 1 ] &&
+        say "   --mirror against wget -m -k -p -E: CPU x$(ratio "$mi_mirror_cpu" "$mi_wget_cpu"), wall x$(ratio "$mi_mirror_wall" "$mi_wget_wall")"
+    rm -rf "$out"/mi.*.d
+}
+
 for s in $sections; do
     case $s in
     throughput) section_throughput ;;
@@ -963,6 +1016,7 @@ for s in $sections; do
     sitemaps) section_sitemaps ;;
     http2) section_http2 ;;
     spiders) section_spiders ;;
+    mirror) section_mirror ;;
     *) warn "unknown section '$s'" ;;
     esac
 done

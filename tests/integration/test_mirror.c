@@ -541,6 +541,18 @@ static void test_resume(void **state)
     fingerprint(cut, &part);
     assert_true(part.n > 0 && part.n < pages); /* stopped mid-crawl */
     listing_free(&part);
+    /* hard links of the user's to the files so far: each keeps the bytes it had, also
+     * where the resumed run rewrites the file (the rewrite's spare, the old file, has
+     * another link: it is not reused) */
+    listing kept = {0};
+    fingerprint(cut, &kept);
+    for (size_t i = 0; i < kept.n; i++) {
+        char from[8192], to[600];
+        snprintf(from, sizeof from, "%s/%.*s", cut, (int)(strchr(kept.v[i], ' ') - kept.v[i]),
+                 kept.v[i]);
+        snprintf(to, sizeof to, "%s/kept.%zu", dir, i);
+        assert_int_equal(link(from, to), 0);
+    }
     char *again[] = {
         bin("crawl-queue"), "--format", "jsonl",    "--per-host", "2",        "--mirror", cut,
         "--state",          db,         "--output", out,          "--resume", ts.url,     NULL};
@@ -548,6 +560,33 @@ static void test_resume(void **state)
     if (r.exit_code != 0)
         fail_msg("resume: exit %d: %s", r.exit_code, r.err);
     crawl_run_free(&r);
+    listing now = {0};
+    fingerprint(cut, &now);
+    size_t rewritten = 0;
+    for (size_t i = 0; i < kept.n; i++) {
+        char to[600];
+        snprintf(to, sizeof to, "%s/kept.%zu", dir, i);
+        size_t len;
+        char *data = slurp(to, &len);
+        unsigned long long h = 1469598103934665603ULL;
+        for (size_t k = 0; k < len; k++)
+            h = (h ^ (unsigned char)data[k]) * 1099511628211ULL;
+        free(data);
+        char *line = xasprintf("%.*s %zu %016llx", (int)(strchr(kept.v[i], ' ') - kept.v[i]),
+                               kept.v[i], len, h);
+        if (strcmp(line, kept.v[i]) != 0)
+            fail_msg("a hard link to a mirror's file was written through: %s, was %s", line,
+                     kept.v[i]);
+        free(line);
+        bool same = false;
+        for (size_t j = 0; j < now.n && !same; j++)
+            same = strcmp(now.v[j], kept.v[i]) == 0;
+        rewritten += !same;
+        unlink(to);
+    }
+    print_message("%zu of %zu files rewritten by the resumed run\n", rewritten, kept.n);
+    assert_true(rewritten > 0); /* the resumed run rewrote some of them */
+    listing_free(&kept), listing_free(&now);
     listing a = {0}, b = {0};
     fingerprint(whole, &a);
     fingerprint(cut, &b);
@@ -559,13 +598,104 @@ static void test_resume(void **state)
     testsite_stop(&ts);
 }
 
+/* kill -9 at seeded moments, --resume after each, then a run to the end: the same
+ * files, byte for byte, as a mirror made in one go. Half the kills land at the Nth
+ * rename of a file into place (kill_at_rename.c, preloaded), right after it or just
+ * before it — between a file and its manifest line, a converted file and its "k" line,
+ * or with a temporary file left — the other half at a seeded time. A resumed mirror
+ * must know every file in DIR as its own, and no temporary may stay. */
+#define KILLS 16
+
+static void kill_9(pid_t pid, void *ctx)
+{
+    (void)ctx;
+    kill(pid, SIGKILL);
+}
+
+static void test_kill_resume(void **state)
+{
+    (void)state;
+    testsite_stop(&ts); /* a failed test's, if any */
+    const char *const args[] = {"--delay", "20", "--generate", "pages=60,links=4,size=600,seed=7",
+                                NULL};
+    assert_int_equal(testsite_start(&ts, args), 0);
+    char whole[512], cut[512], db[512], out[512];
+    snprintf(whole, sizeof whole, "%s/k-whole", dir);
+    snprintf(cut, sizeof cut, "%s/k-cut", dir);
+    snprintf(db, sizeof db, "%s/k-cut.db", dir);
+    snprintf(out, sizeof out, "%s/k-cut.jsonl", dir);
+    crawl_run r;
+    char *one[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "2",
+                   "--mirror",         whole,      ts.url,  NULL};
+    assert_int_equal(run_crawler(&r, one, 60), 0);
+    assert_int_equal(r.exit_code, 0);
+    crawl_run_free(&r);
+    listing a = {0};
+    fingerprint(whole, &a);
+    assert_true(a.n > 40);
+    srand(36); /* the number: the same moments each time */
+    int at_rename = 0, at_time = 0;
+    for (int i = 0; i <= KILLS; i++) {
+        bool last = i == KILLS;
+        char *argv[] = {bin("crawl-queue"),
+                        "--format",
+                        "jsonl",
+                        "--per-host",
+                        "2",
+                        "--mirror",
+                        cut,
+                        "--state",
+                        db,
+                        "--output",
+                        out,
+                        ts.url,
+                        i > 0 ? "--resume" : NULL,
+                        NULL};
+        char n[32];
+        int rc;
+        if (!last && i % 2 == 0) {
+            /* the first run's renames cover the range; a resumed one has fewer left */
+            /* at most 20 renames in: while the crawl goes on, a saved file; once it is
+             * over, a conversion (each run converts what is left to convert) */
+            snprintf(n, sizeof n, "%s%d", i % 4 ? "b" : "", 1 + rand() % 20);
+            setenv("LD_PRELOAD", KILL_AT_RENAME_LIB, 1);
+            setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+            setenv("KILL_AT_RENAME", n, 1);
+            rc = run_crawler(&r, argv, 60);
+            unsetenv("LD_PRELOAD");
+            unsetenv("KILL_AT_RENAME");
+            at_rename += r.term_signal == SIGKILL;
+        } else if (!last) {
+            double at = 0.05 + (double)(rand() % 250) / 1000;
+            rc = run_crawler_at(&r, argv, 60, at, kill_9, NULL);
+            at_time += r.term_signal == SIGKILL;
+        } else {
+            rc = run_crawler(&r, argv, 60);
+        }
+        assert_int_equal(rc, 0);
+        if (r.term_signal != SIGKILL && r.exit_code != 0)
+            fail_msg("run %d: %s", i, crawl_run_describe(&r));
+        if (strstr(r.err, "not replaced") || strstr(r.err, "not converted"))
+            fail_msg("run %d refused a file of its own: %s", i, r.err);
+        crawl_run_free(&r);
+    }
+    print_message("%d kills after a rename, %d at a time, of %d runs\n", at_rename, at_time, KILLS);
+    assert_true(at_rename >= KILLS / 4 && at_time >= KILLS / 8);
+    listing b = {0};
+    fingerprint(cut, &b);
+    for (size_t i = 0; i < a.n || i < b.n; i++)
+        if (i >= a.n || i >= b.n || strcmp(a.v[i], b.v[i]) != 0)
+            fail_msg("the mirrors differ: %s | %s", i < a.n ? a.v[i] : "-", i < b.n ? b.v[i] : "-");
+    listing_free(&a), listing_free(&b);
+    testsite_stop(&ts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_site),
-        cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_disk_full),
-        cmocka_unit_test(test_resume),
+        cmocka_unit_test(test_site),        cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_disk_full),   cmocka_unit_test(test_resume),
+        cmocka_unit_test(test_kill_resume),
     };
     return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }
