@@ -66,6 +66,7 @@ typedef struct robotstxt {
     robotstxt_stats own_stats;
     robotstxt_stats *stats; /* own_stats, or the caller's */
     host_feedback hosts;    /* the polite Queue's, which tells of new hosts */
+    bool live;              /* the engine is open (or a request came): downloads may start */
 } robotstxt;
 
 /* ---- the table of origins (their names come from strangers' links: strmap's keyed
@@ -325,7 +326,9 @@ static void fetch_run(robotstxt *mw, origin *o, char *robots_url)
 /* Origins in line get the download slots that are free. */
 static void fetch_next(robotstxt *mw)
 {
-    while (mw->fetching < mw->max_fetching && mw->fetching + mw->slow < mw->max_all
+    /* Before the engine is open (roots, or URLs put back by --resume, while the crawl
+     * is assembled) nothing may be downloaded: its pipeline (--warc) is not open. */
+    while (mw->live && mw->fetching < mw->max_fetching && mw->fetching + mw->slow < mw->max_all
            && !list_empty(&mw->to_fetch)) {
         origin *o = list_entry(list_pop_front(&mw->to_fetch), origin, to_fetch);
         char *u = o->robots_url;
@@ -498,6 +501,7 @@ static bool prefetch(void *ctx, const char *url)
 static coro *process_request(void *self, request *req, mw_result *out)
 {
     robotstxt *mw = self;
+    mw->live = true; /* a request: the engine runs */
     char *pq = NULL;
     char *key = req->flags & REQ_DONT_OBEY_ROBOTS ? NULL : origin_of(req->url, &pq);
     if (!key) {
@@ -567,6 +571,14 @@ static void robotstxt_free(void *self)
     free(mw);
 }
 
+/* The engine is open: the downloads lined up before (prefetch) start. */
+static void engine_opened(void *ctx)
+{
+    robotstxt *mw = ctx;
+    mw->live = true;
+    fetch_next(mw);
+}
+
 downloader_middleware robotstxt_middleware(engine *e, const char *user_agent)
 {
     return robotstxt_middleware_limits(e, user_agent, NULL);
@@ -591,6 +603,7 @@ downloader_middleware robotstxt_middleware_limits(engine *e, const char *user_ag
     *mw->stats = (robotstxt_stats){0};
     if (frontier_hosts(engine_frontier(e), &mw->hosts)) /* the polite Queue */
         hosts_watch(&mw->hosts, prefetch, mw);
+    engine_on_open(e, engine_opened, mw);
     return (downloader_middleware){.name = "robots.txt",
                                    .self = mw,
                                    .process_request = process_request,
