@@ -98,10 +98,16 @@ if want stage2-await; then
     swap "$co" '    case FUTURE_DONE: co->value = f->result; return CORO_FINISHED;' \
         '    case FUTURE_DONE: case FUTURE_FAILED: co->value = f->result; return CORO_FINISHED;' |
         swap /dev/stdin '    case FUTURE_FAILED: \\{' '    case 99: {' | plant stage2-await no-raise.c
+    # Resumed with the future still pending (a cancel's throw): it waits on.
+    swap "$co" '        /\\* Resumed: .*' '        /* Resumed early: wait on. */
+        if (!future_done(f))
+            return CORO_SUSPENDED;' | plant stage2-await rewait.c
     grade_plants stage2-await
     expect_hint stage2-await no-wait test_gen_fn_step_by_step "went straight on" "went on as if it had a result"
     expect_hint stage2-await no-raise test_failed_future_raises_at_await "went on as if it had a result" "went straight on"
     expect_hint stage2-await no-raise test_task_as_future_error "must hand that error on"
+    expect_hint stage2-await rewait test_cancel_at_await_point "how can it tell a throw" "that resume was a throw"
+    expect_hint stage2-await rewait test_cancel_while_reading "how can it tell a throw" "went straight on"
 fi
 
 # ---- stage2-task_step --------------------------------------------------------------
@@ -111,10 +117,13 @@ if want stage2-task_step; then
         plant stage2-task_step no-wakeup.c
     swap "$tk" '    if \\(!e\\) \\{' '    if (1) {
         coro_error_free(e);' | plant stage2-task_step no-error.c
+    # A detached task never freed when it ends.
+    swap "$tk" '        task_free\\(t\\);' '        (void)0;' | plant stage2-task_step no-detach-free.c
     grade_plants stage2-task_step
     expect_hint stage2-task_step no-wakeup test_gen_fn_step_by_step "nobody subscribed" "resolved with that error"
     expect_hint stage2-task_step no-wakeup test_gen_fn_driven_by_task "stepped again" "resolved with that error"
     expect_hint stage2-task_step no-error test_task_as_future_error "resolved with that error" "nobody subscribed"
+    expect_hint stage2-task_step no-detach-free test_free_pending_task_cancels_it "whose job is it to free it" "still points at"
 fi
 
 # ---- stage3-queue -------------------------------------------------------------------
