@@ -4,7 +4,8 @@
 #
 # 1. for each exercise, wrong solutions made here from our own code, each wrong in
 #    another way, graded as check-exercise grades them (a prebuilt ASan+UBSan tree,
-#    the copy compiled against it): under the case that catches each mistake, the hint
+#    the copy compiled against it; stage3-robots's no-answer also --plain, without
+#    the sanitizers): under the case that catches each mistake, the hint
 #    about that mistake, and not the hint about another's;
 # 2. a queue.c that counts down on one path of two, chosen per run (each process
 #    counts its runs in a file), graded by scripts/grade.sh: test_workers_and_join,
@@ -171,6 +172,11 @@ if want stage3-robots; then
     grade_plants stage3-robots
     expect_hint stage3-robots no-answer test_robots_forbidden "has no *out to write" "one entry"
     expect_hint stage3-robots per-request test_robots_shared "one entry" "has no *out to write"
+    # The same hint without the sanitizers (check --plain): it keys on the crawler's
+    # own words, not on UBSan's.
+    bash "$ex" check stage3-robots --source "$plants/stage3-robots/no-answer.c" --plain \
+        --build "$plants/stage3-robots.jobs/no-answer-plain" >"$plants/stage3-robots.no-answer-plain.log" 2>&1
+    expect_hint stage3-robots no-answer-plain test_robots_forbidden "has no *out to write" "one entry"
 fi
 
 # ---- stage3-spider -----------------------------------------------------------------------
