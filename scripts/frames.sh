@@ -22,6 +22,13 @@ command -v gdb >/dev/null || { echo "frames.sh: gdb not found" >&2; exit 1; }
 mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)
 
+# The pictures show the sockets' numbers: an fd this script inherited (ctest holds one
+# open) would be the crawler's too and shift them. Only stdin, stdout and stderr go on.
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null
+done
+
 . "$here/scripts/testsite-lib.sh"
 work=$(mktemp -d)
 cleanup() { site_stop; rm -rf "$work"; }
@@ -35,7 +42,7 @@ for n in 1 2; do
     prog=crawl-callbacks what="a callback's stack, and the Fetchers"
     [ $n = 2 ] && prog=crawl-generators what="a coroutine's stack, and its Tasks' heap frames"
     rm -f "$out/stage$n.svg"
-    timeout -k 5 "$limit" gdb -q -batch -nx -ex "set \$page = \"$page\"" \
+    timeout -k 5 "$limit" gdb -q -batch -nx -ex "set \$root = \"$here\"" -ex "set \$page = \"$page\"" \
         -ex "set \$svg = \"$out/stage$n.svg\"" -ex "set \$title = \"stage $n, $prog: $what, at the first <a> of /p/2\"" \
         -x "$here/docs/gdb/frames.gdb" --args "$bin/$prog" -q --max-tasks 2 --output /dev/null "$site_url" \
         >"$work/gdb$n" 2>&1 </dev/null

@@ -157,13 +157,22 @@ for n in "${names[@]}"; do
 done
 
 # 2b. Other code that shows a solution's pattern (docs/exercises/NAME/handout.conf):
-# each such function becomes the stub the exercise gives for it.
+# each such function becomes the stub the exercise gives for it, or (withhold) such a
+# file is left out; its tests skip what needs it in a handout (HANDOUT.md says which).
+withheld=()
 for n in "${names[@]}"; do
     conf=$ROOT/docs/exercises/$n/handout.conf
     [ -f "$conf" ] || continue
     while read -r kind file stub; do
+        if [ "$kind" = withhold ]; then    # a whole file, left out of the copy
+            [ -f "$dest/$file" ] || die "$conf: 'withhold $file': no such file"
+            rm -f "$dest/$file"
+            withheld+=("$n:$file")
+            echo "handout: $file withheld ($n)"
+            continue
+        fi
         [ "$kind" = stub ] && [ -f "$dest/$file" ] && [ -f "$ROOT/docs/exercises/$n/$stub" ] ||
-            die "$conf: want 'stub FILE STUBFILE' with both files there, not '$kind $file $stub'"
+            die "$conf: want 'stub FILE STUBFILE' or 'withhold FILE' with the files there, not '$kind $file $stub'"
         awk -v stub="$ROOT/docs/exercises/$n/$stub" '
             BEGIN { getline first < stub; if (!sub(/^\/\* replaces: /, "", first) || !sub(/ \*\/$/, "", first)) exit 2 }
             !found && $0 == first { found = 1; skip = 1; while ((getline l < stub) > 0) print l; next }
@@ -227,6 +236,13 @@ done < <(sort -k1,1 -k2,2nr <<<"$stale")   # from the bottom: line numbers stay 
     echo "still to do. \`make -f Makefile.tutorial check-exercise EX=NAME\` grades one; in a"
     echo "handout it also compiles your copies of the others (\`exercise-OTHER/\`) it runs on."
     echo
+    if [ ${#withheld[@]} -gt 0 ]; then
+        echo "Left out of this copy, being too close to an exercise's solution (the tests that"
+        echo "use them skip those cases here):"
+        echo
+        for w in "${withheld[@]}"; do echo "- \`${w#*:}\` (\`${w%%:*}\`)"; done
+        echo
+    fi
     echo "## In which order"
     echo
     echo "An exercise's tests run on the code of those it comes after: write those first."

@@ -17,18 +17,23 @@
 #   ... -->                           (after the previous anchor's line, if one does), with
 #                                     its line number; each chapter: line (a reference,
 #                                     scripts/check-chapter.sh) is shown above it
+#   docs/img/frames-stage1.svg,       the two pictures of scripts/frames.sh (make -f
+#   docs/img/frames-stage2.svg        Makefile.tutorial frames), normalised, embedded in
+#                                     docs/debugging.md; frames.sh --check's own checks of
+#                                     what they show run first
 # and, in the prose of every doc, each code position `FILE:LINE (SYMBOL)`: LINE must
 # hold SYMBOL or fall in the function SYMBOL; when it does not and SYMBOL is on exactly
 # one line of FILE, LINE is rewritten. A position without its (SYMBOL) is an error, and
 # so is a `snake_case` name in docs/debugging.md's prose that no source has.
 #
 # PART: gdb (the eight gdb blocks; runs the crawlers, ~30 s), inflight, traces,
-# watch-line, stage1-finish, stage3-session, budget-stop, listings (side-by-side, positions and
-# names: no program runs). No PART: all. BINDIR: a Debug build's bin/ (build/bin); the
+# watch-line, stage1-finish, stage3-session, budget-stop, frames (the two pictures, ~10 s),
+# listings (side-by-side, positions and names: no program runs). No PART: all. BINDIR: a Debug build's bin/ (build/bin); the
 # transcripts are gcc -O0 -g3 output. Normalised: the testsite's port (PORT), addresses
 # and pointers (0x…1, 0x…2, ... numbered in order of first appearance in a block),
 # pids, glibc's own line numbers, a freed int's new value, and (inflight) which pages
-# are in flight: /p/N. The stage-3 flags of the chapter's crawler come from
+# are in flight: /p/N; in the pictures, a read's deadline (a clock reading: NNNNNN) too.
+# The stage-3 flags of the chapter's crawler come from
 # scripts/chapter-flags.sh.
 #
 # regen-docs.sh --selftest: the listings' and positions' checks, tried on a small tree.
@@ -95,7 +100,7 @@ while [ $# -gt 0 ]; do
         -h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
         --selftest) selftest; exit $? ;;
         gdb) parts+=(inflight traces watch-line stage1-finish stage3-session budget-stop) ;;
-        inflight | traces | watch-line | stage1-finish | stage3-session | budget-stop | listings)
+        inflight | traces | watch-line | stage1-finish | stage3-session | budget-stop | frames | listings)
             parts+=("$1") ;;
         *) echo "regen-docs.sh: unknown part or option '$1' (try --help)" >&2; exit 2 ;;
     esac
@@ -103,7 +108,7 @@ while [ $# -gt 0 ]; do
 done
 full=0
 if [ ${#parts[@]} -eq 0 ]; then
-    parts=(inflight traces watch-line stage1-finish stage3-session budget-stop listings)
+    parts=(inflight traces watch-line stage1-finish stage3-session budget-stop frames listings)
     full=1
 fi
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
@@ -121,7 +126,7 @@ for f in README.md docs/*.md docs/exercises/*/README.md; do [ -f "$f" ] && docs+
 
 # ---- the gdb parts
 if want inflight || want traces || want watch-line || want stage1-finish ||
-    want stage3-session || want budget-stop; then
+    want stage3-session || want budget-stop || want frames; then
     for f in crawl-callbacks crawl-generators crawl-queue testsite; do
         [ -x "$bin/$f" ] || { echo "regen-docs.sh: $bin/$f not built" >&2; exit 1; }
     done
@@ -248,6 +253,17 @@ if want budget-stop &&
     else
         normalise <"$work/budget-stop.raw" >"$work/blocks/budget-stop"
     fi
+fi
+
+# The pictures of the frames (scripts/frames.sh, which checks what they show): each
+# normalised as a block is, a file of its own under docs/img/.
+images=()
+if want frames && produce frames bash scripts/frames.sh --check "$bin" "$work/frames"; then
+    for n in 1 2; do
+        images+=("docs/img/frames-stage$n.svg")
+        normalise 's/(deadline = )[0-9]+/\1NNNNNN/g;s/(port = )[0-9]+/\1PORT/g' \
+            <"$work/frames/stage$n.svg" >"$work/new/docs%img%frames-stage$n.svg"
+    done
 fi
 
 # ---- write (or compare) the docs
@@ -446,7 +462,7 @@ if want listings && [ "$handout" = 0 ]; then
 fi
 
 changed=0
-for doc in "${docs[@]}"; do
+for doc in "${docs[@]}" "${images[@]}"; do
     new=$work/new/${doc//\//%}
     if ! cmp -s "$doc" "$new"; then
         changed=$((changed + 1))

@@ -20,6 +20,7 @@
 #include "robotstxt.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -355,6 +356,15 @@ static void fetch_start(robotstxt *mw, origin *o, const char *url)
 /* Allowed: the chain goes on; forbidden: IgnoreRequest. */
 static void decide(const origin *o, const char *path_query, mw_result *out)
 {
+    if (!out || !path_query) {
+        /* A caller's mistake, said in words (the exercise's hints key on them), before
+         * it becomes a crash that only a sanitizer would name. */
+        fprintf(stderr,
+                "crawl-queue: robotstxt: decide() has no result to write to (out %s, "
+                "path_query %s)\n",
+                out ? "set" : "NULL", path_query ? "set" : "NULL");
+        abort();
+    }
     robots_verdict v = robots_check(o->rules, path_query);
     if (v.allowed) {
         mw_continue(out);

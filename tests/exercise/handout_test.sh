@@ -2,7 +2,8 @@
 # handout_test.sh BUILDDIR — scripts/handout.sh makes a copy for students (ctest
 # exercise.handout): a git repository of one commit and nothing else, each exercise's
 # file exactly the student's starting copy, no line of a solution in what is committed,
-# the docs' excerpts and side-by-side listings still true (those of the exercises left
+# the docs' excerpts and side-by-side listings still true, the listing example withheld
+# with stage3-spider (and kept without it), (those of the exercises left
 # out), no hidden test nor teacher-only text, other code that
 # shows a solution stubbed (and the six-line shape check catching it when put back),
 # HANDOUT.md's graph, no selftest of a handed-out exercise, each exercise handed out
@@ -164,6 +165,15 @@ fi
 for n in $names; do
     if bash "$here/scripts/handout.sh" "$out/one-$n" "$n" >"$out/one-$n.log" 2>&1; then
         ok "a handout of $n alone passes its leak check"
+        # The listing example is nearly the spider's solution: withheld with it, kept
+        # with the others (docs/exercises/stage3-spider/handout.conf).
+        l=stage3_queue/spiders/examples/listing.lua
+        if [ "$n" = stage3-spider ]; then
+            [ ! -e "$out/one-$n/$l" ] && grep -qF "\`$l\` (\`stage3-spider\`)" "$out/one-$n/HANDOUT.md" &&
+                ok "$n: $l withheld, and HANDOUT.md says so" || bad "$n: $l is in its handout (or HANDOUT.md does not say it is withheld)"
+        elif [ ! -f "$out/one-$n/$l" ]; then
+            bad "$n: a handout without stage3-spider lacks $l"
+        fi
     else
         bad "a handout of $n alone fails: $(tail -n3 "$out/one-$n.log")"
     fi

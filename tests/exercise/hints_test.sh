@@ -4,7 +4,8 @@
 #
 # 1. for each exercise, wrong solutions made here from our own code, each wrong in
 #    another way, graded as check-exercise grades them (a prebuilt ASan+UBSan tree,
-#    the copy compiled against it): under the case that catches each mistake, the hint
+#    the copy compiled against it; stage3-robots's no-answer also --plain, without
+#    the sanitizers): under the case that catches each mistake, the hint
 #    about that mistake, and not the hint about another's;
 # 2. a queue.c that counts down on one path of two, chosen per run (each process
 #    counts its runs in a file), graded by scripts/grade.sh: test_workers_and_join,
@@ -98,10 +99,16 @@ if want stage2-await; then
     swap "$co" '    case FUTURE_DONE: co->value = f->result; return CORO_FINISHED;' \
         '    case FUTURE_DONE: case FUTURE_FAILED: co->value = f->result; return CORO_FINISHED;' |
         swap /dev/stdin '    case FUTURE_FAILED: \\{' '    case 99: {' | plant stage2-await no-raise.c
+    # Resumed with the future still pending (a cancel's throw): it waits on.
+    swap "$co" '        /\\* Resumed: .*' '        /* Resumed early: wait on. */
+        if (!future_done(f))
+            return CORO_SUSPENDED;' | plant stage2-await rewait.c
     grade_plants stage2-await
     expect_hint stage2-await no-wait test_gen_fn_step_by_step "went straight on" "went on as if it had a result"
     expect_hint stage2-await no-raise test_failed_future_raises_at_await "went on as if it had a result" "went straight on"
     expect_hint stage2-await no-raise test_task_as_future_error "must hand that error on"
+    expect_hint stage2-await rewait test_cancel_at_await_point "how can it tell a throw" "that resume was a throw"
+    expect_hint stage2-await rewait test_cancel_while_reading "how can it tell a throw" "went straight on"
 fi
 
 # ---- stage2-task_step --------------------------------------------------------------
@@ -111,10 +118,13 @@ if want stage2-task_step; then
         plant stage2-task_step no-wakeup.c
     swap "$tk" '    if \\(!e\\) \\{' '    if (1) {
         coro_error_free(e);' | plant stage2-task_step no-error.c
+    # A detached task never freed when it ends.
+    swap "$tk" '        task_free\\(t\\);' '        (void)0;' | plant stage2-task_step no-detach-free.c
     grade_plants stage2-task_step
     expect_hint stage2-task_step no-wakeup test_gen_fn_step_by_step "nobody subscribed" "resolved with that error"
     expect_hint stage2-task_step no-wakeup test_gen_fn_driven_by_task "stepped again" "resolved with that error"
     expect_hint stage2-task_step no-error test_task_as_future_error "resolved with that error" "nobody subscribed"
+    expect_hint stage2-task_step no-detach-free test_free_pending_task_cancels_it "whose job is it to free it" "still points at"
 fi
 
 # ---- stage3-queue -------------------------------------------------------------------
@@ -162,6 +172,11 @@ if want stage3-robots; then
     grade_plants stage3-robots
     expect_hint stage3-robots no-answer test_robots_forbidden "has no *out to write" "one entry"
     expect_hint stage3-robots per-request test_robots_shared "one entry" "has no *out to write"
+    # The same hint without the sanitizers (check --plain): it keys on the crawler's
+    # own words, not on UBSan's.
+    bash "$ex" check stage3-robots --source "$plants/stage3-robots/no-answer.c" --plain \
+        --build "$plants/stage3-robots.jobs/no-answer-plain" >"$plants/stage3-robots.no-answer-plain.log" 2>&1
+    expect_hint stage3-robots no-answer-plain test_robots_forbidden "has no *out to write" "one entry"
 fi
 
 # ---- stage3-spider -----------------------------------------------------------------------

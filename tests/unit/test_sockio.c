@@ -27,6 +27,14 @@
 
 #include "loopguard.h"
 
+/* A check that, when it fails, says what the test observed (the exercises' hints are
+ * chosen by these words, as test_coro's). */
+#define expect_that(cond, ...)                                                                     \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            fail_msg(__VA_ARGS__);                                                                 \
+    } while (0)
+
 static selector *loop;
 
 static int setup(void **state)
@@ -268,6 +276,31 @@ static void test_connect_immediate_failure_keeps_errno(void **state)
     close(fd);
 }
 
+/* What a cancel left (the stage2 exercises' hints, in their grade.conf, are
+ * chosen by these words): the coroutine ended with CancelledError, and nothing it
+ * waited with (WHAT: the fd, the timers) is left in the loop. */
+static void expect_cancelled(const outcome *out, const char *how, size_t fds, size_t timers)
+{
+    expect_that(out->done,
+                "cancelled %s, the coroutine never ended: it went back to waiting, or was not "
+                "resumed to raise the CancelledError thrown in",
+                how);
+    expect_that(out->failed,
+                "cancelled %s, the coroutine returned a value (%lld) as if the future had "
+                "resolved: the CancelledError thrown in was not raised at the await",
+                how, out->value.n);
+    expect_that(out->kind == CORO_CANCELLED,
+                "cancelled %s, the coroutine raised \"%s\", want CancelledError", how, out->msg);
+    expect_that(selector_count(loop) == fds,
+                "cancelled %s, %zu fd(s) still registered with the selector, want %zu: the "
+                "frame's finally did not run",
+                how, selector_count(loop), fds);
+    expect_that(selector_timer_count(loop) == timers,
+                "cancelled %s, %zu timer(s) left, want %zu (the guard): the frame's finally did "
+                "not run",
+                how, selector_timer_count(loop), timers);
+}
+
 /* ---- sleep ------------------------------------------------------------------------------ */
 
 static void test_sleep(void **state)
@@ -290,9 +323,7 @@ static void test_sleep_cancelled(void **state)
     assert_true(selector_run_once(loop, 0) >= 1);
     assert_int_equal(selector_timer_count(loop), 2);
     task_cancel(t);
-    assert_true(out.failed);
-    assert_int_equal(out.kind, CORO_CANCELLED);
-    assert_int_equal(selector_timer_count(loop), 1);
+    expect_cancelled(&out, "while asleep", 0, 1);
     task_free(t);
 }
 
@@ -453,11 +484,7 @@ static void test_cancel_while_reading(void **state)
     assert_int_equal(selector_count(loop), 1);
     assert_int_equal(selector_timer_count(loop), 2);
     task_cancel(t);
-    assert_true(out.done);
-    assert_true(out.failed);
-    assert_int_equal(out.kind, CORO_CANCELLED);
-    assert_int_equal(selector_count(loop), 0);
-    assert_int_equal(selector_timer_count(loop), 1);
+    expect_cancelled(&out, "while reading", 0, 1);
     task_free(t);
     close(sv[0]);
     close(sv[1]);
