@@ -1010,6 +1010,14 @@ void crawl_count(crawl *c, const char *name, long long n)
     c->counts[i].n += n;
 }
 
+long long crawl_counted(const crawl *c, const char *name)
+{
+    for (size_t i = 0; i < c->ncounts; i++)
+        if (strcmp(c->counts[i].name, name) == 0)
+            return c->counts[i].n;
+    return 0;
+}
+
 void crawl_fetch_fail(crawl_fetch *f, const char *error)
 {
     if (f)
