@@ -11,6 +11,9 @@
  *  - --max-pages N: at most N URLs are ever scheduled (roots included). Once
  *    seen_urls holds N URLs, further URLs are neither added to it nor scheduled;
  *    num_new_urls still counts the page's links that were not in seen_urls.
+ *  - with normalize_urls, a page's links are distinct in RFC 3986's normal form
+ *    (on_link), as seen_urls compares them: num_urls counts "/%7Euser" and "/~user"
+ *    once.
  */
 #include "crawl.h"
 
@@ -270,9 +273,23 @@ static void on_link(void *ctx, const char *url)
     if (!ls->urls)
         ls->urls = seen_new();
     bool added;
-    const char *copy = seen_intern(ls->urls, url, &added);
-    if (!added)
-        return; /* a duplicate on this page */
+    const char *copy;
+    char *normal = f->c->o.normalize_urls && strchr(url, '%') ? url_normalize(url) : NULL;
+    if (normal && strcmp(normal, url) != 0) {
+        /* a duplicate is one in normal form (seen_key): the set holds the normal form
+         * for that, and the href as the page first wrote it, which is what the link
+         * is (a spelling not in normal form is no other link's normal form) */
+        seen_intern(ls->urls, normal, &added);
+        free(normal);
+        if (!added)
+            return; /* another spelling of a link on this page */
+        copy = seen_intern(ls->urls, url, &added);
+    } else {
+        free(normal);
+        copy = seen_intern(ls->urls, url, &added);
+        if (!added)
+            return; /* a duplicate on this page */
+    }
     if (ls->n == ls->cap) {
         ls->cap = ls->cap ? 2 * ls->cap : 32;
         ls->items = xreallocarray(ls->items, ls->cap, sizeof *ls->items);
@@ -1010,6 +1027,14 @@ void crawl_count(crawl *c, const char *name, long long n)
         c->counts[c->ncounts++] = (report_counter){xstrdup(name), 0};
     }
     c->counts[i].n += n;
+}
+
+long long crawl_counted(const crawl *c, const char *name)
+{
+    for (size_t i = 0; i < c->ncounts; i++)
+        if (strcmp(c->counts[i].name, name) == 0)
+            return c->counts[i].n;
+    return 0;
 }
 
 void crawl_fetch_fail(crawl_fetch *f, const char *error)

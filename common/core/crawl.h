@@ -153,6 +153,8 @@ void crawl_set_fields(crawl *c, crawl_fields_fn fn, void *ctx);
 /* Add n to a crawler's own counter (made at 0 on first use), written in the summary
  * after the core's own keys ("dropped_depth": 3). name: a JSON key, kept as given. */
 void crawl_count(crawl *c, const char *name, long long n);
+/* A crawler's own counter so far (0: never counted). */
+long long crawl_counted(const crawl *c, const char *name);
 
 /* ---- skipped URLs: every URL the crawl found and did not schedule, and why ---- */
 

@@ -10,6 +10,7 @@
 
 #include "alloc.h"
 #include "outpaths.h"
+#include "robotstxt.h"
 #include "settings.h"
 
 #define PROGRESS_EVERY_MS 250 /* on a terminal */
@@ -163,6 +164,19 @@ static void write_skipped(const app *a)
     fputc('\n', stderr);
 }
 
+/* "1 host could not be reached ...": the origins whose robots.txt got no answer at
+ * all (robotstxt.h), so that nothing was fetched from them; nothing when none. */
+static void write_unreachable(const app *a)
+{
+    long long n = crawl_counted(a->crawl, ROBOTSTXT_UNREACHABLE);
+    if (n <= 0)
+        return;
+    fprintf(stderr,
+            "%s: %lld host%s could not be reached (%s robots.txt could not be fetched): "
+            "nothing fetched from %s; the records say why\n",
+            a->prog, n, n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "it" : "them");
+}
+
 void progress_summary(const app *a)
 {
     const tally *t = crawl_tally(a->crawl);
@@ -178,6 +192,7 @@ void progress_summary(const app *a)
     fprintf(stderr, "%s: by status: ", a->prog);
     tally_write_text(t, stderr);
     fputc('\n', stderr);
+    write_unreachable(a);
     write_skipped(a);
     write_outputs(a, stderr);
     fflush(stderr);

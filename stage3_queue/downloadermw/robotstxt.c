@@ -245,12 +245,15 @@ static int fetch_body(coro *co)
             task_free(f->dl);
             f->dl = NULL;
             f->o->rules = robots_disallow_all();
-            /* why first: a certificate problem, say, is what the user must fix */
-            f->o->why = xasprintf("robots.txt unreachable: %s (fetching %s: the host "
-                                  "could not be reached, so everything is forbidden)",
+            /* The user's problem is the host (why first: a certificate problem, say, is
+             * what the user must fix); RFC 9309, 2.3.1.4, why nothing is fetched. */
+            f->o->why = xasprintf("host could not be reached: %s (fetching %s; RFC 9309: "
+                                  "nothing fetched without its robots.txt)",
                                   co->err->msg, f->url);
-            log_info("robots.txt of %s unreachable (%s): everything forbidden", f->o->key,
-                     co->err->msg);
+            log_info("robots.txt of %s unreachable (%s): the host could not be reached, "
+                     "everything forbidden",
+                     f->o->key, co->err->msg);
+            crawl_count(engine_app(f->mw->e)->crawl, ROBOTSTXT_UNREACHABLE, 1);
             coro_error_free(co->err);
             co->err = NULL;
             break;

@@ -30,7 +30,11 @@
  * token (common/web/robots_parser.h); 3xx, followed (each hop through engine_download), up
  * to ROBOTSTXT_MAX_REDIRECTS; a redirect past those, or 4xx, no rules (everything
  * allowed); 5xx, another status, or no response at all (the --max-tries attempts
- * failed), everything forbidden.
+ * failed), everything forbidden. No response at all is the host's failure, and the
+ * record says so first: "IgnoreRequest: host could not be reached: <libcurl's reason>
+ * (fetching URL; RFC 9309: nothing fetched without its robots.txt)"; each such origin is
+ * counted in the summary's ROBOTSTXT_UNREACHABLE (crawl_count), which the summary on
+ * stderr turns into a line, and --fail-on-broken takes it as a network failure (4).
  *
  * crawl-queue enables it unless --ignore-robots is given (stage3_queue/main.c).
  */
@@ -49,6 +53,9 @@
 #define ROBOTSTXT_SLOW_FACTOR                                                                      \
     4 /* its place in line, up to this
                                                          x --max-tasks downloads */
+
+/* The summary's counter of origins whose robots.txt got no answer at all. */
+#define ROBOTSTXT_UNREACHABLE "unreachable_hosts"
 
 /* What the middleware did, for tests and benchmarks. */
 typedef struct robotstxt_stats {

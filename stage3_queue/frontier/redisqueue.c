@@ -512,11 +512,24 @@ static void got_put(redis_glue *g, redisReply *r, void *data)
         q->put_seen++;
 }
 
+/* url's fingerprint in the shared seen set: of its RFC 3986 normal form, as the crawl
+ * core's own seen set keys it (seen_key), so that "/%7Euser" put by one process and
+ * "/~user" by another are one URL. The URLs put are in libcurl's normal form already,
+ * which only a '%' can leave short of RFC 3986's. */
+static uint64_t seen_fingerprint(const rqueue *q, const char *url)
+{
+    char *normal = strchr(url, '%') ? url_normalize(url) : NULL;
+    const char *k = normal ? normal : url;
+    uint64_t fp = hash_siphash24(k, strlen(k), q->fpkey);
+    free(normal);
+    return fp;
+}
+
 static void rqueue_put_nowait(rqueue *q, const crawl_request *r)
 {
     if (q->error)
         return;
-    uint64_t fp = hash_siphash24(r->url, strlen(r->url), q->fpkey);
+    uint64_t fp = seen_fingerprint(q, r->url);
     char fpb[8], redir[16];
     for (int i = 0; i < 8; i++)
         fpb[i] = (char)(fp >> (8 * i));

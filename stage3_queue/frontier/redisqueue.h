@@ -3,8 +3,9 @@
  * (--frontier redis://HOST:PORT/NAME). The same four operations as queue.h — put_nowait,
  * get, task_done, join — and the same meaning, held for every process at once:
  *
- *   put_nowait  one Lua script: SADD of the URL's 64-bit fingerprint into the crawl's
- *               seen set decides whether it is new (atomically across processes);
+ *   put_nowait  one Lua script: SADD of the URL's 64-bit fingerprint (of its RFC 3986
+ *               normal form, url_normalize: "/%7Euser" and "/~user" are one) into the
+ *               crawl's seen set decides whether it is new (atomically across processes);
  *               if so INCR of the unfinished counter and XADD to the stream (fields
  *               u: the URL, r: redirects left, x: depth, referrer and callback).
  *   get         waits until a worker of this process may have an entry: XREADGROUP

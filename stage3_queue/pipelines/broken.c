@@ -24,7 +24,8 @@ static bool network_failure(const char *exception)
     if (strncmp(exception, ignore, sizeof ignore - 1) != 0)
         return strncmp(exception, "rescheduled as ", 15) != 0;
     const char *why = exception + sizeof ignore - 1;
-    return strncmp(why, "robots.txt unreachable", 22) == 0 || strncmp(why, "host gave up", 12) == 0;
+    return strncmp(why, "host could not be reached", 25) == 0
+        || strncmp(why, "host gave up", 12) == 0;
 }
 
 static coro *broken_open(void *self, engine *e)

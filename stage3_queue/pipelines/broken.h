@@ -5,7 +5,7 @@
  *   4  some fetch failed on the network: no answer after every try (a refused
  *      connection, a timeout, a reset, a TLS failure), including a host whose
  *      robots.txt could not be fetched at all (its URLs are refused with
- *      "IgnoreRequest: robots.txt unreachable") and one given up after back-offs
+ *      "IgnoreRequest: host could not be reached") and one given up after back-offs
  *   8  some page answered 4xx or 5xx (and no fetch failed on the network: as wget,
  *      the lower number wins)
  *   0  every URL succeeded

@@ -114,12 +114,15 @@ static const char schema[] =
     " encoding TEXT, num_urls INTEGER NOT NULL, num_new_urls INTEGER NOT NULL,"
     " headers TEXT, body BLOB, fetched_at TEXT NOT NULL);";
 
-static const char insert_sql[] = "INSERT INTO pages (" STORE_PAGE_COLUMNS
-                                 ", crawl_id, elapsed) VALUES (" STORE_PAGE_VALUES ", ?14, ?15)";
+static const char insert_sql[] =
+    "INSERT INTO pages (" STORE_PAGE_COLUMNS
+    ", crawl_id, elapsed, url_normalized) VALUES (" STORE_PAGE_VALUES ", ?14, ?15, ?16)";
 
 /* The record's elapsed (store.h), a column added to a store of an older crawl-queue as
  * to a new one: its rows keep NULL. */
 static const char elapsed_sql[] = "ALTER TABLE pages ADD COLUMN elapsed REAL;";
+/* The record's url_normalized (store.h), added likewise: NULL where it is url. */
+static const char normalized_sql[] = "ALTER TABLE pages ADD COLUMN url_normalized TEXT;";
 
 /* The store's own tables (store.h): its runs, and the robots.txt it fetched. */
 static const char crawls_schema[] =
@@ -309,6 +312,9 @@ static coro_value open_work(void *arg, coro_error **err)
         && (has_column(s->db, "elapsed")
             || sqlite3_exec(s->db, elapsed_sql, NULL, NULL, NULL) == SQLITE_OK);
     ok = ok
+        && (has_column(s->db, "url_normalized")
+            || sqlite3_exec(s->db, normalized_sql, NULL, NULL, NULL) == SQLITE_OK);
+    ok = ok
         && sqlite3_exec(s->db,
                         "CREATE INDEX IF NOT EXISTS pages_crawl_id ON pages"
                         " (crawl_id)",
@@ -365,6 +371,7 @@ static int insert_page(void *self, const void *row)
     sqlite3_bind_int64(s->insert, 14, s->crawl_id);
     if (r->page.rec.with_times && r->page.rec.elapsed >= 0)
         sqlite3_bind_double(s->insert, 15, r->page.rec.elapsed);
+    bind_text(s->insert, 16, r->page.rec.url_normalized); /* NULL: url is normal */
     if (sqlite3_step(s->insert) != SQLITE_DONE)
         return -1;
     for (size_t i = 0; i < r->nlinks; i++) {

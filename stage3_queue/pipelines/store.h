@@ -17,9 +17,14 @@
  *     fetched_at   TEXT NOT NULL,         -- the record's: when the request started,
  *                                         -- RFC 3339 UTC with milliseconds
  *     crawl_id     INTEGER,               -- the run's row of crawls
- *     elapsed      REAL                   -- the record's: seconds from the request to the
+ *     elapsed      REAL,                  -- the record's: seconds from the request to the
  *                                         -- last byte (NULL: no response; an older store's
  *                                         -- rows, the column added when it is opened)
+ *     url_normalized TEXT                 -- the record's: url in RFC 3986's normal form
+ *                                         -- where that differs, else NULL (as the JSONL
+ *                                         -- record has the key only then; an older
+ *                                         -- store's rows too): one URL's rows are
+ *                                         -- those of coalesce(url_normalized, url)
  *   );
  *   CREATE TABLE links (                   -- the referrer middleware's
  *     from_url     TEXT NOT NULL,         -- a page (pages.url)

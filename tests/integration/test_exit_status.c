@@ -114,7 +114,8 @@ static void test_unreachable_is_4(void **state)
     crawl(&r, QUEUE, "--fail-on-broken", refused(), NULL);
     assert_int_equal(r.exit_code, 4);
     assert_has(r.err, "0 page(s) answered 4xx or 5xx, 1 fetch(es) failed on the network");
-    assert_has(r.err, "IgnoreRequest: robots.txt unreachable");
+    assert_has(r.err, ": IgnoreRequest: host could not be reached: ");
+    assert_has(r.err, "/robots.txt; RFC 9309: nothing fetched without its robots.txt)");
     crawl_run_free(&r);
     crawl(&r, QUEUE, "--fail-on-broken", "--ignore-robots", refused(), NULL);
     assert_int_equal(r.exit_code, 4);

@@ -636,6 +636,11 @@ static void test_store_crawls(void **state)
                                "SELECT count(*) FROM pages WHERE crawl_id > 1 AND"
                                " status IS NOT NULL AND elapsed IS NULL"),
                      0);
+    /* and url_normalized, likewise added: NULL in the older rows */
+    assert_int_equal(query_int(db,
+                               "SELECT count(*) FROM pages WHERE crawl_id = 1 AND"
+                               " url_normalized IS NULL"),
+                     2);
     char sql[600];
     snprintf(sql, sizeof sql,
              "SELECT count(*) FROM crawls WHERE id > 1 AND finished >= started AND"

@@ -190,6 +190,17 @@ static void expect_stderr_summary(const char *err, const jobj *sum, const char *
     if (strncmp(l2, want, strlen(want)) != 0)
         fail_msg("want \"%s\" after the first line:\n%s", want, err);
     const char *l3 = strchr(l2, '\n') + 1;
+    /* then, when some host's robots.txt got no answer, that the host could not be
+     * reached (the summary's "unreachable_hosts") */
+    long long dead = jobj_int(sum, "unreachable_hosts", 0);
+    if (dead > 0) {
+        char line[300];
+        snprintf(line, sizeof line, "crawl-queue: %lld host%s could not be reached (", dead,
+                 dead == 1 ? "" : "s");
+        if (strncmp(l3, line, strlen(line)) != 0)
+            fail_msg("want \"%s...\" as the third line:\n%s", line, err);
+        l3 = strchr(l3, '\n') + 1;
+    }
     /* then, when some URL was skipped, the summary's "skipped" in words */
     const jobj *sk = jobj_obj(sum, "skipped");
     if (!sk)
@@ -228,7 +239,7 @@ static void test_summary_by_class(void **state)
     snprintf(out, sizeof out, "%s/by_class.jsonl", scratch_dir);
     snprintf(report, sizeof report, "crawl-queue: report (jsonl): %s", out);
 
-    /* obeyed: /private/x.html and the refused root (robots.txt unreachable) ignored */
+    /* obeyed: /private/x.html and the refused root (host could not be reached) ignored */
     char *argv[] = {QUEUE, "--format", "jsonl", "--max-tries", "2", "--output",
                     out,   ts.url,     refused, NULL,          NULL};
     crawl_run r, file = {0};
@@ -236,6 +247,11 @@ static void test_summary_by_class(void **state)
     assert_int_equal(r.exit_code, 0);
     read_output(&file, out);
     expect_counts(&file, (const size_t[NCLASSES]){3, 1, 2, 1, 1, 2});
+    /* the refused root's host could not be reached: its record and the summary say so */
+    assert_int_equal(jobj_int(jobj_obj(file.summary, "summary"), "unreachable_hosts", -1), 1);
+    assert_non_null(strstr(r.err,
+                           "crawl-queue: 1 host could not be reached (its robots.txt "
+                           "could not be fetched): nothing fetched from it"));
     expect_stderr_summary(r.err, jobj_obj(file.summary, "summary"), report);
     crawl_run_free(&file);
     crawl_run_free(&r);
