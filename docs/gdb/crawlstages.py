@@ -129,21 +129,8 @@ def coro_name(c):
     return _cstr(c["def"]["name"]) or "?"
 
 
-# The source tree: this file is its docs/gdb/crawlstages.py.
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
 def coro_file(c):
-    """c's body's file as __FILE__ wrote it, relative to the source tree (the build's
-    -fmacro-prefix-map). A compiler launcher that makes the paths it passes relative to
-    the build folder (ccache's base_dir) leaves ../../x.c: then x.c, if the tree has it."""
-    name = _cstr(c["def"]["file"]) or "?"
-    rest = name
-    while rest.startswith("../"):
-        rest = rest[3:]
-    if rest != name and os.path.isfile(os.path.join(_ROOT, rest)):
-        return rest
-    return name
+    return _cstr(c["def"]["file"]) or "?"
 
 
 def coro_source(c):
