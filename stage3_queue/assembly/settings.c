@@ -316,8 +316,8 @@ static const cli_flag rows[] = {
      .help = "the spider's memory cap [256]"},
     {.name = "spider-timeout", .arg = CLI_ARG_DOUBLE, .metavar = "SECS", .min = 0.001, .max = 86400,
      .noun = "seconds", .offset = AT(spider_timeout),
-     .help = "seconds a callback may run (not counting its\n"
-             "downloads) before it is stopped [10]"},
+     .help = "CPU seconds a callback may run (not counting\n"
+             "its downloads) before it is stopped [10]"},
     {.name = "threads", .arg = CLI_ARG_INT, .metavar = "N", .min = 1,
      .max = THREADPOOL_MAX_THREADS, .offset = AT(threads), .section = "",
      .help = "the thread pool (DNS lookups, the store), 1 to " STR(THREADPOOL_MAX_THREADS)

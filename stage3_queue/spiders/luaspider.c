@@ -72,8 +72,8 @@ typedef struct call_frame {
     int doc_ref;          /* that response table, kept alive while cached */
     stop_state stop;      /* the callback was stopped (the budget, a signal) */
     size_t held;          /* bytes of its requests and items, counted in the state's */
-    long long ran_ns;     /* its running time, over its resumes before this one */
-    long long resumed_ns; /* when this resume began */
+    long long ran_ns;     /* its CPU time, over its resumes before this one */
+    long long resumed_ns; /* the thread's CPU time when this resume began */
 } call_frame;
 
 static call_frame *frame_of(lua_State *T)
@@ -91,10 +91,12 @@ static call_frame *need_frame(lua_State *T, const char *fn)
 
 /* ---- time: a callback's running time, capped (--spider-timeout) ---- */
 
+/* The loop thread's CPU time: what the callback itself spent, not the time it waited
+ * for a core on a loaded machine (every callback runs on this thread). */
 static long long now_ns(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 

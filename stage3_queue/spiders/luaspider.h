@@ -14,7 +14,7 @@
  * download(url) yields its thread; the C coroutine that runs it (a frame of our Task)
  * awaits engine_fetch, then resumes the thread with the response — meanwhile the other
  * workers go on. A count hook stops a callback after --spider-budget instructions
- * (counted across its resumes), after --spider-timeout seconds of running, or at
+ * (counted across its resumes), after --spider-timeout CPU seconds of running, or at
  * SIGINT/SIGTERM (app_interrupted) — a stop nothing can catch: the hook then fires on
  * every instruction, and the sandbox's pcall and xpcall raise it again. Work done in
  * C on the spider's behalf is charged to the budget: XPath's operations (each
