@@ -55,6 +55,12 @@
 #               ~800 B) answering in BENCH_DEF_DELAY ms (0), and on host 1 alone: pages/s,
 #               CPU seconds, the most requests in flight to one host (servers' logs).
 #               Medians of BENCH_RUNS runs. Not in the default list.
+#   politehosts BENCH_PH_HOSTS hosts (2000: 127.0.0.1, 127.0.0.2, ...) of one page each
+#               (one testsite on 0.0.0.0, no robots.txt: a 404), crawl-queue polite (no
+#               flag), --ignore-robots, --chapter and --chapter --ignore-robots, taken
+#               round-robin: pages, wall seconds, pages/s and each one's pages/s over
+#               --chapter's, side by side. Medians of BENCH_RUNS runs. Not in the
+#               default list.
 #   sitemaps    BENCH_SITEMAPS gzip sitemaps of 50,000 URLs each (default 20: a million
 #               URLs, ~5 MB on the wire) named by robots.txt, crawled with crawl-queue
 #               --sitemaps and interrupted (SIGINT) after BENCH_SITEMAPS_SECS (20) s:
@@ -121,6 +127,7 @@ def_hosts=${BENCH_DEF_HOSTS:-50}
 def_pages=${BENCH_DEF_PAGES:-200}
 def_delay=${BENCH_DEF_DELAY:-0}
 many_hosts=${BENCH_HOSTS:-5000 20000 50000}
+ph_hosts=${BENCH_PH_HOSTS:-2000}
 sm_files=${BENCH_SITEMAPS:-20}
 sm_secs=${BENCH_SITEMAPS_SECS:-20}
 h2_pages=${BENCH_H2_PAGES:-2000}
@@ -714,6 +721,42 @@ section_manyhosts() {
     stop "$pid"
 }
 
+# ---- 7b. many hosts, polite: what robots.txt and the polite Queue cost -------------------
+section_politehosts() {
+    say ""
+    say "== Polite on many hosts: $ph_hosts hosts (127.0.0.1, 127.0.0.2, ...) of one page, one testsite on"
+    say "   0.0.0.0, robots.txt a 404; crawl-queue on curl, round-robin; medians of $runs run(s)"
+    launch hosts --bind 0.0.0.0 --generate "pages=1,links=0,size=200,seed=1"
+    local pid=$launched_pid port=${launched_url##*:} r m
+    port=${port%/}
+    hosts_roots "$ph_hosts" "$port" >"$out/hosts.$ph_hosts"
+    local modes="polite polite-ir chapter chapter-ir"
+    for r in $(seq "$runs"); do
+        for m in $modes; do
+            # shellcheck disable=SC2046 # the mode's flags, one a word
+            many_run "ph.$m.$r" curl "$ph_hosts" $(case $m in
+                polite-ir) echo --ignore-robots ;;
+                chapter) echo --chapter ;;
+                chapter-ir) echo --chapter --ignore-robots ;;
+                esac)
+        done
+    done
+    stop "$pid"
+    printf '%-26s %7s %8s %9s %10s\n' run pages wall_s pages/s vs_chapter
+    local -A rate pages wall label=([polite]="polite (no flag)" [polite-ir]="polite --ignore-robots"
+        [chapter]="--chapter" [chapter-ir]="--chapter --ignore-robots")
+    for m in $modes; do
+        wall[$m]=$(for r in $(seq "$runs"); do rfield "$out/ph.$m.$r.stat" wall; done | median)
+        pages[$m]=$(sfield "$out/ph.$m.1.jsonl" done)
+        rate[$m]=$(awk -v p="${pages[$m]}" -v w="${wall[$m]}" \
+            'BEGIN { if (w > 0 && p != "") printf "%.0f", p / w; else print "-" }')
+    done
+    for m in $modes; do
+        printf '%-26s %7s %8s %9s %10s\n' "${label[$m]}" "${pages[$m]}" "${wall[$m]}" "${rate[$m]}" \
+            "$(ratio "${rate[$m]}" "${rate[chapter]}")"
+    done
+}
+
 # ---- 8. sitemaps: a million URLs ---------------------------------------------------------
 section_sitemaps() {
     say ""
@@ -1012,6 +1055,7 @@ for s in $sections; do
     cluster) section_cluster ;;
     politeness) section_politeness ;;
     manyhosts) section_manyhosts ;;
+    politehosts) section_politehosts ;;
     defaults) section_defaults ;;
     sitemaps) section_sitemaps ;;
     http2) section_http2 ;;
