@@ -4,7 +4,8 @@
 #
 #   tests/bench/bench.sh            (or: make -f Makefile.tutorial bench)
 #
-# Sections (BENCH_SECTIONS, default "throughput latency c10k memory"):
+# Sections (BENCH_SECTIONS, default "throughput latency c10k memory cluster politeness
+# politehosts linkpath"):
 #   throughput  a generated site of BENCH_PAGES pages (BENCH_LINKS links, ~BENCH_SIZE
 #               bytes each), no delay: pages found, wall and CPU seconds, peak RSS of
 #               each crawler and of `wget -r -l inf -nv --delete-after`, with the ratios
@@ -59,8 +60,12 @@
 #               (one testsite on 0.0.0.0, no robots.txt: a 404), crawl-queue polite (no
 #               flag), --ignore-robots, --chapter and --chapter --ignore-robots, taken
 #               round-robin: pages, wall seconds, pages/s and each one's pages/s over
-#               --chapter's, side by side. Medians of BENCH_RUNS runs. Not in the
-#               default list.
+#               --chapter's, side by side. Medians of BENCH_RUNS runs.
+#   linkpath    tests/bench/linkpath.sh: "site A" (LINKPATH_PAGES static pages of ~7 KB,
+#               12 links, on nginx): the three stages (crawl-queue --chapter and
+#               polite) against wget2 (Debian's wget2, skipped without it), round-robin:
+#               wall and CPU seconds and CPU microseconds per page, medians of
+#               BENCH_RUNS runs. Skipped without nginx.
 #   sitemaps    BENCH_SITEMAPS gzip sitemaps of 50,000 URLs each (default 20: a million
 #               URLs, ~5 MB on the wire) named by robots.txt, crawled with crawl-queue
 #               --sitemaps and interrupted (SIGINT) after BENCH_SITEMAPS_SECS (20) s:
@@ -102,7 +107,7 @@ cd "$(dirname "$0")/../.."
 
 runs=${BENCH_RUNS:-3}
 build=${BENCH_BUILD:-build-release}
-sections=${BENCH_SECTIONS:-throughput latency c10k memory cluster politeness}
+sections=${BENCH_SECTIONS:-throughput latency c10k memory cluster politeness politehosts linkpath}
 pages=${BENCH_PAGES:-2000}
 links=${BENCH_LINKS:-12}
 size=${BENCH_SIZE:-7000}
@@ -1046,6 +1051,25 @@ section_mirror() {
     rm -rf "$out"/mi.*.d
 }
 
+section_linkpath() {
+    say ""
+    say "== Link path: site A (static pages of ~7 KB, 12 links, nginx on 127.0.0.1), round-robin;"
+    say "   medians of $runs run(s) (tests/bench/linkpath.sh)"
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
+        { warn "nginx not found: the linkpath section is skipped (scripts/install-deps.sh)"; return; }
+    local w=()
+    if [ -x /usr/bin/wget2 ]; then
+        w=(wget2)
+    else
+        warn "wget2 not found: its row is skipped (scripts/install-deps.sh)"
+    fi
+    LINKPATH_RUNS=$runs LINKPATH_BUILD=$build LINKPATH_OUT=$out/linkpath \
+        bash tests/bench/linkpath.sh "queue-ch=$bin/crawl-queue --chapter -q" \
+        "queue=$bin/crawl-queue -q" "callbacks=$bin/crawl-callbacks -q" \
+        "generators=$bin/crawl-generators -q" "${w[@]}" ||
+        { warn "linkpath.sh failed"; status=1; }
+}
+
 for s in $sections; do
     case $s in
     throughput) section_throughput ;;
@@ -1056,6 +1080,7 @@ for s in $sections; do
     politeness) section_politeness ;;
     manyhosts) section_manyhosts ;;
     politehosts) section_politehosts ;;
+    linkpath) section_linkpath ;;
     defaults) section_defaults ;;
     sitemaps) section_sitemaps ;;
     http2) section_http2 ;;
