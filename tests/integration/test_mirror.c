@@ -690,12 +690,176 @@ static void test_kill_resume(void **state)
     testsite_stop(&ts);
 }
 
+/* ---- names that differ only in case, names Windows reserves ---- */
+
+/* The two orders of a site whose pages differ only in case, and a reserved name. */
+static const char *const case_sites[] = {"page /\n"
+                                         "  link /A.html /a.html /con.html\n"
+                                         "page /A.html body=upper\n"
+                                         "page /a.html body=lower\n"
+                                         "page /con.html body=device\n",
+                                         "page /\n"
+                                         "  link /a.html /A.html /con.html\n"
+                                         "page /a.html body=lower\n"
+                                         "page /A.html body=upper\n"
+                                         "page /con.html body=device\n"};
+
+/* /A.html and /a.html are two files whatever the order they are fetched in (one at
+ * a "~HASH" name, the same in both orders: when /A.html comes first, it is moved
+ * aside as /a.html arrives), /con.html is "%63on.html", and the home page links
+ * to each. */
+static void test_case_names(void **state)
+{
+    (void)state;
+    char names[2][2][512];
+    for (int order = 0; order < 2; order++) {
+        testsite_stop(&ts); /* a failed test's, if any */
+        char sitename[32], mirror[512], host[64], path[1024];
+        snprintf(sitename, sizeof sitename, "case%d", order);
+        assert_int_equal(testsite_start_text(&ts, dir, sitename, case_sites[order], NULL), 0);
+        snprintf(mirror, sizeof mirror, "%s/case%d", dir, order);
+        snprintf(host, sizeof host, "127.0.0.1:%d", testsite_port(&ts));
+        crawl_run r;
+        char *argv[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "1",
+                        "--mirror",         mirror,     "-v",    ts.url,       NULL};
+        assert_int_equal(run_crawler(&r, argv, 60), 0);
+        if (r.exit_code != 0)
+            fail_msg("exit %d: %s", r.exit_code, r.err);
+        if (order == 0) /* /A.html first: moved aside when /a.html came */
+            assert_non_null(strstr(r.err, "differs only in case"));
+        listing l = {0};
+        snprintf(path, sizeof path, "%s/%s", mirror, host);
+        list_tree(path, "", &l);
+        /* index.html, a.html, A~HASH.html, %63on.html */
+        assert_int_equal(l.n, 4);
+        const char *aside = NULL;
+        for (size_t i = 0; i < l.n; i++)
+            if (strncmp(l.v[i], "A~", 2) == 0)
+                aside = l.v[i];
+        if (!aside)
+            fail_msg("no A~HASH.html in %s", path);
+        assert_int_equal(strcspn(aside, " "), strlen("A~12345678.html"));
+        assert_memory_equal(aside + strlen("A~12345678"), ".html ", 6);
+        assert_true(listed(&l, "a.html"));
+        assert_true(listed(&l, "%63on.html"));
+        snprintf(names[order][0], sizeof names[order][0], "%.*s", (int)strcspn(aside, " "), aside);
+        size_t len;
+        char file[2048];
+        snprintf(file, sizeof file, "%s/%s", path, names[order][0]);
+        char *body = slurp(file, &len);
+        assert_string_equal(body, "upper");
+        free(body);
+        snprintf(file, sizeof file, "%s/a.html", path);
+        body = slurp(file, &len);
+        assert_string_equal(body, "lower");
+        free(body);
+        snprintf(file, sizeof file, "%s/%%63on.html", path);
+        body = slurp(file, &len);
+        assert_string_equal(body, "device");
+        free(body);
+        /* the home page links to each of the three files */
+        snprintf(file, sizeof file, "%s/index.html", path);
+        body = slurp(file, &len);
+        char want[600];
+        snprintf(want, sizeof want, "href=\"%s\"", names[order][0]);
+        if (!strstr(body, want) || !strstr(body, "href=\"a.html\"")
+            || !strstr(body, "href=\"%2563on.html\""))
+            fail_msg("links not converted to each file: %s", body);
+        free(body);
+        const char *const none[] = {NULL};
+        check c = {.server = ts.url, .allowed_remote = none};
+        listing all = {0};
+        list_tree(mirror, "", &all);
+        check_links(mirror, &all, &c);
+        for (int i = 0; i < c.nbad; i++)
+            print_error("bad link: %s\n", c.bad[i]);
+        assert_int_equal(c.nbad, 0);
+        assert_int_equal(c.local, 3); /* three links (no requisite among them) */
+        listing_free(&all), listing_free(&l);
+        crawl_run_free(&r);
+        testsite_stop(&ts);
+    }
+    /* the same name, whichever came first */
+    assert_string_equal(names[0][0], names[1][0]);
+}
+
+/* kill -9 just before and just after /A.html's rename aside (test_case_names' first
+ * order), then --resume: the same files, byte for byte, as in one go. The "m" line goes
+ * before the rename: after it (the old order) a kill leaves A~HASH.html unknown to the
+ * manifest, and the resumed run cannot move A.html there; and a resumed run does a
+ * rename whose line is there and whose file is not (without that, A.html stays). */
+static void test_case_kill(void **state)
+{
+    (void)state;
+    testsite_stop(&ts); /* a failed test's, if any */
+    assert_int_equal(testsite_start_text(&ts, dir, "casek", case_sites[0], NULL), 0);
+    char whole[512];
+    snprintf(whole, sizeof whole, "%s/casek-whole", dir);
+    crawl_run r;
+    char *one[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "1",
+                   "--mirror",         whole,      ts.url,  NULL};
+    assert_int_equal(run_crawler(&r, one, 60), 0);
+    assert_int_equal(r.exit_code, 0);
+    crawl_run_free(&r);
+    listing a = {0};
+    fingerprint(whole, &a);
+    assert_int_equal(a.n, 4);
+    static const char *const at[] = {"bm1", "m1"}; /* before the rename, after it */
+    for (int k = 0; k < 2; k++) {
+        char cut[512], db[512], out[512];
+        snprintf(cut, sizeof cut, "%s/casek-%s", dir, at[k]);
+        snprintf(db, sizeof db, "%s/casek-%s.db", dir, at[k]);
+        snprintf(out, sizeof out, "%s/casek-%s.jsonl", dir, at[k]);
+        for (int i = 0; i < 2; i++) {
+            char *argv[] = {bin("crawl-queue"),
+                            "--format",
+                            "jsonl",
+                            "--per-host",
+                            "1",
+                            "--mirror",
+                            cut,
+                            "--state",
+                            db,
+                            "--output",
+                            out,
+                            ts.url,
+                            i ? "--resume" : NULL,
+                            NULL};
+            if (i == 0) {
+                setenv("LD_PRELOAD", KILL_AT_RENAME_LIB, 1);
+                setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+                setenv("KILL_AT_RENAME", at[k], 1);
+            }
+            assert_int_equal(run_crawler(&r, argv, 60), 0);
+            unsetenv("LD_PRELOAD");
+            unsetenv("KILL_AT_RENAME");
+            if (i == 0 && r.term_signal != SIGKILL)
+                fail_msg("not killed at %s: %s %s", at[k], crawl_run_describe(&r), r.err);
+            if (i == 1 && r.exit_code != 0)
+                fail_msg("resumed after %s: %s", at[k], crawl_run_describe(&r));
+            if (strstr(r.err, "not replaced") || strstr(r.err, "not moved aside"))
+                fail_msg("run %d after %s refused a file of its own: %s", i, at[k], r.err);
+            crawl_run_free(&r);
+        }
+        listing b = {0};
+        fingerprint(cut, &b);
+        for (size_t i = 0; i < a.n || i < b.n; i++)
+            if (i >= a.n || i >= b.n || strcmp(a.v[i], b.v[i]) != 0)
+                fail_msg("killed at %s, the mirrors differ: %s | %s", at[k], i < a.n ? a.v[i] : "-",
+                         i < b.n ? b.v[i] : "-");
+        listing_free(&b);
+    }
+    listing_free(&a);
+    testsite_stop(&ts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_site),        cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_disk_full),   cmocka_unit_test(test_resume),
-        cmocka_unit_test(test_kill_resume),
+        cmocka_unit_test(test_kill_resume), cmocka_unit_test(test_case_names),
+        cmocka_unit_test(test_case_kill),
     };
     return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }
