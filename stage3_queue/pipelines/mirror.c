@@ -61,7 +61,7 @@ typedef struct mirror {
     strmap moved; /* of moved */
     file **files; /* in the order they were first written */
     size_t nfiles, cap;
-    long long written, refused, converted;
+    long long written, refused, converted, unchanged;
     char *error; /* the first write the disk refused */
 } mirror;
 
@@ -373,6 +373,21 @@ static void save(mirror *m, const char *url, mirror_kind kind, const char *body,
     free(path);
 }
 
+/* A 304 to --recrawl's conditional request: the page has not changed since the run
+ * whose manifest this mirror read, so its file (converted, perhaps) stays as it is,
+ * not written again. False when the mirror has no file of it (written anew). */
+static bool keep_unchanged(mirror *m, const char *url, size_t len)
+{
+    alias *u = find_alias(m, url);
+    if (!u || !u->to || !mirror_exists(&m->dir, u->to->path))
+        return false;
+    m->unchanged++;
+    u->to->size = (long long)len; /* a page's: its converted size, once read again */
+    log_info("%s: --mirror: %s unchanged (304): %s/%s kept", prog(m), url, m->dir.path,
+             u->to->path);
+    return true;
+}
+
 static bool clean(const char *s)
 {
     return !strpbrk(s, "\t\n\r");
@@ -402,6 +417,8 @@ static coro *mirror_process_item(void *self, item *it, bool *drop)
         m->refused++;
         return NULL;
     }
+    if (r->not_modified && keep_unchanged(m, rec->url, r->body_len))
+        return NULL;
     save(m, rec->url, mirror_kind_of(rec->content_type), r->body, r->body_len);
     return NULL;
 }
@@ -491,9 +508,28 @@ static int convert(mirror *m, file *f)
         : mirror_convert_css(text, len, base, local_link, &l, &outlen);
     free(base);
     free(self);
-    free(text);
-    if (!out)
+    if (!out) {
+        free(text);
         return 0;
+    }
+    if (outlen == len && memcmp(out, text, len) == 0) {
+        /* converted already, and its links still lead where they did: not written (a
+         * --recrawl's 304 keeps a file as it is); its k line, with the hash, if it has
+         * none that holds */
+        uint64_t h = mirror_hash(text, len);
+        f->size = (long long)len;
+        free(text);
+        free(out);
+        if (!f->converted || !f->khash_known || f->khash != h) {
+            char *line = xasprintf("k\t%s\t%016" PRIx64 "\n", f->path, h);
+            manifest_line(m, line);
+            free(line);
+            f->converted = f->khash_known = true;
+            f->khash = h;
+        }
+        return m->error ? -1 : 0;
+    }
+    free(text);
     uint64_t h = mirror_hash(out, outlen);
     char *line = xasprintf("k\t%s\t%016" PRIx64 "\n", f->path, h);
     placing p = {m, line};
@@ -551,8 +587,9 @@ static coro *mirror_close(void *self)
     if (log_level >= LOG_WARN)
         fprintf(stderr,
                 "%s: mirror in '%s': %zu files, %lld bytes (%lld written by this run, %lld "
-                "converted, %lld not saved)\n",
-                prog(m), m->dir.path, m->nfiles, bytes, m->written, m->converted, m->refused);
+                "unchanged, %lld converted, %lld not saved)\n",
+                prog(m), m->dir.path, m->nfiles, bytes, m->written, m->unchanged, m->converted,
+                m->refused);
     return NULL;
 }
 

@@ -853,13 +853,191 @@ static void test_case_kill(void **state)
     testsite_stop(&ts);
 }
 
+/* ---- a mirror updated by a recrawl ---- */
+
+/* Version 1 or 2 of a site with validators (ETag, Last-Modified): in version 2, /b.html
+ * and /c.html change (/b.html now links to /a.html and to /new.html, a new page),
+ * /gone.html is deleted. */
+static void write_update_site(const char *path, int version)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("page /\n  link /a.html /b.html /c.html /gone.html /s.css\n"
+          "  header ETag: \"root-1\"\n"
+          "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n"
+          "page /a.html\n  link /b.html\n"
+          "  header ETag: \"a-1\"\n"
+          "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n"
+          "page /s.css type=text/css body=\"p { color: red }\"\n"
+          "  header ETag: \"s-1\"\n"
+          "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n",
+          f);
+    if (version == 1)
+        fputs("page /b.html body=\"<p>b, revision 1</p>\"\n"
+              "  header ETag: \"b-1\"\n"
+              "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n"
+              "page /gone.html body=\"<p>gone</p>\"\n"
+              "  header ETag: \"gone-1\"\n"
+              "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n",
+              f);
+    else
+        fputs("page /b.html\n  link /a.html /new.html\n"
+              "  header ETag: \"b-2\"\n"
+              "  header Last-Modified: Fri, 02 Jan 2026 10:00:00 GMT\n"
+              "page /new.html body=\"<p>new</p>\"\n",
+              f);
+    fprintf(f,
+            "page /c.html body=\"<p>c, revision %d</p>\"\n"
+            "  header ETag: \"c-%d\"\n"
+            "  header Last-Modified: %s Jan 2026 10:00:00 GMT\n",
+            version, version, version == 1 ? "Thu, 01" : "Fri, 02");
+    assert_int_equal(fclose(f), 0);
+}
+
+typedef struct filestat {
+    const char *name;
+    struct stat st;
+} filestat;
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_ino == b->st_ino && a->st_mtim.tv_sec == b->st_mtim.tv_sec
+        && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_size == b->st_size;
+}
+
+static char *read_in(const char *hostdir, const char *name)
+{
+    char path[1024];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", hostdir, name);
+    char *body = slurp(path, &len);
+    if (!body)
+        fail_msg("%s: not in the mirror", path);
+    return body;
+}
+
+/* --recrawl OLD.db --store NEW.db --mirror DIR updates the mirror: the changed pages
+ * written again and converted, a new page added, the unchanged files (304s) not
+ * written at all (inode and mtime as they were), a deleted page's file kept (as wget
+ * -m keeps it), the manifest saying so. */
+static void test_recrawl_update(void **state)
+{
+    (void)state;
+    testsite_stop(&ts); /* a failed test's, if any */
+    char site[512], mirror[512], old_db[512], new_db[512], hostdir[600], portarg[16];
+    snprintf(site, sizeof site, "%s/update.site", dir);
+    snprintf(mirror, sizeof mirror, "%s/update", dir);
+    snprintf(old_db, sizeof old_db, "%s/update-old.db", dir);
+    snprintf(new_db, sizeof new_db, "%s/update-new.db", dir);
+    int port = testsite_free_port();
+    assert_true(port > 0);
+    snprintf(portarg, sizeof portarg, "%d", port);
+    snprintf(hostdir, sizeof hostdir, "%s/127.0.0.1:%d", mirror, port);
+    write_update_site(site, 1);
+    const char *const args[] = {"--port", portarg, site, NULL};
+    assert_int_equal(testsite_start(&ts, args), 0);
+    crawl_run r;
+    char *first[] = {bin("crawl-queue"), "--format", "jsonl", "--mirror", mirror,
+                     "--store",          old_db,     ts.url,  NULL};
+    assert_int_equal(run_crawler(&r, first, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("exit %d: %s", r.exit_code, r.err);
+    crawl_run_free(&r);
+    testsite_stop(&ts);
+    static const char *const names[] = {"index.html", "a.html", "s.css",
+                                        "b.html",     "c.html", "gone.html"};
+    enum { NNAMES = sizeof names / sizeof names[0], NKEPT = 3 };
+    struct stat before[NNAMES];
+    for (size_t i = 0; i < NNAMES; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", hostdir, names[i]);
+        if (stat(path, &before[i]) != 0)
+            fail_msg("%s: not in the first mirror", path);
+    }
+    char *b1 = read_in(hostdir, "b.html");
+    assert_non_null(strstr(b1, "revision 1"));
+    free(b1);
+    usleep(20 * 1000); /* a file written again has a later mtime, even on a coarse clock */
+
+    write_update_site(site, 2);
+    assert_int_equal(testsite_start(&ts, args), 0);
+    char *update[] = {
+        bin("crawl-queue"), "--format", "jsonl", "--recrawl", old_db, "--store", new_db,
+        "--mirror",         mirror,     "-v",    ts.url,      NULL};
+    assert_int_equal(run_crawler(&r, update, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("recrawl: exit %d: %s", r.exit_code, r.err);
+    /* the unchanged: 304s, not written */
+    for (size_t i = 0; i < NKEPT; i++) {
+        char path[1024];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", hostdir, names[i]);
+        assert_int_equal(stat(path, &st), 0);
+        if (!same_file(&before[i], &st))
+            fail_msg("%s was written again, unchanged (inode %llu -> %llu)", names[i],
+                     (unsigned long long)before[i].st_ino, (unsigned long long)st.st_ino);
+        char url[512];
+        snprintf(url, sizeof url, "%s%s", ts.url, strcmp(names[i], "index.html") ? names[i] : "");
+        const jobj *rec = crawl_run_find(&r, url);
+        assert_non_null(rec);
+        assert_int_equal(jobj_int(rec, "status", 0), 304);
+    }
+    /* the changed: written again, with their new bodies, links converted */
+    for (size_t i = NKEPT; i < NKEPT + 2; i++) {
+        char path[1024];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", hostdir, names[i]);
+        assert_int_equal(stat(path, &st), 0);
+        if (same_file(&before[i], &st))
+            fail_msg("%s changed on the server, not in the mirror", names[i]);
+    }
+    char *b2 = read_in(hostdir, "b.html");
+    if (!strstr(b2, "href=\"a.html\"") || !strstr(b2, "href=\"new.html\""))
+        fail_msg("b.html's links not converted: %s", b2);
+    free(b2);
+    char *c2 = read_in(hostdir, "c.html");
+    assert_non_null(strstr(c2, "revision 2"));
+    free(c2);
+    char *added = read_in(hostdir, "new.html");
+    assert_string_equal(added, "<p>new</p>");
+    free(added);
+    /* the deleted page: a 404 now, its file kept, and still linked */
+    char gone_url[512];
+    snprintf(gone_url, sizeof gone_url, "%sgone.html", ts.url);
+    const jobj *gone = crawl_run_find(&r, gone_url);
+    assert_non_null(gone);
+    assert_int_equal(jobj_int(gone, "status", 0), 404);
+    char *g = read_in(hostdir, "gone.html");
+    assert_string_equal(g, "<p>gone</p>");
+    free(g);
+    char *home = read_in(hostdir, "index.html");
+    assert_non_null(strstr(home, "href=\"gone.html\""));
+    free(home);
+    /* every link of the updated mirror resolves */
+    listing all = {0};
+    list_tree(mirror, "", &all);
+    const char *const none[] = {NULL};
+    check c = {.server = ts.url, .allowed_remote = none};
+    check_links(mirror, &all, &c);
+    for (int i = 0; i < c.nbad; i++)
+        print_error("bad link: %s\n", c.bad[i]);
+    assert_int_equal(c.nbad, 0);
+    char sum[1024];
+    snprintf(sum, sizeof sum, "mirror in '%s': 7 files,", mirror);
+    if (!strstr(r.err, sum))
+        fail_msg("no '%s' in: %s", sum, r.err);
+    listing_free(&all);
+    crawl_run_free(&r);
+    testsite_stop(&ts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_site),        cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_disk_full),   cmocka_unit_test(test_resume),
         cmocka_unit_test(test_kill_resume), cmocka_unit_test(test_case_names),
-        cmocka_unit_test(test_case_kill),
+        cmocka_unit_test(test_case_kill),   cmocka_unit_test(test_recrawl_update),
     };
     return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }
