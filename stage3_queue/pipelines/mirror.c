@@ -23,14 +23,17 @@
 
 /* A file of the mirror. */
 typedef struct file {
-    strmap_node node; /* key: path */
+    strmap_node node;  /* key: path */
+    strmap_node fnode; /* in folds, key: fold, when it holds its name by case */
     char *path;
-    char *url; /* the URL whose body it holds: the base of its links */
+    char *fold; /* path with capitals lowered (mirror_fold) */
+    char *url;  /* the URL whose body it holds: the base of its links */
     mirror_kind kind;
     long long size;
     bool converted;   /* a "k" line: its links were converted (an earlier run's close) */
     bool khash_known; /* and the k line says what the converted file's hash is */
     uint64_t khash;   /* mirror_hash of the converted bytes */
+    char *was;        /* reading the manifest: its name before its last "m" line */
 } file;
 
 /* A URL saved, or a redirect: where its links go. */
@@ -41,6 +44,12 @@ typedef struct alias {
     char *redirect; /* or where it redirects */
 } alias;
 
+/* A file moved aside for a name that differs only in case: where its links go now. */
+typedef struct moved {
+    strmap_node node; /* key: from */
+    char *from, *to;
+} moved;
+
 typedef struct mirror {
     app *a;
     mirror_dir dir;
@@ -48,9 +57,11 @@ typedef struct mirror {
     int manifest; /* DIR/.crawlstages-mirror, appended to */
     strmap paths; /* of file */
     strmap urls;  /* of alias */
+    strmap folds; /* of file, by fold: the file that holds the plain name */
+    strmap moved; /* of moved */
     file **files; /* in the order they were first written */
     size_t nfiles, cap;
-    long long written, refused, converted;
+    long long written, refused, converted, unchanged;
     char *error; /* the first write the disk refused */
 } mirror;
 
@@ -66,14 +77,62 @@ static alias *find_alias(mirror *m, const char *url)
     return n ? strmap_entry(n, alias, node) : NULL;
 }
 
+static file *find_fold(mirror *m, const char *fold)
+{
+    strmap_node *n = strmap_find(&m->folds, fold);
+    return n ? strmap_entry(n, file, fnode) : NULL;
+}
+
+/* f's path and fold set (a new file, or one moved), and f in the maps. */
+static void place(mirror *m, file *f, const char *path)
+{
+    f->path = xstrdup(path);
+    f->fold = mirror_fold(path);
+    strmap_add(&m->paths, &f->node, f->path);
+    if (!find_fold(m, f->fold))
+        strmap_add(&m->folds, &f->fnode, f->fold);
+}
+
+static void unplace(mirror *m, file *f)
+{
+    strmap_remove(&m->paths, &f->node);
+    if (find_fold(m, f->fold) == f)
+        strmap_remove(&m->folds, &f->fnode);
+    free(f->path);
+    free(f->fold);
+}
+
+static const char *moved_to(mirror *m, const char *from)
+{
+    strmap_node *n = strmap_find(&m->moved, from);
+    return n ? strmap_entry(n, moved, node)->to : NULL;
+}
+
+/* f renamed to path (on the disk already): the maps, and where its old name's links go. */
+static void move_file(mirror *m, file *f, const char *path)
+{
+    moved *mv = xcalloc(1, sizeof *mv);
+    mv->from = xstrdup(f->path);
+    mv->to = xstrdup(path);
+    strmap_node *old = strmap_find(&m->moved, mv->from);
+    if (old)
+        strmap_remove(&m->moved, old);
+    strmap_add(&m->moved, &mv->node, mv->from);
+    if (old) {
+        moved *o = strmap_entry(old, moved, node);
+        free(o->from), free(o->to), free(o);
+    }
+    unplace(m, f);
+    place(m, f, path);
+}
+
 static file *add_file(mirror *m, const char *path)
 {
     file *f = find_file(m, path);
     if (f)
         return f;
     f = xcalloc(1, sizeof *f);
-    f->path = xstrdup(path);
-    strmap_add(&m->paths, &f->node, f->path);
+    place(m, f, path);
     if (m->nfiles == m->cap) {
         m->cap = m->cap ? m->cap * 2 : 64;
         m->files = xreallocarray(m->files, m->cap, sizeof *m->files);
@@ -131,7 +190,8 @@ static const char kinds[] = "ohc"; /* MIRROR_OTHER, _HTML, _CSS in the manifest 
 
 /* One manifest line read back, tab-separated: "f KIND PATH URL" (a file written),
  * "k PATH HASH" (its links converted; HASH: the converted bytes' mirror_hash, 16 hex
- * digits; an older manifest's "k PATH" has none), "r FROM TO" (a redirect). */
+ * digits; an older manifest's "k PATH" has none), "r FROM TO" (a redirect), "m FROM TO"
+ * (a file moved aside for a name that differs only in case). */
 static void manifest_entry(mirror *m, char *line)
 {
     char *f[4] = {0};
@@ -152,6 +212,11 @@ static void manifest_entry(mirror *m, char *line)
         file *fl = find_file(m, f[1]);
         fl->converted = true;
         fl->khash_known = n == 3 && sscanf(f[2], "%16" SCNx64, &fl->khash) == 1;
+    } else if (n == 3 && strcmp(f[0], "m") == 0 && find_file(m, f[1]) && !find_file(m, f[2])) {
+        file *fl = find_file(m, f[1]);
+        move_file(m, fl, f[2]);
+        free(fl->was);
+        fl->was = xstrdup(f[1]); /* finish_moves: the rename may not have been done */
     } else if (n == 3 && strcmp(f[0], "r") == 0) {
         alias *u = add_alias(m, f[1]);
         free(u->redirect);
@@ -184,6 +249,92 @@ static const char *prog(const mirror *m)
     return m->a ? m->a->prog : "crawl-queue";
 }
 
+/* path, a name that differs only in case from a file's of the mirror (mirror_name.h):
+ * the name it is saved under. The first of the two by mirror_case_first keeps the plain
+ * name; when that is path, the file holding it now is moved aside first (renamed, and a
+ * manifest line), so that the names do not depend on the order of the fetches. */
+/* The file holder renamed to aside, its "m" line appended first, as a file's line comes
+ * before its rename: a kill -9 between the two leaves a line whose rename a resumed run
+ * does (finish_moves), never a moved file the manifest names by its old name. A rename
+ * that fails after its line gets the line that undoes it. 0, or -1 with why. */
+static int move_aside(mirror *m, file *holder, const char *aside, char *why, size_t whylen)
+{
+    if (mirror_exists(&m->dir, aside)) {
+        snprintf(why, whylen, "'%s/%s' is there already: '%s' not moved aside", m->dir.path, aside,
+                 holder->path);
+        return -1;
+    }
+    char *line = xasprintf("m\t%s\t%s\n", holder->path, aside);
+    manifest_line(m, line);
+    free(line);
+    if (m->error)
+        return -1;
+    if (mirror_rename(&m->dir, holder->path, aside, why, whylen) != MIRROR_OK) {
+        line = xasprintf("m\t%s\t%s\n", aside, holder->path);
+        manifest_line(m, line);
+        free(line);
+        return -1;
+    }
+    move_file(m, holder, aside);
+    return 0;
+}
+
+/* --resume: the renames of "m" lines a kill -9 left undone (the line written, the file
+ * still under its old name). */
+static void finish_moves(mirror *m)
+{
+    for (size_t i = 0; i < m->nfiles; i++) {
+        file *f = m->files[i];
+        char why[1024];
+        if (f->was && !mirror_exists(&m->dir, f->path) && mirror_exists(&m->dir, f->was)) {
+            if (mirror_rename(&m->dir, f->was, f->path, why, sizeof why) == MIRROR_OK)
+                log_info("%s: --mirror: %s/%s -> %s (the rename a killed run left undone)", prog(m),
+                         m->dir.path, f->was, f->path);
+            else
+                log_warn("%s: --mirror: %s", prog(m), why);
+        }
+        free(f->was);
+        f->was = NULL;
+    }
+}
+
+static char *case_name(mirror *m, char *path)
+{
+    /* moved aside by an earlier run for a name whose file a kill -9 kept from being
+     * saved: it keeps its "~" name (the name that won comes again, and goes plain) */
+    const char *to = moved_to(m, path);
+    if (to && find_file(m, to) && !find_file(m, path)) {
+        char *v = xstrdup(to);
+        free(path);
+        return v;
+    }
+    char *fold = mirror_fold(path);
+    file *holder = find_fold(m, fold);
+    free(fold);
+    if (!holder || strcmp(holder->path, path) == 0)
+        return path;
+    if (mirror_case_first(path, holder->path)) {
+        char why[1024];
+        char *aside = mirror_case_variant(holder->path);
+        char *from = xstrdup(holder->path);
+        int rc = move_aside(m, holder, aside, why, sizeof why);
+        if (rc == 0)
+            log_info("%s: --mirror: %s/%s -> %s (%s differs only in case)", prog(m), m->dir.path,
+                     from, aside, path);
+        free(from);
+        if (rc == 0) {
+            free(aside);
+            return path;
+        }
+        if (!m->error)
+            log_warn("%s: --mirror: %s", prog(m), why);
+        free(aside);
+    }
+    char *v = mirror_case_variant(path);
+    free(path);
+    return v;
+}
+
 static void save(mirror *m, const char *url, mirror_kind kind, const char *body, size_t len)
 {
     char why[1024];
@@ -193,6 +344,7 @@ static void save(mirror *m, const char *url, mirror_kind kind, const char *body,
         m->refused++;
         return;
     }
+    path = case_name(m, path);
     file *f = find_file(m, path);
     char *line = xasprintf("f\t%c\t%s\t%s\n", kinds[kind], path, url);
     placing p = {m, line};
@@ -219,6 +371,21 @@ static void save(mirror *m, const char *url, mirror_kind kind, const char *body,
     m->written++;
     log_info("%s: --mirror: %s -> %s/%s (%zu bytes)", prog(m), url, m->dir.path, path, len);
     free(path);
+}
+
+/* A 304 to --recrawl's conditional request: the page has not changed since the run
+ * whose manifest this mirror read, so its file (converted, perhaps) stays as it is,
+ * not written again. False when the mirror has no file of it (written anew). */
+static bool keep_unchanged(mirror *m, const char *url, size_t len)
+{
+    alias *u = find_alias(m, url);
+    if (!u || !u->to || !mirror_exists(&m->dir, u->to->path))
+        return false;
+    m->unchanged++;
+    u->to->size = (long long)len; /* a page's: its converted size, once read again */
+    log_info("%s: --mirror: %s unchanged (304): %s/%s kept", prog(m), url, m->dir.path,
+             u->to->path);
+    return true;
 }
 
 static bool clean(const char *s)
@@ -250,6 +417,8 @@ static coro *mirror_process_item(void *self, item *it, bool *drop)
         m->refused++;
         return NULL;
     }
+    if (r->not_modified && keep_unchanged(m, rec->url, r->body_len))
+        return NULL;
     save(m, rec->url, mirror_kind_of(rec->content_type), r->body, r->body_len);
     return NULL;
 }
@@ -303,7 +472,8 @@ static char *local_link(void *ctx, const char *url)
     link_ctx *l = ctx;
     if (strncmp(url, CONVERTED_BASE, strlen(CONVERTED_BASE)) == 0) {
         char *name = converted_name(url);
-        char *link = mirror_relative(l->from->path, name);
+        const char *to = moved_to(l->m, name);
+        char *link = mirror_relative(l->from->path, to ? to : name);
         free(name);
         return link;
     }
@@ -338,9 +508,28 @@ static int convert(mirror *m, file *f)
         : mirror_convert_css(text, len, base, local_link, &l, &outlen);
     free(base);
     free(self);
-    free(text);
-    if (!out)
+    if (!out) {
+        free(text);
         return 0;
+    }
+    if (outlen == len && memcmp(out, text, len) == 0) {
+        /* converted already, and its links still lead where they did: not written (a
+         * --recrawl's 304 keeps a file as it is); its k line, with the hash, if it has
+         * none that holds */
+        uint64_t h = mirror_hash(text, len);
+        f->size = (long long)len;
+        free(text);
+        free(out);
+        if (!f->converted || !f->khash_known || f->khash != h) {
+            char *line = xasprintf("k\t%s\t%016" PRIx64 "\n", f->path, h);
+            manifest_line(m, line);
+            free(line);
+            f->converted = f->khash_known = true;
+            f->khash = h;
+        }
+        return m->error ? -1 : 0;
+    }
+    free(text);
     uint64_t h = mirror_hash(out, outlen);
     char *line = xasprintf("k\t%s\t%016" PRIx64 "\n", f->path, h);
     placing p = {m, line};
@@ -398,8 +587,9 @@ static coro *mirror_close(void *self)
     if (log_level >= LOG_WARN)
         fprintf(stderr,
                 "%s: mirror in '%s': %zu files, %lld bytes (%lld written by this run, %lld "
-                "converted, %lld not saved)\n",
-                prog(m), m->dir.path, m->nfiles, bytes, m->written, m->converted, m->refused);
+                "unchanged, %lld converted, %lld not saved)\n",
+                prog(m), m->dir.path, m->nfiles, bytes, m->written, m->unchanged, m->converted,
+                m->refused);
     return NULL;
 }
 
@@ -413,8 +603,18 @@ static void drop_file(strmap_node *n)
 {
     file *f = strmap_entry(n, file, node);
     free(f->path);
+    free(f->fold);
     free(f->url);
+    free(f->was);
     free(f);
+}
+
+static void drop_moved(strmap_node *n)
+{
+    moved *mv = strmap_entry(n, moved, node);
+    free(mv->from);
+    free(mv->to);
+    free(mv);
 }
 
 static void drop_alias(strmap_node *n)
@@ -435,6 +635,9 @@ static void mirror_free(void *self)
     strmap_free(&m->paths);
     strmap_clear(&m->urls, drop_alias);
     strmap_free(&m->urls);
+    strmap_free(&m->folds); /* its files are paths' */
+    strmap_clear(&m->moved, drop_moved);
+    strmap_free(&m->moved);
     free(m->files);
     free(m->error);
     free(m);
@@ -450,6 +653,8 @@ int mirror_pipeline(app *a, const char *dir, bool resume, item_pipeline *out, ch
     m->resume = resume;
     strmap_init(&m->paths);
     strmap_init(&m->urls);
+    strmap_init(&m->folds);
+    strmap_init(&m->moved);
     if (mirror_dir_open(&m->dir, dir, err, errlen) < 0) {
         mirror_free(m);
         return -1;
@@ -466,8 +671,10 @@ int mirror_pipeline(app *a, const char *dir, bool resume, item_pipeline *out, ch
         mirror_free(m);
         return -1;
     }
-    if (resume)
+    if (resume) {
         mirror_clean_temporaries(&m->dir); /* a killed run's */
+        finish_moves(m);
+    }
     m->manifest = openat(m->dir.fd, MIRROR_MANIFEST,
                          O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (m->manifest < 0) {

@@ -217,6 +217,34 @@ int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t l
     return rc;
 }
 
+int mirror_rename(mirror_dir *d, const char *from, const char *to, char *why, size_t whylen)
+{
+    const char *leaf, *to_leaf = strrchr(to, '/');
+    to_leaf = to_leaf ? to_leaf + 1 : to;
+    if ((size_t)(to_leaf - to) != (size_t)(strrchr(from, '/') ? strrchr(from, '/') + 1 - from : 0)
+        || strncmp(from, to, (size_t)(to_leaf - to)) != 0) {
+        snprintf(why, whylen, "'%s' and '%s' are not in one directory", from, to);
+        return MIRROR_REFUSED;
+    }
+    int dir = open_parent(d, from, false, &leaf, why, whylen);
+    if (dir < 0)
+        return MIRROR_REFUSED;
+    struct stat st;
+    bool there = fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (!there || !S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "'%s/%s' %s", d->path, from,
+                 there ? "is not a regular file" : strerror(errno));
+        return MIRROR_REFUSED;
+    }
+    /* renameat2's RENAME_NOREPLACE: never over an entry at to */
+    if (renameat2(dir, leaf, dir, to_leaf, RENAME_NOREPLACE) < 0) {
+        snprintf(why, whylen, "renaming '%s/%s' to '%s': %s", d->path, from, to_leaf,
+                 strerror(errno));
+        return MIRROR_REFUSED;
+    }
+    return MIRROR_OK;
+}
+
 bool mirror_exists(mirror_dir *d, const char *rel)
 {
     const char *leaf;

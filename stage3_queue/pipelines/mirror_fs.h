@@ -52,6 +52,9 @@ int mirror_write_then(mirror_dir *d, const char *rel, const void *data, size_t l
 /* Remove the temporary files a killed run left in the mirror's top directory (their
  * names are the mirror's own: ".crawlstages-tmp.*"). The number removed. */
 int mirror_clean_temporaries(mirror_dir *d);
+/* Rename the file from to to, a name in the same directory; an entry at to is never
+ * replaced. MIRROR_OK, or MIRROR_REFUSED with why. */
+int mirror_rename(mirror_dir *d, const char *from, const char *to, char *why, size_t whylen);
 /* Whether rel exists (as anything: a link is not followed). */
 bool mirror_exists(mirror_dir *d, const char *rel);
 /* Read the regular file rel (malloc'd, NUL-terminated, *len bytes). MIRROR_OK, or

@@ -139,6 +139,52 @@ static void shorten(mirror_buf *b, size_t start)
     free(e);
 }
 
+/* Names Windows and FAT keep for devices, whatever their case and extension
+ * ("con.html", "Aux.tar.gz", "nul .txt"): Microsoft's "Naming Files, Paths, and
+ * Namespaces". */
+static const char *const reserved_names[] = {"CON", "PRN", "AUX", "NUL", "COM", "LPT"};
+
+static bool is_reserved(const char *c, size_t n)
+{
+    const char *dot = memchr(c, '.', n);
+    size_t base = dot ? (size_t)(dot - c) : n;
+    while (base > 0 && c[base - 1] == ' ')
+        base--;
+    for (size_t i = 0; i < sizeof reserved_names / sizeof reserved_names[0]; i++) {
+        bool numbered = i >= 4; /* COM1-COM9, LPT1-LPT9 */
+        if (base == 3u + numbered && strncasecmp(c, reserved_names[i], 3) == 0
+            && (!numbered || (c[3] >= '1' && c[3] <= '9')))
+            return true;
+    }
+    return false;
+}
+
+/* The component from start to the end of b, made a name every file system takes: a
+ * reserved device name gets its first byte as %XX ("CON.html" -> "%43ON.html"), and a
+ * trailing dot or space (which Windows drops, so that "a." would be "a") its last. */
+static void unreserve(mirror_buf *b, size_t start)
+{
+    size_t n = b->len - start;
+    if (n == 0)
+        return;
+    bool dev = is_reserved(b->s + start, n);
+    char last = b->s[b->len - 1];
+    bool trail = last == '.' || last == ' ';
+    if (!dev && !trail)
+        return;
+    char *c = xstrndup(b->s + start, n);
+    b->len = start;
+    size_t from = 0, to = n;
+    if (dev)
+        put_hex(b, (unsigned char)c[from++]);
+    if (trail && to > from)
+        to--;
+    mirror_buf_put(b, c + from, to - from);
+    if (trail && to < n)
+        put_hex(b, (unsigned char)c[n - 1]);
+    free(c);
+}
+
 static bool host_ok(const char *h)
 {
     if (!h[0] || h[0] == '.' || strlen(h) > 253)
@@ -209,6 +255,7 @@ static int path_part(mirror_buf *b, const char *pq, mirror_kind kind, char *why,
             putc_(b, '/');
             if (segment(b, s, (size_t)(p - s), why, whylen) < 0)
                 return -1;
+            unreserve(b, at);
             shorten(b, at);
         }
         p++;
@@ -231,6 +278,7 @@ static int path_part(mirror_buf *b, const char *pq, mirror_kind kind, char *why,
         mirror_buf_put(b, ".html", 5);
     else if (kind == MIRROR_CSS && !ends_with(leaf, n, ".css"))
         mirror_buf_put(b, ".css", 4);
+    unreserve(b, at);
     shorten(b, at);
     return 0;
 }
@@ -252,6 +300,8 @@ char *mirror_name(const char *url, mirror_kind kind, char *why, size_t whylen)
         mirror_buf_put(&b, v6 ? "[" : "", v6);
         mirror_buf_put(&b, host, strlen(host));
         mirror_buf_put(&b, v6 ? "]" : "", v6);
+        if (!v6)
+            unreserve(&b, 0);
         int dflt = strcmp(scheme, "https") == 0 ? 443 : 80;
         if (port != dflt) {
             char p[16];
@@ -270,6 +320,48 @@ char *mirror_name(const char *url, mirror_kind kind, char *why, size_t whylen)
         return NULL;
     }
     return b.s;
+}
+
+/* ---- names that differ only in case ---- */
+
+char *mirror_fold(const char *path)
+{
+    char *f = xstrdup(path);
+    for (char *p = f; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    return f;
+}
+
+static size_t uppers(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s >= 'A' && *s <= 'Z';
+    return n;
+}
+
+bool mirror_case_first(const char *a, const char *b)
+{
+    size_t ua = uppers(a), ub = uppers(b);
+    return ua != ub ? ua < ub : strcmp(a, b) < 0;
+}
+
+char *mirror_case_variant(const char *path)
+{
+    const char *leaf = strrchr(path, '/');
+    leaf = leaf ? leaf + 1 : path;
+    size_t n = strlen(leaf);
+    const char *dot = strrchr(leaf, '.');
+    size_t ext = dot && dot > leaf && (size_t)(leaf + n - dot) <= 9 && !strchr(dot, '%')
+        ? (size_t)(leaf + n - dot)
+        : 0;
+    /* the hash of the name under the host's directory: the same on another port */
+    const char *under = strchr(path, '/');
+    under = under ? under + 1 : path;
+    uint64_t h = mirror_hash(under, strlen(under));
+    return xasprintf("%.*s~%08llx%s", (int)(leaf + n - ext - path), path,
+                     (unsigned long long)(h >> 32), leaf + n - ext);
 }
 
 /* ---- links from one file to another ---- */

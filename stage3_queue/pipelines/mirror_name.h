@@ -14,7 +14,10 @@
  * component, '?' too in a path segment (so that "/a%3Fb" and "/a?b" differ) and '/' in
  * the query. A component longer than MIRROR_NAME_MAX bytes gets a stable short form: its
  * first bytes, '~' and 16 hex digits of a hash of the whole (FNV-1a, the same in every
- * run), then its extension.
+ * run), then its extension. A component that Windows or FAT keeps for a device (CON,
+ * PRN, AUX, NUL, COM1-9, LPT1-9, in any case, with any extension) gets its first byte
+ * as %XX, and a trailing dot or space its last ("CON.html" -> "%43ON.html", "a." ->
+ * "a%2E"): escapes like any other, so mirror_unescape gives the bytes back.
  *
  * Refused (NULL, and why): a scheme other than http(s); a host that is empty, begins
  * with '.', or holds a byte outside [a-z0-9.-_] (an IPv6 literal: hex digits and ':');
@@ -25,6 +28,7 @@
 #ifndef CRAWL_MIRROR_NAME_H
 #define CRAWL_MIRROR_NAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +51,17 @@ char *mirror_name(const char *url, mirror_kind kind, char *why, size_t whylen);
 
 /* The bytes a name's component stands for: each "%XX" decoded (malloc'd). */
 char *mirror_unescape(const char *component);
+
+/* Names that differ only in case ("h/A.html", "h/a.html") are one file on a
+ * case-insensitive file system. Of a set of such names, the first by mirror_case_first
+ * (fewer ASCII capitals, then bytewise) keeps its name, and every other gets
+ * mirror_case_variant's: "~", 8 hex digits of the FNV-1a hash of the name under the host's
+ * directory, before
+ * its extension ("h/A.html" -> "h/A~f9692fd9.html"). The rule reads only the names, so
+ * the fetch order does not matter, and a resumed mirror names the same way. */
+char *mirror_fold(const char *path); /* ASCII capitals lowered (malloc'd) */
+bool mirror_case_first(const char *a, const char *b);
+char *mirror_case_variant(const char *path); /* malloc'd */
 
 /* The link a page at path from writes to the file at path to (both mirror_name's):
  * relative, each component percent-encoded for a URL ('?', '#', '%', '&', quotes,

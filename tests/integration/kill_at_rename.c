@@ -1,6 +1,8 @@
 /* kill_at_rename.c — an LD_PRELOAD shim for test_mirror: the process kills itself with
  * SIGKILL at its Nth renameat() or renameat2() of a --mirror temporary file (".crawlstages-tmp.*"),
- * from the environment: KILL_AT_RENAME=N right after the rename, =bN just before it.
+ * from the environment: KILL_AT_RENAME=N right after the rename, =bN just before it;
+ * =mN and =bmN count instead the renames of a file aside for a name that differs only
+ * in case (renameat2 with RENAME_NOREPLACE: mirror_rename).
  * A kill -9 at the moments a timer hardly ever hits: a file just put in place, or one
  * written and not yet in place. */
 #ifndef _GNU_SOURCE
@@ -18,14 +20,17 @@ int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpa
 
 static long seen;
 
-/* Whether this rename is the one to kill at, and when: 'b' before, 'a' after; 0. */
-static char moment(const char *oldpath)
+/* Whether this rename is the one to kill at, and when: 'b' before, 'a' after; 0.
+ * move: a rename aside (RENAME_NOREPLACE). */
+static char moment(const char *oldpath, bool move)
 {
     const char *at = getenv("KILL_AT_RENAME");
-    if (!at || strncmp(oldpath, ".crawlstages-tmp.", 17) != 0)
+    if (!at)
         return 0;
-    bool before = at[0] == 'b';
-    return ++seen == atol(at + before) ? (before ? 'b' : 'a') : 0;
+    bool before = at[0] == 'b', moves = at[before] == 'm';
+    if (moves ? !move : strncmp(oldpath, ".crawlstages-tmp.", 17) != 0)
+        return 0;
+    return ++seen == atol(at + before + moves) ? (before ? 'b' : 'a') : 0;
 }
 
 int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
@@ -35,7 +40,7 @@ int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpat
         *(void **)&real = dlsym(RTLD_NEXT, "renameat");
     if (!real)
         abort();
-    char m = moment(oldpath);
+    char m = moment(oldpath, false);
     if (m == 'b')
         raise(SIGKILL);
     int rc = real(olddirfd, oldpath, newdirfd, newpath);
@@ -51,7 +56,7 @@ int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpa
         *(void **)&real = dlsym(RTLD_NEXT, "renameat2");
     if (!real)
         abort();
-    char m = moment(oldpath);
+    char m = moment(oldpath, flags == RENAME_NOREPLACE);
     if (m == 'b')
         raise(SIGKILL);
     int rc = real(olddirfd, oldpath, newdirfd, newpath, flags);

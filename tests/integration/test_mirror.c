@@ -690,12 +690,354 @@ static void test_kill_resume(void **state)
     testsite_stop(&ts);
 }
 
+/* ---- names that differ only in case, names Windows reserves ---- */
+
+/* The two orders of a site whose pages differ only in case, and a reserved name. */
+static const char *const case_sites[] = {"page /\n"
+                                         "  link /A.html /a.html /con.html\n"
+                                         "page /A.html body=upper\n"
+                                         "page /a.html body=lower\n"
+                                         "page /con.html body=device\n",
+                                         "page /\n"
+                                         "  link /a.html /A.html /con.html\n"
+                                         "page /a.html body=lower\n"
+                                         "page /A.html body=upper\n"
+                                         "page /con.html body=device\n"};
+
+/* /A.html and /a.html are two files whatever the order they are fetched in (one at
+ * a "~HASH" name, the same in both orders: when /A.html comes first, it is moved
+ * aside as /a.html arrives), /con.html is "%63on.html", and the home page links
+ * to each. */
+static void test_case_names(void **state)
+{
+    (void)state;
+    char names[2][2][512];
+    for (int order = 0; order < 2; order++) {
+        testsite_stop(&ts); /* a failed test's, if any */
+        char sitename[32], mirror[512], host[64], path[1024];
+        snprintf(sitename, sizeof sitename, "case%d", order);
+        assert_int_equal(testsite_start_text(&ts, dir, sitename, case_sites[order], NULL), 0);
+        snprintf(mirror, sizeof mirror, "%s/case%d", dir, order);
+        snprintf(host, sizeof host, "127.0.0.1:%d", testsite_port(&ts));
+        crawl_run r;
+        char *argv[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "1",
+                        "--mirror",         mirror,     "-v",    ts.url,       NULL};
+        assert_int_equal(run_crawler(&r, argv, 60), 0);
+        if (r.exit_code != 0)
+            fail_msg("exit %d: %s", r.exit_code, r.err);
+        if (order == 0) /* /A.html first: moved aside when /a.html came */
+            assert_non_null(strstr(r.err, "differs only in case"));
+        listing l = {0};
+        snprintf(path, sizeof path, "%s/%s", mirror, host);
+        list_tree(path, "", &l);
+        /* index.html, a.html, A~HASH.html, %63on.html */
+        assert_int_equal(l.n, 4);
+        const char *aside = NULL;
+        for (size_t i = 0; i < l.n; i++)
+            if (strncmp(l.v[i], "A~", 2) == 0)
+                aside = l.v[i];
+        if (!aside)
+            fail_msg("no A~HASH.html in %s", path);
+        assert_int_equal(strcspn(aside, " "), strlen("A~12345678.html"));
+        assert_memory_equal(aside + strlen("A~12345678"), ".html ", 6);
+        assert_true(listed(&l, "a.html"));
+        assert_true(listed(&l, "%63on.html"));
+        snprintf(names[order][0], sizeof names[order][0], "%.*s", (int)strcspn(aside, " "), aside);
+        size_t len;
+        char file[2048];
+        snprintf(file, sizeof file, "%s/%s", path, names[order][0]);
+        char *body = slurp(file, &len);
+        assert_string_equal(body, "upper");
+        free(body);
+        snprintf(file, sizeof file, "%s/a.html", path);
+        body = slurp(file, &len);
+        assert_string_equal(body, "lower");
+        free(body);
+        snprintf(file, sizeof file, "%s/%%63on.html", path);
+        body = slurp(file, &len);
+        assert_string_equal(body, "device");
+        free(body);
+        /* the home page links to each of the three files */
+        snprintf(file, sizeof file, "%s/index.html", path);
+        body = slurp(file, &len);
+        char want[600];
+        snprintf(want, sizeof want, "href=\"%s\"", names[order][0]);
+        if (!strstr(body, want) || !strstr(body, "href=\"a.html\"")
+            || !strstr(body, "href=\"%2563on.html\""))
+            fail_msg("links not converted to each file: %s", body);
+        free(body);
+        const char *const none[] = {NULL};
+        check c = {.server = ts.url, .allowed_remote = none};
+        listing all = {0};
+        list_tree(mirror, "", &all);
+        check_links(mirror, &all, &c);
+        for (int i = 0; i < c.nbad; i++)
+            print_error("bad link: %s\n", c.bad[i]);
+        assert_int_equal(c.nbad, 0);
+        assert_int_equal(c.local, 3); /* three links (no requisite among them) */
+        listing_free(&all), listing_free(&l);
+        crawl_run_free(&r);
+        testsite_stop(&ts);
+    }
+    /* the same name, whichever came first */
+    assert_string_equal(names[0][0], names[1][0]);
+}
+
+/* kill -9 just before and just after /A.html's rename aside (test_case_names' first
+ * order), then --resume: the same files, byte for byte, as in one go. The "m" line goes
+ * before the rename: after it (the old order) a kill leaves A~HASH.html unknown to the
+ * manifest, and the resumed run cannot move A.html there; and a resumed run does a
+ * rename whose line is there and whose file is not (without that, A.html stays). */
+static void test_case_kill(void **state)
+{
+    (void)state;
+    testsite_stop(&ts); /* a failed test's, if any */
+    assert_int_equal(testsite_start_text(&ts, dir, "casek", case_sites[0], NULL), 0);
+    char whole[512];
+    snprintf(whole, sizeof whole, "%s/casek-whole", dir);
+    crawl_run r;
+    char *one[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "1",
+                   "--mirror",         whole,      ts.url,  NULL};
+    assert_int_equal(run_crawler(&r, one, 60), 0);
+    assert_int_equal(r.exit_code, 0);
+    crawl_run_free(&r);
+    listing a = {0};
+    fingerprint(whole, &a);
+    assert_int_equal(a.n, 4);
+    static const char *const at[] = {"bm1", "m1"}; /* before the rename, after it */
+    for (int k = 0; k < 2; k++) {
+        char cut[512], db[512], out[512];
+        snprintf(cut, sizeof cut, "%s/casek-%s", dir, at[k]);
+        snprintf(db, sizeof db, "%s/casek-%s.db", dir, at[k]);
+        snprintf(out, sizeof out, "%s/casek-%s.jsonl", dir, at[k]);
+        for (int i = 0; i < 2; i++) {
+            char *argv[] = {bin("crawl-queue"),
+                            "--format",
+                            "jsonl",
+                            "--per-host",
+                            "1",
+                            "--mirror",
+                            cut,
+                            "--state",
+                            db,
+                            "--output",
+                            out,
+                            ts.url,
+                            i ? "--resume" : NULL,
+                            NULL};
+            if (i == 0) {
+                setenv("LD_PRELOAD", KILL_AT_RENAME_LIB, 1);
+                setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+                setenv("KILL_AT_RENAME", at[k], 1);
+            }
+            assert_int_equal(run_crawler(&r, argv, 60), 0);
+            unsetenv("LD_PRELOAD");
+            unsetenv("KILL_AT_RENAME");
+            if (i == 0 && r.term_signal != SIGKILL)
+                fail_msg("not killed at %s: %s %s", at[k], crawl_run_describe(&r), r.err);
+            if (i == 1 && r.exit_code != 0)
+                fail_msg("resumed after %s: %s", at[k], crawl_run_describe(&r));
+            if (strstr(r.err, "not replaced") || strstr(r.err, "not moved aside"))
+                fail_msg("run %d after %s refused a file of its own: %s", i, at[k], r.err);
+            crawl_run_free(&r);
+        }
+        listing b = {0};
+        fingerprint(cut, &b);
+        for (size_t i = 0; i < a.n || i < b.n; i++)
+            if (i >= a.n || i >= b.n || strcmp(a.v[i], b.v[i]) != 0)
+                fail_msg("killed at %s, the mirrors differ: %s | %s", at[k], i < a.n ? a.v[i] : "-",
+                         i < b.n ? b.v[i] : "-");
+        listing_free(&b);
+    }
+    listing_free(&a);
+    testsite_stop(&ts);
+}
+
+/* ---- a mirror updated by a recrawl ---- */
+
+/* Version 1 or 2 of a site with validators (ETag, Last-Modified): in version 2, /b.html
+ * and /c.html change (/b.html now links to /a.html and to /new.html, a new page),
+ * /gone.html is deleted. */
+static void write_update_site(const char *path, int version)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("page /\n  link /a.html /b.html /c.html /gone.html /s.css\n"
+          "  header ETag: \"root-1\"\n"
+          "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n"
+          "page /a.html\n  link /b.html\n"
+          "  header ETag: \"a-1\"\n"
+          "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n"
+          "page /s.css type=text/css body=\"p { color: red }\"\n"
+          "  header ETag: \"s-1\"\n"
+          "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n",
+          f);
+    if (version == 1)
+        fputs("page /b.html body=\"<p>b, revision 1</p>\"\n"
+              "  header ETag: \"b-1\"\n"
+              "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n"
+              "page /gone.html body=\"<p>gone</p>\"\n"
+              "  header ETag: \"gone-1\"\n"
+              "  header Last-Modified: Thu, 01 Jan 2026 10:00:00 GMT\n",
+              f);
+    else
+        fputs("page /b.html\n  link /a.html /new.html\n"
+              "  header ETag: \"b-2\"\n"
+              "  header Last-Modified: Fri, 02 Jan 2026 10:00:00 GMT\n"
+              "page /new.html body=\"<p>new</p>\"\n",
+              f);
+    fprintf(f,
+            "page /c.html body=\"<p>c, revision %d</p>\"\n"
+            "  header ETag: \"c-%d\"\n"
+            "  header Last-Modified: %s Jan 2026 10:00:00 GMT\n",
+            version, version, version == 1 ? "Thu, 01" : "Fri, 02");
+    assert_int_equal(fclose(f), 0);
+}
+
+typedef struct filestat {
+    const char *name;
+    struct stat st;
+} filestat;
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_ino == b->st_ino && a->st_mtim.tv_sec == b->st_mtim.tv_sec
+        && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_size == b->st_size;
+}
+
+static char *read_in(const char *hostdir, const char *name)
+{
+    char path[1024];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s", hostdir, name);
+    char *body = slurp(path, &len);
+    if (!body)
+        fail_msg("%s: not in the mirror", path);
+    return body;
+}
+
+/* --recrawl OLD.db --store NEW.db --mirror DIR updates the mirror: the changed pages
+ * written again and converted, a new page added, the unchanged files (304s) not
+ * written at all (inode and mtime as they were), a deleted page's file kept (as wget
+ * -m keeps it), the manifest saying so. */
+static void test_recrawl_update(void **state)
+{
+    (void)state;
+    testsite_stop(&ts); /* a failed test's, if any */
+    char site[512], mirror[512], old_db[512], new_db[512], hostdir[600], portarg[16];
+    snprintf(site, sizeof site, "%s/update.site", dir);
+    snprintf(mirror, sizeof mirror, "%s/update", dir);
+    snprintf(old_db, sizeof old_db, "%s/update-old.db", dir);
+    snprintf(new_db, sizeof new_db, "%s/update-new.db", dir);
+    int port = testsite_free_port();
+    assert_true(port > 0);
+    snprintf(portarg, sizeof portarg, "%d", port);
+    snprintf(hostdir, sizeof hostdir, "%s/127.0.0.1:%d", mirror, port);
+    write_update_site(site, 1);
+    const char *const args[] = {"--port", portarg, site, NULL};
+    assert_int_equal(testsite_start(&ts, args), 0);
+    crawl_run r;
+    char *first[] = {bin("crawl-queue"), "--format", "jsonl", "--mirror", mirror,
+                     "--store",          old_db,     ts.url,  NULL};
+    assert_int_equal(run_crawler(&r, first, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("exit %d: %s", r.exit_code, r.err);
+    crawl_run_free(&r);
+    testsite_stop(&ts);
+    static const char *const names[] = {"index.html", "a.html", "s.css",
+                                        "b.html",     "c.html", "gone.html"};
+    enum { NNAMES = sizeof names / sizeof names[0], NKEPT = 3 };
+    struct stat before[NNAMES];
+    for (size_t i = 0; i < NNAMES; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", hostdir, names[i]);
+        if (stat(path, &before[i]) != 0)
+            fail_msg("%s: not in the first mirror", path);
+    }
+    char *b1 = read_in(hostdir, "b.html");
+    assert_non_null(strstr(b1, "revision 1"));
+    free(b1);
+    usleep(20 * 1000); /* a file written again has a later mtime, even on a coarse clock */
+
+    write_update_site(site, 2);
+    assert_int_equal(testsite_start(&ts, args), 0);
+    char *update[] = {
+        bin("crawl-queue"), "--format", "jsonl", "--recrawl", old_db, "--store", new_db,
+        "--mirror",         mirror,     "-v",    ts.url,      NULL};
+    assert_int_equal(run_crawler(&r, update, 60), 0);
+    if (r.exit_code != 0)
+        fail_msg("recrawl: exit %d: %s", r.exit_code, r.err);
+    /* the unchanged: 304s, not written */
+    for (size_t i = 0; i < NKEPT; i++) {
+        char path[1024];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", hostdir, names[i]);
+        assert_int_equal(stat(path, &st), 0);
+        if (!same_file(&before[i], &st))
+            fail_msg("%s was written again, unchanged (inode %llu -> %llu)", names[i],
+                     (unsigned long long)before[i].st_ino, (unsigned long long)st.st_ino);
+        char url[512];
+        snprintf(url, sizeof url, "%s%s", ts.url, strcmp(names[i], "index.html") ? names[i] : "");
+        const jobj *rec = crawl_run_find(&r, url);
+        assert_non_null(rec);
+        assert_int_equal(jobj_int(rec, "status", 0), 304);
+    }
+    /* the changed: written again, with their new bodies, links converted */
+    for (size_t i = NKEPT; i < NKEPT + 2; i++) {
+        char path[1024];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", hostdir, names[i]);
+        assert_int_equal(stat(path, &st), 0);
+        if (same_file(&before[i], &st))
+            fail_msg("%s changed on the server, not in the mirror", names[i]);
+    }
+    char *b2 = read_in(hostdir, "b.html");
+    if (!strstr(b2, "href=\"a.html\"") || !strstr(b2, "href=\"new.html\""))
+        fail_msg("b.html's links not converted: %s", b2);
+    free(b2);
+    char *c2 = read_in(hostdir, "c.html");
+    assert_non_null(strstr(c2, "revision 2"));
+    free(c2);
+    char *added = read_in(hostdir, "new.html");
+    assert_string_equal(added, "<p>new</p>");
+    free(added);
+    /* the deleted page: a 404 now, its file kept, and still linked */
+    char gone_url[512];
+    snprintf(gone_url, sizeof gone_url, "%sgone.html", ts.url);
+    const jobj *gone = crawl_run_find(&r, gone_url);
+    assert_non_null(gone);
+    assert_int_equal(jobj_int(gone, "status", 0), 404);
+    char *g = read_in(hostdir, "gone.html");
+    assert_string_equal(g, "<p>gone</p>");
+    free(g);
+    char *home = read_in(hostdir, "index.html");
+    assert_non_null(strstr(home, "href=\"gone.html\""));
+    free(home);
+    /* every link of the updated mirror resolves */
+    listing all = {0};
+    list_tree(mirror, "", &all);
+    const char *const none[] = {NULL};
+    check c = {.server = ts.url, .allowed_remote = none};
+    check_links(mirror, &all, &c);
+    for (int i = 0; i < c.nbad; i++)
+        print_error("bad link: %s\n", c.bad[i]);
+    assert_int_equal(c.nbad, 0);
+    char sum[1024];
+    snprintf(sum, sizeof sum, "mirror in '%s': 7 files,", mirror);
+    if (!strstr(r.err, sum))
+        fail_msg("no '%s' in: %s", sum, r.err);
+    listing_free(&all);
+    crawl_run_free(&r);
+    testsite_stop(&ts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_site),        cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_disk_full),   cmocka_unit_test(test_resume),
-        cmocka_unit_test(test_kill_resume),
+        cmocka_unit_test(test_kill_resume), cmocka_unit_test(test_case_names),
+        cmocka_unit_test(test_case_kill),   cmocka_unit_test(test_recrawl_update),
     };
     return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }

@@ -117,6 +117,80 @@ static void test_long_names(void **state)
     free(a), free(again), free(b);
 }
 
+/* Windows' and FAT's device names, and trailing dots and spaces, escaped in any
+ * component; names that only look like them kept. */
+static void test_reserved(void **state)
+{
+    (void)state;
+    expect_name("http://h/CON", MIRROR_OTHER, "h/%43ON");
+    expect_name("http://h/con.html", MIRROR_HTML, "h/%63on.html");
+    expect_name("http://h/con", MIRROR_HTML, "h/%63on.html");
+    expect_name("http://h/Aux.tar.gz", MIRROR_OTHER, "h/%41ux.tar.gz");
+    expect_name("http://h/nul%20.txt", MIRROR_OTHER, "h/%6Eul .txt");
+    expect_name("http://h/PRN?x=1", MIRROR_OTHER, "h/PRN?x=1");
+    expect_name("http://h/com1", MIRROR_OTHER, "h/%63om1");
+    expect_name("http://h/LPT9.png", MIRROR_OTHER, "h/%4CPT9.png");
+    expect_name("http://h/com0", MIRROR_OTHER, "h/com0");
+    expect_name("http://h/com10", MIRROR_OTHER, "h/com10");
+    expect_name("http://h/lpt", MIRROR_OTHER, "h/lpt");
+    expect_name("http://h/console", MIRROR_OTHER, "h/console");
+    expect_name("http://h/aux/x.png", MIRROR_OTHER, "h/%61ux/x.png");
+    expect_name("http://h/a/prn/", MIRROR_HTML, "h/a/%70rn/index.html");
+    expect_name("http://h/a.", MIRROR_OTHER, "h/a%2E");
+    expect_name("http://h/a.", MIRROR_HTML, "h/a..html");
+    expect_name("http://h/a%20", MIRROR_OTHER, "h/a%20");
+    expect_name("http://h/d./x", MIRROR_OTHER, "h/d%2E/x");
+    expect_name("http://h/CON.", MIRROR_OTHER, "h/%43ON%2E");
+    expect_name("http://nul/", MIRROR_HTML, "%6Eul/index.html");
+    expect_name("http://nul:8080/", MIRROR_HTML, "%6Eul:8080/index.html");
+    char why[256];
+    char *name = mirror_name("http://h/CON%2E", MIRROR_OTHER, why, sizeof why);
+    assert_non_null(name);
+    char *leaf = mirror_unescape(strchr(name, '/') + 1);
+    assert_string_equal(leaf, "CON.");
+    free(leaf);
+    free(name);
+}
+
+/* Names that differ only in case: one keeps its name, by a rule on the names alone. */
+static void test_case(void **state)
+{
+    (void)state;
+    char *f = mirror_fold("h:80/A/b.HTML");
+    assert_string_equal(f, "h:80/a/b.html");
+    free(f);
+    assert_true(mirror_case_first("h/a.html", "h/A.html"));
+    assert_false(mirror_case_first("h/A.html", "h/a.html"));
+    assert_true(mirror_case_first("h/Ab.html", "h/AB.html"));
+    assert_true(mirror_case_first("h/Ab.html", "h/aB.html")); /* a tie: bytewise */
+    assert_false(mirror_case_first("h/aB.html", "h/Ab.html"));
+    assert_false(mirror_case_first("h/a.html", "h/a.html"));
+    char *v = mirror_case_variant("h/A.html");
+    char *again = mirror_case_variant("h/A.html");
+    char *other = mirror_case_variant("h/A.HTML");
+    assert_string_equal(v, again);               /* stable */
+    assert_string_equal(v, "h/A~f9692fd9.html"); /* as docs/mirror.md says */
+    assert_string_not_equal(v, other);
+    char *port = mirror_case_variant("h:8080/A.html");
+    assert_string_equal(port + strlen("h:8080/"), v + strlen("h/")); /* not the host's */
+    free(port);
+    assert_int_equal(strlen(v), strlen("h/A~12345678.html"));
+    assert_memory_equal(v, "h/A~", 4);
+    assert_string_equal(v + strlen(v) - 5, ".html");
+    f = mirror_fold(v);
+    char *fo = mirror_fold(other);
+    assert_string_not_equal(f, fo); /* the variants do not collide either */
+    free(f), free(fo), free(v), free(again), free(other);
+    v = mirror_case_variant("h/D/README");
+    assert_int_equal(strlen(v), strlen("h/D/README~12345678"));
+    assert_memory_equal(v, "h/D/README~", 11);
+    free(v);
+    v = mirror_case_variant("h/index.html?Q=1.html");
+    assert_memory_equal(v, "h/index.html?Q=1~", 17);
+    assert_string_equal(v + strlen(v) - 5, ".html");
+    free(v);
+}
+
 static void expect_relative(const char *from, const char *to, const char *want)
 {
     char *got = mirror_relative(from, to);
@@ -141,7 +215,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rules),      cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_reversible), cmocka_unit_test(test_long_names),
-        cmocka_unit_test(test_relative),
+        cmocka_unit_test(test_relative),   cmocka_unit_test(test_reserved),
+        cmocka_unit_test(test_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
