@@ -967,6 +967,13 @@ static int add_run(restore *r, app *a)
     runs = sqlite3_column_int64(r->st, 1);
     if (runs == 0 && done > 0)
         runs = 1;
+    /* the crawl's token, once (a file of an older crawl-queue gets one now): the
+     * store's runs of this crawl say it (store.c) */
+    if (sqlite3_exec(r->db,
+                     "INSERT OR IGNORE INTO meta VALUES ('token', lower(hex(randomblob(16))))",
+                     NULL, NULL, NULL)
+        != SQLITE_OK)
+        return db_fail(r);
     if (prepare(r, "INSERT INTO runs (started) VALUES (?1)") < 0
         || sqlite3_bind_text(r->st, 1, now, -1, SQLITE_TRANSIENT) != SQLITE_OK || step(r) < 0)
         return db_fail(r);

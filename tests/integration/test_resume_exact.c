@@ -497,9 +497,9 @@ static void test_refetch_fewer_items(void **state)
     }
 }
 
-/* --store's writer ahead of --state's: the state's 2nd and 3rd commits held
+/* --store's writer ahead of --state's: the state's 2nd (then 3rd) commit held
  * (kill_at_sqlite.c) while the store commits rows of pages whose URLs' frontier rows
- * were in them, then kill -9 right after the store's commit. On --resume those URLs are
+ * were in it, then kill -9 right after the store's commit. On --resume those URLs are
  * found again and fetched again: --store must not keep their first rows (before: two
  * pages rows of each). */
 static void test_store_ahead_of_state(void **state)
@@ -509,6 +509,7 @@ static void test_store_ahead_of_state(void **state)
                               "  item({url = response.url})\n"
                               "  for _, link in ipairs(response:links()) do follow(link) end\n"
                               "end\n";
+    int ahead_runs = 0;
     for (int n = 2; n <= 3; n++) {
         files f;
         fresh_files(&f, one);
@@ -519,8 +520,7 @@ static void test_store_ahead_of_state(void **state)
         print_message("state's commit %d held: --store has %lld page(s) the state has no "
                       "frontier row of\n",
                       n, ahead);
-        if (ahead == 0)
-            fail_msg("state's commit %d held: --store was not ahead of the state", n);
+        ahead_runs += ahead > 0;
         crawl_run r;
         run(&r, &f, true, 0);
         if (r.exit_code != 0)
@@ -532,6 +532,9 @@ static void test_store_ahead_of_state(void **state)
         assert_once(t, "--store's items", 0);
         free(t);
     }
+    /* what the test is about (the timing decides how many pages are ahead) */
+    if (ahead_runs == 0)
+        fail_msg("--store was never ahead of the state: nothing tested");
 }
 
 /* An --output that is not the state's crawl's (another file named by mistake) is never
