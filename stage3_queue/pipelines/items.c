@@ -14,18 +14,7 @@
 #include "outfile.h"
 #include "recstream.h"
 #include "state.h"
-#include "strmap.h"
 #include "extension.h"
-
-/* The items an earlier visit of a URL wrote: item seq's line ends at ends[seq] (-1:
- * not known), and lines[seq] is that line once read back (NULL until then). */
-typedef struct written {
-    char *url;
-    int count;
-    long long *ends;
-    char **lines;
-    strmap_node node;
-} written;
 
 typedef struct items items;
 static coro *fail_coro(items *it);
@@ -37,7 +26,6 @@ struct items {
     long long end; /* the file's size: where the last line ends */
     char *error;   /* the first failed write */
     char *state;   /* --state FILE.db when resumed, or NULL */
-    strmap before; /* of written: what earlier runs wrote (a --resume) */
     bool replace;  /* a plain crawl's: what the file holds is replaced at open */
 };
 
@@ -74,73 +62,9 @@ static int cut_torn_line(int fd, long long *size, char *err, size_t errlen, cons
     return 0;
 }
 
-/* The line of fd that ends at end (its newline at end - 1), without the newline: a
- * malloc'd string, or NULL with why set when it cannot be read or is no such line. */
-static char *line_ending_at(int fd, long long end, const char **why)
-{
-    char buf[4096];
-    char *line = NULL;
-    size_t len = 0;
-    long long at = end - 1; /* the newline */
-    ssize_t got1 = at >= 0 ? pread(fd, buf, 1, (off_t)at) : 0;
-    if (got1 != 1 || buf[0] != '\n') {
-        *why = got1 < 0 ? strerror(errno) : "no line of an item ends there";
-        return NULL;
-    }
-    while (at > 0) { /* backwards, a block at a time, to the newline before */
-        size_t want = at > (long long)sizeof buf ? sizeof buf : (size_t)at;
-        ssize_t got = pread(fd, buf, want, (off_t)(at - (long long)want));
-        if (got != (ssize_t)want) {
-            free(line);
-            *why = got < 0 ? strerror(errno) : "short read";
-            return NULL;
-        }
-        size_t i = want;
-        while (i > 0 && buf[i - 1] != '\n')
-            i--;
-        size_t take = want - i;
-        char *grown = xmalloc(len + take + 1);
-        memcpy(grown, buf + i, take);
-        if (len)
-            memcpy(grown + take, line, len);
-        free(line);
-        line = grown;
-        len += take;
-        line[len] = '\0';
-        at -= (long long)take;
-        if (i > 0)
-            break;
-    }
-    return line ? line : xstrdup("");
-}
-
 static coro *items_scraped(void *self, spider_item *s, bool *drop)
 {
     items *it = self;
-    strmap_node *n = it->before.count ? strmap_find(&it->before, s->request->url) : NULL;
-    written *w = n ? strmap_entry(n, written, node) : NULL;
-    if (w && s->seq < w->count) {
-        /* written by a run this one goes on from: not again (its items_end stays -1, so
-         * the state adds no row), but on to --store, which dropped the items of the URLs
-         * fetched again — as --items holds it, not as this fetch made it again (a page
-         * or a spider can give another item the second time), so that --store's items
-         * are --items' */
-        if (w->ends[s->seq] < 0)
-            return NULL;
-        const char *why = NULL;
-        if (!w->lines[s->seq]
-            && !(w->lines[s->seq] = line_ending_at(it->fd, w->ends[s->seq], &why))) {
-            it->error = xasprintf("reading back --items '%s' (an item ending at byte %lld): %s",
-                                  it->path, w->ends[s->seq], why);
-            log_error("crawl-queue: %s", it->error);
-            crawl_fail(it->a->crawl, it->error);
-            selector_stop(it->a->loop);
-            *drop = true;
-            return NULL;
-        }
-        s->json = w->lines[s->seq];
-        return NULL;
-    }
     if (it->error) {
         *drop = true;
         return NULL;
@@ -193,30 +117,6 @@ static coro *items_close(void *self)
     return it->error ? fail_coro(it) : NULL;
 }
 
-static void written_before(void *ctx, const char *url, int seq, long long end)
-{
-    items *it = ctx;
-    if (seq < 0)
-        return;
-    strmap_node *n = strmap_find(&it->before, url);
-    written *w = n ? strmap_entry(n, written, node) : NULL;
-    if (!w) {
-        w = xcalloc(1, sizeof *w);
-        w->url = xstrdup(url);
-        strmap_add(&it->before, &w->node, w->url);
-    }
-    if (seq >= w->count) {
-        w->ends = xreallocarray(w->ends, (size_t)seq + 1, sizeof *w->ends);
-        w->lines = xreallocarray(w->lines, (size_t)seq + 1, sizeof *w->lines);
-        for (int i = w->count; i <= seq; i++) {
-            w->ends[i] = -1;
-            w->lines[i] = NULL;
-        }
-        w->count = seq + 1;
-    }
-    w->ends[seq] = end;
-}
-
 /* open (after state_restore, before the state's writer opens its file): a plain
  * crawl's file emptied; on a --resume with --state, what earlier runs wrote. The lines
  * past the last item the state knows of belong to URLs that are fetched again: cut, as
@@ -234,6 +134,11 @@ static coro *items_open(void *self, engine *e)
             return fail_coro(it);
         }
         it->end = 0;
+    } else if (it->state) {
+        /* state_restore may have cut it (items of URLs fetched again) */
+        struct stat st;
+        if (fstat(it->fd, &st) == 0 && S_ISREG(st.st_mode))
+            it->end = (long long)st.st_size;
     }
     if (it->end > 0 && cut_torn_line(it->fd, &it->end, err, sizeof err, it->path) < 0) {
         it->error = xstrdup(err);
@@ -241,7 +146,7 @@ static coro *items_open(void *self, engine *e)
     }
     if (!it->state)
         return NULL;
-    if (state_items_written(it->state, written_before, it, &known, &done, err, sizeof err) < 0) {
+    if (state_items_written(it->state, &known, &done, err, sizeof err) < 0) {
         it->error = xstrdup(err);
         return fail_coro(it);
     }
@@ -269,24 +174,11 @@ static coro *items_open(void *self, engine *e)
     return NULL;
 }
 
-static void drop_written(strmap_node *n)
-{
-    written *w = strmap_entry(n, written, node);
-    for (int i = 0; i < w->count; i++)
-        free(w->lines[i]);
-    free(w->lines);
-    free(w->ends);
-    free(w->url);
-    free(w);
-}
-
 static void items_free(void *self)
 {
     items *it = self;
     if (it->fd >= 0)
         close(it->fd);
-    strmap_clear(&it->before, drop_written);
-    strmap_free(&it->before);
     free(it->path);
     free(it->state);
     free(it->error);
@@ -318,7 +210,6 @@ int items_pipeline(app *a, const char *path, const items_mode *mode, item_pipeli
     it->end = size;
     it->replace = size > 0 && !mode->resume; /* as --output: the file is that run's */
     it->state = mode->resume && mode->state ? xstrdup(mode->state) : NULL;
-    strmap_init(&it->before);
     *out = (item_pipeline){.name = "items",
                            .self = it,
                            .open = items_open,

@@ -793,6 +793,96 @@ static long long forget_unstored(restore *r)
     return lost;
 }
 
+/* One integer of a query with ?1 bound to v (v < 0: none bound): *out, and 1; 0 when
+ * it is NULL; -1 (said). */
+static int query_ll(restore *r, const char *sql, long long v, long long *out)
+{
+    if (prepare(r, sql) < 0 || (v >= 0 && sqlite3_bind_int64(r->st, 1, v) != SQLITE_OK))
+        return db_fail(r);
+    int got = step(r);
+    if (got <= 0)
+        return got < 0 ? -1 : db_fail(r);
+    if (sqlite3_column_type(r->st, 0) == SQLITE_NULL)
+        return 0;
+    *out = sqlite3_column_int64(r->st, 0);
+    return 1;
+}
+
+/* An SQL statement with ?1 bound to v: the rows it changed, or -1. */
+static long long change_ll(restore *r, const char *sql, long long v)
+{
+    if (prepare(r, sql) < 0 || sqlite3_bind_int64(r->st, 1, v) != SQLITE_OK || step(r) < 0)
+        return db_fail(r);
+    return sqlite3_changes(r->db);
+}
+
+static int cut_file(restore *r, const char *flag, const char *path, long long at)
+{
+    struct stat st;
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || (long long)st.st_size <= at)
+        return 0;
+    if (truncate(path, (off_t)at) < 0)
+        return fail(r, "--resume: cutting %s '%s': %s", flag, path, strerror(errno));
+    log_warn("--resume: %s '%s': its last %lld bytes were of pages fetched again (their "
+             "items or records past one that --state '%s' had not committed): cut",
+             flag, path, (long long)st.st_size - at, r->c->path);
+    return 0;
+}
+
+/* --resume with --items: --items back to before the first item of a URL not done (its
+ * items rows committed, its pages row not: a kill -9 between them), so that the URLs
+ * fetched again write their items anew, as that fetch makes them (fewer, more, or
+ * others), each once. A URL done whose items are past that point is forgotten too (it
+ * is fetched again, and its record cut from --output with the records after it); a
+ * URL that forgets may have items before the point: the next round cuts there. Each
+ * round that goes on forgets a pages row, so there are at most as many as rows. 0, -1. */
+static int cut_items(restore *r, const char *output)
+{
+    if (!r->c->items || sqlite3_exec(r->db, items_schema, NULL, NULL, NULL) != SQLITE_OK)
+        return r->c->items ? db_fail(r) : 0;
+    long long items_cut = -1, output_cut = -1, rows = 0;
+    if (query_ll(r, "SELECT count(*) FROM pages", -1, &rows) < 0)
+        return -1;
+    for (long long round = 0; round <= rows; round++) {
+        long long first = 0, cut = 0, record = 0, forgot;
+        int got = query_ll(r,
+                           "SELECT min(items_end) FROM items WHERE url NOT IN"
+                           " (SELECT url FROM pages)",
+                           -1, &first);
+        if (got <= 0)
+            break; /* (or -1, said) */
+        if (query_ll(r, "SELECT coalesce(max(items_end), 0) FROM items WHERE items_end < ?1", first,
+                     &cut)
+                < 0
+            || (got = query_ll(r,
+                               "SELECT min(output_end) FROM pages WHERE url IN"
+                               " (SELECT url FROM items WHERE items_end > ?1)",
+                               cut, &record))
+                < 0
+            || (forgot = change_ll(r,
+                                   "DELETE FROM pages WHERE url IN"
+                                   " (SELECT url FROM items WHERE items_end > ?1)",
+                                   cut))
+                < 0
+            || change_ll(r, "DELETE FROM items WHERE items_end > ?1", cut) < 0)
+            return -1;
+        items_cut = cut;
+        if (!output || got == 0 || forgot == 0)
+            continue; /* (the next round finds no URL not done before the cut) */
+        /* the records from the first one forgotten on: cut, and their rows forgotten */
+        if (query_ll(r, "SELECT coalesce(max(output_end), 0) FROM pages WHERE output_end < ?1",
+                     record, &output_cut)
+                < 0
+            || change_ll(r, "DELETE FROM pages WHERE output_end > ?1", output_cut) < 0)
+            return -1;
+    }
+    if (r->err[0])
+        return -1;
+    if (items_cut >= 0 && cut_file(r, "--items", r->c->items, items_cut) < 0)
+        return -1;
+    return output && output_cut >= 0 ? cut_file(r, "--output", output, output_cut) : 0;
+}
+
 /* --resume: done = its record is in the file (and in --output, and in --warc). A
  * page's row comes after the frontier rows of its links, in the same batch or a later
  * one: a page done here has its links in the frontier. */
@@ -819,6 +909,8 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
                  "done: fetching them again",
                  a->opt.output, lost, r->c->path);
     if (cut >= 0 && cut < output_size && forget_unwritten(r, cut) < 0)
+        return -1;
+    if (cut_items(r, output_size > 0 ? a->opt.output : NULL) < 0)
         return -1;
     fpset *done = fpset_new();
     int rc = prepare(r, "SELECT url FROM pages");
@@ -875,6 +967,13 @@ static int add_run(restore *r, app *a)
     runs = sqlite3_column_int64(r->st, 1);
     if (runs == 0 && done > 0)
         runs = 1;
+    /* the crawl's token, once (a file of an older crawl-queue gets one now): the
+     * store's runs of this crawl say it (store.c) */
+    if (sqlite3_exec(r->db,
+                     "INSERT OR IGNORE INTO meta VALUES ('token', lower(hex(randomblob(16))))",
+                     NULL, NULL, NULL)
+        != SQLITE_OK)
+        return db_fail(r);
     if (prepare(r, "INSERT INTO runs (started) VALUES (?1)") < 0
         || sqlite3_bind_text(r->st, 1, now, -1, SQLITE_TRANSIENT) != SQLITE_OK || step(r) < 0)
         return db_fail(r);
@@ -977,20 +1076,19 @@ int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, 
 
 /* ---- the items of earlier runs (items.h) ---- */
 
-int state_items_written(const char *path,
-                        void (*fn)(void *ctx, const char *url, int seq, long long end), void *ctx,
-                        long long *items_end, long long *done, char *err, size_t errlen)
+int state_items_written(const char *path, long long *items_end, long long *done, char *err,
+                        size_t errlen)
 {
     coro_error *e = NULL;
     sqlite3 *db = store_db_open("--state", path, items_schema, &e);
     *items_end = 0;
+    *done = 0;
     if (!db) {
         snprintf(err, errlen, "%s", e->msg);
         coro_error_free(e);
         return -1;
     }
     sqlite3_stmt *st = NULL;
-    *done = 0;
     int rc = sqlite3_prepare_v2(db,
                                 "SELECT coalesce(max(items_end), 0), (SELECT count(*) FROM pages)"
                                 " FROM items",
@@ -1000,25 +1098,11 @@ int state_items_written(const char *path,
         *done = sqlite3_column_int64(st, 1);
         rc = SQLITE_OK;
     }
-    sqlite3_finalize(st);
-    st = NULL;
-    /* a URL with a record is done: its items are all in the file */
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db,
-                                "SELECT url, seq, items_end FROM items WHERE url NOT IN"
-                                " (SELECT url FROM pages) ORDER BY url, seq",
-                                -1, &st, NULL);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *url = (const char *)sqlite3_column_text(st, 0);
-        if (url)
-            fn(ctx, url, sqlite3_column_int(st, 1), sqlite3_column_int64(st, 2));
-        rc = SQLITE_OK;
-    }
-    if (rc != SQLITE_DONE && rc != SQLITE_OK)
+    if (rc != SQLITE_OK)
         snprintf(err, errlen, "--state '%s': %s", path, sqlite3_errmsg(db));
     sqlite3_finalize(st);
     sqlite3_close(db);
-    return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : -1;
+    return rc == SQLITE_OK ? 0 : -1;
 }
 
 /* ---- the descriptor (extension.h) ---- */

@@ -33,6 +33,10 @@
  *     pages rows past it are forgotten, with one warning: so no record is written twice
  *     (--warc skips the URLs it holds, --store drops the rows of URLs fetched again,
  *     --items keeps the items the state knows of);
+ *   - with --items, --items is cut back to before the first item of a URL not done (a
+ *     kill -9 between its items rows and its pages row), and URLs done whose items or
+ *     records lie past the cut are forgotten, their records cut from --output: a URL
+ *     fetched again writes its items anew, as that fetch makes them, each once;
  *   - a pages row whose line lies past the end of --output (the output was cut or
  *     deleted) is forgotten, with one warning: its URL is fetched again;
  *   - a URL is done when the file has its record (pages); every other URL of the
@@ -76,13 +80,11 @@ typedef struct state_config {
 int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, char *err,
                   size_t errlen);
 
-/* --resume with --items (items.h): which items earlier runs wrote. fn(ctx, url, seq,
- * end) for each item in --items of a URL not done (item seq of its response, its line
- * ending at end), by URL and seq; *items_end: where the last item the state knows of
- * ends in --items (what follows belongs to URLs not done, and is written again when
- * they are fetched again); *done: the URLs done. 0, or -1 with one line in err. */
-int state_items_written(const char *path,
-                        void (*fn)(void *ctx, const char *url, int seq, long long end), void *ctx,
-                        long long *items_end, long long *done, char *err, size_t errlen);
+/* --resume with --items (items.h), after state_restore: *items_end: where the last item
+ * the state knows of ends in --items (what follows belongs to URLs not done, and is
+ * written again when they are fetched again); *done: the URLs done. 0, or -1 with one
+ * line in err. */
+int state_items_written(const char *path, long long *items_end, long long *done, char *err,
+                        size_t errlen);
 
 #endif

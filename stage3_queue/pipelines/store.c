@@ -33,7 +33,9 @@ typedef struct store {
     long long crawl_id;    /* this run's row of crawls */
     char *roots, *options; /* what it says of this run */
     bool bodies;           /* the pages' bodies kept (not --store-headers-only) */
-    char *state;           /* --resume: --state FILE.db, whose crawl this store goes on */
+    char *state;           /* --state FILE.db, whose crawl this store's run is of, or NULL */
+    bool resume;           /* --resume: this store goes on with that crawl */
+    char *token;           /* that crawl's (state.h's meta 'token'): its crawls rows say it */
     writer w;
     writer_rows rows; /* of store_row */
 } store;
@@ -146,16 +148,29 @@ static const char upgrade_sql[] =
 
 /* Each page's links, filled by the referrer middleware (not with --chapter). */
 static const char links_schema[] =
-    "CREATE TABLE IF NOT EXISTS links (from_url TEXT NOT NULL, to_url TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS links (from_url TEXT NOT NULL, to_url TEXT NOT NULL,"
+    " crawl_id INTEGER);"
     "CREATE INDEX IF NOT EXISTS links_to ON links (to_url);";
-static const char insert_link_sql[] = "INSERT INTO links (from_url, to_url) VALUES (?1, ?2)";
+static const char insert_link_sql[] =
+    "INSERT INTO links (from_url, to_url, crawl_id) VALUES (?1, ?2, ?3)";
 
 /* The items a spider scraped (docs/spiders.md): the URL whose response gave it, the
  * callback, the item as JSON (SQLite's json_extract reads it). */
 static const char items_schema[] =
     "CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, url TEXT NOT NULL,"
-    " callback TEXT NOT NULL, json TEXT NOT NULL);";
-static const char insert_item_sql[] = "INSERT INTO items (url, callback, json) VALUES (?1, ?2, ?3)";
+    " callback TEXT NOT NULL, json TEXT NOT NULL, crawl_id INTEGER);";
+static const char insert_item_sql[] =
+    "INSERT INTO items (url, callback, json, crawl_id) VALUES (?1, ?2, ?3, ?4)";
+
+/* The run's crawl_id in links and items, and the --state crawl in crawls, added to a
+ * store of an older crawl-queue as elapsed is: its rows keep NULL. */
+static const struct {
+    const char *table, *column, *add;
+} added_columns[] = {
+    {"links", "crawl_id", "ALTER TABLE links ADD COLUMN crawl_id INTEGER"},
+    {"items", "crawl_id", "ALTER TABLE items ADD COLUMN crawl_id INTEGER"},
+    {"crawls", "state_token", "ALTER TABLE crawls ADD COLUMN state_token TEXT"},
+};
 
 static const char insert_robots_sql[] =
     "INSERT INTO robots (crawl_id, url, final_url, status, headers, body, fetched_at)"
@@ -235,15 +250,29 @@ coro_value store_write_rows(sqlite3 *db, const char *what, const char *path, con
     return (coro_value){NULL, (long long)n};
 }
 
-/* Whether pages has this column. */
-static bool has_column(sqlite3 *db, const char *column)
+/* Whether table has this column. */
+static bool has_column_of(sqlite3 *db, const char *table, const char *column)
 {
     sqlite3_stmt *st;
-    char sql[80];
-    snprintf(sql, sizeof sql, "SELECT %s FROM pages LIMIT 0", column);
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT %s FROM %s LIMIT 0", column, table);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return false;
     sqlite3_finalize(st);
+    return true;
+}
+
+static bool has_column(sqlite3 *db, const char *column)
+{
+    return has_column_of(db, "pages", column);
+}
+
+static bool add_columns(sqlite3 *db)
+{
+    for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++)
+        if (!has_column_of(db, added_columns[i].table, added_columns[i].column)
+            && sqlite3_exec(db, added_columns[i].add, NULL, NULL, NULL) != SQLITE_OK)
+            return false;
     return true;
 }
 
@@ -254,13 +283,15 @@ static int add_crawl(store *s)
     sqlite3_stmt *st;
     store_utc_now(now, sizeof now);
     if (sqlite3_prepare_v2(s->db,
-                           "INSERT INTO crawls (started, roots, options) VALUES (?1, ?2, ?3)", -1,
-                           &st, NULL)
+                           "INSERT INTO crawls (started, roots, options, state_token)"
+                           " VALUES (?1, ?2, ?3, ?4)",
+                           -1, &st, NULL)
         != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, s->roots, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, s->options, -1, SQLITE_STATIC);
+    bind_text(st, 4, s->token);
     int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
     sqlite3_finalize(st);
     s->crawl_id = sqlite3_last_insert_rowid(s->db);
@@ -269,14 +300,30 @@ static int add_crawl(store *s)
 
 /* The rows of the URLs that --state's crawl will fetch again (scheduled, not done: a
  * kill -9 came before the state committed their records), as none may be there twice:
- * their pages, links and items go, and come again with the fetch (the --items stage
- * passes on the items it wrote before, without writing them again). */
+ * their pages, links and items go, and come again with the fetch. */
 static const char redo_sql[] = "CREATE TEMP TABLE redo AS SELECT url FROM st.frontier"
                                " WHERE url NOT IN (SELECT url FROM st.pages);"
                                "DELETE FROM main.pages WHERE url IN (SELECT url FROM redo);"
                                "DELETE FROM main.links WHERE from_url IN (SELECT url FROM redo);"
                                "DELETE FROM main.items WHERE url IN (SELECT url FROM redo);"
                                "DROP TABLE temp.redo;";
+
+/* And the rows this crawl's earlier runs (crawls rows with its token) wrote of any URL
+ * the state does not count done: this store's writer can commit a page's rows before
+ * the state's writer commits the frontier row of its URL (two writers, batches of
+ * their own), and a kill -9 between the two leaves rows of a URL the state never
+ * scheduled; the page is found again and fetched again. (docs/state.md, "Nothing
+ * twice", step 5.) */
+static const char redo_token_sql[] =
+    "CREATE TEMP TABLE mine AS SELECT id FROM main.crawls WHERE state_token ="
+    " (SELECT value FROM st.meta WHERE key = 'token');"
+    "DELETE FROM main.pages WHERE crawl_id IN (SELECT id FROM temp.mine)"
+    " AND url NOT IN (SELECT url FROM st.pages);"
+    "DELETE FROM main.links WHERE crawl_id IN (SELECT id FROM temp.mine)"
+    " AND from_url NOT IN (SELECT url FROM st.pages);"
+    "DELETE FROM main.items WHERE crawl_id IN (SELECT id FROM temp.mine)"
+    " AND url NOT IN (SELECT url FROM st.pages);"
+    "DROP TABLE temp.mine;";
 
 /* Attached as st (outside a transaction, as SQLite wants). */
 static bool attach_state(store *s)
@@ -292,7 +339,22 @@ static bool attach_state(store *s)
 
 static bool forget_redone(store *s)
 {
-    return sqlite3_exec(s->db, redo_sql, NULL, NULL, NULL) == SQLITE_OK;
+    return sqlite3_exec(s->db, redo_sql, NULL, NULL, NULL) == SQLITE_OK
+        && sqlite3_exec(s->db, redo_token_sql, NULL, NULL, NULL) == SQLITE_OK;
+}
+
+/* The state's crawl's token (state.c makes it before the store opens): 0, or -1. */
+static int read_token(store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT value FROM st.meta WHERE key = 'token'", -1, &st, NULL)
+        != SQLITE_OK)
+        return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+        s->token = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* The file, its tables (an older one upgraded in place, in one transaction), this
@@ -303,7 +365,7 @@ static coro_value open_work(void *arg, coro_error **err)
     s->db = store_db_open("store", s->path, crawls_schema, err);
     if (!s->db)
         return (coro_value){NULL, 0};
-    bool ok = !s->state || attach_state(s);
+    bool ok = !s->state || (attach_state(s) && read_token(s) == 0);
     ok = ok && sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
     ok = ok
         && (has_column(s->db, "crawl_id")
@@ -322,7 +384,8 @@ static coro_value open_work(void *arg, coro_error **err)
             == SQLITE_OK;
     ok = ok && sqlite3_exec(s->db, links_schema, NULL, NULL, NULL) == SQLITE_OK;
     ok = ok && sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) == SQLITE_OK;
-    ok = ok && (!s->state || forget_redone(s));
+    ok = ok && add_columns(s->db);
+    ok = ok && (!s->state || !s->resume || forget_redone(s));
     ok = ok && add_crawl(s) == 0 && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
     if (s->state)
         sqlite3_exec(s->db, "DETACH DATABASE st", NULL, NULL, NULL);
@@ -365,6 +428,7 @@ static int insert_page(void *self, const void *row)
         bind_text(s->insert_item, 1, r->item_url);
         bind_text(s->insert_item, 2, r->item_callback);
         bind_text(s->insert_item, 3, r->item_json);
+        sqlite3_bind_int64(s->insert_item, 4, s->crawl_id);
         return sqlite3_step(s->insert_item) == SQLITE_DONE ? 0 : -1;
     }
     store_page_bind(s->insert, &r->page);
@@ -378,6 +442,7 @@ static int insert_page(void *self, const void *row)
         sqlite3_reset(s->insert_link);
         sqlite3_bind_text(s->insert_link, 1, r->page.rec.url, -1, SQLITE_STATIC);
         sqlite3_bind_text(s->insert_link, 2, r->links[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s->insert_link, 3, s->crawl_id);
         if (sqlite3_step(s->insert_link) != SQLITE_DONE)
             return -1;
     }
@@ -571,6 +636,7 @@ static void store_free(void *self)
     free(s->options);
     free(s->path);
     free(s->state);
+    free(s->token);
     free(s);
 }
 
@@ -622,9 +688,10 @@ static int make(engine *e, const settings *s, item_pipeline *out, char *err, siz
     (void)e, (void)err, (void)errlen;
     *out = store_pipeline(s->store, !opts.headers_only);
     out->wants_links = s->referrer; /* the links table */
-    if (s->resume && s->state) {
+    if (s->state) {
         store *st = out->self;
         st->state = xstrdup(s->state);
+        st->resume = s->resume;
     }
     return 0;
 }

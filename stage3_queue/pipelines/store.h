@@ -28,8 +28,13 @@
  *   );
  *   CREATE TABLE links (                   -- the referrer middleware's
  *     from_url     TEXT NOT NULL,         -- a page (pages.url)
- *     to_url       TEXT NOT NULL          -- a link on it: absolute, each once a page
- *   );                                     -- (and an index on to_url)
+ *     to_url       TEXT NOT NULL,         -- a link on it: absolute, each once a page
+ *     crawl_id     INTEGER                -- the run's row of crawls (NULL: an older
+ *   );                                     -- store's) (and an index on to_url)
+ *   CREATE TABLE items (id INTEGER PRIMARY KEY, url TEXT NOT NULL, callback TEXT NOT NULL,
+ *                       json TEXT NOT NULL, crawl_id INTEGER); -- a spider's items
+ *   crawls (id, started, finished, roots, options, state_token): state_token is the
+ *   --state crawl's (state.c's meta 'token'), so that --resume knows its runs' rows.
  *
  * A 304 that answered --recrawl's conditional request (response.not_modified) is a row
  * with status 304 and size 0 holding a copy of the stored page: its body, and its

@@ -348,6 +348,195 @@ static void test_twenty_kills_nothing_twice(void **state)
     assert_store_items_are_file(f.store, f.items);
 }
 
+/* A run with the shim kill_at_sqlite.c preloaded, mode=N in its environment; the run
+ * must have been killed by it. */
+static void run_killed_at(const files *f, const char *mode, int n, bool resume)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%d", n);
+    setenv("LD_PRELOAD", KILL_AT_SQLITE_LIB, 1);
+    setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+    setenv("KILL_STATE_DB", "/k.db", 1);
+    setenv("KILL_STORE_DB", "/store.db", 1);
+    setenv(mode, v, 1);
+    crawl_run r;
+    run(&r, f, resume, 0);
+    unsetenv("LD_PRELOAD");
+    unsetenv(mode);
+    if (r.term_signal != SIGKILL)
+        fail_msg("%s=%d: not killed: %s", mode, n, crawl_run_describe(&r));
+    crawl_run_free(&r);
+}
+
+/* One integer from SQL on the state db, with the store attached as sto. */
+static long long state_count(const files *f, const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    char attach[400];
+    assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    snprintf(attach, sizeof attach, "ATTACH DATABASE '%s' AS sto", f->store);
+    assert_int_equal(sqlite3_exec(db, attach, NULL, NULL, NULL), SQLITE_OK);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+static void fresh_files(files *f, const char *spider)
+{
+    in_dir(f->db, sizeof f->db, "k.db");
+    in_dir(f->out, sizeof f->out, "k.jsonl");
+    in_dir(f->warc, sizeof f->warc, "k.warc.gz");
+    in_dir(f->cdx, sizeof f->cdx, "k.cdx");
+    in_dir(f->items, sizeof f->items, "items.jsonl");
+    in_dir(f->store, sizeof f->store, "store.db");
+    const char *const gone[] = {f->db, f->out, f->warc, f->cdx, f->items, f->store};
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+        char side[320];
+        unlink(gone[i]);
+        snprintf(side, sizeof side, "%s-wal", gone[i]);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", gone[i]);
+        unlink(side);
+    }
+    assert_non_null(scratch_write(f->spider, sizeof f->spider, "spider.lua", spider));
+}
+
+/* Every page once in each output; --store's items are --items' lines. */
+static void assert_all_once(const files *f)
+{
+    tally *t = calloc(1, sizeof *t);
+    size_t summaries;
+    tally_lines(f->out, t, &summaries);
+    assert_int_equal(summaries, 1);
+    assert_once(t, "--output", 0);
+    memset(t, 0, sizeof *t);
+    tally_warc(f->warc, t);
+    assert_once(t, "--warc", 1);
+    memset(t, 0, sizeof *t);
+    tally_store(f->store, "SELECT url FROM pages", t);
+    assert_once(t, "--store's pages", 0);
+    free(t);
+    assert_store_items_are_file(f->store, f->items);
+}
+
+/* A page fetched again after a kill -9 that gives fewer items than its first fetch
+ * wrote (3, then 1): a kill after the state committed the page's items rows and before
+ * its pages row (kill_at_sqlite.c), at the state's 1st, 9th and 40th pages row. After
+ * the resume each page's items in --items are those of its last fetch — all three of
+ * run 1's spider, or the one of run 2's — each once, and --store's items are --items'.
+ * (Before: the first fetch's three stayed in --items, and --store had one.) */
+static void test_refetch_fewer_items(void **state)
+{
+    (void)state;
+    static const char three[] =
+        "function parse(response)\n"
+        "  for k = 1, 3 do item({url = response.url, run = 'a', k = k}) end\n"
+        "  for _, link in ipairs(response:links()) do follow(link) end\n"
+        "end\n";
+    static const char one[] = "function parse(response)\n"
+                              "  item({url = response.url, run = 'b', k = 1})\n"
+                              "  for _, link in ipairs(response:links()) do follow(link) end\n"
+                              "end\n";
+    static const int at[] = {1, 9, 40};
+    for (size_t c = 0; c < sizeof at / sizeof at[0]; c++) {
+        files f;
+        fresh_files(&f, three);
+        run_killed_at(&f, "KILL_AT_STATE_PAGE", at[c], false);
+        /* what the test is about: items committed, their page not */
+        if (state_count(&f, "SELECT count(*) FROM items WHERE url NOT IN (SELECT url FROM pages)")
+            == 0)
+            fail_msg("kill at pages row %d: no item of a page not done in the state", at[c]);
+        assert_non_null(scratch_write(f.spider, sizeof f.spider, "spider.lua", one));
+        crawl_run r;
+        run(&r, &f, true, 0);
+        if (r.exit_code != 0)
+            fail_msg("the resume: %s", crawl_run_describe(&r));
+        crawl_run_free(&r);
+        assert_all_once(&f);
+        /* each page: a, a, a (k 1 to 3) or b alone */
+        int(*seen)[4] = calloc(PAGES, sizeof *seen); /* a's k 1..3, b */
+        FILE *in = fopen(f.items, "r");
+        assert_non_null(in);
+        char *line = NULL;
+        size_t cap = 0;
+        while (getline(&line, &cap, in) > 0) {
+            size_t len, rlen;
+            const char *url = json_string(line, "url", &len),
+                       *run_ = json_string(line, "run", &rlen);
+            const char *k = strstr(line, "\"k\":");
+            long p = url ? page_of(url, len) : -1;
+            if (p < 0 || !run_ || rlen != 1 || !k)
+                fail_msg("--items: an item not of the spiders: %.100s", line);
+            int kk = atoi(k + 4 + strspn(k + 4, " "));
+            if (*run_ == 'a' && kk >= 1 && kk <= 3)
+                seen[p][kk - 1]++;
+            else if (*run_ == 'b' && kk == 1)
+                seen[p][3]++;
+            else
+                fail_msg("--items: %.100s", line);
+        }
+        free(line);
+        fclose(in);
+        for (long p = 0; p < PAGES; p++) {
+            bool a = seen[p][0] == 1 && seen[p][1] == 1 && seen[p][2] == 1 && seen[p][3] == 0;
+            bool b = seen[p][0] == 0 && seen[p][1] == 0 && seen[p][2] == 0 && seen[p][3] == 1;
+            if (!a && !b) {
+                char url[256];
+                page_url(p, url, sizeof url);
+                fail_msg("kill at pages row %d: --items holds %s's items a1 %d, a2 %d, a3 %d, "
+                         "b %d times: not one fetch's, once",
+                         at[c], url, seen[p][0], seen[p][1], seen[p][2], seen[p][3]);
+            }
+        }
+        free(seen);
+    }
+}
+
+/* --store's writer ahead of --state's: the state's 2nd (then 3rd) commit held
+ * (kill_at_sqlite.c) while the store commits rows of pages whose URLs' frontier rows
+ * were in it, then kill -9 right after the store's commit. On --resume those URLs are
+ * found again and fetched again: --store must not keep their first rows (before: two
+ * pages rows of each). */
+static void test_store_ahead_of_state(void **state)
+{
+    (void)state;
+    static const char one[] = "function parse(response)\n"
+                              "  item({url = response.url})\n"
+                              "  for _, link in ipairs(response:links()) do follow(link) end\n"
+                              "end\n";
+    int ahead_runs = 0;
+    for (int n = 2; n <= 3; n++) {
+        files f;
+        fresh_files(&f, one);
+        run_killed_at(&f, "KILL_STALL_STATE", n, false);
+        long long ahead = state_count(&f,
+                                      "SELECT count(*) FROM sto.pages WHERE url NOT IN"
+                                      " (SELECT url FROM main.frontier)");
+        print_message("state's commit %d held: --store has %lld page(s) the state has no "
+                      "frontier row of\n",
+                      n, ahead);
+        ahead_runs += ahead > 0;
+        crawl_run r;
+        run(&r, &f, true, 0);
+        if (r.exit_code != 0)
+            fail_msg("the resume: %s", crawl_run_describe(&r));
+        crawl_run_free(&r);
+        assert_all_once(&f);
+        tally *t = calloc(1, sizeof *t);
+        tally_store(f.store, "SELECT url FROM items", t);
+        assert_once(t, "--store's items", 0);
+        free(t);
+    }
+    /* what the test is about (the timing decides how many pages are ahead) */
+    if (ahead_runs == 0)
+        fail_msg("--store was never ahead of the state: nothing tested");
+}
+
 /* An --output that is not the state's crawl's (another file named by mistake) is never
  * cut: --resume refuses it in one line, exit 1, the file byte for byte as it was. */
 static void test_foreign_output_refused(void **state)
@@ -404,6 +593,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_twenty_kills_nothing_twice),
         cmocka_unit_test(test_foreign_output_refused),
+        cmocka_unit_test(test_refetch_fewer_items),
+        cmocka_unit_test(test_store_ahead_of_state),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,91 @@
+/* kill_at_sqlite.c — an LD_PRELOAD shim for test_resume_exact: kill -9 at the moments
+ * of --state's and --store's commits that a timer hardly ever hits, from the
+ * environment (the files named by the ends of their paths, KILL_STATE_DB and
+ * KILL_STORE_DB):
+ *
+ *   KILL_AT_STATE_PAGE=N  at the state's Nth pages row: what its transaction holds so
+ *                         far (the URL's items rows, the rows before) is committed, then
+ *                         SIGKILL before the pages row is written — a batch handed to the
+ *                         writer between a URL's items and its record, then a kill;
+ *   KILL_STALL_STATE=N    the state's Nth COMMIT waits (at most 20 s), and the process is
+ *                         killed right after the store's next COMMIT: the store's writer
+ *                         ahead of the state's, its rows of URLs whose frontier rows the
+ *                         state had not committed. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+static atomic_long pages_seen, state_commits;
+static atomic_bool stalled;
+
+/* Whether db's main file ends with the path in the environment variable var. */
+static bool is_db(sqlite3 *db, const char *var)
+{
+    const char *want = getenv(var), *name = db ? sqlite3_db_filename(db, "main") : NULL;
+    if (!want || !*want || !name)
+        return false;
+    size_t wl = strlen(want), nl = strlen(name);
+    return nl >= wl && strcmp(name + nl - wl, want) == 0;
+}
+
+static long env_long(const char *var)
+{
+    const char *v = getenv(var);
+    return v ? atol(v) : 0;
+}
+
+int sqlite3_step(sqlite3_stmt *st)
+{
+    static int (*real)(sqlite3_stmt *);
+    static int (*real_exec)(sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *,
+                            char **);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "sqlite3_step");
+    if (!real_exec)
+        *(void **)&real_exec = dlsym(RTLD_NEXT, "sqlite3_exec");
+    if (!real || !real_exec)
+        abort();
+    long n = env_long("KILL_AT_STATE_PAGE");
+    const char *sql = n > 0 ? sqlite3_sql(st) : NULL;
+    /* the state's INSERT of a pages row (state.c's insert_page_sql) */
+    if (sql && strncmp(sql, "INSERT INTO pages (", 19) == 0 && strstr(sql, "output_end)")
+        && is_db(sqlite3_db_handle(st), "KILL_STATE_DB") && ++pages_seen == n) {
+        real_exec(sqlite3_db_handle(st), "COMMIT", NULL, NULL, NULL);
+        raise(SIGKILL);
+    }
+    return real(st);
+}
+
+int sqlite3_exec(sqlite3 *db, const char *sql, int (*cb)(void *, int, char **, char **), void *arg,
+                 char **errmsg)
+{
+    static int (*real)(sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *,
+                       char **);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "sqlite3_exec");
+    if (!real)
+        abort();
+    long n = env_long("KILL_STALL_STATE");
+    bool commit = n > 0 && sql && strcmp(sql, "COMMIT") == 0;
+    if (commit && is_db(db, "KILL_STATE_DB") && ++state_commits == n) {
+        stalled = true;
+        for (int i = 0; i < 2000; i++) { /* 20 s at most, then the kill all the same */
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        raise(SIGKILL);
+    }
+    int rc = real(db, sql, cb, arg, errmsg);
+    if (commit && stalled && is_db(db, "KILL_STORE_DB"))
+        raise(SIGKILL);
+    return rc;
+}
