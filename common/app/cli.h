@@ -69,7 +69,7 @@ typedef struct cli_flag {
                              * refused unless the crawl appends (opt.append_output) */
     /* with out_file: taken as --output is, by one rule (app.c's claim_files): a crawl
      * that goes on (opt.keep_output) refuses one that holds data, and says how to go
-     * on; else a plain crawl replaces it and --resume (opt.append_output) adds to it,
+     * on; else a plain crawl replaces it and a resumed one (opt.append_output) adds to it,
      * both done by the stage that writes it, at its open */
     bool out_as_output;
     /* A requirement, declared: given, this row needs the row named needs (of the same
