@@ -177,10 +177,9 @@ static void log_lookups(const app *a, const char *prog)
 }
 
 /* Claim every file the crawl writes (outclaim.h), before anything is written. A crawler
- * that goes on with its --output (keep_output) never replaces one that holds records,
- * nor a file of a row marked out_as_output (one rule for them all: the refusal is
- * here, and only here); nor does any crawl replace a file of a row marked out_keep (a
- * WARC archive) unless it appends to it. */
+ * that goes on (keep_output) never replaces --output or an out_as_output row's file that
+ * holds data (one rule, one line for them all: here, and only here); nor does any crawl
+ * replace an out_keep row's (a WARC archive) unless it appends to it. */
 static int claim_files(app *a, const char *prog)
 {
     const crawl_options *o = &a->opt;
