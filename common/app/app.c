@@ -177,9 +177,9 @@ static void log_lookups(const app *a, const char *prog)
 }
 
 /* Claim every file the crawl writes (outclaim.h), before anything is written. A crawler
- * that goes on with its --output (keep_output) never replaces one that holds records;
- * nor does any crawl replace a file of a row marked out_keep (a WARC archive) unless it
- * appends to it. */
+ * that goes on (keep_output) never replaces --output or an out_as_output row's file that
+ * holds data (one rule, one line for them all: here, and only here); nor does any crawl
+ * replace an out_keep row's (a WARC archive) unless it appends to it. */
 static int claim_files(app *a, const char *prog)
 {
     const crawl_options *o = &a->opt;
@@ -195,11 +195,11 @@ static int claim_files(app *a, const char *prog)
         if (outclaim_add(a->claim, out[i].flag, out[i].path, &size, err, sizeof err) < 0) {
             fprintf(stderr, "%s: %s\n", prog, err);
             rc = -1;
-        } else if (i == 0 && size > 0 && o->keep_output) {
+        } else if (out[i].as_output && size > 0 && o->keep_output) {
             fprintf(stderr,
-                    "%s: --output '%s' holds a crawl already (%lld bytes): %s, or "
+                    "%s: %s '%s' holds a crawl already (%lld bytes): %s, or "
                     "name a new file\n",
-                    prog, out[i].path, size, o->keep_output);
+                    prog, out[i].flag, out[i].path, size, o->keep_output);
             rc = -1;
         } else if (out[i].keep && size > 0 && !o->append_output) {
             fprintf(stderr,

@@ -67,6 +67,11 @@ typedef struct cli_flag {
                              * -journal siblings count as the same file */
     bool out_keep;   /* with out_file: one that holds data is never replaced —
                              * refused unless the crawl appends (opt.append_output) */
+    /* with out_file: taken as --output is, by one rule (app.c's claim_files): a crawl
+     * that goes on (opt.keep_output) refuses one that holds data, and says how to go
+     * on; else a plain crawl replaces it and a resumed one (opt.append_output) adds to it,
+     * both done by the stage that writes it, at its open */
+    bool out_as_output;
     /* A requirement, declared: given, this row needs the row named needs (of the same
      * table) to hold a value (a switch on, a number not 0, a string, a list not empty);
      * else bad usage, "--NAME ['VALUE'] NEEDS_WHY: give --NEEDS too". */

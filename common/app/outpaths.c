@@ -22,8 +22,8 @@ cli_output *cli_outputs(const crawl_options *o, const cli_command *cmd, size_t *
         for (const cli_flag *f = g[i].flags; f && f->name; f++)
             rows += f->out_file && f->arg == CLI_ARG_STRING;
     cli_output *out = xcalloc(2 + rows, sizeof *out);
-    out[0] = (cli_output){"--output", to_stdout ? NULL : o->output, false, false};
-    out[1] = (cli_output){"--trace-events", o->trace_events, false, false};
+    out[0] = (cli_output){"--output", to_stdout ? NULL : o->output, false, false, true};
+    out[1] = (cli_output){"--trace-events", o->trace_events, false, false, false};
     *n = 2;
     for (const cli_flag *f = cmd && cmd->table ? cmd->table->flags : NULL; f && f->name; f++) {
         if (!f->out_file || f->arg != CLI_ARG_STRING)
@@ -33,6 +33,7 @@ cli_output *cli_outputs(const crawl_options *o, const cli_command *cmd, size_t *
         x->path = *(const char *const *)((const char *)cmd->settings + f->offset);
         x->sqlite = f->out_sqlite;
         x->keep = f->out_keep;
+        x->as_output = f->out_as_output;
     }
     for (size_t i = 0; i < ngroups; i++)
         for (const cli_flag *f = g[i].flags; f && f->name; f++) {
@@ -43,6 +44,7 @@ cli_output *cli_outputs(const crawl_options *o, const cli_command *cmd, size_t *
             x->path = *(const char *const *)((const char *)g[i].base + f->offset);
             x->sqlite = f->out_sqlite;
             x->keep = f->out_keep;
+            x->as_output = f->out_as_output;
         }
     return out;
 }

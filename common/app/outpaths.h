@@ -23,6 +23,7 @@ typedef struct cli_output {
     const char *path; /* NULL: not given */
     bool sqlite;      /* with its -wal, -shm and -journal siblings */
     bool keep;        /* never replaced when it holds data (cli_flag's out_keep) */
+    bool as_output;   /* taken as --output is (cli_flag's out_as_output) */
 } cli_output;
 
 /* The outputs the command line names: --output (unless the report goes to stdout),

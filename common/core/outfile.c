@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
+
 int outfile_open_fd(const char *path, int flags, const char *what, char *err, size_t errlen)
 {
     int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0666);
@@ -122,4 +124,37 @@ int outfile_close(FILE *f, const char *what, const char *path, char *err, size_t
         r = -1;
     }
     return r;
+}
+
+int outfile_cut_torn_line(int fd, long long *size, const char *what, const char *path, char *err,
+                          size_t errlen)
+{
+    long long n = *size, at = n;
+    char buf[4096];
+    while (at > 0) {
+        size_t len = at > (long long)sizeof buf ? sizeof buf : (size_t)at;
+        ssize_t got = pread(fd, buf, len, (off_t)(at - (long long)len));
+        if (got != (ssize_t)len) {
+            snprintf(err, errlen, "reading %s '%s': %s", what, path,
+                     got < 0 ? strerror(errno) : "short read");
+            return -1;
+        }
+        size_t i = len;
+        while (i > 0 && buf[i - 1] != '\n')
+            i--;
+        if (i > 0) {
+            at = at - (long long)len + (long long)i;
+            break;
+        }
+        at -= (long long)len;
+    }
+    if (at < n) {
+        log_warn("%s '%s': a torn last line (%lld bytes) cut", what, path, n - at);
+        if (ftruncate(fd, (off_t)at) < 0) {
+            snprintf(err, errlen, "cutting %s '%s': %s", what, path, strerror(errno));
+            return -1;
+        }
+    }
+    *size = at;
+    return 0;
 }

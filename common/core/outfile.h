@@ -28,6 +28,13 @@ FILE *outfile_open(const char *path, const char *what, char *err, size_t errlen)
  * missing file is created. NULL with one line in err. */
 FILE *outfile_open_append(const char *path, const char *what, char *err, size_t errlen);
 
+/* A file of lines written with one write(2) each (a stage's list of items, say), to go
+ * on with: a kill -9 in the middle of a write leaves a last line without its newline,
+ * cut here (a warning says so). *size: the file's size, then where its last whole line
+ * ends. 0, or -1 with one line in err ("reading <what> '<path>': ..."). */
+int outfile_cut_torn_line(int fd, long long *size, const char *what, const char *path, char *err,
+                          size_t errlen);
+
 /* Flush f; 0, or -1 with "writing <what> '<path>' failed: <reason>" in err. The reason
  * is the one of the write that failed now or, for a write that failed earlier and left
  * only the stream's error flag, "write error". f stays open. */

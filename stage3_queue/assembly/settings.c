@@ -300,7 +300,7 @@ static const cli_flag rows[] = {
      .help = "parse each 2xx response with FILE.lua's callbacks;\n"
              "only its follow() follows links [no spider]"},
     {.name = "items", .arg = CLI_ARG_STRING, .metavar = "FILE", .offset = AT(items),
-     .out_file = true,
+     .out_file = true, .out_as_output = true,
      .help = "the items a spider or --extract scrapes, one JSON\n"
              "object a line [none]"},
     {.name = "extract", .arg = CLI_ARG_LIST, .metavar = "NAME=XPATH", .offset = AT(extract),
@@ -472,7 +472,8 @@ static int finish(void *p, crawl_options *o, char *why, size_t n)
     o->dns_timeout = s->dns_timeout;
     o->pool_dns = s->per_ip; /* the polite Queue's lookups */
     o->append_output = s->resume;
-    /* A crawl that goes on with its --output never replaces one that holds records. */
+    /* A crawl that goes on with its --output never replaces one that holds records, nor
+     * its --items or --skipped (out_as_output: app.c's claim_files). */
     if ((s->state || s->frontier) && !s->resume)
         o->keep_output = "add --resume to go on with it";
     /* Nor its --warc and --cdx (out_keep), which only --resume adds to. */

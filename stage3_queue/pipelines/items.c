@@ -29,39 +29,6 @@ struct items {
     bool replace;  /* a plain crawl's: what the file holds is replaced at open */
 };
 
-/* A kill -9 in the middle of a write leaves a last line without its newline: cut it. */
-static int cut_torn_line(int fd, long long *size, char *err, size_t errlen, const char *path)
-{
-    long long n = *size, at = n;
-    char buf[4096];
-    while (at > 0) {
-        size_t len = at > (long long)sizeof buf ? sizeof buf : (size_t)at;
-        ssize_t got = pread(fd, buf, len, (off_t)(at - (long long)len));
-        if (got != (ssize_t)len) {
-            snprintf(err, errlen, "reading --items '%s': %s", path,
-                     got < 0 ? strerror(errno) : "short read");
-            return -1;
-        }
-        size_t i = len;
-        while (i > 0 && buf[i - 1] != '\n')
-            i--;
-        if (i > 0) {
-            at = at - (long long)len + (long long)i;
-            break;
-        }
-        at -= (long long)len;
-    }
-    if (at < n) {
-        log_warn("--items '%s': a torn last line (%lld bytes) cut", path, n - at);
-        if (ftruncate(fd, (off_t)at) < 0) {
-            snprintf(err, errlen, "cutting --items '%s': %s", path, strerror(errno));
-            return -1;
-        }
-    }
-    *size = at;
-    return 0;
-}
-
 static coro *items_scraped(void *self, spider_item *s, bool *drop)
 {
     items *it = self;
@@ -140,7 +107,8 @@ static coro *items_open(void *self, engine *e)
         if (fstat(it->fd, &st) == 0 && S_ISREG(st.st_mode))
             it->end = (long long)st.st_size;
     }
-    if (it->end > 0 && cut_torn_line(it->fd, &it->end, err, sizeof err, it->path) < 0) {
+    if (it->end > 0
+        && outfile_cut_torn_line(it->fd, &it->end, "--items", it->path, err, sizeof err) < 0) {
         it->error = xstrdup(err);
         return fail_coro(it);
     }
@@ -194,15 +162,8 @@ int items_pipeline(app *a, const char *path, const items_mode *mode, item_pipeli
     struct stat st;
     bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     long long size = regular ? (long long)st.st_size : 0;
-    if (size > 0 && !mode->resume && mode->goes_on) {
-        /* as --output: a crawl that goes on never replaces what it holds */
-        snprintf(err, errlen,
-                 "--items '%s' holds items already (%lld bytes): add --resume to go on "
-                 "with it, or name a new file",
-                 path, size);
-        close(fd);
-        return -1;
-    }
+    /* one that holds items under a crawl that goes on without --resume: refused before
+     * (the row's out_as_output, app.c) */
     items *it = xcalloc(1, sizeof *it);
     it->a = a;
     it->path = xstrdup(path);
@@ -228,7 +189,7 @@ static bool on(const settings *s)
 
 static int make(engine *e, const settings *s, item_pipeline *out, char *err, size_t errlen)
 {
-    items_mode mode = {.resume = s->resume, .goes_on = s->state || s->frontier, .state = s->state};
+    items_mode mode = {.resume = s->resume, .state = s->state};
     return items_pipeline(engine_app(e), s->items, &mode, out, err, errlen);
 }
 

@@ -3,8 +3,10 @@
  * item pipeline stage, the first, whose process_scraped writes the line and says
  * where it ends (scraped.items_end) for the stages after it.
  *
- * A file that holds items already is never overwritten: it is refused, unless the
- * crawl goes on with it (--resume): then a torn last line (a kill -9 mid-write) is cut
+ * The file is taken as --output is (the row's out_as_output: one rule, app.c): a plain
+ * crawl replaces it (at open, so that a crawl refused by a later check leaves it as it
+ * was); a crawl that goes on (--state, --frontier) refuses one that holds data, unless
+ * it goes on with it (--resume): then a torn last line (a kill -9 mid-write) is cut
  * and the items are appended. With --state, --resume writes no item twice: the state
  * remembers which items of which URL were written (state.h), and a URL fetched again
  * skips the items its earlier visit wrote, handing the stages after it (--store) each
@@ -20,16 +22,14 @@
 
 /* How a crawl takes an --items file that holds items already, as its --output: resume
  * (--resume) appends, and with state (the --state file, or NULL) skips what earlier runs
- * wrote; else a crawl that goes on (goes_on: --state or --frontier) refuses it, and a
- * plain crawl replaces it. */
+ * wrote; else it is replaced (a crawl that goes on was refused before). */
 typedef struct items_mode {
     bool resume;
-    bool goes_on;
     const char *state;
 } items_mode;
 
 /* The --items stage, writing to path. -1 with one line in err when path cannot be
- * opened, or holds items that mode does not let it replace. */
+ * opened. */
 int items_pipeline(app *a, const char *path, const items_mode *mode, item_pipeline *out, char *err,
                    size_t errlen);
 

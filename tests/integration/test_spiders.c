@@ -645,8 +645,9 @@ static void test_items_kept(void **state)
     long from = log_size();
     assert_int_equal(run_crawler(&r, with_state, 30), 0);
     assert_true(crawl_run_one_line(&r, 1,
-                                   "holds items already (11 bytes): add --resume to go "
+                                   "holds a crawl already (11 bytes): add --resume to go "
                                    "on with it, or name a new file"));
+    assert_non_null(strstr(r.err, "crawl-queue: --items '")); /* the one rule's words */
     crawl_run_free(&r);
     struct stat st;
     assert_int_equal(stat(items, &st), 0);
