@@ -21,7 +21,7 @@
 # results/, jobs/): one class at a time, the prebuilt tree kept.
 #
 # The project is built once, in a prebuilt tree (GRADE_BUILD/tree); then N jobs (-j N,
-# 1 by default) each take the next copy, compile only it against that tree and link
+# two a core by default) each take the next copy, compile only it against that tree and link
 # the programs that hold it again in a small tree of the job's own (GRADE_BUILD/jobs/K:
 # scripts/exercise.sh prebuild, check --prebuilt), so no row is ever graded with
 # another copy's programs, and N copies are graded at once.
@@ -35,7 +35,7 @@
 # hidden.conf out of a handout; students' check-exercise never runs it.
 #
 # Environment: GRADE_BUILD (build-grade-NAME), GRADE_CSV (GRADE_BUILD/grade.csv),
-# GRADE_JOBS (N when -j is not given), EXERCISE_TOTAL_LIMIT (seconds for the tests of
+# GRADE_JOBS (N when -j is not given; 2 x nproc), EXERCISE_TOTAL_LIMIT (seconds for the tests of
 # one copy, 300: scripts/exercise.sh's for a graded copy), EXERCISE_MEMORY_MB (RSS of one test process, 1024) and the other
 # limits of scripts/exercise.sh.
 set -uo pipefail
@@ -45,7 +45,11 @@ EX=$ROOT/scripts/exercise.sh
 
 die() { echo "grade: $*" >&2; exit 2; }
 
-jobs=${GRADE_JOBS:-1}
+# A copy's tests wait more than they compute (servers that drip, --timeout and
+# --delay cases, the runs again of `repeat` cases): one copy of stage1-read_response
+# keeps a core busy about 40 % of its time (grade_bench: 3.5 s of CPU in 9-10 s), so
+# by default two jobs a core, which fills the cores without a copy waiting for one.
+jobs=${GRADE_JOBS:-$((2 * $(nproc 2>/dev/null || echo 1)))}
 while [ $# -gt 0 ]; do
     case $1 in
         -j) [ $# -ge 2 ] || die "-j needs a number"; jobs=$2; shift 2 ;;

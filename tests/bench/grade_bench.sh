@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # grade_bench.sh [N] [JOBS] — how long scripts/grade.sh takes on a class of N copies
-# (100) of stage1-read_response with JOBS jobs (2), from a fresh build directory
+# (100) of stage1-read_response with JOBS jobs (grade.sh's default, two a core), from a fresh build directory
 # (the prebuilt tree included). The class is made here from our own fetcher.c, a mix
 # a teacher meets (in 100: 70 correct, 10 with the recv()==0 mistake, 8 untouched
 # stubs, 6 that do not compile, 4 that read freed memory, 2 endless loops), every
@@ -16,7 +16,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:-100}
-jobs=${2:-2}
+jobs=${2:-$((2 * $(nproc)))}
 [[ $n =~ ^[1-9][0-9]*$ && $jobs =~ ^[1-9][0-9]*$ ]] || { echo "usage: grade_bench.sh [N] [JOBS]" >&2; exit 2; }
 work=${GRADE_BENCH_DIR:-$(mktemp -d)}
 [ -n "${GRADE_BENCH_DIR:-}" ] || trap 'rm -rf "$work"' EXIT
