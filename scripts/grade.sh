@@ -120,6 +120,8 @@ csv_field() {
     esac
 }
 
+# No more jobs than copies: a job with no copy to claim would only make its folder.
+[ "$jobs" -le "${#subs[@]}" ] || jobs=${#subs[@]}
 t_start=$(date +%s.%N)
 echo "grade: $name, ${#subs[@]} submission(s) from $dir, $jobs job(s)${hidden:+, hidden tests of $hidden}; build tree $build"
 bash "$EX" prebuild "$name" --build "$build/tree" --sanitize ${hidden:+--hidden "$hidden"} >"$build/prebuild.log" 2>&1 ||
