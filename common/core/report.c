@@ -392,6 +392,44 @@ void json_write_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+long json_line_url(const char *line, size_t len, char *out, size_t *after)
+{
+    static const char head[] = "{\"url\": \"", hex[] = "0123456789abcdef";
+    static const char from[] = "\"\\nrtbf", to[] = "\"\\\n\r\t\b\f";
+    if (len < sizeof head - 1 || memcmp(line, head, sizeof head - 1) != 0)
+        return -1;
+    long n = 0;
+    for (size_t i = sizeof head - 1; i < len; i++) {
+        char c = line[i];
+        if (c == '"') {
+            out[n] = '\0';
+            if (after)
+                *after = i + 1;
+            return n;
+        }
+        if (c != '\\') {
+            out[n++] = c;
+            continue;
+        }
+        if (++i >= len)
+            return -1;
+        const char *e = line[i] ? strchr(from, line[i]) : NULL;
+        if (e) {
+            out[n++] = to[e - from];
+            continue;
+        }
+        /* \u00XX: a control byte, DEL or a byte of bad UTF-8 (put_escape); never NUL */
+        const char *h1, *h2;
+        if (line[i] != 'u' || i + 4 >= len || line[i + 1] != '0' || line[i + 2] != '0'
+            || !line[i + 3] || !line[i + 4] || !(h1 = strchr(hex, line[i + 3]))
+            || !(h2 = strchr(hex, line[i + 4])) || (h1 == hex && h2 == hex))
+            return -1;
+        out[n++] = (char)((h1 - hex) << 4 | (h2 - hex));
+        i += 4;
+    }
+    return -1; /* no closing quote */
+}
+
 void report_utc_time(const struct timespec *at, char *buf, size_t len)
 {
     struct tm tm;

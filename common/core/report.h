@@ -139,6 +139,12 @@ void text_write_string(FILE *out, const char *s);
  * valid UTF-8 are written as \u00XX of the byte, so the output is always valid JSON. */
 void json_write_string(FILE *out, const char *s);
 
+/* The URL of a line that opens as a jsonl record does, {"url": "...", read back:
+ * json_write_string's escapes decoded into out (at least len bytes, NUL-terminated).
+ * Its length, with *after (when not NULL) the offset just past its closing quote; -1
+ * for a line that opens otherwise, or an escape json_write_string never writes. */
+long json_line_url(const char *line, size_t len, char *out, size_t *after);
+
 /* at (CLOCK_REALTIME) as RFC 3339 in UTC with milliseconds, "2026-12-03T11:30:00.123Z",
  * in buf (32 bytes is enough). */
 void report_utc_time(const struct timespec *at, char *buf, size_t len);

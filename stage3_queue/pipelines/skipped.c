@@ -15,6 +15,7 @@
 #include "log.h"
 #include "outfile.h"
 #include "recstream.h"
+#include "report.h"
 #include "seen.h"
 #include "url.h"
 #include "extension.h"
@@ -71,42 +72,6 @@ static void on_skip(void *ctx, const char *url, crawl_skip_reason why, const cha
     free(line);
 }
 
-/* The URL of one line as on_skip writes it, {"url": "...", ...} (json_write_string's
- * escapes: \" \\ \n \r \t \b \f and \u00XX for any other byte), into out (len
- * bytes); false for a line that is not such. */
-static bool line_url(const char *line, size_t n, char *out, size_t len)
-{
-    static const char head[] = "{\"url\": \"";
-    if (n < sizeof head - 1 || memcmp(line, head, sizeof head - 1) != 0)
-        return false;
-    size_t o = 0;
-    for (size_t i = sizeof head - 1; i < n && o + 1 < len; i++) {
-        char c = line[i];
-        if (c == '"') {
-            out[o] = '\0';
-            return o > 0 && i + 1 < n && line[i + 1] == ',';
-        }
-        if (c != '\\') {
-            out[o++] = c;
-            continue;
-        }
-        if (++i >= n)
-            return false;
-        static const char from[] = "\"\\nrtbf", to[] = "\"\\\n\r\t\b\f";
-        const char *e = strchr(from, line[i]);
-        if (e && *e) {
-            out[o++] = to[e - from];
-            continue;
-        }
-        unsigned v;
-        if (line[i] != 'u' || i + 4 >= n || sscanf(line + i + 1, "00%2x", &v) != 1 || v == 0)
-            return false;
-        out[o++] = (char)v;
-        i += 4;
-    }
-    return false; /* no closing quote */
-}
-
 /* --resume: the URLs the file lists, into s->before; 0, or -1 with s->error. */
 static int read_back(skipped *s)
 {
@@ -128,7 +93,8 @@ static int read_back(skipped *s)
         at += n;
         nline++;
         url = xrealloc(url, (size_t)n + 1); /* the URL is shorter than its line */
-        if (!line_url(line, (size_t)n, url, (size_t)n + 1)) {
+        size_t after = 0;
+        if (json_line_url(line, (size_t)n, url, &after) <= 0 || line[after] != ',') {
             s->error = xasprintf("--resume: --skipped '%s' line %zu is not a skipped URL's "
                                  "({\"url\": ...}): name a new file",
                                  s->path, nline);

@@ -16,6 +16,7 @@
 #include "alloc.h"
 #include "fpset.h"
 #include "log.h"
+#include "report.h"
 #include "store.h"
 #include "warc.h"
 #include "writer.h"
@@ -529,43 +530,6 @@ static int tail_is_ours(restore *r, int fd, long long at, const char *path)
     return ours;
 }
 
-/* The URL of a record line (`{"url": "..."`, as report.c writes it), decoded into out
- * (at least len bytes): its length, or -1 when the line is no record or an escape in
- * its URL is not one report.c writes. */
-static long record_url(const char *line, size_t len, char *out)
-{
-    static const char head[] = "{\"url\": \"";
-    static const char hex[] = "0123456789abcdef";
-    if (len < sizeof head - 1 || memcmp(line, head, sizeof head - 1) != 0)
-        return -1;
-    long n = 0;
-    for (size_t i = sizeof head - 1; i < len; i++) {
-        char c = line[i];
-        if (c == '"')
-            return n;
-        if (c != '\\') {
-            out[n++] = c;
-            continue;
-        }
-        if (++i >= len)
-            return -1;
-        const char *e = strchr("\"\\/nrtbf", line[i]);
-        if (e && *e) {
-            out[n++] = "\"\\/\n\r\t\b\f"[e - "\"\\/nrtbf"];
-            continue;
-        }
-        /* \u00XX: a control byte, or a byte of bad UTF-8 (report.c's put_escape) */
-        const char *h1, *h2;
-        if (line[i] != 'u' || i + 4 >= len || line[i + 1] != '0' || line[i + 2] != '0'
-            || !line[i + 3] || !line[i + 4] || !(h1 = strchr(hex, line[i + 3]))
-            || !(h2 = strchr(hex, line[i + 4])))
-            return -1;
-        out[n++] = (char)((h1 - hex) << 4 | (h2 - hex));
-        i += 4;
-    }
-    return -1;
-}
-
 /* A state file from before output_end: its pages rows do not say where their records
  * end in --output. Read --output once and give each row the end of its URL's first
  * record; a row whose URL has no record there is forgotten (fetched again), as a row
@@ -616,7 +580,7 @@ static int backfill_ends(restore *r, const char *path, long long size)
         at += len;
         if ((size_t)len > ucap)
             url = xrealloc(url, ucap = (size_t)len);
-        long ulen = record_url(line, (size_t)len - 1, url);
+        long ulen = json_line_url(line, (size_t)len - 1, url, NULL);
         if (ulen < 0)
             continue;
         sqlite3_reset(find);

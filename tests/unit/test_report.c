@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "report.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -522,6 +523,45 @@ static void test_json_every_byte_gives_json(void **state)
     free(out);
 }
 
+/* json_line_url reads back what json_write_string wrote, whatever the bytes: the
+ * 255 non-NUL bytes, valid UTF-8 and not; and refuses what it never writes. */
+static void test_json_line_url_reads_back(void **state)
+{
+    (void)state;
+    char in[256];
+    for (int i = 1; i < 256; i++)
+        in[i - 1] = (char)i;
+    in[255] = '\0';
+    const char *urls[] = {in, "http://a/b?c=d", "caf\xc3\xa9 \"q\" \\ \n", "\xf8\xc3\xa9"};
+    for (size_t u = 0; u < sizeof urls / sizeof *urls; u++) {
+        char *lit = json_of(urls[u]);
+        char *line = xasprintf("{\"url\": %s, \"status\": 200}", lit);
+        size_t len = strlen(line), after = 0;
+        char *out = malloc(len);
+        assert_non_null(out);
+        assert_int_equal(json_line_url(line, len, out, &after), (long)strlen(urls[u]));
+        assert_string_equal(out, urls[u]);
+        assert_int_equal(after, strlen("{\"url\": ") + strlen(lit));
+        assert_int_equal(line[after], ',');
+        free(out);
+        free(line);
+        free(lit);
+    }
+    static const char *bad[] = {
+        "{\"summary\": {}}",        /* no record */
+        "{\"url\": \"http://a/",    /* no closing quote */
+        "{\"url\": \"a\\u0000b\"}", /* NUL: never written */
+        "{\"url\": \"a\\/b\"}",     /* \/: never written */
+        "{\"url\": \"a\\u01ffb\"}", /* only \u00XX */
+        "{\"url\": \"a\\u00g0b\"}", /* not hex */
+        "{\"url\": \"a\\",          /* an escape cut */
+        "{\"url\": \"a\\u00f",      /* \u00XX cut */
+    };
+    char out[64];
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++)
+        assert_int_equal(json_line_url(bad[b], strlen(bad[b]), out, NULL), -1);
+}
+
 /* ---- text: nothing a terminal would obey ------------------------------------- */
 
 static char *text_of(const char *s)
@@ -773,6 +813,7 @@ int main(void)
         cmocka_unit_test(test_json_valid_utf8_passes),
         cmocka_unit_test(test_json_invalid_utf8_escaped),
         cmocka_unit_test(test_json_every_byte_gives_json),
+        cmocka_unit_test(test_json_line_url_reads_back),
         cmocka_unit_test(test_many_records_sorted),
         cmocka_unit_test(test_duplicate_urls_keep_insertion_order),
         cmocka_unit_test(test_tally_classes),
