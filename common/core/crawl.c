@@ -276,7 +276,7 @@ static void on_link(void *ctx, const char *url)
     const char *copy;
     char *normal = f->c->o.normalize_urls && strchr(url, '%') ? url_normalize(url) : NULL;
     if (normal && strcmp(normal, url) != 0) {
-        /* a duplicate is one in normal form (seen_key): the set holds the normal form
+        /* a duplicate is one in normal form (crawl_url_key): the set holds the normal form
          * for that, and the href as the page first wrote it, which is what the link
          * is (a spelling not in normal form is no other link's normal form) */
         seen_intern(ls->urls, normal, &added);
@@ -495,11 +495,9 @@ static void trace_attempt(crawl_fetch *f, const char *error)
     f->slot = -1;
 }
 
-/* url's key in seen_urls (and the skipped set): its RFC 3986 normal form with
- * normalize_urls, so that "/%7Euser" and "/~user" are one URL. The URLs the core is given
- * are url_resolve's or url_fix's, in libcurl's normal form already, which only a '%'
- * can leave short of RFC 3986's. *owned: what to free. */
-static const char *seen_key(const crawl *c, const char *url, char **owned)
+/* (crawl.h) The URLs the core is given are url_resolve's or url_fix's, in libcurl's
+ * normal form already, which only a '%' can leave short of RFC 3986's. */
+const char *crawl_url_key(const crawl *c, const char *url, char **owned)
 {
     *owned = NULL;
     if (!c->o.normalize_urls || !strchr(url, '%'))
@@ -511,7 +509,7 @@ static const char *seen_key(const crawl *c, const char *url, char **owned)
 static bool seen_has_url(const crawl *c, const char *url)
 {
     char *owned;
-    bool has = fpset_has(c->seen_urls, seen_key(c, url, &owned));
+    bool has = fpset_has(c->seen_urls, crawl_url_key(c, url, &owned));
     free(owned);
     return has;
 }
@@ -531,7 +529,7 @@ static bool add_url(crawl *c, const crawl_request *r, crawl_add_fn add, void *ct
         return false;
     }
     char *owned;
-    bool added = fpset_add(c->seen_urls, seen_key(c, url, &owned));
+    bool added = fpset_add(c->seen_urls, crawl_url_key(c, url, &owned));
     free(owned);
     if (!added)
         return false;
@@ -1133,7 +1131,7 @@ void crawl_skip(crawl *c, const char *url, crawl_skip_reason why, const char *re
         return;
     /* robots.txt forbids a URL that was scheduled; any other reason: one that was not */
     char *owned;
-    const char *key = seen_key(c, url, &owned);
+    const char *key = crawl_url_key(c, url, &owned);
     bool skip =
         (why == CRAWL_SKIP_ROBOTS || !fpset_has(c->seen_urls, key)) && fpset_add(c->skipped, key);
     free(owned);
@@ -1159,7 +1157,7 @@ void crawl_add_skip_listener(crawl *c, crawl_skip_fn fn, void *ctx)
 bool crawl_mark_seen(crawl *c, const char *url)
 {
     char *owned;
-    bool added = fpset_add(c->seen_urls, seen_key(c, url, &owned));
+    bool added = fpset_add(c->seen_urls, crawl_url_key(c, url, &owned));
     free(owned);
     return added;
 }

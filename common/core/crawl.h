@@ -170,6 +170,10 @@ typedef enum crawl_skip_reason {
     CRAWL_SKIP_REDIRECTS,    /* a redirect past --max-redirect */
     CRAWL_SKIP_NREASONS
 } crawl_skip_reason;
+/* url's key in the seen set and the skipped set, and wherever a crawler compares URLs
+ * as the crawl does: its RFC 3986 normal form with normalize_urls, so that "/%7Euser"
+ * and "/~user" are one URL; else url. *owned: what to free (NULL when the key is url). */
+const char *crawl_url_key(const crawl *c, const char *url, char **owned);
 /* The reason's name in the summary and in a crawler's list: "offsite", "excluded",
  * "not_included", "scheme", "depth", "max_pages", "robots", "redirects". */
 const char *crawl_skip_name(crawl_skip_reason why);

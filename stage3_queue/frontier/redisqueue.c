@@ -513,7 +513,7 @@ static void got_put(redis_glue *g, redisReply *r, void *data)
 }
 
 /* url's fingerprint in the shared seen set: of its RFC 3986 normal form, as the crawl
- * core's own seen set keys it (seen_key), so that "/%7Euser" put by one process and
+ * core's own seen set keys it (crawl_url_key), so that "/%7Euser" put by one process and
  * "/~user" by another are one URL. The URLs put are in libcurl's normal form already,
  * which only a '%' can leave short of RFC 3986's. */
 static uint64_t seen_fingerprint(const rqueue *q, const char *url)

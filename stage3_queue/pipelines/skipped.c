@@ -31,14 +31,6 @@ typedef struct skipped {
     char *error;      /* the first failed write, or why the file cannot be gone on with */
 } skipped;
 
-/* url's key among the listed: its RFC 3986 normal form, as the crawl's skipped set
- * compares URLs (crawl.c's seen_key; crawl-queue always normalises). *owned: to free. */
-static const char *listed_key(const char *url, char **owned)
-{
-    *owned = strchr(url, '%') ? url_normalize(url) : NULL;
-    return *owned ? *owned : url;
-}
-
 static void on_skip(void *ctx, const char *url, crawl_skip_reason why, const char *referrer)
 {
     skipped *s = ctx;
@@ -46,7 +38,7 @@ static void on_skip(void *ctx, const char *url, crawl_skip_reason why, const cha
         return;
     if (s->before) { /* listed by a run this one goes on from: not again */
         char *owned;
-        bool listed = seen_has(s->before, listed_key(url, &owned));
+        bool listed = seen_has(s->before, crawl_url_key(s->a->crawl, url, &owned));
         free(owned);
         if (listed)
             return;
@@ -101,7 +93,7 @@ static int read_back(skipped *s)
             break;
         }
         char *owned;
-        seen_add(s->before, listed_key(url, &owned));
+        seen_add(s->before, crawl_url_key(s->a->crawl, url, &owned));
         free(owned);
     }
     free(line);
