@@ -120,12 +120,6 @@ static const char insert_sql[] =
     "INSERT INTO pages (" STORE_PAGE_COLUMNS
     ", crawl_id, elapsed, url_normalized) VALUES (" STORE_PAGE_VALUES ", ?14, ?15, ?16)";
 
-/* The record's elapsed (store.h), a column added to a store of an older crawl-queue as
- * to a new one: its rows keep NULL. */
-static const char elapsed_sql[] = "ALTER TABLE pages ADD COLUMN elapsed REAL;";
-/* The record's url_normalized (store.h), added likewise: NULL where it is url. */
-static const char normalized_sql[] = "ALTER TABLE pages ADD COLUMN url_normalized TEXT;";
-
 /* The store's own tables (store.h): its runs, and the robots.txt it fetched. */
 static const char crawls_schema[] =
     "CREATE TABLE IF NOT EXISTS crawls ("
@@ -162,11 +156,14 @@ static const char items_schema[] =
 static const char insert_item_sql[] =
     "INSERT INTO items (url, callback, json, crawl_id) VALUES (?1, ?2, ?3, ?4)";
 
-/* The run's crawl_id in links and items, and the --state crawl in crawls, added to a
- * store of an older crawl-queue as elapsed is: its rows keep NULL. */
+/* Columns added to a store of an older crawl-queue as to a new one; the rows it holds
+ * keep NULL: the record's elapsed and url_normalized (NULL where it is url; store.h),
+ * the run's crawl_id in links and items, the --state crawl in crawls. */
 static const struct {
     const char *table, *column, *add;
 } added_columns[] = {
+    {"pages", "elapsed", "ALTER TABLE pages ADD COLUMN elapsed REAL"},
+    {"pages", "url_normalized", "ALTER TABLE pages ADD COLUMN url_normalized TEXT"},
     {"links", "crawl_id", "ALTER TABLE links ADD COLUMN crawl_id INTEGER"},
     {"items", "crawl_id", "ALTER TABLE items ADD COLUMN crawl_id INTEGER"},
     {"crawls", "state_token", "ALTER TABLE crawls ADD COLUMN state_token TEXT"},
@@ -251,7 +248,7 @@ coro_value store_write_rows(sqlite3 *db, const char *what, const char *path, con
 }
 
 /* Whether table has this column. */
-static bool has_column_of(sqlite3 *db, const char *table, const char *column)
+static bool has_column(sqlite3 *db, const char *table, const char *column)
 {
     sqlite3_stmt *st;
     char sql[96];
@@ -262,15 +259,10 @@ static bool has_column_of(sqlite3 *db, const char *table, const char *column)
     return true;
 }
 
-static bool has_column(sqlite3 *db, const char *column)
-{
-    return has_column_of(db, "pages", column);
-}
-
 static bool add_columns(sqlite3 *db)
 {
     for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++)
-        if (!has_column_of(db, added_columns[i].table, added_columns[i].column)
+        if (!has_column(db, added_columns[i].table, added_columns[i].column)
             && sqlite3_exec(db, added_columns[i].add, NULL, NULL, NULL) != SQLITE_OK)
             return false;
     return true;
@@ -368,14 +360,8 @@ static coro_value open_work(void *arg, coro_error **err)
     bool ok = !s->state || (attach_state(s) && read_token(s) == 0);
     ok = ok && sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
     ok = ok
-        && (has_column(s->db, "crawl_id")
+        && (has_column(s->db, "pages", "crawl_id")
             || sqlite3_exec(s->db, upgrade_sql, NULL, NULL, NULL) == SQLITE_OK);
-    ok = ok
-        && (has_column(s->db, "elapsed")
-            || sqlite3_exec(s->db, elapsed_sql, NULL, NULL, NULL) == SQLITE_OK);
-    ok = ok
-        && (has_column(s->db, "url_normalized")
-            || sqlite3_exec(s->db, normalized_sql, NULL, NULL, NULL) == SQLITE_OK);
     ok = ok
         && sqlite3_exec(s->db,
                         "CREATE INDEX IF NOT EXISTS pages_crawl_id ON pages"
