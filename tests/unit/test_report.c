@@ -503,15 +503,21 @@ static void test_json_invalid_utf8_escaped(void **state)
     assert_json("\xf8\xc3\xa9", "\"\\u00f8\xc3\xa9\"");
 }
 
+/* in: the 255 non-NUL bytes in order, as one string. */
+static void every_byte(char in[256])
+{
+    for (int i = 1; i < 256; i++)
+        in[i - 1] = (char)i;
+    in[255] = '\0';
+}
+
 static void test_json_every_byte_gives_json(void **state)
 {
     (void)state;
     /* All 255 non-NUL bytes in one string: the output must be printable ASCII
      * apart from valid UTF-8, i.e. no raw control characters. */
     char in[256];
-    for (int i = 1; i < 256; i++)
-        in[i - 1] = (char)i;
-    in[255] = '\0';
+    every_byte(in);
     char *out = json_of(in);
     size_t len = strlen(out);
     assert_true(len > 255);
@@ -529,9 +535,7 @@ static void test_json_line_url_reads_back(void **state)
 {
     (void)state;
     char in[256];
-    for (int i = 1; i < 256; i++)
-        in[i - 1] = (char)i;
-    in[255] = '\0';
+    every_byte(in);
     const char *urls[] = {in, "http://a/b?c=d", "caf\xc3\xa9 \"q\" \\ \n", "\xf8\xc3\xa9"};
     for (size_t u = 0; u < sizeof urls / sizeof *urls; u++) {
         char *lit = json_of(urls[u]);
@@ -605,9 +609,7 @@ static void test_text_every_byte(void **state)
 {
     (void)state;
     char in[256];
-    for (int i = 1; i < 256; i++)
-        in[i - 1] = (char)i;
-    in[255] = '\0';
+    every_byte(in);
     char *out = text_of(in);
     for (const unsigned char *p = (const unsigned char *)out; *p; p++)
         assert_true(*p >= 0x20 && *p < 0x7f); /* alone, every byte >= 0x80 is bad */
