@@ -401,10 +401,17 @@ static void schedule_outputs(url_life *u)
     for (size_t k = 0; k < u->out.n; k++) {
         spider_output *o = &u->out.v[k];
         if (o->kind == SPIDER_REQUEST) {
+            if (o->request->flags & REQ_DONT_FILTER) {
+                crawl_request v = request_view(o->request);
+                u->again = xreallocarray(u->again, u->nagain + 1, sizeof *u->again);
+                u->again[u->nagain++] = crawl_request_dup(&v);
+            }
             engine_crawl(u->e, o->request);
             o->request = NULL;
         }
     }
+    u->it.again = u->again;
+    u->it.nagain = u->nagain;
 }
 
 /* ---- the life of one URL ---- */
@@ -461,6 +468,9 @@ static void handle_finally(coro *co)
     for (size_t k = 0; k < u->nlinks; k++)
         free((char *)u->links[k].url);
     free(u->links);
+    for (size_t k = 0; k < u->nagain; k++)
+        free(u->again[k]);
+    free(u->again);
 }
 
 static const coro_def handle_def = {"engine_handle", __FILE__, handle_body, handle_finally,

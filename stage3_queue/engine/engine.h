@@ -111,6 +111,11 @@ typedef struct item {
     const spider_link *links; /* the page's links (spider.h), nlinks of them, when a
                                  * stage wants_links; else NULL */
     size_t nlinks;
+    /* The requests the spider made from this response with dont_filter (scheduled
+     * though seen, not through the crawl core's add listeners), nagain of them: a
+     * stage that journals the frontier keeps them with the record (--state). */
+    crawl_request *const *again;
+    size_t nagain;
     struct timespec at; /* the record's fetched_at (CLOCK_REALTIME): the store's
                                  * fetched_at and the WARC-Date, one time for both */
 } item;

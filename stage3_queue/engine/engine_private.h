@@ -61,6 +61,8 @@ typedef struct url_life {
     int nitems;         /* the spider's items handed to the pipeline so far */
     crawl_link *links;  /* the page's links, for the pipeline (keep_links) */
     size_t nlinks;
+    crawl_request **again; /* its dont_filter requests, for the pipeline (item.again) */
+    size_t nagain;
 } url_life;
 
 /* ---- the downloader middleware manager (middleware.c) ---- */

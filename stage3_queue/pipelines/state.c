@@ -29,7 +29,14 @@ static const char schema[] =
     " callback TEXT) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, started TEXT NOT NULL,"
-    " finished TEXT);";
+    " finished TEXT);"
+    /* a request a spider made with dont_filter (it bypasses the seen set, so frontier,
+     * one row a URL, cannot hold it), with the pages row of the page it came from: it
+     * counts only while that row does (a page fetched again makes it anew) */
+    "CREATE TABLE IF NOT EXISTS again (seq INTEGER PRIMARY KEY, page INTEGER NOT NULL,"
+    " url TEXT NOT NULL, max_redirect INTEGER NOT NULL, depth INTEGER NOT NULL,"
+    " referrer TEXT, callback TEXT);"
+    "CREATE INDEX IF NOT EXISTS again_url ON again (url);";
 
 /* A file of an older crawl-queue has frontier (url, max_redirect) only: the columns
  * are added, its URLs get depth 0 and no referrer (that much is lost: a -v line). */
@@ -66,6 +73,10 @@ static const char add_output_end[] = "ALTER TABLE pages ADD COLUMN output_end IN
 static const char insert_page_sql[] =
     "INSERT INTO pages (" STORE_PAGE_COLUMNS ", output_end) VALUES (" STORE_PAGE_VALUES ", ?14)";
 
+static const char insert_again_sql[] =
+    "INSERT INTO again (page, url, max_redirect, depth, referrer, callback)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
 static const char insert_frontier_sql[] =
     "INSERT OR IGNORE INTO frontier (url, max_redirect, depth, referrer, callback)"
     " VALUES (?1, ?2, ?3, ?4, ?5)";
@@ -89,13 +100,15 @@ typedef struct state_row {
     char *item_url;          /* an item written to --items: an items row, not a page */
     int item_seq;
     store_page page;
-    long long output_end; /* where its --output line ends (-1: unknown) */
+    long long output_end;  /* where its --output line ends (-1: unknown) */
+    crawl_request **again; /* a page's dont_filter requests (item.again): again rows */
+    size_t nagain;
 } state_row;
 
 typedef struct state {
     char *path;
     sqlite3 *db; /* touched by one pool job at a time */
-    sqlite3_stmt *insert_page, *insert_frontier, *insert_item;
+    sqlite3_stmt *insert_page, *insert_frontier, *insert_item, *insert_again;
     writer w;
     writer_rows rows; /* of state_row */
 } state;
@@ -105,6 +118,9 @@ static void row_free(void *row)
     state_row *r = row;
     free(r->frontier);
     free(r->item_url);
+    for (size_t k = 0; k < r->nagain; k++)
+        free(r->again[k]);
+    free(r->again);
     store_page_clear(&r->page);
 }
 
@@ -118,7 +134,9 @@ static coro_value open_work(void *arg, coro_error **err)
             || sqlite3_prepare_v2(s->db, insert_frontier_sql, -1, &s->insert_frontier, NULL)
                 != SQLITE_OK
             || sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) != SQLITE_OK
-            || sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) != SQLITE_OK))
+            || sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) != SQLITE_OK
+            || sqlite3_prepare_v2(s->db, insert_again_sql, -1, &s->insert_again, NULL)
+                != SQLITE_OK))
         *err = store_db_error(s->db, "--state", s->path, "open");
     return (coro_value){NULL, 0};
 }
@@ -153,6 +171,30 @@ static int insert_row(void *self, const void *row)
         store_page_bind(st, &r->page);
         if (r->output_end >= 0)
             sqlite3_bind_int64(st, 14, r->output_end);
+        /* its dont_filter requests in the same transaction: they count with it */
+        if (sqlite3_step(st) != SQLITE_DONE)
+            return -1;
+        sqlite3_int64 page = sqlite3_last_insert_rowid(s->db);
+        for (size_t k = 0; k < r->nagain; k++) {
+            const crawl_request *q = r->again[k];
+            st = s->insert_again;
+            sqlite3_reset(st);
+            sqlite3_bind_int64(st, 1, page);
+            sqlite3_bind_text(st, 2, q->url, -1, SQLITE_STATIC);
+            sqlite3_bind_int(st, 3, q->max_redirect);
+            sqlite3_bind_int(st, 4, q->depth);
+            if (q->referrer)
+                sqlite3_bind_text(st, 5, q->referrer, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(st, 5);
+            if (q->callback)
+                sqlite3_bind_text(st, 6, q->callback, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(st, 6);
+            if (sqlite3_step(st) != SQLITE_DONE)
+                return -1;
+        }
+        return 0;
     }
     return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
@@ -170,7 +212,8 @@ static void finalize(state *s)
     sqlite3_finalize(s->insert_page);
     sqlite3_finalize(s->insert_frontier);
     sqlite3_finalize(s->insert_item);
-    s->insert_page = s->insert_frontier = s->insert_item = NULL;
+    sqlite3_finalize(s->insert_again);
+    s->insert_page = s->insert_frontier = s->insert_item = s->insert_again = NULL;
     sqlite3_close(s->db); /* the WAL is checkpointed into the file */
     s->db = NULL;
 }
@@ -216,6 +259,11 @@ static coro *state_process_item(void *self, item *it, bool *drop)
     state_row *r = writer_row(&s->rows);
     store_page_fill(&r->page, it, false);
     r->output_end = it->output_end;
+    if (it->nagain) {
+        r->again = xcalloc(it->nagain, sizeof *r->again);
+        for (r->nagain = 0; r->nagain < it->nagain; r->nagain++)
+            r->again[r->nagain] = crawl_request_dup(it->again[r->nagain]);
+    }
     writer_row_added(&s->rows);
     return writer_room(&s->w);
 }
@@ -847,6 +895,41 @@ static int cut_items(restore *r, const char *output)
     return output && output_cut >= 0 ? cut_file(r, "--output", output, output_cut) : 0;
 }
 
+/* --resume: the dont_filter requests (again rows) to do. One whose page's pages row is
+ * gone (forgotten above, or never committed) is dropped: that page is fetched again and
+ * makes it anew. A URL's records (pages rows) count first for its frontier row, then
+ * for its again rows in the order they were made; the rest go back into the Queue, as
+ * they were made (not through the seen set). 0, or -1. */
+static int requeue_again(restore *r, crawl_add_fn put, void *ctx, size_t *finished, size_t *todo)
+{
+    if (sqlite3_exec(r->db, "DELETE FROM again WHERE page NOT IN (SELECT id FROM pages)", NULL,
+                     NULL, NULL)
+        != SQLITE_OK)
+        return db_fail(r);
+    int rc = prepare(r,
+                     "SELECT a.url, a.max_redirect, a.depth, a.referrer, a.callback,"
+                     " (SELECT count(*) FROM again b WHERE b.url = a.url AND b.seq < a.seq)"
+                     " + EXISTS (SELECT 1 FROM frontier f WHERE f.url = a.url),"
+                     " (SELECT count(*) FROM pages p WHERE p.url = a.url)"
+                     " FROM again a ORDER BY a.seq");
+    const char *url;
+    while (rc == 0 && (rc = step(r)) > 0) {
+        if (!(url = text(r, 0, "again")))
+            return -1;
+        if (sqlite3_column_int64(r->st, 5) < sqlite3_column_int64(r->st, 6)) {
+            (*finished)++;
+        } else {
+            crawl_request q = {url, sqlite3_column_int(r->st, 1), sqlite3_column_int(r->st, 2),
+                               (const char *)sqlite3_column_text(r->st, 3),
+                               (const char *)sqlite3_column_text(r->st, 4)};
+            put(ctx, &q);
+            (*todo)++;
+        }
+        rc = 0;
+    }
+    return rc;
+}
+
 /* --resume: done = its record is in the file (and in --output, and in --warc). A
  * page's row comes after the frontier rows of its links, in the same batch or a later
  * one: a page done here has its links in the frontier. */
@@ -908,6 +991,8 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
         rc = 0;
     }
     fpset_free(done);
+    if (rc == 0)
+        rc = requeue_again(r, put, ctx, &finished, &todo);
     if (rc == 0)
         log_info("--resume: %zu URL(s) done in earlier runs, %zu to do", finished, todo);
     return rc;

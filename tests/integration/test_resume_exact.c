@@ -537,6 +537,114 @@ static void test_store_ahead_of_state(void **state)
         fail_msg("--store was never ahead of the state: nothing tested");
 }
 
+/* A run of one task (so the order of records is the same each time) with --state and
+ * --output only, the shim preloaded with mode=n when mode is not NULL. */
+static void run_one_task(crawl_run *r, const files *f, bool resume, const char *mode, int n)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%d", n);
+    if (mode) {
+        setenv("LD_PRELOAD", KILL_AT_SQLITE_LIB, 1);
+        setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+        setenv("KILL_STATE_DB", "/k.db", 1);
+        setenv(mode, v, 1);
+    }
+    char *argv[] = {crawler(),     "-q",
+                    "--max-tasks", "1",
+                    "--state",     (char *)f->db,
+                    "--format",    "jsonl",
+                    "--output",    (char *)f->out,
+                    "--spider",    (char *)f->spider,
+                    site.url,      resume ? "--resume" : NULL,
+                    NULL};
+    assert_int_equal(run_crawler(r, argv, 60), 0);
+    if (mode) {
+        unsetenv("LD_PRELOAD");
+        unsetenv(mode);
+    }
+}
+
+/* The place (1, 2, ...) among --output's records of the nth record of url, or 0. */
+static int record_place(const char *path, const char *url, int nth)
+{
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    char *line = NULL;
+    size_t cap = 0, len;
+    int place = 0, found = 0, seen = 0;
+    while (!found && getline(&line, &cap, in) > 0) {
+        const char *u = json_string(line, "url", &len);
+        if (!u)
+            continue;
+        place++;
+        if (len == strlen(url) && strncmp(u, url, len) == 0 && ++seen == nth)
+            found = place;
+    }
+    free(line);
+    fclose(in);
+    return found;
+}
+
+/* Requests a spider makes with dont_filter (follow{..., dont_filter = true}: scheduled
+ * though seen, not through the seen set) survive a kill -9: page 7 follows the root
+ * twice so, and the crawl is killed (kill_at_sqlite.c) at the state's pages row of the
+ * first of them (its emitter's row committed, it not fetched yet), then at the
+ * emitter's own row (its record not committed: it is fetched again and makes them
+ * anew). After the resume the root has three records — its own and the two asked for,
+ * each once — and every other page one, as in a crawl never killed. */
+static void test_dont_filter_survives_kill(void **state)
+{
+    (void)state;
+    char spider[1024], root[256], emitter[256];
+    page_url(0, root, sizeof root);
+    page_url(7, emitter, sizeof emitter);
+    snprintf(spider, sizeof spider,
+             "function parse(response)\n"
+             "  if response.url == '%s' then\n"
+             "    for k = 1, 2 do\n"
+             "      follow{url = '%s', callback = 'again', dont_filter = true}\n"
+             "    end\n"
+             "  end\n"
+             "  for _, link in ipairs(response:links()) do follow(link) end\n"
+             "end\n"
+             "function again(response) end\n",
+             emitter, root);
+    files f;
+    crawl_run r;
+    /* a crawl never killed: where the records fall */
+    fresh_files(&f, spider);
+    run_one_task(&r, &f, false, NULL, 0);
+    if (r.exit_code != 0)
+        fail_msg("the crawl: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    int at[2] = {record_place(f.out, root, 2), record_place(f.out, emitter, 1)};
+    if (at[0] == 0 || at[1] == 0 || at[1] >= at[0])
+        fail_msg("the crawl never killed: the root's 2nd record at %d, page 7's at %d", at[0],
+                 at[1]);
+    for (size_t c = 0; c < 2; c++) {
+        fresh_files(&f, spider);
+        run_one_task(&r, &f, false, "KILL_AT_STATE_PAGE", at[c]);
+        if (r.term_signal != SIGKILL)
+            fail_msg("kill at pages row %d: not killed: %s", at[c], crawl_run_describe(&r));
+        crawl_run_free(&r);
+        run_one_task(&r, &f, true, NULL, 0);
+        if (r.exit_code != 0)
+            fail_msg("the resume: %s", crawl_run_describe(&r));
+        crawl_run_free(&r);
+        tally *t = calloc(1, sizeof *t);
+        size_t summaries;
+        tally_lines(f.out, t, &summaries);
+        assert_int_equal(summaries, 1);
+        if (t->n[0] != 3)
+            fail_msg("kill at pages row %d: --output holds %d records of the root (3 expected: "
+                     "its own and two dont_filter requests)",
+                     at[c], t->n[0]);
+        t->n[0] = 1;
+        assert_once(t, "--output", 0);
+        free(t);
+    }
+}
+
 /* An --output that is not the state's crawl's (another file named by mistake) is never
  * cut: --resume refuses it in one line, exit 1, the file byte for byte as it was. */
 static void test_foreign_output_refused(void **state)
@@ -595,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_foreign_output_refused),
         cmocka_unit_test(test_refetch_fewer_items),
         cmocka_unit_test(test_store_ahead_of_state),
+        cmocka_unit_test(test_dont_filter_survives_kill),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
