@@ -104,6 +104,10 @@ for run in 1 2 3 3e; do
         *) grep -qE "^[0-9]+ live task\(s\):" "$log" && grep -q "^Task '.*outermost first:" "$log" ||
                errs="$errs${errs:+$'\n'}info tasks or coro-bt printed nothing" ;;
     esac
+    # The Queue printer decoded the packed jobq (jobq.c): at the get_body stop the
+    # root URL is still queued.
+    [ "$stage" = 3 ] && ! grep -qF "<Queue _queue=['$site_url" "$log" &&
+        errs="$errs${errs:+$'\n'}p *q did not list the Queue's URL ($site_url)"
     exitcode=$(sed -n 's/^exitcode=//p' "$log" | tail -n1)
     if [ $rc -eq 0 ] && [ "$nbp" -gt 0 ] && [ "$hits" -eq "$nbp" ] && [ -z "$errs" ] && [ "$exitcode" = 0 ]; then
         echo "stage$stage.gdb${extra[*]:+ ${extra[*]}}: ok ($nbp breakpoints, all hit: $(grep -o 'already hit [0-9]* time' "$log.bp" | grep -o '[0-9]*' | paste -sd,) times; guide commands ran; crawl exited 0)"

@@ -1,8 +1,9 @@
 /* jobq.h — a FIFO of requests (crawl_request.h: a URL and what travels with it): the
  * chapter's queue items. A crawler keeps the URLs waiting for a free slot under
  * --max-tasks in one, or a Queue stores its items in one. A ring buffer that grows; no
- * fixed capacity. Queued, a request costs its URL and a few words: the referrer of
- * consecutive links of one page is stored once. */
+ * fixed capacity. Queued, a request costs a few bytes and the part of its URL that
+ * differs from the URL queued before it: the referrer and callback of consecutive links
+ * of one page are stored once. */
 #ifndef CRAWL_JOBQ_H
 #define CRAWL_JOBQ_H
 
@@ -21,18 +22,19 @@ typedef struct jobq_origin {
     char text[];
 } jobq_origin;
 
-/* A request while queued, compact: one allocation, its URL after it. */
-typedef struct job {
-    jobq_origin *origin; /* NULL: no referrer, no callback */
-    int max_redirect;
-    int depth;
-    char url[];
-} job;
+/* The requests, packed in chunks (jobq.c). */
+typedef struct jobq_chunk jobq_chunk;
 
 typedef struct jobq {
-    job **items;
-    size_t head, count, cap;
-    jobq_origin *last; /* the origin of the last push (a reference of its own) */
+    jobq_chunk *head, *tail; /* read at head, written at tail */
+    size_t count;
+    jobq_origin *last;      /* the origin of the last push (a reference of its own) */
+    jobq_origin *wr_origin; /* the origin the tail's last record carries */
+    char *wr_url;           /* the URL of the last push (what the next may share) */
+    size_t wr_len, wr_cap;
+    jobq_origin *rd_origin; /* the origin of the last record read (a reference) */
+    char *rd_url;           /* the URL of the last record read */
+    size_t rd_cap;
 } jobq;
 
 void jobq_init(jobq *q);

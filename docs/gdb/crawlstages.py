@@ -529,18 +529,61 @@ class TaskPrinter(StructPrinter):
         return s + ">"
 
 
+def _varint(data, i):
+    """A varint of jobq.c's records at data[i]: (value, index after it)."""
+    v, shift = 0, 0
+    while i < len(data) and shift < 64:
+        b = data[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        if not b & 0x80:
+            break
+        shift += 7
+    return v, i
+
+
+JOB_ORIGIN = 1  # jobq.c: an origin pointer follows the flags byte
+
+
+def jobq_urls(jq, limit):
+    """The URLs of the first `limit` requests queued in a jobq (jobq.h), oldest first,
+    read from its chunks' bytes as jobq_pop decodes them (jobq.c): a flags byte, an
+    origin pointer when JOB_ORIGIN is set, three varints (max_redirect, depth, bytes
+    shared with the URL before), the rest of the URL and a NUL. The first record to
+    read may share bytes with the last URL taken (jq->rd_url)."""
+    inferior = gdb.selected_inferior()
+    chunk_t = gdb.lookup_type("struct jobq_chunk")
+    data_off = chunk_t["data"].bitpos // 8
+    ptr_size = gdb.lookup_type("void").pointer().sizeof
+    prev = (_cstr(jq["rd_url"], limit=1 << 20) or "").encode("utf-8", "surrogateescape")
+    urls, c, chunks = [], jq["head"], 0
+    while int(c) != 0 and len(urls) < limit and chunks < 100000:
+        chunks += 1
+        used, i = int(c["used"]), int(c["read"])
+        data = bytes(inferior.read_memory(int(c) + data_off, used)) if used else b""
+        while i < used and len(urls) < limit:
+            flags = data[i]
+            i += 1 + (ptr_size if flags & JOB_ORIGIN else 0)
+            _, i = _varint(data, i)  # max_redirect
+            _, i = _varint(data, i)  # depth
+            same, i = _varint(data, i)
+            end = data.find(b"\0", i)
+            if end < 0:
+                raise ValueError("a record runs past its chunk")
+            prev = prev[:same] + data[i:end]
+            urls.append(prev.decode("utf-8", "replace"))
+            i = end + 1
+        c = c["next"]
+    return urls
+
+
 class QueuePrinter(StructPrinter):
     """Like asyncio: <Queue _queue=[...] _getters[N] tasks=N>."""
 
     def to_string(self):
         q = self.val
-        items = q["items"]
-        n, cap, head = int(items["count"]), int(items["cap"]), int(items["head"])
-        urls = []
-        for i in range(min(n, 5) if cap > 0 else 0):
-            # each item a job * (jobq.h), its URL an array after it
-            url = items["items"][(head + i) % cap]["url"]
-            urls.append(repr(_cstr(url.address.cast(gdb.lookup_type("char").pointer())) or "?"))
+        n = int(q["items"]["count"])
+        urls = [repr(u) for u in jobq_urls(q["items"], min(n, 5))]
         if n > 5:
             urls.append("... %d more" % (n - 5))
         # getters: a circular list_node line, its head inside the Queue.

@@ -46,6 +46,8 @@ typedef struct origin {
     list_node to_fetch;     /* in the middleware's line then */
     list_node waiters;      /* the wait_rules Tasks of the requests parked here */
     size_t unparked;        /* requests handed back and not yet seen again */
+    bool awaited;           /* fetched ahead (prefetch): its first request is to come */
+    bool holds;             /* the Queue holds the host's URLs until its download ends */
     list_node lru;          /* in the middleware's list once rules is set */
     size_t bytes;           /* what the entry holds, rules included, once set */
     uint64_t fetched_ms;    /* when rules was set (the loop's clock) */
@@ -64,6 +66,8 @@ typedef struct robotstxt {
     uint64_t max_age_ms;
     robotstxt_stats own_stats;
     robotstxt_stats *stats; /* own_stats, or the caller's */
+    host_feedback hosts;    /* the polite Queue's, which tells of new hosts */
+    bool live;              /* the engine is open (or a request came): downloads may start */
 } robotstxt;
 
 /* ---- the table of origins (their names come from strangers' links: strmap's keyed
@@ -95,7 +99,7 @@ static void origin_free(strmap_node *n);
  * handed back and on its way (dropping the rules then would only fetch them again). */
 static bool origin_idle(const origin *o)
 {
-    return o->rules && !o->fetcher && list_empty(&o->waiters) && o->unparked == 0;
+    return o->rules && !o->fetcher && list_empty(&o->waiters) && o->unparked == 0 && !o->awaited;
 }
 
 /* Out of the table and freed: the next request to the origin fetches its robots.txt
@@ -161,6 +165,15 @@ typedef struct {
 } fetch_frame;
 
 static void fetch_next(robotstxt *mw);
+
+/* The Queue held o's host's URLs for its robots.txt (prefetch): they may go now. */
+static void origin_unhold(robotstxt *mw, origin *o)
+{
+    if (o->holds) {
+        o->holds = false;
+        hosts_first_done(&mw->hosts, o->key);
+    }
+}
 
 /* Out of the download count (done or cancelled), and its timer cancelled. */
 static void uncount(fetch_frame *f)
@@ -291,6 +304,7 @@ static void fetch_finally(coro *co)
     task_free(f->dl); /* cancelled while downloading */
     free(f->url);
     f->o->fetcher = NULL;
+    origin_unhold(f->mw, f->o);
     uncount(f); /* cancelled: the crawl ends, nothing more is started */
 }
 
@@ -307,6 +321,8 @@ static void fetch_run(robotstxt *mw, origin *o, char *robots_url)
     f->counted = true;
     mw->fetching++;
     f->slow_timer = selector_call_later(engine_app(mw->e)->loop, ROBOTSTXT_SLOW_MS, slow_fired, f);
+    if (o->holds) /* the host's first start: its delay runs from here */
+        hosts_first_start(&mw->hosts, o->key);
     o->fetcher = task_new(engine_app(mw->e)->loop, &f->co, "robots.txt");
     task_detach(o->fetcher); /* it frees itself when done */
 }
@@ -314,7 +330,9 @@ static void fetch_run(robotstxt *mw, origin *o, char *robots_url)
 /* Origins in line get the download slots that are free. */
 static void fetch_next(robotstxt *mw)
 {
-    while (mw->fetching < mw->max_fetching && mw->fetching + mw->slow < mw->max_all
+    /* Before the engine is open (roots, or URLs put back by --resume, while the crawl
+     * is assembled) nothing may be downloaded: its pipeline (--warc) is not open. */
+    while (mw->live && mw->fetching < mw->max_fetching && mw->fetching + mw->slow < mw->max_all
            && !list_empty(&mw->to_fetch)) {
         origin *o = list_entry(list_pop_front(&mw->to_fetch), origin, to_fetch);
         char *u = o->robots_url;
@@ -472,9 +490,31 @@ static coro *wait_rules(robotstxt *mw, origin *o, const request *req, char *pq, 
     return NULL;
 }
 
+/* The polite Queue met a host (its first URL, url): its robots.txt is fetched now, in
+ * the line of robots.txt downloads, not when a worker takes that URL — a worker busy
+ * with pages would otherwise be what starts the next host's robots.txt, and the
+ * downloads of rules and of pages would wait on each other. Returns whether a download
+ * starts (the Queue counts it as the host's first start). */
+static bool prefetch(void *ctx, const char *url)
+{
+    robotstxt *mw = ctx;
+    char *pq = NULL;
+    char *key = origin_of(url, &pq);
+    free(pq);
+    bool fresh = key && !origin_find(mw, key);
+    if (fresh) {
+        origin *o = origin_add(mw, key);
+        o->awaited = o->holds = true;
+        fetch_start(mw, o, url);
+    }
+    free(key);
+    return fresh;
+}
+
 static coro *process_request(void *self, request *req, mw_result *out)
 {
     robotstxt *mw = self;
+    mw->live = true; /* a request: the engine runs */
     char *pq = NULL;
     char *key = req->flags & REQ_DONT_OBEY_ROBOTS ? NULL : origin_of(req->url, &pq);
     if (!key) {
@@ -491,6 +531,8 @@ static coro *process_request(void *self, request *req, mw_result *out)
     }
     o = origin_rules(mw, key, req->url);
     free(key);
+    if (o)
+        o->awaited = false;
     if (!o) {
         mw_ignore(out, "robots.txt: no entry for this origin (origin_rules)");
     } else if (o->rules) {
@@ -511,6 +553,7 @@ static coro *process_request(void *self, request *req, mw_result *out)
 static void origin_free(strmap_node *n)
 {
     origin *o = strmap_entry(n, origin, node);
+    o->holds = false;      /* the crawl ends: nothing more is handed out */
     task_free(o->fetcher); /* still running (its finally clears o->fetcher) */
     list_remove(&o->to_fetch);
     free(o->robots_url);
@@ -535,9 +578,18 @@ static void origin_free(strmap_node *n)
 static void robotstxt_free(void *self)
 {
     robotstxt *mw = self;
+    hosts_watch(&mw->hosts, NULL, NULL);
     strmap_clear(&mw->origins, origin_free);
     strmap_free(&mw->origins);
     free(mw);
+}
+
+/* The engine is open: the downloads lined up before (prefetch) start. */
+static void engine_opened(void *ctx)
+{
+    robotstxt *mw = ctx;
+    mw->live = true;
+    fetch_next(mw);
 }
 
 downloader_middleware robotstxt_middleware(engine *e, const char *user_agent)
@@ -562,6 +614,9 @@ downloader_middleware robotstxt_middleware_limits(engine *e, const char *user_ag
     mw->max_age_ms = lim && lim->max_age_ms ? lim->max_age_ms : ROBOTSTXT_MAX_AGE_MS;
     mw->stats = lim && lim->stats ? lim->stats : &mw->own_stats;
     *mw->stats = (robotstxt_stats){0};
+    if (frontier_hosts(engine_frontier(e), &mw->hosts)) /* the polite Queue */
+        hosts_watch(&mw->hosts, prefetch, mw);
+    engine_on_open(e, engine_opened, mw);
     return (downloader_middleware){.name = "robots.txt",
                                    .self = mw,
                                    .process_request = process_request,

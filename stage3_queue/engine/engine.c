@@ -286,6 +286,12 @@ task *engine_download(engine *e, request *req)
 
 /* ---- open and close the pipeline ---- */
 
+void engine_on_open(engine *e, void (*fn)(void *ctx), void *ctx)
+{
+    e->on_open = fn;
+    e->on_open_ctx = ctx;
+}
+
 coro *engine_open(engine *e)
 {
     return itempipeline_open_close(e, false);

@@ -213,6 +213,9 @@ app *engine_app(engine *e);
 /* engine_handle's result (value.n) for a parked URL */
 #define ENGINE_PARKED 1
 coro *engine_open(engine *e);
+/* fn(ctx) once engine_open has opened every stage (the robots.txt middleware starts
+ * the downloads it lined up before then). One; a later call replaces it. */
+void engine_on_open(engine *e, void (*fn)(void *ctx), void *ctx);
 coro *engine_handle(engine *e, const crawl_request *r);
 coro *engine_close(engine *e);
 /* The crawl's Queue. When it is polite (frontier_hosts: it offers what it learns of a

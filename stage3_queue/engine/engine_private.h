@@ -33,14 +33,16 @@ struct engine {
     size_t npipe;
     coro *(**seeds)(engine *e); /* seeding coroutines, in order */
     size_t nseeds;
-    bool keep_bodies;         /* a pipeline stage wants bodies */
-    bool keep_wire;           /* a pipeline stage wants the wire bytes (--warc) */
-    bool keep_links;          /* a pipeline stage wants the page's links */
-    item *capture;            /* the item whose record the crawl core is making */
-    const request *recording; /* and its request (for the record's own fields) */
-    unsigned fields;          /* the record's own fields (engine_record_fields) */
-    bool failed;              /* a pipeline stage raised */
-    spider sp;                /* the crawl's spider (spider.h) */
+    bool keep_bodies;           /* a pipeline stage wants bodies */
+    bool keep_wire;             /* a pipeline stage wants the wire bytes (--warc) */
+    bool keep_links;            /* a pipeline stage wants the page's links */
+    item *capture;              /* the item whose record the crawl core is making */
+    const request *recording;   /* and its request (for the record's own fields) */
+    unsigned fields;            /* the record's own fields (engine_record_fields) */
+    bool failed;                /* a pipeline stage raised */
+    void (*on_open)(void *ctx); /* engine_on_open's, once every stage is open */
+    void *on_open_ctx;
+    spider sp; /* the crawl's spider (spider.h) */
     spider_middleware *smw;
     size_t nsmw;
 };

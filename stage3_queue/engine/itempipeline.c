@@ -44,6 +44,8 @@ static int open_close_body(coro *co)
                 CORO_RETURN(co, NULL, -1); /* no crawl without its pipeline */
         }
     }
+    if (!f->closing && f->e->on_open)
+        f->e->on_open(f->e->on_open_ctx);
     CORO_END(co);
 }
 

@@ -55,6 +55,15 @@ typedef struct host_feedback_ops {
      * raises but CancelledError), and gives it back after (release). */
     coro *(*claim)(void *self, const char *url);
     void (*release)(void *self, const char *url);
+    /* fn(ctx, url) for the first URL put of each host from now on (robots.txt's
+     * middleware fetches the host's rules then, before a worker takes that URL). When
+     * it returns true, a download for the crawl itself is coming on the host: none of
+     * the host's URLs is handed out until first_done; first_start, when that download
+     * starts, is the host's first start (its delay runs from then). One watcher; NULL
+     * fn: none. */
+    void (*watch_hosts)(void *self, bool (*fn)(void *ctx, const char *url), void *ctx);
+    void (*first_start)(void *self, const char *url);
+    void (*first_done)(void *self, const char *url);
 } host_feedback_ops;
 
 typedef struct host_feedback {
@@ -90,6 +99,22 @@ static inline void hosts_release(const host_feedback *h, const char *url)
 {
     if (h->ops)
         h->ops->release(h->self, url);
+}
+static inline void hosts_watch(const host_feedback *h, bool (*fn)(void *ctx, const char *url),
+                               void *ctx)
+{
+    if (h->ops && h->ops->watch_hosts)
+        h->ops->watch_hosts(h->self, fn, ctx);
+}
+static inline void hosts_first_start(const host_feedback *h, const char *url)
+{
+    if (h->ops && h->ops->first_start)
+        h->ops->first_start(h->self, url);
+}
+static inline void hosts_first_done(const host_feedback *h, const char *url)
+{
+    if (h->ops && h->ops->first_done)
+        h->ops->first_done(h->self, url);
 }
 static inline bool hosts_crawl_delay(const host_feedback *h, hq_slot *s, double secs)
 {

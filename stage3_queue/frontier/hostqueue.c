@@ -30,6 +30,8 @@ struct hq_slot {
     unsigned errors5;       /* 5xx answers in a row */
     size_t heap_idx;        /* in q->heap, or NOT_IN_HEAP */
     bool started;           /* a request started here once: no longer fresh */
+    unsigned char held;     /* 1: the watcher's download comes first; 2: it runs, a
+                             * start of the host's, in flight (fb_first_done) */
     list_node fresh;        /* in q->fresh while it is fresh and wants a start */
     unsigned claiming;      /* hostqueue_claim()s waiting for a start here */
     unsigned backoffs;      /* back-offs in a row (no answer without one since) */
@@ -118,7 +120,7 @@ static void heap_remove(hostqueue *q, hq_slot *s)
 static void slot_update(hostqueue *q, hq_slot *s)
 {
     bool room = q->cfg.per_host <= 0 || s->inflight < (unsigned)q->cfg.per_host;
-    bool want = room && jobq_size(&s->items) > 0 && !s->claiming;
+    bool want = room && jobq_size(&s->items) > 0 && !s->claiming && !s->held;
     if (!want || s->started) {
         list_remove(&s->fresh);
     } else if (!list_linked(&s->fresh)) {
@@ -314,10 +316,25 @@ void hostqueue_clear(hostqueue *q)
     queue_clear(&q->base);
 }
 
+/* A host's first URL: the watcher is told. When a download of its own comes there
+ * (robots.txt), the host's URLs wait until it ends (fb_first_done). */
+static void host_met(hostqueue *q, hq_host *h, const char *url)
+{
+    hq_slot *s = h->slot;
+    if (!q->on_new_host || !s || s->started)
+        return;
+    s->held = 1; /* first: the watcher may start its download at once */
+    if (!q->on_new_host(q->new_host_ctx, url))
+        s->held = 0;
+}
+
 void hostqueue_put_nowait(hostqueue *q, const crawl_request *r)
 {
     q->base.unfinished_tasks++; /* the chapter's count, for task_done and join */
+    size_t hosts = q->hosts.count;
     hq_host *h = host_of(q, r->url);
+    if (q->hosts.count != hosts)
+        host_met(q, h, r->url);
     if (h->slot) {
         slot_push(q, h->slot, r);
     } else {
@@ -734,6 +751,39 @@ static void fb_latency(void *self, hq_slot *s, uint64_t ms, hq_outcome how)
     hostqueue_latency(self, s, ms, how);
 }
 
+static void fb_watch_hosts(void *self, bool (*fn)(void *ctx, const char *url), void *ctx)
+{
+    hostqueue *q = self;
+    q->on_new_host = fn;
+    q->new_host_ctx = ctx;
+}
+
+/* The watcher's download starts on url's host: the host's first start, as a sitemap's
+ * claim takes one. */
+static void fb_first_start(void *self, const char *url)
+{
+    hostqueue *q = self;
+    hq_slot *s = hostqueue_slot(q, url);
+    if (s && s->held == 1) {
+        s->held = 2;
+        slot_start(q, s);
+    }
+}
+
+/* It ended (or will never start): the host's URLs may go. */
+static void fb_first_done(void *self, const char *url)
+{
+    hostqueue *q = self;
+    hq_slot *s = hostqueue_slot(q, url);
+    if (!s || !s->held)
+        return;
+    if (s->held == 2 && s->inflight > 0)
+        s->inflight--;
+    s->held = 0;
+    slot_update(q, s);
+    kick(q);
+}
+
 static const host_feedback_ops feedback_ops = {
     .slot = fb_slot,
     .backoff = fb_backoff,
@@ -745,6 +795,9 @@ static const host_feedback_ops feedback_ops = {
     .gave_up = hostqueue_gave_up,
     .claim = fb_claim,
     .release = fb_release,
+    .watch_hosts = fb_watch_hosts,
+    .first_start = fb_first_start,
+    .first_done = fb_first_done,
 };
 
 static bool fr_hosts(void *self, host_feedback *out)

@@ -28,6 +28,9 @@
  *   --autothrottle          hostqueue_latency: the delay follows the latency
  *   a sitemap download      hostqueue_claim / hostqueue_release: a start and its end
  *                           on the host, for a download that is no URL of the Queue
+ *   a host's first URL      the hosts watcher (robots.txt's middleware) is told; if a
+ *                           download of its own comes (robots.txt), the host's URLs
+ *                           wait for its end, and its start is the host's first
  *
  * A host that keeps asking to be left alone is given up: after HQ_GIVE_UP_BACKOFFS
  * back-offs in a row (none of its answers between them without one), or once those
@@ -85,7 +88,9 @@ typedef struct hostqueue {
     list_node getters; /* get()s waiting, oldest first */
     sel_timer *timer;  /* wakes a getter when the top slot's time comes */
     uint64_t timer_at;
-    uint64_t rng; /* --random-delay's generator */
+    uint64_t rng;                                    /* --random-delay's generator */
+    bool (*on_new_host)(void *ctx, const char *url); /* the hosts watcher (frontier.h) */
+    void *new_host_ctx;
 } hostqueue;
 
 void hostqueue_init(hostqueue *q, selector *loop, dns_resolver *dns, const hostqueue_config *cfg);

@@ -4,7 +4,8 @@
 #
 #   tests/bench/bench.sh            (or: make -f Makefile.tutorial bench)
 #
-# Sections (BENCH_SECTIONS, default "throughput latency c10k memory"):
+# Sections (BENCH_SECTIONS, default "throughput latency c10k memory cluster politeness
+# politehosts linkpath"):
 #   throughput  a generated site of BENCH_PAGES pages (BENCH_LINKS links, ~BENCH_SIZE
 #               bytes each), no delay: pages found, wall and CPU seconds, peak RSS of
 #               each crawler and of `wget -r -l inf -nv --delete-after`, with the ratios
@@ -55,6 +56,16 @@
 #               ~800 B) answering in BENCH_DEF_DELAY ms (0), and on host 1 alone: pages/s,
 #               CPU seconds, the most requests in flight to one host (servers' logs).
 #               Medians of BENCH_RUNS runs. Not in the default list.
+#   politehosts BENCH_PH_HOSTS hosts (2000: 127.0.0.1, 127.0.0.2, ...) of one page each
+#               (one testsite on 0.0.0.0, no robots.txt: a 404), crawl-queue polite (no
+#               flag), --ignore-robots, --chapter and --chapter --ignore-robots, taken
+#               round-robin: pages, wall seconds, pages/s and each one's pages/s over
+#               --chapter's, side by side. Medians of BENCH_RUNS runs.
+#   linkpath    tests/bench/linkpath.sh: "site A" (LINKPATH_PAGES static pages of ~7 KB,
+#               12 links, on nginx): the three stages (crawl-queue --chapter and
+#               polite) against wget2 (Debian's wget2, skipped without it), round-robin:
+#               wall and CPU seconds and CPU microseconds per page, medians of
+#               BENCH_RUNS runs. Skipped without nginx.
 #   sitemaps    BENCH_SITEMAPS gzip sitemaps of 50,000 URLs each (default 20: a million
 #               URLs, ~5 MB on the wire) named by robots.txt, crawled with crawl-queue
 #               --sitemaps and interrupted (SIGINT) after BENCH_SITEMAPS_SECS (20) s:
@@ -96,7 +107,7 @@ cd "$(dirname "$0")/../.."
 
 runs=${BENCH_RUNS:-3}
 build=${BENCH_BUILD:-build-release}
-sections=${BENCH_SECTIONS:-throughput latency c10k memory cluster politeness}
+sections=${BENCH_SECTIONS:-throughput latency c10k memory cluster politeness politehosts linkpath}
 pages=${BENCH_PAGES:-2000}
 links=${BENCH_LINKS:-12}
 size=${BENCH_SIZE:-7000}
@@ -121,6 +132,7 @@ def_hosts=${BENCH_DEF_HOSTS:-50}
 def_pages=${BENCH_DEF_PAGES:-200}
 def_delay=${BENCH_DEF_DELAY:-0}
 many_hosts=${BENCH_HOSTS:-5000 20000 50000}
+ph_hosts=${BENCH_PH_HOSTS:-2000}
 sm_files=${BENCH_SITEMAPS:-20}
 sm_secs=${BENCH_SITEMAPS_SECS:-20}
 h2_pages=${BENCH_H2_PAGES:-2000}
@@ -714,6 +726,42 @@ section_manyhosts() {
     stop "$pid"
 }
 
+# ---- 7b. many hosts, polite: what robots.txt and the polite Queue cost -------------------
+section_politehosts() {
+    say ""
+    say "== Polite on many hosts: $ph_hosts hosts (127.0.0.1, 127.0.0.2, ...) of one page, one testsite on"
+    say "   0.0.0.0, robots.txt a 404; crawl-queue on curl, round-robin; medians of $runs run(s)"
+    launch hosts --bind 0.0.0.0 --generate "pages=1,links=0,size=200,seed=1"
+    local pid=$launched_pid port=${launched_url##*:} r m
+    port=${port%/}
+    hosts_roots "$ph_hosts" "$port" >"$out/hosts.$ph_hosts"
+    local modes="polite polite-ir chapter chapter-ir"
+    for r in $(seq "$runs"); do
+        for m in $modes; do
+            # shellcheck disable=SC2046 # the mode's flags, one a word
+            many_run "ph.$m.$r" curl "$ph_hosts" $(case $m in
+                polite-ir) echo --ignore-robots ;;
+                chapter) echo --chapter ;;
+                chapter-ir) echo --chapter --ignore-robots ;;
+                esac)
+        done
+    done
+    stop "$pid"
+    printf '%-26s %7s %8s %9s %10s\n' run pages wall_s pages/s vs_chapter
+    local -A rate pages wall label=([polite]="polite (no flag)" [polite-ir]="polite --ignore-robots"
+        [chapter]="--chapter" [chapter-ir]="--chapter --ignore-robots")
+    for m in $modes; do
+        wall[$m]=$(for r in $(seq "$runs"); do rfield "$out/ph.$m.$r.stat" wall; done | median)
+        pages[$m]=$(sfield "$out/ph.$m.1.jsonl" done)
+        rate[$m]=$(awk -v p="${pages[$m]}" -v w="${wall[$m]}" \
+            'BEGIN { if (w > 0 && p != "") printf "%.0f", p / w; else print "-" }')
+    done
+    for m in $modes; do
+        printf '%-26s %7s %8s %9s %10s\n' "${label[$m]}" "${pages[$m]}" "${wall[$m]}" "${rate[$m]}" \
+            "$(ratio "${rate[$m]}" "${rate[chapter]}")"
+    done
+}
+
 # ---- 8. sitemaps: a million URLs ---------------------------------------------------------
 section_sitemaps() {
     say ""
@@ -1003,6 +1051,25 @@ section_mirror() {
     rm -rf "$out"/mi.*.d
 }
 
+section_linkpath() {
+    say ""
+    say "== Link path: site A (static pages of ~7 KB, 12 links, nginx on 127.0.0.1), round-robin;"
+    say "   medians of $runs run(s) (tests/bench/linkpath.sh)"
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
+        { warn "nginx not found: the linkpath section is skipped (scripts/install-deps.sh)"; return; }
+    local w=()
+    if [ -x /usr/bin/wget2 ]; then
+        w=(wget2)
+    else
+        warn "wget2 not found: its row is skipped (scripts/install-deps.sh)"
+    fi
+    LINKPATH_RUNS=$runs LINKPATH_BUILD=$build LINKPATH_OUT=$out/linkpath \
+        bash tests/bench/linkpath.sh "queue-ch=$bin/crawl-queue --chapter -q" \
+        "queue=$bin/crawl-queue -q" "callbacks=$bin/crawl-callbacks -q" \
+        "generators=$bin/crawl-generators -q" "${w[@]}" ||
+        { warn "linkpath.sh failed"; status=1; }
+}
+
 for s in $sections; do
     case $s in
     throughput) section_throughput ;;
@@ -1012,6 +1079,8 @@ for s in $sections; do
     cluster) section_cluster ;;
     politeness) section_politeness ;;
     manyhosts) section_manyhosts ;;
+    politehosts) section_politehosts ;;
+    linkpath) section_linkpath ;;
     defaults) section_defaults ;;
     sitemaps) section_sitemaps ;;
     http2) section_http2 ;;

@@ -170,13 +170,13 @@ if want stage3-robots; then
     swap "$rob" '    origin \\*o = origin_find\\(mw, key\\);' "    origin *o = key[0] ? NULL : origin_find(mw, key);" |
         plant stage3-robots per-request.c
     grade_plants stage3-robots
-    expect_hint stage3-robots no-answer test_robots_forbidden "has no *out to write" "one entry"
+    expect_hint stage3-robots no-answer test_robots_parked "has no *out to write" "one entry"
     expect_hint stage3-robots per-request test_robots_shared "one entry" "has no *out to write"
     # The same hint without the sanitizers (check --plain): it keys on the crawler's
     # own words, not on UBSan's.
     bash "$ex" check stage3-robots --source "$plants/stage3-robots/no-answer.c" --plain \
         --build "$plants/stage3-robots.jobs/no-answer-plain" >"$plants/stage3-robots.no-answer-plain.log" 2>&1
-    expect_hint stage3-robots no-answer-plain test_robots_forbidden "has no *out to write" "one entry"
+    expect_hint stage3-robots no-answer-plain test_robots_parked "has no *out to write" "one entry"
 fi
 
 # ---- stage3-spider -----------------------------------------------------------------------
