@@ -128,7 +128,8 @@ static const char crawls_schema[] =
     "CREATE TABLE IF NOT EXISTS robots ("
     " id INTEGER PRIMARY KEY, crawl_id INTEGER NOT NULL REFERENCES crawls(id),"
     " url TEXT NOT NULL, final_url TEXT, status INTEGER, headers TEXT, body BLOB,"
-    " fetched_at TEXT NOT NULL);";
+    " fetched_at TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS robots_url ON robots (url);";
 
 /* A store of an older crawl-queue: pages without crawl_id. Its rows get a crawls row
  * of their own, from their first fetch to their last; its roots and options are not
@@ -169,9 +170,13 @@ static const struct {
     {"crawls", "state_token", "ALTER TABLE crawls ADD COLUMN state_token TEXT"},
 };
 
+/* A robots.txt URL that an earlier run of this --state crawl (its token, ?8) stored is
+ * not stored again: a --resume fetches robots.txt anew, as --warc archives it once. */
 static const char insert_robots_sql[] =
     "INSERT INTO robots (crawl_id, url, final_url, status, headers, body, fetched_at)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE ?8 IS NULL OR NOT EXISTS (SELECT 1 FROM"
+    " robots r JOIN crawls c ON c.id = r.crawl_id WHERE r.url = ?2 AND c.id != ?1"
+    " AND c.state_token = ?8)";
 
 coro_error *store_db_error(sqlite3 *db, const char *what, const char *path, const char *step)
 {
@@ -400,6 +405,7 @@ static int insert_robots(store *s, const store_page *p)
     if (p->body)
         sqlite3_bind_blob64(st, 6, p->body, p->body_len, SQLITE_STATIC);
     bind_text(st, 7, p->fetched_at);
+    bind_text(st, 8, s->token);
     return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
 

@@ -179,6 +179,30 @@ static void tally_store(const char *path, const char *sql, tally *t)
     sqlite3_close(db);
 }
 
+/* --store's robots table: one row, of the site's robots.txt. A resumed crawl fetches
+ * robots.txt again, as an uninterrupted one would at its start, but stores it only when
+ * no earlier run of the crawl did (as --warc archives it once). */
+static void assert_robots_once(const char *path)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    char url[300];
+    snprintf(url, sizeof url, "%srobots.txt", site.url);
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT count(*), count(*) FILTER (WHERE url = ?1)"
+                                        " FROM robots",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long long all = sqlite3_column_int64(st, 0), mine = sqlite3_column_int64(st, 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (all != 1 || mine != 1)
+        fail_msg("--store's robots holds %lld rows, %lld of %s (one expected)", all, mine, url);
+}
+
 static int by_text(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -346,6 +370,7 @@ static void test_twenty_kills_nothing_twice(void **state)
     assert_once(t, "--store's items", 0);
     free(t);
     assert_store_items_are_file(f.store, f.items);
+    assert_robots_once(f.store);
 }
 
 /* A run with the shim kill_at_sqlite.c preloaded, mode=N in its environment; the run
@@ -422,6 +447,7 @@ static void assert_all_once(const files *f)
     assert_once(t, "--store's pages", 0);
     free(t);
     assert_store_items_are_file(f->store, f->items);
+    assert_robots_once(f->store);
 }
 
 /* A page fetched again after a kill -9 that gives fewer items than its first fetch
