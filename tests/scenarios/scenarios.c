@@ -1345,7 +1345,7 @@ static void test_hostile_memory(void **state)
 
 static void expect_forbidden(const crawl_run *r, const char *b, const char *path)
 {
-    expect_exception_has(r, b, path, "robots.txt");
+    expect_exception_has(r, b, path, "forbidden by robots.txt");
 }
 
 /* Requests testsite saw for /robots.txt. */
@@ -1412,13 +1412,15 @@ static void test_robots_agent_and_ignore(void **state)
     expect_robots_fetches(c, 1, 0);
 }
 
-/* 40: 100 roots on one host reach the 100 workers while its robots.txt is on the way
- * (300 ms): one download, every request waits for it, and the rules hold for all of
- * them — 12 forbidden, 88 fetched. */
-static void test_robots_shared(void **state)
+/* 100 roots on one host, robots.txt taking 300 ms: one download, and the rules hold for
+ * all of them — 12 forbidden, 88 fetched. The polite Queue holds the host's URLs while
+ * its robots.txt comes (the download starts when the Queue meets the host); the
+ * chapter's Queue (--chapter) hands all 100 to the workers at once, and each waits on
+ * the origin's one Future. */
+static void robots_shared(case_ctx *c, bool chapter)
 {
-    case_ctx *c = *state;
     const char *b = start_site(c, "scenario-robots-wait.site", NULL);
+    int srv = c->nsrv - 1;
     static char roots[100][96];
     static char *args[100];
     for (int i = 0; i < 100; i++) {
@@ -1427,7 +1429,8 @@ static void test_robots_shared(void **state)
     }
     g_more = args;
     g_nmore = 100;
-    const crawl_run *r = crawl(c, "--max-tasks", "100", NULL);
+    const crawl_run *r = chapter ? crawl(c, "--chapter", "--max-tasks", "100", NULL)
+                                 : crawl(c, "--max-tasks", "100", NULL);
     g_more = NULL;
     g_nmore = 0;
     if (r->nrecords != 100)
@@ -1445,7 +1448,16 @@ static void test_robots_shared(void **state)
             fetched++;
         }
     }
-    expect_served(c, 0, fetched); /* and robots.txt once (crawl-queue) or never */
+    expect_served(c, srv, fetched); /* and robots.txt once (crawl-queue) or never */
+}
+
+/* 40: the same rules for the polite Queue and (crawl-queue) the chapter's. */
+static void test_robots_shared(void **state)
+{
+    case_ctx *c = *state;
+    robots_shared(c, false);
+    if (is_queue())
+        robots_shared(c, true);
 }
 
 /* 40b: requests park while robots.txt is on its way, and are answered when it comes.
@@ -1518,8 +1530,8 @@ static void test_robots_unreachable(void **state)
         return;
     }
     EXPECT(r, b2, FORBIDDEN("/"));
-    expect_forbidden(r, b2, "/");
     expect_exception_has(r, b2, "/", "host could not be reached: ");
+    expect_exception_has(r, b2, "/", "nothing fetched without its robots.txt");
     expect_robots_fetches(c, 1, 2); /* --max-tries 2 attempts, then no more */
     if (ts_stat(&c->srv[1], "served") != 0)
         fail_msg("testsite served %ld requests, expected none\n%s", ts_stat(&c->srv[1], "served"),
@@ -1631,29 +1643,24 @@ static void test_interrupt_sigint(void **state)
 
 /* crawl-queue interrupted while three roots wait for their host's robots.txt: they
  * are the URLs left to do (not the robots.txt download, which is no URL of the
- * crawl). Stages 1 and 2 never wait: they fetch the three pages. */
-static void test_robots_interrupted(void **state)
+ * crawl). The polite Queue holds them while robots.txt comes; with --chapter the
+ * workers have them, parked on the origin's Future. Stages 1 and 2 never wait: they
+ * fetch the three pages. */
+static void robots_interrupted(case_ctx *c, bool chapter)
 {
-    case_ctx *c = *state;
     const char *b = start_site(c, "scenario-robots-slow.site", NULL);
-    if (!is_queue()) {
-        const crawl_run *r = crawl(c, U(b, "/"), U(b, "/a"), U(b, "/b"), NULL);
-        EXPECT(r, b, PAGE("/", 0, 0), PAGE("/a", 0, 0), PAGE("/b", 0, 0));
-        expect_served(c, 0, 3);
-        return;
-    }
-    char *argv[] = {(char *)g_bin,
-                    "--format",
-                    "jsonl",
-                    "-q",
-                    "--transport",
-                    (char *)g_transport,
-                    "--selector",
-                    (char *)g_selector,
-                    (char *)U(b, "/"),
-                    (char *)U(b, "/a"),
-                    (char *)U(b, "/b"),
-                    NULL};
+    char *argv[16];
+    int n = 0;
+    const char *fixed[] = {g_bin,         "--format",  "jsonl",      "-q",
+                           "--transport", g_transport, "--selector", g_selector};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        argv[n++] = (char *)fixed[i];
+    if (chapter)
+        argv[n++] = "--chapter";
+    argv[n++] = (char *)U(b, "/");
+    argv[n++] = (char *)U(b, "/a");
+    argv[n++] = (char *)U(b, "/b");
+    argv[n] = NULL;
     interrupt_ctx ic = {.sig = SIGINT};
     if (c->have_run)
         crawl_run_free(&c->run);
@@ -1665,8 +1672,22 @@ static void test_robots_interrupted(void **state)
     const jv *intr = s ? jobj_get(s, "interrupted") : NULL;
     if (!ic.sent || r->exit_code != 0 || r->seconds >= 2.5 || !intr || !intr->b
         || jobj_int(s, "todo", -1) != 3 || jobj_int(s, "done", -1) != 0 || r->nrecords != 0)
-        fail_msg("want exit 0 within 2.5 s, interrupted, todo 3, done 0\n%s",
-                 crawl_run_describe(r));
+        fail_msg("%swant exit 0 within 2.5 s, interrupted, todo 3, done 0\n%s",
+                 chapter ? "--chapter: " : "", crawl_run_describe(r));
+}
+
+static void test_robots_interrupted(void **state)
+{
+    case_ctx *c = *state;
+    if (!is_queue()) {
+        const char *b = start_site(c, "scenario-robots-slow.site", NULL);
+        const crawl_run *r = crawl(c, U(b, "/"), U(b, "/a"), U(b, "/b"), NULL);
+        EXPECT(r, b, PAGE("/", 0, 0), PAGE("/a", 0, 0), PAGE("/b", 0, 0));
+        expect_served(c, 0, 3);
+        return;
+    }
+    robots_interrupted(c, false);
+    robots_interrupted(c, true);
 }
 
 static void test_interrupt_sigterm(void **state)
