@@ -43,6 +43,13 @@
 #endif
 #define SPIDER_TIMEOUT (SLOW == 1 ? "10" : "40")
 
+/* env SPIDER_BOUNDS_VALGRIND=PATH (ctest's valgrind.spider_bounds, with a
+ * CRAWL_TEST_FILTER of the cases quick enough for it): crawl-queue runs under valgrind's
+ * memcheck, and a memory error or a definite or indirect leak makes it exit 99. Its
+ * peak RSS is then valgrind's too (not checked), and the limits are 20 times longer. */
+static const char *valgrind;
+#define VG_SLOW (valgrind ? 20 : 1)
+
 static testsite site;
 
 /* The hostile pages any case may pick, beside the normal ones. */
@@ -169,8 +176,14 @@ static void crawl_hostile(const char *name, const hostile *h, size_t nh, double 
     char items[512];
     snprintf(items, sizeof items, "%s/%s.jsonl", scratch_dir, name);
     unlink(items);
-    char *argv[32];
+    char *argv[40];
     int k = 0;
+    if (valgrind) {
+        const char *vg[] = {valgrind, "-q", "--leak-check=full",
+                            "--errors-for-leak-kinds=definite,indirect", "--error-exitcode=99"};
+        for (size_t i = 0; i < sizeof vg / sizeof *vg; i++)
+            argv[k++] = (char *)vg[i];
+    }
     argv[k++] = bin("crawl-queue");
     argv[k++] = "--spider";
     argv[k++] = (char *)write_spider(name, h, nh);
@@ -182,18 +195,22 @@ static void crawl_hostile(const char *name, const hostile *h, size_t nh, double 
     va_list ap;
     va_start(ap, limit_secs);
     char *a;
-    while ((a = va_arg(ap, char *)) && k < 30)
+    while ((a = va_arg(ap, char *)) && k < 38)
         argv[k++] = a;
     va_end(ap);
     argv[k++] = site.url;
     argv[k] = NULL;
     crawl_run r;
-    assert_int_equal(run_crawler(&r, argv, limit_secs * SLOW), 0);
+    assert_int_equal(run_crawler(&r, argv, limit_secs * SLOW * VG_SLOW), 0);
     if (r.timed_out || r.exit_code != 0)
-        fail_msg("%s: %s", name, crawl_run_describe(&r));
-    print_message("%s: %.1f s, peak RSS %ld MB (bound %d MB)\n", name, r.seconds,
-                  r.maxrss_kb / 1024, MAX_RSS_MB);
-    if (r.maxrss_kb > MAX_RSS_MB * 1024)
+        fail_msg("%s%s: %s", name, valgrind ? " under valgrind (99: memcheck errors)" : "",
+                 crawl_run_describe(&r));
+    if (valgrind)
+        print_message("%s: %.1f s under valgrind\n", name, r.seconds);
+    else
+        print_message("%s: %.1f s, peak RSS %ld MB (bound %d MB)\n", name, r.seconds,
+                      r.maxrss_kb / 1024, MAX_RSS_MB);
+    if (!valgrind && r.maxrss_kb > MAX_RSS_MB * 1024)
         fail_msg("%s: peak RSS %ld MB", name, r.maxrss_kb / 1024);
     assert_int_equal(r.nrecords, NPAGES);
     size_t nitems = 0;
@@ -607,5 +624,27 @@ int main(void)
         cmocka_unit_test(test_download_unyieldable), cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_items_not_utf8),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    valgrind = getenv("SPIDER_BOUNDS_VALGRIND");
+    if (valgrind && !*valgrind)
+        valgrind = NULL;
+    /* env CRAWL_TEST_FILTER: only the cases it names, comma-separated */
+    const char *only = getenv("CRAWL_TEST_FILTER");
+    struct CMUnitTest run[sizeof tests / sizeof *tests];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+        size_t len = strlen(tests[i].name);
+        for (const char *p = only && *only ? only : NULL; p;
+             p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+            if (strncmp(p, tests[i].name, len) == 0 && (p[len] == ',' || p[len] == '\0')) {
+                run[n++] = tests[i];
+                break;
+            }
+        if (!only || !*only)
+            run[n++] = tests[i];
+    }
+    if (n == 0) {
+        fprintf(stderr, "test_spider_bounds: no case named in CRAWL_TEST_FILTER=%s\n", only);
+        return 2;
+    }
+    return _cmocka_run_group_tests("test_spider_bounds", run, n, setup, teardown);
 }
