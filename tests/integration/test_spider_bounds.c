@@ -275,9 +275,10 @@ static void send_signal(pid_t pid, void *ctx)
 
 /* SIGTERM or SIGINT while a callback loops (inside pcall, with a budget and a time it
  * would take hours to spend), in Lua or in C on its behalf (patterns, XPath, json,
- * concatenations): the callback stops at once and the crawl stops as an interrupted
- * crawl does — the report written, "interrupted": true, exit 0, within 1 s of the
- * signal; the looping page is left to do (no record), the pages before it recorded. */
+ * concatenations, follow()s over the memory cap, refused download()s): the callback
+ * stops at once and the crawl stops as an interrupted crawl does — the report written,
+ * "interrupted": true, exit 0, within 1 s of the signal; the looping page is left to
+ * do (no record), the pages before it recorded. */
 static void test_signal_stops(void **state)
 {
     (void)state;
@@ -300,6 +301,15 @@ static void test_signal_stops(void **state)
          "local t = {}\nfor i = 1, 2e5 do t[i] = \"xxxxxxxxxx\" .. i end\n"
          "while true do json.encode(t) end"},
         {SIGTERM, "local s = (\"x\"):rep(2^25)\nwhile true do local t = s .. s end"},
+        /* follow()s until the memory cap, then its error caught, again and again */
+        {SIGTERM,
+         "while true do pcall(function()\n"
+         "  for i = 1, 1e7 do follow(\"http://elsewhere.invalid/\" .. i) end\n"
+         "end) end"},
+        /* download()s refused inside a sort's comparator, under pcall */
+        {SIGINT,
+         "while true do pcall(table.sort, {3, 1, 2},\n"
+         "  function(a, b) download(\"/n/1\") return a < b end) end"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *argv[] = {bin("crawl-queue"),
