@@ -114,6 +114,24 @@ else
         bad "the shape check failed without naming notes.c: $(cat "$out/renamed.log")"
 fi
 rm -f "$copy/stage1_callbacks/notes.c"
+# ... and so is every exercise's solution with all its names changed, wherever it is put:
+# beside other code, among the tests, in the docs (renamed_copy.py).
+places=(stage3_queue/notes tests/unit/notes docs/notes)
+i=0
+for n in $names; do
+    rel=$(cd "$here" && grep -rlF --include='*.c' --include='*.lua' "EXERCISE $n: BEGIN" common stage1_callbacks stage2_generators stage3_queue)
+    plant=${places[i % ${#places[@]}]}.${rel##*.}
+    i=$((i + 1))
+    if ! python3 "$here/tests/exercise/renamed_copy.py" "$n" "$here/$rel" >"$copy/$plant"; then
+        bad "$n: no renamed copy of its region in $rel"
+    elif bash "$here/scripts/handout.sh" --check "$copy" "$n" >"$out/renamed-$n.log" 2>&1; then
+        bad "$n: the shape check missed its solution renamed in $plant"
+    else
+        grep -q "$n: $plant:[0-9]*: " "$out/renamed-$n.log" && ok "$n: its solution renamed in $plant is caught" ||
+            bad "$n: the check failed without naming $plant: $(cat "$out/renamed-$n.log")"
+    fi
+    rm -f "$copy/$plant"
+done
 
 # Nothing hidden: no tests/hidden/, and a hidden case's data or name planted in the copy
 # fails the check.
