@@ -419,6 +419,9 @@ static enum state text_state(const char *name, const char **raw)
     static const char *const rawtext[] = {"style",    "xmp",      "iframe", "noembed",
                                           "noframes", "textarea", "title"};
     *raw = NULL;
+    /* most tags are none of them: <a>, <p>, <div> are known by their first two bytes */
+    if (!strchr("instxp", name[0]) || name[0] == '\0' || name[1] == '\0')
+        return S_DATA;
     if (strcmp(name, "script") == 0) {
         *raw = "script";
         return S_SCRIPT;

@@ -27,6 +27,9 @@ bool url_has_userinfo(const char *url);
  * Any scheme may come out (mailto:, javascript:, ftp:): callers filter with
  * url_policy_allowed. */
 char *url_resolve(const char *base, const char *href);
+/* url_resolve without its fast path for plain relative paths (url.c): every href through
+ * libcurl's URL API. The same answers; for the differential tests. */
+char *url_resolve_libcurl(const char *base, const char *href);
 
 /* RFC 3986 section 6.2.2's normal form of url (any URL url_resolve or url_fix gives, or
  * another absolute one), malloc'd, or NULL when it does not parse: what url_resolve

@@ -234,6 +234,64 @@ static void test_resolve_idempotent(void **state)
     assert_true(outputs > 10000);
 }
 
+/* url_resolve's fast path (plain relative paths joined to the base's directory, url.c)
+ * gives what libcurl's URL API gives, on every base and href: random hrefs, mostly
+ * of the characters the fast path takes, with the ones that send an href to libcurl
+ * ("." and ".." segments, '%', '?', '#', ':', a leading '/', spaces) mixed in, against
+ * bases of every shape (a query, no path, a port, upper case, userinfo, a fragment,
+ * percent-encodings, dot segments, IPv6, another scheme). Fixed seed. */
+static void test_resolve_fast_path_differential(void **state)
+{
+    (void)state;
+    static const char alphabet[] = "abZ09.-_~/abcxyz09./.%?#:@ \t";
+    static const char *bases[] = {
+        BASE,
+        "http://example.com",
+        "http://example.com/",
+        "https://h:8443/a/b/",
+        "http://h:80/a/b",
+        "HTTP://UP.PER/Dir/Page.HTML",
+        "http://user:pw@h/a/b?q#f",
+        "http://h/a%2Fb/c%7e/d",
+        "http://h/a/./b/../c/d",
+        "http://[::1]/x?y",
+        "http://[fe80::1%25eth0]/z/",
+        "http://h/a/b?x=/y/z",
+        "http://h/?x",
+        "http://h/a//b/",
+        "http://h//c",
+        "http://h//",
+        "http://h/.//x",
+        "http:/i#t/:",
+        "http://h/a/b#c/d",
+        "ftp://h/a/b",
+        "mailto:someone@example.com",
+        "not a url",
+    };
+    const size_t nbases = sizeof bases / sizeof *bases;
+    unsigned seed = 4242;
+    size_t plain = 0;
+    for (int i = 0; i < 200000; i++) {
+        char href[20];
+        seed = seed * 1103515245u + 12345u;
+        size_t len = 1 + (seed >> 16) % (sizeof(href) - 2);
+        for (size_t k = 0; k < len; k++) {
+            seed = seed * 1103515245u + 12345u;
+            href[k] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+        }
+        href[len] = '\0';
+        plain += strspn(href, "abZ09-_~cxyz") == len;
+        const char *base = bases[(size_t)i % nbases];
+        char *fast = url_resolve(base, href), *slow = url_resolve_libcurl(base, href);
+        if (!fast != !slow || (fast && strcmp(fast, slow) != 0))
+            fail_msg("url_resolve('%s', '%s') = '%s', libcurl's '%s'", base, href, shown(fast),
+                     shown(slow));
+        free(fast);
+        free(slow);
+    }
+    assert_true(plain > 1000); /* the fast path was taken */
+}
+
 /* Garbage everywhere: every function answers, nothing crashes (run under ASan), and
  * whatever url_resolve accepts is an absolute URL with a scheme. */
 static void test_garbage_in(void **state)
@@ -573,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_resolve_odd_bytes),
         cmocka_unit_test(test_resolve_bad_input),
         cmocka_unit_test(test_resolve_idempotent),
+        cmocka_unit_test(test_resolve_fast_path_differential),
         cmocka_unit_test(test_garbage_in),
         cmocka_unit_test(test_userinfo_dropped),
         cmocka_unit_test(test_split),
