@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,9 +16,9 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Newlines in path (0: no file yet). Read whole at each look: a resumed crawl may cut
- * the file first, and the files watched are a few MB at most. */
-static long long lines_in(const char *path)
+/* Read whole at each look: a resumed crawl may cut the file first, and the files
+ * watched are a few MB at most. */
+long long signal_at_lines(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -39,48 +38,39 @@ static long long bytes_in(const char *path)
     return stat(path, &st) == 0 ? (long long)st.st_size : 0;
 }
 
-/* Whether pid has exited (left to be reaped by its parent's wait). */
-static bool has_exited(pid_t pid)
-{
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
-}
-
-void signal_at_progress(pid_t pid, void *ctx)
+/* run_crawler_watch's look: done once the signal is sent */
+static bool look(pid_t pid, void *ctx)
 {
     signal_at *a = ctx;
-    long long want = a->lines > 0 ? a->lines : a->bytes;
-    double t0 = now_s();
-    a->late = a->exited = false;
-    /* bounded in time and in looks (100 a second): the sleeps stretch under load */
-    for (int i = 0; i < SIGNAL_AT_MAX_SECS * 100; i++) {
-        a->seen = a->lines > 0 ? lines_in(a->path) : bytes_in(a->path);
-        if (a->seen >= want)
-            break;
-        if (has_exited(pid)) {
-            a->exited = true;
-            a->waited = now_s() - t0;
-            return;
-        }
-        if (now_s() - t0 > SIGNAL_AT_MAX_SECS) {
-            a->late = true;
-            break;
-        }
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    a->late = a->late || a->seen < want;
-    a->waited = now_s() - t0;
+    a->seen = a->lines > 0 ? signal_at_lines(a->path) : bytes_in(a->path);
+    a->waited = now_s() - a->start;
+    a->late = a->waited > SIGNAL_AT_MAX_SECS;
+    if (a->seen < (a->lines > 0 ? a->lines : a->bytes) && !a->late)
+        return false;
     kill(pid, a->sig);
+    a->sent = true;
+    return true;
+}
+
+int run_crawler_signal_at(crawl_run *r, char *const argv[], double limit_secs, signal_at *a)
+{
+    a->sent = a->late = false;
+    a->seen = 0;
+    a->waited = 0;
+    a->start = now_s();
+    return run_crawler_watch(r, argv, limit_secs, 0, look, a);
 }
 
 const char *signal_at_describe(const signal_at *a)
 {
     static char text[600];
-    snprintf(text, sizeof text, "signal %d at %lld %s of %.400s after %.2f s%s%s", a->sig, a->seen,
-             a->lines > 0 ? "lines" : "bytes", a->path, a->waited,
-             a->late ? " (late: the bound passed, sent anyway)" : "",
-             a->exited ? " (not sent: the crawler had exited)" : "");
+    if (!a->sent)
+        snprintf(text, sizeof text,
+                 "signal %d not sent: the crawler exited after %.2f s, %lld %s of %.400s", a->sig,
+                 a->waited, a->seen, a->lines > 0 ? "lines" : "bytes", a->path);
+    else
+        snprintf(text, sizeof text, "signal %d at %lld %s of %.400s after %.2f s%s", a->sig,
+                 a->seen, a->lines > 0 ? "lines" : "bytes", a->path, a->waited,
+                 a->late ? " (late: the bound passed, sent anyway)" : "");
     return text;
 }

@@ -101,7 +101,7 @@ static void run_queue(crawl_run *r, const char *db, const char *out, signal_at *
     argv[n++] = slow.url;
     argv[n] = NULL;
     if (k)
-        assert_int_equal(run_crawler_at(r, argv, 90, 0, signal_at_progress, k), 0);
+        assert_int_equal(run_crawler_signal_at(r, argv, 90, k), 0);
     else
         assert_int_equal(run_crawler(r, argv, 90), 0);
 }

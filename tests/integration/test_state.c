@@ -142,12 +142,12 @@ static void kill_9(pid_t pid, void *ctx)
     kill(pid, SIGKILL);
 }
 
-/* crawl-queue --state db --output out [--resume] ROOT, stopped with at_fn(pid, ctx) at
- * `at` seconds (at_fn NULL: to the end). The polite Queue (the default) with --per-host 50:
- * its cap is --max-tasks, so that the one site goes as fast as the chapter's Queue
- * crawled it (with the default 8, four times slower). */
-static void run_ctx(crawl_run *r, const char *db, const char *out, bool resume, double at,
-                    void (*at_fn)(pid_t, void *), void *ctx)
+/* crawl-queue --state db --output out [--resume] ROOT, stopped with at_fn(pid, NULL) at
+ * `at` seconds, or as sa says (both NULL: to the end). The polite Queue (the default)
+ * with --per-host 50: its cap is --max-tasks, so that the one site goes as fast as the
+ * chapter's Queue crawled it (with the default 8, four times slower). */
+static void run_with(crawl_run *r, const char *db, const char *out, bool resume, double at,
+                     void (*at_fn)(pid_t, void *), signal_at *sa)
 {
     char *argv[] = {crawler("crawl-queue"),
                     "-q",
@@ -164,15 +164,17 @@ static void run_ctx(crawl_run *r, const char *db, const char *out, bool resume, 
                     site.url,
                     resume ? "--resume" : NULL,
                     NULL};
-    assert_int_equal(at_fn ? run_crawler_at(r, argv, 60, at, at_fn, ctx) : run_crawler(r, argv, 60),
-                     0);
+    int rc = sa ? run_crawler_signal_at(r, argv, 60, sa)
+        : at_fn ? run_crawler_at(r, argv, 60, at, at_fn, NULL)
+                : run_crawler(r, argv, 60);
+    assert_int_equal(rc, 0);
 }
 
-/* The same, at_fn's ctx NULL. */
+/* The same, not by progress. */
 static void run(crawl_run *r, const char *db, const char *out, bool resume, double at,
                 void (*at_fn)(pid_t, void *))
 {
-    run_ctx(r, db, out, resume, at, at_fn, NULL);
+    run_with(r, db, out, resume, at, at_fn, NULL);
 }
 
 /* The uninterrupted crawl's URLs, sorted. */
@@ -205,14 +207,14 @@ static size_t interrupted_run(const char *db, const char *out, bool resume, long
 {
     signal_at at = {.path = out, .lines = lines, .sig = SIGINT};
     crawl_run r;
-    run_ctx(&r, db, out, resume, 0, signal_at_progress, &at);
+    run_with(&r, db, out, resume, 0, NULL, &at);
     if (r.exit_code != 0)
         fail_msg("the interrupted run, %s: %s", signal_at_describe(&at), crawl_run_describe(&r));
     crawl_run_free(&r);
     size_t n, summaries;
     char **urls = record_urls(out, &n, &summaries);
     free_urls(urls, n);
-    if (at.late || at.exited || n >= (size_t)pages)
+    if (!at.sent || at.late || n >= (size_t)pages)
         fail_msg("the run was not cut short mid-crawl: %zu records of %ld pages, %s", n, pages,
                  signal_at_describe(&at));
     return n;
@@ -440,8 +442,11 @@ static void test_refusals(void **state)
     snprintf(out, sizeof out, "%s/r.jsonl", dir);
     interrupted_run(db, out, false, 100); /* a crawl to go on with */
     crawl_run r;
-    run(&r, db, out, false, 0, NULL); /* the same file, no --resume */
-    char refused[400];                /* the state's refusal (--output's says it too) */
+    /* the same state, no --resume, and a new --output (a used one is refused first, in
+     * the same words) */
+    char fresh[300], refused[400];
+    snprintf(fresh, sizeof fresh, "%s/r-new.jsonl", dir);
+    run(&r, db, fresh, false, 0, NULL);
     snprintf(refused, sizeof refused, "--state '%s': holds a crawl already", db);
     assert_one_line(&r, 1, refused);
     crawl_run_free(&r);
