@@ -441,6 +441,8 @@ static char *buf_take(buf *b, size_t *len)
     return b->data;
 }
 
+static const double watch_every_secs = 0.01; /* run_crawler_watch's calls */
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -541,8 +543,28 @@ int run_crawler(crawl_run *r, char *const argv[], double limit_secs)
     return run_crawler_at(r, argv, limit_secs, 0, NULL, NULL);
 }
 
+/* run_crawler_at's callback, as a watch that is done after one call */
+typedef struct at_once {
+    void (*at)(pid_t pid, void *ctx);
+    void *ctx;
+} at_once;
+
+static bool call_once(pid_t pid, void *ctx)
+{
+    const at_once *o = ctx;
+    o->at(pid, o->ctx);
+    return true;
+}
+
 int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double at_secs,
                    void (*at)(pid_t pid, void *ctx), void *ctx)
+{
+    at_once o = {at, ctx};
+    return run_crawler_watch(r, argv, limit_secs, at_secs, at ? call_once : NULL, &o);
+}
+
+int run_crawler_watch(crawl_run *r, char *const argv[], double limit_secs, double at_secs,
+                      bool (*at)(pid_t pid, void *ctx), void *ctx)
 {
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
@@ -580,9 +602,10 @@ int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double a
     struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN}, {.fd = err[0], .events = POLLIN}};
     int open_fds = 2;
     bool killed = false;
-    double deadline = t0 + limit_secs;
-    /* bounded: every pass either reads, sees EOF, or waits until the deadline, after
-     * which the child is killed and its pipes close */
+    double deadline = t0 + limit_secs, next_at = t0 + at_secs;
+    /* bounded: every pass either reads, sees EOF, calls at (every watch_every_secs at
+     * most), or waits until the deadline, after which the child is killed and its pipes
+     * close */
     while (open_fds > 0) {
         double left = deadline - now_s();
         if (left <= 0 && !killed) {
@@ -590,13 +613,14 @@ int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double a
             killed = true;
             r->timed_out = true;
         }
-        if (at && !killed && now_s() >= t0 + at_secs) {
-            at(pid, ctx); /* once, while the child still runs */
-            at = NULL;
+        if (at && !killed && now_s() >= next_at) {
+            if (at(pid, ctx)) /* while the child still runs, until it is done */
+                at = NULL;
+            next_at = now_s() + watch_every_secs;
             continue;
         }
-        if (at && !killed && t0 + at_secs - now_s() < left)
-            left = t0 + at_secs - now_s();
+        if (at && !killed && next_at - now_s() < left)
+            left = next_at - now_s();
         int ms = killed ? 2000 : (int)(left * 1000) + 1;
         int n = poll(pf, 2, ms);
         if (n < 0) {

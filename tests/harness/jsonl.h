@@ -92,6 +92,11 @@ int run_crawler(crawl_run *r, char *const argv[], double limit_secs);
  * signal, ... */
 int run_crawler_at(crawl_run *r, char *const argv[], double limit_secs, double at_secs,
                    void (*at)(pid_t pid, void *ctx), void *ctx);
+/* The same, and from at_secs on, every 10 ms while the child still runs, call
+ * at(pid, ctx) until it returns true: to watch the child's progress without stopping
+ * to read its output (a child blocked on a full pipe makes none). signal_at.h. */
+int run_crawler_watch(crawl_run *r, char *const argv[], double limit_secs, double at_secs,
+                      bool (*at)(pid_t pid, void *ctx), void *ctx);
 void crawl_run_free(crawl_run *r);
 
 /* The record whose "url" is url, or NULL. */

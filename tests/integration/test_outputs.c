@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "jsonl.h"
+#include "signal_at.h"
 #include "testsite_helper.h"
 
 enum { PAGES = 300 };
@@ -80,26 +81,10 @@ static long long file_size(const char *path)
 
 /* ---- running crawls ---------------------------------------------------------------- */
 
-typedef struct kill_at {
-    const char *grows; /* this file */
-    long long size;    /* until it holds this much (at most 30 s) */
-    int sig;
-} kill_at;
-
-/* Send the signal once the file has grown to the size: the crawl is under way, a few
- * dozen pages archived (bounded: 30 s, then it is sent anyway and the test's checks
- * that the run was cut short say so). */
-static void signal_when_grown(pid_t pid, void *ctx)
-{
-    const kill_at *k = ctx;
-    for (int i = 0; i < 3000 && file_size(k->grows) < k->size; i++)
-        usleep(10000);
-    kill(pid, k->sig);
-}
-
 /* crawl-queue --state db --format jsonl --output out --max-tasks 10 and the given
- * arguments (NULL-terminated), then the slow site; signalled per k (NULL: not). */
-static void run_queue(crawl_run *r, const char *db, const char *out, const kill_at *k, ...)
+ * arguments (NULL-terminated), then the slow site; signalled per k once its file has
+ * grown (NULL: not). */
+static void run_queue(crawl_run *r, const char *db, const char *out, signal_at *k, ...)
 {
     char *argv[32];
     int n = 0;
@@ -116,7 +101,7 @@ static void run_queue(crawl_run *r, const char *db, const char *out, const kill_
     argv[n++] = slow.url;
     argv[n] = NULL;
     if (k)
-        assert_int_equal(run_crawler_at(r, argv, 90, 0.05, signal_when_grown, (void *)k), 0);
+        assert_int_equal(run_crawler_signal_at(r, argv, 90, k), 0);
     else
         assert_int_equal(run_crawler(r, argv, 90), 0);
 }
@@ -377,10 +362,10 @@ static void cut_short(const char *db, const char *out, const char *warc, const c
                       long long size, int sig, records *first)
 {
     crawl_run r;
-    kill_at k = {warc, size, sig};
+    signal_at k = {.path = warc, .bytes = size, .sig = sig};
     run_queue(&r, db, out, &k, "--warc", warc, "--cdx", cdx, NULL);
     if (sig == SIGKILL ? r.term_signal != SIGKILL : r.exit_code != 0)
-        fail_msg("%s", crawl_run_describe(&r));
+        fail_msg("%s: %s", signal_at_describe(&k), crawl_run_describe(&r));
     crawl_run_free(&r);
     records_read(first, out);
     assert_true(first->n > 0 && first->n < PAGES); /* cut short mid-crawl */
@@ -503,7 +488,7 @@ static void test_rotation(void **state)
     snprintf(warc, sizeof warc, "%s.warc.gz", base);
     snprintf(first, sizeof first, "%s-00000.warc.gz", base);
     crawl_run r;
-    kill_at k = {first, 25000, SIGKILL};
+    signal_at k = {.path = first, .bytes = 25000, .sig = SIGKILL};
     run_queue(&r, db, out, &k, "--warc", warc, "--cdx", cdx, "--warc-max-size", "30000", NULL);
     assert_int_equal(r.term_signal, SIGKILL);
     crawl_run_free(&r);

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "jsonl.h"
+#include "signal_at.h"
 #include "sitemaps.h"
 #include "testsite_helper.h"
 
@@ -354,15 +355,12 @@ static void test_seeding_bounded(void **state)
 }
 
 /* L2: four gzip sitemaps of 50,000 URLs each. The seeder waits while the Queue holds
- * more than SITEMAPS_BACKLOG URLs: interrupted 3 s in, the crawl had at most that many
- * (and a parser chunk's worth) to do — before, all 200,000 were queued at once. */
+ * more than SITEMAPS_BACKLOG URLs: interrupted once the site has served a backlog's
+ * worth of them (its --log; not at a moment, which under load may come before the
+ * sitemaps are read), the crawl had at most that many (and a parser chunk's worth) to
+ * do — before, all 200,000 were queued at once, and a seeder that queued even one
+ * file whole would leave 40,000 to do by then. */
 enum { BIG_FILES = 4, BIG_URLS = 50000 };
-
-static void interrupt(pid_t pid, void *ctx)
-{
-    (void)ctx;
-    kill(pid, SIGINT);
-}
 
 static void test_back_pressure(void **state)
 {
@@ -396,18 +394,23 @@ static void test_back_pressure(void **state)
     fputs(text, f);
     fclose(f);
     snprintf(portarg, sizeof portarg, "%d", port);
-    const char *const sargs[] = {"--port", portarg, path, NULL};
+    char log[400];
+    snprintf(log, sizeof log, "%s/big.log", dir);
+    const char *const sargs[] = {"--port", portarg, "--log", log, path, NULL};
     assert_int_equal(testsite_start(&a, sargs), 0);
 
     char bin[512];
     snprintf(bin, sizeof bin, "%s/crawl-queue", BIN_DIR);
     char *argv[] = {bin, "-q", "--format", "jsonl", "--sitemaps", a.url, NULL};
     crawl_run r;
-    assert_int_equal(run_crawler_at(&r, argv, 60, 3.0, interrupt, NULL), 0);
-    assert_non_null(r.summary);
+    signal_at at = {.path = log, .lines = SITEMAPS_BACKLOG, .sig = SIGINT};
+    assert_int_equal(run_crawler_signal_at(&r, argv, 60, &at), 0);
+    if (!r.summary || !at.sent || at.late)
+        fail_msg("%s: %s", signal_at_describe(&at), crawl_run_describe(&r));
     long long todo = jobj_int(r.summary, "todo", -1);
-    print_message("interrupted 3 s in: %zu records, %lld URLs to do, peak RSS %ld MB\n", r.nrecords,
-                  todo, r.maxrss_kb / 1024);
+    print_message("%s: %zu records, %lld URLs to do, peak RSS %ld MB\n", signal_at_describe(&at),
+                  r.nrecords, todo, r.maxrss_kb / 1024);
+    assert_true(r.nrecords < BIG_FILES * BIG_URLS); /* mid-way */
     assert_true(todo >= 0);
     assert_true(todo <= 2 * SITEMAPS_BACKLOG);
     crawl_run_free(&r);

@@ -19,6 +19,7 @@
 
 #include "jsonl.h"
 #include "scratch.h"
+#include "signal_at.h"
 #include "testsite_helper.h"
 
 #define EXAMPLES SOURCE_DIR "/stage3_queue/spiders/examples"
@@ -448,26 +449,6 @@ static void test_bad_file(void **state)
 
 /* kill -9 in the middle of a crawl with --state, then --resume: every page's item
  * exactly once in --items. */
-static long lines_of(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    long n = 0;
-    int c;
-    while (f && (c = getc(f)) != EOF)
-        n += c == '\n';
-    if (f)
-        fclose(f);
-    return n;
-}
-
-/* Once 30 items are written (at most 20 s of polling), mid-crawl. */
-static void kill_9(pid_t pid, void *ctx)
-{
-    for (int i = 0; i < 2000 && lines_of(ctx) < 30; i++)
-        usleep(10 * 1000);
-    kill(pid, SIGKILL);
-}
-
 static void test_resume_items(void **state)
 {
     (void)state;
@@ -493,8 +474,10 @@ static void test_resume_items(void **state)
                     NULL};
     crawl_run r;
     /* 300 pages at 20 ms each, 5 at a time: about 1.2 s; killed after 30 items */
-    assert_int_equal(run_crawler_at(&r, argv, 60, 0.1, kill_9, (void *)items), 0);
-    assert_int_equal(r.term_signal, SIGKILL);
+    signal_at at = {.path = items, .lines = 30, .sig = SIGKILL};
+    assert_int_equal(run_crawler_signal_at(&r, argv, 60, &at), 0);
+    if (r.term_signal != SIGKILL || at.late)
+        fail_msg("%s: %s", signal_at_describe(&at), crawl_run_describe(&r));
     crawl_run_free(&r);
     size_t before;
     jobj **first = read_items(items, &before);

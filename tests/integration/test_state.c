@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "jsonl.h"
+#include "signal_at.h"
 #include "smallfs.h"
 #include "state.h"
 #include "testsite_helper.h"
@@ -141,48 +142,12 @@ static void kill_9(pid_t pid, void *ctx)
     kill(pid, SIGKILL);
 }
 
-static void interrupt(pid_t pid, void *ctx)
-{
-    (void)ctx;
-    kill(pid, SIGINT);
-}
-
-/* Whole lines in path (0: none yet, or no file). */
-static long lines_in(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    long n = 0;
-    for (int c; (c = getc(f)) != EOF;)
-        n += c == '\n';
-    fclose(f);
-    return n;
-}
-
-typedef struct at_records {
-    const char *output; /* this --output */
-    long records;       /* holds this many records */
-    int sig;
-} at_records;
-
-/* Send the signal once the output holds the records: the crawl is under way, whatever
- * the load (bounded: 30 s, then it is sent anyway, and the test's checks of the state it
- * left say that it came late). */
-static void signal_at_records(pid_t pid, void *ctx)
-{
-    const at_records *a = ctx;
-    for (int i = 0; i < 3000 && lines_in(a->output) < a->records; i++)
-        usleep(10000);
-    kill(pid, a->sig);
-}
-
-/* crawl-queue --state db --output out [--resume] ROOT, stopped with at_fn(pid, ctx) at
- * `at` seconds (at_fn NULL: to the end). The polite Queue (the default) with --per-host 50:
- * its cap is --max-tasks, so that the one site goes as fast as the chapter's Queue
- * crawled it (with the default 8, four times slower). */
-static void run_ctx(crawl_run *r, const char *db, const char *out, bool resume, double at,
-                    void (*at_fn)(pid_t, void *), void *ctx)
+/* crawl-queue --state db --output out [--resume] ROOT, stopped with at_fn(pid, NULL) at
+ * `at` seconds, or as sa says (both NULL: to the end). The polite Queue (the default)
+ * with --per-host 50: its cap is --max-tasks, so that the one site goes as fast as the
+ * chapter's Queue crawled it (with the default 8, four times slower). */
+static void run_with(crawl_run *r, const char *db, const char *out, bool resume, double at,
+                     void (*at_fn)(pid_t, void *), signal_at *sa)
 {
     char *argv[] = {crawler("crawl-queue"),
                     "-q",
@@ -199,15 +164,17 @@ static void run_ctx(crawl_run *r, const char *db, const char *out, bool resume, 
                     site.url,
                     resume ? "--resume" : NULL,
                     NULL};
-    assert_int_equal(at_fn ? run_crawler_at(r, argv, 60, at, at_fn, ctx) : run_crawler(r, argv, 60),
-                     0);
+    int rc = sa ? run_crawler_signal_at(r, argv, 60, sa)
+        : at_fn ? run_crawler_at(r, argv, 60, at, at_fn, NULL)
+                : run_crawler(r, argv, 60);
+    assert_int_equal(rc, 0);
 }
 
-/* The same, at_fn's ctx NULL. */
+/* The same, not by progress. */
 static void run(crawl_run *r, const char *db, const char *out, bool resume, double at,
                 void (*at_fn)(pid_t, void *))
 {
-    run_ctx(r, db, out, resume, at, at_fn, NULL);
+    run_with(r, db, out, resume, at, at_fn, NULL);
 }
 
 /* The uninterrupted crawl's URLs, sorted. */
@@ -229,6 +196,28 @@ static char **reference(size_t *n)
     assert_int_equal(*n, (size_t)pages);
     assert_int_equal(summaries, 1);
     return u;
+}
+
+/* A run stopped by SIGINT once --output holds `lines` lines (a resumed run: those of the
+ * earlier runs with them), not at a moment: under load a moment may come before the
+ * first page, or after the last. It exits 0, cut short: fewer records than the site has
+ * pages (a signal that came late, or not at all, fails here). Returns the records of
+ * --output, every run's. */
+static size_t interrupted_run(const char *db, const char *out, bool resume, long lines)
+{
+    signal_at at = {.path = out, .lines = lines, .sig = SIGINT};
+    crawl_run r;
+    run_with(&r, db, out, resume, 0, NULL, &at);
+    if (r.exit_code != 0)
+        fail_msg("the interrupted run, %s: %s", signal_at_describe(&at), crawl_run_describe(&r));
+    crawl_run_free(&r);
+    size_t n, summaries;
+    char **urls = record_urls(out, &n, &summaries);
+    free_urls(urls, n);
+    if (!at.sent || at.late || n >= (size_t)pages)
+        fail_msg("the run was not cut short mid-crawl: %zu records of %ld pages, %s", n, pages,
+                 signal_at_describe(&at));
+    return n;
 }
 
 /* kill -9 at random moments (kills_max at the most), --resume each time, until a run
@@ -272,7 +261,10 @@ static void test_kill_9_and_resume(void **state)
     free_urls(ref, nref);
 }
 
-/* SIGINT twice: every finished URL is committed at close, so the union is exact. */
+/* SIGINT twice, each once the run has written a fifth of the site's records, and a
+ * third run to the end: every finished URL is committed at close, so the union is
+ * exact. Each interrupted run is cut short, and the second took up where the first
+ * stopped (more records, none twice: checked at the end). */
 static void test_sigint_resumes_exactly(void **state)
 {
     (void)state;
@@ -281,13 +273,14 @@ static void test_sigint_resumes_exactly(void **state)
     char db[300], out[300];
     snprintf(db, sizeof db, "%s/i.db", dir);
     snprintf(out, sizeof out, "%s/i.jsonl", dir);
-    for (int i = 0; i < 3; i++) {
-        crawl_run r;
-        run(&r, db, out, i > 0, 0.4, i < 2 ? interrupt : NULL);
-        if (r.exit_code != 0)
-            fail_msg("run %d: %s", i, crawl_run_describe(&r));
-        crawl_run_free(&r);
-    }
+    size_t first = interrupted_run(db, out, false, pages / 5);
+    size_t second = interrupted_run(db, out, true, (long)first + pages / 5);
+    assert_true(second > first);
+    crawl_run r;
+    run(&r, db, out, true, 0, NULL);
+    if (r.exit_code != 0)
+        fail_msg("the last run: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
     size_t n, summaries;
     char **got = record_urls(out, &n, &summaries);
     assert_int_equal(summaries, 1);
@@ -316,20 +309,23 @@ static long long query_int(const char *db, const char *sql)
  * other URL one deeper than its referrer, which is a URL of the crawl. The URLs the
  * resumed run found on pages it took back from the file prove that the file's depths
  * went back into the Queue (a page put back at depth 0 would give its new links
- * depth 1). */
+ * depth 1). So the first run is interrupted early, at a tenth of the site's records
+ * (then about half its URLs are known), and must have left URLs undiscovered. */
 static void test_requests_survive_resume(void **state)
 {
     (void)state;
     char db[300], out[300];
     snprintf(db, sizeof db, "%s/q.db", dir);
     snprintf(out, sizeof out, "%s/q.jsonl", dir);
-    for (int i = 0; i < 2; i++) {
-        crawl_run r;
-        run(&r, db, out, i > 0, 0.3, i == 0 ? interrupt : NULL);
-        if (r.exit_code != 0)
-            fail_msg("run %d: %s", i, crawl_run_describe(&r));
-        crawl_run_free(&r);
-    }
+    interrupted_run(db, out, false, pages / 10);
+    long long found = query_int(db, "SELECT count(*) FROM frontier");
+    if (found >= pages)
+        fail_msg("the first run found all %lld URLs: the resumed run finds none", found);
+    crawl_run r;
+    run(&r, db, out, true, 0, NULL);
+    if (r.exit_code != 0)
+        fail_msg("the resumed run: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
     assert_int_equal(query_int(db, "SELECT count(*) FROM frontier"), pages);
     assert_int_equal(query_int(db, "SELECT count(*) FROM frontier WHERE referrer IS NULL"), 1);
     assert_int_equal(query_int(db, "SELECT depth FROM frontier WHERE referrer IS NULL"), 0);
@@ -342,17 +338,16 @@ static void test_requests_survive_resume(void **state)
     assert_int_equal(query_int(db, "SELECT count(*) FROM frontier WHERE callback IS NOT NULL"), 0);
 }
 
-/* A state file of an older crawl-queue (frontier without depth, referrer, callback):
- * --resume upgrades it and finishes the crawl. */
+/* A state file of an older crawl-queue (frontier without depth, referrer, callback),
+ * of a crawl interrupted a fifth of the way: --resume upgrades it and finishes the
+ * crawl. */
 static void test_old_state_file_upgraded(void **state)
 {
     (void)state;
     char db[300], out[300];
     snprintf(db, sizeof db, "%s/o.db", dir);
     snprintf(out, sizeof out, "%s/o.jsonl", dir);
-    crawl_run r;
-    run(&r, db, out, false, 0.3, interrupt);
-    crawl_run_free(&r);
+    interrupted_run(db, out, false, pages / 5);
     sqlite3 *h;
     assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
     char *e = NULL;
@@ -364,6 +359,7 @@ static void test_old_state_file_upgraded(void **state)
         != SQLITE_OK)
         fail_msg("making an old state file: %s", e);
     sqlite3_close(h);
+    crawl_run r;
     run(&r, db, out, true, 0, NULL);
     if (r.exit_code != 0)
         fail_msg("resume of an old file: %s", crawl_run_describe(&r));
@@ -391,15 +387,9 @@ static void test_old_state_file_cut(void **state)
     char db[300], out[300];
     snprintf(db, sizeof db, "%s/oc.db", dir);
     snprintf(out, sizeof out, "%s/oc.jsonl", dir);
-    crawl_run r;
-    at_records at = {out, 100, SIGINT};
-    run_ctx(&r, db, out, false, 0, signal_at_records, &at);
-    if (r.exit_code != 0)
-        fail_msg("the interrupted run: %s", crawl_run_describe(&r));
-    crawl_run_free(&r);
+    size_t written = interrupted_run(db, out, false, 100);
     /* SIGINT commits every record written */
-    assert_true(query_int(db, "SELECT count(*) FROM pages") >= at.records);
-    assert_true(query_int(db, "SELECT count(*) FROM pages") < pages);
+    assert_int_equal(query_int(db, "SELECT count(*) FROM pages"), written);
     sqlite3 *h;
     assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
     char *e = NULL;
@@ -418,6 +408,7 @@ static void test_old_state_file_cut(void **state)
     assert_true(fputs(first, f) >= 0); /* after the summary line, as a run after it would */
     assert_int_equal(fclose(f), 0);
 
+    crawl_run r;
     run(&r, db, out, true, 0, NULL);
     if (r.exit_code != 0)
         fail_msg("resume of an old file: %s", crawl_run_describe(&r));
@@ -449,11 +440,15 @@ static void test_refusals(void **state)
     char db[300], out[300];
     snprintf(db, sizeof db, "%s/r.db", dir);
     snprintf(out, sizeof out, "%s/r.jsonl", dir);
+    interrupted_run(db, out, false, 100); /* a crawl to go on with */
     crawl_run r;
-    run(&r, db, out, false, 0.3, interrupt);
-    crawl_run_free(&r);
-    run(&r, db, out, false, 0, NULL); /* the same file, no --resume */
-    assert_one_line(&r, 1, "holds a crawl already");
+    /* the same state, no --resume, and a new --output (a used one is refused first, in
+     * the same words) */
+    char fresh[300], refused[400];
+    snprintf(fresh, sizeof fresh, "%s/r-new.jsonl", dir);
+    run(&r, db, fresh, false, 0, NULL);
+    snprintf(refused, sizeof refused, "--state '%s': holds a crawl already", db);
+    assert_one_line(&r, 1, refused);
     crawl_run_free(&r);
     char *other[] = {crawler("crawl-queue"),
                      "--state",
