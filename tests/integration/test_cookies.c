@@ -388,7 +388,7 @@ static void test_socks5h(void **state)
     assert_int_equal(test_proxy_start(&p), 0);
     char root[128], socks[128], where[64];
     snprintf(root, sizeof root, "http://host2.test:%d/", testsite_port(&hosts[2]));
-    snprintf(socks, sizeof socks, "socks5h://%s", p.url + strlen("http://"));
+    snprintf(socks, sizeof socks, "socks5h://%.*s", (int)sizeof p.url, p.url + strlen("http://"));
     snprintf(where, sizeof where, "host2.test:%d", testsite_port(&hosts[2]));
     crawl_run r;
     crawl(&r, "--proxy", socks, root, NULL);
