@@ -393,14 +393,13 @@ static bool clean(const char *s)
     return !strpbrk(s, "\t\n\r");
 }
 
-static coro *mirror_process_item(void *self, item *it, bool *drop)
+/* A record: its file saved, or its redirect remembered. */
+static void record(mirror *m, const item *it)
 {
-    (void)drop;
-    mirror *m = self;
     const fetch_stat *rec = &it->record;
     const response *r = it->response;
     if (!r || m->error || !clean(rec->url))
-        return NULL;
+        return;
     if (rec->status >= 300 && rec->status < 400 && rec->next_url && clean(rec->next_url)) {
         alias *u = add_alias(m, rec->url);
         free(u->redirect);
@@ -408,18 +407,27 @@ static coro *mirror_process_item(void *self, item *it, bool *drop)
         char *line = xasprintf("r\t%s\t%s\n", rec->url, rec->next_url);
         manifest_line(m, line);
         free(line);
-        return NULL;
+        return;
     }
     if ((rec->status < 200 || rec->status > 299) && !r->not_modified)
-        return NULL;
+        return;
     if (r->truncated) {
         log_warn("%s: --mirror: %s not saved: its body was cut at --max-size", prog(m), rec->url);
         m->refused++;
-        return NULL;
+        return;
     }
     if (r->not_modified && keep_unchanged(m, rec->url, r->body_len))
-        return NULL;
+        return;
     save(m, rec->url, mirror_kind_of(rec->content_type), r->body, r->body_len);
+}
+
+static coro *mirror_process_item(void *self, item *it, bool *drop)
+{
+    mirror *m = self;
+    record(m, it);
+    /* the disk refused a file (this record's, or one before it): the stages after
+     * (--state first) never see the record, so that a resumed crawl fetches it again */
+    *drop = m->error != NULL;
     return NULL;
 }
 
@@ -749,12 +757,13 @@ static int make_guard(engine *e, const settings *s, downloader_middleware *out, 
     return 0;
 }
 
-/* The descriptors (extension.h): --mirror, an item pipeline stage of order 400 (after
- * the store, before --fail-on-broken), and its guard, a downloader middleware of order
- * 150 (after robots.txt), both on with the flag. */
+/* The descriptors (extension.h): --mirror, an item pipeline stage of order 90 (before
+ * --state: a URL's file is in place before the state's row that counts it done is
+ * made, so that no kill -9 leaves a URL done without its file), and its guard, a
+ * downloader middleware of order 150 (after robots.txt), both on with the flag. */
 const extension mirror_extension = {"mirror",
                                     EXT_PIPELINE,
-                                    400,
+                                    90,
                                     on,
                                     .make_pipeline = make,
                                     .flags = flags,
