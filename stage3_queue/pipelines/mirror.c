@@ -62,7 +62,8 @@ typedef struct mirror {
     file **files; /* in the order they were first written */
     size_t nfiles, cap;
     long long written, refused, converted, unchanged;
-    char *error; /* the first write the disk refused */
+    char *error;               /* the first write the disk refused */
+    mirror_resolved *resolved; /* during the conversion: the links resolved */
 } mirror;
 
 static file *find_file(mirror *m, const char *path)
@@ -512,8 +513,8 @@ static int convert(mirror *m, file *f)
         f->converted = false;
     char *base = f->converted ? converted_base(f) : xstrdup(f->url);
     out = f->kind == MIRROR_HTML
-        ? mirror_convert_html(text, len, base, self, local_link, &l, &outlen)
-        : mirror_convert_css(text, len, base, local_link, &l, &outlen);
+        ? mirror_convert_html(text, len, base, self, local_link, &l, m->resolved, &outlen)
+        : mirror_convert_css(text, len, base, local_link, &l, m->resolved, &outlen);
     free(base);
     free(self);
     if (!out) {
@@ -584,9 +585,12 @@ static coro *fail_coro(mirror *m)
 static coro *mirror_close(void *self)
 {
     mirror *m = self;
+    m->resolved = mirror_resolved_new();
     for (size_t i = 0; i < m->nfiles && !m->error; i++)
         if (m->files[i]->kind != MIRROR_OTHER)
             convert(m, m->files[i]);
+    mirror_resolved_free(m->resolved);
+    m->resolved = NULL;
     if (m->error)
         return fail_coro(m);
     long long bytes = 0;
