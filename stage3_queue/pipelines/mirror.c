@@ -62,7 +62,8 @@ typedef struct mirror {
     file **files; /* in the order they were first written */
     size_t nfiles, cap;
     long long written, refused, converted, unchanged;
-    char *error; /* the first write the disk refused */
+    char *error;               /* the first write the disk refused */
+    mirror_resolved *resolved; /* during the conversion: the links resolved */
 } mirror;
 
 static file *find_file(mirror *m, const char *path)
@@ -393,14 +394,13 @@ static bool clean(const char *s)
     return !strpbrk(s, "\t\n\r");
 }
 
-static coro *mirror_process_item(void *self, item *it, bool *drop)
+/* A record: its file saved, or its redirect remembered. */
+static void record(mirror *m, const item *it)
 {
-    (void)drop;
-    mirror *m = self;
     const fetch_stat *rec = &it->record;
     const response *r = it->response;
     if (!r || m->error || !clean(rec->url))
-        return NULL;
+        return;
     if (rec->status >= 300 && rec->status < 400 && rec->next_url && clean(rec->next_url)) {
         alias *u = add_alias(m, rec->url);
         free(u->redirect);
@@ -408,18 +408,27 @@ static coro *mirror_process_item(void *self, item *it, bool *drop)
         char *line = xasprintf("r\t%s\t%s\n", rec->url, rec->next_url);
         manifest_line(m, line);
         free(line);
-        return NULL;
+        return;
     }
     if ((rec->status < 200 || rec->status > 299) && !r->not_modified)
-        return NULL;
+        return;
     if (r->truncated) {
         log_warn("%s: --mirror: %s not saved: its body was cut at --max-size", prog(m), rec->url);
         m->refused++;
-        return NULL;
+        return;
     }
     if (r->not_modified && keep_unchanged(m, rec->url, r->body_len))
-        return NULL;
+        return;
     save(m, rec->url, mirror_kind_of(rec->content_type), r->body, r->body_len);
+}
+
+static coro *mirror_process_item(void *self, item *it, bool *drop)
+{
+    mirror *m = self;
+    record(m, it);
+    /* the disk refused a file (this record's, or one before it): the stages after
+     * (--state first) never see the record, so that a resumed crawl fetches it again */
+    *drop = m->error != NULL;
     return NULL;
 }
 
@@ -504,8 +513,8 @@ static int convert(mirror *m, file *f)
         f->converted = false;
     char *base = f->converted ? converted_base(f) : xstrdup(f->url);
     out = f->kind == MIRROR_HTML
-        ? mirror_convert_html(text, len, base, self, local_link, &l, &outlen)
-        : mirror_convert_css(text, len, base, local_link, &l, &outlen);
+        ? mirror_convert_html(text, len, base, self, local_link, &l, m->resolved, &outlen)
+        : mirror_convert_css(text, len, base, local_link, &l, m->resolved, &outlen);
     free(base);
     free(self);
     if (!out) {
@@ -576,9 +585,12 @@ static coro *fail_coro(mirror *m)
 static coro *mirror_close(void *self)
 {
     mirror *m = self;
+    m->resolved = mirror_resolved_new();
     for (size_t i = 0; i < m->nfiles && !m->error; i++)
         if (m->files[i]->kind != MIRROR_OTHER)
             convert(m, m->files[i]);
+    mirror_resolved_free(m->resolved);
+    m->resolved = NULL;
     if (m->error)
         return fail_coro(m);
     long long bytes = 0;
@@ -749,12 +761,13 @@ static int make_guard(engine *e, const settings *s, downloader_middleware *out, 
     return 0;
 }
 
-/* The descriptors (extension.h): --mirror, an item pipeline stage of order 400 (after
- * the store, before --fail-on-broken), and its guard, a downloader middleware of order
- * 150 (after robots.txt), both on with the flag. */
+/* The descriptors (extension.h): --mirror, an item pipeline stage of order 90 (before
+ * --state: a URL's file is in place before the state's row that counts it done is
+ * made, so that no kill -9 leaves a URL done without its file), and its guard, a
+ * downloader middleware of order 150 (after robots.txt), both on with the flag. */
 const extension mirror_extension = {"mirror",
                                     EXT_PIPELINE,
-                                    400,
+                                    90,
                                     on,
                                     .make_pipeline = make,
                                     .flags = flags,

@@ -11,6 +11,7 @@
 
 #include "alloc.h"
 #include "mirror_name.h"
+#include "strmap.h"
 #include "url.h"
 
 static void sputs(mirror_buf *b, const char *s)
@@ -30,6 +31,7 @@ typedef struct conv {
     const char *self_link; /* the document's link to itself: a <base href>'s new value */
     mirror_link_fn fn;
     void *ctx;
+    mirror_resolved *resolved;
     edit *v;
     size_t n, cap;
 } conv;
@@ -67,6 +69,92 @@ static bool is_web(const char *url)
     return strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0;
 }
 
+/* ---- the answers of url_resolve, kept ---- */
+
+typedef struct answer {
+    strmap_node node;
+    char *key; /* the part of the base the answer depends on, '\n', the href */
+    char *url; /* or NULL: it does not resolve */
+} answer;
+
+struct mirror_resolved {
+    strmap answers;
+};
+
+mirror_resolved *mirror_resolved_new(void)
+{
+    mirror_resolved *r = xcalloc(1, sizeof *r);
+    strmap_init(&r->answers);
+    return r;
+}
+
+static void drop_answer(strmap_node *n)
+{
+    answer *a = strmap_entry(n, answer, node);
+    free(a->key);
+    free(a->url);
+    free(a);
+}
+
+void mirror_resolved_free(mirror_resolved *r)
+{
+    if (!r)
+        return;
+    strmap_clear(&r->answers, drop_answer);
+    strmap_free(&r->answers);
+    free(r);
+}
+
+/* How many leading bytes of base the resolution of href depends on (RFC 3986 5.2.2),
+ * or -1: all of it, or this is not a case known to need less (an href with a space, a
+ * control byte or a backslash, which url_resolve cleans or reads as a browser does, is
+ * not). Where the origin ends: after "scheme://", at the first '/', '?' or '#'. */
+static long base_part(const char *base, const char *href)
+{
+    const char *sep = strstr(base, "://");
+    if (!sep || !is_web(base))
+        return -1;
+    for (const unsigned char *p = (const unsigned char *)href; *p; p++)
+        if (*p <= ' ' || *p == 0x7f || *p == '\\')
+            return -1;
+    size_t origin = (size_t)(sep + 3 - base) + strcspn(sep + 3, "/?#");
+    if (strncasecmp(href, "http://", 7) == 0 || strncasecmp(href, "https://", 8) == 0
+        || href[0] == '/')
+        return (long)origin; /* an absolute URL, "/path", "//host/path" */
+    size_t first = strcspn(href, "/?#");
+    if (!href[0] || href[0] == '?' || href[0] == '#' || memchr(href, ':', first)
+        || base[origin] != '/')
+        return -1; /* empty, a query or a fragment of the base, a scheme ("http:x") */
+    /* a relative path: the base's path up to its last '/' ("merge", 5.2.3), never
+     * its query */
+    size_t path_end = origin + strcspn(base + origin, "?#");
+    size_t dir = path_end;
+    while (dir > origin && base[dir - 1] != '/')
+        dir--;
+    return (long)dir;
+}
+
+char *mirror_resolve(mirror_resolved *r, const char *base, const char *href)
+{
+    long part = r ? base_part(base, href) : -1;
+    if (part < 0)
+        return url_resolve(base, href);
+    char *key = xasprintf("%.*s\n%s", (int)part, base, href);
+    strmap_node *n = strmap_find(&r->answers, key);
+    if (n) {
+        free(key);
+        answer *a = strmap_entry(n, answer, node);
+        return a->url ? xstrdup(a->url) : NULL;
+    }
+    if (r->answers.count >= MIRROR_RESOLVED_MAX)
+        strmap_clear(&r->answers, drop_answer);
+    answer *a = xcalloc(1, sizeof *a);
+    a->key = key;
+    a->url = url_resolve(base, href);
+    strmap_add(&r->answers, &a->node, a->key);
+    return a->url ? xstrdup(a->url) : NULL;
+}
+
 /* A link as written (decoded): its new form (malloc'd), or NULL to keep it. */
 static char *convert_link(conv *c, const char *href)
 {
@@ -76,7 +164,7 @@ static char *convert_link(conv *c, const char *href)
         return NULL;
     const char *hash = strchr(href, '#');
     char *target = hash ? xstrndup(href, (size_t)(hash - href)) : xstrdup(href);
-    char *url = url_resolve(c->base, target);
+    char *url = mirror_resolve(c->resolved, c->base, target);
     free(target);
     if (!url || !is_web(url)) {
         free(url);
@@ -199,9 +287,10 @@ static void css_scan(conv *c, size_t start, size_t end)
 }
 
 char *mirror_convert_css(const char *text, size_t len, const char *url, mirror_link_fn fn,
-                         void *ctx, size_t *outlen)
+                         void *ctx, mirror_resolved *resolved, size_t *outlen)
 {
-    conv c = {.text = text, .len = len, .base = xstrdup(url), .fn = fn, .ctx = ctx};
+    conv c = {
+        .text = text, .len = len, .base = xstrdup(url), .fn = fn, .ctx = ctx, .resolved = resolved};
     css_scan(&c, 0, len);
     free(c.base);
     return apply(&c, outlen);
@@ -448,14 +537,15 @@ static size_t html_tag(conv *c, size_t i)
 }
 
 char *mirror_convert_html(const char *text, size_t len, const char *url, const char *self_link,
-                          mirror_link_fn fn, void *ctx, size_t *outlen)
+                          mirror_link_fn fn, void *ctx, mirror_resolved *resolved, size_t *outlen)
 {
     conv c = {.text = text,
               .len = len,
               .base = xstrdup(url),
               .self_link = self_link,
               .fn = fn,
-              .ctx = ctx};
+              .ctx = ctx,
+              .resolved = resolved};
     for (size_t i = 0; i < len;) {
         const char *lt = memchr(text + i, '<', len - i);
         if (!lt)

@@ -24,12 +24,27 @@
  * converted (malloc'd), or NULL: not saved. */
 typedef char *(*mirror_link_fn)(void *ctx, const char *url);
 
+/* The links resolved so far (url_resolve's answers), kept across the files of one
+ * conversion: most of a mirror's links name the same few thousand URLs from pages in
+ * the same few directories, and resolving one with libcurl costs more than the rest
+ * of its conversion. An answer is kept under the part of the base it depends on (RFC
+ * 3986 5.2: nothing of it for an http(s) URL but the base's origin, the origin for
+ * "/path" and "//host", the base's directory for a relative path, the whole base for
+ * "?query"), so pages of one directory share their answers. At most
+ * MIRROR_RESOLVED_MAX answers: then it starts again. */
+typedef struct mirror_resolved mirror_resolved;
+enum { MIRROR_RESOLVED_MAX = 1 << 16 };
+mirror_resolved *mirror_resolved_new(void);
+void mirror_resolved_free(mirror_resolved *r);
+/* url_resolve(base, href), through r (NULL: none): malloc'd, or NULL. */
+char *mirror_resolve(mirror_resolved *r, const char *base, const char *href);
+
 /* The converted text (malloc'd, *outlen bytes), or NULL when nothing changed. url: the
  * document's own URL, the base of its relative links; self_link: its link to itself
- * (its name), what a <base href> becomes. */
+ * (its name), what a <base href> becomes; resolved: the answers kept (or NULL). */
 char *mirror_convert_html(const char *text, size_t len, const char *url, const char *self_link,
-                          mirror_link_fn fn, void *ctx, size_t *outlen);
+                          mirror_link_fn fn, void *ctx, mirror_resolved *resolved, size_t *outlen);
 char *mirror_convert_css(const char *text, size_t len, const char *url, mirror_link_fn fn,
-                         void *ctx, size_t *outlen);
+                         void *ctx, mirror_resolved *resolved, size_t *outlen);
 
 #endif

@@ -94,6 +94,9 @@
 #               saved, wall and CPU seconds, medians of BENCH_RUNS runs. Each run
 #               writes a new directory; all are removed at the end (a directory freed
 #               just before a run would slow the next one's inode allocations on ext4).
+#               Then the file system's floor (mirrorfloor, when built): the same number
+#               of 2000-B files written into one directory in place, through a
+#               temporary and a rename, and rewritten by exchange, CPU seconds.
 #               Not in the default list.
 #
 # Figures only: a slow machine gives slow figures, never a failure. The exit status is
@@ -153,7 +156,7 @@ if [ -z "${BENCH_SKIP_BUILD:-}" ]; then
     say "Building Release in $build ..."
     cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >"$out/build.log" 2>&1 &&
         cmake --build "$build" -j"${JOBS:-2}" --target crawl-callbacks crawl-generators \
-            crawl-queue crawl-threads testsite runstat statsampler idealsim >>"$out/build.log" 2>&1 ||
+            crawl-queue crawl-threads testsite runstat statsampler idealsim mirrorfloor >>"$out/build.log" 2>&1 ||
         { warn "build failed, see $out/build.log"; exit 1; }
 fi
 for t in crawl-callbacks crawl-generators crawl-queue crawl-threads testsite runstat statsampler idealsim; do
@@ -1017,6 +1020,11 @@ mirror_row() {
     eval "${tag//[.-]/_}_wall=$w ${tag//[.-]/_}_cpu=$cpu"
 }
 
+# mirror_floor FIELD: the median of mirrorfloor's FIELD= over the runs.
+mirror_floor() {
+    for r in $(seq "$runs"); do sed -n "s/.*$1=\([0-9.]*\).*/\1/p" "$out/mi.floor.$r"; done | median
+}
+
 # mirror_run TAG R CMD...: CMD under runstat; the files it left under $out/$TAG.$R.d.
 mirror_run() {
     local tag=$1 r=$2 d="$out/$1.$2.d"
@@ -1048,7 +1056,20 @@ section_mirror() {
     say "   --mirror against --requisites: CPU x$(ratio "$mi_mirror_cpu" "$mi_req_cpu"), wall x$(ratio "$mi_mirror_wall" "$mi_req_wall")"
     [ "$have_wget" = 1 ] &&
         say "   --mirror against wget -m -k -p -E: CPU x$(ratio "$mi_mirror_cpu" "$mi_wget_cpu"), wall x$(ratio "$mi_mirror_wall" "$mi_wget_wall")"
-    rm -rf "$out"/mi.*.d
+    # the file system alone (mirrorfloor.c): the same files written in place, through a
+    # temporary and a rename, and rewritten by exchange; medians of as many runs
+    if [ -x "$bin/mirrorfloor" ]; then
+        local d0 d1 d2
+        for r in $(seq "$runs"); do
+            "$bin/mirrorfloor" "$out/mi.floor.$r.d" "$mirror_pages" 2000 >"$out/mi.floor.$r" ||
+                { warn "mirrorfloor run $r failed"; status=1; }
+        done
+        fl() { for r in $(seq "$runs"); do sed -n "s/.*$1=\([0-9.]*\).*/\1/p" "$out/mi.floor.$r"; done | median; }
+        d0=$(fl direct) d1=$(fl renamed) d2=$(fl rewrite)
+        say "   the file system alone, $mirror_pages files of 2000 B in one directory (CPU s): written in place $d0, through a temporary and a rename $d1, rewritten by exchange $d2"
+        say "   --requisites + that floor (renamed + rewrite) against --requisites: CPU x$(ratio "$(awk -v a="$mi_req_cpu" -v b="$d1" -v c="$d2" 'BEGIN { printf "%.3f", a + b + c }')" "$mi_req_cpu")"
+    fi
+    rm -rf "$out"/mi.*.d "$out"/mi.floor.*.d.*
 }
 
 section_linkpath() {

@@ -10,7 +10,12 @@
  *   KILL_STALL_STATE=N    the state's Nth COMMIT waits (at most 20 s), and the process is
  *                         killed right after the store's next COMMIT: the store's writer
  *                         ahead of the state's, its rows of URLs whose frontier rows the
- *                         state had not committed. */
+ *                         state had not committed;
+ *   KILL_SLOW_STATE=N     each of the state's COMMITs waits KILL_SLOW_MS ms (300) first,
+ *                         and the process is killed right after the Nth: a state writer
+ *                         that falls behind, so that records wait for its room (writer.h)
+ *                         while the batches ahead of theirs commit — a URL counted done
+ *                         before the stages after the state saw its record. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -74,6 +79,16 @@ int sqlite3_exec(sqlite3 *db, const char *sql, int (*cb)(void *, int, char **, c
         *(void **)&real = dlsym(RTLD_NEXT, "sqlite3_exec");
     if (!real)
         abort();
+    long slow = env_long("KILL_SLOW_STATE");
+    if (slow > 0 && sql && strcmp(sql, "COMMIT") == 0 && is_db(db, "KILL_STATE_DB")) {
+        long ms = env_long("KILL_SLOW_MS");
+        struct timespec ts = {0, (ms > 0 && ms < 1000 ? ms : 300) * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        int rc = real(db, sql, cb, arg, errmsg);
+        if (++state_commits == slow)
+            raise(SIGKILL);
+        return rc;
+    }
     long n = env_long("KILL_STALL_STATE");
     bool commit = n > 0 && sql && strcmp(sql, "COMMIT") == 0;
     if (commit && is_db(db, "KILL_STATE_DB") && ++state_commits == n) {

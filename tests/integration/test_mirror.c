@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -428,6 +430,57 @@ static int teardown(void **state)
     return scratch_teardown(state);
 }
 
+/* The URLs --state counts done with a 2xx (its pages rows) that DIR has no file for
+ * (no "f" line in the manifest, or its file not there), as one string ("" for none),
+ * and in *done how many it counts done, in *saved how many have their file. */
+static char *done_unsaved(const char *db, const char *mirror, int *done, int *saved)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/.crawlstages-mirror", mirror);
+    size_t len;
+    char *manifest = slurp(path, &len);
+    assert_non_null(manifest);
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(h,
+                                        "SELECT DISTINCT url FROM pages WHERE status >= 200 AND "
+                                        "status < 300",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    char *missing = xstrdup("");
+    *done = *saved = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *url = (const char *)sqlite3_column_text(st, 0);
+        (*done)++;
+        /* its last "f\tKIND\tNAME\tURL\n" line: the name */
+        char *want = xasprintf("\t%s\n", url), *name = NULL;
+        for (char *p = manifest; (p = strstr(p, want)); p++) {
+            char *bol = p;
+            while (bol > manifest && bol[-1] != '\n')
+                bol--;
+            if (strncmp(bol, "f\t", 2) == 0 && bol + 4 < p) {
+                free(name);
+                name = xasprintf("%s/%.*s", mirror, (int)(p - bol - 4), bol + 4);
+            }
+        }
+        struct stat sb;
+        if (name && stat(name, &sb) == 0) {
+            (*saved)++;
+        } else {
+            char *m = xasprintf("%s %s", missing, url);
+            free(missing);
+            missing = m;
+        }
+        free(name);
+        free(want);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    free(manifest);
+    return missing;
+}
+
 static const char big[] = "page /\n"
                           "  link /1.bin /2.bin /3.bin /4.bin /5.bin /6.bin\n"
                           "page /1.bin type=application/octet-stream bytes=30000 fill=text\n"
@@ -451,13 +504,24 @@ static void test_disk_full(void **state)
     testsite_stop(&ts); /* a failed test's, if any */
     assert_int_equal(testsite_start_text(&ts, dir, "big", big, NULL), 0);
     crawl_run r;
-    char *argv[] = {bin("crawl-queue"), "--format", "jsonl", "-q", "--mirror", mirror,
-                    "--per-host",       "1",        ts.url,  NULL};
+    char db[600], out[600];
+    snprintf(db, sizeof db, "%s/full.db", dir);
+    snprintf(out, sizeof out, "%s/full.jsonl", dir);
+    char *argv[] = {
+        bin("crawl-queue"), "--format", "jsonl",    "-q", "--mirror", mirror, "--per-host", "1",
+        "--state",          db,         "--output", out,  ts.url,     NULL};
     assert_int_equal(run_crawler(&r, argv, 60), 0);
     bool one = crawl_run_one_line(&r, 1, "No space left on device");
     if (!one)
         print_error("stderr: %s\n", r.err);
     assert_true(one);
+    /* the URL whose file the disk refused (and those after it) not counted done by
+     * --state: a --resume fetches them again */
+    int done, saved;
+    char *missing = done_unsaved(db, mirror, &done, &saved);
+    if (missing[0])
+        fail_msg("--state counts done URLs the full disk kept from DIR:%s", missing);
+    free(missing);
     /* every file written is whole, no temporary file is left */
     listing l = {0};
     list_tree(mirror, "", &l);
@@ -504,28 +568,78 @@ static void fingerprint(const char *root, listing *out)
     listing_free(&l);
 }
 
+/* A resume test's files: a mirror made in one go (whole), and the one stopped and
+ * resumed (cut) with its --state and --output. */
+typedef struct resume_files {
+    char whole[512], cut[512], db[512], out[512];
+} resume_files;
+
+/* The test's site (--delay delay, --generate spec) started, and the mirror of it made
+ * in one go into f->whole, the files named after prefix: how many records it made. */
+static size_t mirror_in_one_go(resume_files *f, const char *prefix, const char *delay,
+                               const char *spec)
+{
+    testsite_stop(&ts); /* a failed test's, if any */
+    const char *const args[] = {"--delay", delay, "--generate", spec, NULL};
+    assert_int_equal(testsite_start(&ts, args), 0);
+    snprintf(f->whole, sizeof f->whole, "%s/%swhole", dir, prefix);
+    snprintf(f->cut, sizeof f->cut, "%s/%scut", dir, prefix);
+    snprintf(f->db, sizeof f->db, "%s/%scut.db", dir, prefix);
+    snprintf(f->out, sizeof f->out, "%s/%scut.jsonl", dir, prefix);
+    crawl_run r;
+    char *one[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "2",
+                   "--mirror",         f->whole,   ts.url,  NULL};
+    assert_int_equal(run_crawler(&r, one, 60), 0);
+    assert_int_equal(r.exit_code, 0);
+    size_t records = r.nrecords;
+    crawl_run_free(&r);
+    return records;
+}
+
+/* The command line of a run of the mirror f->cut, --resume'd or not. */
+enum { RESUME_ARGC = 14 };
+static void resume_argv(const resume_files *f, bool resume, char *argv[RESUME_ARGC])
+{
+    char *v[RESUME_ARGC] = {bin("crawl-queue"),
+                            "--format",
+                            "jsonl",
+                            "--per-host",
+                            "2",
+                            "--mirror",
+                            (char *)f->cut,
+                            "--state",
+                            (char *)f->db,
+                            "--output",
+                            (char *)f->out,
+                            ts.url,
+                            resume ? "--resume" : NULL,
+                            NULL};
+    memcpy(argv, v, sizeof v);
+}
+
+/* The files of the mirror made in one go (a) and of the resumed one: the same, byte
+ * for byte, or the first difference, after what (a failure). */
+static void assert_same_mirror(const listing *a, const char *cut, const char *what)
+{
+    listing b = {0};
+    fingerprint(cut, &b);
+    for (size_t i = 0; i < a->n || i < b.n; i++)
+        if (i >= a->n || i >= b.n || strcmp(a->v[i], b.v[i]) != 0)
+            fail_msg("%sthe mirrors differ: %s | %s", what, i < a->n ? a->v[i] : "-",
+                     i < b.n ? b.v[i] : "-");
+    listing_free(&b);
+}
+
 /* A mirror stopped by SIGINT (its close converts what it saved) and resumed with
  * --state: the same files, byte for byte, as a mirror made in one go; the second
  * conversion reads the first one's links (relative, to saved files) as they are. */
 static void test_resume(void **state)
 {
     (void)state;
-    testsite_stop(&ts); /* a failed test's, if any */
-    const char *const args[] = {"--delay", "40", "--generate", "pages=60,links=4,size=600,seed=5",
-                                NULL};
-    assert_int_equal(testsite_start(&ts, args), 0);
-    char whole[512], cut[512], db[512], out[512];
-    snprintf(whole, sizeof whole, "%s/whole", dir);
-    snprintf(cut, sizeof cut, "%s/cut", dir);
-    snprintf(db, sizeof db, "%s/cut.db", dir);
-    snprintf(out, sizeof out, "%s/cut.jsonl", dir);
+    resume_files fs;
+    size_t pages = mirror_in_one_go(&fs, "", "40", "pages=60,links=4,size=600,seed=5");
+    char *whole = fs.whole, *cut = fs.cut, *db = fs.db, *out = fs.out;
     crawl_run r;
-    char *one[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "2",
-                   "--mirror",         whole,      ts.url,  NULL};
-    assert_int_equal(run_crawler(&r, one, 60), 0);
-    assert_int_equal(r.exit_code, 0);
-    size_t pages = r.nrecords;
-    crawl_run_free(&r);
     char *first[] = {
         bin("crawl-queue"), "--format", "jsonl",    "--per-host", "2",    "--mirror", cut,
         "--state",          db,         "--output", out,          ts.url, NULL};
@@ -586,14 +700,11 @@ static void test_resume(void **state)
     print_message("%zu of %zu files rewritten by the resumed run\n", rewritten, kept.n);
     assert_true(rewritten > 0); /* the resumed run rewrote some of them */
     listing_free(&kept), listing_free(&now);
-    listing a = {0}, b = {0};
+    listing a = {0};
     fingerprint(whole, &a);
-    fingerprint(cut, &b);
     assert_true(a.n > 10);
-    for (size_t i = 0; i < a.n || i < b.n; i++)
-        if (i >= a.n || i >= b.n || strcmp(a.v[i], b.v[i]) != 0)
-            fail_msg("the mirrors differ: %s | %s", i < a.n ? a.v[i] : "-", i < b.n ? b.v[i] : "-");
-    listing_free(&a), listing_free(&b);
+    assert_same_mirror(&a, cut, "");
+    listing_free(&a);
     testsite_stop(&ts);
 }
 
@@ -614,21 +725,10 @@ static void kill_9(pid_t pid, void *ctx)
 static void test_kill_resume(void **state)
 {
     (void)state;
-    testsite_stop(&ts); /* a failed test's, if any */
-    const char *const args[] = {"--delay", "20", "--generate", "pages=60,links=4,size=600,seed=7",
-                                NULL};
-    assert_int_equal(testsite_start(&ts, args), 0);
-    char whole[512], cut[512], db[512], out[512];
-    snprintf(whole, sizeof whole, "%s/k-whole", dir);
-    snprintf(cut, sizeof cut, "%s/k-cut", dir);
-    snprintf(db, sizeof db, "%s/k-cut.db", dir);
-    snprintf(out, sizeof out, "%s/k-cut.jsonl", dir);
+    resume_files fs;
+    mirror_in_one_go(&fs, "k-", "20", "pages=60,links=4,size=600,seed=7");
+    char *whole = fs.whole, *cut = fs.cut;
     crawl_run r;
-    char *one[] = {bin("crawl-queue"), "--format", "jsonl", "--per-host", "2",
-                   "--mirror",         whole,      ts.url,  NULL};
-    assert_int_equal(run_crawler(&r, one, 60), 0);
-    assert_int_equal(r.exit_code, 0);
-    crawl_run_free(&r);
     listing a = {0};
     fingerprint(whole, &a);
     assert_true(a.n > 40);
@@ -636,20 +736,8 @@ static void test_kill_resume(void **state)
     int at_rename = 0, at_time = 0;
     for (int i = 0; i <= KILLS; i++) {
         bool last = i == KILLS;
-        char *argv[] = {bin("crawl-queue"),
-                        "--format",
-                        "jsonl",
-                        "--per-host",
-                        "2",
-                        "--mirror",
-                        cut,
-                        "--state",
-                        db,
-                        "--output",
-                        out,
-                        ts.url,
-                        i > 0 ? "--resume" : NULL,
-                        NULL};
+        char *argv[RESUME_ARGC];
+        resume_argv(&fs, i > 0, argv);
         char n[32];
         int rc;
         if (!last && i % 2 == 0) {
@@ -680,12 +768,67 @@ static void test_kill_resume(void **state)
     }
     print_message("%d kills after a rename, %d at a time, of %d runs\n", at_rename, at_time, KILLS);
     assert_true(at_rename >= KILLS / 4 && at_time >= KILLS / 8);
-    listing b = {0};
-    fingerprint(cut, &b);
-    for (size_t i = 0; i < a.n || i < b.n; i++)
-        if (i >= a.n || i >= b.n || strcmp(a.v[i], b.v[i]) != 0)
-            fail_msg("the mirrors differ: %s | %s", i < a.n ? a.v[i] : "-", i < b.n ? b.v[i] : "-");
-    listing_free(&a), listing_free(&b);
+    assert_same_mirror(&a, cut, "");
+    listing_free(&a);
+    testsite_stop(&ts);
+}
+
+/* A --state writer that falls behind (each commit 300 ms late: kill_at_sqlite.c's
+ * KILL_SLOW_STATE, preloaded), killed right after its Nth commit: the records that
+ * waited for its room (writer.h) while the batches ahead of theirs committed are URLs
+ * it counts done. Each of them must have its file in DIR at that moment (with the
+ * mirror after the state, as it was, a resumed run never wrote them: a link to such a
+ * page stayed absolute), and the resumed mirror is the one made in one go. */
+static void test_state_behind_kill(void **state)
+{
+    (void)state;
+    resume_files fs;
+    mirror_in_one_go(&fs, "s-", "20", "pages=150,links=4,size=600,seed=9");
+    crawl_run r;
+    static const char *const at[] = {"4", "3", "5", "4"}; /* commits: each run goes on */
+    int behind = 0;
+    for (size_t i = 0; i <= sizeof at / sizeof at[0]; i++) {
+        bool last = i == sizeof at / sizeof at[0];
+        char *argv[RESUME_ARGC];
+        resume_argv(&fs, i > 0, argv);
+        if (!last) {
+            setenv("LD_PRELOAD", KILL_AT_SQLITE_LIB, 1);
+            setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+            setenv("KILL_STATE_DB", "/s-cut.db", 1);
+            setenv("KILL_SLOW_STATE", at[i], 1);
+        }
+        assert_int_equal(run_crawler(&r, argv, 60), 0);
+        unsetenv("LD_PRELOAD");
+        unsetenv("KILL_SLOW_STATE");
+        unsetenv("KILL_STATE_DB");
+        if (!last && r.term_signal != SIGKILL)
+            fail_msg("run %zu was not killed at the state's commit %s: %s", i, at[i],
+                     crawl_run_describe(&r));
+        if (last && r.exit_code != 0)
+            fail_msg("the last run: %s", crawl_run_describe(&r));
+        crawl_run_free(&r);
+        if (last)
+            break;
+        /* records written that the state had not committed: they waited behind it */
+        size_t len;
+        char *text = slurp(fs.out, &len);
+        int lines = 0, done, saved;
+        for (size_t k = 0; k < len; k++)
+            lines += text[k] == '\n';
+        free(text);
+        char *missing = done_unsaved(fs.db, fs.cut, &done, &saved);
+        print_message("kill %zu: %d records, %d done, %d with their file\n", i, lines, done, saved);
+        behind += lines > done;
+        if (missing[0])
+            fail_msg("kill %zu: --state counts done URLs that have no file in DIR:%s", i, missing);
+        free(missing);
+    }
+    assert_true(behind > 0); /* the state was behind the records at a kill at least */
+    listing a = {0};
+    fingerprint(fs.whole, &a);
+    assert_true(a.n > 100);
+    assert_same_mirror(&a, fs.cut, "");
+    listing_free(&a);
     testsite_stop(&ts);
 }
 
@@ -840,13 +983,9 @@ static void test_case_kill(void **state)
                 fail_msg("run %d after %s refused a file of its own: %s", i, at[k], r.err);
             crawl_run_free(&r);
         }
-        listing b = {0};
-        fingerprint(cut, &b);
-        for (size_t i = 0; i < a.n || i < b.n; i++)
-            if (i >= a.n || i >= b.n || strcmp(a.v[i], b.v[i]) != 0)
-                fail_msg("killed at %s, the mirrors differ: %s | %s", at[k], i < a.n ? a.v[i] : "-",
-                         i < b.n ? b.v[i] : "-");
-        listing_free(&b);
+        char what[64];
+        snprintf(what, sizeof what, "killed at %s, ", at[k]);
+        assert_same_mirror(&a, cut, what);
     }
     listing_free(&a);
     testsite_stop(&ts);
@@ -1033,10 +1172,11 @@ static void test_recrawl_update(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_site),        cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_disk_full),   cmocka_unit_test(test_resume),
-        cmocka_unit_test(test_kill_resume), cmocka_unit_test(test_case_names),
-        cmocka_unit_test(test_case_kill),   cmocka_unit_test(test_recrawl_update),
+        cmocka_unit_test(test_site),           cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_disk_full),      cmocka_unit_test(test_resume),
+        cmocka_unit_test(test_kill_resume),    cmocka_unit_test(test_state_behind_kill),
+        cmocka_unit_test(test_case_names),     cmocka_unit_test(test_case_kill),
+        cmocka_unit_test(test_recrawl_update),
     };
     return cmocka_run_group_tests(tests, scratch_setup, teardown);
 }
