@@ -36,7 +36,11 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS again (seq INTEGER PRIMARY KEY, page INTEGER NOT NULL,"
     " url TEXT NOT NULL, max_redirect INTEGER NOT NULL, depth INTEGER NOT NULL,"
     " referrer TEXT, callback TEXT);"
-    "CREATE INDEX IF NOT EXISTS again_url ON again (url);";
+    "CREATE INDEX IF NOT EXISTS again_url ON again (url);"
+    /* --resume counts each again row's URL's pages rows (requeue_again): a scan of pages
+     * per row without it. IF NOT EXISTS is the upgrade: an older file gains it at its
+     * first open by a newer crawl-queue, once. */
+    "CREATE INDEX IF NOT EXISTS pages_url ON pages (url);";
 
 /* A file of an older crawl-queue has frontier (url, max_redirect) only: the columns
  * are added, its URLs get depth 0 and no referrer (that much is lost: a -v line). */
