@@ -903,8 +903,9 @@ static int cut_items(restore *r, const char *output)
  * gone (forgotten above, or never committed) is dropped: that page is fetched again and
  * makes it anew. A URL's records (pages rows) count first for its frontier row, then
  * for its again rows in the order they were made; the rest go back into the Queue, as
- * they were made (not through the seen set). 0, or -1. */
-static int requeue_again(restore *r, crawl_add_fn put, void *ctx, size_t *finished, size_t *todo)
+ * they were made (not through the seen set), each with a -v line. 0, or -1. */
+static int requeue_again(restore *r, crawl_add_fn put, void *ctx, size_t *finished, size_t *todo,
+                         size_t *again)
 {
     if (sqlite3_exec(r->db, "DELETE FROM again WHERE page NOT IN (SELECT id FROM pages)", NULL,
                      NULL, NULL)
@@ -928,6 +929,9 @@ static int requeue_again(restore *r, crawl_add_fn put, void *ctx, size_t *finish
                                (const char *)sqlite3_column_text(r->st, 4)};
             put(ctx, &q);
             (*todo)++;
+            (*again)++;
+            log_info("--resume: a dont_filter request put back: %s (from %s)", url,
+                     q.referrer ? q.referrer : "no page");
         }
         rc = 0;
     }
@@ -974,7 +978,7 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
         fpset_add(done, url);
         rc = 0;
     }
-    size_t todo = 0, finished = 0;
+    size_t todo = 0, finished = 0, again = 0;
     if (rc == 0)
         rc = prepare(r, "SELECT url, max_redirect, depth, referrer, callback FROM frontier");
     while (rc == 0 && (rc = step(r)) > 0) {
@@ -996,9 +1000,11 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     }
     fpset_free(done);
     if (rc == 0)
-        rc = requeue_again(r, put, ctx, &finished, &todo);
+        rc = requeue_again(r, put, ctx, &finished, &todo, &again);
     if (rc == 0)
-        log_info("--resume: %zu URL(s) done in earlier runs, %zu to do", finished, todo);
+        log_info("--resume: %zu URL(s) done in earlier runs, %zu to do (%zu of them dont_filter "
+                 "requests)",
+                 finished, todo, again);
     return rc;
 }
 
