@@ -393,7 +393,8 @@ static void run_killed_at(const files *f, const char *mode, int n, bool resume)
     crawl_run_free(&r);
 }
 
-/* One integer from SQL on the state db, with the store attached as sto. */
+/* One integer from SQL on the state db, with the store attached as sto (if there is
+ * one). */
 static long long state_count(const files *f, const char *sql)
 {
     sqlite3 *db;
@@ -401,7 +402,8 @@ static long long state_count(const files *f, const char *sql)
     char attach[400];
     assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
     snprintf(attach, sizeof attach, "ATTACH DATABASE '%s' AS sto", f->store);
-    assert_int_equal(sqlite3_exec(db, attach, NULL, NULL, NULL), SQLITE_OK);
+    if (access(f->store, F_OK) == 0)
+        assert_int_equal(sqlite3_exec(db, attach, NULL, NULL, NULL), SQLITE_OK);
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         fail_msg("%s: %s", sql, sqlite3_errmsg(db));
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -563,10 +565,12 @@ static void test_store_ahead_of_state(void **state)
         fail_msg("--store was never ahead of the state: nothing tested");
 }
 
-/* A run of one task (so the order of records is the same each time) with --state and
- * --output only, the shim preloaded with mode=n when mode is not NULL; -q, or -v when
- * resume (its -v lines are counted). */
-static void run_one_task(crawl_run *r, const files *f, bool resume, const char *mode, int n)
+/* A run of `tasks` tasks with --state, --output and --spider (and --items f->items,
+ * --ignore-robots with items: see test_dont_filter_ahead_of_its_page), the shim
+ * preloaded with mode=n when mode is not NULL; -q, or -v when resume (its -v lines are
+ * counted). */
+static void run_tasks(crawl_run *r, const files *f, const char *tasks, bool items, bool resume,
+                      const char *mode, int n)
 {
     char v[32];
     snprintf(v, sizeof v, "%d", n);
@@ -576,19 +580,46 @@ static void run_one_task(crawl_run *r, const files *f, bool resume, const char *
         setenv("KILL_STATE_DB", "/k.db", 1);
         setenv(mode, v, 1);
     }
-    char *argv[] = {crawler(),     resume ? "-v" : "-q",
-                    "--max-tasks", "1",
-                    "--state",     (char *)f->db,
-                    "--format",    "jsonl",
-                    "--output",    (char *)f->out,
-                    "--spider",    (char *)f->spider,
-                    site.url,      resume ? "--resume" : NULL,
-                    NULL};
+    char *argv[20] = {crawler(),  resume ? "-v" : "-q", "--max-tasks", (char *)tasks,
+                      "--state",  (char *)f->db,        "--format",    "jsonl",
+                      "--output", (char *)f->out,       "--spider",    (char *)f->spider,
+                      site.url};
+    int k = 13;
+    if (items) {
+        argv[k++] = "--items";
+        argv[k++] = (char *)f->items;
+        argv[k++] = "--ignore-robots";
+    }
+    argv[k] = resume ? "--resume" : NULL;
     assert_int_equal(run_crawler(r, argv, 60), 0);
     if (mode) {
         unsetenv("LD_PRELOAD");
         unsetenv(mode);
     }
+}
+
+/* run_tasks with the shim: it must kill the run. */
+static void run_tasks_killed(const files *f, const char *tasks, bool items, const char *mode, int n)
+{
+    crawl_run r;
+    run_tasks(&r, f, tasks, items, false, mode, n);
+    if (r.term_signal != SIGKILL)
+        fail_msg("%s=%d: not killed: %s", mode, n, crawl_run_describe(&r));
+    crawl_run_free(&r);
+}
+
+/* run_tasks with --resume, to the end: exit 0 (r is the caller's to free). */
+static void run_tasks_resumed(crawl_run *r, const files *f, const char *tasks, bool items)
+{
+    run_tasks(r, f, tasks, items, true, NULL, 0);
+    if (r->exit_code != 0)
+        fail_msg("the resume: %s", crawl_run_describe(r));
+}
+
+/* One task: the order of records is the same each time. */
+static void run_one_task(crawl_run *r, const files *f, bool resume, const char *mode, int n)
+{
+    run_tasks(r, f, "1", false, resume, mode, n);
 }
 
 /* The place (1, 2, ...) among --output's records of the nth record of url, or 0. */
@@ -623,6 +654,23 @@ static int again_lines(const crawl_run *r, const char *url, const char *from)
     for (const char *at = r->err; (at = strstr(at, want)); at += strlen(want))
         n++;
     return n;
+}
+
+/* --output after the resume of a crawl killed at pages row `at`: one summary, want
+ * records of the root (its own and the dont_filter requests'), every other page once. */
+static void assert_root_records(const files *f, int want, int at)
+{
+    tally *t = calloc(1, sizeof *t);
+    size_t summaries;
+    tally_lines(f->out, t, &summaries);
+    assert_int_equal(summaries, 1);
+    if (t->n[0] != want)
+        fail_msg("kill at pages row %d: --output holds %d records of the root (%d expected: "
+                 "its own and the dont_filter requests')",
+                 at, t->n[0], want);
+    t->n[0] = 1;
+    assert_once(t, "--output", 0);
+    free(t);
 }
 
 /* Requests a spider makes with dont_filter (follow{..., dont_filter = true}: scheduled
@@ -664,31 +712,84 @@ static void test_dont_filter_survives_kill(void **state)
                  at[1]);
     for (size_t c = 0; c < 2; c++) {
         fresh_files(&f, spider);
-        run_one_task(&r, &f, false, "KILL_AT_STATE_PAGE", at[c]);
-        if (r.term_signal != SIGKILL)
-            fail_msg("kill at pages row %d: not killed: %s", at[c], crawl_run_describe(&r));
-        crawl_run_free(&r);
-        run_one_task(&r, &f, true, NULL, 0);
-        if (r.exit_code != 0)
-            fail_msg("the resume: %s", crawl_run_describe(&r));
+        run_tasks_killed(&f, "1", false, "KILL_AT_STATE_PAGE", at[c]);
+        run_tasks_resumed(&r, &f, "1", false);
         int lines = again_lines(&r, root, emitter);
         if (lines != (c == 0 ? 2 : 0))
             fail_msg("kill at pages row %d: the resume's -v named %d dont_filter request(s) "
                      "put back (%d expected): %s",
                      at[c], lines, c == 0 ? 2 : 0, crawl_run_describe(&r));
         crawl_run_free(&r);
-        tally *t = calloc(1, sizeof *t);
-        size_t summaries;
-        tally_lines(f.out, t, &summaries);
-        assert_int_equal(summaries, 1);
-        if (t->n[0] != 3)
-            fail_msg("kill at pages row %d: --output holds %d records of the root (3 expected: "
-                     "its own and two dont_filter requests)",
-                     at[c], t->n[0]);
-        t->n[0] = 1;
-        assert_once(t, "--output", 0);
-        free(t);
+        assert_root_records(&f, 3, at[c]);
     }
+}
+
+/* A dont_filter request's record committed in --state before the record of the page
+ * whose callback made it: the root makes ITEMS items (three batches of the state's rows:
+ * its pipeline waits for the writer between its items and its record) and follows
+ * itself once more with dont_filter, which the second task fetches meanwhile; the
+ * state's writer is held (kill_at_sqlite.c, KILL_HOLD_*) from the root's first record
+ * in --output to its second, so that the second's pages row is in a batch before the
+ * root's own, and the crawl is killed at the root's second pages row — the root's own,
+ * after the request's was committed. After the resume --output holds the root twice
+ * (its record and the request's) and every other page once, and --items each of the
+ * root's items once, as a crawl never killed does. (--ignore-robots: with the requests
+ * that --resume puts back parked for robots.txt and then the root's items waiting for
+ * the writer, a resumed crawl ends about one time in two with a URL never done, or
+ * one page short; not this test's matter, and left: see the commit.) */
+static void test_dont_filter_ahead_of_its_page(void **state)
+{
+    (void)state;
+    enum { ITEMS = 3 * 4096 }; /* STATE_BATCH_ROWS (state.h); fewer: "nothing tested" */
+    char spider[1024], root[256];
+    page_url(0, root, sizeof root);
+    snprintf(spider, sizeof spider,
+             "function parse(response)\n"
+             "  if response.url == '%s' then\n"
+             "    for k = 1, %d do item({k = k}) end\n"
+             "    follow{url = '%s', callback = 'again', dont_filter = true}\n"
+             "  end\n"
+             "  for _, link in ipairs(response:links()) do follow(link) end\n"
+             "end\n"
+             "function again(response) end\n",
+             root, ITEMS, root);
+    files f;
+    crawl_run r;
+    fresh_files(&f, spider);
+    setenv("KILL_HOLD_OUTPUT", f.out, 1);
+    setenv("KILL_HOLD_URL", root, 1);
+    setenv("KILL_HOLD_RECORDS", "2", 1);
+    setenv("KILL_AT_STATE_PAGE_URL", root, 1);
+    run_tasks_killed(&f, "2", true, "KILL_AT_STATE_PAGE", 2);
+    unsetenv("KILL_HOLD_OUTPUT");
+    unsetenv("KILL_AT_STATE_PAGE_URL");
+    /* what the test is about: the request's record committed, its page's not */
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pages WHERE url = '%s'", root);
+    long long rows = state_count(&f, sql), again = state_count(&f, "SELECT count(*) FROM again");
+    if (rows != 1 || again != 0)
+        fail_msg("killed with %lld pages row(s) of the root and %lld again row(s) (1 and 0: "
+                 "the request's record committed before the root's): nothing tested",
+                 rows, again);
+    run_tasks_resumed(&r, &f, "2", true);
+    crawl_run_free(&r);
+    assert_root_records(&f, 2, 2);
+    int *seen = calloc(ITEMS + 1, sizeof *seen);
+    FILE *in = fopen(f.items, "r");
+    assert_non_null(in);
+    char line[256];
+    while (fgets(line, sizeof line, in)) {
+        const char *k = strstr(line, "\"k\":");
+        int kk = k ? atoi(k + 4 + strspn(k + 4, " ")) : 0;
+        if (kk < 1 || kk > ITEMS)
+            fail_msg("--items: %.100s", line);
+        seen[kk]++;
+    }
+    fclose(in);
+    for (int k = 1; k <= ITEMS; k++)
+        if (seen[k] != 1)
+            fail_msg("--items holds the root's item %d %d times (once expected)", k, seen[k]);
+    free(seen);
 }
 
 /* An --output that is not the state's crawl's (another file named by mistake) is never
@@ -750,6 +851,7 @@ int main(void)
         cmocka_unit_test(test_refetch_fewer_items),
         cmocka_unit_test(test_store_ahead_of_state),
         cmocka_unit_test(test_dont_filter_survives_kill),
+        cmocka_unit_test(test_dont_filter_ahead_of_its_page),
     };
     const char *only = getenv("CRAWL_TEST_FILTER"); /* a cmocka glob: some cases */
     if (only && *only)
