@@ -656,6 +656,18 @@ static int again_lines(const crawl_run *r, const char *url, const char *from)
     return n;
 }
 
+/* The lines of path. */
+static long lines_of(const char *path)
+{
+    FILE *in = fopen(path, "r");
+    assert_non_null(in);
+    long n = 0;
+    for (int c; (c = getc(in)) != EOF;)
+        n += c == '\n';
+    fclose(in);
+    return n;
+}
+
 /* --output after the resume of a crawl killed at pages row `at`: one summary, want
  * records of the root (its own and the dont_filter requests'), every other page once. */
 static void assert_root_records(const files *f, int want, int at)
@@ -792,6 +804,54 @@ static void test_dont_filter_ahead_of_its_page(void **state)
     free(seen);
 }
 
+/* --items with a URL fetched on purpose more than once: page 7 follows the root twice
+ * with dont_filter, and their callback makes one item each. Killed (one task) at the
+ * first such fetch's pages row, its item's row committed before it: the root has a
+ * pages row (its own), so a rule by URL counted that item done and kept it, and the
+ * request, put back, wrote it again — three items where the crawl never killed has
+ * two. Now each items row knows its record, and the item goes with it. */
+static void test_dont_filter_items_once(void **state)
+{
+    (void)state;
+    char spider[1024], root[256], emitter[256];
+    page_url(0, root, sizeof root);
+    page_url(7, emitter, sizeof emitter);
+    snprintf(spider, sizeof spider,
+             "function parse(response)\n"
+             "  if response.url == '%s' then\n"
+             "    for k = 1, 2 do\n"
+             "      follow{url = '%s', callback = 'again', dont_filter = true}\n"
+             "    end\n"
+             "  end\n"
+             "  for _, link in ipairs(response:links()) do follow(link) end\n"
+             "end\n"
+             "function again(response) item({url = response.url}) end\n",
+             emitter, root);
+    files f;
+    crawl_run r;
+    fresh_files(&f, spider);
+    run_tasks(&r, &f, "1", true, false, NULL, 0);
+    if (r.exit_code != 0)
+        fail_msg("the crawl: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    int at = record_place(f.out, root, 2);
+    assert_int_equal(lines_of(f.items), 2);
+    fresh_files(&f, spider);
+    run_tasks_killed(&f, "1", true, "KILL_AT_STATE_PAGE", at);
+    /* what the test is about: the item committed, its record not, the root's own row */
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pages WHERE url = '%s'", root);
+    if (state_count(&f, "SELECT count(*) FROM items") != 1 || state_count(&f, sql) != 1)
+        fail_msg("kill at pages row %d: not one item and one pages row of the root", at);
+    run_tasks_resumed(&r, &f, "1", true);
+    crawl_run_free(&r);
+    assert_root_records(&f, 3, at);
+    if (lines_of(f.items) != 2)
+        fail_msg("kill at pages row %d: --items holds %ld items (2 expected: one per "
+                 "dont_filter request, as without the kill)",
+                 at, lines_of(f.items));
+}
+
 /* An --output that is not the state's crawl's (another file named by mistake) is never
  * cut: --resume refuses it in one line, exit 1, the file byte for byte as it was. */
 static void test_foreign_output_refused(void **state)
@@ -852,6 +912,7 @@ int main(void)
         cmocka_unit_test(test_store_ahead_of_state),
         cmocka_unit_test(test_dont_filter_survives_kill),
         cmocka_unit_test(test_dont_filter_ahead_of_its_page),
+        cmocka_unit_test(test_dont_filter_items_once),
     };
     const char *only = getenv("CRAWL_TEST_FILTER"); /* a cmocka glob: some cases */
     if (only && *only)
