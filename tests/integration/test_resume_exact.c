@@ -616,12 +616,6 @@ static void run_tasks_resumed(crawl_run *r, const files *f, const char *tasks, b
         fail_msg("the resume: %s", crawl_run_describe(r));
 }
 
-/* One task: the order of records is the same each time. */
-static void run_one_task(crawl_run *r, const files *f, bool resume, const char *mode, int n)
-{
-    run_tasks(r, f, "1", false, resume, mode, n);
-}
-
 /* The place (1, 2, ...) among --output's records of the nth record of url, or 0. */
 static int record_place(const char *path, const char *url, int nth)
 {
@@ -685,6 +679,42 @@ static void assert_root_records(const files *f, int want, int at)
     free(t);
 }
 
+enum { SPIDER_MAX = 1024 };
+
+/* A spider whose page 7 (emitter) follows the root twice with dont_filter, callback
+ * again (its body again_body); root and emitter get their URLs (256 bytes). */
+static void emitter_spider(char *spider, size_t len, char *root, char *emitter,
+                           const char *again_body)
+{
+    page_url(0, root, 256);
+    page_url(7, emitter, 256);
+    snprintf(spider, len,
+             "function parse(response)\n"
+             "  if response.url == '%s' then\n"
+             "    for k = 1, 2 do\n"
+             "      follow{url = '%s', callback = 'again', dont_filter = true}\n"
+             "    end\n"
+             "  end\n"
+             "  for _, link in ipairs(response:links()) do follow(link) end\n"
+             "end\n"
+             "function again(response) %s end\n",
+             emitter, root, again_body);
+}
+
+/* emitter_spider's spider (into spider, SPIDER_MAX bytes), fresh files, and a crawl of
+ * one task never killed (with --items: items). */
+static void never_killed(files *f, char *spider, char *root, char *emitter, const char *again_body,
+                         bool items)
+{
+    crawl_run r;
+    emitter_spider(spider, SPIDER_MAX, root, emitter, again_body);
+    fresh_files(f, spider);
+    run_tasks(&r, f, "1", items, false, NULL, 0);
+    if (r.exit_code != 0)
+        fail_msg("the crawl: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+}
+
 /* Requests a spider makes with dont_filter (follow{..., dont_filter = true}: scheduled
  * though seen, not through the seen set) survive a kill -9: page 7 follows the root
  * twice so, and the crawl is killed (kill_at_sqlite.c) at the state's pages row of the
@@ -696,28 +726,10 @@ static void assert_root_records(const files *f, int want, int at)
 static void test_dont_filter_survives_kill(void **state)
 {
     (void)state;
-    char spider[1024], root[256], emitter[256];
-    page_url(0, root, sizeof root);
-    page_url(7, emitter, sizeof emitter);
-    snprintf(spider, sizeof spider,
-             "function parse(response)\n"
-             "  if response.url == '%s' then\n"
-             "    for k = 1, 2 do\n"
-             "      follow{url = '%s', callback = 'again', dont_filter = true}\n"
-             "    end\n"
-             "  end\n"
-             "  for _, link in ipairs(response:links()) do follow(link) end\n"
-             "end\n"
-             "function again(response) end\n",
-             emitter, root);
+    char spider[SPIDER_MAX], root[256], emitter[256];
     files f;
     crawl_run r;
-    /* a crawl never killed: where the records fall */
-    fresh_files(&f, spider);
-    run_one_task(&r, &f, false, NULL, 0);
-    if (r.exit_code != 0)
-        fail_msg("the crawl: %s", crawl_run_describe(&r));
-    crawl_run_free(&r);
+    never_killed(&f, spider, root, emitter, "", false); /* where the records fall */
     int at[2] = {record_place(f.out, root, 2), record_place(f.out, emitter, 1)};
     if (at[0] == 0 || at[1] == 0 || at[1] >= at[0])
         fail_msg("the crawl never killed: the root's 2nd record at %d, page 7's at %d", at[0],
@@ -813,27 +825,10 @@ static void test_dont_filter_ahead_of_its_page(void **state)
 static void test_dont_filter_items_once(void **state)
 {
     (void)state;
-    char spider[1024], root[256], emitter[256];
-    page_url(0, root, sizeof root);
-    page_url(7, emitter, sizeof emitter);
-    snprintf(spider, sizeof spider,
-             "function parse(response)\n"
-             "  if response.url == '%s' then\n"
-             "    for k = 1, 2 do\n"
-             "      follow{url = '%s', callback = 'again', dont_filter = true}\n"
-             "    end\n"
-             "  end\n"
-             "  for _, link in ipairs(response:links()) do follow(link) end\n"
-             "end\n"
-             "function again(response) item({url = response.url}) end\n",
-             emitter, root);
+    char spider[SPIDER_MAX], root[256], emitter[256];
     files f;
     crawl_run r;
-    fresh_files(&f, spider);
-    run_tasks(&r, &f, "1", true, false, NULL, 0);
-    if (r.exit_code != 0)
-        fail_msg("the crawl: %s", crawl_run_describe(&r));
-    crawl_run_free(&r);
+    never_killed(&f, spider, root, emitter, "item({url = response.url})", true);
     int at = record_place(f.out, root, 2);
     assert_int_equal(lines_of(f.items), 2);
     fresh_files(&f, spider);
