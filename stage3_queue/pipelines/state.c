@@ -1161,6 +1161,31 @@ int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, 
     return rc;
 }
 
+/* ---- the responses of earlier runs (warc.c) ---- */
+
+int state_done_responses(const char *path, void (*fn)(void *ctx, const char *url, long long n),
+                         void *ctx, char *err, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db,
+                                "SELECT url, count(*) FROM pages WHERE status IS NOT NULL"
+                                " AND url IS NOT NULL GROUP BY url",
+                                -1, &st, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE)
+        snprintf(err, errlen, "--state '%s': %s", path,
+                 db ? sqlite3_errmsg(db) : "cannot allocate a connection");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* ---- the items of earlier runs (items.h) ---- */
 
 int state_items_written(const char *path, long long *items_end, long long *done, char *err,

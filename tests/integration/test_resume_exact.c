@@ -565,11 +565,15 @@ static void test_store_ahead_of_state(void **state)
         fail_msg("--store was never ahead of the state: nothing tested");
 }
 
-/* A run of `tasks` tasks with --state, --output and --spider (and --items f->items,
- * --ignore-robots with items: see test_dont_filter_ahead_of_its_page), the shim
+/* The outputs a run_tasks has beside --output. */
+enum { OUT_ITEMS = 1, OUT_WARC = 2 };
+
+/* A run of `tasks` tasks with --state, --output and --spider (and with items OUT_ITEMS
+ * --items f->items, --ignore-robots: see test_dont_filter_ahead_of_its_page; OUT_WARC
+ * --warc f->warc), the shim
  * preloaded with mode=n when mode is not NULL; -q, or -v when resume (its -v lines are
  * counted). */
-static void run_tasks(crawl_run *r, const files *f, const char *tasks, bool items, bool resume,
+static void run_tasks(crawl_run *r, const files *f, const char *tasks, unsigned items, bool resume,
                       const char *mode, int n)
 {
     char v[32];
@@ -580,15 +584,19 @@ static void run_tasks(crawl_run *r, const files *f, const char *tasks, bool item
         setenv("KILL_STATE_DB", "/k.db", 1);
         setenv(mode, v, 1);
     }
-    char *argv[20] = {crawler(),  resume ? "-v" : "-q", "--max-tasks", (char *)tasks,
+    char *argv[24] = {crawler(),  resume ? "-v" : "-q", "--max-tasks", (char *)tasks,
                       "--state",  (char *)f->db,        "--format",    "jsonl",
                       "--output", (char *)f->out,       "--spider",    (char *)f->spider,
                       site.url};
     int k = 13;
-    if (items) {
+    if (items & OUT_ITEMS) {
         argv[k++] = "--items";
         argv[k++] = (char *)f->items;
         argv[k++] = "--ignore-robots";
+    }
+    if (items & OUT_WARC) {
+        argv[k++] = "--warc";
+        argv[k++] = (char *)f->warc;
     }
     argv[k] = resume ? "--resume" : NULL;
     assert_int_equal(run_crawler(r, argv, 60), 0);
@@ -599,7 +607,8 @@ static void run_tasks(crawl_run *r, const files *f, const char *tasks, bool item
 }
 
 /* run_tasks with the shim: it must kill the run. */
-static void run_tasks_killed(const files *f, const char *tasks, bool items, const char *mode, int n)
+static void run_tasks_killed(const files *f, const char *tasks, unsigned items, const char *mode,
+                             int n)
 {
     crawl_run r;
     run_tasks(&r, f, tasks, items, false, mode, n);
@@ -609,7 +618,7 @@ static void run_tasks_killed(const files *f, const char *tasks, bool items, cons
 }
 
 /* run_tasks with --resume, to the end: exit 0 (r is the caller's to free). */
-static void run_tasks_resumed(crawl_run *r, const files *f, const char *tasks, bool items)
+static void run_tasks_resumed(crawl_run *r, const files *f, const char *tasks, unsigned items)
 {
     run_tasks(r, f, tasks, items, true, NULL, 0);
     if (r->exit_code != 0)
@@ -704,7 +713,7 @@ static void emitter_spider(char *spider, size_t len, char *root, char *emitter,
 /* emitter_spider's spider (into spider, SPIDER_MAX bytes), fresh files, and a crawl of
  * one task never killed (with --items: items). */
 static void never_killed(files *f, char *spider, char *root, char *emitter, const char *again_body,
-                         bool items)
+                         unsigned items)
 {
     crawl_run r;
     emitter_spider(spider, SPIDER_MAX, root, emitter, again_body);
@@ -729,7 +738,7 @@ static void test_dont_filter_survives_kill(void **state)
     char spider[SPIDER_MAX], root[256], emitter[256];
     files f;
     crawl_run r;
-    never_killed(&f, spider, root, emitter, "", false); /* where the records fall */
+    never_killed(&f, spider, root, emitter, "", 0); /* where the records fall */
     int at[2] = {record_place(f.out, root, 2), record_place(f.out, emitter, 1)};
     if (at[0] == 0 || at[1] == 0 || at[1] >= at[0])
         fail_msg("the crawl never killed: the root's 2nd record at %d, page 7's at %d", at[0],
@@ -784,7 +793,7 @@ static void test_dont_filter_ahead_of_its_page(void **state)
     setenv("KILL_HOLD_URL", root, 1);
     setenv("KILL_HOLD_RECORDS", "2", 1);
     setenv("KILL_AT_STATE_PAGE_URL", root, 1);
-    run_tasks_killed(&f, "2", true, "KILL_AT_STATE_PAGE", 2);
+    run_tasks_killed(&f, "2", OUT_ITEMS, "KILL_AT_STATE_PAGE", 2);
     unsetenv("KILL_HOLD_OUTPUT");
     unsetenv("KILL_AT_STATE_PAGE_URL");
     /* what the test is about: the request's record committed, its page's not */
@@ -795,7 +804,7 @@ static void test_dont_filter_ahead_of_its_page(void **state)
         fail_msg("killed with %lld pages row(s) of the root and %lld again row(s) (1 and 0: "
                  "the request's record committed before the root's): nothing tested",
                  rows, again);
-    run_tasks_resumed(&r, &f, "2", true);
+    run_tasks_resumed(&r, &f, "2", OUT_ITEMS);
     crawl_run_free(&r);
     assert_root_records(&f, 2, 2);
     int *seen = calloc(ITEMS + 1, sizeof *seen);
@@ -828,23 +837,62 @@ static void test_dont_filter_items_once(void **state)
     char spider[SPIDER_MAX], root[256], emitter[256];
     files f;
     crawl_run r;
-    never_killed(&f, spider, root, emitter, "item({url = response.url})", true);
+    never_killed(&f, spider, root, emitter, "item({url = response.url})", OUT_ITEMS);
     int at = record_place(f.out, root, 2);
     assert_int_equal(lines_of(f.items), 2);
     fresh_files(&f, spider);
-    run_tasks_killed(&f, "1", true, "KILL_AT_STATE_PAGE", at);
+    run_tasks_killed(&f, "1", OUT_ITEMS, "KILL_AT_STATE_PAGE", at);
     /* what the test is about: the item committed, its record not, the root's own row */
     char sql[400];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pages WHERE url = '%s'", root);
     if (state_count(&f, "SELECT count(*) FROM items") != 1 || state_count(&f, sql) != 1)
         fail_msg("kill at pages row %d: not one item and one pages row of the root", at);
-    run_tasks_resumed(&r, &f, "1", true);
+    run_tasks_resumed(&r, &f, "1", OUT_ITEMS);
     crawl_run_free(&r);
     assert_root_records(&f, 3, at);
     if (lines_of(f.items) != 2)
         fail_msg("kill at pages row %d: --items holds %ld items (2 expected: one per "
                  "dont_filter request, as without the kill)",
                  at, lines_of(f.items));
+}
+
+/* --warc with a URL fetched on purpose more than once: the root's records (a response,
+ * then revisits of its payload) once per fetch, as without a kill. Killed (one task) at
+ * page 7's pages row, before the requests it made are fetched: page 7 is fetched again
+ * and makes them anew, and the resume must archive both, though the archive holds the
+ * root's own fetch (before: a rule by URL skipped every fetch of a URL an earlier run
+ * archived, and the root had 1 record of 3). */
+static void test_dont_filter_warc(void **state)
+{
+    (void)state;
+    char spider[SPIDER_MAX], root[256], emitter[256];
+    files f;
+    crawl_run r;
+    never_killed(&f, spider, root, emitter, "", OUT_WARC);
+    int at = record_place(f.out, emitter, 1);
+    tally *t = calloc(1, sizeof *t);
+    tally_warc(f.warc, t);
+    assert_int_equal(t->n[0], 3);
+    fresh_files(&f, spider);
+    run_tasks_killed(&f, "1", OUT_WARC, "KILL_AT_STATE_PAGE", at);
+    memset(t, 0, sizeof *t);
+    tally_warc(f.warc, t);
+    if (t->n[0] != 1)
+        fail_msg("killed at page 7's pages row: --warc holds %d records of the root (1: its "
+                 "own fetch's, the requests not fetched yet): nothing tested",
+                 t->n[0]);
+    run_tasks_resumed(&r, &f, "1", OUT_WARC);
+    crawl_run_free(&r);
+    assert_root_records(&f, 3, at);
+    memset(t, 0, sizeof *t);
+    tally_warc(f.warc, t);
+    if (t->n[0] != 3)
+        fail_msg("kill at pages row %d: --warc holds %d records of the root (3 expected: one "
+                 "per fetch)",
+                 at, t->n[0]);
+    t->n[0] = 1;
+    assert_once(t, "--warc", 1);
+    free(t);
 }
 
 /* An --output that is not the state's crawl's (another file named by mistake) is never
@@ -908,6 +956,7 @@ int main(void)
         cmocka_unit_test(test_dont_filter_survives_kill),
         cmocka_unit_test(test_dont_filter_ahead_of_its_page),
         cmocka_unit_test(test_dont_filter_items_once),
+        cmocka_unit_test(test_dont_filter_warc),
     };
     const char *only = getenv("CRAWL_TEST_FILTER"); /* a cmocka glob: some cases */
     if (only && *only)
