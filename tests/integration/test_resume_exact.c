@@ -710,15 +710,20 @@ static void emitter_spider(char *spider, size_t len, char *root, char *emitter,
              emitter, root, again_body);
 }
 
-/* emitter_spider's spider (into spider, SPIDER_MAX bytes), fresh files, and a crawl of
- * one task never killed (with --items: items). */
-static void never_killed(files *f, char *spider, char *root, char *emitter, const char *again_body,
-                         unsigned items)
+/* A case of emitter_spider's: the spider, the root's and page 7's URLs, the files. */
+typedef struct emitter_case {
+    char spider[SPIDER_MAX], root[256], emitter[256];
+    files f;
+} emitter_case;
+
+/* emitter_spider's spider, fresh files, and a crawl of one task never killed (with the
+ * outputs of items, run_tasks's). */
+static void never_killed(emitter_case *ec, const char *again_body, unsigned items)
 {
     crawl_run r;
-    emitter_spider(spider, SPIDER_MAX, root, emitter, again_body);
-    fresh_files(f, spider);
-    run_tasks(&r, f, "1", items, false, NULL, 0);
+    emitter_spider(ec->spider, SPIDER_MAX, ec->root, ec->emitter, again_body);
+    fresh_files(&ec->f, ec->spider);
+    run_tasks(&r, &ec->f, "1", items, false, NULL, 0);
     if (r.exit_code != 0)
         fail_msg("the crawl: %s", crawl_run_describe(&r));
     crawl_run_free(&r);
@@ -735,25 +740,24 @@ static void never_killed(files *f, char *spider, char *root, char *emitter, cons
 static void test_dont_filter_survives_kill(void **state)
 {
     (void)state;
-    char spider[SPIDER_MAX], root[256], emitter[256];
-    files f;
+    emitter_case ec;
     crawl_run r;
-    never_killed(&f, spider, root, emitter, "", 0); /* where the records fall */
-    int at[2] = {record_place(f.out, root, 2), record_place(f.out, emitter, 1)};
+    never_killed(&ec, "", 0); /* where the records fall */
+    int at[2] = {record_place(ec.f.out, ec.root, 2), record_place(ec.f.out, ec.emitter, 1)};
     if (at[0] == 0 || at[1] == 0 || at[1] >= at[0])
         fail_msg("the crawl never killed: the root's 2nd record at %d, page 7's at %d", at[0],
                  at[1]);
     for (size_t c = 0; c < 2; c++) {
-        fresh_files(&f, spider);
-        run_tasks_killed(&f, "1", false, "KILL_AT_STATE_PAGE", at[c]);
-        run_tasks_resumed(&r, &f, "1", false);
-        int lines = again_lines(&r, root, emitter);
+        fresh_files(&ec.f, ec.spider);
+        run_tasks_killed(&ec.f, "1", 0, "KILL_AT_STATE_PAGE", at[c]);
+        run_tasks_resumed(&r, &ec.f, "1", 0);
+        int lines = again_lines(&r, ec.root, ec.emitter);
         if (lines != (c == 0 ? 2 : 0))
             fail_msg("kill at pages row %d: the resume's -v named %d dont_filter request(s) "
                      "put back (%d expected): %s",
                      at[c], lines, c == 0 ? 2 : 0, crawl_run_describe(&r));
         crawl_run_free(&r);
-        assert_root_records(&f, 3, at[c]);
+        assert_root_records(&ec.f, 3, at[c]);
     }
 }
 
@@ -834,26 +838,25 @@ static void test_dont_filter_ahead_of_its_page(void **state)
 static void test_dont_filter_items_once(void **state)
 {
     (void)state;
-    char spider[SPIDER_MAX], root[256], emitter[256];
-    files f;
+    emitter_case ec;
     crawl_run r;
-    never_killed(&f, spider, root, emitter, "item({url = response.url})", OUT_ITEMS);
-    int at = record_place(f.out, root, 2);
-    assert_int_equal(lines_of(f.items), 2);
-    fresh_files(&f, spider);
-    run_tasks_killed(&f, "1", OUT_ITEMS, "KILL_AT_STATE_PAGE", at);
+    never_killed(&ec, "item({url = response.url})", OUT_ITEMS);
+    int at = record_place(ec.f.out, ec.root, 2);
+    assert_int_equal(lines_of(ec.f.items), 2);
+    fresh_files(&ec.f, ec.spider);
+    run_tasks_killed(&ec.f, "1", OUT_ITEMS, "KILL_AT_STATE_PAGE", at);
     /* what the test is about: the item committed, its record not, the root's own row */
     char sql[400];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM pages WHERE url = '%s'", root);
-    if (state_count(&f, "SELECT count(*) FROM items") != 1 || state_count(&f, sql) != 1)
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pages WHERE url = '%s'", ec.root);
+    if (state_count(&ec.f, "SELECT count(*) FROM items") != 1 || state_count(&ec.f, sql) != 1)
         fail_msg("kill at pages row %d: not one item and one pages row of the root", at);
-    run_tasks_resumed(&r, &f, "1", OUT_ITEMS);
+    run_tasks_resumed(&r, &ec.f, "1", OUT_ITEMS);
     crawl_run_free(&r);
-    assert_root_records(&f, 3, at);
-    if (lines_of(f.items) != 2)
+    assert_root_records(&ec.f, 3, at);
+    if (lines_of(ec.f.items) != 2)
         fail_msg("kill at pages row %d: --items holds %ld items (2 expected: one per "
                  "dont_filter request, as without the kill)",
-                 at, lines_of(f.items));
+                 at, lines_of(ec.f.items));
 }
 
 /* --warc with a URL fetched on purpose more than once: the root's records (a response,
@@ -865,27 +868,26 @@ static void test_dont_filter_items_once(void **state)
 static void test_dont_filter_warc(void **state)
 {
     (void)state;
-    char spider[SPIDER_MAX], root[256], emitter[256];
-    files f;
+    emitter_case ec;
     crawl_run r;
-    never_killed(&f, spider, root, emitter, "", OUT_WARC);
-    int at = record_place(f.out, emitter, 1);
+    never_killed(&ec, "", OUT_WARC);
+    int at = record_place(ec.f.out, ec.emitter, 1);
     tally *t = calloc(1, sizeof *t);
-    tally_warc(f.warc, t);
+    tally_warc(ec.f.warc, t);
     assert_int_equal(t->n[0], 3);
-    fresh_files(&f, spider);
-    run_tasks_killed(&f, "1", OUT_WARC, "KILL_AT_STATE_PAGE", at);
+    fresh_files(&ec.f, ec.spider);
+    run_tasks_killed(&ec.f, "1", OUT_WARC, "KILL_AT_STATE_PAGE", at);
     memset(t, 0, sizeof *t);
-    tally_warc(f.warc, t);
+    tally_warc(ec.f.warc, t);
     if (t->n[0] != 1)
         fail_msg("killed at page 7's pages row: --warc holds %d records of the root (1: its "
                  "own fetch's, the requests not fetched yet): nothing tested",
                  t->n[0]);
-    run_tasks_resumed(&r, &f, "1", OUT_WARC);
+    run_tasks_resumed(&r, &ec.f, "1", OUT_WARC);
     crawl_run_free(&r);
-    assert_root_records(&f, 3, at);
+    assert_root_records(&ec.f, 3, at);
     memset(t, 0, sizeof *t);
-    tally_warc(f.warc, t);
+    tally_warc(ec.f.warc, t);
     if (t->n[0] != 3)
         fail_msg("kill at pages row %d: --warc holds %d records of the root (3 expected: one "
                  "per fetch)",
