@@ -525,6 +525,41 @@ static void test_refetch_fewer_items(void **state)
     }
 }
 
+/* A state file from before items.record_end (a kill at the 9th pages row, after its
+ * URL's items rows, then the column dropped): --resume adds the column, its rows go
+ * by URL as they did, and every output holds each page once. */
+static void test_old_items_rows(void **state)
+{
+    (void)state;
+    static const char one[] = "function parse(response)\n"
+                              "  item({url = response.url})\n"
+                              "  for _, link in ipairs(response:links()) do follow(link) end\n"
+                              "end\n";
+    files f;
+    fresh_files(&f, one);
+    run_killed_at(&f, "KILL_AT_STATE_PAGE", 9, false);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f.db, &db), SQLITE_OK);
+    char *e = NULL;
+    if (sqlite3_exec(db, "ALTER TABLE items DROP COLUMN record_end", NULL, NULL, &e) != SQLITE_OK)
+        fail_msg("making an old state file: %s", e);
+    sqlite3_close(db);
+    crawl_run r;
+    run(&r, &f, true, 0);
+    if (r.exit_code != 0)
+        fail_msg("the resume: %s", crawl_run_describe(&r));
+    crawl_run_free(&r);
+    assert_all_once(&f);
+    tally *t = calloc(1, sizeof *t);
+    size_t summaries;
+    tally_lines(f.items, t, &summaries);
+    assert_once(t, "--items", 0);
+    free(t);
+    /* the rows of the resumed run know their records */
+    if (state_count(&f, "SELECT count(*) FROM items WHERE record_end IS NOT NULL") == 0)
+        fail_msg("no items row with record_end after the resume of an old file");
+}
+
 /* --store's writer ahead of --state's: the state's 2nd (then 3rd) commit held
  * (kill_at_sqlite.c) while the store commits rows of pages whose URLs' frontier rows
  * were in it, then kill -9 right after the store's commit. On --resume those URLs are
@@ -955,6 +990,7 @@ int main(void)
         cmocka_unit_test(test_foreign_output_refused),
         cmocka_unit_test(test_refetch_fewer_items),
         cmocka_unit_test(test_store_ahead_of_state),
+        cmocka_unit_test(test_old_items_rows),
         cmocka_unit_test(test_dont_filter_survives_kill),
         cmocka_unit_test(test_dont_filter_ahead_of_its_page),
         cmocka_unit_test(test_dont_filter_items_once),
