@@ -5,7 +5,8 @@
  * PUSH_PROMISEs to a client that refused push, SETTINGS with
  * an initial window of 0 and heads without bodies, GOAWAY after each request. Each
  * crawl must end by itself (exit 0) with a record for every URL — the hostile ones
- * an exception or a truncated body — and a peak RSS under 200 MB. Without
+ * an exception or a truncated body — and a peak RSS under 200 MB. And one that is not
+ * hostile: digest auth over HTTP/2 (--user, --netrc; #37). Without
  * /usr/bin/python3's h2 or openssl the test says so in one line and is skipped (77). */
 #include <setjmp.h>
 #include <signal.h>
