@@ -17,7 +17,9 @@
  *                         each COMMIT of the state waits while FILE (the --output) holds
  *                         a record of U but fewer than N (20 s at most in all): the
  *                         state's writer held from U's first record to its Nth, as a
- *                         slow disk holds it. */
+ *                         slow disk holds it; with KILL_HOLD_QUIET_MS=Q, then on until
+ *                         FILE has not grown for Q ms (every worker waits: the crawl
+ *                         has stopped for the writer). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <sqlite3.h>
@@ -73,15 +76,25 @@ static long records_of(const char *path, const char *url)
 /* KILL_HOLD_*: wait while the output holds U's first record and not its Nth. */
 static void hold_state_commit(void)
 {
+    static atomic_bool released; /* once: the commits after it go on */
     const char *out = getenv("KILL_HOLD_OUTPUT"), *url = getenv("KILL_HOLD_URL");
     long want = env_long("KILL_HOLD_RECORDS");
-    if (!out || !url || want <= 0)
+    if (!out || !url || want <= 0 || released)
         return;
-    for (long got; held_ms < 20000 && (got = records_of(out, url)) > 0 && got < want;
-         held_ms += 10) {
-        struct timespec ts = {0, 10 * 1000 * 1000};
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    long got = 0;
+    for (; held_ms < 20000 && (got = records_of(out, url)) > 0 && got < want; held_ms += 10)
         nanosleep(&ts, NULL);
+    long quiet = env_long("KILL_HOLD_QUIET_MS"), still = 0;
+    struct stat st;
+    off_t size = -1;
+    for (; got >= want && quiet > 0 && still < quiet && held_ms < 20000; held_ms += 10) {
+        nanosleep(&ts, NULL);
+        off_t now = stat(out, &st) == 0 ? st.st_size : -1;
+        still = now == size ? still + 10 : 0;
+        size = now;
     }
+    released = got >= want;
 }
 
 /* Whether st (an INSERT of a pages row) is of the URL KILL_AT_STATE_PAGE_URL names, or
