@@ -129,6 +129,8 @@ typedef struct spider_item {
     int seq;                /* its place among that response's items: 0, 1, ... */
     long long items_end;    /* where its line ends in --items, once a stage wrote it
                                  * there (-1: not written) */
+    long long record_end;   /* where the record of its response ends in --output (its
+                             * item.output_end: which fetch of a URL it is of) */
 } spider_item;
 
 typedef struct item_pipeline {

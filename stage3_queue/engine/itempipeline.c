@@ -118,7 +118,8 @@ static int process_body(coro *co)
         if (f->k < u->out.n && u->out.v[f->k].kind != SPIDER_ITEM)
             continue;
         if (f->k < u->out.n)
-            f->sitem = (spider_item){u->out.v[f->k].item, u->req, u->nitems++, -1};
+            f->sitem =
+                (spider_item){u->out.v[f->k].item, u->req, u->nitems++, -1, u->it.output_end};
         u->it.request = u->req;
         u->it.response = u->resp;
         f->drop = false;

@@ -36,7 +36,11 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS again (seq INTEGER PRIMARY KEY, page INTEGER NOT NULL,"
     " url TEXT NOT NULL, max_redirect INTEGER NOT NULL, depth INTEGER NOT NULL,"
     " referrer TEXT, callback TEXT);"
-    "CREATE INDEX IF NOT EXISTS again_url ON again (url);";
+    "CREATE INDEX IF NOT EXISTS again_url ON again (url);"
+    /* --resume counts each again row's URL's pages rows (requeue_again): a scan of pages
+     * per row without it. IF NOT EXISTS is the upgrade: an older file gains it at its
+     * first open by a newer crawl-queue, once. */
+    "CREATE INDEX IF NOT EXISTS pages_url ON pages (url);";
 
 /* A file of an older crawl-queue has frontier (url, max_redirect) only: the columns
  * are added, its URLs get depth 0 and no referrer (that much is lost: a -v line). */
@@ -60,15 +64,30 @@ static int upgrade_frontier(sqlite3 *db, const char *path)
 }
 
 /* The items a spider wrote to --items, each where its line ends (items.h): which of a
- * URL's items an earlier run wrote. */
+ * URL's items an earlier run wrote; and where the record of the fetch that made it ends
+ * in --output (record_end), which tells the fetches of a URL apart (a dont_filter
+ * request fetches one again). */
 static const char items_schema[] =
     "CREATE TABLE IF NOT EXISTS items (url TEXT NOT NULL, seq INTEGER NOT NULL,"
-    " items_end INTEGER NOT NULL)";
+    " items_end INTEGER NOT NULL, record_end INTEGER)";
 
-static const char insert_item_sql[] = "INSERT INTO items (url, seq, items_end) VALUES (?1, ?2, ?3)";
+static const char insert_item_sql[] =
+    "INSERT INTO items (url, seq, items_end, record_end) VALUES (?1, ?2, ?3, ?4)";
+
+/* An items row whose record is done: its pages row, by record_end; a row of an older
+ * file (no record_end) by URL. */
+#define ITEM_DONE(i)                                                                               \
+    "(CASE WHEN " i ".record_end IS NULL THEN " i ".url IN (SELECT url FROM pages)"                \
+    " ELSE " i ".record_end IN (SELECT output_end FROM pages WHERE output_end IS NOT NULL) END)"
+/* The pages rows of the items past ?1 (their records), by the same rule. */
+#define PAGES_OF_ITEMS_PAST                                                                        \
+    "url IN (SELECT url FROM items WHERE items_end > ?1 AND record_end IS NULL)"                   \
+    " OR output_end IN (SELECT record_end FROM items WHERE items_end > ?1)"
 
 /* A state file from before output_end: its rows are trusted (NULL). */
 static const char add_output_end[] = "ALTER TABLE pages ADD COLUMN output_end INTEGER";
+/* One from before record_end: its items rows go by URL (NULL). */
+static const char add_record_end[] = "ALTER TABLE items ADD COLUMN record_end INTEGER";
 
 static const char insert_page_sql[] =
     "INSERT INTO pages (" STORE_PAGE_COLUMNS ", output_end) VALUES (" STORE_PAGE_VALUES ", ?14)";
@@ -81,16 +100,29 @@ static const char insert_frontier_sql[] =
     "INSERT OR IGNORE INTO frontier (url, max_redirect, depth, referrer, callback)"
     " VALUES (?1, ?2, ?3, ?4, ?5)";
 
-/* Whether pages has output_end, adding it if not. */
-static int has_output_end(sqlite3 *db)
+/* Whether the query probe prepares (a column is there), running alter if not: 0, -1. */
+static int has_column(sqlite3 *db, const char *probe, const char *alter)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT output_end FROM pages LIMIT 0", -1, &st, NULL)
-        == SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, probe, -1, &st, NULL) == SQLITE_OK) {
         sqlite3_finalize(st);
         return 0;
     }
-    return sqlite3_exec(db, add_output_end, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+    return sqlite3_exec(db, alter, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+/* Whether pages has output_end, adding it if not. */
+static int has_output_end(sqlite3 *db)
+{
+    return has_column(db, "SELECT output_end FROM pages LIMIT 0", add_output_end);
+}
+
+/* The items table, with record_end: 0, -1. */
+static int items_table(sqlite3 *db)
+{
+    if (sqlite3_exec(db, items_schema, NULL, NULL, NULL) != SQLITE_OK)
+        return -1;
+    return has_column(db, "SELECT record_end FROM items LIMIT 0", add_record_end);
 }
 
 /* ---- the writer: frontier rows and pages rows, in one line of batches ---- */
@@ -99,6 +131,7 @@ typedef struct state_row {
     crawl_request *frontier; /* a URL scheduled: a frontier row, not a page */
     char *item_url;          /* an item written to --items: an items row, not a page */
     int item_seq;
+    long long item_record_end; /* its record's end in --output (-1: unknown) */
     store_page page;
     long long output_end;  /* where its --output line ends (-1: unknown) */
     crawl_request **again; /* a page's dont_filter requests (item.again): again rows */
@@ -133,7 +166,7 @@ static coro_value open_work(void *arg, coro_error **err)
             || sqlite3_prepare_v2(s->db, insert_page_sql, -1, &s->insert_page, NULL) != SQLITE_OK
             || sqlite3_prepare_v2(s->db, insert_frontier_sql, -1, &s->insert_frontier, NULL)
                 != SQLITE_OK
-            || sqlite3_exec(s->db, items_schema, NULL, NULL, NULL) != SQLITE_OK
+            || items_table(s->db) < 0
             || sqlite3_prepare_v2(s->db, insert_item_sql, -1, &s->insert_item, NULL) != SQLITE_OK
             || sqlite3_prepare_v2(s->db, insert_again_sql, -1, &s->insert_again, NULL)
                 != SQLITE_OK))
@@ -152,6 +185,10 @@ static int insert_row(void *self, const void *row)
         sqlite3_bind_text(st, 1, r->item_url, -1, SQLITE_STATIC);
         sqlite3_bind_int(st, 2, r->item_seq);
         sqlite3_bind_int64(st, 3, r->output_end);
+        if (r->item_record_end >= 0)
+            sqlite3_bind_int64(st, 4, r->item_record_end);
+        else
+            sqlite3_bind_null(st, 4);
     } else if (r->frontier) {
         st = s->insert_frontier;
         sqlite3_reset(st);
@@ -279,6 +316,7 @@ static coro *state_process_spider_item(void *self, spider_item *it, bool *drop)
     state_row *r = writer_row(&s->rows);
     r->item_url = xstrdup(it->request->url);
     r->item_seq = it->seq;
+    r->item_record_end = it->record_end;
     r->output_end = it->items_end;
     writer_row_added(&s->rows);
     return writer_room(&s->w);
@@ -844,38 +882,32 @@ static int cut_file(restore *r, const char *flag, const char *path, long long at
 /* --resume with --items: --items back to before the first item of a URL not done (its
  * items rows committed, its pages row not: a kill -9 between them), so that the URLs
  * fetched again write their items anew, as that fetch makes them (fewer, more, or
- * others), each once. A URL done whose items are past that point is forgotten too (it
+ * others), each once. Done is of a fetch, not of a URL (ITEM_DONE): a URL fetched again
+ * with dont_filter has a pages row (its first fetch's) while the items of the fetch
+ * killed have none. A URL done whose items are past that point is forgotten too (it
  * is fetched again, and its record cut from --output with the records after it); a
  * URL that forgets may have items before the point: the next round cuts there. Each
  * round that goes on forgets a pages row, so there are at most as many as rows. 0, -1. */
 static int cut_items(restore *r, const char *output)
 {
-    if (!r->c->items || sqlite3_exec(r->db, items_schema, NULL, NULL, NULL) != SQLITE_OK)
+    if (!r->c->items || items_table(r->db) < 0)
         return r->c->items ? db_fail(r) : 0;
     long long items_cut = -1, output_cut = -1, rows = 0;
     if (query_ll(r, "SELECT count(*) FROM pages", -1, &rows) < 0)
         return -1;
     for (long long round = 0; round <= rows; round++) {
         long long first = 0, cut = 0, record = 0, forgot;
-        int got = query_ll(r,
-                           "SELECT min(items_end) FROM items WHERE url NOT IN"
-                           " (SELECT url FROM pages)",
-                           -1, &first);
+        int got =
+            query_ll(r, "SELECT min(items_end) FROM items i WHERE NOT " ITEM_DONE("i"), -1, &first);
         if (got <= 0)
             break; /* (or -1, said) */
         if (query_ll(r, "SELECT coalesce(max(items_end), 0) FROM items WHERE items_end < ?1", first,
                      &cut)
                 < 0
-            || (got = query_ll(r,
-                               "SELECT min(output_end) FROM pages WHERE url IN"
-                               " (SELECT url FROM items WHERE items_end > ?1)",
+            || (got = query_ll(r, "SELECT min(output_end) FROM pages WHERE " PAGES_OF_ITEMS_PAST,
                                cut, &record))
                 < 0
-            || (forgot = change_ll(r,
-                                   "DELETE FROM pages WHERE url IN"
-                                   " (SELECT url FROM items WHERE items_end > ?1)",
-                                   cut))
-                < 0
+            || (forgot = change_ll(r, "DELETE FROM pages WHERE " PAGES_OF_ITEMS_PAST, cut)) < 0
             || change_ll(r, "DELETE FROM items WHERE items_end > ?1", cut) < 0)
             return -1;
         items_cut = cut;
@@ -899,8 +931,9 @@ static int cut_items(restore *r, const char *output)
  * gone (forgotten above, or never committed) is dropped: that page is fetched again and
  * makes it anew. A URL's records (pages rows) count first for its frontier row, then
  * for its again rows in the order they were made; the rest go back into the Queue, as
- * they were made (not through the seen set). 0, or -1. */
-static int requeue_again(restore *r, crawl_add_fn put, void *ctx, size_t *finished, size_t *todo)
+ * they were made (not through the seen set), each with a -v line. 0, or -1. */
+static int requeue_again(restore *r, crawl_add_fn put, void *ctx, size_t *finished, size_t *todo,
+                         size_t *again)
 {
     if (sqlite3_exec(r->db, "DELETE FROM again WHERE page NOT IN (SELECT id FROM pages)", NULL,
                      NULL, NULL)
@@ -924,6 +957,9 @@ static int requeue_again(restore *r, crawl_add_fn put, void *ctx, size_t *finish
                                (const char *)sqlite3_column_text(r->st, 4)};
             put(ctx, &q);
             (*todo)++;
+            (*again)++;
+            log_info("--resume: a dont_filter request put back: %s (from %s)", url,
+                     q.referrer ? q.referrer : "no page");
         }
         rc = 0;
     }
@@ -970,7 +1006,7 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
         fpset_add(done, url);
         rc = 0;
     }
-    size_t todo = 0, finished = 0;
+    size_t todo = 0, finished = 0, again = 0;
     if (rc == 0)
         rc = prepare(r, "SELECT url, max_redirect, depth, referrer, callback FROM frontier");
     while (rc == 0 && (rc = step(r)) > 0) {
@@ -992,9 +1028,11 @@ static int requeue(restore *r, app *a, crawl_add_fn put, void *ctx)
     }
     fpset_free(done);
     if (rc == 0)
-        rc = requeue_again(r, put, ctx, &finished, &todo);
+        rc = requeue_again(r, put, ctx, &finished, &todo, &again);
     if (rc == 0)
-        log_info("--resume: %zu URL(s) done in earlier runs, %zu to do", finished, todo);
+        log_info("--resume: %zu URL(s) done in earlier runs, %zu to do (%zu of them dont_filter "
+                 "requests)",
+                 finished, todo, again);
     return rc;
 }
 
@@ -1121,6 +1159,31 @@ int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, 
     sqlite3_finalize(r.st);
     sqlite3_close(r.db);
     return rc;
+}
+
+/* ---- the responses of earlier runs (warc.c) ---- */
+
+int state_done_responses(const char *path, void (*fn)(void *ctx, const char *url, long long n),
+                         void *ctx, char *err, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db,
+                                "SELECT url, count(*) FROM pages WHERE status IS NOT NULL"
+                                " AND url IS NOT NULL GROUP BY url",
+                                -1, &st, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        fn(ctx, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE)
+        snprintf(err, errlen, "--state '%s': %s", path,
+                 db ? sqlite3_errmsg(db) : "cannot allocate a connection");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* ---- the items of earlier runs (items.h) ---- */

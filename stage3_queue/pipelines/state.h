@@ -84,6 +84,10 @@ int state_restore(app *a, const state_config *cfg, crawl_add_fn put, void *ctx, 
  * the state knows of ends in --items (what follows belongs to URLs not done, and is
  * written again when they are fetched again); *done: the URLs done. 0, or -1 with one
  * line in err. */
+/* --resume with --warc: for each URL the state counts done with a response (a pages
+ * row with a status), fn(ctx, url, how many times). 0, or -1 (err says why). */
+int state_done_responses(const char *path, void (*fn)(void *ctx, const char *url, long long n),
+                         void *ctx, char *err, size_t errlen);
 int state_items_written(const char *path, long long *items_end, long long *done, char *err,
                         size_t errlen);
 

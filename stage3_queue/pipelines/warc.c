@@ -32,18 +32,25 @@
 #include <zlib.h>
 
 #include "alloc.h"
-#include "fpset.h"
 #include "future.h"
 #include "http.h"
 #include "log.h"
 #include "outfile.h"
 #include "recstream.h"
+#include "state.h"
 #include "strmap.h"
 #include "threads.h"
 #include "url.h"
 #include "warcscan.h"
 #include "writer.h"
 #include "extension.h"
+
+/* A URI an earlier run archived: how many of its fetches this run skips. */
+typedef struct had_uri {
+    char *uri;
+    long long n;
+    strmap_node node;
+} had_uri;
 
 /* A payload already archived: where a revisit record points. */
 typedef struct archived {
@@ -84,6 +91,7 @@ typedef struct warc_out {
 
 typedef struct warc {
     char *path, *cdx_path; /* path: --warc as given (the base of rotated names) */
+    char *state;           /* --resume: --state FILE.db (NULL: none) */
     bool gz, resume;
     bool ignore_robots; /* said in the warcinfo */
     long long max_size; /* --warc-max-size (0: one file) */
@@ -96,7 +104,8 @@ typedef struct warc {
     char *rec;     /* the record being built */
     size_t rec_len, rec_cap;
     strmap payloads; /* digest -> archived */
-    fpset *had;      /* --resume: the URIs an earlier run archived a response of */
+    strmap had;      /* --resume: of had_uri, the fetches an earlier run archived and
+                      * --state does not count done (so fetched again): not archived twice */
     char **cdx;      /* CDXJ lines, sorted at close */
     size_t ncdx, cdx_cap;
     writer w; /* the background writer (writer.h) */
@@ -467,8 +476,12 @@ static void archive(warc *w, const item *it)
     const crawl_wire *wr = r ? r->wire : NULL;
     if (!wr || wr->head_len == 0)
         return; /* no response came: nothing was on the wire to keep */
-    if (w->had && fpset_has(w->had, r->url))
-        return; /* an earlier run archived it: a URL fetched again after a kill -9 */
+    strmap_node *hn = w->resume ? strmap_find(&w->had, r->url) : NULL;
+    had_uri *had = hn ? strmap_entry(hn, had_uri, node) : NULL;
+    if (had && had->n > 0) {
+        had->n--; /* an earlier run archived it: a fetch made again after a kill -9 */
+        return;
+    }
     char resp_id[48], req_id[48], date[32], stamp[16], pdigest[38], bdigest[38];
     record_id(resp_id);
     record_id(req_id);
@@ -625,6 +638,27 @@ static coro_error *write_warcinfo(warc *w)
     return err;
 }
 
+/* had's count of uri, plus n (made at 0). */
+static void had_count(warc *w, const char *uri, long long n)
+{
+    strmap_node *hn = strmap_find(&w->had, uri);
+    had_uri *h = hn ? strmap_entry(hn, had_uri, node) : NULL;
+    if (!h) {
+        h = xcalloc(1, sizeof *h);
+        h->uri = xstrdup(uri);
+        strmap_add(&w->had, &h->node, h->uri);
+    }
+    h->n += n;
+}
+
+/* state_done_responses: the fetches of uri --state counts done are not fetched again. */
+static void done_responses(void *ctx, const char *uri, long long n)
+{
+    warc *w = ctx;
+    if (strmap_find(&w->had, uri))
+        had_count(w, uri, -n);
+}
+
 /* --resume: an index line for each response and revisit an earlier run archived, and
  * its payload remembered (for revisits). */
 static void scanned(void *ctx, const warcscan_rec *r)
@@ -633,7 +667,7 @@ static void scanned(void *ctx, const warcscan_rec *r)
     bool resp = strcmp(r->type, "response") == 0, rev = strcmp(r->type, "revisit") == 0;
     if (!resp && !rev)
         return;
-    fpset_add(w->had, r->uri);
+    had_count(w, r->uri, 1);
     char stamp[16];
     size_t k = 0;
     for (const char *c = r->date; *c && k < 14; c++)
@@ -718,6 +752,13 @@ static coro_value open_work(void *arg, coro_error **err)
             close(w->out.fd);
             out_name(w, w->out.no + 1);
             w->out.fd = reopen(w, why, sizeof why);
+        }
+        /* what was archived, less what the state counts done: the fetches made again (a
+         * URL fetched more than once on purpose, with dont_filter, is counted so) */
+        if (w->out.fd >= 0 && w->state
+            && state_done_responses(w->state, done_responses, w, why, sizeof why) < 0) {
+            close(w->out.fd);
+            w->out.fd = -1;
         }
         size_t info = 0;
         if (w->out.fd >= 0 && w->max_size)
@@ -1004,6 +1045,13 @@ static void drop_archived(strmap_node *n)
     free(a);
 }
 
+static void drop_had(strmap_node *n)
+{
+    had_uri *h = strmap_entry(n, had_uri, node);
+    free(h->uri);
+    free(h);
+}
+
 static void warc_free(void *self)
 {
     warc *w = self;
@@ -1014,8 +1062,8 @@ static void warc_free(void *self)
         close(w->cdx_fd);
     strmap_clear(&w->payloads, drop_archived);
     strmap_free(&w->payloads);
-    if (w->had)
-        fpset_free(w->had);
+    strmap_clear(&w->had, drop_had);
+    strmap_free(&w->had);
     for (size_t i = 0; i < w->ncdx; i++)
         free(w->cdx[i]);
     free(w->cdx);
@@ -1025,6 +1073,7 @@ static void warc_free(void *self)
     free(w->out.path);
     free(w->path);
     free(w->cdx_path);
+    free(w->state);
     free(w);
 }
 
@@ -1047,7 +1096,8 @@ item_pipeline warc_pipeline(const warc_config *cfg)
     w->cdx_path = cfg->cdx_path ? xstrdup(cfg->cdx_path) : NULL;
     w->max_size = cfg->max_size;
     w->resume = cfg->resume;
-    w->had = cfg->resume ? fpset_new() : NULL;
+    strmap_init(&w->had);
+    w->state = cfg->resume && cfg->state ? xstrdup(cfg->state) : NULL;
     w->ignore_robots = cfg->ignore_robots;
     size_t n = strlen(cfg->path);
     w->gz = n > 3 && strcmp(cfg->path + n - 3, ".gz") == 0;
@@ -1074,7 +1124,8 @@ warc_config warc_config_of(const settings *s)
                          .cdx_path = s->cdx,
                          .max_size = s->warc_max_size,
                          .resume = s->resume,
-                         .ignore_robots = s->ignore_robots};
+                         .ignore_robots = s->ignore_robots,
+                         .state = s->state};
 }
 
 static bool on(const settings *s)

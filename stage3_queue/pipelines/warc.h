@@ -40,6 +40,7 @@ typedef struct warc_config {
     long long max_size;   /* --warc-max-size BYTES: rotate past it (0: one file) */
     bool resume;          /* --resume: go on with the archive (cut a torn record first) */
     bool ignore_robots;   /* --ignore-robots: said in the warcinfo record */
+    const char *state;    /* --state FILE.db, with resume: the fetches counted done */
 } warc_config;
 
 /* The archive stage. */

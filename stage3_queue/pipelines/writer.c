@@ -13,7 +13,7 @@ void writer_init(writer *w, const writer_ops *ops, void *self, app *a)
     w->self = self;
     w->a = a;
     future_init(&w->wake);
-    future_init(&w->room);
+    list_init(&w->room_waiters);
 }
 
 void writer_clear(writer *w)
@@ -21,7 +21,6 @@ void writer_clear(writer *w)
     task_free(w->task);
     w->task = NULL;
     future_clear(&w->wake);
-    future_clear(&w->room);
     free(w->error);
     w->error = NULL;
 }
@@ -79,6 +78,37 @@ static bool full(const writer *w)
     return w->ops->full ? w->ops->full(w->self) : w->rows->nfull >= 2;
 }
 
+/* ---- room: process_item waits while too much waits for the disk ---- */
+
+typedef struct {
+    coro co;
+    writer *w;
+    future wake;    /* its own: resolved once, by wake_room */
+    list_node link; /* in w->room_waiters while it waits */
+} room_frame;
+
+/* A job was written: every frame waiting for room is woken, each on its own future, and
+ * looks again (one that finds the writer still full waits anew, on a future made anew).
+ * (One future shared by all, made anew by the first woken while the others' wakeups
+ * were still to run, woke them on a pending future: they raised "future cancelled",
+ * and a worker ended with its URL never done.) The waiters are taken out first: a
+ * frame woken may wait again, on the list, before the others are woken. */
+static void wake_room(writer *w)
+{
+    list_node woken;
+    list_init(&woken);
+    while (!list_empty(&w->room_waiters)) {
+        list_node *n = w->room_waiters.next;
+        list_remove(n);
+        list_push_back(&woken, n);
+    }
+    while (!list_empty(&woken)) {
+        room_frame *f = list_entry(woken.next, room_frame, link);
+        list_remove(&f->link);
+        resolve(&f->wake);
+    }
+}
+
 /* ---- the writer (a Task on the loop) ---- */
 
 typedef struct {
@@ -110,7 +140,7 @@ static int writer_body(coro *co)
         defer_release(f->fut, f->cleanup);
         f->fut = NULL;
         f->job = NULL;
-        resolve(&w->room);
+        wake_room(w);
         if (co->err) {
             set_error(w, co->err);
             CORO_RAISE_ERR(co); /* nothing more is written */
@@ -181,31 +211,32 @@ coro *writer_open(writer *w, engine *e)
     return &f->co;
 }
 
-/* ---- room: process_item waits while too much waits for the disk ---- */
-
-typedef struct {
-    coro co;
-    writer *w;
-} room_frame;
-
 static int room_body(coro *co)
 {
     room_frame *f = (room_frame *)co;
     writer *w = f->w;
     CORO_BEGIN(co);
     while (full(w) && !w->error && w->task && !future_done(task_future(w->task))) {
-        if (future_done(&w->room)) {
-            future_clear(&w->room);
-            future_init(&w->room);
-        }
-        AWAIT_FUTURE(co, &w->room);
+        future_clear(&f->wake);
+        list_push_back(&w->room_waiters, &f->link);
+        AWAIT_FUTURE(co, &f->wake);
     }
     if (w->error)
         CORO_RAISE(co, CORO_ERROR, 0, "%s", w->error);
     CORO_END(co);
 }
 
-static const coro_def room_def = {"writer_room", __FILE__, room_body, NULL, sizeof(room_frame)};
+/* Cancelled (or freed) while it waits: off the list. */
+static void room_finally(coro *co)
+{
+    room_frame *f = (room_frame *)co;
+    if (list_linked(&f->link))
+        list_remove(&f->link);
+    future_clear(&f->wake);
+}
+
+static const coro_def room_def = {"writer_room", __FILE__, room_body, room_finally,
+                                  sizeof(room_frame)};
 
 coro *writer_room(writer *w)
 {
@@ -213,6 +244,8 @@ coro *writer_room(writer *w)
         return NULL; /* at once: the usual case */
     room_frame *f = (room_frame *)coro_new(&room_def);
     f->w = w;
+    future_init(&f->wake);
+    list_node_init(&f->link);
     return &f->co;
 }
 

@@ -30,6 +30,7 @@
 
 #include "engine.h"
 #include "future.h"
+#include "list.h"
 #include "threads.h"
 
 typedef struct writer_ops {
@@ -52,8 +53,8 @@ typedef struct writer {
     void *self; /* the stage */
     app *a;
     task *task;
-    future wake; /* the writer waits here for a job */
-    future room; /* process_item waits here for room */
+    future wake;            /* the writer waits here for a job */
+    list_node room_waiters; /* of writer_room's frames: each waits on a future of its own */
     bool closing;
     char *error;              /* the first write that failed */
     struct writer_rows *rows; /* the stage's rows, if it writes rows */

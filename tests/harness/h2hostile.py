@@ -2,7 +2,7 @@
 # h2hostile.py — a hostile HTTP/2 server over TLS on loopback, for test_h2_hostile.c
 # (python3-h2, Debian's; run it with /usr/bin/python3).
 #
-#   h2hostile.py CERT KEY MODE
+#   h2hostile.py CERT KEY MODE [USER:PASSWORD]
 #
 # Listens on 127.0.0.1 (a port of its own), prints "https://127.0.0.1:PORT/" and a
 # newline once it listens, then serves each connection in a thread of its own. The
@@ -15,10 +15,16 @@
 #   push     a thousand PUSH_PROMISEs (the client said no push), then a 200
 #   window0  SETTINGS_INITIAL_WINDOW_SIZE 0, and the response head without a body
 #   goaway   each connection answers one request and then says GOAWAY
+#   digest   not hostile: every page (not /robots.txt) behind HTTP digest auth (RFC 7616,
+#            MD5, qop=auth) for USER:PASSWORD: a 401 with a challenge, unless the
+#            request answers one this server made; /a/N is then a 200 without links
 #
 # Every loop ends when the peer goes away; the process ends on SIGTERM or when its
 # stdin is closed (the test's end).
+import hashlib
 import os
+import re
+import secrets
 import socket
 import ssl
 import struct
@@ -95,7 +101,51 @@ def push_flood(conn, sock, sid):
     sock.sendall(conn.data_to_send())
 
 
-def serve(sock, mode):
+REALM = 'h2hostile'
+NONCES = set()  # the challenges made (every connection's): an answer must be to one
+
+
+def md5(text):
+    return hashlib.md5(text.encode()).hexdigest()
+
+
+def digest_ok(headers, method, path, login):
+    """Whether the Authorization field answers a challenge of ours for login."""
+    field = headers.get('authorization', '')
+    if not field.startswith('Digest '):
+        return False
+    p = dict((k, v1 or v2) for k, v1, v2 in re.findall(r'(\w+)=(?:"([^"]*)"|([^,\s]*))', field))
+    user, password = login.split(':', 1)
+    if p.get('username') != user or p.get('realm') != REALM or p.get('uri') != path \
+            or p.get('nonce') not in NONCES or p.get('qop') != 'auth':
+        return False
+    ha1 = md5('%s:%s:%s' % (user, REALM, password))
+    ha2 = md5('%s:%s' % (method, path))
+    want = md5(':'.join([ha1, p['nonce'], p.get('nc', ''), p.get('cnonce', ''), 'auth', ha2]))
+    return p.get('response') == want
+
+
+def send_digest(conn, sock, sid, headers, path, login):
+    if not digest_ok(headers, headers.get(':method', 'GET'), path, login):
+        nonce = secrets.token_hex(16)
+        NONCES.add(nonce)
+        body = b'<html><body>login</body></html>'
+        conn.send_headers(sid, [(':status', '401'), ('content-type', 'text/html'),
+                                ('www-authenticate', 'Digest realm="%s", qop="auth", '
+                                 'algorithm=MD5, nonce="%s"' % (REALM, nonce)),
+                                ('content-length', str(len(body)))])
+        conn.send_data(sid, body, end_stream=True)
+        sock.sendall(conn.data_to_send())
+    elif path == '/':
+        send_root(conn, sock, sid)
+    else:
+        conn.send_headers(sid, [(':status', '200'), ('content-type', 'text/html'),
+                                ('content-length', '2')])
+        conn.send_data(sid, b'ok', end_stream=True)
+        sock.sendall(conn.data_to_send())
+
+
+def serve(sock, mode, login):
     config = h2.config.H2Configuration(client_side=False, validate_inbound_headers=False)
     conn = h2.connection.H2Connection(config=config)
     conn.initiate_connection()
@@ -111,10 +161,14 @@ def serve(sock, mode):
             if not isinstance(ev, h2.events.RequestReceived):
                 continue
             sid = ev.stream_id
-            path = dict((k.decode() if isinstance(k, bytes) else k,
-                         v.decode() if isinstance(v, bytes) else v)
-                        for k, v in ev.headers).get(':path', '/')
+            headers = dict((k.decode() if isinstance(k, bytes) else k,
+                            v.decode() if isinstance(v, bytes) else v)
+                           for k, v in ev.headers)
+            path = headers.get(':path', '/')
             answered += 1
+            if mode == 'digest' and path != '/robots.txt':
+                send_digest(conn, sock, sid, headers, path, login)
+                continue
             if path == '/' or path == '/robots.txt':
                 if path == '/':
                     send_root(conn, sock, sid)
@@ -147,16 +201,19 @@ def serve(sock, mode):
         sock.sendall(conn.data_to_send())
 
 
-def handle(raw, ctx, mode):
+def handle(raw, ctx, mode, login):
     try:
         with ctx.wrap_socket(raw, server_side=True) as sock:
-            serve(sock, mode)
+            serve(sock, mode, login)
     except (OSError, ssl.SSLError, h2.exceptions.H2Error):
         pass  # the peer went away, or broke the protocol: this connection ends
 
 
 def main():
     cert, key, mode = sys.argv[1:4]
+    login = sys.argv[4] if len(sys.argv) > 4 else ''
+    if mode == 'digest' and ':' not in login:
+        sys.exit('h2hostile.py: digest needs USER:PASSWORD')
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     ctx.set_alpn_protocols(['h2'])
@@ -173,7 +230,7 @@ def main():
             raw, _ = lsock.accept()
         except OSError:
             return
-        threading.Thread(target=handle, args=(raw, ctx, mode), daemon=True).start()
+        threading.Thread(target=handle, args=(raw, ctx, mode, login), daemon=True).start()
 
 
 if __name__ == '__main__':

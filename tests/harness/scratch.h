@@ -19,4 +19,10 @@ int scratch_teardown(void **state);
  * Returns path, or NULL when it could not be written. */
 const char *scratch_write(char *path, size_t len, const char *name, const char *text);
 
+/* $HOME becomes dir/home, made with a .netrc holding text (libcurl reads it for
+ * --netrc). Returns what $HOME was (malloc'd; NULL: unset) for scratch_home_restore,
+ * which frees it; exits the test program (1) when the file cannot be written. */
+char *scratch_netrc_home(const char *text);
+void scratch_home_restore(char *was);
+
 #endif

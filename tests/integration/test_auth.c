@@ -248,25 +248,11 @@ static void test_netrc(void **state)
 {
     (void)state;
     serve_all();
-    char home[300], netrc[320];
-    snprintf(home, sizeof home, "%s/home", dir);
-    snprintf(netrc, sizeof netrc, "%s/.netrc", home);
-    mkdir(home, 0700);
-    FILE *f = fopen(netrc, "w");
-    assert_non_null(f);
-    fprintf(f,
-            "machine 127.0.0.2 login alice password %s\ndefault login mallory password "
-            "elsewhere\n",
-            PASSWORD);
-    fclose(f);
-    const char *old = getenv("HOME");
-    char *was = old ? strdup(old) : NULL;
-    setenv("HOME", home, 1);
+    char *was = scratch_netrc_home("machine 127.0.0.2 login alice password " PASSWORD
+                                   "\ndefault login mallory password elsewhere\n");
     crawl_run r;
     crawl(&r, "-q", "--netrc", "--requisites", hosts[ROOT].url, NULL);
-    if (was)
-        setenv("HOME", was, 1);
-    free(was);
+    scratch_home_restore(was);
     if (r.exit_code != 0)
         fail_msg("%s", crawl_run_describe(&r));
     assert_int_equal(status_of(&r, ROOT, "/"), 200);

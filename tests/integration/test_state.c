@@ -304,6 +304,30 @@ static long long query_int(const char *db, const char *sql)
     return v;
 }
 
+/* Whether the query plan of a lookup of pages by URL in db searches an index (the
+ * again rows' count of their URL's records, state.c's requeue_again, is one per row:
+ * without it a --resume scans pages once per again row). */
+static bool pages_url_indexed(const char *db)
+{
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    const char *sql = "EXPLAIN QUERY PLAN SELECT count(*) FROM pages WHERE url = 'x'";
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(h));
+    bool indexed = false, any = false;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *detail = (const char *)sqlite3_column_text(st, 3);
+        any = true;
+        if (detail && strstr(detail, "SEARCH") && strstr(detail, "INDEX"))
+            indexed = true;
+    }
+    assert_true(any);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return indexed;
+}
+
 /* Interrupted once, then resumed to the end: every URL of the frontier table has the
  * depth and referrer it was scheduled with — the root depth 0 and no referrer, every
  * other URL one deeper than its referrer, which is a URL of the crawl. The URLs the
@@ -336,11 +360,13 @@ static void test_requests_survive_resume(void **state)
                      0);
     assert_true(query_int(db, "SELECT max(depth) FROM frontier") >= 2);
     assert_int_equal(query_int(db, "SELECT count(*) FROM frontier WHERE callback IS NOT NULL"), 0);
+    if (!pages_url_indexed(db))
+        fail_msg("--state's pages has no index on url");
 }
 
-/* A state file of an older crawl-queue (frontier without depth, referrer, callback),
- * of a crawl interrupted a fifth of the way: --resume upgrades it and finishes the
- * crawl. */
+/* A state file of an older crawl-queue (frontier without depth, referrer, callback,
+ * pages without an index on url), of a crawl interrupted a fifth of the way: --resume
+ * upgrades it and finishes the crawl. */
 static void test_old_state_file_upgraded(void **state)
 {
     (void)state;
@@ -354,11 +380,13 @@ static void test_old_state_file_upgraded(void **state)
     if (sqlite3_exec(h,
                      "CREATE TABLE old (url TEXT PRIMARY KEY, max_redirect INTEGER NOT NULL)"
                      " WITHOUT ROWID; INSERT INTO old SELECT url, max_redirect FROM frontier;"
-                     " DROP TABLE frontier; ALTER TABLE old RENAME TO frontier;",
+                     " DROP TABLE frontier; ALTER TABLE old RENAME TO frontier;"
+                     " DROP INDEX IF EXISTS pages_url;",
                      NULL, NULL, &e)
         != SQLITE_OK)
         fail_msg("making an old state file: %s", e);
     sqlite3_close(h);
+    assert_false(pages_url_indexed(db));
     crawl_run r;
     run(&r, db, out, true, 0, NULL);
     if (r.exit_code != 0)
@@ -371,6 +399,8 @@ static void test_old_state_file_upgraded(void **state)
         distinct += i == 0 || strcmp(got[i], got[i - 1]) != 0;
     assert_int_equal(distinct, (size_t)pages);
     assert_int_equal(query_int(db, "SELECT count(*) FROM frontier"), pages);
+    if (!pages_url_indexed(db))
+        fail_msg("--resume did not add the index on pages (url) to an older state file");
     free_urls(got, n);
 }
 
