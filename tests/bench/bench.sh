@@ -182,13 +182,13 @@ stop_site() { stop "$site_pid"; site_pid=; }
 stop_tiny() { stop "$tiny_pid"; tiny_pid=; }
 # redis_start DIR / redis_stop: a redis-server of our own (scripts/redis-lib.sh)
 . scripts/redis-lib.sh
+. scripts/nginx-lib.sh # nginx_start DIR HTTP SERVER, nginx_stop (sets nginx_pid)
 pol_pids=()
 stop_pol() {
     local p
     for p in "${pol_pids[@]}"; do stop "$p"; done
     pol_pids=()
 }
-nginx_pid=
 cleanup() {
     [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
     stop "$nginx_pid"
@@ -850,10 +850,9 @@ section_defaults() {
 }
 
 # ---- 9. HTTP/2 against HTTP/1.1 over TLS ---------------------------------------------------
-# h2_site DIR PORT: the pages (p0.html is the root), a self-signed certificate and
-# nginx's config, all in DIR.
+# h2_site DIR: the pages (p0.html is the root) and a self-signed certificate, in DIR.
 h2_site() {
-    local dir=$1 port=$2
+    local dir=$1
     awk -v n="$h2_pages" -v links="$links" -v size="$size" -v dir="$dir" 'BEGIN {
         for (i = 0; i < n; i++) {
             f = dir "/p" i ".html"
@@ -869,31 +868,6 @@ h2_site() {
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
         -keyout "$dir/key.pem" -out "$dir/cert.pem" -subj /CN=127.0.0.1 \
         -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-    cat >"$dir/nginx.conf" <<CONF
-worker_processes 1;
-master_process off;
-daemon off;
-pid $dir/nginx.pid;
-error_log $dir/error.log;
-events { worker_connections 1024; }
-http {
-  types { text/html html; }
-  client_body_temp_path $dir;
-  proxy_temp_path $dir;
-  fastcgi_temp_path $dir;
-  uwsgi_temp_path $dir;
-  scgi_temp_path $dir;
-  log_format conn '\$connection \$server_protocol \$status';
-  access_log $dir/access.log conn;
-  server {
-    listen 127.0.0.1:$port ssl http2;
-    ssl_certificate $dir/cert.pem;
-    ssl_certificate_key $dir/key.pem;
-    root $dir;
-    index p0.html;
-  }
-}
-CONF
 }
 
 # nginx's CPU seconds so far (user + system).
@@ -903,24 +877,23 @@ section_http2() {
     say ""
     say "== HTTP/2 against HTTP/1.1 over TLS: $h2_pages pages on disk, nginx on 127.0.0.1,"
     say "   crawl-queue --chapter --insecure [--http1.1] --max-tasks $h2_tasks"
-    local nginx
-    nginx=$(command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; })
-    if [ -z "$nginx" ] || ! command -v openssl >/dev/null; then
+    if [ -z "$nginx_bin" ] || ! command -v openssl >/dev/null; then
         warn "nginx or openssl not found: the http2 section is skipped (scripts/install-deps.sh)"
         return
     fi
-    local dir=$out/h2 port i mode tag before
+    local dir=$out/h2 i mode tag before
     rm -rf "$dir"
     mkdir -p "$dir"
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    h2_site "$dir" "$port"
-    "$nginx" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" &
-    nginx_pid=$!
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-        sleep 0.05
-    done
-    site_url=https://127.0.0.1:$port/
+    h2_site "$dir"
+    nginx_start "$dir" "  types { text/html html; }
+  log_format conn '\$connection \$server_protocol \$status';
+  access_log $dir/access.log conn;" "    listen 127.0.0.1:@PORT@ ssl http2;
+    ssl_certificate $dir/cert.pem;
+    ssl_certificate_key $dir/key.pem;
+    root $dir;
+    index p0.html;" ||
+        { warn "nginx did not start: $(tail -c 300 "$dir/error.log")"; status=1; return; }
+    site_url=https://127.0.0.1:$nginx_port/
     for i in $(seq "$runs"); do
         for mode in h2 h1; do
             tag=h2.$mode.$i
@@ -948,8 +921,7 @@ section_http2() {
             "$(for i in $(seq "$runs"); do rfield "$out/h2.$mode.$i.stat" cpu; done | median)" \
             "$(for i in $(seq "$runs"); do cat "$out/h2.$mode.$i.srvcpu"; done | median)"
     done
-    stop "$nginx_pid"
-    nginx_pid=
+    nginx_stop
 }
 
 # ---- 10. spiders: Lua against Scrapy, and the cost of --spider -----------------------------
@@ -1067,39 +1039,18 @@ mirror_crawls() {
 # $( ) subshell, where the server would be forgotten and never stopped.
 python_docs_site() {
     docs_url=
-    local docs=${PYTHON_DOCS:-/usr/share/doc/python3/html} dir=$out/pydocs nginx port
-    nginx=$(command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; })
-    [ -f "$docs/index.html" ] && [ -n "$nginx" ] ||
+    local docs=${PYTHON_DOCS:-/usr/share/doc/python3/html} dir=$out/pydocs
+    [ -f "$docs/index.html" ] && [ -n "$nginx_bin" ] ||
         { warn "python3-doc or nginx not found: its mirror rows are skipped (scripts/install-deps.sh)"; return; }
     rm -rf "$dir"
     mkdir -p "$dir"
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    cat >"$dir/nginx.conf" <<CONF
-worker_processes 1;
-master_process off;
-daemon off;
-pid $dir/nginx.pid;
-error_log $dir/error.log;
-events { worker_connections 256; }
-http {
-  include /etc/nginx/mime.types;
+    nginx_start "$dir" "  include /etc/nginx/mime.types;
   default_type application/octet-stream;
-  client_body_temp_path $dir;
-  proxy_temp_path $dir;
-  fastcgi_temp_path $dir;
-  uwsgi_temp_path $dir;
-  scgi_temp_path $dir;
-  access_log off;
-  server { listen 127.0.0.1:$port; root $docs; index index.html; }
-}
-CONF
-    "$nginx" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >/dev/null 2>&1 &
-    nginx_pid=$!
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-        sleep 0.05
-    done
-    docs_url=http://127.0.0.1:$port/
+  access_log off;" "    listen 127.0.0.1:@PORT@;
+    root $docs;
+    index index.html;" ||
+        { warn "nginx did not start: $(tail -c 300 "$dir/error.log")"; status=1; return; }
+    docs_url=http://127.0.0.1:$nginx_port/
 }
 
 section_mirror() {
@@ -1129,8 +1080,7 @@ section_mirror() {
         say ""
         say "== Mirror: python3-doc, nginx on 127.0.0.1, --per-host 16; median of $runs run(s), interleaved"
         mirror_crawls "$docs_url"
-        stop "$nginx_pid"
-        nginx_pid=
+        nginx_stop
     fi
 }
 

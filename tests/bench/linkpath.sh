@@ -19,8 +19,8 @@ build=${LINKPATH_BUILD:-build-release}
 out=${LINKPATH_OUT:-$build/linkpath}
 runstat=$build/bin/runstat
 [ -x "$runstat" ] || { echo "linkpath: $runstat is missing (cmake --build $build --target runstat)" >&2; exit 1; }
-nginx=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$nginx" ] || { echo "linkpath: nginx not found (scripts/install-deps.sh)" >&2; exit 1; }
+. "$(dirname "$0")/../../scripts/nginx-lib.sh"
+[ -n "$nginx_bin" ] || { echo "linkpath: nginx not found (scripts/install-deps.sh)" >&2; exit 1; }
 [ $# -gt 0 ] || { echo "usage: linkpath.sh NAME=COMMAND... [wget2]" >&2; exit 2; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -28,7 +28,7 @@ dir=$out/site
 rm -rf "$dir"
 mkdir -p "$dir"
 
-# Site A: the pages, and nginx's config.
+# Site A: the pages, served by nginx.
 awk -v n="$pages" -v dir="$dir" 'BEGIN {
     for (i = 0; i < n; i++) {
         f = dir "/p" i ".html"
@@ -41,36 +41,14 @@ awk -v n="$pages" -v dir="$dir" 'BEGIN {
         close(f)
     }
 }'
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$out/nginx.conf" <<CONF
-worker_processes 1;
-master_process off;
-daemon off;
-pid $out/nginx.pid;
-error_log $out/error.log;
-events { worker_connections 1024; }
-http {
-  types { text/html html; }
-  client_body_temp_path $out;
-  proxy_temp_path $out;
-  fastcgi_temp_path $out;
-  uwsgi_temp_path $out;
-  scgi_temp_path $out;
+nginx_start "$out" "  types { text/html html; }
   log_format st '\$status';
-  access_log $out/access.log st;
-  server { listen 127.0.0.1:$port; root $dir; index p0.html; }
-}
-CONF
-"$nginx" -p "$out" -c "$out/nginx.conf" -e "$out/error.log" &
-nginx_pid=$!
-trap 'kill "$nginx_pid" 2>/dev/null; wait "$nginx_pid" 2>/dev/null' EXIT
-up=0
-for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && { up=1; break; }
-    sleep 0.05
-done
-[ "$up" = 1 ] || { echo "linkpath: nginx did not start: $(cat "$out/error.log")" >&2; exit 1; }
-url=http://127.0.0.1:$port/
+  access_log $out/access.log st;" "    listen 127.0.0.1:@PORT@;
+    root $dir;
+    index p0.html;" ||
+    { echo "linkpath: nginx did not start: $(tail -c 300 "$out/error.log")" >&2; exit 1; }
+trap nginx_stop EXIT
+url=http://127.0.0.1:$nginx_port/
 
 names=()
 declare -A cmds

@@ -12,55 +12,23 @@ set -uo pipefail
 bin=$1 listfile=$2 work=$(realpath -m "$3")
 here=$(cd "$(dirname "$0")" && pwd)
 docs=${PYTHON_DOCS:-/usr/share/doc/python3/html}
-nginx=$(command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; })
+. "$here/../../scripts/nginx-lib.sh"
 skip() { echo "mirror_wget: $1: skipped"; exit 77; }
 [ -f "$docs/index.html" ] || skip "no python3-doc ($docs/index.html)"
 command -v wget >/dev/null || skip "no wget"
-[ -n "$nginx" ] || skip "no nginx (nginx-light)"
+[ -n "$nginx_bin" ] || skip "no nginx (nginx-light)"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
 rm -rf "$work" && mkdir -p "$work" || exit 1
-server=
-cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; }
-trap cleanup EXIT
+trap nginx_stop EXIT
 
-# nginx on a free port of 127.0.0.1, its files in WORK_DIR (three tries: a port found
-# free may be taken before nginx binds it)
-for try in 1 2 3; do
-    port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    cat >"$work/nginx.conf" <<CONF
-worker_processes 1;
-master_process off;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/nginx.err;
-events { worker_connections 256; }
-http {
-  include /etc/nginx/mime.types;
+# nginx on a free port of 127.0.0.1, its files in WORK_DIR
+nginx_start "$work" "  include /etc/nginx/mime.types;
   default_type application/octet-stream;
-  client_body_temp_path $work;
-  proxy_temp_path $work;
-  fastcgi_temp_path $work;
-  uwsgi_temp_path $work;
-  scgi_temp_path $work;
-  access_log off;
-  server {
-    listen 127.0.0.1:$port;
+  access_log off;" "    listen 127.0.0.1:@PORT@;
     root $docs;
-    index index.html;
-  }
-}
-CONF
-    "$nginx" -p "$work" -c "$work/nginx.conf" -e "$work/nginx.err" 2>>"$work/nginx.err" &
-    server=$!
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break 2
-        kill -0 "$server" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; server=
-done
-[ -n "$server" ] || { echo "mirror_wget: nginx did not start"; tail -3 "$work/nginx.err"; exit 1; }
-url=http://127.0.0.1:$port/ host=127.0.0.1:$port
+    index index.html;" ||
+    { echo "mirror_wget: nginx did not start"; tail -3 "$work/error.log"; exit 1; }
+url=http://127.0.0.1:$nginx_port/ host=127.0.0.1:$nginx_port
 
 start=$SECONDS
 timeout 600 "$bin/crawl-queue" -q --mirror "$work/cq" "$url" >"$work/cq.jsonl" 2>"$work/cq.err"
