@@ -358,16 +358,14 @@ static void base_dir(base_cache *c)
         : norm && strncmp(norm, "https://", 8) == 0        ? 8
                                                            : 0;
     const char *path = skip ? strchr(norm + skip, '/') : NULL;
+    const char *last = path;
     /* libcurl 7.88 joins "x" to "http://h//" as "http://h/x", where RFC 3986 says
      * "http://h//x": a path with an empty segment is left to libcurl, whose answer
      * the crawl has always had (fuzz_url found it). */
-    if (path && strstr(path, "//") && strstr(path, "//") < path + strcspn(path, "?#"))
-        path = NULL;
-    if (path) {
-        const char *end = path + strcspn(path, "?#"), *last = path;
-        for (const char *p = path; p < end; p++)
-            if (*p == '/')
-                last = p;
+    for (const char *p = path; last && *p && *p != '?'; p++)
+        if (*p == '/')
+            last = p[1] == '/' ? NULL : p;
+    if (last) {
         c->dir_len = (size_t)(last + 1 - norm);
         norm[c->dir_len] = '\0';
         c->dir = norm;
